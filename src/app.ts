@@ -1,0 +1,36 @@
+/** Builds the Hono app: trace ids, the error envelope, and the REST routes. */
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { malformed, ServiceError } from './errors';
+import type { AppEnv } from './http/app-env';
+import { errorResponse } from './http/envelope';
+import { traceId } from './http/middleware/trace-id';
+import { restRoutes } from './http/rest';
+import { sessionRoutes } from './http/session';
+import type { Services } from './operations/operation';
+import { LIMITS } from './operations/schemas';
+
+/** The largest request body: 1 MiB of content can take several times that once escaped in JSON. */
+const MAX_BODY_BYTES = 8 * LIMITS.contentBytes;
+
+export function createApp(services: Services): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use(traceId(services.log));
+  app.use(bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw malformed(`The body is larger than ${MAX_BODY_BYTES} bytes.`, { limit_bytes: MAX_BODY_BYTES });
+    },
+  }));
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.route('/', sessionRoutes(services));
+  app.route('/', restRoutes(services));
+  app.notFound((c) => errorResponse(c, new ServiceError('not_found', `No route ${c.req.method} ${c.req.path}.`)));
+  app.onError((err, c) => {
+    if (err instanceof ServiceError) return errorResponse(c, err);
+    // Anything else is our fault: log it with the trace id, answer without internals.
+    services.log.error('unhandled error', { trace_id: c.get('traceId'), error: String(err), stack: (err as Error).stack });
+    return errorResponse(c, new ServiceError('internal', 'Something went wrong on the server. Quote the trace_id when reporting it.'));
+  });
+  return app;
+}

@@ -1,0 +1,73 @@
+/**
+ * What a caller may do: its tools by level, its reach over containers, and the profile tick.
+ * Every check here runs on the server from the credential; nothing is taken from the client.
+ */
+import { ServiceError } from '../errors';
+import type { Container, Level, Store } from '../storage/store';
+import type { Caller } from './caller';
+
+/** The access an operation needs. `owner` is the owner's signed-in session only. */
+export type Access = Level | 'owner';
+
+const RANK: Record<Level, number> = { read: 1, suggest: 2, manage: 3 };
+
+/** Whether the caller holds an operation needing `access`; each level includes the one before. */
+export function holds(caller: Caller, access: Access): boolean {
+  if (caller.kind === 'owner') return true;
+  if (access === 'owner') return false;
+  return RANK[caller.credential.level] >= RANK[access];
+}
+
+export function refuseTool(tool: string): ServiceError {
+  return new ServiceError('unauthorized', `The tool ${tool} is not in this credential's capability profile.`, { tool });
+}
+
+export function refuseOwnerOnly(tool: string): ServiceError {
+  return new ServiceError('unauthorized', `${tool} needs the owner's signed-in session; a developer key cannot do it.`, { tool });
+}
+
+interface AccessContext {
+  caller: Caller;
+  store: Store;
+}
+
+/** The containers the caller may use, oldest first. Reach "all" includes containers made later. */
+export function containersInReach(ctx: AccessContext): Container[] {
+  const all = ctx.store.listContainers(ctx.caller.accountId);
+  if (ctx.caller.kind === 'owner' || ctx.caller.credential.allContainers) return all;
+  const ticked = new Set(ctx.caller.credential.containerIds);
+  return all.filter((c) => ticked.has(c.id));
+}
+
+/** A container outside reach is refused exactly like one that does not exist. */
+export function requireReach(ctx: AccessContext, containerId: string): Container {
+  const container = containersInReach(ctx).find((c) => c.id === containerId);
+  if (!container) {
+    throw new ServiceError('unauthorized', `The container ${containerId} may not be used with this credential.`, { container: containerId });
+  }
+  return container;
+}
+
+/**
+ * The container an operation acts on: the one named, or the only one in reach when none is named.
+ * With several (or none) in reach and none named, the caller must say which: 400 `validation`.
+ */
+export function resolveContainer(ctx: AccessContext, containerId: string | null | undefined): Container {
+  if (containerId) return requireReach(ctx, containerId);
+  const reach = containersInReach(ctx);
+  if (reach.length === 1) return reach[0]!;
+  throw new ServiceError(
+    'validation',
+    reach.length === 0
+      ? 'No container is in reach of this credential.'
+      : `container is required: ${reach.length} containers are in reach of this credential.`,
+    { fields: ['container'], in_reach: reach.length },
+  );
+}
+
+/** The profile is outside every container: only the profile tick reaches it. */
+export function requireProfile(ctx: AccessContext): void {
+  if (ctx.caller.kind === 'developer_key' && !ctx.caller.credential.profile) {
+    throw new ServiceError('unauthorized', 'The profile may not be used with this credential: its profile tick is off.');
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Bearer string → Caller. Developer keys look like `egm_<key_id>_<secret>`, owner session tokens
+ * like `egs_<id>_<secret>`; both are stored only as SHA-256 hashes and compared in constant time.
+ */
+import type { Clock } from '../clock';
+import { hintOf, matchesHash, randomBase62, sha256 } from '../ids';
+import type { Store } from '../storage/store';
+import type { Caller } from './caller';
+
+export const KEY_PREFIX = 'egm';
+export const SESSION_PREFIX = 'egs';
+const SECRET_LENGTH = 43; // 43 base62 characters carry more than 256 bits
+
+export type AuthFailure = 'unknown' | 'expired' | 'revoked';
+
+export class AuthError extends Error {
+  constructor(readonly reason: AuthFailure) {
+    super(AUTH_MESSAGES[reason]);
+  }
+}
+
+const AUTH_MESSAGES: Record<AuthFailure, string> = {
+  unknown: 'The credential is not known to this server.',
+  expired: 'The credential has expired.',
+  revoked: 'The credential has been revoked.',
+};
+
+/** Mints a secret of the given kind: the token to hand out once, and what is stored of it. */
+export function mintSecret(prefix: string, idLength = 12): { id: string; token: string; hash: string; hint: string } {
+  const id = randomBase62(idLength);
+  const token = `${prefix}_${id}_${randomBase62(SECRET_LENGTH)}`;
+  return { id, token, hash: sha256(token), hint: hintOf(token) };
+}
+
+/** Resolves a bearer credential; throws AuthError saying why it is not accepted. */
+export function authenticate(store: Store, clock: Clock, bearer: string): Caller {
+  const [prefix, id, secret, ...rest] = bearer.split('_');
+  if (!id || !secret || rest.length) throw new AuthError('unknown');
+  const now = clock.now();
+  if (prefix === KEY_PREFIX) {
+    const credential = store.getCredentialById(id);
+    if (!credential || !matchesHash(bearer, credential.secretHash)) throw new AuthError('unknown');
+    if (credential.revokedAt != null) throw new AuthError('revoked');
+    if (credential.expiresAt != null && credential.expiresAt <= now) throw new AuthError('expired');
+    return { kind: 'developer_key', accountId: credential.accountId, credential };
+  }
+  if (prefix === SESSION_PREFIX) {
+    const session = store.getSession(id);
+    if (!session || !matchesHash(bearer, session.secretHash)) throw new AuthError('unknown');
+    if (session.expiresAt <= now) throw new AuthError('expired');
+    return { kind: 'owner', accountId: session.accountId, sessionId: session.id };
+  }
+  throw new AuthError('unknown');
+}

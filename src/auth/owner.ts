@@ -1,0 +1,43 @@
+/** The owner's account and signed-in sessions: made by the CLI or setup, used by scripts and pages. */
+import type { Clock } from '../clock';
+import { DAY_MS } from '../clock';
+import { ServiceError } from '../errors';
+import { newId } from '../ids';
+import type { Account, Store } from '../storage/store';
+import { mintSecret, SESSION_PREFIX } from './credentials';
+
+export const SESSION_TTL_MS = 30 * DAY_MS;
+const MIN_PASSWORD = 8;
+
+/** Makes an account; its password is hashed with argon2id. */
+export async function createAccount(store: Store, clock: Clock, email: string, password: string): Promise<Account> {
+  const normalized = email.trim();
+  if (!/^[^@\s]+@[^@\s]+$/.test(normalized)) throw new ServiceError('validation', 'That is not an email address.', { fields: ['email'] });
+  if (password.length < MIN_PASSWORD) {
+    throw new ServiceError('validation', `The password must have at least ${MIN_PASSWORD} characters.`, { fields: ['password'] });
+  }
+  if (store.getAccountByEmail(normalized)) throw new ServiceError('conflict', `An account for ${normalized} already exists.`, { fields: ['email'] });
+  const account = { id: newId('acc'), email: normalized, passwordHash: await Bun.password.hash(password, 'argon2id'), createdAt: clock.now() };
+  store.insertAccount(account);
+  return account;
+}
+
+/** Starts a session for an account: the bearer token `egs_<id>_<secret>`, shown once. */
+export function startSession(store: Store, clock: Clock, accountId: string): { token: string; expiresAt: number } {
+  const now = clock.now();
+  const secret = mintSecret(SESSION_PREFIX, 16);
+  store.insertSession({ id: secret.id, accountId, secretHash: secret.hash, createdAt: now, expiresAt: now + SESSION_TTL_MS });
+  return { token: secret.token, expiresAt: now + SESSION_TTL_MS };
+}
+
+/** Checks email and password; the same refusal for an unknown email and a wrong password. */
+export async function signIn(store: Store, clock: Clock, email: string, password: string): Promise<{ token: string; expiresAt: number }> {
+  const account = store.getAccountByEmail(email.trim());
+  // Verify against a throwaway hash when the account is unknown, so timing does not tell.
+  const ok = await Bun.password.verify(password, account?.passwordHash ?? (await unknownAccountHash()));
+  if (!account || !ok) throw new ServiceError('unauthorized', 'The email or password is wrong.');
+  return startSession(store, clock, account.id);
+}
+
+let throwaway: Promise<string> | null = null;
+const unknownAccountHash = () => (throwaway ??= Bun.password.hash(crypto.randomUUID(), 'argon2id'));

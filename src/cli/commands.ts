@@ -1,0 +1,82 @@
+/**
+ * The CLI's commands other than `serve`. They work on the store directly, through the same
+ * operations as the API, acting as the owner of the chosen account.
+ */
+import type { Caller } from '../auth/caller';
+import { createAccount, startSession } from '../auth/owner';
+import { systemClock } from '../clock';
+import type { Config } from '../config';
+import { createLogger } from '../log';
+import * as ops from '../operations';
+import { type Context, invoke, type Operation } from '../operations/operation';
+import { RateLimiter } from '../operations/rate-limiter';
+import { UsageRecorder } from '../operations/usage-recorder';
+import { openDatabase } from '../storage/sqlite/open';
+import { SqliteStore } from '../storage/sqlite/sqlite-store';
+import type { Store } from '../storage/store';
+import { UsageError } from './usage-error';
+
+function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = new SqliteStore(openDatabase(config.dataDir, systemClock.now()));
+  return fn(store).finally(() => store.close());
+}
+
+/** The account a command acts for: the one named by --email, or the only one there is. */
+function ownerOf(store: Store, email: string | undefined): Caller {
+  if (email) {
+    const account = store.getAccountByEmail(email);
+    if (!account) throw new UsageError(`No account for ${email}.`);
+    return { kind: 'owner', accountId: account.id, sessionId: 'cli' };
+  }
+  const accounts = store.listAccounts();
+  if (accounts.length === 0) throw new UsageError('No account yet: run `engram owner create --email you@example.org` first.');
+  if (accounts.length > 1) throw new UsageError('Several accounts exist: say which with --email.');
+  return { kind: 'owner', accountId: accounts[0]!.id, sessionId: 'cli' };
+}
+
+function run<O>(store: Store, caller: Caller, op: Operation<any, O>, input: unknown): Promise<O> {
+  const log = createLogger('silent');
+  const ctx: Context = {
+    store, clock: systemClock, log, caller, traceId: 'cli', limiter: new RateLimiter(systemClock, Number.MAX_SAFE_INTEGER),
+    usage: new UsageRecorder(store), notifyQueued: () => {},
+  };
+  return invoke(op, ctx, input);
+}
+
+export function ownerCreate(config: Config, email: string, password: string): Promise<string> {
+  return withStore(config, async (store) => (await createAccount(store, systemClock, email, password)).id);
+}
+
+export function ownerToken(config: Config, email: string | undefined): Promise<string> {
+  return withStore(config, async (store) => startSession(store, systemClock, ownerOf(store, email).accountId).token);
+}
+
+export function containersCreate(config: Config, email: string | undefined, name: string, description: string | undefined): Promise<string> {
+  return withStore(config, async (store) => (await run(store, ownerOf(store, email), ops.createContainer, { name, description })).id);
+}
+
+export function containersList(config: Config, email: string | undefined): Promise<string> {
+  return withStore(config, async (store) => {
+    const { containers } = await run(store, ownerOf(store, email), ops.listContainers, {});
+    return containers.map((c) => [c.id, c.name, c.description].join('\t')).join('\n');
+  });
+}
+
+export interface KeyArgs {
+  name: string;
+  level: string;
+  containers?: string[];
+  all?: boolean;
+  profile?: boolean;
+  expiresInDays?: number;
+}
+
+export function keysCreate(config: Config, email: string | undefined, args: KeyArgs): Promise<string> {
+  return withStore(config, async (store) => {
+    const minted = await run(store, ownerOf(store, email), ops.createKey, {
+      name: args.name, level: args.level, containers: args.containers, all_views: args.all, profile: args.profile,
+      expires_in_days: args.expiresInDays,
+    });
+    return minted.key;
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * The only reader of the environment. `loadConfig` is pure: tests pass a literal object.
+ * Command-line flags are applied by the CLI on top of what this returns.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** The server's own origin as clients see it; derived from host and port unless set. */
+  readonly publicUrl: string | null;
+  readonly rateLimitPerMin: number;
+  readonly consentTtlDays: number;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+const DEFAULTS = {
+  ENGRAM_HOST: '127.0.0.1',
+  ENGRAM_PORT: '8787',
+  ENGRAM_RATE_LIMIT_PER_MIN: '600',
+  ENGRAM_CONSENT_TTL_DAYS: '30',
+  ENGRAM_LOG_LEVEL: 'info',
+} as const;
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+
+export class ConfigError extends Error {}
+
+/** Reads and validates every variable at once; throws one ConfigError listing all bad ones. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const problems: string[] = [];
+  const get = (name: keyof typeof DEFAULTS) => env[name] ?? DEFAULTS[name];
+  const int = (name: keyof typeof DEFAULTS, min: number, max: number) => {
+    const raw = get(name);
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+    }
+    return n;
+  };
+  const port = int('ENGRAM_PORT', 0, 65535);
+  const rateLimitPerMin = int('ENGRAM_RATE_LIMIT_PER_MIN', 1, 1_000_000);
+  const consentTtlDays = int('ENGRAM_CONSENT_TTL_DAYS', 1, 3650);
+  const logLevel = get('ENGRAM_LOG_LEVEL') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`ENGRAM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const publicUrl = env.ENGRAM_PUBLIC_URL ? env.ENGRAM_PUBLIC_URL.replace(/\/+$/, '') : null;
+  if (publicUrl && !/^https?:\/\/[^/]+$/.test(publicUrl)) {
+    problems.push('ENGRAM_PUBLIC_URL must be an origin such as https://memory.example.org');
+  }
+  if (problems.length) throw new ConfigError(`Bad configuration:\n  ${problems.join('\n  ')}`);
+  return Object.freeze({
+    host: get('ENGRAM_HOST'),
+    port,
+    dataDir: env.ENGRAM_DATA_DIR ?? join(env.HOME ?? homedir(), '.engram'),
+    publicUrl,
+    rateLimitPerMin,
+    consentTtlDays,
+    logLevel,
+  });
+}

@@ -1,0 +1,30 @@
+/**
+ * Resolves `Authorization: Bearer …` into c.var.caller for REST. A missing bearer is 401; a bad one
+ * is 403 `unauthorized`, because REST treats it as an authenticated caller that is not allowed.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { AuthError, authenticate } from '../../auth/credentials';
+import { ServiceError } from '../../errors';
+import type { Services } from '../../operations/operation';
+
+export function bearerToken(header: string | undefined): string | null {
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match ? match[1]! : null;
+}
+
+export function requireBearer(services: Services): MiddlewareHandler {
+  return async (c, next) => {
+    const token = bearerToken(c.req.header('Authorization'));
+    if (!token) {
+      c.header('WWW-Authenticate', 'Bearer');
+      throw new ServiceError('unauthorized', 'A bearer credential is required: send Authorization: Bearer <key>.', {}, 401);
+    }
+    try {
+      c.set('caller', authenticate(services.store, services.clock, token));
+    } catch (err) {
+      if (err instanceof AuthError) throw new ServiceError('unauthorized', err.message, { reason: err.reason });
+      throw err;
+    }
+    await next();
+  };
+}

@@ -1,0 +1,17 @@
+/** Gives every request a trace id, sent back as X-Trace-Id and written in its log line. */
+import type { MiddlewareHandler } from 'hono';
+import { randomBase62 } from '../../ids';
+import type { Logger } from '../../log';
+
+export function traceId(log: Logger): MiddlewareHandler {
+  return async (c, next) => {
+    const id = `tr_${randomBase62(20)}`;
+    c.set('traceId', id);
+    const started = performance.now();
+    await next();
+    c.header('X-Trace-Id', id);
+    log.info('request', {
+      trace_id: id, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+  };
+}

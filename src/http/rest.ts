@@ -1,0 +1,93 @@
+/**
+ * The /v1 routes as a table: each names its operation and where its input comes from (path
+ * parameters by name, the listed query parameters, the JSON body for POST and PATCH). The same
+ * table drives the OpenAPI document, so the two cannot drift.
+ */
+import { type Context, Hono } from 'hono';
+import { malformed } from '../errors';
+import * as ops from '../operations';
+import { invoke, type Operation, type Services } from '../operations/operation';
+import type { AppEnv } from './app-env';
+import { requireBearer } from './middleware/bearer';
+
+type QueryType = 'string' | 'boolean' | 'integer';
+
+export interface RestRoute {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** OpenAPI-style path: `{name}` segments become input fields of that name. */
+  path: string;
+  op: Operation;
+  query?: Record<string, QueryType>;
+  /** The success status; by default 200. */
+  status?: (result: any) => number;
+}
+
+export const REST_ROUTES: RestRoute[] = [
+  { method: 'get', path: '/v1/containers', op: ops.listContainers },
+  { method: 'post', path: '/v1/search', op: ops.searchMemories },
+  { method: 'get', path: '/v1/profile', op: ops.getProfile, query: { q: 'string' } },
+  { method: 'get', path: '/v1/documents', op: ops.listDocuments, query: { container: 'string', limit: 'integer', cursor: 'string' } },
+  { method: 'get', path: '/v1/documents/{document_id}', op: ops.getDocument },
+  { method: 'get', path: '/v1/rules', op: ops.memoryRules },
+  { method: 'post', path: '/v1/memories', op: ops.addMemory, status: () => 201 },
+  { method: 'post', path: '/v1/documents', op: ops.addDocument, status: (r) => (r.status === 'queued' ? 202 : 200) },
+  { method: 'delete', path: '/v1/documents/{document_id}', op: ops.deleteDocument, query: { confirm: 'boolean' } },
+  { method: 'delete', path: '/v1/memories/{memory_id}', op: ops.forgetMemory, query: { container: 'string', confirm: 'boolean' } },
+  // The owner's session only.
+  { method: 'post', path: '/v1/containers', op: ops.createContainer, status: () => 201 },
+  { method: 'patch', path: '/v1/containers/{container_id}', op: ops.updateContainer },
+  { method: 'delete', path: '/v1/containers/{container_id}', op: ops.deleteContainer, query: { confirm: 'boolean' } },
+  { method: 'get', path: '/v1/api-keys', op: ops.listKeys },
+  { method: 'post', path: '/v1/api-keys', op: ops.createKey, status: () => 201 },
+  { method: 'patch', path: '/v1/api-keys/{key_id}', op: ops.updateKey },
+  { method: 'get', path: '/v1/api-keys/{key_id}/usage', op: ops.keyUsage },
+  { method: 'patch', path: '/v1/exposures/{key_id}/views', op: ops.setKeyContainers },
+  { method: 'delete', path: '/v1/exposures/{key_id}', op: ops.revokeKey },
+  { method: 'post', path: '/v1/rules', op: ops.addRule, status: () => 201 },
+  { method: 'delete', path: '/v1/rules/{rule_id}', op: ops.deleteRule },
+];
+
+/** Mounts every route of the table behind the bearer check. */
+export function restRoutes(services: Services): Hono<AppEnv> {
+  const v1 = new Hono<AppEnv>();
+  v1.use('/v1/*', requireBearer(services));
+  for (const route of REST_ROUTES) {
+    v1.on(route.method.toUpperCase(), route.path.replace(/\{(\w+)\}/g, ':$1'), async (c) => {
+      const ctx = { ...services, caller: c.get('caller'), traceId: c.get('traceId') };
+      const result = await invoke(route.op, ctx, await inputOf(c, route));
+      return c.json(result as object, (route.status?.(result) ?? 200) as 200);
+    });
+  }
+  return v1;
+}
+
+async function inputOf(c: Context, route: RestRoute): Promise<Record<string, unknown>> {
+  const input: Record<string, unknown> = route.method === 'post' || route.method === 'patch' ? await jsonBody(c) : {};
+  for (const [name, type] of Object.entries(route.query ?? {})) {
+    const value = c.req.query(name);
+    if (value !== undefined) input[name] = fromQuery(value, type);
+  }
+  Object.assign(input, c.req.param());
+  return input;
+}
+
+/** The request body as a JSON object; anything else is 422 `validation`. */
+export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  const raw = await c.req.text();
+  if (!raw.trim()) return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    throw malformed('The body is not valid JSON.', { fields: ['(body)'] });
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw malformed('The body must be a JSON object.', { fields: ['(body)'] });
+  return body as Record<string, unknown>;
+}
+
+/** Query strings are text: booleans and integers are read here; anything else stays text for the schema to refuse. */
+function fromQuery(value: string, type: QueryType): unknown {
+  if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  if (type === 'integer' && /^-?\d{1,15}$/.test(value)) return Number(value);
+  return value;
+}

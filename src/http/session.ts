@@ -1,0 +1,26 @@
+/** Signing the owner in and out over REST, for scripts: POST and DELETE /v1/session. */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { signIn } from '../auth/owner';
+import { iso } from '../clock';
+import { parseInput, type Services } from '../operations/operation';
+import type { AppEnv } from './app-env';
+import { requireBearer } from './middleware/bearer';
+import { jsonBody } from './rest';
+
+const SignIn = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
+
+export function sessionRoutes(services: Services): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.post('/v1/session', async (c) => {
+    const { email, password } = parseInput(SignIn, await jsonBody(c));
+    const session = await signIn(services.store, services.clock, email, password);
+    return c.json({ token: session.token, expires_at: iso(session.expiresAt) }, 201);
+  });
+  app.delete('/v1/session', requireBearer(services), (c) => {
+    const caller = c.get('caller');
+    if (caller.kind === 'owner') services.store.deleteSession(caller.sessionId);
+    return c.json({ status: 'signed_out' });
+  });
+  return app;
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env bun
+/** The `engram` command: serve, owner, containers and keys. Bad arguments exit with code 2. */
+import { parseArgs } from 'node:util';
+import pkg from '../package.json' with { type: 'json' };
+import * as cmd from './cli/commands';
+import { readPassword } from './cli/password';
+import { UsageError } from './cli/usage-error';
+import { type Config, ConfigError, loadConfig } from './config';
+import { ServiceError } from './errors';
+import { startServer } from './server';
+import { DataDirBusyError } from './storage/sqlite/open';
+
+const COMMON = '  --data DIR         data directory (ENGRAM_DATA_DIR, default ~/.engram)';
+const ACCOUNT = '  --email E          the account to act for (needed only when there are several)';
+
+const HELP: Record<string, string> = {
+  '': `engram ${pkg.version}: a personal memory server
+
+Usage: engram <command> [options]
+
+Commands:
+  serve                 start the server
+  owner create          make the owner's account
+  owner token           print a session token for the owner's REST calls
+  containers create     make a container
+  containers list       list containers
+  keys create           mint a developer key
+
+Run \`engram <command> --help\` for a command's options. \`engram --version\` prints the version.`,
+  serve: `Usage: engram serve [--host H] [--port P] [--data DIR]
+
+  --host H           address to listen on (ENGRAM_HOST, default 127.0.0.1)
+  --port P           port (ENGRAM_PORT, default 8787; 0 picks a free one)
+${COMMON}`,
+  'owner create': `Usage: engram owner create --email E [--data DIR]
+
+Makes the owner's account. The password is read from standard input when piped, otherwise asked for.
+${COMMON}`,
+  'owner token': `Usage: engram owner token [--email E] [--data DIR]
+
+Prints a session token (egs_…) for the owner's REST calls: key and container management.
+${ACCOUNT}
+${COMMON}`,
+  'containers create': `Usage: engram containers create NAME [--description D] [--email E] [--data DIR]
+
+Prints the new container's id alone on standard output.
+  --description D    what the container holds
+${ACCOUNT}
+${COMMON}`,
+  'containers list': `Usage: engram containers list [--email E] [--data DIR]
+
+Prints one container a line: id, name and description, separated by tabs.
+${ACCOUNT}
+${COMMON}`,
+  'keys create': `Usage: engram keys create --name N --level read|suggest|manage [--containers ID,ID | --all]
+                          [--profile] [--expires-in-days N] [--email E] [--data DIR]
+
+Prints the new key alone on standard output. It is shown this once.
+  --name N             a name to know the key by
+  --level L            read (Read), suggest (Read & write) or manage (Full access)
+  --containers ID,ID   the containers the key may use
+  --all                every container, including ones made later
+  --profile            let the key read the profile
+  --expires-in-days N  1 to 3650; omitted: never
+${ACCOUNT}
+${COMMON}`,
+};
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+  data: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  email: { type: 'string' },
+  description: { type: 'string' },
+  name: { type: 'string' },
+  level: { type: 'string' },
+  containers: { type: 'string' },
+  all: { type: 'boolean' },
+  profile: { type: 'boolean' },
+  'expires-in-days': { type: 'string' },
+} as const;
+
+/** Which options each command takes; any other is a usage error. */
+const ALLOWED: Record<string, string[]> = {
+  serve: ['host', 'port', 'data'],
+  'owner create': ['email', 'data'],
+  'owner token': ['email', 'data'],
+  'containers create': ['description', 'email', 'data'],
+  'containers list': ['email', 'data'],
+  'keys create': ['name', 'level', 'containers', 'all', 'profile', 'expires-in-days', 'email', 'data'],
+};
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.version) return print(pkg.version);
+  const [group = '', sub] = positionals;
+  const command = group === 'serve' ? 'serve' : sub ? `${group} ${sub}` : group;
+  if (!(command in HELP)) throw new UsageError(`Unknown command "${positionals.join(' ')}". Run \`engram --help\`.`);
+  if (values.help || command === '') return print(HELP[command]!);
+  const extra = positionals.slice(command.split(' ').length);
+  if (command !== 'containers create' && extra.length) throw new UsageError(`Unexpected argument "${extra[0]}".`);
+  for (const name of Object.keys(values)) {
+    if (!ALLOWED[command]!.includes(name)) throw new UsageError(`${command} does not take --${name}. See \`engram ${command} --help\`.`);
+  }
+
+  const env = { ...process.env };
+  if (values.data) env.ENGRAM_DATA_DIR = values.data;
+  if (values.host) env.ENGRAM_HOST = values.host;
+  if (values.port) env.ENGRAM_PORT = values.port;
+  const config = loadConfig(env);
+
+  switch (command) {
+    case 'serve':
+      return serve(config);
+    case 'owner create': {
+      if (!values.email) throw new UsageError('owner create needs --email.');
+      const password = await readPassword('Password: ');
+      await cmd.ownerCreate(config, values.email, password);
+      process.stderr.write(`Made the account for ${values.email}.\n`);
+      return 0;
+    }
+    case 'owner token':
+      return print(await cmd.ownerToken(config, values.email));
+    case 'containers create': {
+      if (extra.length !== 1) throw new UsageError('containers create needs exactly one NAME.');
+      return print(await cmd.containersCreate(config, values.email, extra[0]!, values.description));
+    }
+    case 'containers list':
+      return print(await cmd.containersList(config, values.email));
+    case 'keys create': {
+      if (!values.name || !values.level) throw new UsageError('keys create needs --name and --level.');
+      if (values.all && values.containers) throw new UsageError('Give --containers or --all, not both.');
+      const days = values['expires-in-days'];
+      if (days !== undefined && !/^\d+$/.test(days)) throw new UsageError('--expires-in-days must be a whole number of days.');
+      return print(await cmd.keysCreate(config, values.email, {
+        name: values.name, level: values.level, containers: values.containers?.split(',').map((s) => s.trim()).filter(Boolean),
+        all: values.all, profile: values.profile, expiresInDays: days === undefined ? undefined : Number(days),
+      }));
+    }
+  }
+  return 0;
+}
+
+async function serve(config: Config): Promise<number> {
+  const server = await startServer(config);
+  const stop = async () => {
+    await server.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return new Promise(() => {}); // runs until a signal
+}
+
+function print(text: string): number {
+  if (text) process.stdout.write(`${text}\n`);
+  return 0;
+}
+
+main(Bun.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      process.stderr.write(`engram: ${err.message}\n`);
+      process.exit(2);
+    }
+    if (err instanceof ServiceError || err instanceof DataDirBusyError) {
+      process.stderr.write(`engram: ${err.message}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`engram: ${(err as Error).stack ?? err}\n`);
+    process.exit(1);
+  },
+);

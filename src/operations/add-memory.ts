@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { requireProfile, resolveContainer } from '../auth/access';
+import { ServiceError } from '../errors';
+import { newId } from '../ids';
+import type { Memory } from '../storage/store';
+import { defineOperation } from './operation';
+import { containerParam, LIMITS, text, title } from './schemas';
+import { toFact } from './shapes';
+
+export const addMemory = defineOperation({
+  name: 'add_memory',
+  description: 'Save one fact about the person. static=true saves a standing fact to the profile; otherwise the fact goes to a container.',
+  access: 'suggest',
+  input: z.object({
+    content: text(LIMITS.contentBytes).describe('The fact, as the person said it.'),
+    container: containerParam,
+    static: z.boolean().optional().describe('true: a standing fact about the person, saved to the profile.'),
+    title: title.optional(),
+  }),
+  run(ctx, input) {
+    if (!input.content.trim()) throw new ServiceError('validation', 'content must not be empty.', { fields: ['content'] });
+    // The profile belongs to no container: a static fact needs the profile tick, not reach.
+    if (input.static) requireProfile(ctx);
+    const containerId = input.static ? null : resolveContainer(ctx, input.container).id;
+    const now = ctx.clock.now();
+    const memory: Memory = {
+      id: newId('mem'), accountId: ctx.caller.accountId, containerId, content: input.content,
+      title: input.title ?? null, static: input.static ?? false, createdAt: now, updatedAt: now,
+    };
+    ctx.store.insertMemory(memory);
+    return toFact(memory);
+  },
+});

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { ServiceError } from '../errors';
+import { newId } from '../ids';
+import { defineOperation } from './operation';
+import { LIMITS } from './schemas';
+import { toRule } from './shapes';
+
+export const addRule = defineOperation({
+  name: 'add_rule',
+  description: 'Add a standing rule for how the memory is used: for every credential, or for one.',
+  access: 'owner',
+  input: z.object({
+    text: z.string().trim().min(1).max(LIMITS.ruleChars),
+    credential_id: z.string().nullish().describe('Only this key; omitted: every credential.'),
+  }),
+  run(ctx, input) {
+    if (input.credential_id && !ctx.store.getCredential(ctx.caller.accountId, input.credential_id)) {
+      throw new ServiceError('validation', `credential_id names no key of this account: ${input.credential_id}.`, { fields: ['credential_id'] });
+    }
+    const rule = { id: newId('rul'), accountId: ctx.caller.accountId, credentialId: input.credential_id ?? null, text: input.text, createdAt: ctx.clock.now() };
+    ctx.store.insertRule(rule);
+    return toRule(rule);
+  },
+});

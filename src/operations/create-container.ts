@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { ServiceError } from '../errors';
+import { newId } from '../ids';
+import { defineOperation } from './operation';
+import { isUniqueViolation } from './owner-records';
+import { LIMITS } from './schemas';
+import { toContainer } from './shapes';
+
+export const containerFields = {
+  name: z.string().trim().min(1).max(LIMITS.nameChars),
+  description: z.string().max(LIMITS.descriptionChars),
+};
+
+export const createContainer = defineOperation({
+  name: 'create_container',
+  description: 'Make a container (a topic of the memory).',
+  access: 'owner',
+  input: z.object({ name: containerFields.name, description: containerFields.description.optional() }),
+  run(ctx, input) {
+    const now = ctx.clock.now();
+    const container = {
+      id: newId('ctr'), accountId: ctx.caller.accountId, name: input.name, description: input.description ?? '', createdAt: now, updatedAt: now,
+    };
+    try {
+      ctx.store.insertContainer(container);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ServiceError('conflict', `A container named "${input.name}" already exists.`, { fields: ['name'] });
+      throw err;
+    }
+    return toContainer(container);
+  },
+});

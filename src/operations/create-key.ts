@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { KEY_PREFIX, mintSecret } from '../auth/credentials';
+import { DAY_MS } from '../clock';
+import { ServiceError } from '../errors';
+import type { Credential } from '../storage/store';
+import { defineOperation } from './operation';
+import { requireOwnContainers } from './owner-records';
+import { LIMITS, level } from './schemas';
+import { toKey } from './shapes';
+
+export const createKey = defineOperation({
+  name: 'create_key',
+  description: 'Mint a developer key. The key is returned this once; afterwards only its hint.',
+  access: 'owner',
+  input: z.object({
+    name: z.string().trim().min(1).max(LIMITS.nameChars),
+    level,
+    containers: z.array(z.string()).max(1000).optional(),
+    all_views: z.boolean().optional().describe('Reach every container, including ones made later.'),
+    profile: z.boolean().optional(),
+    expires_in_days: z.number().int().min(1).max(3650).nullish().describe('1 to 3650; omit for never.'),
+    replaces: z.string().nullish().describe('The key this one rotates; records lineage only.'),
+  }),
+  run(ctx, input) {
+    if (input.all_views && input.containers?.length) {
+      throw new ServiceError('validation', 'Give a container list or all_views, not both.', { fields: ['containers', 'all_views'] });
+    }
+    const containerIds = requireOwnContainers(ctx, input.containers ?? []);
+    if (input.replaces && !ctx.store.getCredential(ctx.caller.accountId, input.replaces)) {
+      throw new ServiceError('validation', `replaces names no key of this account: ${input.replaces}.`, { fields: ['replaces'] });
+    }
+    const now = ctx.clock.now();
+    const secret = mintSecret(KEY_PREFIX);
+    const key: Credential = {
+      id: secret.id, accountId: ctx.caller.accountId, kind: 'developer_key', name: input.name, secretHash: secret.hash,
+      hint: secret.hint, level: input.level, allContainers: input.all_views ?? false, profile: input.profile ?? false,
+      expiresInDays: input.expires_in_days ?? null, expiresAt: input.expires_in_days ? now + input.expires_in_days * DAY_MS : null,
+      revokedAt: null, replaces: input.replaces ?? null, createdAt: now, lastUsedAt: null, containerIds,
+    };
+    ctx.store.insertCredential(key);
+    ctx.log.info('key minted', { key_id: key.id, hint: key.hint, level: key.level });
+    return { ...toKey(key, now), key: secret.token };
+  },
+});

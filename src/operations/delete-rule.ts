@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { ServiceError } from '../errors';
+import { defineOperation } from './operation';
+
+export const deleteRule = defineOperation({
+  name: 'delete_rule',
+  description: 'Remove a standing rule.',
+  access: 'owner',
+  input: z.object({ rule_id: z.string().min(1) }),
+  run(ctx, input) {
+    if (!ctx.store.getRule(ctx.caller.accountId, input.rule_id)) throw new ServiceError('not_found', `No rule ${input.rule_id}.`, { rule_id: input.rule_id });
+    ctx.store.deleteRule(ctx.caller.accountId, input.rule_id);
+    return { status: 'deleted' as const, id: input.rule_id };
+  },
+});

@@ -1,0 +1,27 @@
+/**
+ * Looking up a document or fact by id for a caller. One outside reach, or in another account, is
+ * answered exactly like one that does not exist: 404, so ids never reveal what they point at.
+ */
+import { containersInReach } from '../auth/access';
+import { ServiceError } from '../errors';
+import type { DocumentRow, Memory } from '../storage/store';
+import type { Context } from './operation';
+
+const inReach = (ctx: Context, containerId: string) => containersInReach(ctx).some((c) => c.id === containerId);
+
+export function findDocument(ctx: Context, id: string): DocumentRow {
+  const doc = ctx.store.getDocument(ctx.caller.accountId, id);
+  if (!doc || !inReach(ctx, doc.containerId)) throw new ServiceError('not_found', `No document ${id}.`, { document_id: id });
+  return doc;
+}
+
+export function findMemory(ctx: Context, id: string, containerId: string | null | undefined): Memory {
+  const memory = ctx.store.getMemory(ctx.caller.accountId, id);
+  const reachable = memory && (memory.containerId
+    ? inReach(ctx, memory.containerId)
+    : ctx.caller.kind === 'owner' || ctx.caller.credential.profile);
+  if (!memory || !reachable || (containerId && memory.containerId !== containerId)) {
+    throw new ServiceError('not_found', `No memory ${id}.`, { memory_id: id });
+  }
+  return memory;
+}

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { findMemory } from './find-in-reach';
+import { defineOperation } from './operation';
+import { confirmParam } from './schemas';
+import { confirmation } from './shapes';
+
+export const forgetMemory = defineOperation({
+  name: 'forget_memory',
+  description: 'Forget one fact, wherever it is searchable. Without confirm=true a confirmation request is returned instead: relay it to the person.',
+  access: 'manage',
+  input: z.object({
+    memory_id: z.string().min(1).max(100),
+    container: z.string().max(100).nullish().describe('The container the fact is in, when known.'),
+    confirm: confirmParam,
+  }),
+  run(ctx, input) {
+    const memory = findMemory(ctx, input.memory_id, input.container);
+    if (input.confirm !== true) {
+      return confirmation('forget_memory', `Ask the person to confirm forgetting the fact "${memory.content.slice(0, 120)}"; then call again with confirm=true.`);
+    }
+    ctx.store.deleteMemory(ctx.caller.accountId, memory.id);
+    return { status: 'forgotten' as const, id: memory.id };
+  },
+});

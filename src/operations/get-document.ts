@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { findDocument } from './find-in-reach';
+import { defineOperation } from './operation';
+import { toDocument } from './shapes';
+
+export const getDocument = defineOperation({
+  name: 'get_document',
+  description: 'Get one document with its content and whether it has been learned.',
+  access: 'read',
+  input: z.object({ document_id: z.string().min(1).max(100) }),
+  run: (ctx, input) => toDocument(findDocument(ctx, input.document_id), true),
+});

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { containersInReach } from '../auth/access';
+import { searchContainers } from '../search/passage-search';
+import { defineOperation } from './operation';
+import { LIMITS, text } from './schemas';
+import { toFact } from './shapes';
+
+/** How many recently changed facts the profile's `dynamic` side carries. */
+const DYNAMIC_FACTS = 20;
+
+export const getProfile = defineOperation({
+  name: 'get_profile',
+  description: "Read the person's profile: standing (static) facts, recently changed (dynamic) facts, and with q the passages relevant to that topic.",
+  access: 'read',
+  profile: true,
+  input: z.object({ q: text(LIMITS.queryBytes).nullish().describe('A topic; adds relevant passages as results.') }),
+  run(ctx, input) {
+    const { accountId } = ctx.caller;
+    const reach = containersInReach(ctx);
+    const profile = {
+      static: ctx.store.listStaticFacts(accountId).map(toFact),
+      dynamic: ctx.store.listRecentFacts(accountId, reach.map((c) => c.id), DYNAMIC_FACTS).map(toFact),
+    };
+    if (!input.q?.trim()) return profile;
+    return { ...profile, results: searchContainers(ctx, accountId, reach, input.q, 10).results };
+  },
+});

@@ -1,0 +1,39 @@
+/** The operation table: the tools of the contract (in its order) and the owner's operations. */
+import { addDocument } from './add-document';
+import { addMemory } from './add-memory';
+import { addRule } from './add-rule';
+import { createContainer } from './create-container';
+import { createKey } from './create-key';
+import { deleteContainer } from './delete-container';
+import { deleteDocument } from './delete-document';
+import { deleteRule } from './delete-rule';
+import { forgetMemory } from './forget-memory';
+import { getDocument } from './get-document';
+import { getProfile } from './get-profile';
+import { keyUsage } from './key-usage';
+import { listContainers } from './list-containers';
+import { listDocuments } from './list-documents';
+import { listKeys } from './list-keys';
+import { memoryRules } from './memory-rules';
+import { revokeKey } from './revoke-key';
+import { searchMemories } from './search-memories';
+import { setKeyContainers } from './set-key-containers';
+import { updateContainer } from './update-container';
+import { updateKey } from './update-key';
+
+export {
+  addDocument, addMemory, addRule, createContainer, createKey, deleteContainer, deleteDocument, deleteRule, forgetMemory,
+  getDocument, getProfile, keyUsage, listContainers, listDocuments, listKeys, memoryRules, revokeKey, searchMemories,
+  setKeyContainers, updateContainer, updateKey,
+};
+
+/** The contract's tools, in the order of its tool table. */
+export const TOOLS = [
+  listContainers, searchMemories, getProfile, listDocuments, getDocument, memoryRules,
+  addMemory, addDocument, deleteDocument, forgetMemory,
+] as const;
+
+export const OWNER_OPERATIONS = [
+  createContainer, updateContainer, deleteContainer, listKeys, createKey, updateKey, setKeyContainers, keyUsage, revokeKey,
+  addRule, deleteRule,
+] as const;

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { containersInReach, requireReach } from '../auth/access';
+import { malformed } from '../errors';
+import type { DocumentPosition } from '../storage/store';
+import { defineOperation } from './operation';
+import { toDocument } from './shapes';
+
+export const listDocuments = defineOperation({
+  name: 'list_documents',
+  description: 'List documents in reach, newest first, with their learning state. Content is left out; get a document for it.',
+  access: 'read',
+  input: z.object({
+    container: z.string().max(100).nullish().describe('Only this container; omitted: every container in reach.'),
+    limit: z.number().int().min(1).max(200).nullish().describe('Page size, 1 to 200; default 50.'),
+    cursor: z.string().max(200).nullish().describe('next_cursor of the previous page.'),
+  }),
+  run(ctx, input) {
+    const ids = input.container ? [requireReach(ctx, input.container).id] : containersInReach(ctx).map((c) => c.id);
+    const limit = input.limit ?? 50;
+    const page = ctx.store.listDocuments(ctx.caller.accountId, ids, limit, input.cursor ? decodeCursor(input.cursor) : null);
+    const last = page.documents.at(-1);
+    return {
+      documents: page.documents.map((d) => toDocument(d, false)),
+      next_cursor: page.more && last ? encodeCursor(last) : null,
+    };
+  },
+});
+
+const encodeCursor = (p: DocumentPosition) => Buffer.from(`${p.createdAt}:${p.id}`).toString('base64url');
+
+function decodeCursor(cursor: string): DocumentPosition {
+  const [ms, id] = Buffer.from(cursor, 'base64url').toString().split(':');
+  const createdAt = Number(ms);
+  if (!Number.isSafeInteger(createdAt) || !id) throw malformed('cursor is not one this server gave.', { fields: ['cursor'] });
+  return { createdAt, id };
+}

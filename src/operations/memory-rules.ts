@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { defineOperation } from './operation';
+import { toRule } from './shapes';
+
+export const memoryRules = defineOperation({
+  name: 'memory_rules',
+  description: "Read the person's standing rules for how their memory may be used by this credential. Follow them.",
+  access: 'read',
+  input: z.object({}),
+  run(ctx) {
+    const credentialId = ctx.caller.kind === 'developer_key' ? ctx.caller.credential.id : null;
+    return { rules: ctx.store.listRules(ctx.caller.accountId, credentialId).map(toRule) };
+  },
+});

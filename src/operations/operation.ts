@@ -1,0 +1,89 @@
+/**
+ * How an operation is defined and invoked. REST routes and MCP tools both call `invoke`, so the
+ * level check, the per-credential limiter, input validation and usage records happen once, here.
+ */
+import { z } from 'zod';
+import { type Access, holds, refuseOwnerOnly, refuseTool } from '../auth/access';
+import type { Caller } from '../auth/caller';
+import type { Clock } from '../clock';
+import { malformed, ServiceError } from '../errors';
+import type { Logger } from '../log';
+import type { Store } from '../storage/store';
+import type { RateLimiter } from './rate-limiter';
+import type { UsageRecorder } from './usage-recorder';
+
+/** What the server holds for every request. */
+export interface Services {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  limiter: RateLimiter;
+  usage: UsageRecorder;
+  /** Wakes the learning runner when new work is queued. */
+  notifyQueued(): void;
+}
+
+export interface Context extends Services {
+  caller: Caller;
+  traceId: string;
+}
+
+export interface Operation<I extends z.ZodType = z.ZodType, O = unknown> {
+  /** The tool name (snake_case); REST paths live in http/rest.ts. */
+  name: string;
+  description: string;
+  access: Access;
+  /** Offered only to credentials with the profile tick. */
+  profile?: boolean;
+  /** Never answered 429 by the per-credential limiter (the contract exempts search and add). */
+  unlimited?: boolean;
+  input: I;
+  run(ctx: Context, input: z.output<I>): O | Promise<O>;
+}
+
+export function defineOperation<I extends z.ZodType, O>(op: Operation<I, O>): Operation<I, O> {
+  return op;
+}
+
+/** Whether the caller is offered the operation at all (it is absent from their tools if not). */
+export function isOffered(op: Operation, caller: Caller): boolean {
+  if (!holds(caller, op.access)) return false;
+  return !op.profile || caller.kind === 'owner' || caller.credential.profile;
+}
+
+/**
+ * Runs an operation for a caller: refuses a tool the caller is not offered (403), applies the
+ * limiter, validates the input (422 naming the fields), runs it, and records the call in the
+ * developer key's usage, refused or not.
+ */
+export async function invoke<I extends z.ZodType, O>(op: Operation<I, O>, ctx: Context, raw: unknown): Promise<O> {
+  try {
+    if (!isOffered(op, ctx.caller)) {
+      throw op.access === 'owner' ? refuseOwnerOnly(op.name) : refuseTool(op.name);
+    }
+    if (ctx.caller.kind === 'developer_key' && !op.unlimited) ctx.limiter.take(ctx.caller.credential.id);
+    const input = parseInput(op.input, raw);
+    const result = await op.run(ctx, input);
+    record(ctx, op.name, 200);
+    return result;
+  } catch (err) {
+    record(ctx, op.name, err instanceof ServiceError ? err.status : 500, err);
+    throw err;
+  }
+}
+
+function record(ctx: Context, tool: string, status: number, err?: unknown): void {
+  if (ctx.caller.kind !== 'developer_key') return;
+  const code = err instanceof ServiceError ? err.code : null;
+  const outcome = !err ? 'ok' : code === 'unauthorized' || code === 'rate_limited' ? 'refused' : 'error';
+  ctx.usage.record({ accountId: ctx.caller.accountId, credentialId: ctx.caller.credential.id, tool, outcome, status, at: ctx.clock.now() });
+}
+
+/** Validates input against the schema; a failure is 422 `validation` naming each field. */
+export function parseInput<I extends z.ZodType>(schema: I, raw: unknown): z.output<I> {
+  const parsed = schema.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.message }));
+  const fields = [...new Set(issues.map((i) => i.field))];
+  throw malformed(`Invalid input: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, { fields, issues });
+}

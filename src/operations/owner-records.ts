@@ -1,0 +1,35 @@
+/** Lookups shared by the owner's operations: the owner's own containers and keys by id. */
+import { ServiceError } from '../errors';
+import type { Container, Credential } from '../storage/store';
+import type { Context } from './operation';
+
+export function findContainer(ctx: Context, id: string): Container {
+  const c = ctx.store.getContainer(ctx.caller.accountId, id);
+  if (!c) throw new ServiceError('not_found', `No container ${id}.`, { container: id });
+  return c;
+}
+
+export function findKey(ctx: Context, id: string): Credential {
+  const key = ctx.store.getCredential(ctx.caller.accountId, id);
+  if (!key) throw new ServiceError('not_found', `No key ${id}.`, { key_id: id });
+  return key;
+}
+
+/** Every id must name one of the owner's containers; the unknown ones are named in the refusal. */
+export function requireOwnContainers(ctx: Context, ids: string[]): string[] {
+  const own = new Set(ctx.store.listContainers(ctx.caller.accountId).map((c) => c.id));
+  const unknown = ids.filter((id) => !own.has(id));
+  if (unknown.length) throw new ServiceError('validation', `Unknown containers: ${unknown.join(', ')}.`, { fields: ['containers'], unknown });
+  return [...new Set(ids)];
+}
+
+/** A revoked or expired key keeps its grant as it was: it cannot be changed, only listed. */
+export function requireChangeable(ctx: Context, key: Credential): void {
+  const now = ctx.clock.now();
+  if (key.revokedAt != null || (key.expiresAt != null && key.expiresAt <= now)) {
+    throw new ServiceError('conflict', `The key ${key.id} is ${key.revokedAt != null ? 'revoked' : 'expired'} and cannot be changed.`, { key_id: key.id });
+  }
+}
+
+/** True when the write failed on a UNIQUE constraint (such as a container's name). */
+export const isUniqueViolation = (err: unknown): boolean => err instanceof Error && /UNIQUE constraint failed/.test(err.message);

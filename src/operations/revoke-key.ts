@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { defineOperation } from './operation';
+import { findKey } from './owner-records';
+import { toKey } from './shapes';
+
+export const revokeKey = defineOperation({
+  name: 'revoke_key',
+  description: 'Revoke a key at once for every holder. Revoking twice changes nothing.',
+  access: 'owner',
+  input: z.object({ key_id: z.string().min(1) }),
+  run(ctx, input) {
+    const key = findKey(ctx, input.key_id);
+    const now = ctx.clock.now();
+    if (key.revokedAt == null) {
+      ctx.store.updateCredential(ctx.caller.accountId, key.id, { revokedAt: now });
+      ctx.log.info('key revoked', { key_id: key.id, hint: key.hint });
+    }
+    return toKey(findKey(ctx, key.id), now);
+  },
+});

@@ -1,0 +1,157 @@
+/**
+ * The wire shapes, once: request pieces and response objects as zod schemas. Validation, MCP tool
+ * schemas and the OpenAPI document all come from these. Field names keep the contract's spelling.
+ */
+import { z } from 'zod';
+
+export const LIMITS = {
+  contentBytes: 1024 * 1024,
+  metadataBytes: 16 * 1024,
+  titleChars: 512,
+  queryBytes: 4096,
+  urlChars: 2048,
+  nameChars: 200,
+  descriptionChars: 2000,
+  ruleChars: 4000,
+  customIdChars: 256,
+} as const;
+
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+
+export const text = (maxBytes: number) =>
+  z.string().refine((s) => bytes(s) <= maxBytes, { message: `must be at most ${maxBytes} bytes` });
+
+export const metadata = z
+  .record(z.string(), z.unknown())
+  .refine((m) => bytes(JSON.stringify(m)) <= LIMITS.metadataBytes, { message: `must be at most ${LIMITS.metadataBytes} bytes as JSON` });
+
+export const title = z.string().max(LIMITS.titleChars);
+
+export const containerParam = z.string().max(100).nullish()
+  .describe('Container id. May be omitted only when exactly one container is in reach; "*" searches every container in reach.');
+
+export const confirmParam = z.boolean().optional().describe('true to carry out the removal; otherwise a confirmation request is returned.');
+
+export const level = z.enum(['read', 'suggest', 'manage']);
+
+const timestamp = z.string().describe('ISO 8601, UTC');
+
+// Responses
+
+export const Container = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  created_at: timestamp,
+});
+
+export const SearchHit = z.object({
+  container: z.string(),
+  container_name: z.string(),
+  content: z.string(),
+  score: z.number(),
+  document_id: z.string().nullable(),
+  memory_id: z.string().nullable(),
+  custom_id: z.string().nullable(),
+  title: z.string().nullable(),
+  position: z.number().int(),
+});
+
+export const ErrorInfo = z.object({ code: z.string(), message: z.string() });
+
+export const SearchedContainer = z.object({ id: z.string(), name: z.string(), error: ErrorInfo.optional() });
+
+export const SearchResponse = z.object({ results: z.array(SearchHit), containers: z.array(SearchedContainer) });
+
+export const Fact = z.object({
+  id: z.string(),
+  content: z.string(),
+  title: z.string().nullable(),
+  static: z.boolean(),
+  container: z.string().nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const Profile = z.object({ static: z.array(Fact), dynamic: z.array(Fact), results: z.array(SearchHit).optional() });
+
+export const DocumentStatus = z.enum(['queued', 'learned', 'failed']);
+
+export const Document = z.object({
+  id: z.string(),
+  container: z.string(),
+  title: z.string().nullable(),
+  content: z.string().nullable().optional().describe('Present on get-document only.'),
+  url: z.string().nullable(),
+  custom_id: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  status: DocumentStatus,
+  learned: z.boolean(),
+  error: z.string().nullable().describe('Why learning failed, when status is failed.'),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const DocumentList = z.object({ documents: z.array(Document), next_cursor: z.string().nullable() });
+
+export const AddDocumentResponse = z.object({
+  id: z.string(),
+  status: z.enum(['queued', 'exists']),
+  container: z.string(),
+  custom_id: z.string().nullable(),
+});
+
+export const Rule = z.object({
+  id: z.string(),
+  text: z.string(),
+  scope: z.enum(['account', 'credential']),
+  credential_id: z.string().nullable(),
+  created_at: timestamp,
+});
+
+export const RuleList = z.object({ rules: z.array(Rule) });
+
+export const ConfirmationRequest = z.object({
+  status: z.literal('confirmation_required'),
+  verb: z.string(),
+  how: z.string(),
+});
+
+export const Removed = (status: 'deleted' | 'forgotten') => z.object({ status: z.literal(status), id: z.string() });
+
+export const Key = z.object({
+  id: z.string(),
+  name: z.string(),
+  level,
+  containers: z.array(z.string()),
+  all_views: z.boolean(),
+  profile: z.boolean(),
+  expires_in_days: z.number().int().nullable(),
+  expires_at: timestamp.nullable(),
+  created_at: timestamp,
+  revoked_at: timestamp.nullable(),
+  replaces: z.string().nullable(),
+  hint: z.string(),
+  last_used_at: timestamp.nullable(),
+  state: z.enum(['active', 'expired', 'revoked']),
+});
+
+export const MintedKey = Key.extend({ key: z.string().describe('The key itself; shown this once.') });
+
+export const KeyList = z.object({ active: z.array(Key), expired: z.array(Key), revoked: z.array(Key) });
+
+export const Usage = z.object({
+  key_id: z.string(),
+  per_day: z.array(z.object({ day: z.string(), calls: z.number().int(), refused: z.number().int() })),
+  refused: z.number().int(),
+  per_tool: z.array(z.object({ tool: z.string(), calls: z.number().int(), refused: z.number().int() })),
+  recent: z.array(z.object({ at: timestamp, tool: z.string(), outcome: z.enum(['ok', 'refused', 'error']), status: z.number().int() })),
+});
+
+export const ErrorEnvelope = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()),
+  retryable: z.boolean(),
+  trace_id: z.string(),
+});

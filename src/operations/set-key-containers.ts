@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { defineOperation } from './operation';
+import { findKey, requireChangeable, requireOwnContainers } from './owner-records';
+import { toKey } from './shapes';
+
+export const setKeyContainers = defineOperation({
+  name: 'set_key_containers',
+  description: "Replace a key's container list. The next call with the key reads the new reach.",
+  access: 'owner',
+  input: z.object({ key_id: z.string().min(1), containers: z.array(z.string()).max(1000) }),
+  run(ctx, input) {
+    const key = findKey(ctx, input.key_id);
+    requireChangeable(ctx, key);
+    ctx.store.setCredentialContainers(ctx.caller.accountId, key.id, requireOwnContainers(ctx, input.containers));
+    return toKey(findKey(ctx, key.id), ctx.clock.now());
+  },
+});

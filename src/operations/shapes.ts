@@ -1,0 +1,41 @@
+/** Store rows → the wire shapes of `schemas.ts`. */
+import type { z } from 'zod';
+import { iso } from '../clock';
+import type { Container as ContainerRow, Credential, DocumentRow, Memory, Rule as RuleRow } from '../storage/store';
+import type * as S from './schemas';
+
+export const toContainer = (c: ContainerRow): z.infer<typeof S.Container> => ({
+  id: c.id, name: c.name, description: c.description, created_at: iso(c.createdAt)!,
+});
+
+export const toFact = (m: Memory): z.infer<typeof S.Fact> => ({
+  id: m.id, content: m.content, title: m.title, static: m.static, container: m.containerId,
+  created_at: iso(m.createdAt)!, updated_at: iso(m.updatedAt)!,
+});
+
+export function toDocument(d: DocumentRow, withContent: boolean): z.infer<typeof S.Document> {
+  return {
+    id: d.id, container: d.containerId, title: d.title, ...(withContent ? { content: d.content } : {}),
+    url: d.url, custom_id: d.customId, metadata: d.metadata, status: d.status, learned: d.status === 'learned',
+    error: d.error, created_at: iso(d.createdAt)!, updated_at: iso(d.updatedAt)!,
+  };
+}
+
+export const toRule = (r: RuleRow): z.infer<typeof S.Rule> => ({
+  id: r.id, text: r.text, scope: r.credentialId ? 'credential' : 'account', credential_id: r.credentialId, created_at: iso(r.createdAt)!,
+});
+
+export function keyState(k: Credential, now: number): 'active' | 'expired' | 'revoked' {
+  if (k.revokedAt != null) return 'revoked';
+  return k.expiresAt != null && k.expiresAt <= now ? 'expired' : 'active';
+}
+
+export const toKey = (k: Credential, now: number): z.infer<typeof S.Key> => ({
+  id: k.id, name: k.name, level: k.level, containers: k.allContainers ? [] : k.containerIds, all_views: k.allContainers,
+  profile: k.profile, expires_in_days: k.expiresInDays, expires_at: iso(k.expiresAt), created_at: iso(k.createdAt)!,
+  revoked_at: iso(k.revokedAt), replaces: k.replaces, hint: k.hint, last_used_at: iso(k.lastUsedAt), state: keyState(k, now),
+});
+
+export const confirmation = (verb: string, how: string): z.infer<typeof S.ConfirmationRequest> => ({
+  status: 'confirmation_required', verb, how,
+});

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { ServiceError } from '../errors';
+import { containerFields } from './create-container';
+import { defineOperation } from './operation';
+import { findContainer, isUniqueViolation } from './owner-records';
+import { toContainer } from './shapes';
+
+export const updateContainer = defineOperation({
+  name: 'update_container',
+  description: "Rename a container or change its description.",
+  access: 'owner',
+  input: z.object({ container_id: z.string().min(1), name: containerFields.name.optional(), description: containerFields.description.optional() }),
+  run(ctx, input) {
+    const { id } = findContainer(ctx, input.container_id);
+    try {
+      ctx.store.updateContainer(ctx.caller.accountId, id, { name: input.name, description: input.description, updatedAt: ctx.clock.now() });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ServiceError('conflict', `A container named "${input.name}" already exists.`, { fields: ['name'] });
+      throw err;
+    }
+    return toContainer(findContainer(ctx, id));
+  },
+});

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { defineOperation } from './operation';
+import { findKey, requireChangeable } from './owner-records';
+import { LIMITS, level } from './schemas';
+import { toKey } from './shapes';
+
+export const updateKey = defineOperation({
+  name: 'update_key',
+  description: "Change a key's name, level, profile tick or all-containers reach in place; the token stays the same.",
+  access: 'owner',
+  input: z.object({
+    key_id: z.string().min(1),
+    name: z.string().trim().min(1).max(LIMITS.nameChars).optional(),
+    level: level.optional(),
+    profile: z.boolean().optional(),
+    all_views: z.boolean().optional(),
+  }),
+  run(ctx, input) {
+    const key = findKey(ctx, input.key_id);
+    requireChangeable(ctx, key);
+    const patch = { name: input.name, level: input.level, profile: input.profile, allContainers: input.all_views };
+    ctx.store.updateCredential(ctx.caller.accountId, key.id, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
+    return toKey(findKey(ctx, key.id), ctx.clock.now());
+  },
+});

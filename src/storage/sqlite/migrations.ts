@@ -1,0 +1,26 @@
+/**
+ * The SQL migrations, embedded so that a compiled binary carries them. Applied in order at start,
+ * each in its own transaction, and recorded in `schema_migrations` so a second start skips them.
+ */
+import type { Database } from 'bun:sqlite';
+import init from '../../../migrations/0001_init.sql' with { type: 'text' };
+
+export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [{ version: '0001_init', sql: init }];
+
+/** Applies every migration not yet recorded; returns the versions it applied. */
+export function migrate(db: Database, now: number): string[] {
+  db.run('CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  const applied = new Set(
+    db.query<{ version: string }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version),
+  );
+  const done: string[] = [];
+  for (const m of MIGRATIONS) {
+    if (applied.has(m.version)) continue;
+    db.transaction(() => {
+      db.run(m.sql);
+      db.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', [m.version, now]);
+    })();
+    done.push(m.version);
+  }
+  return done;
+}

@@ -1,0 +1,122 @@
+/** Drizzle's view of the tables that `migrations/` creates. The SQL files are the source of truth. */
+import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+export const accounts = sqliteTable('accounts', {
+  id: text('id').primaryKey(),
+  email: text('email').notNull(),
+  passwordHash: text('password_hash').notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+
+export const sessions = sqliteTable('sessions', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  secretHash: text('secret_hash').notNull(),
+  createdAt: integer('created_at').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+});
+
+export const containers = sqliteTable('containers', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  name: text('name').notNull(),
+  description: text('description').notNull(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+export const documents = sqliteTable('documents', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  containerId: text('container_id').notNull(),
+  title: text('title'),
+  content: text('content'),
+  url: text('url'),
+  customId: text('custom_id'),
+  metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  status: text('status', { enum: ['queued', 'learned', 'failed'] }).notNull(),
+  error: text('error'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+  learnedAt: integer('learned_at'),
+});
+
+export const memories = sqliteTable('memories', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  containerId: text('container_id'),
+  content: text('content').notNull(),
+  title: text('title'),
+  static: integer('static', { mode: 'boolean' }).notNull(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+export const passages = sqliteTable('passages', {
+  id: integer('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  containerId: text('container_id').notNull(),
+  documentId: text('document_id'),
+  memoryId: text('memory_id'),
+  position: integer('position').notNull(),
+  title: text('title'),
+  content: text('content').notNull(),
+});
+
+export const credentials = sqliteTable('credentials', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  kind: text('kind', { enum: ['developer_key'] }).notNull(),
+  name: text('name').notNull(),
+  secretHash: text('secret_hash').notNull(),
+  hint: text('hint').notNull(),
+  level: text('level', { enum: ['read', 'suggest', 'manage'] }).notNull(),
+  allContainers: integer('all_containers', { mode: 'boolean' }).notNull(),
+  profile: integer('profile', { mode: 'boolean' }).notNull(),
+  expiresInDays: integer('expires_in_days'),
+  expiresAt: integer('expires_at'),
+  revokedAt: integer('revoked_at'),
+  replaces: text('replaces'),
+  createdAt: integer('created_at').notNull(),
+  lastUsedAt: integer('last_used_at'),
+});
+
+export const credentialContainers = sqliteTable(
+  'credential_containers',
+  {
+    credentialId: text('credential_id').notNull(),
+    containerId: text('container_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.credentialId, t.containerId] })],
+);
+
+export const rules = sqliteTable('rules', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  credentialId: text('credential_id'),
+  text: text('text').notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+
+export const usage = sqliteTable('usage', {
+  id: integer('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  credentialId: text('credential_id').notNull(),
+  tool: text('tool').notNull(),
+  outcome: text('outcome', { enum: ['ok', 'refused', 'error'] }).notNull(),
+  status: integer('status').notNull(),
+  at: integer('at').notNull(),
+});
+
+export const jobs = sqliteTable('jobs', {
+  id: integer('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  kind: text('kind').notNull(),
+  documentId: text('document_id'),
+  state: text('state', { enum: ['queued', 'running', 'done', 'failed'] }).notNull(),
+  attempts: integer('attempts').notNull(),
+  runAfter: integer('run_after').notNull(),
+  error: text('error'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});

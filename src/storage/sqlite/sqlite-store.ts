@@ -1,0 +1,317 @@
+/** The Store over one SQLite file: drizzle for plain rows, hand-written SQL for FTS5 and the queue. */
+import type { Database } from 'bun:sqlite';
+import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
+import type {
+  Account, Container, Credential, CredentialPatch, DocumentPage, DocumentPosition, DocumentRow, LearningJob, Memory,
+  PassageHit, PassageInput, Rule, Session, Store, UsageOutcome, UsageSummary,
+} from '../store';
+import { ftsQuery } from './fts-query';
+import * as t from './schema';
+
+type CredentialRow = typeof t.credentials.$inferSelect;
+
+export class SqliteStore implements Store {
+  private readonly db: BunSQLiteDatabase;
+
+  constructor(private readonly raw: Database) {
+    this.db = drizzle(raw);
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.raw.transaction(fn)();
+  }
+
+  close(): void {
+    this.raw.close();
+  }
+
+  // Accounts and sessions
+
+  countAccounts(): number {
+    return this.db.select({ n: sql<number>`count(*)` }).from(t.accounts).get()!.n;
+  }
+
+  listAccounts(): Account[] {
+    return this.db.select().from(t.accounts).orderBy(t.accounts.createdAt).all();
+  }
+
+  insertAccount(account: Account): void {
+    this.db.insert(t.accounts).values(account).run();
+  }
+
+  getAccountByEmail(email: string): Account | null {
+    return this.db.select().from(t.accounts).where(sql`${t.accounts.email} = ${email} COLLATE NOCASE`).get() ?? null;
+  }
+
+  insertSession(session: Session): void {
+    this.db.insert(t.sessions).values(session).run();
+  }
+
+  getSession(id: string): Session | null {
+    return this.db.select().from(t.sessions).where(eq(t.sessions.id, id)).get() ?? null;
+  }
+
+  deleteSession(id: string): void {
+    this.db.delete(t.sessions).where(eq(t.sessions.id, id)).run();
+  }
+
+  // Containers
+
+  listContainers(accountId: string): Container[] {
+    return this.db.select().from(t.containers).where(eq(t.containers.accountId, accountId)).orderBy(t.containers.createdAt, t.containers.id).all();
+  }
+
+  getContainer(accountId: string, id: string): Container | null {
+    return this.db.select().from(t.containers).where(and(eq(t.containers.accountId, accountId), eq(t.containers.id, id))).get() ?? null;
+  }
+
+  getContainerByName(accountId: string, name: string): Container | null {
+    return this.db.select().from(t.containers).where(and(eq(t.containers.accountId, accountId), eq(t.containers.name, name))).get() ?? null;
+  }
+
+  insertContainer(container: Container): void {
+    this.db.insert(t.containers).values(container).run();
+  }
+
+  updateContainer(accountId: string, id: string, patch: { name?: string; description?: string; updatedAt: number }): void {
+    this.db.update(t.containers).set(patch).where(and(eq(t.containers.accountId, accountId), eq(t.containers.id, id))).run();
+  }
+
+  deleteContainer(accountId: string, id: string): void {
+    this.db.delete(t.containers).where(and(eq(t.containers.accountId, accountId), eq(t.containers.id, id))).run();
+  }
+
+  // Credentials
+
+  insertCredential(credential: Credential): void {
+    const { containerIds, ...row } = credential;
+    this.transaction(() => {
+      this.db.insert(t.credentials).values(row).run();
+      this.writeCredentialContainers(credential.id, containerIds);
+    });
+  }
+
+  getCredentialById(id: string): Credential | null {
+    const row = this.db.select().from(t.credentials).where(eq(t.credentials.id, id)).get();
+    return row ? this.withContainers(row) : null;
+  }
+
+  getCredential(accountId: string, id: string): Credential | null {
+    const row = this.db.select().from(t.credentials).where(and(eq(t.credentials.accountId, accountId), eq(t.credentials.id, id))).get();
+    return row ? this.withContainers(row) : null;
+  }
+
+  listCredentials(accountId: string): Credential[] {
+    return this.db.select().from(t.credentials).where(eq(t.credentials.accountId, accountId))
+      .orderBy(desc(t.credentials.createdAt), desc(t.credentials.id)).all().map((r) => this.withContainers(r));
+  }
+
+  updateCredential(accountId: string, id: string, patch: CredentialPatch): void {
+    if (Object.keys(patch).length === 0) return;
+    this.db.update(t.credentials).set(patch).where(and(eq(t.credentials.accountId, accountId), eq(t.credentials.id, id))).run();
+  }
+
+  setCredentialContainers(accountId: string, id: string, containerIds: string[]): void {
+    this.transaction(() => {
+      const owned = this.db.select({ id: t.credentials.id }).from(t.credentials)
+        .where(and(eq(t.credentials.accountId, accountId), eq(t.credentials.id, id))).get();
+      if (!owned) return;
+      this.db.delete(t.credentialContainers).where(eq(t.credentialContainers.credentialId, id)).run();
+      this.writeCredentialContainers(id, containerIds);
+    });
+  }
+
+  touchCredential(id: string, at: number): void {
+    this.db.update(t.credentials).set({ lastUsedAt: at }).where(eq(t.credentials.id, id)).run();
+  }
+
+  private writeCredentialContainers(credentialId: string, containerIds: string[]): void {
+    if (containerIds.length === 0) return;
+    this.db.insert(t.credentialContainers).values(containerIds.map((containerId) => ({ credentialId, containerId }))).run();
+  }
+
+  private withContainers(row: CredentialRow): Credential {
+    const ids = this.db.select({ id: t.credentialContainers.containerId }).from(t.credentialContainers)
+      .where(eq(t.credentialContainers.credentialId, row.id)).all().map((r) => r.id);
+    return { ...row, containerIds: ids };
+  }
+
+  // Documents
+
+  insertDocument(doc: DocumentRow): { inserted: boolean; document: DocumentRow } {
+    return this.transaction(() => {
+      const inserted = this.db.insert(t.documents).values(doc).onConflictDoNothing().returning().get();
+      if (inserted) {
+        this.db.insert(t.jobs).values({
+          accountId: doc.accountId, kind: 'learn_document', documentId: doc.id, state: 'queued',
+          attempts: 0, runAfter: doc.createdAt, createdAt: doc.createdAt, updatedAt: doc.createdAt,
+        }).run();
+        return { inserted: true, document: inserted };
+      }
+      const existing = this.db.select().from(t.documents)
+        .where(and(eq(t.documents.containerId, doc.containerId), eq(t.documents.customId, doc.customId!))).get()!;
+      return { inserted: false, document: existing };
+    });
+  }
+
+  getDocument(accountId: string, id: string): DocumentRow | null {
+    return this.db.select().from(t.documents).where(and(eq(t.documents.accountId, accountId), eq(t.documents.id, id))).get() ?? null;
+  }
+
+  listDocuments(accountId: string, containerIds: string[], limit: number, after: DocumentPosition | null): DocumentPage {
+    if (containerIds.length === 0) return { documents: [], more: false };
+    const rows = this.db.select().from(t.documents).where(and(
+      eq(t.documents.accountId, accountId),
+      inArray(t.documents.containerId, containerIds),
+      after ? or(lt(t.documents.createdAt, after.createdAt), and(eq(t.documents.createdAt, after.createdAt), lt(t.documents.id, after.id))) : undefined,
+    )).orderBy(desc(t.documents.createdAt), desc(t.documents.id)).limit(limit + 1).all();
+    return { documents: rows.slice(0, limit), more: rows.length > limit };
+  }
+
+  deleteDocument(accountId: string, id: string): void {
+    this.db.delete(t.documents).where(and(eq(t.documents.accountId, accountId), eq(t.documents.id, id))).run();
+  }
+
+  // Facts
+
+  insertMemory(memory: Memory): void {
+    this.transaction(() => {
+      this.db.insert(t.memories).values(memory).run();
+      // A fact in a container is searchable at once, as a passage of its own.
+      if (memory.containerId) {
+        this.db.insert(t.passages).values({
+          accountId: memory.accountId, containerId: memory.containerId, memoryId: memory.id,
+          position: 0, title: memory.title, content: memory.content,
+        }).run();
+      }
+    });
+  }
+
+  getMemory(accountId: string, id: string): Memory | null {
+    return this.db.select().from(t.memories).where(and(eq(t.memories.accountId, accountId), eq(t.memories.id, id))).get() ?? null;
+  }
+
+  deleteMemory(accountId: string, id: string): void {
+    this.db.delete(t.memories).where(and(eq(t.memories.accountId, accountId), eq(t.memories.id, id))).run();
+  }
+
+  listStaticFacts(accountId: string): Memory[] {
+    return this.db.select().from(t.memories).where(and(eq(t.memories.accountId, accountId), eq(t.memories.static, true)))
+      .orderBy(desc(t.memories.updatedAt), desc(t.memories.id)).all();
+  }
+
+  listRecentFacts(accountId: string, containerIds: string[], limit: number): Memory[] {
+    if (containerIds.length === 0) return [];
+    return this.db.select().from(t.memories).where(and(
+      eq(t.memories.accountId, accountId), eq(t.memories.static, false), inArray(t.memories.containerId, containerIds),
+    )).orderBy(desc(t.memories.updatedAt), desc(t.memories.id)).limit(limit).all();
+  }
+
+  // Passages
+
+  searchPassages(accountId: string, containerId: string, query: string, limit: number): PassageHit[] {
+    const match = ftsQuery(query);
+    if (!match) return [];
+    return this.raw.query<PassageHit, [string, string, string, number]>(`
+      SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
+             p.memory_id AS memoryId, d.custom_id AS customId, p.position, p.title, p.content,
+             -bm25(passages_fts, 0.5, 1.0) AS score
+        FROM passages_fts
+        JOIN passages p ON p.id = passages_fts.rowid
+        LEFT JOIN documents d ON d.id = p.document_id
+       WHERE passages_fts MATCH ? AND p.container_id = ? AND p.account_id = ?
+       ORDER BY score DESC
+       LIMIT ?`).all(match, containerId, accountId, limit);
+  }
+
+  listPassages(accountId: string, documentId: string): PassageInput[] {
+    return this.db.select({ position: t.passages.position, title: t.passages.title, content: t.passages.content })
+      .from(t.passages).where(and(eq(t.passages.accountId, accountId), eq(t.passages.documentId, documentId)))
+      .orderBy(t.passages.position).all();
+  }
+
+  // Rules
+
+  listRules(accountId: string, credentialId: string | null): Rule[] {
+    return this.db.select().from(t.rules).where(and(
+      eq(t.rules.accountId, accountId),
+      credentialId ? or(isNull(t.rules.credentialId), eq(t.rules.credentialId, credentialId)) : undefined,
+    )).orderBy(t.rules.createdAt, t.rules.id).all();
+  }
+
+  insertRule(rule: Rule): void {
+    this.db.insert(t.rules).values(rule).run();
+  }
+
+  getRule(accountId: string, id: string): Rule | null {
+    return this.db.select().from(t.rules).where(and(eq(t.rules.accountId, accountId), eq(t.rules.id, id))).get() ?? null;
+  }
+
+  deleteRule(accountId: string, id: string): void {
+    this.db.delete(t.rules).where(and(eq(t.rules.accountId, accountId), eq(t.rules.id, id))).run();
+  }
+
+  // Usage
+
+  recordUsage(entry: { accountId: string; credentialId: string; tool: string; outcome: UsageOutcome; status: number; at: number }): void {
+    this.db.insert(t.usage).values(entry).run();
+  }
+
+  summarizeUsage(accountId: string, credentialId: string, sinceMs: number): UsageSummary {
+    const scope = and(eq(t.usage.accountId, accountId), eq(t.usage.credentialId, credentialId), sql`${t.usage.at} >= ${sinceMs}`);
+    const refusedCount = sql<number>`sum(${t.usage.outcome} = 'refused')`;
+    const day = sql<string>`strftime('%Y-%m-%d', ${t.usage.at} / 1000, 'unixepoch')`;
+    const perDay = this.db.select({ day, calls: sql<number>`count(*)`, refused: refusedCount })
+      .from(t.usage).where(scope).groupBy(day).orderBy(day).all();
+    const perTool = this.db.select({ tool: t.usage.tool, calls: sql<number>`count(*)`, refused: refusedCount })
+      .from(t.usage).where(scope).groupBy(t.usage.tool).orderBy(desc(sql`count(*)`), t.usage.tool).all();
+    const recent = this.db.select({ at: t.usage.at, tool: t.usage.tool, outcome: t.usage.outcome, status: t.usage.status })
+      .from(t.usage).where(and(eq(t.usage.accountId, accountId), eq(t.usage.credentialId, credentialId)))
+      .orderBy(desc(t.usage.at), desc(t.usage.id)).limit(20).all();
+    return { perDay, perTool, refused: perDay.reduce((n, d) => n + d.refused, 0), recent };
+  }
+
+  // Learning queue
+
+  claimJob(now: number): LearningJob | null {
+    return this.raw.query<LearningJob, [number]>(`
+      UPDATE jobs SET state = 'running', attempts = attempts + 1, updated_at = ?1
+       WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ?1 ORDER BY run_after, id LIMIT 1)
+      RETURNING id, account_id AS accountId, kind, document_id AS documentId, attempts`).get(now) ?? null;
+  }
+
+  completeDocument(job: LearningJob, passages: PassageInput[], now: number): void {
+    this.transaction(() => {
+      const doc = job.documentId ? this.getDocument(job.accountId, job.documentId) : null;
+      if (doc) {
+        // Passages of an earlier, interrupted attempt are replaced, never doubled.
+        this.db.delete(t.passages).where(eq(t.passages.documentId, doc.id)).run();
+        if (passages.length) {
+          this.db.insert(t.passages).values(passages.map((p) => ({
+            accountId: doc.accountId, containerId: doc.containerId, documentId: doc.id, ...p,
+          }))).run();
+        }
+        this.db.update(t.documents).set({ status: 'learned', error: null, learnedAt: now, updatedAt: now }).where(eq(t.documents.id, doc.id)).run();
+      }
+      this.db.update(t.jobs).set({ state: 'done', error: null, updatedAt: now }).where(eq(t.jobs.id, job.id)).run();
+    });
+  }
+
+  failJob(job: LearningJob, error: string, retryAt: number | null, now: number): void {
+    this.transaction(() => {
+      if (retryAt != null) {
+        this.db.update(t.jobs).set({ state: 'queued', error, runAfter: retryAt, updatedAt: now }).where(eq(t.jobs.id, job.id)).run();
+        return;
+      }
+      this.db.update(t.jobs).set({ state: 'failed', error, updatedAt: now }).where(eq(t.jobs.id, job.id)).run();
+      if (job.documentId) {
+        this.db.update(t.documents).set({ status: 'failed', error, updatedAt: now }).where(eq(t.documents.id, job.documentId)).run();
+      }
+    });
+  }
+
+  requeueRunningJobs(now: number): number {
+    return this.raw.run("UPDATE jobs SET state = 'queued', updated_at = ? WHERE state = 'running'", [now]).changes;
+  }
+}
