@@ -1,4 +1,4 @@
-/** Builds the Hono app: trace ids, the error envelope, and the REST routes. */
+/** Builds the Hono app: trace ids, the error envelope, REST, MCP and the OAuth documents. */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { malformed, ServiceError } from './errors';
@@ -7,13 +7,16 @@ import { errorResponse } from './http/envelope';
 import { traceId } from './http/middleware/trace-id';
 import { restRoutes } from './http/rest';
 import { sessionRoutes } from './http/session';
+import { mcpRoutes } from './mcp/http';
+import { oauthRoutes } from './oauth/routes';
 import type { Services } from './operations/operation';
 import { LIMITS } from './operations/schemas';
+import type { Site } from './site';
 
 /** The largest request body: 1 MiB of content can take several times that once escaped in JSON. */
 const MAX_BODY_BYTES = 8 * LIMITS.contentBytes;
 
-export function createApp(services: Services): Hono<AppEnv> {
+export function createApp(services: Services, site: Site): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(traceId(services.log));
   app.use(bodyLimit({
@@ -23,6 +26,8 @@ export function createApp(services: Services): Hono<AppEnv> {
     },
   }));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.route('/', oauthRoutes(site));
+  app.route('/', mcpRoutes(services, site));
   app.route('/', sessionRoutes(services));
   app.route('/', restRoutes(services));
   app.notFound((c) => errorResponse(c, new ServiceError('not_found', `No route ${c.req.method} ${c.req.path}.`)));

@@ -14,6 +14,8 @@ export interface Config {
   readonly rateLimitPerMin: number;
   readonly consentTtlDays: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Browser origins allowed to call /mcp-http besides the server's own (DNS-rebinding defence). */
+  readonly allowedOrigins: readonly string[];
 }
 
 const DEFAULTS = {
@@ -49,6 +51,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (publicUrl && !/^https?:\/\/[^/]+$/.test(publicUrl)) {
     problems.push('ENGRAM_PUBLIC_URL must be an origin such as https://memory.example.org');
   }
+  const allowedOrigins = (env.ENGRAM_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
+  for (const o of allowedOrigins) if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]+$/i.test(o)) problems.push(`ENGRAM_ALLOWED_ORIGINS: "${o}" is not an origin`);
   if (problems.length) throw new ConfigError(`Bad configuration:\n  ${problems.join('\n  ')}`);
   return Object.freeze({
     host: get('ENGRAM_HOST'),
@@ -58,5 +62,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMin,
     consentTtlDays,
     logLevel,
+    allowedOrigins,
   });
 }

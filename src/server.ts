@@ -11,10 +11,12 @@ import type { Services } from './operations/operation';
 import { RateLimiter } from './operations/rate-limiter';
 import { UsageRecorder } from './operations/usage-recorder';
 import { lockDataDir, openDatabase } from './storage/sqlite/open';
+import { type Site, siteFor } from './site';
 import { SqliteStore } from './storage/sqlite/sqlite-store';
 
 export interface RunningServer {
   url: string;
+  site: Site;
   services: Services;
   learning: LearningRunner;
   stop(): Promise<void>;
@@ -43,13 +45,17 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const services: Services = {
     store, clock, log, usage, limiter: new RateLimiter(clock, config.rateLimitPerMin), notifyQueued: () => learning.notify(),
   };
-  const app = createApp(services);
+  // The site is known once the server listens (the port may be 0); requests come only after that.
+  const site: Site = { baseUrl: '', origins: new Set() };
+  const app = createApp(services, site);
   const http = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, maxRequestBodySize: 16 * 1024 * 1024 });
+  Object.assign(site, siteFor(config, http.port!));
   if (!options.manualLearning) learning.start();
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${http.port}`;
-  log.info('engram listening', { url, data_dir: config.dataDir });
+  log.info('engram listening', { url, base_url: site.baseUrl, data_dir: config.dataDir });
   return {
     url,
+    site,
     services,
     learning,
     async stop() {

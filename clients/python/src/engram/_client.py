@@ -70,7 +70,8 @@ class _BaseClient:
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ValueError("max_retries must be a whole number, 0 or more.")
         self.max_retries = max_retries
-        # Seams for tests: replaced on the instance to record waits without sleeping.
+        # Seams for tests, replaced on the instance: the jitter source here, and `_sleep`
+        # (set by each client) so waits are recorded instead of slept.
         self._random = random.random
 
     @property

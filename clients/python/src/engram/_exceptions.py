@@ -5,7 +5,7 @@ Nothing here sends requests or decides about retries; see ``_retry.py`` for that
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Dict, Mapping, Optional, Type, Union
 
 import httpx
 
@@ -112,7 +112,7 @@ class APIError(EngramError):
         return (_rebuild, (type(self), self.__dict__.copy()))
 
 
-def _rebuild(cls: type, state: dict) -> APIError:
+def _rebuild(cls: Type[APIError], state: Dict[str, Any]) -> APIError:
     error = cls.__new__(cls)
     error.__dict__.update(state)
     Exception.__init__(error, error._describe())
@@ -205,7 +205,7 @@ class InternalServerError(APIStatusError):
     """5xx: the server failed. Raised only after the retries are used up."""
 
 
-_CLASS_BY_STATUS: Mapping[int, type] = {
+_CLASS_BY_STATUS: Mapping[int, Type[APIStatusError]] = {
     400: BadRequestError,
     401: AuthenticationError,
     403: PermissionDeniedError,
@@ -216,7 +216,7 @@ _CLASS_BY_STATUS: Mapping[int, type] = {
 }
 
 
-def _status_class(status_code: int) -> type:
+def _status_class(status_code: int) -> Type[APIStatusError]:
     if 500 <= status_code <= 599:
         return InternalServerError
     return _CLASS_BY_STATUS.get(status_code, APIStatusError)

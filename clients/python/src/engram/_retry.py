@@ -57,7 +57,7 @@ def backoff_seconds(retries_done: int, random: Callable[[], float]) -> float:
     ``random`` returns a float in [0, 1), like :func:`random.random`.
     """
     # The exponent is bounded so a large retry count cannot overflow a float.
-    base = min(INITIAL_BACKOFF * (2 ** min(retries_done, 16)), MAX_BACKOFF)
+    base = min(INITIAL_BACKOFF * 2.0 ** min(retries_done, 16), MAX_BACKOFF)
     return base * (1 - JITTER * random())
 
 

@@ -1,0 +1,65 @@
+/**
+ * An MCP server for one request, holding only the caller's tools. Each tool is an operation of
+ * the table: its input schema is the operation's zod schema, and a call goes through `invoke`.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import pkg from '../../package.json' with { type: 'json' };
+import { ServiceError } from '../errors';
+import { envelope } from '../http/envelope';
+import { TOOLS } from '../operations';
+import { type Context, invoke, isOffered, type Operation } from '../operations/operation';
+import { currentName } from './retired-names';
+
+/** The contract's tools that MCP serves: all but get_document, which is REST only. */
+export const MCP_TOOLS: readonly Operation[] = TOOLS.filter((op) => op.name !== 'get_document');
+
+const INSTRUCTIONS =
+  "Engram holds the person's memory. Call memory_rules first and follow the rules. Use search_memories to find passages " +
+  '(retrieval, not an answer); list_containers shows the topics you may use.';
+
+export function toolsFor(ctx: Context): Operation[] {
+  return MCP_TOOLS.filter((op) => isOffered(op, ctx.caller));
+}
+
+/** The MCP tool an incoming name stands for (retired names included), or undefined. */
+export function findTool(name: string, args: Record<string, unknown>): Operation | undefined {
+  const current = currentName(name, args);
+  return MCP_TOOLS.find((op) => op.name === current);
+}
+
+function describe(op: Operation): Tool {
+  const { $schema: _, ...inputSchema } = z.toJSONSchema(op.input, { io: 'input' }) as Record<string, unknown>;
+  return {
+    name: op.name,
+    description: op.description,
+    inputSchema: inputSchema as Tool['inputSchema'],
+    annotations: { readOnlyHint: op.access === 'read', destructiveHint: op.access === 'manage', openWorldHint: false },
+  };
+}
+
+export function mcpServerFor(ctx: Context): Server {
+  const server = new Server({ name: 'engram', version: pkg.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsFor(ctx).map(describe) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const args = request.params.arguments ?? {};
+    const op = findTool(request.params.name, args);
+    if (!op) return errorResult(new ServiceError('not_found', `No tool named ${request.params.name}.`), ctx.traceId);
+    try {
+      const result = (await invoke(op, ctx, args)) as Record<string, unknown>;
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+    } catch (err) {
+      if (err instanceof ServiceError) return errorResult(err, ctx.traceId);
+      ctx.log.error('tool failed', { trace_id: ctx.traceId, tool: op.name, error: String(err), stack: (err as Error).stack });
+      return errorResult(new ServiceError('internal', 'Something went wrong on the server. Quote the trace_id when reporting it.'), ctx.traceId);
+    }
+  });
+  return server;
+}
+
+/** A tool error a model can read and correct: `isError` with the error envelope. */
+function errorResult(err: ServiceError, traceId: string): CallToolResult {
+  const body = envelope(err, traceId);
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}
