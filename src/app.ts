@@ -5,6 +5,7 @@ import { malformed, ServiceError } from './errors';
 import type { AppEnv } from './http/app-env';
 import { errorResponse } from './http/envelope';
 import { traceId } from './http/middleware/trace-id';
+import { OPENAPI_PATH, openApiDocument } from './http/openapi';
 import { restRoutes } from './http/rest';
 import { sessionRoutes } from './http/session';
 import { mcpRoutes } from './mcp/http';
@@ -26,6 +27,8 @@ export function createApp(services: Services, site: Site): Hono<AppEnv> {
     },
   }));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  let openapi: object | null = null; // built on first request: the site is known only once listening
+  app.get(OPENAPI_PATH, (c) => c.json((openapi ??= openApiDocument(site))));
   app.route('/', oauthRoutes(site));
   app.route('/', mcpRoutes(services, site));
   app.route('/', sessionRoutes(services));

@@ -2,6 +2,7 @@
  * The CLI's commands other than `serve`. They work on the store directly, through the same
  * operations as the API, acting as the owner of the chosen account.
  */
+import type { z } from 'zod';
 import type { Caller } from '../auth/caller';
 import { createAccount, startSession } from '../auth/owner';
 import { systemClock } from '../clock';
@@ -34,7 +35,7 @@ function ownerOf(store: Store, email: string | undefined): Caller {
   return { kind: 'owner', accountId: accounts[0]!.id, sessionId: 'cli' };
 }
 
-function run<O>(store: Store, caller: Caller, op: Operation<any, O>, input: unknown): Promise<O> {
+function run<O extends z.ZodType>(store: Store, caller: Caller, op: Operation<any, O>, input: unknown): Promise<z.output<O>> {
   const log = createLogger('silent');
   const ctx: Context = {
     store, clock: systemClock, log, caller, traceId: 'cli', limiter: new RateLimiter(systemClock, Number.MAX_SAFE_INTEGER),

@@ -18,8 +18,8 @@ export interface RestRoute {
   path: string;
   op: Operation;
   query?: Record<string, QueryType>;
-  /** The success status; by default 200. */
-  status?: (result: any) => number;
+  /** The success status (200 when absent), or one per value of the result's `status` field. */
+  status?: number | Record<string, number>;
 }
 
 export const REST_ROUTES: RestRoute[] = [
@@ -29,21 +29,21 @@ export const REST_ROUTES: RestRoute[] = [
   { method: 'get', path: '/v1/documents', op: ops.listDocuments, query: { container: 'string', limit: 'integer', cursor: 'string' } },
   { method: 'get', path: '/v1/documents/{document_id}', op: ops.getDocument },
   { method: 'get', path: '/v1/rules', op: ops.memoryRules },
-  { method: 'post', path: '/v1/memories', op: ops.addMemory, status: () => 201 },
-  { method: 'post', path: '/v1/documents', op: ops.addDocument, status: (r) => (r.status === 'queued' ? 202 : 200) },
+  { method: 'post', path: '/v1/memories', op: ops.addMemory, status: 201 },
+  { method: 'post', path: '/v1/documents', op: ops.addDocument, status: { queued: 202, exists: 200 } },
   { method: 'delete', path: '/v1/documents/{document_id}', op: ops.deleteDocument, query: { confirm: 'boolean' } },
   { method: 'delete', path: '/v1/memories/{memory_id}', op: ops.forgetMemory, query: { container: 'string', confirm: 'boolean' } },
   // The owner's session only.
-  { method: 'post', path: '/v1/containers', op: ops.createContainer, status: () => 201 },
+  { method: 'post', path: '/v1/containers', op: ops.createContainer, status: 201 },
   { method: 'patch', path: '/v1/containers/{container_id}', op: ops.updateContainer },
   { method: 'delete', path: '/v1/containers/{container_id}', op: ops.deleteContainer, query: { confirm: 'boolean' } },
   { method: 'get', path: '/v1/api-keys', op: ops.listKeys },
-  { method: 'post', path: '/v1/api-keys', op: ops.createKey, status: () => 201 },
+  { method: 'post', path: '/v1/api-keys', op: ops.createKey, status: 201 },
   { method: 'patch', path: '/v1/api-keys/{key_id}', op: ops.updateKey },
   { method: 'get', path: '/v1/api-keys/{key_id}/usage', op: ops.keyUsage },
   { method: 'patch', path: '/v1/exposures/{key_id}/views', op: ops.setKeyContainers },
   { method: 'delete', path: '/v1/exposures/{key_id}', op: ops.revokeKey },
-  { method: 'post', path: '/v1/rules', op: ops.addRule, status: () => 201 },
+  { method: 'post', path: '/v1/rules', op: ops.addRule, status: 201 },
   { method: 'delete', path: '/v1/rules/{rule_id}', op: ops.deleteRule },
 ];
 
@@ -55,10 +55,15 @@ export function restRoutes(services: Services): Hono<AppEnv> {
     v1.on(route.method.toUpperCase(), route.path.replace(/\{(\w+)\}/g, ':$1'), async (c) => {
       const ctx = { ...services, caller: c.get('caller'), traceId: c.get('traceId') };
       const result = await invoke(route.op, ctx, await inputOf(c, route));
-      return c.json(result as object, (route.status?.(result) ?? 200) as 200);
+      return c.json(result as object, successStatus(route, result) as 200);
     });
   }
   return v1;
+}
+
+function successStatus(route: RestRoute, result: unknown): number {
+  if (typeof route.status !== 'object') return route.status ?? 200;
+  return route.status[(result as { status: string }).status] ?? 200;
 }
 
 async function inputOf(c: Context, route: RestRoute): Promise<Record<string, unknown>> {

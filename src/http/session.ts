@@ -1,6 +1,7 @@
 /** Signing the owner in and out over REST, for scripts: POST and DELETE /v1/session. */
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { refuseOwnerOnly } from '../auth/access';
 import { signIn } from '../auth/owner';
 import { iso } from '../clock';
 import { parseInput, type Services } from '../operations/operation';
@@ -8,7 +9,9 @@ import type { AppEnv } from './app-env';
 import { requireBearer } from './middleware/bearer';
 import { jsonBody } from './rest';
 
-const SignIn = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
+export const SignIn = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
+export const SessionToken = z.object({ token: z.string(), expires_at: z.string() }).meta({ id: 'SessionToken' });
+export const SignedOut = z.object({ status: z.literal('signed_out') }).meta({ id: 'SignedOut' });
 
 export function sessionRoutes(services: Services): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -19,8 +22,10 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
   });
   app.delete('/v1/session', requireBearer(services), (c) => {
     const caller = c.get('caller');
-    if (caller.kind === 'owner') services.store.deleteSession(caller.sessionId);
-    return c.json({ status: 'signed_out' });
+    // A developer key has no session to end: answering "signed_out" would claim what did not happen.
+    if (caller.kind !== 'owner') throw refuseOwnerOnly('sign_out');
+    services.store.deleteSession(caller.sessionId);
+    return c.json({ status: 'signed_out' as const });
   });
   return app;
 }

@@ -3,6 +3,7 @@ import { resolveContainer } from '../auth/access';
 import { ServiceError } from '../errors';
 import { newId } from '../ids';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { containerParam, LIMITS, metadata, text, title } from './schemas';
 
 export const addDocument = defineOperation({
@@ -10,6 +11,7 @@ export const addDocument = defineOperation({
   description: 'Add a document (text content or a public URL) to a container. It lands at once and is learned in the background; it becomes searchable once learned. The same custom_id twice starts nothing.',
   access: 'suggest',
   unlimited: true,
+  output: S.AddDocumentResponse,
   input: z.object({
     container: containerParam,
     content: text(LIMITS.contentBytes).nullish().describe('The text. Give exactly one of content and url.'),

@@ -4,6 +4,7 @@ import { ServiceError } from '../errors';
 import { newId } from '../ids';
 import type { Memory } from '../storage/store';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { containerParam, LIMITS, text, title } from './schemas';
 import { toFact } from './shapes';
 
@@ -11,6 +12,7 @@ export const addMemory = defineOperation({
   name: 'add_memory',
   description: 'Save one fact about the person. static=true saves a standing fact to the profile; otherwise the fact goes to a container.',
   access: 'suggest',
+  output: S.Fact,
   input: z.object({
     content: text(LIMITS.contentBytes).describe('The fact, as the person said it.'),
     container: containerParam,

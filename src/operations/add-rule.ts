@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ServiceError } from '../errors';
 import { newId } from '../ids';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { LIMITS } from './schemas';
 import { toRule } from './shapes';
 
@@ -9,6 +10,7 @@ export const addRule = defineOperation({
   name: 'add_rule',
   description: 'Add a standing rule for how the memory is used: for every credential, or for one.',
   access: 'owner',
+  output: S.Rule,
   input: z.object({
     text: z.string().trim().min(1).max(LIMITS.ruleChars),
     credential_id: z.string().nullish().describe('Only this key; omitted: every credential.'),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ServiceError } from '../errors';
 import { newId } from '../ids';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { isUniqueViolation } from './owner-records';
 import { LIMITS } from './schemas';
 import { toContainer } from './shapes';
@@ -15,6 +16,7 @@ export const createContainer = defineOperation({
   name: 'create_container',
   description: 'Make a container (a topic of the memory).',
   access: 'owner',
+  output: S.Container,
   input: z.object({ name: containerFields.name, description: containerFields.description.optional() }),
   run(ctx, input) {
     const now = ctx.clock.now();

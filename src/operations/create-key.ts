@@ -4,6 +4,7 @@ import { DAY_MS } from '../clock';
 import { ServiceError } from '../errors';
 import type { Credential } from '../storage/store';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { requireOwnContainers } from './owner-records';
 import { LIMITS, level } from './schemas';
 import { toKey } from './shapes';
@@ -12,6 +13,7 @@ export const createKey = defineOperation({
   name: 'create_key',
   description: 'Mint a developer key. The key is returned this once; afterwards only its hint.',
   access: 'owner',
+  output: S.MintedKey,
   input: z.object({
     name: z.string().trim().min(1).max(LIMITS.nameChars),
     level,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { findContainer } from './owner-records';
 import { confirmParam } from './schemas';
 import { confirmation } from './shapes';
@@ -8,6 +9,7 @@ export const deleteContainer = defineOperation({
   name: 'delete_container',
   description: 'Delete a container with every document, passage and fact in it.',
   access: 'owner',
+  output: S.DeleteContainerResult,
   input: z.object({ container_id: z.string().min(1), confirm: confirmParam }),
   run(ctx, input) {
     const container = findContainer(ctx, input.container_id);

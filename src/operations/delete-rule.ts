@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { ServiceError } from '../errors';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 
 export const deleteRule = defineOperation({
   name: 'delete_rule',
   description: 'Remove a standing rule.',
   access: 'owner',
+  output: S.RuleDeleted,
   input: z.object({ rule_id: z.string().min(1) }),
   run(ctx, input) {
     if (!ctx.store.getRule(ctx.caller.accountId, input.rule_id)) throw new ServiceError('not_found', `No rule ${input.rule_id}.`, { rule_id: input.rule_id });

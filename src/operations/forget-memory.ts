@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { findMemory } from './find-in-reach';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { confirmParam } from './schemas';
 import { confirmation } from './shapes';
 
@@ -8,6 +9,7 @@ export const forgetMemory = defineOperation({
   name: 'forget_memory',
   description: 'Forget one fact, wherever it is searchable. Without confirm=true a confirmation request is returned instead: relay it to the person.',
   access: 'manage',
+  output: S.ForgetMemoryResult,
   input: z.object({
     memory_id: z.string().min(1).max(100),
     container: z.string().max(100).nullish().describe('The container the fact is in, when known.'),

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { findDocument } from './find-in-reach';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { toDocument } from './shapes';
 
 export const getDocument = defineOperation({
   name: 'get_document',
   description: 'Get one document with its content and whether it has been learned.',
   access: 'read',
+  output: S.Document,
   input: z.object({ document_id: z.string().min(1).max(100) }),
   run: (ctx, input) => toDocument(findDocument(ctx, input.document_id), true),
 });

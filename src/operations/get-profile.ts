@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { containersInReach } from '../auth/access';
 import { searchContainers } from '../search/passage-search';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { LIMITS, text } from './schemas';
 import { toFact } from './shapes';
 
@@ -13,6 +14,7 @@ export const getProfile = defineOperation({
   description: "Read the person's profile: standing (static) facts, recently changed (dynamic) facts, and with q the passages relevant to that topic.",
   access: 'read',
   profile: true,
+  output: S.Profile,
   input: z.object({ q: text(LIMITS.queryBytes).nullish().describe('A topic; adds relevant passages as results.') }),
   run(ctx, input) {
     const { accountId } = ctx.caller;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DAY_MS, iso } from '../clock';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { findKey } from './owner-records';
 
 /** How far back the per-day and per-tool figures reach. */
@@ -10,6 +11,7 @@ export const keyUsage = defineOperation({
   name: 'key_usage',
   description: "A key's usage: calls per day, refusals, calls per tool, and the last twenty calls.",
   access: 'owner',
+  output: S.Usage,
   input: z.object({ key_id: z.string().min(1) }),
   run(ctx, input) {
     const key = findKey(ctx, input.key_id);

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { containersInReach } from '../auth/access';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { toContainer } from './shapes';
 
 export const listContainers = defineOperation({
   name: 'list_containers',
   description: 'List the memory containers (topics) this credential may use.',
   access: 'read',
+  output: S.ContainerList,
   input: z.object({}),
   run: (ctx) => ({ containers: containersInReach(ctx).map(toContainer) }),
 });

@@ -3,12 +3,14 @@ import { containersInReach, requireReach } from '../auth/access';
 import { malformed } from '../errors';
 import type { DocumentPosition } from '../storage/store';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { toDocument } from './shapes';
 
 export const listDocuments = defineOperation({
   name: 'list_documents',
   description: 'List documents in reach, newest first, with their learning state. Content is left out; get a document for it.',
   access: 'read',
+  output: S.DocumentList,
   input: z.object({
     container: z.string().max(100).nullish().describe('Only this container; omitted: every container in reach.'),
     limit: z.number().int().min(1).max(200).nullish().describe('Page size, 1 to 200; default 50.'),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DAY_MS } from '../clock';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { keyState, toKey } from './shapes';
 
 /** How long a revoked key stays listed. */
@@ -10,6 +11,7 @@ export const listKeys = defineOperation({
   name: 'list_keys',
   description: 'List developer keys grouped as active, expired and revoked (revoked ones for 30 days).',
   access: 'owner',
+  output: S.KeyList,
   input: z.object({}),
   run(ctx) {
     const now = ctx.clock.now();

@@ -28,7 +28,7 @@ export interface Context extends Services {
   traceId: string;
 }
 
-export interface Operation<I extends z.ZodType = z.ZodType, O = unknown> {
+export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   /** The tool name (snake_case); REST paths live in http/rest.ts. */
   name: string;
   description: string;
@@ -38,10 +38,12 @@ export interface Operation<I extends z.ZodType = z.ZodType, O = unknown> {
   /** Never answered 429 by the per-credential limiter (the contract exempts search and add). */
   unlimited?: boolean;
   input: I;
-  run(ctx: Context, input: z.output<I>): O | Promise<O>;
+  /** The success answer's shape; REST and MCP return exactly this JSON. */
+  output: O;
+  run(ctx: Context, input: z.output<I>): z.output<O> | Promise<z.output<O>>;
 }
 
-export function defineOperation<I extends z.ZodType, O>(op: Operation<I, O>): Operation<I, O> {
+export function defineOperation<I extends z.ZodType, O extends z.ZodType>(op: Operation<I, O>): Operation<I, O> {
   return op;
 }
 
@@ -56,7 +58,7 @@ export function isOffered(op: Operation, caller: Caller): boolean {
  * limiter, validates the input (422 naming the fields), runs it, and records the call in the
  * developer key's usage, refused or not.
  */
-export async function invoke<I extends z.ZodType, O>(op: Operation<I, O>, ctx: Context, raw: unknown): Promise<O> {
+export async function invoke<I extends z.ZodType, O extends z.ZodType>(op: Operation<I, O>, ctx: Context, raw: unknown): Promise<z.output<O>> {
   try {
     if (!isOffered(op, ctx.caller)) {
       throw op.access === 'owner' ? refuseOwnerOnly(op.name) : refuseTool(op.name);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { findKey } from './owner-records';
 import { toKey } from './shapes';
 
@@ -7,6 +8,7 @@ export const revokeKey = defineOperation({
   name: 'revoke_key',
   description: 'Revoke a key at once for every holder. Revoking twice changes nothing.',
   access: 'owner',
+  output: S.Key,
   input: z.object({ key_id: z.string().min(1) }),
   run(ctx, input) {
     const key = findKey(ctx, input.key_id);

@@ -43,7 +43,7 @@ export const Container = z.object({
   name: z.string(),
   description: z.string(),
   created_at: timestamp,
-});
+}).meta({ id: 'Container' });
 
 export const SearchHit = z.object({
   container: z.string(),
@@ -55,13 +55,13 @@ export const SearchHit = z.object({
   custom_id: z.string().nullable(),
   title: z.string().nullable(),
   position: z.number().int(),
-});
+}).meta({ id: 'SearchHit' });
 
 export const ErrorInfo = z.object({ code: z.string(), message: z.string() });
 
-export const SearchedContainer = z.object({ id: z.string(), name: z.string(), error: ErrorInfo.optional() });
+export const SearchedContainer = z.object({ id: z.string(), name: z.string(), error: ErrorInfo.optional() }).meta({ id: 'SearchedContainer' });
 
-export const SearchResponse = z.object({ results: z.array(SearchHit), containers: z.array(SearchedContainer) });
+export const SearchResponse = z.object({ results: z.array(SearchHit), containers: z.array(SearchedContainer) }).meta({ id: 'SearchResponse' });
 
 export const Fact = z.object({
   id: z.string(),
@@ -71,9 +71,9 @@ export const Fact = z.object({
   container: z.string().nullable(),
   created_at: timestamp,
   updated_at: timestamp,
-});
+}).meta({ id: 'Fact' });
 
-export const Profile = z.object({ static: z.array(Fact), dynamic: z.array(Fact), results: z.array(SearchHit).optional() });
+export const Profile = z.object({ static: z.array(Fact), dynamic: z.array(Fact), results: z.array(SearchHit).optional() }).meta({ id: 'Profile' });
 
 export const DocumentStatus = z.enum(['queued', 'learned', 'failed']);
 
@@ -90,16 +90,16 @@ export const Document = z.object({
   error: z.string().nullable().describe('Why learning failed, when status is failed.'),
   created_at: timestamp,
   updated_at: timestamp,
-});
+}).meta({ id: 'Document' });
 
-export const DocumentList = z.object({ documents: z.array(Document), next_cursor: z.string().nullable() });
+export const DocumentList = z.object({ documents: z.array(Document), next_cursor: z.string().nullable() }).meta({ id: 'DocumentList' });
 
 export const AddDocumentResponse = z.object({
   id: z.string(),
   status: z.enum(['queued', 'exists']),
   container: z.string(),
   custom_id: z.string().nullable(),
-});
+}).meta({ id: 'AddDocumentResponse' });
 
 export const Rule = z.object({
   id: z.string(),
@@ -107,17 +107,23 @@ export const Rule = z.object({
   scope: z.enum(['account', 'credential']),
   credential_id: z.string().nullable(),
   created_at: timestamp,
-});
+}).meta({ id: 'Rule' });
 
-export const RuleList = z.object({ rules: z.array(Rule) });
+export const RuleList = z.object({ rules: z.array(Rule) }).meta({ id: 'RuleList' });
 
 export const ConfirmationRequest = z.object({
   status: z.literal('confirmation_required'),
   verb: z.string(),
   how: z.string(),
-});
+}).meta({ id: 'ConfirmationRequest' });
 
-export const Removed = (status: 'deleted' | 'forgotten') => z.object({ status: z.literal(status), id: z.string() });
+const removed = (status: 'deleted' | 'forgotten') => z.object({ status: z.literal(status), id: z.string() });
+
+export const ContainerList = z.object({ containers: z.array(Container) }).meta({ id: 'ContainerList' });
+export const DeleteDocumentResult = z.union([removed('deleted'), ConfirmationRequest]).meta({ id: 'DeleteDocumentResult' });
+export const ForgetMemoryResult = z.union([removed('forgotten'), ConfirmationRequest]).meta({ id: 'ForgetMemoryResult' });
+export const DeleteContainerResult = z.union([removed('deleted'), ConfirmationRequest]).meta({ id: 'DeleteContainerResult' });
+export const RuleDeleted = removed('deleted').meta({ id: 'RuleDeleted' });
 
 export const Key = z.object({
   id: z.string(),
@@ -134,11 +140,11 @@ export const Key = z.object({
   hint: z.string(),
   last_used_at: timestamp.nullable(),
   state: z.enum(['active', 'expired', 'revoked']),
-});
+}).meta({ id: 'Key' });
 
-export const MintedKey = Key.extend({ key: z.string().describe('The key itself; shown this once.') });
+export const MintedKey = Key.extend({ key: z.string().describe('The key itself; shown this once.') }).meta({ id: 'MintedKey' });
 
-export const KeyList = z.object({ active: z.array(Key), expired: z.array(Key), revoked: z.array(Key) });
+export const KeyList = z.object({ active: z.array(Key), expired: z.array(Key), revoked: z.array(Key) }).meta({ id: 'KeyList' });
 
 export const Usage = z.object({
   key_id: z.string(),
@@ -146,7 +152,7 @@ export const Usage = z.object({
   refused: z.number().int(),
   per_tool: z.array(z.object({ tool: z.string(), calls: z.number().int(), refused: z.number().int() })),
   recent: z.array(z.object({ at: timestamp, tool: z.string(), outcome: z.enum(['ok', 'refused', 'error']), status: z.number().int() })),
-});
+}).meta({ id: 'Usage' });
 
 export const ErrorEnvelope = z.object({
   code: z.string(),
@@ -154,4 +160,4 @@ export const ErrorEnvelope = z.object({
   details: z.record(z.string(), z.unknown()),
   retryable: z.boolean(),
   trace_id: z.string(),
-});
+}).meta({ id: 'ErrorEnvelope' });

@@ -3,6 +3,7 @@ import { containersInReach, resolveContainer } from '../auth/access';
 import { ServiceError } from '../errors';
 import { searchContainers } from '../search/passage-search';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { containerParam, LIMITS, text } from './schemas';
 
 export const searchMemories = defineOperation({
@@ -10,6 +11,7 @@ export const searchMemories = defineOperation({
   description: 'Search the memory for passages relevant to a natural-language query. Returns passages, most relevant first; this is retrieval, not an answer.',
   access: 'read',
   unlimited: true,
+  output: S.SearchResponse,
   input: z.object({
     q: text(LIMITS.queryBytes).describe('What to look for, in natural language.'),
     container: containerParam,

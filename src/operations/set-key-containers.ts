@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { findKey, requireChangeable, requireOwnContainers } from './owner-records';
 import { toKey } from './shapes';
 
@@ -7,6 +8,7 @@ export const setKeyContainers = defineOperation({
   name: 'set_key_containers',
   description: "Replace a key's container list. The next call with the key reads the new reach.",
   access: 'owner',
+  output: S.Key,
   input: z.object({ key_id: z.string().min(1), containers: z.array(z.string()).max(1000) }),
   run(ctx, input) {
     const key = findKey(ctx, input.key_id);

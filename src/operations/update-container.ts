@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ServiceError } from '../errors';
 import { containerFields } from './create-container';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { findContainer, isUniqueViolation } from './owner-records';
 import { toContainer } from './shapes';
 
@@ -9,6 +10,7 @@ export const updateContainer = defineOperation({
   name: 'update_container',
   description: "Rename a container or change its description.",
   access: 'owner',
+  output: S.Container,
   input: z.object({ container_id: z.string().min(1), name: containerFields.name.optional(), description: containerFields.description.optional() }),
   run(ctx, input) {
     const { id } = findContainer(ctx, input.container_id);

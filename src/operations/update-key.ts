@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineOperation } from './operation';
+import * as S from './schemas';
 import { findKey, requireChangeable } from './owner-records';
 import { LIMITS, level } from './schemas';
 import { toKey } from './shapes';
@@ -8,6 +9,7 @@ export const updateKey = defineOperation({
   name: 'update_key',
   description: "Change a key's name, level, profile tick or all-containers reach in place; the token stays the same.",
   access: 'owner',
+  output: S.Key,
   input: z.object({
     key_id: z.string().min(1),
     name: z.string().trim().min(1).max(LIMITS.nameChars).optional(),

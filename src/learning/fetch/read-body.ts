@@ -1,24 +1,12 @@
 /** Reads a response body into memory while counting, so an oversized body is cut off, not buffered first. */
 import { FetchError } from './fetch-error';
+import { untilAborted } from './until-aborted';
 
 /** "10 MiB" for the owner; the limit is configured in bytes. */
 export function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MiB`;
   if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KiB`;
   return `${bytes} bytes`;
-}
-
-/** Settles as `promise` does, or rejects with the signal's reason as soon as it aborts. */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
-      (error) => (signal.removeEventListener('abort', onAbort), reject(error)),
-    );
-  });
 }
 
 /**

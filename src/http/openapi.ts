@@ -1,0 +1,111 @@
+/**
+ * The OpenAPI 3.1 document, generated from the route table and the operations' zod schemas at
+ * start: never written by hand, so it cannot drift from what the server does.
+ */
+import { z } from 'zod';
+import pkg from '../../package.json' with { type: 'json' };
+import { ErrorEnvelope } from '../operations/schemas';
+import type { Site } from '../site';
+import { REST_ROUTES, type RestRoute } from './rest';
+import { SessionToken, SignedOut, SignIn } from './session';
+
+export const OPENAPI_PATH = '/plugin/openapi/agent-protocol.json';
+
+type Json = Record<string, unknown>;
+
+const ERROR_STATUSES: Record<string, string> = {
+  400: 'A rule refused the request (`validation`).',
+  401: 'No bearer credential.',
+  403: 'The credential may not do this (`unauthorized`).',
+  404: 'No such id or route (`not_found`).',
+  409: 'The write conflicts with what is stored (`conflict`).',
+  422: 'Malformed input (`validation`), or no model for a turn (`capability_unavailable`).',
+  429: 'Too many requests on this credential (`rate_limited`).',
+  500: 'Server error (`internal`).',
+};
+
+/** Collects the named schemas that zod emits as `$defs` into `components.schemas`. */
+class SchemaSet {
+  readonly components: Json = {};
+
+  of(schema: z.ZodType, io: 'input' | 'output'): Json {
+    const { $schema: _, $defs, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json;
+    for (const [id, def] of Object.entries(($defs ?? {}) as Json)) this.components[id] = relink(def);
+    return relink(rest);
+  }
+}
+
+const relink = (value: unknown): Json => JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/'));
+
+/** A query or path field's schema without its optional/null wrappers: query strings cannot be null. */
+function bare(field: z.ZodType): z.ZodType {
+  let f = field;
+  while (f instanceof z.ZodOptional || f instanceof z.ZodNullable) f = f.unwrap() as z.ZodType;
+  return f;
+}
+
+function operationFor(route: RestRoute, schemas: SchemaSet): Json {
+  const shape = (route.op.input as z.ZodObject).shape as Record<string, z.ZodType>;
+  const pathNames = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const queryNames = Object.keys(route.query ?? {});
+  const parameters = [
+    ...pathNames.map((name) => ({ name, in: 'path', required: true, schema: schemas.of(bare(shape[name]!), 'input') })),
+    ...queryNames.map((name) => ({
+      name, in: 'query', required: false, description: shape[name]!.description, schema: schemas.of(bare(shape[name]!), 'input'),
+    })),
+  ];
+  const hasBody = route.method === 'post' || route.method === 'patch';
+  const bodySchema = (route.op.input as z.ZodObject).omit(Object.fromEntries(pathNames.map((n) => [n, true])) as never);
+  const statuses = typeof route.status === 'object' ? [...new Set(Object.values(route.status))] : [route.status ?? 200];
+  const output = schemas.of(route.op.output, 'output');
+  return {
+    operationId: route.op.name,
+    'x-tool-name': route.op.name,
+    summary: route.op.description,
+    tags: [route.op.access === 'owner' ? 'owner' : 'tools'],
+    ...(parameters.length ? { parameters } : {}),
+    ...(hasBody ? { requestBody: { required: true, content: { 'application/json': { schema: schemas.of(bodySchema, 'input') } } } } : {}),
+    responses: {
+      ...Object.fromEntries(statuses.map((s) => [s, { description: 'Success.', content: { 'application/json': { schema: output } } }])),
+      ...errorResponses(),
+    },
+  };
+}
+
+const errorResponses = () => Object.fromEntries(Object.entries(ERROR_STATUSES).map(([s, description]) => [
+  s, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+]));
+
+export function openApiDocument(site: Site): Json {
+  const schemas = new SchemaSet();
+  schemas.of(ErrorEnvelope, 'output');
+  const paths: Record<string, Json> = {};
+  for (const route of REST_ROUTES) (paths[route.path] ??= {})[route.method] = operationFor(route, schemas);
+  paths['/v1/session'] = {
+    post: {
+      operationId: 'sign_in', summary: "Sign the owner in with email and password; returns a session token for the owner's routes.",
+      tags: ['owner'], security: [],
+      requestBody: { required: true, content: { 'application/json': { schema: schemas.of(SignIn, 'input') } } },
+      responses: { 201: { description: 'Signed in.', content: { 'application/json': { schema: schemas.of(SessionToken, 'output') } } }, ...errorResponses() },
+    },
+    delete: {
+      operationId: 'sign_out', summary: 'End the owner session the bearer belongs to.', tags: ['owner'],
+      responses: { 200: { description: 'Signed out.', content: { 'application/json': { schema: schemas.of(SignedOut, 'output') } } }, ...errorResponses() },
+    },
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Engram agent protocol', version: pkg.version,
+      description: "A person's memory, read and written by programs and AI apps under credentials the person controls.",
+    },
+    servers: [{ url: site.baseUrl }],
+    security: [{ bearer: [] }],
+    tags: [{ name: 'tools', description: 'The operations of the tool table.' }, { name: 'owner', description: "The owner's session only." }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A developer key (egm_…), a consent token, or the owner session (egs_…).' } },
+      schemas: schemas.components,
+    },
+  };
+}
