@@ -62,7 +62,8 @@ CREATE TABLE memories (
 CREATE INDEX memories_account_updated ON memories(account_id, static, updated_at DESC);
 
 CREATE TABLE passages (
-  id           INTEGER PRIMARY KEY,
+  -- AUTOINCREMENT: a passage id is never reused, so a vector cached under it cannot point at another passage.
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
   account_id   TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
   container_id TEXT NOT NULL REFERENCES containers(id) ON DELETE CASCADE,
   document_id  TEXT REFERENCES documents(id) ON DELETE CASCADE,
@@ -138,7 +139,8 @@ CREATE INDEX usage_credential_at ON usage(credential_id, at);
 
 CREATE TABLE jobs (
   id          INTEGER PRIMARY KEY,
-  account_id  TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  -- NULL for work of the whole server, such as re-embedding after a change of model.
+  account_id  TEXT REFERENCES accounts(id) ON DELETE CASCADE,
   kind        TEXT NOT NULL,
   document_id TEXT REFERENCES documents(id) ON DELETE CASCADE,
   state       TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done', 'failed')),

@@ -16,7 +16,15 @@ export interface Config {
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Browser origins allowed to call /mcp-http besides the server's own (DNS-rebinding defence). */
   readonly allowedOrigins: readonly string[];
+  readonly embedder: EmbedderConfig;
+  /** Let URL documents reach loopback and private addresses (off: only public addresses). */
+  readonly fetchAllowPrivate: boolean;
 }
+
+export type EmbedderConfig =
+  | { kind: 'builtin' }
+  | { kind: 'openai'; url: string; model: string; key: string | null }
+  | { kind: 'none' };
 
 const DEFAULTS = {
   ENGRAM_HOST: '127.0.0.1',
@@ -51,6 +59,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (publicUrl && !/^https?:\/\/[^/]+$/.test(publicUrl)) {
     problems.push('ENGRAM_PUBLIC_URL must be an origin such as https://memory.example.org');
   }
+  const embedder = embedderConfig(env, problems);
+  const fetchAllowPrivate = flag(env, 'ENGRAM_FETCH_ALLOW_PRIVATE', problems);
   const allowedOrigins = (env.ENGRAM_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
   for (const o of allowedOrigins) if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]+$/i.test(o)) problems.push(`ENGRAM_ALLOWED_ORIGINS: "${o}" is not an origin`);
   if (problems.length) throw new ConfigError(`Bad configuration:\n  ${problems.join('\n  ')}`);
@@ -63,5 +73,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     consentTtlDays,
     logLevel,
     allowedOrigins,
+    embedder,
+    fetchAllowPrivate,
   });
+}
+
+/** ENGRAM_EMBED_URL picks an OpenAI-compatible endpoint; ENGRAM_EMBEDDER=none turns vectors off. */
+function embedderConfig(env: Record<string, string | undefined>, problems: string[]): EmbedderConfig {
+  const choice = env.ENGRAM_EMBEDDER ?? (env.ENGRAM_EMBED_URL ? 'openai' : 'builtin');
+  if (choice === 'builtin' || choice === 'none') return { kind: choice };
+  if (choice !== 'openai') {
+    problems.push(`ENGRAM_EMBEDDER must be builtin, openai or none (got "${choice}")`);
+    return { kind: 'none' };
+  }
+  if (!env.ENGRAM_EMBED_URL || !/^https?:\/\//.test(env.ENGRAM_EMBED_URL)) problems.push('ENGRAM_EMBED_URL must be an http(s) URL for the openai embedder');
+  if (!env.ENGRAM_EMBED_MODEL) problems.push('ENGRAM_EMBED_MODEL must name the model for the openai embedder');
+  return { kind: 'openai', url: env.ENGRAM_EMBED_URL ?? '', model: env.ENGRAM_EMBED_MODEL ?? '', key: env.ENGRAM_EMBED_KEY ?? null };
+}
+
+function flag(env: Record<string, string | undefined>, name: string, problems: string[]): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  problems.push(`${name} must be true or false (got "${raw}")`);
+  return false;
 }

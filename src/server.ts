@@ -1,31 +1,36 @@
 /**
- * Starting and stopping a server: lock the data directory, open the store, start learning and
- * HTTP. Used by `engram serve` and by the tests, which start it in process on an ephemeral port.
+ * Starting and stopping a server: lock the data directory, open the store, build the search
+ * index, start learning (a worker thread) and HTTP. Used by `engram serve` and by the tests, which
+ * start it in process on an ephemeral port.
  */
 import { createApp } from './app';
 import { type Clock, systemClock } from './clock';
 import type { Config } from './config';
+import { createEmbedder } from './learning/create-embedder';
+import { type Learning, LearningWorker } from './learning/learning-worker';
 import { LearningRunner } from './learning/runner';
+import { urlReader } from './learning/url-reader';
 import { createLogger, type Logger } from './log';
 import type { Services } from './operations/operation';
 import { RateLimiter } from './operations/rate-limiter';
 import { UsageRecorder } from './operations/usage-recorder';
-import { lockDataDir, openDatabase } from './storage/sqlite/open';
+import { SearchEngine } from './search/search-engine';
 import { type Site, siteFor } from './site';
+import { lockDataDir, openDatabase } from './storage/sqlite/open';
 import { SqliteStore } from './storage/sqlite/sqlite-store';
 
 export interface RunningServer {
   url: string;
   site: Site;
   services: Services;
-  learning: LearningRunner;
+  learning: Learning;
   stop(): Promise<void>;
 }
 
 export interface ServerOptions {
   clock?: Clock;
   log?: Logger;
-  /** Tests step learning by hand with `learning.drain()` instead of the background loop. */
+  /** Tests run learning in process and step it with `learning.drain()`, on the test's clock. */
   manualLearning?: boolean;
 }
 
@@ -40,17 +45,29 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     lock.release();
     throw err;
   }
-  const learning = new LearningRunner(store, clock, log);
+  const embedder = await createEmbedder(config, log);
+  if (!embedder) log.info('no embedder configured: search is keyword-only');
+  // A different model than the stored vectors came from: they are dropped and made again.
+  if (embedder && store.setEmbeddingModel({ id: embedder.id, dimensions: embedder.dimensions }, clock.now())) {
+    log.info('embedding model set; passages will be embedded again in the background', { model: embedder.id });
+  }
+  const search = SearchEngine.open(store, log, embedder);
+  const onIndexed = (ids: number[]) => search.indexPassages(ids);
+  let learning: Learning;
+  if (options.manualLearning) {
+    learning = new LearningRunner({ store, clock, log, embedder, readUrl: urlReader(config), onIndexed });
+  } else {
+    learning = await LearningWorker.start(config, onIndexed);
+  }
   const usage = new UsageRecorder(store);
   const services: Services = {
-    store, clock, log, usage, limiter: new RateLimiter(clock, config.rateLimitPerMin), notifyQueued: () => learning.notify(),
+    store, clock, log, usage, search, limiter: new RateLimiter(clock, config.rateLimitPerMin), notifyQueued: () => learning.notify(),
   };
   // The site is known once the server listens (the port may be 0); requests come only after that.
   const site: Site = { baseUrl: '', origins: new Set() };
   const app = createApp(services, site);
   const http = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, maxRequestBodySize: 16 * 1024 * 1024 });
   Object.assign(site, siteFor(config, http.port!));
-  if (!options.manualLearning) learning.start();
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${http.port}`;
   log.info('engram listening', { url, base_url: site.baseUrl, data_dir: config.dataDir });
   return {

@@ -12,6 +12,7 @@ import * as ops from '../operations';
 import { type Context, invoke, type Operation } from '../operations/operation';
 import { RateLimiter } from '../operations/rate-limiter';
 import { UsageRecorder } from '../operations/usage-recorder';
+import { SearchEngine } from '../search/search-engine';
 import { openDatabase } from '../storage/sqlite/open';
 import { SqliteStore } from '../storage/sqlite/sqlite-store';
 import type { Store } from '../storage/store';
@@ -39,7 +40,7 @@ function run<O extends z.ZodType>(store: Store, caller: Caller, op: Operation<an
   const log = createLogger('silent');
   const ctx: Context = {
     store, clock: systemClock, log, caller, traceId: 'cli', limiter: new RateLimiter(systemClock, Number.MAX_SAFE_INTEGER),
-    usage: new UsageRecorder(store), notifyQueued: () => {},
+    usage: new UsageRecorder(store), search: SearchEngine.open(store, log, null), notifyQueued: () => {},
   };
   return invoke(op, ctx, input);
 }

@@ -1,29 +1,46 @@
 /**
- * The learning loop: claim a job from the durable queue, learn its document, commit the passages
- * and the `learned` state together; on failure, back off and retry, then fail for good with the
- * reason shown on the document. A job left running by a stopped server is claimed again at start.
+ * The learning loop: claim a job from the durable queue, do it, and commit its result and the
+ * job's end together. A failure backs off and retries, then fails for good with the reason shown
+ * on the document. A job left running by a stopped server is claimed again at the next start,
+ * and redoing it replaces what the interrupted attempt wrote, so nothing is learned twice.
  */
 import type { Clock } from '../clock';
 import type { Logger } from '../log';
 import type { LearningJob, Store } from '../storage/store';
+import type { Embedder } from './embedder/embedder';
 import { splitPassages } from './passages';
 
 const MAX_ATTEMPTS = 5;
 const IDLE_POLL_MS = 1000;
+const REEMBED_BATCH = 256;
 
-/** Thrown by a learning step for a document that can never be learned (no retry). */
+/** A failure that retrying cannot mend (a refused address, a page that is not text). */
 export class PermanentLearningError extends Error {}
+
+export interface LearningDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  /** Null: keyword-only search, nothing to embed. */
+  embedder: Embedder | null;
+  /** Reads a URL document's text; throws an error with `permanent: true` when retrying cannot help. */
+  readUrl(url: string): Promise<{ text: string; title: string | null }>;
+  /** Called with the ids of passages whose vectors were just stored. */
+  onIndexed(passageIds: number[]): void;
+}
+
+const embedText = (p: { title: string | null; content: string }) => (p.title ? `${p.title}\n${p.content}` : p.content);
 
 export class LearningRunner {
   private running = false;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
 
-  constructor(private readonly store: Store, private readonly clock: Clock, private readonly log: Logger) {}
+  constructor(private readonly deps: LearningDeps) {}
 
   start(): void {
-    const requeued = this.store.requeueRunningJobs(this.clock.now());
-    if (requeued) this.log.info('learning resumed jobs left running', { jobs: requeued });
+    const requeued = this.deps.store.requeueRunningJobs(this.deps.clock.now());
+    if (requeued) this.deps.log.info('learning resumed jobs left running', { jobs: requeued });
     this.running = true;
     this.loop = this.work();
   }
@@ -42,11 +59,12 @@ export class LearningRunner {
 
   /** Works every ready job; returns how many it took. Tests call this to step the queue. */
   async drain(): Promise<number> {
+    const { store, clock } = this.deps;
     let n = 0;
-    for (let job = this.store.claimJob(this.clock.now()); job; job = this.store.claimJob(this.clock.now())) {
+    for (let job = store.claimJob(clock.now()); job; job = store.claimJob(clock.now())) {
       await this.runJob(job);
       n++;
-      if (!this.running && this.loop) break;
+      if (this.loop && !this.running) break;
     }
     return n;
   }
@@ -67,19 +85,51 @@ export class LearningRunner {
   }
 
   private async runJob(job: LearningJob): Promise<void> {
+    const { store, clock, log } = this.deps;
     try {
-      const doc = job.documentId ? this.store.getDocument(job.accountId, job.documentId) : null;
-      if (!doc) {
-        this.store.completeDocument(job, [], this.clock.now()); // deleted while queued: nothing to learn
-        return;
-      }
-      if (doc.url != null) throw new PermanentLearningError('Reading documents from a URL is not available in this version yet.');
-      this.store.completeDocument(job, splitPassages(doc.content ?? '', doc.title), this.clock.now());
+      if (job.kind === 'learn_document') await this.learnDocument(job);
+      else if (job.kind === 'embed_memory') await this.embedMemory(job);
+      else await this.reembed(job);
     } catch (err) {
-      const permanent = err instanceof PermanentLearningError || job.attempts >= MAX_ATTEMPTS;
-      const retryAt = permanent ? null : this.clock.now() + 1000 * 2 ** job.attempts;
-      this.log.warn('learning step failed', { job: job.id, document: job.documentId, permanent, error: String(err) });
-      this.store.failJob(job, err instanceof Error ? err.message : String(err), retryAt, this.clock.now());
+      const permanent = (err as { permanent?: boolean }).permanent === true || err instanceof PermanentLearningError || job.attempts >= MAX_ATTEMPTS;
+      const retryAt = permanent ? null : clock.now() + 1000 * 2 ** job.attempts;
+      log.warn('learning step failed', { job: job.id, kind: job.kind, document: job.documentId, permanent, error: String(err) });
+      store.failJob(job, err instanceof Error ? err.message : String(err), retryAt, clock.now());
     }
+  }
+
+  private async learnDocument(job: LearningJob): Promise<void> {
+    const { store, clock, embedder } = this.deps;
+    const doc = job.accountId && job.documentId ? store.getDocument(job.accountId, job.documentId) : null;
+    if (!doc) return store.completeJob(job, clock.now()); // deleted while queued: nothing to learn
+    const read = doc.url != null ? await this.deps.readUrl(doc.url) : { text: doc.content ?? '', title: null };
+    const passages = splitPassages(read.text, doc.title ?? read.title);
+    if (passages.length === 0) throw new PermanentLearningError('The document holds no text to learn.');
+    const vectors = embedder ? await embedder.embed(passages.map(embedText)) : null;
+    const ids = store.completeDocument(job, passages, vectors, clock.now());
+    if (vectors) this.deps.onIndexed(ids);
+  }
+
+  private async embedMemory(job: LearningJob): Promise<void> {
+    const { store, clock, embedder } = this.deps;
+    const passage = job.memoryId ? store.getMemoryPassage(job.memoryId) : null;
+    if (embedder && passage) {
+      const [vector] = await embedder.embed([embedText(passage)]);
+      store.storeVectors([{ passageId: passage.id, vector: vector! }]);
+      this.deps.onIndexed([passage.id]);
+    }
+    store.completeJob(job, clock.now());
+  }
+
+  /** Embeds every passage that has no vector, batch by batch; an interrupted run goes on where it stopped. */
+  private async reembed(job: LearningJob): Promise<void> {
+    const { store, clock, embedder } = this.deps;
+    for (let batch = store.listPassagesWithoutVectors(REEMBED_BATCH); embedder && batch.length; batch = store.listPassagesWithoutVectors(REEMBED_BATCH)) {
+      const vectors = await embedder.embed(batch.map(embedText));
+      store.storeVectors(batch.map((p, i) => ({ passageId: p.id, vector: vectors[i]! })));
+      this.deps.onIndexed(batch.map((p) => p.id));
+      if (!this.running && this.loop) return; // stopping: the job stays running and is requeued at start
+    }
+    store.completeJob(job, clock.now());
   }
 }

@@ -10,6 +10,7 @@ const RETIRED: Record<string, (args: Record<string, unknown>) => string> = {
   memory_ingest: () => 'add_document',
   memory_list_sources: () => 'list_documents',
   memory_forget: () => 'delete_document',
+  agent_invoke: () => 'ask_agent',
 };
 
 /** The current tool name for a called name: itself, or its replacement when it is retired. */

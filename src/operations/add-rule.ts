@@ -16,7 +16,8 @@ export const addRule = defineOperation({
     credential_id: z.string().nullish().describe('Only this key; omitted: every credential.'),
   }),
   run(ctx, input) {
-    if (input.credential_id && !ctx.store.getCredential(ctx.caller.accountId, input.credential_id)) {
+    // `!= null`, not truthiness: an empty id names no key too, and must not reach the foreign key as "".
+    if (input.credential_id != null && !ctx.store.getCredential(ctx.caller.accountId, input.credential_id)) {
       throw new ServiceError('validation', `credential_id names no key of this account: ${input.credential_id}.`, { fields: ['credential_id'] });
     }
     const rule = { id: newId('rul'), accountId: ctx.caller.accountId, credentialId: input.credential_id ?? null, text: input.text, createdAt: ctx.clock.now() };

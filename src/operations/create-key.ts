@@ -28,7 +28,8 @@ export const createKey = defineOperation({
       throw new ServiceError('validation', 'Give a container list or all_views, not both.', { fields: ['containers', 'all_views'] });
     }
     const containerIds = requireOwnContainers(ctx, input.containers ?? []);
-    if (input.replaces && !ctx.store.getCredential(ctx.caller.accountId, input.replaces)) {
+    // `!= null`, not truthiness: an empty id names no key either, and must not be recorded as lineage.
+    if (input.replaces != null && !ctx.store.getCredential(ctx.caller.accountId, input.replaces)) {
       throw new ServiceError('validation', `replaces names no key of this account: ${input.replaces}.`, { fields: ['replaces'] });
     }
     const now = ctx.clock.now();

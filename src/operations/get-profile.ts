@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { containersInReach } from '../auth/access';
-import { searchContainers } from '../search/passage-search';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { LIMITS, text } from './schemas';
@@ -16,7 +15,7 @@ export const getProfile = defineOperation({
   profile: true,
   output: S.Profile,
   input: z.object({ q: text(LIMITS.queryBytes).nullish().describe('A topic; adds relevant passages as results.') }),
-  run(ctx, input) {
+  async run(ctx, input) {
     const { accountId } = ctx.caller;
     const reach = containersInReach(ctx);
     const profile = {
@@ -24,6 +23,7 @@ export const getProfile = defineOperation({
       dynamic: ctx.store.listRecentFacts(accountId, reach.map((c) => c.id), DYNAMIC_FACTS).map(toFact),
     };
     if (!input.q?.trim()) return profile;
-    return { ...profile, results: searchContainers(ctx, accountId, reach, input.q, 10).results };
+    const { results } = await ctx.search.search(accountId, reach, input.q, 10, ctx.traceId);
+    return { ...profile, results };
   },
 });

@@ -20,19 +20,17 @@ export const listDocuments = defineOperation({
     const ids = input.container ? [requireReach(ctx, input.container).id] : containersInReach(ctx).map((c) => c.id);
     const limit = input.limit ?? 50;
     const page = ctx.store.listDocuments(ctx.caller.accountId, ids, limit, input.cursor ? decodeCursor(input.cursor) : null);
-    const last = page.documents.at(-1);
     return {
       documents: page.documents.map((d) => toDocument(d, false)),
-      next_cursor: page.more && last ? encodeCursor(last) : null,
+      next_cursor: page.next ? encodeCursor(page.next) : null,
     };
   },
 });
 
-const encodeCursor = (p: DocumentPosition) => Buffer.from(`${p.createdAt}:${p.id}`).toString('base64url');
+const encodeCursor = (p: DocumentPosition) => Buffer.from(`${p.createdAt}:${p.seq}`).toString('base64url');
 
 function decodeCursor(cursor: string): DocumentPosition {
-  const [ms, id] = Buffer.from(cursor, 'base64url').toString().split(':');
-  const createdAt = Number(ms);
-  if (!Number.isSafeInteger(createdAt) || !id) throw malformed('cursor is not one this server gave.', { fields: ['cursor'] });
-  return { createdAt, id };
+  const match = /^(-?\d{1,15}):(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!match) throw malformed('cursor is not one this server gave.', { fields: ['cursor'] });
+  return { createdAt: Number(match[1]), seq: Number(match[2]) };
 }

@@ -8,6 +8,7 @@ import type { Caller } from '../auth/caller';
 import type { Clock } from '../clock';
 import { malformed, ServiceError } from '../errors';
 import type { Logger } from '../log';
+import type { SearchEngine } from '../search/search-engine';
 import type { Store } from '../storage/store';
 import type { RateLimiter } from './rate-limiter';
 import type { UsageRecorder } from './usage-recorder';
@@ -19,6 +20,7 @@ export interface Services {
   log: Logger;
   limiter: RateLimiter;
   usage: UsageRecorder;
+  search: SearchEngine;
   /** Wakes the learning runner when new work is queued. */
   notifyQueued(): void;
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { containersInReach, resolveContainer } from '../auth/access';
 import { ServiceError } from '../errors';
-import { searchContainers } from '../search/passage-search';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { containerParam, LIMITS, text } from './schemas';
@@ -20,6 +19,6 @@ export const searchMemories = defineOperation({
   run(ctx, input) {
     if (!input.q.trim()) throw new ServiceError('validation', 'q must not be empty.', { fields: ['q'] });
     const targets = input.container === '*' ? containersInReach(ctx) : [resolveContainer(ctx, input.container)];
-    return searchContainers(ctx, ctx.caller.accountId, targets, input.q, input.limit ?? 10);
+    return ctx.search.search(ctx.caller.accountId, targets, input.q, input.limit ?? 10, ctx.traceId);
   },
 });

@@ -114,24 +114,48 @@ export interface UsageSummary {
   recent: { at: number; tool: string; outcome: UsageOutcome; status: number }[];
 }
 
+export type JobKind = 'learn_document' | 'embed_memory' | 'reembed';
+
 export interface LearningJob {
   id: number;
-  accountId: string;
-  kind: string;
+  /** Null for work of the whole server (re-embedding). */
+  accountId: string | null;
+  kind: JobKind;
   documentId: string | null;
+  memoryId: string | null;
   attempts: number;
+}
+
+export interface StoredVector {
+  passageId: number;
+  containerId: string;
+  vector: Float32Array;
+}
+
+export interface PassageText {
+  id: number;
+  title: string | null;
+  content: string;
+}
+
+export interface EmbeddingModel {
+  id: string;
+  dimensions: number;
 }
 
 export interface DocumentPage {
   documents: DocumentRow[];
-  /** True when more documents follow the last one. */
-  more: boolean;
+  /** Where the next page starts, or null when no documents follow the last one. */
+  next: DocumentPosition | null;
 }
 
-/** Where a page of documents starts: just after this one, newest first. */
+/**
+ * Where a page of documents starts: just after this position, newest first. `seq` orders documents
+ * added in the same millisecond by when they were stored (random ids cannot).
+ */
 export interface DocumentPosition {
   createdAt: number;
-  id: string;
+  seq: number;
 }
 
 export interface Store {
@@ -189,10 +213,36 @@ export interface Store {
 
   /** Takes the oldest ready job and marks it running; null when none is ready. */
   claimJob(now: number): LearningJob | null;
-  /** Stores a document's passages, marks it learned and its job done, all in one transaction. */
-  completeDocument(job: LearningJob, passages: PassageInput[], now: number): void;
+  /**
+   * Stores a document's passages (and their vectors, when an embedder runs), marks it learned and
+   * its job done, all in one transaction. Returns the new passages' ids.
+   */
+  completeDocument(job: LearningJob, passages: PassageInput[], vectors: Float32Array[] | null, now: number): number[];
+  /** Stores vectors of passages (ignoring any passage deleted meanwhile). */
+  storeVectors(vectors: { passageId: number; vector: Float32Array }[]): void;
+  /** Marks a job done with nothing to store. */
+  completeJob(job: LearningJob, now: number): void;
   /** Records a failure: the job retries after `retryAt`, or with null fails for good with the document. */
   failJob(job: LearningJob, error: string, retryAt: number | null, now: number): void;
   /** Puts jobs left running by a stopped server back in the queue. */
   requeueRunningJobs(now: number): number;
+  /** Whether a job of this kind is queued or running (a re-embedding, say). */
+  hasPendingJob(kind: JobKind): boolean;
+
+  /** The embedding model the stored vectors come from, or null when none has been used. */
+  getEmbeddingModel(): EmbeddingModel | null;
+  /**
+   * Records the model in use. A different one drops every stored vector and queues a
+   * re-embedding job; returns whether that happened.
+   */
+  setEmbeddingModel(model: EmbeddingModel, now: number): boolean;
+  /** Every stored vector, for building the in-memory index; `after` pages by passage id. */
+  listVectors(afterPassageId: number, limit: number): StoredVector[];
+  getVectors(passageIds: number[]): StoredVector[];
+  /** Passages with no vector yet, oldest first: the re-embedding job's work list. */
+  listPassagesWithoutVectors(limit: number): PassageText[];
+  /** The memory's passage, for embedding a fact. */
+  getMemoryPassage(memoryId: string): PassageText | null;
+  /** Passages by id within one account, with what a search hit cites. */
+  getPassageHits(accountId: string, passageIds: number[]): PassageHit[];
 }

@@ -12,9 +12,10 @@ import { untilAborted } from './until-aborted';
 
 export { FetchError } from './fetch-error';
 
-/** How the reader sends one request; `fetch` itself unless a test hands in a stand-in. */
+/** How the reader sends one request: Bun's `fetch` unless a test hands in a stand-in that never leaves the machine. */
 export type Transport = (url: string, init: BunFetchRequestInit) => Promise<Response>;
 
+/** What the caller decides; everything but `allowPrivate` has a default in FETCH_DEFAULTS. */
 export interface FetchOptions {
   /** Let loopback, private and other non-public addresses through: the operator's ENGRAM_FETCH_ALLOW_PRIVATE. */
   allowPrivate: boolean;
@@ -34,6 +35,7 @@ export interface FetchOptions {
   fetch?: Transport;
 }
 
+/** A fetched document, ready to be split into passages. */
 export interface FetchedDocument {
   /** Readable text: HTML converted, any other text/* type as sent. */
   text: string;
@@ -45,6 +47,7 @@ export interface FetchedDocument {
   finalUrl: string;
 }
 
+/** The limits used when FetchOptions leaves them out. */
 export const FETCH_DEFAULTS = {
   timeoutMs: 15_000,
   maxBytes: 10 * 1024 * 1024, // DECISIONS.md: a fetched url body 10 MiB
@@ -95,7 +98,7 @@ const CONNECT_REASONS: Record<string, string> = {
   EHOSTUNREACH: 'the host is unreachable',
 };
 
-function describe(error: unknown): string {
+function reasonOf(error: unknown): string {
   const code = (error as { code?: unknown })?.code;
   if (typeof code === 'string' && CONNECT_REASONS[code]) return CONNECT_REASONS[code];
   return typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
@@ -117,17 +120,23 @@ async function send(url: URL, addresses: ResolvedAddress[], o: Resolved, signal:
   let lastError: unknown;
   for (const { address, family } of addresses) {
     const target = new URL(url);
-    target.hostname = family === 6 ? `[${address}]` : address;
+    const pinned = family === 6 ? `[${address}]` : address;
+    target.hostname = pinned;
+    // The setter ignores what it cannot parse (a zone id, say) and would leave the name in place.
+    if (target.hostname !== pinned) {
+      lastError = new Error(`${address} cannot be connected to`);
+      continue;
+    }
     const init: BunFetchRequestInit = {
       method: 'GET',
       redirect: 'manual', // every hop goes back through the guard
       signal,
-      // A pooled TLS connection is keyed by address; never let one opened for another name serve this one.
+      // No reuse: a pooled connection to this address may have been opened for another name's SNI and certificate.
       keepalive: false,
       headers: { host: url.host, 'user-agent': o.userAgent, accept: ACCEPT },
     };
     if (url.protocol === 'https:') {
-      // HTTP/1.1 keeps the Host header authoritative and rules out an Alt-Svc hop to another address.
+      // Pinned to HTTP/1.1, where the Host header set here is verifiably what goes on the wire (Bun 1.4.5).
       init.protocol = 'http1.1';
       if (target.hostname !== url.hostname) init.tls = { serverName: url.hostname.replace(/\.$/, '') };
     }
@@ -136,12 +145,12 @@ async function send(url: URL, addresses: ResolvedAddress[], o: Resolved, signal:
     } catch (error) {
       if (signal.aborted) throw error;
       if (isCertificateError(error)) {
-        throw new FetchError(`The TLS certificate of ${url.host} could not be verified (${describe(error)}).`, true);
+        throw new FetchError(`The TLS certificate of ${url.host} could not be verified (${reasonOf(error)}).`, true);
       }
       lastError = error;
     }
   }
-  throw new FetchError(`Could not connect to ${url.host} for ${url.href}: ${describe(lastError)}.`, false);
+  throw new FetchError(`Could not connect to ${url.host} for ${url.href}: ${reasonOf(lastError)}.`, false);
 }
 
 type Resolved = Required<Omit<FetchOptions, 'signal'>>;
@@ -184,16 +193,16 @@ async function run(start: URL, o: Resolved, signal: AbortSignal): Promise<Fetche
     }
 
     const bytes = await readCapped(response, url.href, o.maxBytes, signal);
-    if (!isHtml) return { text: decodeText(bytes, charset), title: null, contentType: mediaType, finalUrl: url.href };
-
-    let page;
+    let page: { text: string; title: string | null };
     try {
-      page = htmlToText(decodeText(bytes, charset ?? metaCharset(bytes)));
+      page = isHtml ? htmlToText(decodeText(bytes, charset ?? metaCharset(bytes))) : { text: decodeText(bytes, charset), title: null };
     } catch (error) {
-      throw new FetchError(`Could not read the HTML of ${url.href}: ${describe(error)}.`, true);
+      throw new FetchError(`Could not read the document at ${url.href}: ${reasonOf(error)}.`, true);
     }
-    if (!page.text) {
-      throw new FetchError(`The page at ${url.href} has no readable text (it may need JavaScript to show any).`, true);
+    // An empty document would be "learned" with nothing in it; a reason serves the owner better.
+    if (!page.text.trim()) {
+      const hint = isHtml ? ' (the page may need JavaScript to show any)' : '';
+      throw new FetchError(`The document at ${url.href} has no readable text${hint}.`, true);
     }
     return { ...page, contentType: mediaType, finalUrl: url.href };
   }
@@ -229,6 +238,6 @@ export async function fetchDocument(url: string, options: FetchOptions): Promise
       throw new FetchError(`Timed out after ${o.timeoutMs / 1000} s fetching ${start.href}; the site was too slow to answer.`, false);
     }
     if (options.signal?.aborted) throw new FetchError(`Fetching ${start.href} was cancelled.`, false);
-    throw new FetchError(`Could not fetch ${start.href}: ${describe(error)}.`, false);
+    throw new FetchError(`Could not fetch ${start.href}: ${reasonOf(error)}.`, false);
   }
 }

@@ -4,8 +4,12 @@
  */
 import type { Database } from 'bun:sqlite';
 import init from '../../../migrations/0001_init.sql' with { type: 'text' };
+import learning from '../../../migrations/0002_learning.sql' with { type: 'text' };
 
-export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [{ version: '0001_init', sql: init }];
+export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
+  { version: '0001_init', sql: init },
+  { version: '0002_learning', sql: learning },
+];
 
 /** Applies every migration not yet recorded; returns the versions it applied. */
 export function migrate(db: Database, now: number): string[] {

@@ -3,6 +3,7 @@ import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { migrate } from './migrations';
+import { loadVectorExtension } from './vectors';
 
 export const DB_FILE = 'engram.db';
 
@@ -15,6 +16,7 @@ export function openDatabase(dataDir: string, now: number): Database {
   db.run('PRAGMA synchronous = FULL');
   db.run('PRAGMA foreign_keys = ON');
   db.run('PRAGMA busy_timeout = 5000');
+  loadVectorExtension(db);
   migrate(db, now);
   return db;
 }

@@ -110,13 +110,19 @@ export const usage = sqliteTable('usage', {
 
 export const jobs = sqliteTable('jobs', {
   id: integer('id').primaryKey(),
-  accountId: text('account_id').notNull(),
-  kind: text('kind').notNull(),
+  accountId: text('account_id'),
+  kind: text('kind', { enum: ['learn_document', 'embed_memory', 'reembed'] }).notNull(),
   documentId: text('document_id'),
+  memoryId: text('memory_id'),
   state: text('state', { enum: ['queued', 'running', 'done', 'failed'] }).notNull(),
   attempts: integer('attempts').notNull(),
   runAfter: integer('run_after').notNull(),
   error: text('error'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
+});
+
+export const settings = sqliteTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
 });

@@ -3,11 +3,14 @@ import type { Database } from 'bun:sqlite';
 import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import type {
-  Account, Container, Credential, CredentialPatch, DocumentPage, DocumentPosition, DocumentRow, LearningJob, Memory,
-  PassageHit, PassageInput, Rule, Session, Store, UsageOutcome, UsageSummary,
+  Account, Container, Credential, CredentialPatch, DocumentPage, DocumentPosition, DocumentRow, EmbeddingModel, JobKind,
+  LearningJob, Memory, PassageHit, PassageInput, PassageText, Rule, Session, Store, StoredVector, UsageOutcome, UsageSummary,
 } from '../store';
 import { ftsQuery } from './fts-query';
 import * as t from './schema';
+import { blobVector, createVectorTable, VECTOR_TABLE, vectorBlob } from './vectors';
+
+const EMBEDDING_MODEL_KEY = 'embedding_model';
 
 type CredentialRow = typeof t.credentials.$inferSelect;
 
@@ -59,7 +62,9 @@ export class SqliteStore implements Store {
   // Containers
 
   listContainers(accountId: string): Container[] {
-    return this.db.select().from(t.containers).where(eq(t.containers.accountId, accountId)).orderBy(t.containers.createdAt, t.containers.id).all();
+    // rowid after created_at: containers made in the same millisecond stay oldest first.
+    return this.db.select().from(t.containers).where(eq(t.containers.accountId, accountId))
+      .orderBy(t.containers.createdAt, sql`${t.containers}.rowid`).all();
   }
 
   getContainer(accountId: string, id: string): Container | null {
@@ -143,10 +148,7 @@ export class SqliteStore implements Store {
     return this.transaction(() => {
       const inserted = this.db.insert(t.documents).values(doc).onConflictDoNothing().returning().get();
       if (inserted) {
-        this.db.insert(t.jobs).values({
-          accountId: doc.accountId, kind: 'learn_document', documentId: doc.id, state: 'queued',
-          attempts: 0, runAfter: doc.createdAt, createdAt: doc.createdAt, updatedAt: doc.createdAt,
-        }).run();
+        this.enqueue(doc.accountId, 'learn_document', { documentId: doc.id }, doc.createdAt);
         return { inserted: true, document: inserted };
       }
       const existing = this.db.select().from(t.documents)
@@ -160,13 +162,19 @@ export class SqliteStore implements Store {
   }
 
   listDocuments(accountId: string, containerIds: string[], limit: number, after: DocumentPosition | null): DocumentPage {
-    if (containerIds.length === 0) return { documents: [], more: false };
-    const rows = this.db.select().from(t.documents).where(and(
+    if (containerIds.length === 0) return { documents: [], next: null };
+    // The rowid grows with each insert: it orders documents of the same millisecond newest first.
+    const seq = sql<number>`${t.documents}.rowid`;
+    const rows = this.db.select({ doc: t.documents, seq }).from(t.documents).where(and(
       eq(t.documents.accountId, accountId),
       inArray(t.documents.containerId, containerIds),
-      after ? or(lt(t.documents.createdAt, after.createdAt), and(eq(t.documents.createdAt, after.createdAt), lt(t.documents.id, after.id))) : undefined,
-    )).orderBy(desc(t.documents.createdAt), desc(t.documents.id)).limit(limit + 1).all();
-    return { documents: rows.slice(0, limit), more: rows.length > limit };
+      after ? or(lt(t.documents.createdAt, after.createdAt), and(eq(t.documents.createdAt, after.createdAt), lt(seq, after.seq))) : undefined,
+    )).orderBy(desc(t.documents.createdAt), desc(seq)).limit(limit + 1).all();
+    const last = rows[limit - 1];
+    return {
+      documents: rows.slice(0, limit).map((r) => r.doc),
+      next: rows.length > limit && last ? { createdAt: last.doc.createdAt, seq: last.seq } : null,
+    };
   }
 
   deleteDocument(accountId: string, id: string): void {
@@ -184,6 +192,7 @@ export class SqliteStore implements Store {
           accountId: memory.accountId, containerId: memory.containerId, memoryId: memory.id,
           position: 0, title: memory.title, content: memory.content,
         }).run();
+        this.enqueue(memory.accountId, 'embed_memory', { memoryId: memory.id }, memory.createdAt);
       }
     });
   }
@@ -237,7 +246,7 @@ export class SqliteStore implements Store {
     return this.db.select().from(t.rules).where(and(
       eq(t.rules.accountId, accountId),
       credentialId ? or(isNull(t.rules.credentialId), eq(t.rules.credentialId, credentialId)) : undefined,
-    )).orderBy(t.rules.createdAt, t.rules.id).all();
+    )).orderBy(t.rules.createdAt, sql`${t.rules}.rowid`).all(); // rowid: rules of one millisecond in the order made
   }
 
   insertRule(rule: Rule): void {
@@ -278,24 +287,42 @@ export class SqliteStore implements Store {
     return this.raw.query<LearningJob, [number]>(`
       UPDATE jobs SET state = 'running', attempts = attempts + 1, updated_at = ?1
        WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ?1 ORDER BY run_after, id LIMIT 1)
-      RETURNING id, account_id AS accountId, kind, document_id AS documentId, attempts`).get(now) ?? null;
+      RETURNING id, account_id AS accountId, kind, document_id AS documentId, memory_id AS memoryId, attempts`).get(now) ?? null;
   }
 
-  completeDocument(job: LearningJob, passages: PassageInput[], now: number): void {
-    this.transaction(() => {
-      const doc = job.documentId ? this.getDocument(job.accountId, job.documentId) : null;
+  completeDocument(job: LearningJob, passages: PassageInput[], vectors: Float32Array[] | null, now: number): number[] {
+    return this.transaction(() => {
+      const doc = job.accountId && job.documentId ? this.getDocument(job.accountId, job.documentId) : null;
+      let ids: number[] = [];
       if (doc) {
         // Passages of an earlier, interrupted attempt are replaced, never doubled.
         this.db.delete(t.passages).where(eq(t.passages.documentId, doc.id)).run();
         if (passages.length) {
-          this.db.insert(t.passages).values(passages.map((p) => ({
+          ids = this.db.insert(t.passages).values(passages.map((p) => ({
             accountId: doc.accountId, containerId: doc.containerId, documentId: doc.id, ...p,
-          }))).run();
+          }))).returning({ id: t.passages.id }).all().map((r) => r.id);
         }
+        if (vectors) this.insertVectors(ids.map((passageId, i) => ({ passageId, vector: vectors[i]! })));
         this.db.update(t.documents).set({ status: 'learned', error: null, learnedAt: now, updatedAt: now }).where(eq(t.documents.id, doc.id)).run();
       }
-      this.db.update(t.jobs).set({ state: 'done', error: null, updatedAt: now }).where(eq(t.jobs.id, job.id)).run();
+      this.completeJob(job, now);
+      return ids;
     });
+  }
+
+  storeVectors(vectors: { passageId: number; vector: Float32Array }[]): void {
+    this.transaction(() => this.insertVectors(vectors));
+  }
+
+  completeJob(job: LearningJob, now: number): void {
+    this.db.update(t.jobs).set({ state: 'done', error: null, updatedAt: now }).where(eq(t.jobs.id, job.id)).run();
+  }
+
+  private insertVectors(vectors: { passageId: number; vector: Float32Array }[]): void {
+    const replace = this.raw.query(`INSERT OR REPLACE INTO ${VECTOR_TABLE} (rowid, embedding) VALUES (?, ?)`);
+    // Only passages that still exist: one deleted while it was being embedded gets no orphan vector.
+    const exists = this.raw.query<{ id: number }, [number]>('SELECT id FROM passages WHERE id = ?');
+    for (const v of vectors) if (exists.get(v.passageId)) replace.run(BigInt(v.passageId), vectorBlob(v.vector));
   }
 
   failJob(job: LearningJob, error: string, retryAt: number | null, now: number): void {
@@ -311,7 +338,75 @@ export class SqliteStore implements Store {
     });
   }
 
+  hasPendingJob(kind: JobKind): boolean {
+    return !!this.raw.query("SELECT 1 FROM jobs WHERE kind = ? AND state IN ('queued', 'running') LIMIT 1").get(kind);
+  }
+
   requeueRunningJobs(now: number): number {
     return this.raw.run("UPDATE jobs SET state = 'queued', updated_at = ? WHERE state = 'running'", [now]).changes;
+  }
+
+  private enqueue(accountId: string | null, kind: JobKind, target: { documentId?: string; memoryId?: string }, now: number): void {
+    this.db.insert(t.jobs).values({
+      accountId, kind, documentId: target.documentId ?? null, memoryId: target.memoryId ?? null, state: 'queued',
+      attempts: 0, runAfter: now, createdAt: now, updatedAt: now,
+    }).run();
+  }
+
+  // Embeddings
+
+  getEmbeddingModel(): EmbeddingModel | null {
+    const row = this.db.select().from(t.settings).where(eq(t.settings.key, EMBEDDING_MODEL_KEY)).get();
+    return row ? (JSON.parse(row.value) as EmbeddingModel) : null;
+  }
+
+  setEmbeddingModel(model: EmbeddingModel, now: number): boolean {
+    return this.transaction(() => {
+      const current = this.getEmbeddingModel();
+      if (current && current.id === model.id && current.dimensions === model.dimensions) return false;
+      createVectorTable(this.raw, model.dimensions);
+      this.db.insert(t.settings).values({ key: EMBEDDING_MODEL_KEY, value: JSON.stringify(model) })
+        .onConflictDoUpdate({ target: t.settings.key, set: { value: JSON.stringify(model) } }).run();
+      if (this.raw.query('SELECT 1 FROM passages LIMIT 1').get()) this.enqueue(null, 'reembed', {}, now);
+      return true;
+    });
+  }
+
+  listVectors(afterPassageId: number, limit: number): StoredVector[] {
+    return this.raw.query<{ passageId: number; containerId: string; embedding: Uint8Array }, [number, number]>(`
+      SELECT v.rowid AS passageId, p.container_id AS containerId, v.embedding
+        FROM ${VECTOR_TABLE} v JOIN passages p ON p.id = v.rowid
+       WHERE v.rowid > ? ORDER BY v.rowid LIMIT ?`).all(afterPassageId, limit)
+      .map((r) => ({ passageId: r.passageId, containerId: r.containerId, vector: blobVector(r.embedding) }));
+  }
+
+  getVectors(passageIds: number[]): StoredVector[] {
+    if (passageIds.length === 0) return [];
+    return this.raw.query<{ passageId: number; containerId: string; embedding: Uint8Array }, number[]>(`
+      SELECT v.rowid AS passageId, p.container_id AS containerId, v.embedding
+        FROM ${VECTOR_TABLE} v JOIN passages p ON p.id = v.rowid
+       WHERE v.rowid IN (${passageIds.map(() => '?').join(',')})`).all(...passageIds)
+      .map((r) => ({ passageId: r.passageId, containerId: r.containerId, vector: blobVector(r.embedding) }));
+  }
+
+  listPassagesWithoutVectors(limit: number): PassageText[] {
+    return this.raw.query<PassageText, [number]>(`
+      SELECT p.id, p.title, p.content FROM passages p
+       WHERE NOT EXISTS (SELECT 1 FROM ${VECTOR_TABLE} v WHERE v.rowid = p.id)
+       ORDER BY p.id LIMIT ?`).all(limit);
+  }
+
+  getMemoryPassage(memoryId: string): PassageText | null {
+    return this.db.select({ id: t.passages.id, title: t.passages.title, content: t.passages.content })
+      .from(t.passages).where(eq(t.passages.memoryId, memoryId)).get() ?? null;
+  }
+
+  getPassageHits(accountId: string, passageIds: number[]): PassageHit[] {
+    if (passageIds.length === 0) return [];
+    return this.raw.query<PassageHit, (string | number)[]>(`
+      SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
+             p.memory_id AS memoryId, d.custom_id AS customId, p.position, p.title, p.content, 0 AS score
+        FROM passages p LEFT JOIN documents d ON d.id = p.document_id
+       WHERE p.account_id = ? AND p.id IN (${passageIds.map(() => '?').join(',')})`).all(accountId, ...passageIds);
   }
 }

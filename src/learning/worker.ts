@@ -1,0 +1,37 @@
+/**
+ * The learning worker thread's entry: its own connection to the store, its own embedder, and the
+ * runner loop, so the HTTP thread never waits on learning. It tells the main thread which
+ * passages got vectors, so search can index them.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { systemClock } from '../clock';
+import type { Config } from '../config';
+import { createLogger } from '../log';
+import { openDatabase } from '../storage/sqlite/open';
+import { SqliteStore } from '../storage/sqlite/sqlite-store';
+import { createEmbedder } from './create-embedder';
+import { LearningRunner } from './runner';
+import { urlReader } from './url-reader';
+import type { ToWorker, FromWorker } from './worker-messages';
+
+const port = parentPort!;
+const config = (workerData as { config: Config }).config;
+const log = createLogger(config.logLevel);
+const store = new SqliteStore(openDatabase(config.dataDir, systemClock.now()));
+const send = (m: FromWorker) => port.postMessage(m);
+const runner = new LearningRunner({
+  store, clock: systemClock, log, embedder: await createEmbedder(config, log), readUrl: urlReader(config),
+  onIndexed: (passageIds) => send({ type: 'indexed', passageIds }),
+});
+runner.start();
+
+port.on('message', async (message: ToWorker) => {
+  if (message.type === 'wake') runner.notify();
+  if (message.type === 'drain') send({ type: 'drained', id: message.id, jobs: await runner.drain() });
+  if (message.type === 'stop') {
+    await runner.stop();
+    store.close();
+    send({ type: 'stopped' });
+  }
+});
+send({ type: 'ready' });

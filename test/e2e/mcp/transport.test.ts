@@ -1,0 +1,185 @@
+/**
+ * The Streamable HTTP edges of /mcp-http, with raw fetch: methods, Origin, MCP-Protocol-Version,
+ * batches, version negotiation, and that the server stays stateless (no Mcp-Session-Id, ever).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
+
+let server: TestServer;
+let key: string;
+/** Every response seen here; none may carry an Mcp-Session-Id. */
+const seen: Response[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { ENGRAM_ALLOWED_ORIGINS: 'https://app.example.org' } });
+  const owner = (await makeOwner(server)).token;
+  key = (await makeKey(server, owner, { level: 'read', all_views: true })).key;
+});
+afterAll(async () => {
+  await server.close();
+});
+
+interface PostOptions {
+  headers?: Record<string, string>;
+  token?: string | null;
+}
+
+/** One POST to /mcp-http with the headers a Streamable HTTP client sends, overridable. */
+async function post(body: unknown, options: PostOptions = {}): Promise<{ status: number; headers: Headers; body: any }> {
+  const token = options.token === undefined ? key : options.token;
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    ...options.headers,
+  };
+  const res = await fetch(`${server.url}/mcp-http`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  seen.push(res);
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+}
+
+const initialize = (protocolVersion: string, id = 1) => ({
+  jsonrpc: '2.0', id, method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw-fetch', version: '1.0.0' } },
+});
+const listTools = (id = 2) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: {} });
+
+describe('HTTP methods', () => {
+  for (const method of ['GET', 'DELETE']) {
+    it(`answers ${method} with 405 and Allow: POST, with or without a key`, async () => {
+      for (const auth of [{ Authorization: `Bearer ${key}` }, {}]) {
+        const res = await fetch(`${server.url}/mcp-http`, { method, headers: { Accept: 'text/event-stream', ...auth } });
+        seen.push(res);
+        expect(res.status).toBe(405);
+        expect(res.headers.get('allow')).toBe('POST');
+        expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32000);
+      }
+    });
+  }
+
+  it('answers a POST with a JSON response, not an event stream', async () => {
+    const res = await post(listTools());
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(res.body.result.tools.length).toBeGreaterThan(0);
+  });
+});
+
+describe('Origin (DNS-rebinding defence)', () => {
+  it('refuses a foreign Origin with 403, before looking at the credential', async () => {
+    for (const token of [key, null]) {
+      const res = await post(listTools(), { token, headers: { Origin: 'http://evil.example.com' } });
+      expect(res.status).toBe(403);
+      expect(res.body.error.message).toBe('Origin http://evil.example.com is not allowed.');
+    }
+  });
+
+  it('refuses a loopback Origin on another port, and a look-alike', async () => {
+    for (const origin of ['http://127.0.0.1:1', 'http://localhost.evil.example', 'null']) {
+      expect((await post(listTools(), { headers: { Origin: origin } })).status).toBe(403);
+    }
+  });
+
+  it('accepts no Origin (a non-browser client)', async () => {
+    expect((await post(listTools())).status).toBe(200);
+  });
+
+  it("accepts the server's own origin in every loopback spelling, and a configured one", async () => {
+    const port = new URL(server.url).port;
+    for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`, 'https://app.example.org']) {
+      const res = await post(listTools(), { headers: { Origin: origin } });
+      expect(res.status).toBe(200);
+    }
+  });
+});
+
+describe('MCP-Protocol-Version header', () => {
+  it('answers 400 to a version it does not support', async () => {
+    for (const version of ['2099-01-01', 'banana', '2026-07-28']) {
+      const res = await post(listTools(), { headers: { 'MCP-Protocol-Version': version } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toContain(`Unsupported protocol version: ${version}`);
+    }
+  });
+
+  it('works without the header (read as 2025-03-26) and with each supported version', async () => {
+    expect((await post(listTools())).body.result.tools.length).toBeGreaterThan(0);
+    for (const version of ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']) {
+      const res = await post(listTools(), { headers: { 'MCP-Protocol-Version': version } });
+      expect(res.status).toBe(200);
+      expect(res.body.result.tools.length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('JSON-RPC framing', () => {
+  it('refuses a batch with 400', async () => {
+    const res = await post([initialize('2025-06-18', 1), listTools(2)]);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not supported.' } });
+    expect((await post([listTools(3)])).status).toBe(400);
+  });
+
+  it('refuses a body that is not JSON with 400 -32700', async () => {
+    const res = await post('{"jsonrpc": "2.0", ');
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe(-32700);
+  });
+
+  it('answers a notification with 202 and no body', async () => {
+    const res = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(res.status).toBe(202);
+    expect(res.body).toBeNull();
+  });
+
+  it('answers ping', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 7, method: 'ping' });
+    expect(res.body).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+  });
+
+  it('answers a method it does not serve with -32601', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 8, method: 'resources/list', params: {} });
+    expect(res.status).toBe(200);
+    expect(res.body.error.code).toBe(-32601);
+  });
+});
+
+describe('initialize and version negotiation', () => {
+  for (const version of ['2025-11-25', '2025-06-18']) {
+    it(`negotiates ${version} as requested`, async () => {
+      const res = await post(initialize(version));
+      expect(res.status).toBe(200);
+      expect(res.body.result.protocolVersion).toBe(version);
+      expect(res.body.result.serverInfo.name).toBe('engram');
+      expect(res.body.result.capabilities).toEqual({ tools: {} });
+    });
+  }
+
+  it('negotiates an older supported version as requested', async () => {
+    for (const version of ['2025-03-26', '2024-11-05']) {
+      expect((await post(initialize(version))).body.result.protocolVersion).toBe(version);
+    }
+  });
+
+  it('answers an unknown (future) version with its latest', async () => {
+    for (const version of ['2026-07-28', '2099-12-31']) {
+      expect((await post(initialize(version))).body.result.protocolVersion).toBe('2025-11-25');
+    }
+  });
+
+  it('needs no initialize before tools/list: every request stands alone', async () => {
+    const res = await post(listTools(), { headers: { 'MCP-Protocol-Version': '2025-11-25' } });
+    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['list_containers', 'search_memories', 'list_documents', 'memory_rules']);
+  });
+
+  it('ignores an Mcp-Session-Id a client sends', async () => {
+    const res = await post(listTools(), { headers: { 'Mcp-Session-Id': 'made-up-session' } });
+    expect(res.status).toBe(200);
+  });
+});
+
+it('never sent an Mcp-Session-Id header back', () => {
+  expect(seen.length).toBeGreaterThan(30);
+  for (const res of seen) expect(res.headers.get('mcp-session-id')).toBeNull();
+});
