@@ -94,7 +94,7 @@ END;
 CREATE TABLE credentials (
   id              TEXT PRIMARY KEY,
   account_id      TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-  kind            TEXT NOT NULL CHECK (kind IN ('developer_key')),
+  kind            TEXT NOT NULL CHECK (kind IN ('developer_key', 'consent_token')),
   name            TEXT NOT NULL,
   secret_hash     TEXT NOT NULL,
   hint            TEXT NOT NULL,

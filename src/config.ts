@@ -98,3 +98,8 @@ function flag(env: Record<string, string | undefined>, name: string, problems: s
   problems.push(`${name} must be true or false (got "${raw}")`);
   return false;
 }
+
+/** What `engram mcp` (the stdio bridge) needs: the server's origin and a developer key. */
+export function loadBridgeConfig(env: Record<string, string | undefined> = process.env): { url: string; key: string | null } {
+  return { url: (env.ENGRAM_BASE_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, ''), key: env.ENGRAM_API_KEY ?? null };
+}

@@ -5,7 +5,8 @@ import pkg from '../package.json' with { type: 'json' };
 import * as cmd from './cli/commands';
 import { readPassword } from './cli/password';
 import { UsageError } from './cli/usage-error';
-import { type Config, ConfigError, loadConfig } from './config';
+import { type Config, ConfigError, loadBridgeConfig, loadConfig } from './config';
+import { runStdioBridge } from './mcp/stdio-bridge';
 import { ServiceError } from './errors';
 import { startServer } from './server';
 import { DataDirBusyError } from './storage/sqlite/open';
@@ -25,6 +26,7 @@ Commands:
   containers create     make a container
   containers list       list containers
   keys create           mint a developer key
+  mcp                   speak MCP on stdio for desktop clients, through a running server
 
 Run \`engram <command> --help\` for a command's options. \`engram --version\` prints the version.`,
   serve: `Usage: engram serve [--host H] [--port P] [--data DIR]
@@ -66,6 +68,13 @@ ${ACCOUNT}
 ${COMMON}`,
 };
 
+HELP.mcp = `Usage: engram mcp [--url ORIGIN] [--key KEY]
+
+Serves MCP over standard input and output, answered by the running server at ORIGIN with the
+developer key KEY. For desktop clients that start MCP servers as commands.
+  --url ORIGIN       the server (ENGRAM_BASE_URL, default http://127.0.0.1:8787)
+  --key KEY          a developer key (ENGRAM_API_KEY)`;
+
 const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
@@ -80,6 +89,8 @@ const OPTIONS = {
   all: { type: 'boolean' },
   profile: { type: 'boolean' },
   'expires-in-days': { type: 'string' },
+  url: { type: 'string' },
+  key: { type: 'string' },
 } as const;
 
 /** Which options each command takes; any other is a usage error. */
@@ -90,6 +101,7 @@ const ALLOWED: Record<string, string[]> = {
   'containers create': ['description', 'email', 'data'],
   'containers list': ['email', 'data'],
   'keys create': ['name', 'level', 'containers', 'all', 'profile', 'expires-in-days', 'email', 'data'],
+  mcp: ['url', 'key'],
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -102,7 +114,7 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parsed;
   if (values.version) return print(pkg.version);
   const [group = '', sub] = positionals;
-  const command = group === 'serve' ? 'serve' : sub ? `${group} ${sub}` : group;
+  const command = group === 'serve' || group === 'mcp' ? group : sub ? `${group} ${sub}` : group;
   if (!(command in HELP)) throw new UsageError(`Unknown command "${positionals.join(' ')}". Run \`engram --help\`.`);
   if (values.help || command === '') return print(HELP[command]!);
   const extra = positionals.slice(command.split(' ').length);
@@ -117,6 +129,15 @@ async function main(argv: string[]): Promise<number> {
   if (values.port) env.ENGRAM_PORT = values.port;
   const config = loadConfig(env);
 
+  if (command === 'mcp') {
+    const bridge = loadBridgeConfig(process.env);
+    const key = values.key ?? bridge.key;
+    if (!key) throw new UsageError('engram mcp needs a developer key: --key KEY or ENGRAM_API_KEY.');
+    const url = values.url ?? bridge.url;
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new UsageError(`--url must be an http(s) origin, not "${url}".`);
+    await runStdioBridge({ url, key });
+    return 0;
+  }
   switch (command) {
     case 'serve':
       return serve(config);

@@ -4,6 +4,7 @@
  * table drives the OpenAPI document, so the two cannot drift.
  */
 import { type Context, Hono } from 'hono';
+import { refuseTool } from '../auth/access';
 import { malformed } from '../errors';
 import * as ops from '../operations';
 import { invoke, type Operation, type Services } from '../operations/operation';
@@ -58,6 +59,12 @@ export function restRoutes(services: Services): Hono<AppEnv> {
       return c.json(result as object, successStatus(route, result) as 200);
     });
   }
+  // ask_agent is held only by an agent exposure, which this server does not mint yet: every caller
+  // is refused with 403, as on MCP, and the refusal is not recorded in usage (the contract says so).
+  // It is not in the table above, so the OpenAPI document does not offer it.
+  v1.post('/v1/ask', () => {
+    throw refuseTool('ask_agent');
+  });
   return v1;
 }
 

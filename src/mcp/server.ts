@@ -15,7 +15,7 @@ import { currentName } from './retired-names';
 /** The contract's tools that MCP serves: all but get_document, which is REST only. */
 export const MCP_TOOLS: readonly Operation[] = TOOLS.filter((op) => op.name !== 'get_document');
 
-const INSTRUCTIONS =
+export const INSTRUCTIONS =
   "Engram holds the person's memory. Call memory_rules first and follow the rules. Use search_memories to find passages " +
   '(retrieval, not an answer); list_containers shows the topics you may use.';
 

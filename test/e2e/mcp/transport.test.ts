@@ -48,7 +48,7 @@ const listTools = (id = 2) => ({ jsonrpc: '2.0', id, method: 'tools/list', param
 describe('HTTP methods', () => {
   for (const method of ['GET', 'DELETE']) {
     it(`answers ${method} with 405 and Allow: POST, with or without a key`, async () => {
-      for (const auth of [{ Authorization: `Bearer ${key}` }, {}]) {
+      for (const auth of [{ Authorization: `Bearer ${key}` }, {}] as Record<string, string>[]) {
         const res = await fetch(`${server.url}/mcp-http`, { method, headers: { Accept: 'text/event-stream', ...auth } });
         seen.push(res);
         expect(res.status).toBe(405);

@@ -54,8 +54,8 @@ describe('usage of a key', () => {
     const newestFirst = made.toReversed().slice(0, 20);
     expect(usage.body.recent.map((r: any) => [r.tool, r.at])).toEqual(newestFirst.map((m) => [m.tool, new Date(m.at).toISOString()]));
     expect(usage.body.recent.slice(5, 7)).toEqual([
-      { at: new Date(made[18]!.at).toISOString(), tool: 'list_documents', outcome: 'refused', status: 403 },
-      { at: new Date(made[17]!.at).toISOString(), tool: 'get_document', outcome: 'error', status: 404 },
+      { at: new Date(made[19]!.at).toISOString(), tool: 'list_documents', outcome: 'refused', status: 403 },
+      { at: new Date(made[18]!.at).toISOString(), tool: 'get_document', outcome: 'error', status: 404 },
     ]);
     expect((await listedKey(server, account.owner, id))?.key.last_used_at).toBe(new Date(made[24]!.at).toISOString());
   });

@@ -1,0 +1,78 @@
+# Sourced, not run: starts real Engram servers from the `engram` CLI for the end-to-end scripts
+# (clients/typescript/scripts/e2e.sh, scripts/schemathesis.sh). The Python client's tests do the
+# same in Python (clients/python/tests/servers.py).
+#
+# Every server listens on 127.0.0.1 with port 0 (the kernel picks a free one, so there is no race
+# between choosing a port and binding it); its address is read from the "engram listening" line
+# of its log. `engram_stop_all` stops every server this shell started: call it from an EXIT trap.
+
+ENGRAM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+ENGRAM_BUN="$ENGRAM_ROOT/node_modules/.bin/bun"
+ENGRAM_NODE="$ENGRAM_ROOT/node_modules/.bin/node"
+ENGRAM_PASSWORD="correct horse battery staple"
+ENGRAM_PIDS=()
+
+if [ ! -x "$ENGRAM_BUN" ]; then
+  echo "engram-server.sh: no Bun at $ENGRAM_BUN (run npm ci at the repository root)" >&2
+  exit 2
+fi
+# The health check needs fetch: the pinned Node of the repository, else the one on PATH.
+[ -x "$ENGRAM_NODE" ] || ENGRAM_NODE="$(command -v node)"
+
+# engram_cli DATA_DIR ARGS... : one CLI command on DATA_DIR; prints its standard output.
+engram_cli() {
+  local data=$1
+  shift
+  ENGRAM_LOG_LEVEL=warn "$ENGRAM_BUN" "$ENGRAM_ROOT/src/main.ts" "$@" --data "$data"
+}
+
+# engram_account DATA_DIR EMAIL : makes the owner's account (the password is piped on stdin).
+engram_account() {
+  printf '%s\n' "$ENGRAM_PASSWORD" | engram_cli "$1" owner create --email "$2" 2>/dev/null
+}
+
+# engram_start DATA_DIR LOG_FILE [VAR=VALUE...] : starts `engram serve` with the extra environment
+# and waits until GET /healthz answers. Sets ENGRAM_URL and ENGRAM_PID (overwritten by the next call).
+engram_start() {
+  local data=$1 log=$2
+  shift 2
+  env "$@" "$ENGRAM_BUN" "$ENGRAM_ROOT/src/main.ts" serve --host 127.0.0.1 --port 0 --data "$data" >>"$log" 2>&1 &
+  ENGRAM_PID=$!
+  ENGRAM_PIDS+=("$ENGRAM_PID")
+  ENGRAM_URL=""
+  local tries=0
+  while [ "$tries" -lt 300 ]; do
+    if ! kill -0 "$ENGRAM_PID" 2>/dev/null; then
+      echo "engram serve exited before answering; its log:" >&2
+      cat "$log" >&2
+      return 1
+    fi
+    if [ -z "$ENGRAM_URL" ]; then
+      ENGRAM_URL="$(grep -o '"msg":"engram listening","url":"[^"]*"' "$log" | head -n 1 | sed 's/.*"url":"\([^"]*\)"/\1/')"
+    fi
+    if [ -n "$ENGRAM_URL" ] && "$ENGRAM_NODE" -e \
+      'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$ENGRAM_URL/healthz"; then
+      return 0
+    fi
+    sleep 0.1
+    tries=$((tries + 1))
+  done
+  echo "engram serve did not answer /healthz within 30 s; its log:" >&2
+  cat "$log" >&2
+  return 1
+}
+
+# engram_stop_all : SIGTERM to every server started here, SIGKILL after 10 s.
+engram_stop_all() {
+  local pid tries
+  for pid in "${ENGRAM_PIDS[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || continue
+    tries=0
+    while kill -0 "$pid" 2>/dev/null && [ "$tries" -lt 100 ]; do
+      sleep 0.1
+      tries=$((tries + 1))
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  ENGRAM_PIDS=()
+}
