@@ -9,7 +9,9 @@ import { type Config, ConfigError, loadBridgeConfig, loadConfig } from './config
 import { runStdioBridge } from './mcp/stdio-bridge';
 import { ServiceError } from './errors';
 import { startServer } from './server';
+import { BackupError, backupDatabase, restoreDatabase } from './storage/sqlite/backup';
 import { DataDirBusyError } from './storage/sqlite/open';
+import { ImportError } from './cli/transfer';
 
 const COMMON = '  --data DIR         data directory (ENGRAM_DATA_DIR, default ~/.engram)';
 const ACCOUNT = '  --email E          the account to act for (needed only when there are several)';
@@ -27,6 +29,10 @@ Commands:
   containers list       list containers
   keys create           mint a developer key
   mcp                   speak MCP on stdio for desktop clients, through a running server
+  backup FILE           write a consistent copy of the store, even while the server runs
+  restore FILE          replace the store with a backup (the server must be stopped)
+  export                write one account's memory as JSON lines (no secrets)
+  import FILE           read an export into an account
 
 Run \`engram <command> --help\` for a command's options. \`engram --version\` prints the version.`,
   serve: `Usage: engram serve [--host H] [--port P] [--data DIR]
@@ -68,6 +74,31 @@ ${ACCOUNT}
 ${COMMON}`,
 };
 
+HELP.backup = `Usage: engram backup FILE [--data DIR]
+
+Writes a consistent copy of the whole store to FILE (a new file), even while the server runs.
+${COMMON}`;
+
+HELP.restore = `Usage: engram restore FILE [--data DIR]
+
+Replaces the store with the backup FILE after checking it. Stop the server first.
+${COMMON}`;
+
+HELP.export = `Usage: engram export [--out FILE] [--email E] [--data DIR]
+
+Writes one account's containers, documents, facts, profile and rules as JSON lines, without
+keys or tokens, to FILE or standard output.
+  --out FILE         where to write (default: standard output)
+${ACCOUNT}
+${COMMON}`;
+
+HELP.import = `Usage: engram import FILE [--email E] [--data DIR]
+
+Reads an export into an account: containers are matched by name, documents are learned again,
+a document whose custom_id is already there is kept as it is. All or nothing.
+${ACCOUNT}
+${COMMON}`;
+
 HELP.mcp = `Usage: engram mcp [--url ORIGIN] [--key KEY]
 
 Serves MCP over standard input and output, answered by the running server at ORIGIN with the
@@ -91,6 +122,7 @@ const OPTIONS = {
   'expires-in-days': { type: 'string' },
   url: { type: 'string' },
   key: { type: 'string' },
+  out: { type: 'string' },
 } as const;
 
 /** Which options each command takes; any other is a usage error. */
@@ -102,7 +134,14 @@ const ALLOWED: Record<string, string[]> = {
   'containers list': ['email', 'data'],
   'keys create': ['name', 'level', 'containers', 'all', 'profile', 'expires-in-days', 'email', 'data'],
   mcp: ['url', 'key'],
+  backup: ['data'],
+  restore: ['data'],
+  export: ['out', 'email', 'data'],
+  import: ['email', 'data'],
 };
+
+/** Commands that take one FILE argument. */
+const WITH_FILE = new Set(['backup', 'restore', 'import']);
 
 async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -114,11 +153,14 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parsed;
   if (values.version) return print(pkg.version);
   const [group = '', sub] = positionals;
-  const command = group === 'serve' || group === 'mcp' ? group : sub ? `${group} ${sub}` : group;
+  const single = ['serve', 'mcp', 'backup', 'restore', 'export', 'import'].includes(group);
+  const command = single ? group : sub ? `${group} ${sub}` : group;
   if (!(command in HELP)) throw new UsageError(`Unknown command "${positionals.join(' ')}". Run \`engram --help\`.`);
   if (values.help || command === '') return print(HELP[command]!);
   const extra = positionals.slice(command.split(' ').length);
-  if (command !== 'containers create' && extra.length) throw new UsageError(`Unexpected argument "${extra[0]}".`);
+  const takesArgument = command === 'containers create' || WITH_FILE.has(command);
+  if (!takesArgument && extra.length) throw new UsageError(`Unexpected argument "${extra[0]}".`);
+  if (WITH_FILE.has(command) && extra.length !== 1) throw new UsageError(`${command} needs exactly one FILE.`);
   for (const name of Object.keys(values)) {
     if (!ALLOWED[command]!.includes(name)) throw new UsageError(`${command} does not take --${name}. See \`engram ${command} --help\`.`);
   }
@@ -153,6 +195,26 @@ async function main(argv: string[]): Promise<number> {
     case 'containers create': {
       if (extra.length !== 1) throw new UsageError('containers create needs exactly one NAME.');
       return print(await cmd.containersCreate(config, values.email, extra[0]!, values.description));
+    }
+    case 'backup':
+      backupDatabase(config.dataDir, extra[0]!);
+      process.stderr.write(`Wrote a backup of ${config.dataDir} to ${extra[0]}.\n`);
+      return 0;
+    case 'restore':
+      restoreDatabase(config.dataDir, extra[0]!);
+      process.stderr.write(`Restored ${config.dataDir} from ${extra[0]}.\n`);
+      return 0;
+    case 'export': {
+      const out = values.out ? Bun.file(values.out).writer() : null;
+      await cmd.exportMemory(config, values.email, (line) => (out ? out.write(`${line}\n`) : process.stdout.write(`${line}\n`)));
+      await out?.end();
+      return 0;
+    }
+    case 'import': {
+      if (!(await Bun.file(extra[0]!).exists())) throw new UsageError(`No file ${extra[0]}.`);
+      const summary = await cmd.importMemory(config, values.email, await Bun.file(extra[0]!).text());
+      process.stderr.write(`Imported ${summary.containers} new containers, ${summary.documents} documents (${summary.existing} already there), ${summary.facts} facts, ${summary.rules} rules.\n`);
+      return 0;
     }
     case 'containers list':
       return print(await cmd.containersList(config, values.email));
@@ -193,7 +255,7 @@ main(Bun.argv.slice(2)).then(
       process.stderr.write(`engram: ${err.message}\n`);
       process.exit(2);
     }
-    if (err instanceof ServiceError || err instanceof DataDirBusyError) {
+    if (err instanceof ServiceError || err instanceof DataDirBusyError || err instanceof BackupError || err instanceof ImportError) {
       process.stderr.write(`engram: ${err.message}\n`);
       process.exit(1);
     }

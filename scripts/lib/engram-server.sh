@@ -28,7 +28,7 @@ engram_cli() {
 
 # engram_account DATA_DIR EMAIL : makes the owner's account (the password is piped on stdin).
 engram_account() {
-  printf '%s\n' "$ENGRAM_PASSWORD" | engram_cli "$1" owner create --email "$2" 2>/dev/null
+  printf '%s\n' "$ENGRAM_PASSWORD" | engram_cli "$1" owner create --email "$2"
 }
 
 # engram_start DATA_DIR LOG_FILE [VAR=VALUE...] : starts `engram serve` with the extra environment
@@ -42,13 +42,13 @@ engram_start() {
   ENGRAM_URL=""
   local tries=0
   while [ "$tries" -lt 300 ]; do
-    if ! kill -0 "$ENGRAM_PID" 2>/dev/null; then
+    if ! engram_running "$ENGRAM_PID"; then
       echo "engram serve exited before answering; its log:" >&2
       cat "$log" >&2
       return 1
     fi
     if [ -z "$ENGRAM_URL" ]; then
-      ENGRAM_URL="$(grep -o '"msg":"engram listening","url":"[^"]*"' "$log" | head -n 1 | sed 's/.*"url":"\([^"]*\)"/\1/')"
+      ENGRAM_URL="$(grep -o '"msg":"engram listening","url":"[^"]*"' "$log" | head -n 1 | sed 's/.*"url":"\([^"]*\)"/\1/' || true)"
     fi
     if [ -n "$ENGRAM_URL" ] && "$ENGRAM_NODE" -e \
       'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$ENGRAM_URL/healthz"; then
@@ -62,17 +62,24 @@ engram_start() {
   return 1
 }
 
+# engram_running PID : true while the process runs (an exited child that is not yet reaped
+# still answers `kill -0`, so its state is read instead).
+engram_running() {
+  [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null
+}
+
 # engram_stop_all : SIGTERM to every server started here, SIGKILL after 10 s.
 engram_stop_all() {
   local pid tries
   for pid in "${ENGRAM_PIDS[@]}"; do
     kill -TERM "$pid" 2>/dev/null || continue
     tries=0
-    while kill -0 "$pid" 2>/dev/null && [ "$tries" -lt 100 ]; do
+    while engram_running "$pid" && [ "$tries" -lt 100 ]; do
       sleep 0.1
       tries=$((tries + 1))
     done
     kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
   done
   ENGRAM_PIDS=()
 }

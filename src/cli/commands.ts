@@ -16,6 +16,7 @@ import { SearchEngine } from '../search/search-engine';
 import { openDatabase } from '../storage/sqlite/open';
 import { SqliteStore } from '../storage/sqlite/sqlite-store';
 import type { Store } from '../storage/store';
+import { exportAccount, importAccount, type ImportSummary } from './transfer';
 import { UsageError } from './usage-error';
 
 function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
@@ -81,4 +82,12 @@ export function keysCreate(config: Config, email: string | undefined, args: KeyA
     });
     return minted.key;
   });
+}
+
+export function exportMemory(config: Config, email: string | undefined, write: (line: string) => void): Promise<void> {
+  return withStore(config, async (store) => exportAccount(store, ownerOf(store, email).accountId, systemClock.now(), write));
+}
+
+export function importMemory(config: Config, email: string | undefined, text: string): Promise<ImportSummary> {
+  return withStore(config, async (store) => importAccount(store, ownerOf(store, email).accountId, text.split('\n')));
 }

@@ -55,7 +55,7 @@ export function restRoutes(services: Services): Hono<AppEnv> {
   for (const route of REST_ROUTES) {
     v1.on(route.method.toUpperCase(), route.path.replace(/\{(\w+)\}/g, ':$1'), async (c) => {
       const ctx = { ...services, caller: c.get('caller'), traceId: c.get('traceId') };
-      const result = await invoke(route.op, ctx, await inputOf(c, route));
+      const result = await invoke(route.op, ctx, () => inputOf(c, route));
       return c.json(result as object, successStatus(route, result) as 200);
     });
   }

@@ -1,6 +1,7 @@
 /** The HTTP thread's handle on the learning worker thread. */
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config';
+import { vectorExtensionFile } from '../storage/sqlite/vectors';
 import type { FromWorker, ToWorker } from './worker-messages';
 
 /** What the server needs of learning, whether it runs in a worker or (in tests) in process. */
@@ -12,6 +13,12 @@ export interface Learning {
   /** Finishes the current step and stops. */
   stop(): Promise<void>;
 }
+
+/**
+ * In a compiled binary the worker is a second entrypoint, addressed from the entrypoints' common
+ * root (the checkout, see scripts/build.ts); from a checkout it sits beside this file.
+ */
+const WORKER_ENTRY = import.meta.url.includes('/$bunfs/') ? './src/learning/worker.ts' : new URL('./worker.ts', import.meta.url);
 
 export class LearningWorker implements Learning {
   private readonly worker: Worker;
@@ -29,7 +36,7 @@ export class LearningWorker implements Learning {
 
   /** Starts the worker and resolves once it has opened the store and is learning. */
   static start(config: Config, onIndexed: (passageIds: number[]) => void): Promise<LearningWorker> {
-    const worker = new Worker(new URL('./worker.ts', import.meta.url), { workerData: { config } });
+    const worker = new Worker(WORKER_ENTRY, { workerData: { config, vectorExtension: vectorExtensionFile() } });
     const handle = new LearningWorker(worker, onIndexed);
     return new Promise((resolve, reject) => {
       worker.once('error', reject);

@@ -9,13 +9,15 @@ import type { Config } from '../config';
 import { createLogger } from '../log';
 import { openDatabase } from '../storage/sqlite/open';
 import { SqliteStore } from '../storage/sqlite/sqlite-store';
+import { useVectorExtensionFile } from '../storage/sqlite/vectors';
 import { createEmbedder } from './create-embedder';
 import { LearningRunner } from './runner';
 import { urlReader } from './url-reader';
 import type { ToWorker, FromWorker } from './worker-messages';
 
 const port = parentPort!;
-const config = (workerData as { config: Config }).config;
+const { config, vectorExtension } = workerData as { config: Config; vectorExtension: string | null };
+useVectorExtensionFile(vectorExtension);
 const log = createLogger(config.logLevel);
 const store = new SqliteStore(openDatabase(config.dataDir, systemClock.now()));
 const send = (m: FromWorker) => port.postMessage(m);

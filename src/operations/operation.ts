@@ -58,15 +58,19 @@ export function isOffered(op: Operation, caller: Caller): boolean {
 /**
  * Runs an operation for a caller: refuses a tool the caller is not offered (403), applies the
  * limiter, validates the input (422 naming the fields), runs it, and records the call in the
- * developer key's usage, refused or not.
+ * developer key's usage, refused or not. `raw` may be a function that reads the input (REST's
+ * body): it is called only after the level check, so a call above the level is 403 whatever its
+ * body, and a body that does not parse is still recorded against the tool.
  */
-export async function invoke<I extends z.ZodType, O extends z.ZodType>(op: Operation<I, O>, ctx: Context, raw: unknown): Promise<z.output<O>> {
+export async function invoke<I extends z.ZodType, O extends z.ZodType>(
+  op: Operation<I, O>, ctx: Context, raw: unknown | (() => Promise<unknown>),
+): Promise<z.output<O>> {
   try {
     if (!isOffered(op, ctx.caller)) {
       throw op.access === 'owner' ? refuseOwnerOnly(op.name) : refuseTool(op.name);
     }
     if (ctx.caller.kind === 'developer_key' && !op.unlimited) ctx.limiter.take(ctx.caller.credential.id);
-    const input = parseInput(op.input, raw);
+    const input = parseInput(op.input, typeof raw === 'function' ? await raw() : raw);
     const result = await op.run(ctx, input);
     record(ctx, op.name, 200);
     return result;

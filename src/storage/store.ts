@@ -191,12 +191,16 @@ export interface Store {
   insertDocument(doc: DocumentRow): { inserted: boolean; document: DocumentRow };
   getDocument(accountId: string, id: string): DocumentRow | null;
   listDocuments(accountId: string, containerIds: string[], limit: number, after: DocumentPosition | null): DocumentPage;
+  /** The account's documents in the order they were stored, a page after `afterSeq` (0 to start). */
+  listDocumentsInInsertOrder(accountId: string, afterSeq: number, limit: number): { documents: DocumentRow[]; lastSeq: number | null };
   deleteDocument(accountId: string, id: string): void;
 
   insertMemory(memory: Memory): void;
   getMemory(accountId: string, id: string): Memory | null;
   deleteMemory(accountId: string, id: string): void;
   listStaticFacts(accountId: string): Memory[];
+  /** Every fact of the account, oldest first. */
+  listMemories(accountId: string): Memory[];
   listRecentFacts(accountId: string, containerIds: string[], limit: number): Memory[];
 
   /** BM25 full-text search over one container's passages; `query` is plain text, never FTS syntax. */

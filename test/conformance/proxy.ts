@@ -1,8 +1,8 @@
 /**
  * A test-only loopback proxy for the MCP conformance suite, which cannot send a bearer itself:
  * it adds `Authorization: Bearer <key>` to every request and forwards it to the server unchanged
- * otherwise. Origin, Host (as the original Host) and the MCP headers pass through, so the server's
- * own checks are what the suite tests. Never a production component: it listens on 127.0.0.1 only.
+ * otherwise. Origin, Host and the MCP headers pass through as sent (Bun's fetch keeps a given Host),
+ * so the server's own checks are what the suite tests. Test-only: it listens on 127.0.0.1 only.
  *
  * Usage: bun test/conformance/proxy.ts --target http://127.0.0.1:PORT --port PORT
  *        (the key comes from ENGRAM_API_KEY, so it never appears in a process listing)

@@ -124,7 +124,8 @@ def engram() -> EngramServer:
                 cwd=ROOT,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, "ENGRAM_LOG_LEVEL": "warn"},
+                # Keyword search only: these tests are about the MCP surface, not ranking, and need no model.
+                env={**os.environ, "ENGRAM_LOG_LEVEL": "warn", "ENGRAM_EMBEDDER": "none"},
             )
         base_url = f"http://127.0.0.1:{port}"
         _wait_healthy(base_url, process, log_path)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from typing import Iterator
 
 import pytest
 
-from tests.servers import LiveServer, engram_server_from_env, start_engram_server
+from tests.servers import E2E_REQUIRED_ENV, LiveServer, engram_server_from_env, start_engram_server
 from tests.support import Harness
 
 
@@ -30,10 +31,11 @@ def harness(request: pytest.FixtureRequest) -> Harness:
 
 @pytest.fixture(scope="session")
 def engram_server() -> Iterator[LiveServer]:
-    """A real Engram server and a manage-level key for it, or the test is skipped.
+    """A real Engram server and a Full-access key for it, or the test is skipped.
 
-    Taken from ENGRAM_E2E_BASE_URL / ENGRAM_E2E_API_KEY first, else started by
-    tests.servers.start_engram_server (the seam a later change fills in).
+    Taken from ENGRAM_E2E_BASE_URL / ENGRAM_E2E_API_KEY first, else started from the repository
+    by tests.servers.start_engram_server. With ENGRAM_E2E_REQUIRED=1 a missing server fails the
+    tests instead of skipping them.
     """
     given = engram_server_from_env()
     if given is not None:
@@ -41,7 +43,10 @@ def engram_server() -> Iterator[LiveServer]:
         return
     started = start_engram_server()
     if started is None:
-        pytest.skip("no Engram server: set ENGRAM_E2E_BASE_URL and ENGRAM_E2E_API_KEY")
+        reason = "no Engram server: not in a checkout, and ENGRAM_E2E_BASE_URL / ENGRAM_E2E_API_KEY are not set"
+        if os.environ.get(E2E_REQUIRED_ENV) == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
     server, stop = started
     try:
         yield server

@@ -1,26 +1,48 @@
-"""Real HTTP servers for tests: a scripted one on loopback, and the seam for the real Engram server.
+"""Real HTTP servers for tests: a scripted one on loopback, and the real Engram server.
 
 Both kinds are described by :class:`LiveServer` (an origin and a key), so a test written against
-one can be pointed at the other.
+one can be pointed at the other. :func:`start_engram_server` starts the real server from the
+repository this package sits in, the same way clients/typescript/scripts/e2e.sh does.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
+import signal
 import socket
+import subprocess
+import tempfile
 import threading
+import time
+import urllib.request
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Dict, List, Optional
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 
 @dataclass(frozen=True)
 class LiveServer:
-    """A server listening somewhere and a key it accepts."""
+    """A server listening somewhere and a key it accepts.
+
+    For the real Engram server, ``api_key`` is a Full-access key with the profile tick reaching
+    ``containers`` (two or more). The other fields are there when the server was started by the
+    tests (or named by the matching ENGRAM_E2E_* variables); a test needing one skips without it.
+    """
 
     base_url: str
     api_key: str
+    containers: Tuple[str, ...] = ()
+    # A Read key reaching only containers[0].
+    read_key: Optional[str] = None
+    # The owner's session token (egs_...), for the owner's routes the client does not cover.
+    owner_token: Optional[str] = None
+    # A second server whose per-credential limit is `rate_limit` requests a minute, with a key for it.
+    limited: Optional["LiveServer"] = None
+    rate_limit: Optional[int] = None
 
 
 @dataclass
@@ -120,31 +142,156 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
-# The seam for end-to-end tests against the real Engram server.
+# End-to-end tests against the real Engram server.
 #
-# Today a running server is given from outside: ENGRAM_E2E_BASE_URL and ENGRAM_E2E_API_KEY.
-# To have the tests start one themselves, implement start_engram_server below (e.g. run
-# `bun src/main.ts serve --host 127.0.0.1 --port <free port> --data <tmp dir>` from the
-# repository root, make the owner, a container and a manage-level key with the CLI, and wait
-# for the port) and return the LiveServer plus a function that stops it; the fixture
-# `engram_server` in conftest.py already calls it and skips the tests when it returns None.
+# A running server can be given from outside with ENGRAM_E2E_BASE_URL and ENGRAM_E2E_API_KEY (and
+# optionally the other ENGRAM_E2E_* variables below, the same ones the TypeScript client's e2e.sh
+# sets). Otherwise start_engram_server starts one from the repository's CLI; the `engram_server`
+# fixture in conftest.py skips the tests when neither is possible, or fails them when
+# ENGRAM_E2E_REQUIRED=1 (scripts/test.sh sets it, so CI cannot skip them silently).
 
 E2E_BASE_URL_ENV = "ENGRAM_E2E_BASE_URL"
 E2E_API_KEY_ENV = "ENGRAM_E2E_API_KEY"
+E2E_REQUIRED_ENV = "ENGRAM_E2E_REQUIRED"
+
+# The repository root, when this package sits in an Engram checkout (clients/python/tests/ here).
+REPO_ROOT = Path(__file__).resolve().parents[3]
+BUN = REPO_ROOT / "node_modules" / ".bin" / "bun"
+OWNER_EMAIL = "owner@example.org"
+OWNER_PASSWORD = "correct horse battery staple"
+RATE_LIMIT = 3
 
 
 def engram_server_from_env() -> Optional[LiveServer]:
     """The server named by ENGRAM_E2E_BASE_URL and ENGRAM_E2E_API_KEY, when both are set."""
-    base_url = os.environ.get(E2E_BASE_URL_ENV)
-    api_key = os.environ.get(E2E_API_KEY_ENV)
-    if base_url and api_key:
-        return LiveServer(base_url=base_url, api_key=api_key)
-    return None
+    env = os.environ
+    base_url = env.get(E2E_BASE_URL_ENV)
+    api_key = env.get(E2E_API_KEY_ENV)
+    if not (base_url and api_key):
+        return None
+    limited = None
+    if env.get("ENGRAM_E2E_LIMITED_BASE_URL") and env.get("ENGRAM_E2E_LIMITED_API_KEY"):
+        limited = LiveServer(base_url=env["ENGRAM_E2E_LIMITED_BASE_URL"], api_key=env["ENGRAM_E2E_LIMITED_API_KEY"])
+    return LiveServer(
+        base_url=base_url,
+        api_key=api_key,
+        containers=tuple(c for c in env.get("ENGRAM_E2E_CONTAINERS", "").split(",") if c),
+        read_key=env.get("ENGRAM_E2E_READ_KEY") or None,
+        owner_token=env.get("ENGRAM_E2E_OWNER_TOKEN") or None,
+        limited=limited,
+        rate_limit=int(env["ENGRAM_E2E_RATE_LIMIT"]) if limited and env.get("ENGRAM_E2E_RATE_LIMIT") else None,
+    )
 
 
-def start_engram_server() -> Optional[tuple]:
-    """Start a real Engram server for the e2e tests: ``(LiveServer, stop)``, or None when not possible.
+def start_engram_server() -> Optional[Tuple[LiveServer, Callable[[], None]]]:
+    """Start real Engram servers for the e2e tests: ``(LiveServer, stop)``, or None outside a checkout.
 
-    Not implemented yet: the server is being written alongside this client.
+    The owner, two containers and the keys are made with the ``engram`` CLI on a temporary data
+    directory, then ``engram serve`` runs on 127.0.0.1 with a port the kernel picks. A second
+    server with a per-credential limit of RATE_LIMIT requests a minute is ``limited``. ``stop``
+    ends both and removes their data. Raises when the checkout is there but a server will not start.
     """
-    return None
+    if not (REPO_ROOT / "src" / "main.ts").is_file():
+        return None  # the package's tests run outside the repository (from an sdist): no server
+    if not BUN.exists():
+        raise RuntimeError(f"{BUN} is missing: run npm ci in {REPO_ROOT}")
+    work = Path(tempfile.mkdtemp(prefix="engram-py-e2e-"))
+    processes: List[subprocess.Popen] = []
+
+    def stop() -> None:
+        for process in processes:
+            _terminate(process)
+        shutil.rmtree(work, ignore_errors=True)
+
+    try:
+        main = work / "main"
+        _account(main)
+        work_ctr = _engram(main, "containers", "create", "Work", "--description", "Projects and deadlines")
+        home_ctr = _engram(main, "containers", "create", "Home")
+        reach = f"{work_ctr},{home_ctr}"
+        full_key = _engram(main, "keys", "create", "--name", "e2e full access", "--level", "manage", "--containers", reach, "--profile")
+        read_key = _engram(main, "keys", "create", "--name", "e2e read, Work only", "--level", "read", "--containers", work_ctr)
+        owner_token = _engram(main, "owner", "token")
+        main_url = _serve(main, work / "main.log", processes, {})
+
+        limited_dir = work / "limited"
+        _account(limited_dir)
+        only = _engram(limited_dir, "containers", "create", "Only")
+        limited_key = _engram(limited_dir, "keys", "create", "--name", "e2e limited", "--level", "read", "--containers", only)
+        limited_url = _serve(limited_dir, work / "limited.log", processes, {"ENGRAM_RATE_LIMIT_PER_MIN": str(RATE_LIMIT)})
+    except BaseException:
+        stop()
+        raise
+    server = LiveServer(
+        base_url=main_url,
+        api_key=full_key,
+        containers=(work_ctr, home_ctr),
+        read_key=read_key,
+        owner_token=owner_token,
+        limited=LiveServer(base_url=limited_url, api_key=limited_key),
+        rate_limit=RATE_LIMIT,
+    )
+    return server, stop
+
+
+def _engram(data_dir: Path, *args: str, stdin: Optional[str] = None) -> str:
+    """One CLI command on ``data_dir``; its standard output, stripped."""
+    done = subprocess.run(
+        [str(BUN), "src/main.ts", *args, "--data", str(data_dir)],
+        cwd=REPO_ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "ENGRAM_LOG_LEVEL": "warn"},
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"engram {' '.join(args)} exited {done.returncode}: {done.stderr}")
+    return done.stdout.strip()
+
+
+def _account(data_dir: Path) -> None:
+    _engram(data_dir, "owner", "create", "--email", OWNER_EMAIL, stdin=f"{OWNER_PASSWORD}\n")
+
+
+_LISTENING = re.compile(r'"msg":"engram listening","url":"([^"]+)"')
+
+
+def _serve(data_dir: Path, log_path: Path, processes: List[subprocess.Popen], env: Dict[str, str]) -> str:
+    """Start ``engram serve`` on port 0; its origin, read from its log, once /healthz answers."""
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            [str(BUN), "src/main.ts", "serve", "--host", "127.0.0.1", "--port", "0", "--data", str(data_dir)],
+            cwd=REPO_ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "ENGRAM_LOG_LEVEL": "info", **env},
+        )
+    processes.append(process)
+    deadline = time.monotonic() + 30
+    base_url = None
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"engram serve exited {process.returncode}:\n{log_path.read_text()}")
+        if base_url is None:
+            match = _LISTENING.search(log_path.read_text())
+            base_url = match.group(1) if match else None
+        if base_url is not None:
+            try:
+                with urllib.request.urlopen(f"{base_url}/healthz", timeout=2) as response:
+                    if response.status == 200:
+                        return base_url
+            except OSError:
+                pass
+        time.sleep(0.1)
+    raise RuntimeError(f"engram serve did not answer /healthz within 30 s:\n{log_path.read_text()}")
+
+
+def _terminate(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -177,6 +177,13 @@ export class SqliteStore implements Store {
     };
   }
 
+  listDocumentsInInsertOrder(accountId: string, afterSeq: number, limit: number): { documents: DocumentRow[]; lastSeq: number | null } {
+    const seq = sql<number>`${t.documents}.rowid`;
+    const rows = this.db.select({ doc: t.documents, seq }).from(t.documents)
+      .where(and(eq(t.documents.accountId, accountId), sql`${seq} > ${afterSeq}`)).orderBy(seq).limit(limit).all();
+    return { documents: rows.map((r) => r.doc), lastSeq: rows.at(-1)?.seq ?? null };
+  }
+
   deleteDocument(accountId: string, id: string): void {
     this.db.delete(t.documents).where(and(eq(t.documents.accountId, accountId), eq(t.documents.id, id))).run();
   }
@@ -208,6 +215,10 @@ export class SqliteStore implements Store {
   listStaticFacts(accountId: string): Memory[] {
     return this.db.select().from(t.memories).where(and(eq(t.memories.accountId, accountId), eq(t.memories.static, true)))
       .orderBy(desc(t.memories.updatedAt), desc(t.memories.id)).all();
+  }
+
+  listMemories(accountId: string): Memory[] {
+    return this.db.select().from(t.memories).where(eq(t.memories.accountId, accountId)).orderBy(t.memories.createdAt, t.memories.id).all();
   }
 
   listRecentFacts(accountId: string, containerIds: string[], limit: number): Memory[] {

@@ -3,13 +3,45 @@
  * Its dimension is fixed when made, so a change of embedding model makes it anew.
  */
 import type { Database } from 'bun:sqlite';
+import { mkdirSync, renameSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { extname, join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 
 export const VECTOR_TABLE = 'vec_passages';
 
-/** Loads sqlite-vec into a connection; every connection needs it, as passage deletes touch the table. */
+let extensionFile: string | null = null;
+
+/**
+ * Loads sqlite-vec into a connection; every connection needs it, as passage deletes touch the
+ * table. From node_modules when run from a checkout; from a file written out of the compiled
+ * binary otherwise (SQLite can load an extension only from a real file).
+ */
 export function loadVectorExtension(db: Database): void {
-  sqliteVec.load(db);
+  if (extensionFile) db.loadExtension(extensionFile);
+  else sqliteVec.load(db);
+}
+
+/** The extension file in use, when it is not node_modules' (a worker thread is handed it). */
+export const vectorExtensionFile = (): string | null => extensionFile;
+
+export function useVectorExtensionFile(path: string | null): void {
+  extensionFile = path;
+}
+
+/** Writes the binary's embedded extension to the cache directory (once per version) and uses it. */
+export async function materializeVectorExtension(embedded: string, version: string): Promise<void> {
+  const dir = join(homedir(), '.cache', 'engram');
+  const target = join(dir, `vec0-${version}${extname(embedded)}`);
+  const source = Bun.file(embedded);
+  const existing = Bun.file(target);
+  if (!(await existing.exists()) || existing.size !== source.size) {
+    mkdirSync(dir, { recursive: true });
+    const partial = `${target}.${process.pid}.tmp`;
+    await Bun.write(partial, source);
+    renameSync(partial, target); // atomic: two starting servers never load a half-written file
+  }
+  useVectorExtensionFile(target);
 }
 
 /** Makes the vector table for `dimensions`, with the trigger that drops a passage's vector with it. */

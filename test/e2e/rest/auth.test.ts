@@ -149,6 +149,15 @@ describe('level and profile tick', () => {
     expect(res.body.message).toBe("The tool add_document is not in this credential's capability profile.");
   });
 
+  it('refuses a verb above the level whatever the body: the level is checked before the body is read', async () => {
+    const read = await keyFor(server, account.owner, { level: 'read', all_views: true });
+    for (const body of ['{"content": ', '[]', JSON.stringify({ content: 7 })]) {
+      const res = await call(server, 'POST', '/v1/documents', read, body);
+      expectError(res, 403, 'unauthorized');
+      expect(res.body.details.tool).toBe('add_document');
+    }
+  });
+
   it('refuses get_profile without the profile tick, even at Full access', async () => {
     const res = await call(server, 'GET', '/v1/profile', key);
     expectError(res, 403, 'unauthorized');

@@ -100,6 +100,14 @@ describe('in-place changes are read on the next call with the same token', () =>
     expect((await call(server, 'POST', '/v1/memories', k.key, { container: account.containers.Work, content: 'Standup at ten.' })).status).toBe(201);
   });
 
+  it('PATCH /v1/exposures/{id}/views on an all-containers key narrows it to the list given', async () => {
+    const k = await mint({ level: 'read', all_views: true });
+    const changed = await call(server, 'PATCH', `/v1/exposures/${k.id}/views`, account.owner, { containers: [account.containers.Travel] });
+    expect(changed.status).toBe(200);
+    expect([changed.body.all_views, changed.body.containers]).toEqual([false, [account.containers.Travel]]);
+    expect(await names(k.key)).toEqual(['Travel']);
+  });
+
   it('PATCH /v1/exposures/{id}/views with a container not of the account is 400 and leaves the reach as it was', async () => {
     const k = await mint({ level: 'read', containers: [account.containers.Food] });
     const res = await call(server, 'PATCH', `/v1/exposures/${k.id}/views`, account.owner, { containers: [account.containers.Travel, 'ctr_nope'] });

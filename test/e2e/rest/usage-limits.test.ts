@@ -71,6 +71,13 @@ describe('usage of a key', () => {
     expect(usage.recent).toHaveLength(1);
   });
 
+  it('records a call whose body does not parse as an error of that tool', async () => {
+    const { id, key } = await makeKey(server, account.owner, { level: 'suggest', containers: [account.containers.Food] });
+    expectError(await call(server, 'POST', '/v1/documents', key, '{"content": '), 422, 'validation');
+    const usage = (await call(server, 'GET', `/v1/api-keys/${id}/usage`, account.owner)).body;
+    expect(usage.recent).toEqual([{ at: new Date(server.clock.now()).toISOString(), tool: 'add_document', outcome: 'error', status: 422 }]);
+  });
+
   it('a key never used shows empty usage', async () => {
     const { id } = await makeKey(server, account.owner, { level: 'read' });
     expect((await call(server, 'GET', `/v1/api-keys/${id}/usage`, account.owner)).body).toEqual({ key_id: id, per_day: [], refused: 0, per_tool: [], recent: [] });

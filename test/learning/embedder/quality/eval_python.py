@@ -55,8 +55,17 @@ def load_static(model_dir: Path):
     tok.add_special_tokens(t["addedTokens"])
     rows, dims = cfg["vocabSize"], cfg["dimensions"]
     raw = (model_dir / cfg["embeddings"]["file"]).read_bytes()
-    q = np.frombuffer(raw, dtype=np.int8, count=rows * dims).reshape(rows, dims)
-    scales = np.frombuffer(raw, dtype="<f4", offset=rows * dims, count=rows)
+    if cfg["embeddings"]["dtype"] == "int8":
+        nbytes = rows * dims
+        q = np.frombuffer(raw, dtype=np.int8, count=nbytes).reshape(rows, dims)
+    else:  # int4: two values a byte, low nibble first, stored as q + 8
+        nbytes = rows * dims // 2
+        packed = np.frombuffer(raw, dtype=np.uint8, count=nbytes)
+        q = np.empty(rows * dims, dtype=np.int8)
+        q[0::2] = (packed & 15).astype(np.int8) - 8
+        q[1::2] = (packed >> 4).astype(np.int8) - 8
+        q = q.reshape(rows, dims)
+    scales = np.frombuffer(raw, dtype="<f4", offset=nbytes, count=rows)
     table = q.astype(np.float32) * scales[:, None]
     unk = vocab.index(t["unkToken"])
     max_tokens = cfg["maxTokens"]

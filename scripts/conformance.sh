@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The official MCP conformance suite (server leg) against a real `engram serve`.
+#
+# The suite cannot send a bearer, so a test-only loopback proxy (test/conformance/proxy.ts) adds
+# a Full-access key (all containers, profile ticked) to every request and forwards it unchanged
+# otherwise. The server runs with ENGRAM_PUBLIC_URL set to the proxy's address, as it would behind
+# any reverse proxy, so its Origin check and its resource_metadata name the address clients use.
+# Results are judged by test/conformance/compare.ts against test/conformance/baseline.json.
+# The suite needs Node 22, taken from the `node` devDependency.
+#
+# Usage: scripts/conformance.sh [--keep DIR]   (--keep copies the raw results to DIR)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+# shellcheck source=lib/engram-server.sh
+source scripts/lib/engram-server.sh
+
+KEEP=""
+if [ "${1:-}" = "--keep" ]; then
+  KEEP="${2:?--keep needs a directory}"
+fi
+
+NODE22="$ROOT/node_modules/node/bin/node"
+SUITE="$ROOT/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+if [ ! -x "$NODE22" ] || [ ! -f "$SUITE" ]; then
+  echo "conformance.sh: run npm ci first (needs the node and @modelcontextprotocol/conformance devDependencies)" >&2
+  exit 2
+fi
+if [ "$("$NODE22" -p 'process.versions.node.split(".")[0]')" -lt 22 ]; then
+  echo "conformance.sh: $NODE22 is not Node 22 or newer" >&2
+  exit 2
+fi
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/engram-conformance.XXXXXX")"
+PROXY_PID=""
+cleanup() {
+  if [ -n "$PROXY_PID" ]; then
+    kill -TERM "$PROXY_PID" 2>/dev/null || true
+    wait "$PROXY_PID" 2>/dev/null || true
+  fi
+  engram_stop_all
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+DATA="$WORK/data"
+mkdir -p "$DATA" "$WORK/results"
+engram_account "$DATA" conformance@example.org >/dev/null 2>&1
+engram_cli "$DATA" containers create Conformance >/dev/null
+KEY="$(engram_cli "$DATA" keys create --name conformance --level manage --all --profile)"
+
+# The proxy's port must be known before the server starts (it is the server's public address):
+# ask the kernel for a free one and bind it a moment later.
+PROXY_PORT="$("$NODE22" -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+PROXY_URL="http://127.0.0.1:$PROXY_PORT"
+
+# Keyword search only: the suite calls no search, and no model is needed.
+# engram_start polls its log with grep | head | sed, which fails under pipefail until the line appears.
+set +o pipefail
+engram_start "$DATA" "$WORK/server.log" ENGRAM_PUBLIC_URL="$PROXY_URL" ENGRAM_EMBEDDER=none
+set -o pipefail
+
+ENGRAM_API_KEY="$KEY" "$ENGRAM_BUN" test/conformance/proxy.ts --target "$ENGRAM_URL" --port "$PROXY_PORT" >"$WORK/proxy.log" 2>&1 &
+PROXY_PID=$!
+for _ in $(seq 1 100); do
+  if "$NODE22" -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$PROXY_URL/healthz"; then
+    break
+  fi
+  if ! kill -0 "$PROXY_PID" 2>/dev/null; then
+    echo "conformance.sh: the proxy exited:" >&2
+    cat "$WORK/proxy.log" >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+
+echo "== MCP conformance suite $("$NODE22" "$SUITE" --version) (Node $("$NODE22" --version)) against $PROXY_URL/mcp-http -> $ENGRAM_URL"
+# The suite's own exit code counts every failure; the baseline decides instead (compare.ts).
+"$NODE22" "$SUITE" server --url "$PROXY_URL/mcp-http" --output-dir "$WORK/results" >"$WORK/suite.log" 2>&1 || true
+
+if [ -n "$KEEP" ]; then
+  mkdir -p "$KEEP"
+  cp -r "$WORK/results/." "$KEEP/"
+  cp "$WORK/suite.log" "$KEEP/suite.log"
+fi
+
+status=0
+"$ENGRAM_BUN" test/conformance/compare.ts "$WORK/results" test/conformance/baseline.json || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "== suite log (tail)"
+  tail -n 40 "$WORK/suite.log"
+  echo "== server log (tail)"
+  tail -n 40 "$WORK/server.log"
+fi
+exit "$status"

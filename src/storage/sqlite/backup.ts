@@ -1,0 +1,64 @@
+/**
+ * Backup and restore of the whole store file. A backup is an online, consistent snapshot taken with
+ * `VACUUM INTO` while the server runs; a restore replaces the file while no server holds it.
+ */
+import { Database } from 'bun:sqlite';
+import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DB_FILE, lockDataDir } from './open';
+import { MIGRATIONS } from './migrations';
+import { loadVectorExtension } from './vectors';
+
+export class BackupError extends Error {}
+
+/** Writes a consistent copy of the data directory's store to `file` (which must not exist). */
+export function backupDatabase(dataDir: string, file: string): void {
+  const target = resolve(file);
+  if (existsSync(target)) throw new BackupError(`${target} already exists; pick a new file name.`);
+  const source = join(dataDir, DB_FILE);
+  if (!existsSync(source)) throw new BackupError(`No store in ${dataDir}.`);
+  const db = new Database(source, { readonly: true });
+  try {
+    loadVectorExtension(db);
+    db.run('PRAGMA busy_timeout = 5000');
+    db.run('VACUUM INTO ?', [target]);
+  } finally {
+    db.close();
+  }
+}
+
+/** Replaces the store with a backup, after checking it is a sound Engram store this version can open. */
+export function restoreDatabase(dataDir: string, file: string): void {
+  const source = resolve(file);
+  if (!existsSync(source)) throw new BackupError(`No file ${source}.`);
+  checkBackup(source);
+  const lock = lockDataDir(dataDir); // refuses while a server runs on this directory
+  try {
+    const target = join(dataDir, DB_FILE);
+    const staged = `${target}.restoring`;
+    copyFileSync(source, staged);
+    for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
+    renameSync(staged, target);
+  } finally {
+    lock.release();
+  }
+}
+
+function checkBackup(file: string): void {
+  let db: Database | null = null;
+  try {
+    db = new Database(file, { readonly: true });
+    loadVectorExtension(db);
+    const integrity = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get();
+    if (integrity?.integrity_check !== 'ok') throw new BackupError(`${file} is damaged: ${integrity?.integrity_check}`);
+    const versions = db.query<{ version: string }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version);
+    const known = new Set(MIGRATIONS.map((m) => m.version));
+    const unknown = versions.filter((v) => !known.has(v));
+    if (unknown.length) throw new BackupError(`${file} comes from a newer Engram (migrations ${unknown.join(', ')}); upgrade first.`);
+  } catch (err) {
+    if (err instanceof BackupError) throw err;
+    throw new BackupError(`${file} is not an Engram backup: ${(err as Error).message}`);
+  } finally {
+    db?.close();
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The `engram` command as a person runs it: `bun src/main.ts …` subprocesses over a temporary
+ * data directory. Setting up (owner, container, key) prints only what a script needs; `serve`
+ * answers with that key; help exits 0; bad arguments exit 2 with one line; one server per directory.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pkg from '../../../package.json' with { type: 'json' };
+
+const ROOT = join(import.meta.dir, '..', '..', '..');
+const PASSWORD = 'correct horse battery staple';
+
+let home: string;
+let data: string;
+
+/** The environment of a person with no ENGRAM_* set (but the embedder) and a HOME of their own. */
+function cleanEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ENGRAM_')) env[k] = v;
+  // Keyword search only: loading an embedding model is not what these tests are about.
+  return { ...env, HOME: home, ENGRAM_EMBEDDER: 'none' };
+}
+
+function spawn(args: string[], stdin?: string) {
+  return Bun.spawn([process.execPath, 'src/main.ts', ...args], {
+    cwd: ROOT, env: cleanEnv(), stdin: stdin === undefined ? 'ignore' : new Blob([stdin]), stdout: 'pipe', stderr: 'pipe',
+  });
+}
+
+async function engram(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = spawn(args, stdin);
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+/** A port the OS just handed out and that is free again. */
+function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+  const { port } = probe;
+  probe.stop(true);
+  return port;
+}
+
+async function waitForHealth(url: string, proc: ReturnType<typeof spawn>): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`serve exited with ${proc.exitCode}: ${await new Response(proc.stderr).text()}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return;
+    } catch {}
+    await Bun.sleep(50);
+  }
+  throw new Error('serve did not answer /healthz in time');
+}
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'engram-cli-home-'));
+  data = join(home, 'data');
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe('engram, set up from the command line and served', () => {
+  it('owner create, containers create, keys create and serve: the key answers GET /v1/containers', async () => {
+    const owner = await engram(['owner', 'create', '--email', 'me@example.org', '--data', data], `${PASSWORD}\n`);
+    expect(owner).toMatchObject({ code: 0, stdout: '' });
+
+    const food = await engram(['containers', 'create', 'Food', '--description', 'What I eat', '--data', data]);
+    expect(food.code).toBe(0);
+    expect(food.stdout).toMatch(/^ctr_[A-Za-z0-9]+\n$/);
+    const foodId = food.stdout.trim();
+
+    const readKey = await engram(['keys', 'create', '--name', 'laptop', '--level', 'read', '--containers', foodId, '--data', data]);
+    expect(readKey.code).toBe(0);
+    expect(readKey.stdout).toMatch(/^egm_[A-Za-z0-9]+_[A-Za-z0-9]{43}\n$/);
+    const key = readKey.stdout.trim();
+    const allKey = (await engram(['keys', 'create', '--name', 'everything', '--level', 'manage', '--all', '--data', data])).stdout.trim();
+
+    const port = freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const server = spawn(['serve', '--port', String(port), '--data', data]);
+    try {
+      await waitForHealth(url, server);
+      const res = await fetch(`${url}/v1/containers`, { headers: { Authorization: `Bearer ${key}` } });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as any;
+      expect(body.containers.map((c: any) => [c.id, c.name, c.description])).toEqual([[foodId, 'Food', 'What I eat']]);
+
+      // A second server on the same data directory refuses to start, saying why.
+      const second = await engram(['serve', '--port', String(freePort()), '--data', data]);
+      expect(second.code).not.toBe(0);
+      expect(second.stderr.trim()).toBe(`engram: Another Engram server is already using ${data}. Stop it first, or pick another --data directory.`);
+
+      // The CLI writes through the same store while the server runs; an all-containers key sees it at once.
+      const later = await engram(['containers', 'create', 'Later', '--data', data]);
+      expect(later.code).toBe(0);
+      const listed = await fetch(`${url}/v1/containers`, { headers: { Authorization: `Bearer ${allKey}` } });
+      expect(((await listed.json()) as any).containers.map((c: any) => c.name)).toEqual(['Food', 'Later']);
+
+      // owner token prints a session token for the owner's routes.
+      const token = await engram(['owner', 'token', '--data', data]);
+      expect(token.stdout).toMatch(/^egs_\w+_\w+\n$/);
+      const keys = await fetch(`${url}/v1/api-keys`, { headers: { Authorization: `Bearer ${token.stdout.trim()}` } });
+      expect(((await keys.json()) as any).active.map((k: any) => k.name).sort()).toEqual(['everything', 'laptop']);
+    } finally {
+      server.kill('SIGTERM');
+    }
+    expect(await server.exited).toBe(0);
+  }, 30_000);
+});
+
+describe('help', () => {
+  const COMMANDS = [['serve'], ['owner', 'create'], ['owner', 'token'], ['containers', 'create'], ['containers', 'list'], ['keys', 'create']];
+
+  it('--help of every command exits 0 and prints its usage on standard output', async () => {
+    const answers = await Promise.all(COMMANDS.map((c) => engram([...c, '--help'])));
+    answers.forEach((a, i) => {
+      expect({ command: COMMANDS[i]!.join(' '), code: a.code, stderr: a.stderr }).toEqual({ command: COMMANDS[i]!.join(' '), code: 0, stderr: '' });
+      expect(a.stdout).toStartWith(`Usage: engram ${COMMANDS[i]!.join(' ')}`);
+    });
+  }, 20_000);
+
+  it('engram --help and engram alone list the commands; --version prints the version', async () => {
+    const [help, bare, version] = await Promise.all([engram(['--help']), engram([]), engram(['--version'])]);
+    for (const a of [help, bare]) {
+      expect(a.code).toBe(0);
+      for (const c of COMMANDS) expect(a.stdout).toContain(c.join(' '));
+    }
+    expect(version).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+  }, 20_000);
+});
+
+describe('bad arguments', () => {
+  it('exit 2 with a one-line message on standard error and nothing on standard output', async () => {
+    const bad = join(home, 'bad-args');
+    const cases: Array<[string[], RegExp]> = [
+      [['frobnicate'], /Unknown command "frobnicate"/],
+      [['keys', 'create', '--name', 'x', '--data', bad], /needs --name and --level/],
+      [['keys', 'create', '--name', 'x', '--level', 'read', '--all', '--containers', 'ctr_a', '--data', bad], /--containers or --all, not both/],
+      [['keys', 'create', '--name', 'x', '--level', 'read', '--expires-in-days', 'ten', '--data', bad], /whole number/],
+      [['containers', 'create', '--data', bad], /exactly one NAME/],
+      [['containers', 'create', 'A', 'B', '--data', bad], /exactly one NAME/],
+      [['owner', 'create', '--data', bad], /needs --email/],
+      [['serve', '--bogus'], /bogus/],
+      [['serve', '--email', 'me@example.org'], /serve does not take --email/],
+      [['containers', 'list', 'extra', '--data', bad], /Unexpected argument "extra"/],
+      [['containers', 'list', '--data', bad], /No account yet/],
+    ];
+    const answers = await Promise.all(cases.map(([args]) => engram(args)));
+    answers.forEach((a, i) => {
+      const [args, message] = cases[i]!;
+      expect({ args, code: a.code, stdout: a.stdout, lines: a.stderr.trimEnd().split('\n').length }).toEqual({ args, code: 2, stdout: '', lines: 1 });
+      expect(a.stderr).toStartWith('engram: ');
+      expect(a.stderr).toMatch(message);
+    });
+  }, 20_000);
+});
