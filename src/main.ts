@@ -29,6 +29,7 @@ Commands:
   containers list       list containers
   keys create           mint a developer key
   mcp                   speak MCP on stdio for desktop clients, through a running server
+  health                check that a running server answers (for container health checks)
   backup FILE           write a consistent copy of the store, even while the server runs
   restore FILE          replace the store with a backup (the server must be stopped)
   export                write one account's memory as JSON lines (no secrets)
@@ -73,6 +74,11 @@ Prints the new key alone on standard output. It is shown this once.
 ${ACCOUNT}
 ${COMMON}`,
 };
+
+HELP.health = `Usage: engram health [--url ORIGIN]
+
+Asks a running server whether it is well: exits 0 when GET /healthz answers ok, 1 otherwise.
+  --url ORIGIN       the server (ENGRAM_BASE_URL, default http://127.0.0.1:8787)`;
 
 HELP.backup = `Usage: engram backup FILE [--data DIR]
 
@@ -134,6 +140,7 @@ const ALLOWED: Record<string, string[]> = {
   'containers list': ['email', 'data'],
   'keys create': ['name', 'level', 'containers', 'all', 'profile', 'expires-in-days', 'email', 'data'],
   mcp: ['url', 'key'],
+  health: ['url'],
   backup: ['data'],
   restore: ['data'],
   export: ['out', 'email', 'data'],
@@ -153,7 +160,7 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parsed;
   if (values.version) return print(pkg.version);
   const [group = '', sub] = positionals;
-  const single = ['serve', 'mcp', 'backup', 'restore', 'export', 'import'].includes(group);
+  const single = ['serve', 'mcp', 'health', 'backup', 'restore', 'export', 'import'].includes(group);
   const command = single ? group : sub ? `${group} ${sub}` : group;
   if (!(command in HELP)) throw new UsageError(`Unknown command "${positionals.join(' ')}". Run \`engram --help\`.`);
   if (values.help || command === '') return print(HELP[command]!);
@@ -180,6 +187,7 @@ async function main(argv: string[]): Promise<number> {
     await runStdioBridge({ url, key });
     return 0;
   }
+  if (command === 'health') return health(values.url ?? loadBridgeConfig(process.env).url);
   switch (command) {
     case 'serve':
       return serve(config);
@@ -241,6 +249,17 @@ async function serve(config: Config): Promise<number> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   return new Promise(() => {}); // runs until a signal
+}
+
+async function health(origin: string): Promise<number> {
+  try {
+    const res = await fetch(new URL('/healthz', origin), { signal: AbortSignal.timeout(4000) });
+    if (res.ok) return print('ok');
+    process.stderr.write(`engram: ${origin} answered ${res.status}\n`);
+  } catch (err) {
+    process.stderr.write(`engram: cannot reach ${origin}: ${(err as Error).message}\n`);
+  }
+  return 1;
 }
 
 function print(text: string): number {

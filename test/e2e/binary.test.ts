@@ -1,0 +1,55 @@
+/** The compiled executable: built by scripts/build.ts, started on a fresh data directory, stopped by a signal. */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pkg from '../../package.json' with { type: 'json' };
+
+const ROOT = join(import.meta.dir, '../..');
+
+function freePort(): number {
+  const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+  const { port } = listener;
+  listener.stop(true);
+  return port;
+}
+
+describe('the compiled binary', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-binary-'));
+  const binary = join(dir, 'engram');
+  beforeAll(() => {
+    const build = Bun.spawnSync([process.execPath, join(ROOT, 'scripts/build.ts'), '--outfile', binary], { cwd: ROOT });
+    if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('prints its version', () => {
+    const run = Bun.spawnSync([binary, '--version']);
+    expect(run.stdout.toString().trim()).toBe(pkg.version);
+  });
+
+  it('serves on a fresh data directory, learns in its worker, and stops cleanly on SIGTERM', async () => {
+    const data = join(dir, 'data');
+    const env = { ...process.env, ENGRAM_DATA_DIR: data, HOME: dir };
+    const cli = (...args: string[]) => Bun.spawnSync([binary, ...args], { env, stdin: new TextEncoder().encode('a long enough password\n') });
+    expect(cli('owner', 'create', '--email', 'me@example.org').exitCode).toBe(0);
+    const container = cli('containers', 'create', 'Notes').stdout.toString().trim();
+    const key = cli('keys', 'create', '--name', 'bin', '--level', 'suggest', '--containers', container).stdout.toString().trim();
+    const port = freePort();
+    const server = Bun.spawn([binary, 'serve', '--port', String(port)], { env, stderr: 'pipe' });
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 100 && Bun.spawnSync([binary, 'health', '--url', base]).exitCode !== 0; i++) await Bun.sleep(100);
+    const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+    const added = await (await fetch(`${base}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content: 'The binary learns about herons.' }) })).json();
+    let learned = false;
+    for (let i = 0; i < 100 && !learned; i++) {
+      learned = (await (await fetch(`${base}/v1/documents/${added.id}`, { headers })).json()).learned;
+      if (!learned) await Bun.sleep(100);
+    }
+    expect(learned).toBe(true);
+    const found = await (await fetch(`${base}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: 'herons' }) })).json();
+    expect(found.results[0].content).toContain('herons');
+    server.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  }, 60_000);
+});
