@@ -51,6 +51,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   if (embedder && store.setEmbeddingModel({ id: embedder.id, dimensions: embedder.dimensions }, clock.now())) {
     log.info('embedding model set; passages will be embedded again in the background', { model: embedder.id });
   }
+  const requeued = store.requeueRunningJobs(clock.now());
+  if (requeued) log.info('learning resumes jobs a stopped server left running', { jobs: requeued });
   const search = SearchEngine.open(store, log, embedder);
   const onIndexed = (ids: number[]) => search.indexPassages(ids);
   let learning: Learning;

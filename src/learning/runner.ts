@@ -1,8 +1,8 @@
 /**
  * The learning loop: claim a job from the durable queue, do it, and commit its result and the
  * job's end together. A failure backs off and retries, then fails for good with the reason shown
- * on the document. A job left running by a stopped server is claimed again at the next start,
- * and redoing it replaces what the interrupted attempt wrote, so nothing is learned twice.
+ * on the document. A job left running by a stopped server is queued again at the next start (see
+ * server.ts), and redoing it replaces what the interrupted attempt wrote, so nothing is learned twice.
  */
 import type { Clock } from '../clock';
 import type { Logger } from '../log';
@@ -39,8 +39,6 @@ export class LearningRunner {
   constructor(private readonly deps: LearningDeps) {}
 
   start(): void {
-    const requeued = this.deps.store.requeueRunningJobs(this.deps.clock.now());
-    if (requeued) this.deps.log.info('learning resumed jobs left running', { jobs: requeued });
     this.running = true;
     this.loop = this.work();
   }
