@@ -45,8 +45,12 @@ trap cleanup EXIT
 
 DATA="$WORK/data"
 mkdir -p "$DATA" "$WORK/results"
-engram_account "$DATA" conformance@example.org >/dev/null 2>&1
-engram_cli "$DATA" containers create Conformance >/dev/null
+if ! engram_account "$DATA" conformance@example.org >"$WORK/setup.log" 2>&1 \
+  || ! engram_cli "$DATA" containers create Conformance >>"$WORK/setup.log" 2>&1; then
+  echo "conformance.sh: could not make the account:" >&2
+  cat "$WORK/setup.log" >&2
+  exit 1
+fi
 KEY="$(engram_cli "$DATA" keys create --name conformance --level manage --all --profile)"
 
 # The proxy's port must be known before the server starts (it is the server's public address):
@@ -62,17 +66,19 @@ set -o pipefail
 
 ENGRAM_API_KEY="$KEY" "$ENGRAM_BUN" test/conformance/proxy.ts --target "$ENGRAM_URL" --port "$PROXY_PORT" >"$WORK/proxy.log" 2>&1 &
 PROXY_PID=$!
+proxy_ready=""
 for _ in $(seq 1 100); do
   if "$NODE22" -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$PROXY_URL/healthz"; then
+    proxy_ready=yes
     break
-  fi
-  if ! kill -0 "$PROXY_PID" 2>/dev/null; then
-    echo "conformance.sh: the proxy exited:" >&2
-    cat "$WORK/proxy.log" >&2
-    exit 1
   fi
   sleep 0.1
 done
+if [ -z "$proxy_ready" ]; then
+  echo "conformance.sh: the proxy did not answer on $PROXY_URL; its log:" >&2
+  cat "$WORK/proxy.log" >&2
+  exit 1
+fi
 
 echo "== MCP conformance suite $("$NODE22" "$SUITE" --version) (Node $("$NODE22" --version)) against $PROXY_URL/mcp-http -> $ENGRAM_URL"
 # The suite's own exit code counts every failure; the baseline decides instead (compare.ts).

@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
-# Every test of the project: the server's suites (bun test), then each client library's own suite.
-# `npm test` runs this, and so does CI (.ci/run), so a newcomer runs exactly what CI runs.
+# Every test of the project. `npm test` runs this, and so does CI (.ci/run), so a newcomer runs
+# exactly what CI runs. Node.js here is the machine's own (the client must work on it); Bun and
+# the Node 22 that the MCP conformance suite needs come from node_modules.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$PWD/node_modules/.bin:$PATH"
+bun=node_modules/.bin/bun
+
+echo "== type-check"
+node_modules/.bin/tsc -p .
 
 echo "== server (bun test)"
-bun test
+"$bun" test
 
-for suite in clients/typescript/scripts/test.sh clients/python/scripts/test.sh; do
-  if [ -f "$suite" ]; then
-    echo "== $suite"
-    bash "$suite"
-  fi
-done
+echo "== TypeScript client (Node's test runner, then end to end)"
+bash clients/typescript/scripts/test.sh
+
+echo "== Python client (pytest, then end to end)"
+bash clients/python/scripts/test.sh
+
+echo "== MCP from Python (the official mcp package)"
+bash scripts/test-python-mcp.sh
+
+echo "== MCP conformance suite (server leg)"
+bash scripts/conformance.sh
+
+echo "== Dockerfile lint"
+bash scripts/lint-dockerfile.sh
