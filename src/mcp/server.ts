@@ -30,13 +30,37 @@ export function findTool(name: string, args: Record<string, unknown>): Operation
 }
 
 function describe(op: Operation): Tool {
-  const { $schema: _, ...inputSchema } = z.toJSONSchema(op.input, { io: 'input' }) as Record<string, unknown>;
+  const { $schema: _, ...inputSchema } = withoutNull(z.toJSONSchema(op.input, { io: 'input' })) as Record<string, unknown>;
   return {
     name: op.name,
     description: op.description,
     inputSchema: inputSchema as Tool['inputSchema'],
     annotations: { readOnlyHint: op.access === 'read', destructiveHint: op.access === 'manage', openWorldHint: false },
   };
+}
+
+/**
+ * Drops `null` from the types a tool's schema allows: several model providers refuse type lists
+ * and null branches in function schemas. A field that may be null may also be left out, and
+ * the operation still accepts null from a client that sends it.
+ */
+function withoutNull(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutNull);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const { anyOf, type, ...rest } = schema as Record<string, unknown>;
+  const out: Record<string, unknown> = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, withoutNull(v)]));
+  if (Array.isArray(type)) {
+    const types = type.filter((t) => t !== 'null');
+    out.type = types.length === 1 ? types[0] : types;
+  } else if (type !== undefined) {
+    out.type = type;
+  }
+  if (Array.isArray(anyOf)) {
+    const branches = anyOf.filter((b) => (b as { type?: unknown }).type !== 'null').map(withoutNull);
+    if (branches.length === 1) Object.assign(out, branches[0] as object);
+    else out.anyOf = branches;
+  }
+  return out;
 }
 
 export function mcpServerFor(ctx: Context): Server {
