@@ -12,7 +12,6 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { createEmbedder } from '../src/learning/create-embedder';
 import { splitPassages } from '../src/learning/passages';
-import { createLogger } from '../src/log';
 import { newId } from '../src/ids';
 import { openDatabase } from '../src/storage/sqlite/open';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store';
@@ -28,7 +27,7 @@ const config = loadConfig({ ...process.env, ...env, ENGRAM_DATA_DIR: dir });
 
 const { key } = setUp(dir);
 const store = new SqliteStore(openDatabase(dir, Date.now()));
-const embedder = await createEmbedder(config, createLogger('warn'));
+const embedder = await createEmbedder(config);
 if (embedder) store.setEmbeddingModel({ id: embedder.id, dimensions: embedder.dimensions }, Date.now());
 const [account] = store.listAccounts();
 const [container] = store.listContainers(account!.id);

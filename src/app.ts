@@ -1,4 +1,4 @@
-/** Builds the Hono app: trace ids, the error envelope, REST, MCP and the OAuth documents. */
+/** Builds the Hono app: trace ids, the error envelope, REST, MCP, the OAuth door and the owner's web pages. */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { malformed, ServiceError } from './errors';
@@ -9,15 +9,17 @@ import { OPENAPI_PATH, openApiDocument } from './http/openapi';
 import { restRoutes } from './http/rest';
 import { sessionRoutes } from './http/session';
 import { mcpRoutes } from './mcp/http';
-import { oauthRoutes } from './oauth/routes';
+import { type OAuthOptions, oauthRoutes } from './oauth/routes';
 import type { Services } from './operations/operation';
 import { LIMITS } from './operations/schemas';
 import type { Site } from './site';
+import { webRoutes } from './web/routes';
+import { FormTokens } from './web/session';
 
 /** The largest request body: 1 MiB of content can take several times that once escaped in JSON. */
 const MAX_BODY_BYTES = 8 * LIMITS.contentBytes;
 
-export function createApp(services: Services, site: Site): Hono<AppEnv> {
+export function createApp(services: Services, site: Site, oauth: OAuthOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(traceId(services.log));
   app.use(bodyLimit({
@@ -29,10 +31,12 @@ export function createApp(services: Services, site: Site): Hono<AppEnv> {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   let openapi: object | null = null; // built on first request: the site is known only once listening
   app.get(OPENAPI_PATH, (c) => c.json((openapi ??= openApiDocument(site))));
-  app.route('/', oauthRoutes(site));
+  const forms = new FormTokens(services.store);
+  app.route('/', oauthRoutes(services, site, forms, oauth));
+  app.route('/', webRoutes({ services, site, forms }));
   app.route('/', mcpRoutes(services, site));
   app.route('/', sessionRoutes(services));
-  app.route('/', restRoutes(services));
+  app.route('/', restRoutes(services, site));
   app.notFound((c) => errorResponse(c, new ServiceError('not_found', `No route ${c.req.method} ${c.req.path}.`)));
   app.onError((err, c) => {
     if (err instanceof ServiceError) return errorResponse(c, err);

@@ -14,6 +14,7 @@ import { createLogger, type Logger } from './log';
 import type { Services } from './operations/operation';
 import { RateLimiter } from './operations/rate-limiter';
 import { UsageRecorder } from './operations/usage-recorder';
+import type { ClientMetadataOptions } from './oauth/client-metadata';
 import { SearchEngine } from './search/search-engine';
 import { type Site, siteFor } from './site';
 import { lockDataDir, openDatabase } from './storage/sqlite/open';
@@ -32,6 +33,8 @@ export interface ServerOptions {
   log?: Logger;
   /** Tests run learning in process and step it with `learning.drain()`, on the test's clock. */
   manualLearning?: boolean;
+  /** Tests stand in for DNS and the network when apps' client metadata documents are fetched. */
+  clientMetadata?: Pick<ClientMetadataOptions, 'lookup' | 'fetch' | 'timeoutMs'>;
 }
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
@@ -45,7 +48,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     lock.release();
     throw err;
   }
-  const embedder = await createEmbedder(config, log);
+  const embedder = await createEmbedder(config);
   if (!embedder) log.info('no embedder configured: search is keyword-only');
   // A different model than the stored vectors came from: they are dropped and made again.
   if (embedder && store.setEmbeddingModel({ id: embedder.id, dimensions: embedder.dimensions }, clock.now())) {
@@ -67,7 +70,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   };
   // The site is known once the server listens (the port may be 0); requests come only after that.
   const site: Site = { baseUrl: '', origins: new Set() };
-  const app = createApp(services, site);
+  const app = createApp(services, site, {
+    consentTtlDays: config.consentTtlDays,
+    clientMetadata: { allowPrivate: config.fetchAllowPrivate, ...options.clientMetadata },
+  });
   const http = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, maxRequestBodySize: 16 * 1024 * 1024 });
   Object.assign(site, siteFor(config, http.port!));
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${http.port}`;

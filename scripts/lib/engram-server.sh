@@ -20,10 +20,12 @@ fi
 [ -x "$ENGRAM_NODE" ] || ENGRAM_NODE="$(command -v node)"
 
 # engram_cli DATA_DIR ARGS... : one CLI command on DATA_DIR; prints its standard output.
+# Bun runs from the repository root: it takes its TypeScript settings (JSX among them) from the
+# tsconfig.json of the directory it starts in, not from the file's.
 engram_cli() {
   local data=$1
   shift
-  ENGRAM_LOG_LEVEL=warn "$ENGRAM_BUN" "$ENGRAM_ROOT/src/main.ts" "$@" --data "$data"
+  (cd "$ENGRAM_ROOT" && ENGRAM_LOG_LEVEL=warn exec "$ENGRAM_BUN" src/main.ts "$@" --data "$data")
 }
 
 # engram_account DATA_DIR EMAIL : makes the owner's account (the password is piped on stdin).
@@ -36,7 +38,7 @@ engram_account() {
 engram_start() {
   local data=$1 log=$2
   shift 2
-  env "$@" "$ENGRAM_BUN" "$ENGRAM_ROOT/src/main.ts" serve --host 127.0.0.1 --port 0 --data "$data" >>"$log" 2>&1 &
+  (cd "$ENGRAM_ROOT" && exec env "$@" "$ENGRAM_BUN" src/main.ts serve --host 127.0.0.1 --port 0 --data "$data") >>"$log" 2>&1 &
   ENGRAM_PID=$!
   ENGRAM_PIDS+=("$ENGRAM_PID")
   ENGRAM_URL=""

@@ -18,12 +18,29 @@ export function holds(caller: Caller, access: Access): boolean {
   return RANK[caller.credential.level] >= RANK[access];
 }
 
-export function refuseTool(tool: string): ServiceError {
+/**
+ * The tools an app holds with a consent token, whatever else its level would allow: the contract's
+ * "consent-minted client" row. get_profile is offered only with the profile tick (`Operation.profile`).
+ */
+export const CONSENT_TOOLS: ReadonlySet<string> = new Set(['list_containers', 'search_memories', 'get_profile']);
+
+const isConsentToken = (caller: Caller | undefined) => caller?.kind === 'developer_key' && caller.credential.kind === 'consent_token';
+
+/** Whether the caller's kind of credential may hold the tool at all (a consent token holds only CONSENT_TOOLS). */
+export function holdsTool(caller: Caller, tool: string): boolean {
+  return !isConsentToken(caller) || CONSENT_TOOLS.has(tool);
+}
+
+export function refuseTool(tool: string, caller?: Caller): ServiceError {
+  if (isConsentToken(caller)) {
+    return new ServiceError('unauthorized', `The tool ${tool} is not in the agent's capability profile: an app connected with OAuth can only read.`, { tool });
+  }
   return new ServiceError('unauthorized', `The tool ${tool} is not in this credential's capability profile.`, { tool });
 }
 
-export function refuseOwnerOnly(tool: string): ServiceError {
-  return new ServiceError('unauthorized', `${tool} needs the owner's signed-in session; a developer key cannot do it.`, { tool });
+export function refuseOwnerOnly(tool: string, caller?: Caller): ServiceError {
+  const who = isConsentToken(caller) ? "an app's consent token" : 'a developer key';
+  return new ServiceError('unauthorized', `${tool} needs the owner's signed-in session; ${who} cannot do it.`, { tool });
 }
 
 interface AccessContext {

@@ -1,6 +1,7 @@
 /**
- * Bearer string → Caller. Developer keys look like `egm_<key_id>_<secret>`, owner session tokens
- * like `egs_<id>_<secret>`; both are stored only as SHA-256 hashes and compared in constant time.
+ * Bearer string → Caller. Developer keys look like `egm_<key_id>_<secret>`, consent tokens like
+ * `egc_<id>_<secret>`, owner session tokens like `egs_<id>_<secret>`; all are stored only as SHA-256
+ * hashes and compared in constant time.
  */
 import type { Clock } from '../clock';
 import { hintOf, matchesHash, randomBase62, sha256 } from '../ids';
@@ -9,9 +10,10 @@ import type { Caller } from './caller';
 
 export const KEY_PREFIX = 'egm';
 export const SESSION_PREFIX = 'egs';
+export const CONSENT_PREFIX = 'egc';
 const SECRET_LENGTH = 43; // 43 base62 characters carry more than 256 bits
 
-export type AuthFailure = 'unknown' | 'expired' | 'revoked';
+export type AuthFailure = 'unknown' | 'expired' | 'revoked' | 'audience';
 
 export class AuthError extends Error {
   constructor(readonly reason: AuthFailure) {
@@ -23,6 +25,7 @@ const AUTH_MESSAGES: Record<AuthFailure, string> = {
   unknown: 'The credential is not known to this server.',
   expired: 'The credential has expired.',
   revoked: 'The credential has been revoked.',
+  audience: 'The credential was issued for another resource than this server.',
 };
 
 /** Mints a secret of the given kind: the token to hand out once, and what is stored of it. */
@@ -32,14 +35,21 @@ export function mintSecret(prefix: string, idLength = 12): { id: string; token: 
   return { id, token, hash: sha256(token), hint: hintOf(token) };
 }
 
+export interface AuthenticateOptions {
+  /** This server's resource (RFC 8707): a consent token issued for another one is refused. */
+  audience?: string;
+}
+
 /** Resolves a bearer credential; throws AuthError saying why it is not accepted. */
-export function authenticate(store: Store, clock: Clock, bearer: string): Caller {
+export function authenticate(store: Store, clock: Clock, bearer: string, options: AuthenticateOptions = {}): Caller {
   const [prefix, id, secret, ...rest] = bearer.split('_');
   if (!id || !secret || rest.length) throw new AuthError('unknown');
   const now = clock.now();
-  if (prefix === KEY_PREFIX) {
+  if (prefix === KEY_PREFIX || prefix === CONSENT_PREFIX) {
     const credential = store.getCredentialById(id);
-    if (!credential || !matchesHash(bearer, credential.secretHash)) throw new AuthError('unknown');
+    const kind = prefix === KEY_PREFIX ? 'developer_key' : 'consent_token';
+    if (!credential || credential.kind !== kind || !matchesHash(bearer, credential.secretHash)) throw new AuthError('unknown');
+    if (kind === 'consent_token' && options.audience && credential.audience !== options.audience) throw new AuthError('audience');
     if (credential.revokedAt != null) throw new AuthError('revoked');
     if (credential.expiresAt != null && credential.expiresAt <= now) throw new AuthError('expired');
     return { kind: 'developer_key', accountId: credential.accountId, credential };

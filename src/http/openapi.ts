@@ -64,7 +64,7 @@ function operationFor(route: RestRoute, schemas: SchemaSet): Json {
     summary: route.op.description,
     tags: [route.op.access === 'owner' ? 'owner' : 'tools'],
     ...(parameters.length ? { parameters } : {}),
-    ...(hasBody ? { requestBody: { required: true, content: { 'application/json': { schema: schemas.of(bodySchema, 'input') } } } } : {}),
+    ...(hasBody ? { requestBody: requestBody(schemas.of(bodySchema, 'input')) } : {}),
     responses: {
       ...Object.fromEntries(statuses.map((s) => [s, { description: 'Success.', content: { 'application/json': { schema: output } } }])),
       ...errorResponses(),
@@ -72,9 +72,23 @@ function operationFor(route: RestRoute, schemas: SchemaSet): Json {
   };
 }
 
-const errorResponses = () => Object.fromEntries(Object.entries(ERROR_STATUSES).map(([s, description]) => [
-  s, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
-]));
+/**
+ * A JSON request body. It is required only when the schema requires a field: the server reads a
+ * missing body as `{}`, so a PATCH whose fields are all optional accepts none (and changes nothing).
+ */
+function requestBody(schema: Json): Json {
+  const required = Array.isArray(schema.required) && schema.required.length > 0;
+  return { required, content: { 'application/json': { schema } } };
+}
+
+const errorResponses = () => ({
+  ...Object.fromEntries(Object.entries(ERROR_STATUSES).map(([s, description]) => [
+    s, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+  ])),
+  // Bun refuses a request line and headers over 16 KiB before the app sees them: no envelope, no
+  // body. A long non-ASCII path parameter gets there once percent-encoded, so it is part of the contract.
+  431: { description: 'The request line and headers are larger than the server accepts (16 KiB); answered without a body.' },
+});
 
 export function openApiDocument(site: Site): Json {
   const schemas = new SchemaSet();
@@ -85,7 +99,7 @@ export function openApiDocument(site: Site): Json {
     post: {
       operationId: 'sign_in', summary: "Sign the owner in with email and password; returns a session token for the owner's routes.",
       tags: ['owner'], security: [],
-      requestBody: { required: true, content: { 'application/json': { schema: schemas.of(SignIn, 'input') } } },
+      requestBody: requestBody(schemas.of(SignIn, 'input')),
       responses: { 201: { description: 'Signed in.', content: { 'application/json': { schema: schemas.of(SessionToken, 'output') } } }, ...errorResponses() },
     },
     delete: {

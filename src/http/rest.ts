@@ -9,6 +9,7 @@ import { malformed } from '../errors';
 import * as ops from '../operations';
 import { invoke, type Operation, type Services } from '../operations/operation';
 import type { AppEnv } from './app-env';
+import type { Site } from '../site';
 import { requireBearer } from './middleware/bearer';
 
 type QueryType = 'string' | 'boolean' | 'integer';
@@ -46,12 +47,14 @@ export const REST_ROUTES: RestRoute[] = [
   { method: 'delete', path: '/v1/exposures/{key_id}', op: ops.revokeKey },
   { method: 'post', path: '/v1/rules', op: ops.addRule, status: 201 },
   { method: 'delete', path: '/v1/rules/{rule_id}', op: ops.deleteRule },
+  { method: 'get', path: '/v1/connected-apps', op: ops.listConnectedApps },
+  { method: 'delete', path: '/v1/connected-apps/{client_id}', op: ops.disconnectApp },
 ];
 
 /** Mounts every route of the table behind the bearer check. */
-export function restRoutes(services: Services): Hono<AppEnv> {
+export function restRoutes(services: Services, site?: Site): Hono<AppEnv> {
   const v1 = new Hono<AppEnv>();
-  v1.use('/v1/*', requireBearer(services));
+  v1.use('/v1/*', requireBearer(services, site));
   for (const route of REST_ROUTES) {
     v1.on(route.method.toUpperCase(), route.path.replace(/\{(\w+)\}/g, ':$1'), async (c) => {
       const ctx = { ...services, caller: c.get('caller'), traceId: c.get('traceId') };

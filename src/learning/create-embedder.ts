@@ -1,10 +1,12 @@
 /** The embedder the configuration chooses: the built-in model, an OpenAI-compatible endpoint, or none. */
 import type { Config } from '../config';
-import type { Logger } from '../log';
 import type { Embedder } from './embedder/embedder';
+import { OpenAIEmbedder } from './embedder/openai-embedder';
+import { loadStaticEmbedder } from './embedder/static-embedder';
 
-export async function createEmbedder(config: Config, log: Logger): Promise<Embedder | null> {
+export async function createEmbedder(config: Config): Promise<Embedder | null> {
   const choice = config.embedder;
   if (choice.kind === 'none') return null;
-  throw new Error(`the ${choice.kind} embedder is not wired yet`);
+  if (choice.kind === 'builtin') return loadStaticEmbedder();
+  return OpenAIEmbedder.connect({ url: choice.url, model: choice.model, key: choice.key });
 }

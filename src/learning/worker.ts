@@ -22,7 +22,7 @@ const log = createLogger(config.logLevel);
 const store = new SqliteStore(openDatabase(config.dataDir, systemClock.now()));
 const send = (m: FromWorker) => port.postMessage(m);
 const runner = new LearningRunner({
-  store, clock: systemClock, log, embedder: await createEmbedder(config, log), readUrl: urlReader(config),
+  store, clock: systemClock, log, embedder: await createEmbedder(config), readUrl: urlReader(config),
   onIndexed: (passageIds) => send({ type: 'indexed', passageIds }),
 });
 runner.start();

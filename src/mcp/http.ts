@@ -11,7 +11,7 @@ import type { AppEnv } from '../http/app-env';
 import { envelope } from '../http/envelope';
 import { bearerToken } from '../http/middleware/bearer';
 import { type Context, invoke, isOffered, type Services } from '../operations/operation';
-import { MCP_PATH, RESOURCE_METADATA_PATH } from '../oauth/metadata';
+import { MCP_PATH, RESOURCE_METADATA_PATH, resourceOf } from '../oauth/metadata';
 import type { Site } from '../site';
 import { currentName } from './retired-names';
 import { findTool, mcpServerFor } from './server';
@@ -33,7 +33,7 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
     let caller;
     try {
       if (!token) throw new AuthError('unknown');
-      caller = authenticate(services.store, services.clock, token);
+      caller = authenticate(services.store, services.clock, token, { audience: resourceOf(site) });
     } catch (err) {
       if (err instanceof AuthError) return unauthorized(c, site, token ? err.message : 'A bearer credential is required.');
       throw err;
@@ -91,7 +91,7 @@ async function refuseToolOutsideGrant(ctx: Context, body: unknown): Promise<Serv
 const UNHELD_TOOLS = new Set(['ask_agent', 'workflow_invoke']);
 
 function refuseUnheld(ctx: Context, tool: string): ServiceError {
-  const err = refuseTool(tool);
+  const err = refuseTool(tool, ctx.caller);
   if (ctx.caller.kind === 'developer_key' && tool !== 'ask_agent') {
     ctx.usage.record({ accountId: ctx.caller.accountId, credentialId: ctx.caller.credential.id, tool, outcome: 'refused', status: err.status, at: ctx.clock.now() });
   }

@@ -7,10 +7,12 @@ import { createKey } from './create-key';
 import { deleteContainer } from './delete-container';
 import { deleteDocument } from './delete-document';
 import { deleteRule } from './delete-rule';
+import { disconnectApp } from './disconnect-app';
 import { forgetMemory } from './forget-memory';
 import { getDocument } from './get-document';
 import { getProfile } from './get-profile';
 import { keyUsage } from './key-usage';
+import { listConnectedApps } from './list-connected-apps';
 import { listContainers } from './list-containers';
 import { listDocuments } from './list-documents';
 import { listKeys } from './list-keys';
@@ -22,7 +24,8 @@ import { updateContainer } from './update-container';
 import { updateKey } from './update-key';
 
 export {
-  addDocument, addMemory, addRule, createContainer, createKey, deleteContainer, deleteDocument, deleteRule, forgetMemory,
+  addDocument, addMemory, addRule, createContainer, createKey, deleteContainer, deleteDocument, deleteRule, disconnectApp, forgetMemory,
+  listConnectedApps,
   getDocument, getProfile, keyUsage, listContainers, listDocuments, listKeys, memoryRules, revokeKey, searchMemories,
   setKeyContainers, updateContainer, updateKey,
 };
@@ -35,5 +38,5 @@ export const TOOLS = [
 
 export const OWNER_OPERATIONS = [
   createContainer, updateContainer, deleteContainer, listKeys, createKey, updateKey, setKeyContainers, keyUsage, revokeKey,
-  addRule, deleteRule,
+  addRule, deleteRule, listConnectedApps, disconnectApp,
 ] as const;

@@ -3,7 +3,7 @@
  * level check, the per-credential limiter, input validation and usage records happen once, here.
  */
 import { z } from 'zod';
-import { type Access, holds, refuseOwnerOnly, refuseTool } from '../auth/access';
+import { type Access, holds, holdsTool, refuseOwnerOnly, refuseTool } from '../auth/access';
 import type { Caller } from '../auth/caller';
 import type { Clock } from '../clock';
 import { malformed, ServiceError } from '../errors';
@@ -51,7 +51,7 @@ export function defineOperation<I extends z.ZodType, O extends z.ZodType>(op: Op
 
 /** Whether the caller is offered the operation at all (it is absent from their tools if not). */
 export function isOffered(op: Operation, caller: Caller): boolean {
-  if (!holds(caller, op.access)) return false;
+  if (!holds(caller, op.access) || !holdsTool(caller, op.name)) return false;
   return !op.profile || caller.kind === 'owner' || caller.credential.profile;
 }
 
@@ -67,7 +67,7 @@ export async function invoke<I extends z.ZodType, O extends z.ZodType>(
 ): Promise<z.output<O>> {
   try {
     if (!isOffered(op, ctx.caller)) {
-      throw op.access === 'owner' ? refuseOwnerOnly(op.name) : refuseTool(op.name);
+      throw op.access === 'owner' ? refuseOwnerOnly(op.name, ctx.caller) : refuseTool(op.name, ctx.caller);
     }
     if (ctx.caller.kind === 'developer_key' && !op.unlimited) ctx.limiter.take(ctx.caller.credential.id);
     const input = parseInput(op.input, typeof raw === 'function' ? await raw() : raw);

@@ -16,6 +16,14 @@ type SearchResponse = z.infer<typeof S.SearchResponse>;
 
 const LOAD_PAGE = 10_000;
 
+/**
+ * Cosine similarity below which a passage is not a vector match at all. With the built-in model,
+ * unrelated texts sit around 0.26 (median) and relevant ones mostly above 0.39 (see
+ * docs/embedding-model.md); without a floor, a search for something the memory never heard of
+ * would still answer with its nearest strangers.
+ */
+const MIN_SIMILARITY = 0.3;
+
 export class SearchEngine {
   private constructor(
     private readonly store: Store,
@@ -84,7 +92,7 @@ export class SearchEngine {
     if (!this.embedder || !this.index || containerIds.length === 0 || this.store.hasPendingJob('reembed')) return [];
     try {
       const [query] = await this.embedder.embed([q]);
-      return this.index.search(query!, containerIds, k).map((h) => h.passageId);
+      return this.index.search(query!, containerIds, k).filter((h) => h.score >= MIN_SIMILARITY).map((h) => h.passageId);
     } catch (err) {
       this.log.warn('query embedding failed; keyword-only for this search', { trace_id: traceId, error: String(err) });
       return [];

@@ -58,10 +58,13 @@ export interface Memory {
   updatedAt: number;
 }
 
+export type CredentialKind = 'developer_key' | 'consent_token';
+
 export interface Credential {
   id: string;
   accountId: string;
-  kind: 'developer_key';
+  /** A developer key, or a consent token an app received when the owner approved it (always level read). */
+  kind: CredentialKind;
   name: string;
   secretHash: string;
   hint: string;
@@ -76,6 +79,45 @@ export interface Credential {
   lastUsedAt: number | null;
   /** The ticked containers; meaningful when `allContainers` is false. */
   containerIds: string[];
+  /** Consent tokens only: the app (OAuth client_id) that holds it. */
+  clientId?: string | null;
+  /** Consent tokens only: the resource (RFC 8707) it was issued for; any other refuses it. */
+  audience?: string | null;
+}
+
+/** An app known to the authorization server, registered (RFC 7591) or described by its metadata document. */
+export interface OAuthClient {
+  clientId: string;
+  kind: 'registered' | 'metadata_document';
+  name: string;
+  redirectUris: string[];
+  /** What was registered and answered, or the fetched metadata document. */
+  metadata: Record<string, unknown>;
+  createdAt: number;
+  lastUsedAt: number | null;
+  /** A never-approved registration is forgotten after this; null once an owner approved the app. */
+  expiresAt: number | null;
+  /** Metadata documents: when fetched, and until when used without fetching again. */
+  fetchedAt: number | null;
+  freshUntil: number | null;
+}
+
+/** An authorization code: what the owner approved, waiting for the app to exchange it. */
+export interface AuthorizationCode {
+  id: string;
+  secretHash: string;
+  accountId: string;
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  resource: string;
+  scope: string;
+  containerIds: string[];
+  profile: boolean;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+  tokenId: string | null;
 }
 
 export type CredentialPatch = Partial<Pick<Credential, 'name' | 'level' | 'profile' | 'allContainers' | 'revokedAt'>>;
@@ -182,10 +224,33 @@ export interface Store {
   /** Looks a credential up by id alone: authentication does not know the account yet. */
   getCredentialById(id: string): Credential | null;
   getCredential(accountId: string, id: string): Credential | null;
-  listCredentials(accountId: string): Credential[];
+  /** The account's credentials of one kind (developer keys unless told), newest first. */
+  listCredentials(accountId: string, kind?: CredentialKind): Credential[];
   updateCredential(accountId: string, id: string, patch: CredentialPatch): void;
   setCredentialContainers(accountId: string, id: string, containerIds: string[]): void;
   touchCredential(id: string, at: number): void;
+  /** Revokes every unrevoked consent token the app holds on the account; returns how many. */
+  revokeConsentTokens(accountId: string, clientId: string, at: number): number;
+
+  /** The value of a server-wide setting, inserted first as `make()` when there is none (race-free). */
+  ensureSetting(key: string, make: () => string): string;
+
+  insertOAuthClient(client: OAuthClient): void;
+  /** Inserts, or replaces what is stored of the app while keeping its creation and use times. */
+  upsertOAuthClient(client: OAuthClient): void;
+  getOAuthClient(clientId: string): OAuthClient | null;
+  /** Records that an owner approved the app: it no longer expires unused. */
+  markOAuthClientUsed(clientId: string, at: number): void;
+  /** Forgets registrations never approved before their expiry; returns how many. */
+  deleteExpiredOAuthClients(now: number): number;
+
+  insertAuthorizationCode(code: AuthorizationCode): void;
+  getAuthorizationCode(id: string): AuthorizationCode | null;
+  /** Marks the code used; false when it already was (a replay). */
+  useAuthorizationCode(id: string, at: number): boolean;
+  setAuthorizationCodeToken(id: string, tokenId: string): void;
+  /** Deletes codes that expired before `before`; returns how many. */
+  deleteExpiredAuthorizationCodes(before: number): number;
 
   /** Inserts the document and its learning job, or returns the one already holding `customId`. */
   insertDocument(doc: DocumentRow): { inserted: boolean; document: DocumentRow };

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createAccount, startSession } from '../../src/auth/owner';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
-import { type RunningServer, startServer } from '../../src/server';
+import { type RunningServer, type ServerOptions, startServer } from '../../src/server';
 
 export interface TestServer extends RunningServer {
   clock: ManualClock;
@@ -24,13 +24,15 @@ export interface TestServerOptions {
   clock?: ManualClock;
   env?: Record<string, string>;
   manualLearning?: boolean;
+  /** Stand-ins for DNS and the network when the server fetches OAuth client metadata documents. */
+  clientMetadata?: ServerOptions['clientMetadata'];
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'engram-test-'));
   const clock = options.clock ?? new ManualClock();
-  const config = loadConfig({ ENGRAM_DATA_DIR: dataDir, ENGRAM_PORT: '0', ENGRAM_LOG_LEVEL: 'silent', ENGRAM_EMBEDDER: 'none', ...options.env });
-  const server = await startServer(config, { clock, manualLearning: options.manualLearning ?? true });
+  const config = loadConfig({ ENGRAM_DATA_DIR: dataDir, ENGRAM_PORT: '0', ENGRAM_LOG_LEVEL: 'silent', ...options.env });
+  const server = await startServer(config, { clock, manualLearning: options.manualLearning ?? true, clientMetadata: options.clientMetadata });
   return {
     ...server,
     clock,

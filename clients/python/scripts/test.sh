@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs the Python client's tests in its own virtual environment.
+# Runs the Python client's tests in its own virtual environment, the end-to-end ones included:
+# tests/servers.py starts real Engram servers from this repository for them, and
+# ENGRAM_E2E_REQUIRED=1 makes them fail rather than skip when it cannot.
 # Makes clients/python/.venv when missing, installs the package with its dev extras (editable),
 # then runs pytest; any extra arguments go to pytest. PYTHON picks the interpreter (default
 # python3) and VENV the environment's folder, e.g. PYTHON=python3.10 VENV=.venv-3.10 to check the floor.
@@ -27,7 +29,7 @@ fi
 
 "$venv/bin/python" --version
 set +e
-"$venv/bin/python" -m pytest "$@"
+ENGRAM_E2E_REQUIRED="${ENGRAM_E2E_REQUIRED:-1}" "$venv/bin/python" -m pytest "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

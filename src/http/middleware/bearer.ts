@@ -5,14 +5,17 @@
 import type { MiddlewareHandler } from 'hono';
 import { AuthError, authenticate } from '../../auth/credentials';
 import { ServiceError } from '../../errors';
+import { resourceOf } from '../../oauth/metadata';
 import type { Services } from '../../operations/operation';
+import type { Site } from '../../site';
 
 export function bearerToken(header: string | undefined): string | null {
   const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
   return match ? match[1]! : null;
 }
 
-export function requireBearer(services: Services): MiddlewareHandler {
+/** With `site`, a consent token issued for another resource than this server's is refused. */
+export function requireBearer(services: Services, site?: Site): MiddlewareHandler {
   return async (c, next) => {
     const token = bearerToken(c.req.header('Authorization'));
     if (!token) {
@@ -20,7 +23,7 @@ export function requireBearer(services: Services): MiddlewareHandler {
       throw new ServiceError('unauthorized', 'A bearer credential is required: send Authorization: Bearer <key>.', {}, 401);
     }
     try {
-      c.set('caller', authenticate(services.store, services.clock, token));
+      c.set('caller', authenticate(services.store, services.clock, token, site ? { audience: resourceOf(site) } : {}));
     } catch (err) {
       if (err instanceof AuthError) throw new ServiceError('unauthorized', err.message, { reason: err.reason });
       throw err;

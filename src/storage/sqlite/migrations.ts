@@ -5,10 +5,12 @@
 import type { Database } from 'bun:sqlite';
 import init from '../../../migrations/0001_init.sql' with { type: 'text' };
 import learning from '../../../migrations/0002_learning.sql' with { type: 'text' };
+import oauth from '../../../migrations/0003_oauth.sql' with { type: 'text' };
 
 export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
   { version: '0001_init', sql: init },
   { version: '0002_learning', sql: learning },
+  { version: '0003_oauth', sql: oauth },
 ];
 
 /** Applies every migration not yet recorded; returns the versions it applied. */

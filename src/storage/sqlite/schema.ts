@@ -66,7 +66,7 @@ export const passages = sqliteTable('passages', {
 export const credentials = sqliteTable('credentials', {
   id: text('id').primaryKey(),
   accountId: text('account_id').notNull(),
-  kind: text('kind', { enum: ['developer_key'] }).notNull(),
+  kind: text('kind', { enum: ['developer_key', 'consent_token'] }).notNull(),
   name: text('name').notNull(),
   secretHash: text('secret_hash').notNull(),
   hint: text('hint').notNull(),
@@ -79,6 +79,8 @@ export const credentials = sqliteTable('credentials', {
   replaces: text('replaces'),
   createdAt: integer('created_at').notNull(),
   lastUsedAt: integer('last_used_at'),
+  clientId: text('client_id'),
+  audience: text('audience'),
 });
 
 export const credentialContainers = sqliteTable(
@@ -125,4 +127,34 @@ export const jobs = sqliteTable('jobs', {
 export const settings = sqliteTable('settings', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
+});
+
+export const oauthClients = sqliteTable('oauth_clients', {
+  clientId: text('client_id').primaryKey(),
+  kind: text('kind', { enum: ['registered', 'metadata_document'] }).notNull(),
+  name: text('name').notNull(),
+  redirectUris: text('redirect_uris', { mode: 'json' }).$type<string[]>().notNull(),
+  metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  createdAt: integer('created_at').notNull(),
+  lastUsedAt: integer('last_used_at'),
+  expiresAt: integer('expires_at'),
+  fetchedAt: integer('fetched_at'),
+  freshUntil: integer('fresh_until'),
+});
+
+export const oauthCodes = sqliteTable('oauth_codes', {
+  id: text('id').primaryKey(),
+  secretHash: text('secret_hash').notNull(),
+  accountId: text('account_id').notNull(),
+  clientId: text('client_id').notNull(),
+  redirectUri: text('redirect_uri').notNull(),
+  codeChallenge: text('code_challenge').notNull(),
+  resource: text('resource').notNull(),
+  scope: text('scope').notNull(),
+  containerIds: text('container_ids', { mode: 'json' }).$type<string[]>().notNull(),
+  profile: integer('profile', { mode: 'boolean' }).notNull(),
+  createdAt: integer('created_at').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+  usedAt: integer('used_at'),
+  tokenId: text('token_id'),
 });

@@ -3,7 +3,7 @@ import type { Database } from 'bun:sqlite';
 import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import type {
-  Account, Container, Credential, CredentialPatch, DocumentPage, DocumentPosition, DocumentRow, EmbeddingModel, JobKind,
+  Account, AuthorizationCode, Container, Credential, CredentialKind, CredentialPatch, OAuthClient, DocumentPage, DocumentPosition, DocumentRow, EmbeddingModel, JobKind,
   LearningJob, Memory, PassageHit, PassageInput, PassageText, Rule, Session, Store, StoredVector, UsageOutcome, UsageSummary,
 } from '../store';
 import { ftsQuery } from './fts-query';
@@ -107,8 +107,8 @@ export class SqliteStore implements Store {
     return row ? this.withContainers(row) : null;
   }
 
-  listCredentials(accountId: string): Credential[] {
-    return this.db.select().from(t.credentials).where(eq(t.credentials.accountId, accountId))
+  listCredentials(accountId: string, kind: CredentialKind = 'developer_key'): Credential[] {
+    return this.db.select().from(t.credentials).where(and(eq(t.credentials.accountId, accountId), eq(t.credentials.kind, kind)))
       .orderBy(desc(t.credentials.createdAt), desc(t.credentials.id)).all().map((r) => this.withContainers(r));
   }
 
@@ -129,6 +129,65 @@ export class SqliteStore implements Store {
 
   touchCredential(id: string, at: number): void {
     this.db.update(t.credentials).set({ lastUsedAt: at }).where(eq(t.credentials.id, id)).run();
+  }
+
+  revokeConsentTokens(accountId: string, clientId: string, at: number): number {
+    return this.db.update(t.credentials).set({ revokedAt: at }).where(and(
+      eq(t.credentials.accountId, accountId), eq(t.credentials.kind, 'consent_token'),
+      eq(t.credentials.clientId, clientId), isNull(t.credentials.revokedAt),
+    )).returning({ id: t.credentials.id }).all().length;
+  }
+
+  ensureSetting(key: string, make: () => string): string {
+    return this.transaction(() => {
+      this.db.insert(t.settings).values({ key, value: make() }).onConflictDoNothing().run();
+      return this.db.select().from(t.settings).where(eq(t.settings.key, key)).get()!.value;
+    });
+  }
+
+  // OAuth apps and authorization codes
+
+  insertOAuthClient(client: OAuthClient): void {
+    this.db.insert(t.oauthClients).values(client).run();
+  }
+
+  upsertOAuthClient(client: OAuthClient): void {
+    const { clientId: _, createdAt: __, lastUsedAt: ___, ...fresh } = client;
+    this.db.insert(t.oauthClients).values(client).onConflictDoUpdate({ target: t.oauthClients.clientId, set: fresh }).run();
+  }
+
+  getOAuthClient(clientId: string): OAuthClient | null {
+    return this.db.select().from(t.oauthClients).where(eq(t.oauthClients.clientId, clientId)).get() ?? null;
+  }
+
+  markOAuthClientUsed(clientId: string, at: number): void {
+    this.db.update(t.oauthClients).set({ lastUsedAt: at, expiresAt: null }).where(eq(t.oauthClients.clientId, clientId)).run();
+  }
+
+  deleteExpiredOAuthClients(now: number): number {
+    return this.db.delete(t.oauthClients).where(lt(t.oauthClients.expiresAt, now)).returning({ id: t.oauthClients.clientId }).all().length;
+  }
+
+  insertAuthorizationCode(code: AuthorizationCode): void {
+    this.db.insert(t.oauthCodes).values(code).run();
+  }
+
+  getAuthorizationCode(id: string): AuthorizationCode | null {
+    return this.db.select().from(t.oauthCodes).where(eq(t.oauthCodes.id, id)).get() ?? null;
+  }
+
+  useAuthorizationCode(id: string, at: number): boolean {
+    // One UPDATE guarded by `used_at IS NULL`: two concurrent exchanges cannot both win.
+    return this.db.update(t.oauthCodes).set({ usedAt: at }).where(and(eq(t.oauthCodes.id, id), isNull(t.oauthCodes.usedAt)))
+      .returning({ id: t.oauthCodes.id }).all().length === 1;
+  }
+
+  setAuthorizationCodeToken(id: string, tokenId: string): void {
+    this.db.update(t.oauthCodes).set({ tokenId }).where(eq(t.oauthCodes.id, id)).run();
+  }
+
+  deleteExpiredAuthorizationCodes(before: number): number {
+    return this.db.delete(t.oauthCodes).where(lt(t.oauthCodes.expiresAt, before)).returning({ id: t.oauthCodes.id }).all().length;
   }
 
   private writeCredentialContainers(credentialId: string, containerIds: string[]): void {

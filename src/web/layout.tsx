@@ -1,0 +1,69 @@
+/**
+ * The frame of every owner page (a header, the one stylesheet, a main column) and the headers every
+ * page is sent with: a strict Content-Security-Policy (no scripts at all), no framing, no caching,
+ * and no referrer leaving the server. Pages of the later owner web app use the same Layout.
+ */
+import type { Context } from 'hono';
+import { raw } from 'hono/html';
+import type { Child } from 'hono/jsx';
+import stylesheet from './style.css' with { type: 'text' };
+
+export const STYLESHEET_PATH = '/web/style.css';
+export { stylesheet };
+
+export interface LayoutProps {
+  title: string;
+  /** The signed-in owner's email, shown with a Sign out button. */
+  signedInAs?: string | null;
+  /** The CSRF token of the sign-out form (needed when signedInAs is given). */
+  csrf?: string;
+  children?: Child;
+}
+
+export function Layout({ title, signedInAs, csrf, children }: LayoutProps) {
+  return (
+    <>
+      {raw('<!DOCTYPE html>')}
+      <html lang="en">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <meta name="referrer" content="same-origin" />
+          <title>{`${title} · Engram`}</title>
+          <link rel="stylesheet" href={STYLESHEET_PATH} />
+        </head>
+        <body>
+          <header class="top">
+            <span class="brand">Engram</span>
+            {signedInAs ? (
+              <form method="post" action="/sign-out">
+                <span class="muted">{signedInAs} </span>
+                <input type="hidden" name="csrf" value={csrf ?? ''} />
+                <button type="submit">Sign out</button>
+              </form>
+            ) : null}
+          </header>
+          <main>{children}</main>
+        </body>
+      </html>
+    </>
+  );
+}
+
+/**
+ * Sets the headers of an HTML page. `formTargets` are the places a form of the page may lead to
+ * besides this server: CSP form-action also governs the redirect a form post answers with, so the
+ * consent page names the app's redirect URI (its origin, or its private-use scheme) here.
+ */
+export function pageHeaders(c: Context, formTargets: string[] = []): void {
+  const formAction = ["'self'", ...formTargets].join(' ');
+  c.header(
+    'Content-Security-Policy',
+    `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+  );
+  c.header('X-Frame-Options', 'DENY');
+  c.header('X-Content-Type-Options', 'nosniff');
+  // same-origin, not no-referrer: with no-referrer a browser sends `Origin: null` on our own form posts.
+  c.header('Referrer-Policy', 'same-origin');
+  c.header('Cache-Control', 'no-store');
+}
