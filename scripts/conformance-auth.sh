@@ -60,7 +60,7 @@ fi
 CONTAINER="$(engram_cli "$DATA" containers create Conformance)"
 
 set +o pipefail
-engram_start "$DATA" "$WORK/server.log" ENGRAM_EMBEDDER=none
+engram_start "$DATA" "$WORK/server.log"
 set -o pipefail
 echo "== engram at $ENGRAM_URL"
 

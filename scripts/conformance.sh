@@ -61,7 +61,7 @@ PROXY_URL="http://127.0.0.1:$PROXY_PORT"
 # Keyword search only: the suite calls no search, and no model is needed.
 # engram_start polls its log with grep | head | sed, which fails under pipefail until the line appears.
 set +o pipefail
-engram_start "$DATA" "$WORK/server.log" ENGRAM_PUBLIC_URL="$PROXY_URL" ENGRAM_EMBEDDER=none
+engram_start "$DATA" "$WORK/server.log" ENGRAM_PUBLIC_URL="$PROXY_URL"
 set -o pipefail
 
 ENGRAM_API_KEY="$KEY" "$ENGRAM_BUN" test/conformance/proxy.ts --target "$ENGRAM_URL" --port "$PROXY_PORT" >"$WORK/proxy.log" 2>&1 &

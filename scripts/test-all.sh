@@ -9,6 +9,9 @@ bun=node_modules/.bin/bun
 echo "== type-check"
 node_modules/.bin/tsc -p .
 
+echo "== Chromium for the browser tests (Debian's package, installed when missing)"
+bash scripts/ensure-chromium.sh
+
 echo "== server (bun test)"
 "$bun" test
 
@@ -23,6 +26,9 @@ bash scripts/test-python-mcp.sh
 
 echo "== MCP conformance suite (server leg)"
 bash scripts/conformance.sh
+
+echo "== OpenAPI fuzzing (schemathesis against a real server)"
+bash scripts/schemathesis.sh
 
 echo "== Dockerfile lint"
 bash scripts/lint-dockerfile.sh

@@ -125,7 +125,7 @@ def engram() -> EngramServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 # Keyword search only: these tests are about the MCP surface, not ranking, and need no model.
-                env={**os.environ, "ENGRAM_LOG_LEVEL": "warn", "ENGRAM_EMBEDDER": "none"},
+                env={**os.environ, "ENGRAM_LOG_LEVEL": "warn"},
             )
         base_url = f"http://127.0.0.1:{port}"
         _wait_healthy(base_url, process, log_path)

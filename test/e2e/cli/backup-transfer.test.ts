@@ -9,7 +9,7 @@ const ROOT = join(import.meta.dir, '../../..');
 
 function engram(args: string[], stdin?: string): { code: number; stdout: string; stderr: string } {
   const run = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), ...args], {
-    stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin), env: { ...process.env, ENGRAM_EMBEDDER: 'none' },
+    stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin), env: process.env,
   });
   return { code: run.exitCode ?? -1, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
 }

@@ -20,7 +20,7 @@ function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ENGRAM_')) env[k] = v;
   // Keyword search only: loading an embedding model is not what these tests are about.
-  return { ...env, HOME: home, ENGRAM_EMBEDDER: 'none' };
+  return { ...env, HOME: home };
 }
 
 function spawn(args: string[], stdin?: string) {
