@@ -22,7 +22,14 @@ const LOAD_PAGE = 10_000;
  * docs/embedding-model.md); without a floor, a search for something the memory never heard of
  * would still answer with its nearest strangers.
  */
-const MIN_SIMILARITY = 0.3;
+export const MIN_SIMILARITY = 0.3;
+
+/**
+ * Keyword and vector votes in the fusion. The built-in static model is strong on short passages
+ * and weak on long, many-topic ones, where BM25 is better; at 1:0.5 the hybrid beats keyword-only
+ * on both kinds (bench/retrieval-quality.ts, figures in docs/performance.md).
+ */
+export const FUSION_WEIGHTS = [1, 0.5];
 
 export class SearchEngine {
   private constructor(
@@ -66,7 +73,7 @@ export class SearchEngine {
     const vector = await this.nearest(q, reachable, depth, traceId);
     const byId = new Map(keyword.map((h) => [h.passageId, h]));
     const fused = vector.length
-      ? reciprocalRankFusion([keyword.map((h) => h.passageId), vector]).slice(0, limit)
+      ? reciprocalRankFusion([keyword.map((h) => h.passageId), vector], FUSION_WEIGHTS).slice(0, limit)
       : keyword.slice(0, limit).map((h) => ({ item: h.passageId, score: h.score }));
     const missing = fused.map((f) => f.item).filter((id) => !byId.has(id));
     for (const h of this.store.getPassageHits(accountId, missing)) byId.set(h.passageId, h);
