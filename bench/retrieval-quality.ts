@@ -40,7 +40,7 @@ function measure(name: string, set: EvalSet): void {
   const add = (key: string, text: string) => {
     store.insertDocument({ id: `doc_${key}`, accountId: 'a', containerId: 'c', title: null, content: text, url: null, customId: null,
       metadata: null, status: 'queued', error: null, createdAt: 0, updatedAt: 0, learnedAt: null });
-    const job = store.claimJob(0)!;
+    const job = store.claimJobs(0, 1)[0]!;
     const [vector] = embedder.embed([text]);
     const [id] = store.completeDocument(job, [{ position: 0, title: null, content: text }], [vector!], 0);
     index.add(id!, 'c', vector!);

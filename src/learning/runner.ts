@@ -13,6 +13,11 @@ import { splitPassages } from './passages';
 const MAX_ATTEMPTS = 5;
 const IDLE_POLL_MS = 1000;
 const REEMBED_BATCH = 256;
+/** Jobs claimed and committed together. */
+const BATCH = 32;
+
+/** Writes a prepared job's result; returns the ids of passages that got vectors. */
+type Commit = () => number[];
 
 /** A failure that retrying cannot mend (a refused address, a page that is not text). */
 export class PermanentLearningError extends Error {}
@@ -59,9 +64,9 @@ export class LearningRunner {
   async drain(): Promise<number> {
     const { store, clock } = this.deps;
     let n = 0;
-    for (let job = store.claimJob(clock.now()); job; job = store.claimJob(clock.now())) {
-      await this.runJob(job);
-      n++;
+    for (let batch = store.claimJobs(clock.now(), BATCH); batch.length; batch = store.claimJobs(clock.now(), BATCH)) {
+      await this.runBatch(batch);
+      n += batch.length;
       if (this.loop && !this.running) break;
     }
     return n;
@@ -82,52 +87,89 @@ export class LearningRunner {
     }
   }
 
-  private async runJob(job: LearningJob): Promise<void> {
-    const { store, clock, log } = this.deps;
-    try {
-      if (job.kind === 'learn_document') await this.learnDocument(job);
-      else if (job.kind === 'embed_memory') await this.embedMemory(job);
-      else await this.reembed(job);
-    } catch (err) {
-      const permanent = (err as { permanent?: boolean }).permanent === true || err instanceof PermanentLearningError || job.attempts >= MAX_ATTEMPTS;
-      const retryAt = permanent ? null : clock.now() + 1000 * 2 ** job.attempts;
-      log.warn('learning step failed', { job: job.id, kind: job.kind, document: job.documentId, permanent, error: String(err) });
-      store.failJob(job, err instanceof Error ? err.message : String(err), retryAt, clock.now());
+  /**
+   * Does the slow part of every job (fetching, embedding) first, then commits their results in
+   * one transaction: one disk flush for the batch instead of one a document. Should that commit
+   * fail, each job's result is committed on its own, so one bad job cannot hold back the others.
+   */
+  private async runBatch(jobs: LearningJob[]): Promise<void> {
+    const ready: { job: LearningJob; commit: Commit }[] = [];
+    for (const job of jobs) {
+      try {
+        ready.push({ job, commit: await this.prepare(job) });
+      } catch (err) {
+        this.fail(job, err);
+      }
     }
+    let indexed: number[];
+    try {
+      indexed = this.deps.store.transaction(() => ready.flatMap(({ commit }) => commit()));
+    } catch {
+      indexed = ready.flatMap(({ job, commit }) => {
+        try {
+          return this.deps.store.transaction(commit);
+        } catch (err) {
+          this.fail(job, err);
+          return [];
+        }
+      });
+    }
+    if (indexed.length) this.deps.onIndexed(indexed);
   }
 
-  private async learnDocument(job: LearningJob): Promise<void> {
+  private prepare(job: LearningJob): Promise<Commit> {
+    if (job.kind === 'learn_document') return this.learnDocument(job);
+    if (job.kind === 'embed_memory') return this.embedMemory(job);
+    return this.reembed(job);
+  }
+
+  private fail(job: LearningJob, err: unknown): void {
+    const { store, clock, log } = this.deps;
+    const permanent = (err as { permanent?: boolean }).permanent === true || err instanceof PermanentLearningError || job.attempts >= MAX_ATTEMPTS;
+    const retryAt = permanent ? null : clock.now() + 1000 * 2 ** job.attempts;
+    log.warn('learning step failed', { job: job.id, kind: job.kind, document: job.documentId, permanent, error: String(err) });
+    store.failJob(job, err instanceof Error ? err.message : String(err), retryAt, clock.now());
+  }
+
+  private async learnDocument(job: LearningJob): Promise<Commit> {
     const { store, clock, embedder } = this.deps;
     const doc = job.accountId && job.documentId ? store.getDocument(job.accountId, job.documentId) : null;
-    if (!doc) return store.completeJob(job, clock.now()); // deleted while queued: nothing to learn
+    if (!doc) return () => (store.completeJob(job, clock.now()), []); // deleted while queued: nothing to learn
     const read = doc.url != null ? await this.deps.readUrl(doc.url) : { text: doc.content ?? '', title: null };
     const passages = splitPassages(read.text, doc.title ?? read.title);
     if (passages.length === 0) throw new PermanentLearningError('The document holds no text to learn.');
     const vectors = embedder ? await embedder.embed(passages.map(embedText)) : null;
-    const ids = store.completeDocument(job, passages, vectors, clock.now());
-    if (vectors) this.deps.onIndexed(ids);
+    return () => {
+      const ids = store.completeDocument(job, passages, vectors, clock.now());
+      return vectors ? ids : [];
+    };
   }
 
-  private async embedMemory(job: LearningJob): Promise<void> {
+  private async embedMemory(job: LearningJob): Promise<Commit> {
     const { store, clock, embedder } = this.deps;
     const passage = job.memoryId ? store.getMemoryPassage(job.memoryId) : null;
-    if (embedder && passage) {
-      const [vector] = await embedder.embed([embedText(passage)]);
-      store.storeVectors([{ passageId: passage.id, vector: vector! }]);
-      this.deps.onIndexed([passage.id]);
-    }
-    store.completeJob(job, clock.now());
+    const vector = embedder && passage ? (await embedder.embed([embedText(passage)]))[0]! : null;
+    return () => {
+      if (passage && vector) store.storeVectors([{ passageId: passage.id, vector }]);
+      store.completeJob(job, clock.now());
+      return passage && vector ? [passage.id] : [];
+    };
   }
 
-  /** Embeds every passage that has no vector, batch by batch; an interrupted run goes on where it stopped. */
-  private async reembed(job: LearningJob): Promise<void> {
+  /**
+   * Embeds every passage that has no vector, batch by batch, each stored as it is made; an
+   * interrupted run goes on where it stopped. The job itself ends in the batch's commit.
+   */
+  private async reembed(job: LearningJob): Promise<Commit> {
     const { store, clock, embedder } = this.deps;
     for (let batch = store.listPassagesWithoutVectors(REEMBED_BATCH); embedder && batch.length; batch = store.listPassagesWithoutVectors(REEMBED_BATCH)) {
       const vectors = await embedder.embed(batch.map(embedText));
       store.storeVectors(batch.map((p, i) => ({ passageId: p.id, vector: vectors[i]! })));
       this.deps.onIndexed(batch.map((p) => p.id));
-      if (!this.running && this.loop) return; // stopping: the job stays running and is requeued at start
+      // Stopping: the job stays running, and the next start queues it again.
+      if (!this.running && this.loop) return () => [];
     }
-    store.completeJob(job, clock.now());
+    return () => (store.completeJob(job, clock.now()), []);
   }
+
 }

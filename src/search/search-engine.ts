@@ -14,7 +14,7 @@ import { VectorIndex } from './vector-index';
 
 type SearchResponse = z.infer<typeof S.SearchResponse>;
 
-const LOAD_PAGE = 10_000;
+const LOAD_PAGE = 5_000;
 
 /**
  * Cosine similarity below which a passage is not a vector match at all. With the built-in model,
@@ -45,6 +45,9 @@ export class SearchEngine {
     const index = new VectorIndex(embedder.dimensions);
     for (let page = store.listVectors(0, LOAD_PAGE); page.length; page = store.listVectors(page.at(-1)!.passageId, LOAD_PAGE)) {
       for (const v of page) index.add(v.passageId, v.containerId, v.vector);
+      // Each page read is garbage once indexed; collecting it now keeps the start-up peak near
+      // the index's own size instead of the whole table's.
+      Bun.gc(true);
     }
     return new SearchEngine(store, log, embedder, index);
   }

@@ -23,6 +23,8 @@ export class VectorIndex {
   private scales = new Float32Array(1024);
   private readonly slotOf = new Map<number, number>();
   private readonly groupOf = new Map<string, number>();
+  /** Scratch space for one search's Hamming distances, reused across searches. */
+  private distances = new Uint16Array(0);
 
   constructor(readonly dimensions: number) {
     this.words = Math.ceil(dimensions / 32);
@@ -77,26 +79,35 @@ export class VectorIndex {
    * codes picks candidates, which are rescored with the int8 vectors. `query` must be normalized.
    */
   search(query: Float32Array, containerIds: string[], k: number): VectorHit[] {
-    const wanted = new Set<number>();
+    const wanted = new Uint8Array(this.groupOf.size);
+    let any = false;
     for (const id of containerIds) {
       const g = this.groupOf.get(id);
-      if (g !== undefined) wanted.add(g);
+      if (g === undefined) continue;
+      wanted[g] = 1;
+      any = true;
     }
-    if (wanted.size === 0 || k <= 0) return [];
-    const qcode = new Uint32Array(this.words);
+    if (!any || k <= 0) return [];
+    const words = this.words;
+    const qcode = new Uint32Array(words);
     for (let i = 0; i < query.length; i++) if (query[i]! > 0) qcode[i >>> 5]! |= 1 << (i & 31);
 
-    // Hamming distances of the wanted slots, and a histogram to find the candidates' cut-off.
-    const slots: number[] = [];
-    const dist: number[] = [];
-    const histogram = new Uint32Array(this.dimensions + 1);
+    // Hamming distances of the wanted slots (others marked unreachable), and a histogram of them
+    // to find the cut-off that leaves about `pool` candidates for rescoring.
+    if (this.distances.length < this.size) this.distances = new Uint16Array(this.ids.length);
+    const dist = this.distances;
+    const unreachable = this.dimensions + 1;
+    const histogram = new Uint32Array(this.dimensions + 2);
+    const { codes, groups } = this;
     for (let s = 0; s < this.size; s++) {
-      if (!wanted.has(this.groups[s]!)) continue;
+      const g = groups[s]!;
+      if (g < 0 || wanted[g] === 0) {
+        dist[s] = unreachable;
+        continue;
+      }
       let d = 0;
-      const base = s * this.words;
-      for (let w = 0; w < this.words; w++) d += popcount(this.codes[base + w]! ^ qcode[w]!);
-      slots.push(s);
-      dist.push(d);
+      for (let w = 0, base = s * words; w < words; w++) d += popcount(codes[base + w]! ^ qcode[w]!);
+      dist[s] = d;
       histogram[d]!++;
     }
     const pool = Math.max(RESCORE_MIN, k * 10);
@@ -104,12 +115,11 @@ export class VectorIndex {
     for (let seen = 0; cutoff <= this.dimensions && seen < pool; cutoff++) seen += histogram[cutoff]!;
 
     const hits: VectorHit[] = [];
-    for (let j = 0; j < slots.length; j++) {
-      if (dist[j]! >= cutoff) continue;
-      const s = slots[j]!;
-      const base = s * this.dimensions;
+    const dims = this.dimensions;
+    for (let s = 0; s < this.size; s++) {
+      if (dist[s]! >= cutoff) continue;
       let dot = 0;
-      for (let i = 0; i < this.dimensions; i++) dot += this.values[base + i]! * query[i]!;
+      for (let i = 0, base = s * dims; i < dims; i++) dot += this.values[base + i]! * query[i]!;
       hits.push({ passageId: this.ids[s]!, score: dot * this.scales[s]! });
     }
     hits.sort((a, b) => b.score - a.score);

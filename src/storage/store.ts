@@ -280,8 +280,8 @@ export interface Store {
   recordUsage(entry: { accountId: string; credentialId: string; tool: string; outcome: UsageOutcome; status: number; at: number }): void;
   summarizeUsage(accountId: string, credentialId: string, sinceMs: number): UsageSummary;
 
-  /** Takes the oldest ready job and marks it running; null when none is ready. */
-  claimJob(now: number): LearningJob | null;
+  /** Takes up to `limit` of the oldest ready jobs and marks them running, in one transaction. */
+  claimJobs(now: number, limit: number): LearningJob[];
   /**
    * Stores a document's passages (and their vectors, when an embedder runs), marks it learned and
    * its job done, all in one transaction. Returns the new passages' ids.

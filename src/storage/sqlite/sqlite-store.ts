@@ -12,6 +12,10 @@ import { blobVector, createVectorTable, VECTOR_TABLE, vectorBlob } from './vecto
 
 const EMBEDDING_MODEL_KEY = 'embedding_model';
 
+/** What a search hit reads of a passage (`p`) and its document (`d`). */
+const PASSAGE_HIT_COLUMNS = `SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
+             p.memory_id AS memoryId, d.custom_id AS customId, p.position, p.title, p.content`;
+
 type CredentialRow = typeof t.credentials.$inferSelect;
 
 export class SqliteStore implements Store {
@@ -21,8 +25,13 @@ export class SqliteStore implements Store {
     this.db = drizzle(raw);
   }
 
+  /**
+   * BEGIN IMMEDIATE: the write lock is taken at the start. A deferred transaction that reads and
+   * then writes fails at once with SQLITE_BUSY (no busy wait) when another connection, such as
+   * the learning worker's, committed in between. Nested calls become savepoints.
+   */
   transaction<T>(fn: () => T): T {
-    return this.raw.transaction(fn)();
+    return this.raw.transaction(fn).immediate();
   }
 
   close(): void {
@@ -289,15 +298,30 @@ export class SqliteStore implements Store {
 
   // Passages
 
+  /**
+   * BM25 ranks in the full-text index alone first: its best `limit × 10` passages of any container
+   * are looked up, and those in the container kept. When that leaves `limit` or more, they are
+   * exactly the container's best (every passage not looked up ranks below them); otherwise the
+   * exact query ranks every match of the container. The first step spares reading the rows of
+   * thousands of matches that cannot make the page. (CROSS JOIN keeps SQLite from driving the
+   * join from the container's every passage instead.)
+   */
   searchPassages(accountId: string, containerId: string, query: string, limit: number): PassageHit[] {
     const match = ftsQuery(query);
     if (!match) return [];
+    const quick = this.raw.query<PassageHit, [string, number, string, string, number]>(`
+      WITH best AS MATERIALIZED (
+        SELECT rowid AS id, -bm25(passages_fts, 0.5, 1.0) AS score FROM passages_fts
+         WHERE passages_fts MATCH ? ORDER BY score DESC LIMIT ?)
+      ${PASSAGE_HIT_COLUMNS}, best.score AS score
+        FROM best CROSS JOIN passages p ON p.id = best.id LEFT JOIN documents d ON d.id = p.document_id
+       WHERE p.container_id = ? AND p.account_id = ?
+       ORDER BY best.score DESC LIMIT ?`).all(match, limit * 10, containerId, accountId, limit);
+    if (quick.length >= limit) return quick;
     return this.raw.query<PassageHit, [string, string, string, number]>(`
-      SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
-             p.memory_id AS memoryId, d.custom_id AS customId, p.position, p.title, p.content,
-             -bm25(passages_fts, 0.5, 1.0) AS score
+      ${PASSAGE_HIT_COLUMNS}, -bm25(passages_fts, 0.5, 1.0) AS score
         FROM passages_fts
-        JOIN passages p ON p.id = passages_fts.rowid
+        CROSS JOIN passages p ON p.id = passages_fts.rowid
         LEFT JOIN documents d ON d.id = p.document_id
        WHERE passages_fts MATCH ? AND p.container_id = ? AND p.account_id = ?
        ORDER BY score DESC
@@ -353,11 +377,12 @@ export class SqliteStore implements Store {
 
   // Learning queue
 
-  claimJob(now: number): LearningJob | null {
-    return this.raw.query<LearningJob, [number]>(`
+  claimJobs(now: number, limit: number): LearningJob[] {
+    return this.raw.query<LearningJob, [number, number]>(`
       UPDATE jobs SET state = 'running', attempts = attempts + 1, updated_at = ?1
-       WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ?1 ORDER BY run_after, id LIMIT 1)
-      RETURNING id, account_id AS accountId, kind, document_id AS documentId, memory_id AS memoryId, attempts`).get(now) ?? null;
+       WHERE id IN (SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ?1 ORDER BY run_after, id LIMIT ?2)
+      RETURNING id, account_id AS accountId, kind, document_id AS documentId, memory_id AS memoryId, attempts`).all(now, limit)
+      .sort((a, b) => a.id - b.id);
   }
 
   completeDocument(job: LearningJob, passages: PassageInput[], vectors: Float32Array[] | null, now: number): number[] {
@@ -474,8 +499,7 @@ export class SqliteStore implements Store {
   getPassageHits(accountId: string, passageIds: number[]): PassageHit[] {
     if (passageIds.length === 0) return [];
     return this.raw.query<PassageHit, (string | number)[]>(`
-      SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
-             p.memory_id AS memoryId, d.custom_id AS customId, p.position, p.title, p.content, 0 AS score
+      ${PASSAGE_HIT_COLUMNS}, 0 AS score
         FROM passages p LEFT JOIN documents d ON d.id = p.document_id
        WHERE p.account_id = ? AND p.id IN (${passageIds.map(() => '?').join(',')})`).all(accountId, ...passageIds);
   }

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'bun:test';
+import { VectorIndex } from '../../src/search/vector-index';
+
+function unit(dims: number, random: () => number): Float32Array {
+  const v = new Float32Array(dims).map(() => random() - 0.5);
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+
+describe('the vector index', () => {
+  const dims = 64;
+  let seed = 1;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+
+  it('finds the exact nearest neighbours among candidates, within the asked containers only', () => {
+    const index = new VectorIndex(dims);
+    const vectors = Array.from({ length: 3000 }, () => unit(dims, random));
+    vectors.forEach((v, i) => index.add(i + 1, i % 3 === 0 ? 'other' : 'mine', v));
+    const query = unit(dims, random);
+    const exact = vectors
+      .map((v, i) => ({ id: i + 1, score: v.reduce((s, x, j) => s + x * query[j]!, 0), mine: i % 3 !== 0 }))
+      .filter((h) => h.mine)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 10);
+    const found = index.search(query, ['mine'], 10);
+    expect(found.every((h) => (h.passageId - 1) % 3 !== 0)).toBe(true);
+    const overlap = found.filter((h) => exact.some((e) => e.id === h.passageId)).length;
+    expect(overlap).toBeGreaterThanOrEqual(9);
+    expect(Math.abs(found[0]!.score - exact[0]!.score)).toBeLessThan(0.02);
+  });
+
+  it('forgets removed passages and answers nothing for unknown containers', () => {
+    const index = new VectorIndex(dims);
+    const v = unit(dims, random);
+    index.add(7, 'c', v);
+    expect(index.search(v, ['c'], 5).map((h) => h.passageId)).toEqual([7]);
+    index.remove(7);
+    expect(index.search(v, ['c'], 5)).toEqual([]);
+    expect(index.search(v, ['nowhere'], 5)).toEqual([]);
+  });
+
+  it('grows past its first capacity without losing vectors', () => {
+    const index = new VectorIndex(dims);
+    const vectors = Array.from({ length: 5000 }, () => unit(dims, random));
+    vectors.forEach((v, i) => index.add(i, 'c', v));
+    expect(index.count).toBe(5000);
+    expect(index.search(vectors[4321]!, ['c'], 1)[0]!.passageId).toBe(4321);
+  });
+});
