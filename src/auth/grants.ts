@@ -7,7 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock';
 import { DAY_MS } from '../clock';
 import { matchesHash } from '../ids';
-import type { Credential, Store } from '../storage/store';
+import type { AuthorizationCode, Credential, Store } from '../storage/store';
 import { CONSENT_PREFIX, mintSecret } from './credentials';
 
 /** Authorization codes look like `ega_<id>_<secret>`; only a SHA-256 hash of them is stored. */
@@ -26,19 +26,11 @@ export class GrantError extends Error {
   }
 }
 
-/** What the owner approved on the consent screen. */
-export interface Approval {
-  accountId: string;
-  clientId: string;
-  redirectUri: string;
-  /** PKCE S256 challenge: base64url(SHA-256(verifier)). */
-  codeChallenge: string;
-  /** The audience the token will be bound to. */
-  resource: string;
-  scope: string;
-  containerIds: string[];
-  profile: boolean;
-}
+/** What the owner approved on the consent screen: the code's grant before it is issued. */
+export type Approval = Pick<
+  AuthorizationCode,
+  'accountId' | 'clientId' | 'redirectUri' | 'codeChallenge' | 'resource' | 'scope' | 'containerIds' | 'profile'
+>;
 
 /** Issues a single-use authorization code for an approval; returns the code to hand to the app. */
 export function issueCode(store: Store, clock: Clock, approval: Approval): string {
