@@ -15,8 +15,8 @@ export interface TestServer extends RunningServer {
   dataDir: string;
   /** Stops the server and removes its data directory. */
   close(): Promise<void>;
-  /** Stops and starts again on the same data directory (and the same clock). */
-  restart(): Promise<TestServer>;
+  /** Stops and starts again on the same data directory (and the same clock), with any options changed. */
+  restart(changes?: Pick<TestServerOptions, 'env'>): Promise<TestServer>;
 }
 
 export interface TestServerOptions {
@@ -41,9 +41,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
-    async restart() {
+    async restart(changes = {}) {
       await server.stop();
-      return startTestServer({ ...options, dataDir, clock });
+      return startTestServer({ ...options, ...changes, dataDir, clock });
     },
   };
 }

@@ -1,0 +1,60 @@
+/**
+ * Embedders chosen by configuration, and a change of model: an OpenAI-compatible endpoint (a small
+ * local server speaking /v1/embeddings) replaces the built-in model, the stored vectors are made
+ * again in the background, and search works, keyword-only, while that runs.
+ */
+import { afterAll, describe, expect, it } from 'bun:test';
+import { call, makeContainer, makeKey, makeOwner, startTestServer } from '../../helpers/server';
+
+/** Vectors from letter counts: crude, but deterministic and enough to tell the endpoint was used. */
+function letterVector(text: string): number[] {
+  const v = new Array(26).fill(0);
+  for (const ch of text.toLowerCase()) if (ch >= 'a' && ch <= 'z') v[ch.charCodeAt(0) - 97]++;
+  return v;
+}
+
+describe('changing the embedding model', () => {
+  const seen: string[] = [];
+  const endpoint = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const { model, input } = (await req.json()) as { model: string; input: string[] };
+      seen.push(...input);
+      return Response.json({ object: 'list', model, data: input.map((text, index) => ({ object: 'embedding', index, embedding: letterVector(text) })) });
+    },
+  });
+  afterAll(() => endpoint.stop(true));
+
+  it('re-embeds every passage with the new model, keyword-only until done', async () => {
+    let server = await startTestServer();
+    const owner = (await makeOwner(server)).token;
+    const container = await makeContainer(server, owner, 'Notes');
+    const { key } = await makeKey(server, owner, { level: 'suggest', containers: [container] });
+    await call(server, 'POST', '/v1/documents', key, { content: 'The boat is moored at the northern pier.' });
+    await call(server, 'POST', '/v1/memories', key, { content: 'Prefers tea to coffee.' });
+    await server.learning.drain();
+    const store = () => server.services.store;
+    const builtin = store().getEmbeddingModel()!;
+    expect(builtin.dimensions).toBe(256);
+
+    server = await server.restart({ env: { ENGRAM_EMBED_URL: `http://127.0.0.1:${endpoint.port}`, ENGRAM_EMBED_MODEL: 'letters' } });
+    expect(store().getEmbeddingModel()).toMatchObject({ dimensions: 26 });
+    expect(store().hasPendingJob('reembed')).toBe(true);
+    expect(store().listPassagesWithoutVectors(10)).toHaveLength(2);
+    // While the vectors are made again, search answers by keyword.
+    const during = await call(server, 'POST', '/v1/search', key, { q: 'northern pier' });
+    expect(during.body.results.map((r: { content: string }) => r.content)).toEqual(['The boat is moored at the northern pier.']);
+
+    await server.learning.drain();
+    expect(store().hasPendingJob('reembed')).toBe(false);
+    expect(store().listPassagesWithoutVectors(10)).toHaveLength(0);
+    expect(seen).toContain('The boat is moored at the northern pier.');
+    expect(seen).toContain('Prefers tea to coffee.');
+    const after = await call(server, 'POST', '/v1/search', key, { q: 'northern pier' });
+    expect(after.body.results[0].content).toContain('northern pier');
+    // Letter-count vectors of any two English texts are close: the fact now comes in by vector.
+    expect(after.body.results.map((r: { content: string }) => r.content)).toContain('Prefers tea to coffee.');
+    await server.close();
+  });
+});
