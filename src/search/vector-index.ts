@@ -69,11 +69,6 @@ export class VectorIndex {
     this.slotOf.delete(passageId);
   }
 
-  clear(): void {
-    this.size = 0;
-    this.slotOf.clear();
-  }
-
   /**
    * The `k` nearest passages (by cosine) among the given containers: a Hamming scan over the
    * codes picks candidates, which are rescored with the int8 vectors. `query` must be normalized.
