@@ -21,9 +21,18 @@ const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 export const text = (maxBytes: number) =>
   z.string().refine((s) => bytes(s) <= maxBytes, { message: `must be at most ${maxBytes} bytes` });
 
+/** Size as JSON; nesting too deep to write out at all counts as too big. */
+function jsonBytes(value: unknown): number {
+  try {
+    return bytes(JSON.stringify(value));
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
 export const metadata = z
   .record(z.string(), z.unknown())
-  .refine((m) => bytes(JSON.stringify(m)) <= LIMITS.metadataBytes, { message: `must be at most ${LIMITS.metadataBytes} bytes as JSON` });
+  .refine((m) => jsonBytes(m) <= LIMITS.metadataBytes, { message: `must be at most ${LIMITS.metadataBytes} bytes as JSON` });
 
 export const title = z.string().max(LIMITS.titleChars);
 
@@ -161,3 +170,37 @@ export const ErrorEnvelope = z.object({
   retryable: z.boolean(),
   trace_id: z.string(),
 }).meta({ id: 'ErrorEnvelope' });
+
+export const Citation = z.object({
+  n: z.number().int().describe('The passage number the answer cites.'),
+  container: z.string(),
+  container_name: z.string(),
+  document_id: z.string().nullable(),
+  memory_id: z.string().nullable(),
+  title: z.string().nullable(),
+  content: z.string(),
+}).meta({ id: 'Citation' });
+
+export const AskAnswer = z.object({
+  answer: z.string(),
+  answered: z.boolean().describe('false when the memory holds no answer.'),
+  citations: z.array(Citation),
+}).meta({ id: 'AskAnswer' });
+
+export const WorkflowResult = AskAnswer.extend({ workflow: z.string() }).meta({ id: 'WorkflowResult' });
+
+export const Exposure = z.object({
+  id: z.string(),
+  kind: z.enum(['agent_share', 'workflow']),
+  name: z.string(),
+  instruction: z.string().nullable(),
+  containers: z.array(z.string()),
+  hint: z.string(),
+  created_at: timestamp,
+  revoked_at: timestamp.nullable(),
+  state: z.enum(['active', 'revoked']),
+}).meta({ id: 'Exposure' });
+
+export const MintedExposure = Exposure.extend({ token: z.string().describe('The token itself; shown this once.') }).meta({ id: 'MintedExposure' });
+
+export const ExposureList = z.object({ exposures: z.array(Exposure) }).meta({ id: 'ExposureList' });
