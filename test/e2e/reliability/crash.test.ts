@@ -8,7 +8,7 @@
  * bench/crash.ts runs 200 by hand.
  */
 import { describe, expect, it } from 'bun:test';
-import { runCrashCycles } from './crash-harness';
+import { runCrashCycles } from '../../../bench/crash';
 
 const CYCLES = Number(process.env.ENGRAM_CRASH_CYCLES ?? 30);
 

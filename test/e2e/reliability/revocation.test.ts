@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { makeContainer, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
-import { type Change, runTrial, type Target, type TrialResult } from './revocation-harness';
+import { type Change, runTrial, type Target, type TrialResult } from '../../../bench/revocation';
 
 const TRIALS = Number(process.env.ENGRAM_REVOCATION_TRIALS ?? 20);
 const LOOPS = Number(process.env.ENGRAM_REVOCATION_LOOPS ?? 8);

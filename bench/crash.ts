@@ -1,15 +1,17 @@
 /**
- * The crash harness shared by test/e2e/reliability/crash.test.ts (30 cycles) and bench/crash.ts
- * (200 by hand): the real `engram serve` as a separate process, written to at full speed, killed
- * with SIGKILL at a random instant, restarted on the same data directory, and checked.
+ * Crash safety by hand: `bun bench/crash.ts [cycles]` (default 200, or ENGRAM_CRASH_CYCLES).
+ * The real `engram serve` as a separate process, written to at full speed, killed with SIGKILL at a
+ * random instant mid-write and mid-learning, restarted on the same data directory, and checked after
+ * every restart: every acknowledged write, the file's integrity, learning. The same harness runs
+ * 30 cycles in test/e2e/reliability/crash.test.ts. See docs/reliability.md.
  */
 import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { splitPassages } from '../../../src/learning/passages';
+import { splitPassages } from '../src/learning/passages';
 
-export const ROOT = join(import.meta.dir, '..', '..', '..');
+export const ROOT = join(import.meta.dir, '..');
 const PASSWORD = 'correct horse battery staple';
 
 export function engramCli(data: string, args: string[], stdin?: string): string {
@@ -154,6 +156,8 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
           for (const content of ackedFacts.keys()) if (counts.get(content) !== 1) problem(`cycle ${cycle}: acknowledged fact "${content}" stored ${counts.get(content) ?? 0} times`);
           const factPassages = db.query<{ memory_id: string; n: number }, []>('SELECT memory_id, count(*) AS n FROM passages WHERE memory_id IS NOT NULL GROUP BY memory_id HAVING n <> 1').all();
           for (const r of factPassages) problem(`cycle ${cycle}: fact ${r.memory_id} has ${r.n} passages`);
+          const bare = db.query<{ n: number }, []>('SELECT count(*) AS n FROM memories m WHERE m.container_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM passages p WHERE p.memory_id = m.id)').get()!.n;
+          if (bare > 0) problem(`cycle ${cycle}: ${bare} facts have no passage`);
           report.queuedAtKill += db.query<{ n: number }, []>("SELECT count(*) AS n FROM documents WHERE status = 'queued'").get()!.n;
         } finally {
           db.close();
@@ -232,4 +236,14 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
     rmSync(home, { recursive: true, force: true });
   }
   return report;
+}
+
+if (import.meta.main) {
+  const cycles = Number(process.argv[2] ?? process.env.ENGRAM_CRASH_CYCLES ?? 200);
+  const t0 = performance.now();
+  const report = await runCrashCycles({ cycles, log: (l) => console.log(l) });
+  const { problems, ...figures } = report;
+  console.log(JSON.stringify({ ...figures, problems: problems.length, seconds: Math.round((performance.now() - t0) / 1000) }, null, 2));
+  for (const p of problems.slice(0, 20)) console.log(`  ${p}`);
+  process.exit(problems.length === 0 ? 0 : 1);
 }

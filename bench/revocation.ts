@@ -1,10 +1,16 @@
 /**
- * Revocation under load, shared by test/e2e/reliability/revocation.test.ts and bench/revocation.ts.
+ * Revocation under load by hand: `bun bench/revocation.ts [trials] [loops]` (default 100 and 8),
+ * against a spawned `engram serve`; test/e2e/reliability/revocation.test.ts runs the same trials
+ * (20 by default) against the in-process server.
  * Each trial mints a key, runs concurrent request loops with it, and at a random moment the owner
  * revokes the key (DELETE /v1/exposures/{id}) or lowers it to read (PATCH /v1/api-keys/{id}).
  * Every request's send time and answer are recorded; once the owner's answer has arrived, no
  * request sent after that instant may succeed on the old grant.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { engramCli, serve } from './crash';
 
 export type Change = 'revoke' | 'lower';
 
@@ -90,4 +96,35 @@ export async function runTrial(t: Target, change: Change, loops: number, trial: 
     okBefore: sent.filter((s) => s.sentAt < answeredAt && ok(s.status)).length,
     readsAfter: readsAfter.length, readsAfterOk: readsAfter.filter((s) => ok(s.status)).length, requests: sent.length,
   };
+}
+
+if (import.meta.main) {
+  const trials = Number(process.argv[2] ?? 100);
+  const loops = Number(process.argv[3] ?? 8);
+  const home = mkdtempSync(join(tmpdir(), 'engram-revocation-'));
+  const data = join(home, 'data');
+  let failed = false;
+  try {
+    engramCli(data, ['owner', 'create', '--email', 'load@example.org'], 'correct horse battery staple\n');
+    const container = engramCli(data, ['containers', 'create', 'Load']);
+    const owner = engramCli(data, ['owner', 'token']);
+    const server = await serve(data);
+    try {
+      for (const change of ['revoke', 'lower'] as Change[]) {
+        const results: TrialResult[] = [];
+        for (let i = 0; i < trials; i++) results.push(await runTrial({ url: server.url, owner, container }, change, loops, i));
+        const sum = (f: (r: TrialResult) => number) => results.reduce((a, r) => a + f(r), 0);
+        const violations = sum((r) => r.violations.length);
+        const badReads = sum((r) => r.readsAfter - r.readsAfterOk);
+        console.log(JSON.stringify({ change, trials, loops, requests: sum((r) => r.requests), okBefore: sum((r) => r.okBefore), sentAfter: sum((r) => r.sentAfter), violations, readsAfter: sum((r) => r.readsAfter), readsAfterRefused: badReads, changeNot200: results.filter((r) => r.changeStatus !== 200).length }));
+        if (violations > 0 || badReads > 0 || results.some((r) => r.changeStatus !== 200)) failed = true;
+      }
+    } finally {
+      server.proc.kill('SIGTERM');
+      await server.proc.exited;
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+  process.exit(failed ? 1 : 0);
 }
