@@ -19,6 +19,17 @@ export interface Config {
   readonly embedder: EmbedderConfig;
   /** Let URL documents reach loopback and private addresses (off: only public addresses). */
   readonly fetchAllowPrivate: boolean;
+  /** The language model for turns (ask, workflows, fact extraction), or null: those turns answer 422. */
+  readonly model: ModelConfig | null;
+}
+
+/** An OpenAI-compatible chat-completions endpoint: ENGRAM_MODEL_URL is its base (…/v1). */
+export interface ModelConfig {
+  readonly url: string;
+  readonly model: string;
+  readonly key: string | null;
+  readonly timeoutMs: number;
+  readonly retries: number;
 }
 
 export type EmbedderConfig =
@@ -61,6 +72,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const embedder = embedderConfig(env, problems);
   const fetchAllowPrivate = flag(env, 'ENGRAM_FETCH_ALLOW_PRIVATE', problems);
+  const model = modelConfig(env, problems);
   const allowedOrigins = (env.ENGRAM_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
   for (const o of allowedOrigins) if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]+$/i.test(o)) problems.push(`ENGRAM_ALLOWED_ORIGINS: "${o}" is not an origin`);
   if (problems.length) throw new ConfigError(`Bad configuration:\n  ${problems.join('\n  ')}`);
@@ -75,7 +87,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowedOrigins,
     embedder,
     fetchAllowPrivate,
+    model,
   });
+}
+
+/** ENGRAM_MODEL_URL and ENGRAM_MODEL together turn the model on; neither leaves it off. */
+function modelConfig(env: Record<string, string | undefined>, problems: string[]): ModelConfig | null {
+  const url = env.ENGRAM_MODEL_URL?.replace(/\/+$/, '');
+  const model = env.ENGRAM_MODEL;
+  if (!url && !model) return null;
+  if (!url || !/^https?:\/\/[^/]/.test(url)) problems.push('ENGRAM_MODEL_URL must be an http(s) URL of an OpenAI-compatible API, such as http://127.0.0.1:11434/v1');
+  if (!model) problems.push('ENGRAM_MODEL must name the chat model when ENGRAM_MODEL_URL is set');
+  const seconds = Number(env.ENGRAM_MODEL_TIMEOUT_SECONDS ?? '120');
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) problems.push('ENGRAM_MODEL_TIMEOUT_SECONDS must be an integer from 1 to 3600');
+  const retries = Number(env.ENGRAM_MODEL_RETRIES ?? '2');
+  if (!Number.isInteger(retries) || retries < 0 || retries > 5) problems.push('ENGRAM_MODEL_RETRIES must be an integer from 0 to 5');
+  return { url: url ?? '', model: model ?? '', key: env.ENGRAM_MODEL_KEY || null, timeoutMs: seconds * 1000, retries };
 }
 
 /** ENGRAM_EMBED_URL picks an OpenAI-compatible endpoint; ENGRAM_EMBEDDER=none turns vectors off. */

@@ -11,6 +11,9 @@ import { type Learning, LearningWorker } from './learning/learning-worker';
 import { LearningRunner } from './learning/runner';
 import { urlReader } from './learning/url-reader';
 import { createLogger, type Logger } from './log';
+import { FactExtractor } from './agent/fact-extractor';
+import { ModelClient } from './agent/model-client';
+import { TurnBudget } from './agent/turn-budget';
 import type { Services } from './operations/operation';
 import { RateLimiter } from './operations/rate-limiter';
 import { UsageRecorder } from './operations/usage-recorder';
@@ -60,13 +63,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const onIndexed = (ids: number[]) => search.indexPassages(ids);
   let learning: Learning;
   if (options.manualLearning) {
-    learning = new LearningRunner({ store, clock, log, embedder, readUrl: urlReader(config), onIndexed });
+    const extractor = config.model ? new FactExtractor(new ModelClient(config.model), log) : null;
+    learning = new LearningRunner({ store, clock, log, embedder, readUrl: urlReader(config), onIndexed, extractor });
   } else {
     learning = await LearningWorker.start(config, onIndexed);
   }
   const usage = new UsageRecorder(store);
   const services: Services = {
     store, clock, log, usage, search, limiter: new RateLimiter(clock, config.rateLimitPerMin), notifyQueued: () => learning.notify(),
+    model: config.model ? new ModelClient(config.model) : null, turns: new TurnBudget(),
   };
   // The site is known once the server listens (the port may be 0); requests come only after that.
   const site: Site = { baseUrl: '', origins: new Set() };

@@ -26,8 +26,20 @@ export const CONSENT_TOOLS: ReadonlySet<string> = new Set(['list_containers', 's
 
 const isConsentToken = (caller: Caller | undefined) => caller?.kind === 'developer_key' && caller.credential.kind === 'consent_token';
 
-/** Whether the caller's kind of credential may hold the tool at all (a consent token holds only CONSENT_TOOLS). */
+/** The one tool each kind of exposure holds; no other credential holds either (contract). */
+export const EXPOSURE_TOOLS: Readonly<Record<'agent_share' | 'workflow', string>> = { agent_share: 'ask_agent', workflow: 'workflow_invoke' };
+
+const EXPOSURE_TOOL_NAMES: ReadonlySet<string> = new Set(Object.values(EXPOSURE_TOOLS));
+
+/**
+ * Whether the caller's kind of credential may hold the tool at all: a consent token holds only
+ * CONSENT_TOOLS, an exposure only its own tool, and ask_agent and workflow_invoke are held by
+ * their exposures alone (no developer key, no consent token, not the owner's session).
+ */
 export function holdsTool(caller: Caller, tool: string): boolean {
+  const kind = caller.kind === 'developer_key' ? caller.credential.kind : null;
+  if (kind === 'agent_share' || kind === 'workflow') return EXPOSURE_TOOLS[kind] === tool;
+  if (EXPOSURE_TOOL_NAMES.has(tool)) return false;
   return !isConsentToken(caller) || CONSENT_TOOLS.has(tool);
 }
 

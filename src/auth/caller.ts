@@ -1,5 +1,5 @@
 /** Who is calling: decided from the credential alone, once per request. */
-import type { Credential } from '../storage/store';
+import type { Credential, Exposure } from '../storage/store';
 
 /**
  * `developer_key` is every stored credential: a developer key, or an app's consent token
@@ -8,4 +8,4 @@ import type { Credential } from '../storage/store';
  */
 export type Caller =
   | { kind: 'owner'; accountId: string; sessionId: string }
-  | { kind: 'developer_key'; accountId: string; credential: Credential };
+  | { kind: 'developer_key'; accountId: string; credential: Credential; exposure?: Exposure };

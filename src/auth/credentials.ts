@@ -5,12 +5,14 @@
  */
 import type { Clock } from '../clock';
 import { hintOf, matchesHash, randomBase62, sha256 } from '../ids';
-import type { Store } from '../storage/store';
+import type { Credential, Store } from '../storage/store';
 import type { Caller } from './caller';
 
 export const KEY_PREFIX = 'egm';
 export const SESSION_PREFIX = 'egs';
 export const CONSENT_PREFIX = 'egc';
+/** Agent shares and workflows: tokens of the `exposures` table. */
+export const EXPOSURE_PREFIX = 'egx';
 const SECRET_LENGTH = 43; // 43 base62 characters carry more than 256 bits
 
 export type AuthFailure = 'unknown' | 'expired' | 'revoked' | 'audience';
@@ -53,6 +55,19 @@ export function authenticate(store: Store, clock: Clock, bearer: string, options
     if (credential.revokedAt != null) throw new AuthError('revoked');
     if (credential.expiresAt != null && credential.expiresAt <= now) throw new AuthError('expired');
     return { kind: 'developer_key', accountId: credential.accountId, credential };
+  }
+  if (prefix === EXPOSURE_PREFIX) {
+    const exposure = store.getExposureById(id);
+    if (!exposure || !matchesHash(bearer, exposure.secretHash)) throw new AuthError('unknown');
+    if (exposure.revokedAt != null) throw new AuthError('revoked');
+    // Seen as a read-level credential over the exposure's containers, without the profile; the
+    // only tool it holds is the one of its kind (`holdsTool`).
+    const credential: Credential = {
+      id: exposure.id, accountId: exposure.accountId, kind: exposure.kind, name: exposure.name, secretHash: exposure.secretHash,
+      hint: exposure.hint, level: 'read', allContainers: false, profile: false, expiresInDays: null, expiresAt: null,
+      revokedAt: null, replaces: null, createdAt: exposure.createdAt, lastUsedAt: exposure.lastUsedAt, containerIds: exposure.containerIds,
+    };
+    return { kind: 'developer_key', accountId: exposure.accountId, credential, exposure };
   }
   if (prefix === SESSION_PREFIX) {
     const session = store.getSession(id);

@@ -2,6 +2,7 @@
  * The CLI's commands other than `serve`. They work on the store directly, through the same
  * operations as the API, acting as the owner of the chosen account.
  */
+import { TurnBudget } from '../agent/turn-budget';
 import type { z } from 'zod';
 import type { Caller } from '../auth/caller';
 import { createAccount, startSession } from '../auth/owner';
@@ -42,6 +43,7 @@ function run<O extends z.ZodType>(store: Store, caller: Caller, op: Operation<an
   const ctx: Context = {
     store, clock: systemClock, log, caller, traceId: 'cli', limiter: new RateLimiter(systemClock, Number.MAX_SAFE_INTEGER),
     usage: new UsageRecorder(store), search: SearchEngine.open(store, log, null), notifyQueued: () => {},
+    model: null, turns: new TurnBudget(),
   };
   return invoke(op, ctx, input);
 }

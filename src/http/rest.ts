@@ -4,7 +4,6 @@
  * table drives the OpenAPI document, so the two cannot drift.
  */
 import { type Context, Hono } from 'hono';
-import { refuseTool } from '../auth/access';
 import { malformed } from '../errors';
 import * as ops from '../operations';
 import { invoke, type Operation, type Services } from '../operations/operation';
@@ -31,6 +30,8 @@ export const REST_ROUTES: RestRoute[] = [
   { method: 'get', path: '/v1/documents', op: ops.listDocuments, query: { container: 'string', limit: 'integer', cursor: 'string' } },
   { method: 'get', path: '/v1/documents/{document_id}', op: ops.getDocument },
   { method: 'get', path: '/v1/rules', op: ops.memoryRules },
+  // Held only by an agent share (an exposure); every other caller is refused with 403, unrecorded.
+  { method: 'post', path: '/v1/ask', op: ops.askAgent },
   { method: 'post', path: '/v1/memories', op: ops.addMemory, status: 201 },
   { method: 'post', path: '/v1/documents', op: ops.addDocument, status: { queued: 202, exists: 200 } },
   { method: 'delete', path: '/v1/documents/{document_id}', op: ops.deleteDocument, query: { confirm: 'boolean' } },
@@ -49,6 +50,10 @@ export const REST_ROUTES: RestRoute[] = [
   { method: 'delete', path: '/v1/rules/{rule_id}', op: ops.deleteRule },
   { method: 'get', path: '/v1/connected-apps', op: ops.listConnectedApps },
   { method: 'delete', path: '/v1/connected-apps/{client_id}', op: ops.disconnectApp },
+  { method: 'get', path: '/v1/shares', op: ops.listExposures },
+  { method: 'post', path: '/v1/shares', op: ops.createExposure, status: 201 },
+  // `key_id` as on /v1/exposures/{key_id}: every token the owner hands out has an id of that form.
+  { method: 'delete', path: '/v1/shares/{key_id}', op: ops.revokeExposure },
 ];
 
 /** Mounts every route of the table behind the bearer check. */
@@ -62,12 +67,6 @@ export function restRoutes(services: Services, site?: Site): Hono<AppEnv> {
       return c.json(result as object, successStatus(route, result) as 200);
     });
   }
-  // ask_agent is held only by an agent exposure, which this server does not mint yet: every caller
-  // is refused with 403, as on MCP, and the refusal is not recorded in usage (the contract says so).
-  // It is not in the table above, so the OpenAPI document does not offer it.
-  v1.post('/v1/ask', () => {
-    throw refuseTool('ask_agent');
-  });
   return v1;
 }
 

@@ -4,6 +4,7 @@
  * on the document. A job left running by a stopped server is queued again at the next start (see
  * server.ts), and redoing it replaces what the interrupted attempt wrote, so nothing is learned twice.
  */
+import { applyFacts, type FactExtractor } from '../agent/fact-extractor';
 import type { Clock } from '../clock';
 import type { Logger } from '../log';
 import type { LearningJob, Store } from '../storage/store';
@@ -32,6 +33,8 @@ export interface LearningDeps {
   readUrl(url: string): Promise<{ text: string; title: string | null }>;
   /** Called with the ids of passages whose vectors were just stored. */
   onIndexed(passageIds: number[]): void;
+  /** Picks the facts out of a learned document; absent or null without a model (learning still indexes). */
+  extractor?: FactExtractor | null;
 }
 
 const embedText = (p: { title: string | null; content: string }) => (p.title ? `${p.title}\n${p.content}` : p.content);
@@ -139,8 +142,12 @@ export class LearningRunner {
     const passages = splitPassages(read.text, doc.title ?? read.title);
     if (passages.length === 0) throw new PermanentLearningError('The document holds no text to learn.');
     const vectors = embedder ? await embedder.embed(passages.map(embedText)) : null;
+    const facts = this.deps.extractor ? await this.deps.extractor.propose(store, doc, passages) : [];
     return () => {
-      const ids = store.completeDocument(job, passages, vectors, clock.now());
+      const now = clock.now();
+      const ids = store.completeDocument(job, passages, vectors, now);
+      // In the same commit as the passages: a redone job never saves its facts twice.
+      if (facts.length && store.getDocument(doc.accountId, doc.id)) applyFacts(store, doc, facts, now);
       return vectors ? ids : [];
     };
   }

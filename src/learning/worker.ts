@@ -4,6 +4,8 @@
  * passages got vectors, so search can index them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { FactExtractor } from '../agent/fact-extractor';
+import { ModelClient } from '../agent/model-client';
 import { systemClock } from '../clock';
 import type { Config } from '../config';
 import { createLogger } from '../log';
@@ -24,6 +26,7 @@ const send = (m: FromWorker) => port.postMessage(m);
 const runner = new LearningRunner({
   store, clock: systemClock, log, embedder: await createEmbedder(config), readUrl: urlReader(config),
   onIndexed: (passageIds) => send({ type: 'indexed', passageIds }),
+  extractor: config.model ? new FactExtractor(new ModelClient(config.model), log) : null,
 });
 runner.start();
 

@@ -4,7 +4,6 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { type Context as HonoContext, Hono } from 'hono';
-import { refuseTool } from '../auth/access';
 import { AuthError, authenticate } from '../auth/credentials';
 import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
@@ -13,7 +12,6 @@ import { bearerToken } from '../http/middleware/bearer';
 import { type Context, invoke, isOffered, type Services } from '../operations/operation';
 import { MCP_PATH, RESOURCE_METADATA_PATH, resourceOf } from '../oauth/metadata';
 import type { Site } from '../site';
-import { currentName } from './retired-names';
 import { findTool, mcpServerFor } from './server';
 
 export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
@@ -73,29 +71,12 @@ async function refuseToolOutsideGrant(ctx: Context, body: unknown): Promise<Serv
   const msg = body as { method?: unknown; params?: { name?: unknown; arguments?: unknown } };
   if (msg?.method !== 'tools/call' || typeof msg.params?.name !== 'string') return null;
   const args = (msg.params.arguments ?? {}) as Record<string, unknown>;
-  const current = currentName(msg.params.name, args);
-  if (UNHELD_TOOLS.has(current)) return refuseUnheld(ctx, current);
   const op = findTool(msg.params.name, args);
   if (!op || isOffered(op, ctx.caller)) return null;
   return invoke(op, ctx, args).then(
     () => null,
     (err) => (err instanceof ServiceError ? err : null),
   );
-}
-
-/**
- * Tools of the contract that no credential of this server holds: ask_agent needs an agent exposure
- * and workflow_invoke a workflow exposure, neither of which exists yet. Calling one is calling a
- * tool outside the grant: 403. The usage view records the refusal, except for ask_agent (contract).
- */
-const UNHELD_TOOLS = new Set(['ask_agent', 'workflow_invoke']);
-
-function refuseUnheld(ctx: Context, tool: string): ServiceError {
-  const err = refuseTool(tool, ctx.caller);
-  if (ctx.caller.kind === 'developer_key' && tool !== 'ask_agent') {
-    ctx.usage.record({ accountId: ctx.caller.accountId, credentialId: ctx.caller.credential.id, tool, outcome: 'refused', status: err.status, at: ctx.clock.now() });
-  }
-  return err;
 }
 
 /** 401 as RFC 6750 and the contract say, for a missing bearer and a bad one alike. */

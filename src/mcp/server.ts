@@ -8,16 +8,27 @@ import { z } from 'zod';
 import pkg from '../../package.json' with { type: 'json' };
 import { ServiceError } from '../errors';
 import { envelope } from '../http/envelope';
-import { TOOLS } from '../operations';
+import { EXPOSURE_OPERATIONS, TOOLS } from '../operations';
 import { type Context, invoke, isOffered, type Operation } from '../operations/operation';
 import { currentName } from './retired-names';
 
-/** The contract's tools that MCP serves: all but get_document, which is REST only. */
-export const MCP_TOOLS: readonly Operation[] = TOOLS.filter((op) => op.name !== 'get_document');
+/**
+ * The contract's tools that MCP serves: all but get_document, which is REST only, and the two
+ * held by exposures alone (ask_agent, workflow_invoke; `holdsTool` keeps them from anyone else).
+ */
+export const MCP_TOOLS: readonly Operation[] = [...TOOLS.filter((op) => op.name !== 'get_document'), ...EXPOSURE_OPERATIONS];
 
 export const INSTRUCTIONS =
   "Engram holds the person's memory. Call memory_rules first and follow the rules. Use search_memories to find passages " +
   '(retrieval, not an answer); list_containers shows the topics you may use.';
+
+/** An exposure holds one tool and no memory_rules: its instructions name that tool alone. */
+function instructionsFor(ctx: Context): string {
+  const kind = ctx.caller.kind === 'developer_key' ? ctx.caller.credential.kind : null;
+  if (kind === 'agent_share') return "Engram answers questions from a person's shared memory: call ask_agent with a message; the reply cites its passages.";
+  if (kind === 'workflow') return `Engram runs the workflow "${ctx.caller.kind === 'developer_key' ? ctx.caller.credential.name : ''}": call workflow_invoke with an input object.`;
+  return INSTRUCTIONS;
+}
 
 export function toolsFor(ctx: Context): Operation[] {
   return MCP_TOOLS.filter((op) => isOffered(op, ctx.caller));
@@ -64,7 +75,7 @@ function withoutNull(schema: unknown): unknown {
 }
 
 export function mcpServerFor(ctx: Context): Server {
-  const server = new Server({ name: 'engram', version: pkg.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server({ name: 'engram', version: pkg.version }, { capabilities: { tools: {} }, instructions: instructionsFor(ctx) });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsFor(ctx).map(describe) }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const args = request.params.arguments ?? {};

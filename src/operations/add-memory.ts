@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mergeStaticFact } from '../agent/merge-static-fact';
 import { requireProfile, resolveContainer } from '../auth/access';
 import { ServiceError } from '../errors';
 import { newId } from '../ids';
@@ -10,7 +11,7 @@ import { toFact } from './shapes';
 
 export const addMemory = defineOperation({
   name: 'add_memory',
-  description: 'Save one fact about the person. static=true saves a standing fact to the profile; otherwise the fact goes to a container.',
+  description: 'Save one fact about the person. static=true saves a standing fact to the profile (merged with what it already holds); otherwise the fact goes to a container.',
   access: 'suggest',
   output: S.Fact,
   input: z.object({
@@ -22,12 +23,16 @@ export const addMemory = defineOperation({
   run(ctx, input) {
     if (!input.content.trim()) throw new ServiceError('validation', 'content must not be empty.', { fields: ['content'] });
     // The profile belongs to no container: a static fact needs the profile tick, not reach.
-    if (input.static) requireProfile(ctx);
-    const containerId = input.static ? null : resolveContainer(ctx, input.container).id;
+    if (input.static) {
+      requireProfile(ctx);
+      // A turn (it counts in the account's budget): merged into the profile by the model, if any.
+      return ctx.turns.run(ctx.caller.accountId, async () => toFact(await mergeStaticFact(ctx, input.content, input.title ?? null)));
+    }
+    const containerId = resolveContainer(ctx, input.container).id;
     const now = ctx.clock.now();
     const memory: Memory = {
       id: newId('mem'), accountId: ctx.caller.accountId, containerId, content: input.content,
-      title: input.title ?? null, static: input.static ?? false, createdAt: now, updatedAt: now,
+      title: input.title ?? null, static: false, createdAt: now, updatedAt: now,
     };
     ctx.store.insertMemory(memory);
     return toFact(memory);

@@ -20,7 +20,10 @@ export const forgetMemory = defineOperation({
     if (input.confirm !== true) {
       return confirmation('forget_memory', `Ask the person to confirm forgetting the fact "${memory.content.slice(0, 120)}"; then call again with confirm=true.`);
     }
-    ctx.store.deleteMemory(ctx.caller.accountId, memory.id);
-    return { status: 'forgotten' as const, id: memory.id };
+    // A turn: it counts in the account's budget, and needs no model (it is deterministic).
+    return ctx.turns.run(ctx.caller.accountId, () => {
+      ctx.store.deleteMemory(ctx.caller.accountId, memory.id);
+      return { status: 'forgotten' as const, id: memory.id };
+    });
   },
 });

@@ -2,6 +2,8 @@
 import { addDocument } from './add-document';
 import { addMemory } from './add-memory';
 import { addRule } from './add-rule';
+import { askAgent } from './ask-agent';
+import { createExposure } from './create-exposure';
 import { createContainer } from './create-container';
 import { createKey } from './create-key';
 import { deleteContainer } from './delete-container';
@@ -15,19 +17,23 @@ import { keyUsage } from './key-usage';
 import { listConnectedApps } from './list-connected-apps';
 import { listContainers } from './list-containers';
 import { listDocuments } from './list-documents';
+import { listExposures } from './list-exposures';
 import { listKeys } from './list-keys';
 import { memoryRules } from './memory-rules';
+import { revokeExposure } from './revoke-exposure';
 import { revokeKey } from './revoke-key';
 import { searchMemories } from './search-memories';
 import { setKeyContainers } from './set-key-containers';
 import { updateContainer } from './update-container';
 import { updateKey } from './update-key';
+import { workflowInvoke } from './workflow-invoke';
 
 export {
   addDocument, addMemory, addRule, createContainer, createKey, deleteContainer, deleteDocument, deleteRule, disconnectApp, forgetMemory,
   listConnectedApps,
   getDocument, getProfile, keyUsage, listContainers, listDocuments, listKeys, memoryRules, revokeKey, searchMemories,
   setKeyContainers, updateContainer, updateKey,
+  askAgent, workflowInvoke, createExposure, listExposures, revokeExposure,
 };
 
 /** The contract's tools, in the order of its tool table. */
@@ -38,5 +44,8 @@ export const TOOLS = [
 
 export const OWNER_OPERATIONS = [
   createContainer, updateContainer, deleteContainer, listKeys, createKey, updateKey, setKeyContainers, keyUsage, revokeKey,
-  addRule, deleteRule, listConnectedApps, disconnectApp,
+  addRule, deleteRule, listConnectedApps, disconnectApp, createExposure, listExposures, revokeExposure,
 ] as const;
+
+/** The tools held only by exposures: ask_agent (agent share) and workflow_invoke (workflow, MCP only). */
+export const EXPOSURE_OPERATIONS = [askAgent, workflowInvoke] as const;

@@ -4,6 +4,8 @@
  */
 import { z } from 'zod';
 import { type Access, holds, holdsTool, refuseOwnerOnly, refuseTool } from '../auth/access';
+import type { ModelClient } from '../agent/model-client';
+import type { TurnBudget } from '../agent/turn-budget';
 import type { Caller } from '../auth/caller';
 import type { Clock } from '../clock';
 import { malformed, ServiceError } from '../errors';
@@ -23,6 +25,10 @@ export interface Services {
   search: SearchEngine;
   /** Wakes the learning runner when new work is queued. */
   notifyQueued(): void;
+  /** The language model for turns, or null when none is configured (those turns answer 422). */
+  model: ModelClient | null;
+  /** The account's concurrent-turn budget. */
+  turns: TurnBudget;
 }
 
 export interface Context extends Services {
@@ -82,6 +88,10 @@ export async function invoke<I extends z.ZodType, O extends z.ZodType>(
 
 function record(ctx: Context, tool: string, status: number, err?: unknown): void {
   if (ctx.caller.kind !== 'developer_key') return;
+  // Exposures are not keys: they have no usage view (and no row usage could point at).
+  if (ctx.caller.exposure) return;
+  // The contract: refusals of ask_agent are not recorded in usage.
+  if (err && tool === 'ask_agent') return;
   const code = err instanceof ServiceError ? err.code : null;
   const outcome = !err ? 'ok' : code === 'unauthorized' || code === 'rate_limited' ? 'refused' : 'error';
   ctx.usage.record({ accountId: ctx.caller.accountId, credentialId: ctx.caller.credential.id, tool, outcome, status, at: ctx.clock.now() });

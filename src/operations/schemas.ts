@@ -80,6 +80,8 @@ export const Fact = z.object({
   container: z.string().nullable(),
   created_at: timestamp,
   updated_at: timestamp,
+  source: z.object({ document_id: z.string(), position: z.number().int() }).optional()
+    .describe('A learned fact: the document and passage it was extracted from.'),
 }).meta({ id: 'Fact' });
 
 export const Profile = z.object({ static: z.array(Fact), dynamic: z.array(Fact), results: z.array(SearchHit).optional() }).meta({ id: 'Profile' });

@@ -1,7 +1,7 @@
 /** Store rows → the wire shapes of `schemas.ts`. */
 import type { z } from 'zod';
 import { iso } from '../clock';
-import type { Container as ContainerRow, Credential, DocumentRow, Memory, Rule as RuleRow } from '../storage/store';
+import type { Container as ContainerRow, Credential, DocumentRow, Exposure, Memory, Rule as RuleRow } from '../storage/store';
 import type * as S from './schemas';
 
 export const toContainer = (c: ContainerRow): z.infer<typeof S.Container> => ({
@@ -11,6 +11,7 @@ export const toContainer = (c: ContainerRow): z.infer<typeof S.Container> => ({
 export const toFact = (m: Memory): z.infer<typeof S.Fact> => ({
   id: m.id, content: m.content, title: m.title, static: m.static, container: m.containerId,
   created_at: iso(m.createdAt)!, updated_at: iso(m.updatedAt)!,
+  ...(m.sourceDocumentId ? { source: { document_id: m.sourceDocumentId, position: m.sourcePosition ?? 0 } } : {}),
 });
 
 export function toDocument(d: DocumentRow, withContent: boolean): z.infer<typeof S.Document> {
@@ -38,4 +39,9 @@ export const toKey = (k: Credential, now: number): z.infer<typeof S.Key> => ({
 
 export const confirmation = (verb: string, how: string): z.infer<typeof S.ConfirmationRequest> => ({
   status: 'confirmation_required', verb, how,
+});
+
+export const toExposure = (e: Exposure): z.infer<typeof S.Exposure> => ({
+  id: e.id, kind: e.kind, name: e.name, instruction: e.instruction, containers: e.containerIds, hint: e.hint,
+  created_at: iso(e.createdAt)!, revoked_at: iso(e.revokedAt), state: e.revokedAt != null ? 'revoked' : 'active',
 });

@@ -56,6 +56,10 @@ export interface Memory {
   static: boolean;
   createdAt: number;
   updatedAt: number;
+  /** A learned fact: the document it was extracted from (null once that document is deleted). */
+  sourceDocumentId?: string | null;
+  /** A learned fact: the position of the passage it came from. */
+  sourcePosition?: number | null;
 }
 
 export type CredentialKind = 'developer_key' | 'consent_token';
@@ -63,8 +67,12 @@ export type CredentialKind = 'developer_key' | 'consent_token';
 export interface Credential {
   id: string;
   accountId: string;
-  /** A developer key, or a consent token an app received when the owner approved it (always level read). */
-  kind: CredentialKind;
+  /**
+   * A developer key, or a consent token an app received when the owner approved it (always level
+   * read). A Caller made from an exposure carries its kind here (rows of `exposures`, never stored
+   * as credentials), so reach works for it unchanged.
+   */
+  kind: CredentialKind | ExposureKind;
   name: string;
   secretHash: string;
   hint: string;
@@ -118,6 +126,31 @@ export interface AuthorizationCode {
   expiresAt: number;
   usedAt: number | null;
   tokenId: string | null;
+}
+
+/** Where a learned fact came from. */
+export interface FactSource {
+  documentId: string;
+  position: number;
+}
+
+/** What an exposure holds: ask_agent (an agent share) or workflow_invoke (a workflow). */
+export type ExposureKind = 'agent_share' | 'workflow';
+
+/** An agent share or a workflow the owner exposed: a token over chosen containers, never a key. */
+export interface Exposure {
+  id: string;
+  accountId: string;
+  kind: ExposureKind;
+  name: string;
+  /** Workflows only: the owner's instruction the model follows. */
+  instruction: string | null;
+  secretHash: string;
+  hint: string;
+  createdAt: number;
+  revokedAt: number | null;
+  lastUsedAt: number | null;
+  containerIds: string[];
 }
 
 export type CredentialPatch = Partial<Pick<Credential, 'name' | 'level' | 'profile' | 'allContainers' | 'revokedAt'>>;
@@ -232,6 +265,13 @@ export interface Store {
   /** Revokes every unrevoked consent token the app holds on the account; returns how many. */
   revokeConsentTokens(accountId: string, clientId: string, at: number): number;
 
+  insertExposure(exposure: Exposure): void;
+  getExposureById(id: string): Exposure | null;
+  /** The account's exposures, newest first. */
+  listExposures(accountId: string): Exposure[];
+  /** Marks the exposure revoked (once); false when the account holds no such exposure. */
+  revokeExposure(accountId: string, id: string, at: number): boolean;
+
   /** The value of a server-wide setting, inserted first as `make()` when there is none (race-free). */
   ensureSetting(key: string, make: () => string): string;
 
@@ -263,6 +303,13 @@ export interface Store {
   insertMemory(memory: Memory): void;
   getMemory(accountId: string, id: string): Memory | null;
   deleteMemory(accountId: string, id: string): void;
+  /**
+   * Rewrites a fact, keeping its old content in its history (and its passage, when in a container,
+   * searchable under the new content); false when the account holds no such fact.
+   */
+  updateMemoryContent(accountId: string, id: string, content: string, at: number, source?: FactSource): boolean;
+  /** The fact's earlier contents, oldest first. */
+  listMemoryHistory(accountId: string, id: string): Array<{ content: string; replacedAt: number }>;
   listStaticFacts(accountId: string): Memory[];
   /** Every fact of the account, oldest first. */
   listMemories(accountId: string): Memory[];

@@ -1,7 +1,8 @@
 /**
- * The frame of every owner page (a header, the one stylesheet, a main column) and the headers every
- * page is sent with: a strict Content-Security-Policy (no scripts at all), no framing, no caching,
- * and no referrer leaving the server. Pages of the later owner web app use the same Layout.
+ * The frame of every owner page (a header with the owner's navigation, the one stylesheet, the one
+ * small script, a main column) and the headers every page is sent with: a strict
+ * Content-Security-Policy (scripts only from this server's /web/, never inline), no framing, no
+ * caching, and no referrer leaving the server.
  */
 import type { Context } from 'hono';
 import { raw } from 'hono/html';
@@ -9,7 +10,13 @@ import type { Child } from 'hono/jsx';
 import stylesheet from './style.css' with { type: 'text' };
 
 export const STYLESHEET_PATH = '/web/style.css';
+export const SCRIPT_PATH = '/web/engram.js';
 export { stylesheet };
+
+/** The owner's pages, in the order of the navigation. */
+const NAV: [string, string][] = [
+  ['/containers', 'Memory'], ['/profile', 'Profile'], ['/search', 'Search'], ['/keys', 'Keys'], ['/rules', 'Rules'], ['/connected-apps', 'Connected apps'],
+];
 
 export interface LayoutProps {
   title: string;
@@ -17,10 +24,12 @@ export interface LayoutProps {
   signedInAs?: string | null;
   /** The CSRF token of the sign-out form (needed when signedInAs is given). */
   csrf?: string;
+  /** The navigation entry to mark as the current page. */
+  current?: string;
   children?: Child;
 }
 
-export function Layout({ title, signedInAs, csrf, children }: LayoutProps) {
+export function Layout({ title, signedInAs, csrf, current, children }: LayoutProps) {
   return (
     <>
       {raw('<!DOCTYPE html>')}
@@ -31,6 +40,7 @@ export function Layout({ title, signedInAs, csrf, children }: LayoutProps) {
           <meta name="referrer" content="same-origin" />
           <title>{`${title} · Engram`}</title>
           <link rel="stylesheet" href={STYLESHEET_PATH} />
+          <script src={SCRIPT_PATH} defer></script>
         </head>
         <body>
           <header class="top">
@@ -43,6 +53,13 @@ export function Layout({ title, signedInAs, csrf, children }: LayoutProps) {
               </form>
             ) : null}
           </header>
+          {signedInAs ? (
+            <nav class="owner" aria-label="Owner pages">
+              {NAV.map(([href, label]) => (
+                <a href={href} aria-current={current === href ? 'page' : undefined}>{label}</a>
+              ))}
+            </nav>
+          ) : null}
           <main>{children}</main>
         </body>
       </html>
@@ -59,7 +76,7 @@ export function pageHeaders(c: Context, formTargets: string[] = []): void {
   const formAction = ["'self'", ...formTargets].join(' ');
   c.header(
     'Content-Security-Policy',
-    `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
   );
   c.header('X-Frame-Options', 'DENY');
   c.header('X-Content-Type-Options', 'nosniff');

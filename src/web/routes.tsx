@@ -1,6 +1,6 @@
 /**
- * The owner's web pages that exist so far: sign in (then on to `next`), sign out, and Connected
- * apps with Disconnect. Forms carry CSRF tokens; the session is a cookie (web/session.ts). The
+ * The owner's web pages: sign in (then on to `next`), sign out, and Connected apps with
+ * Disconnect here; setup, keys and the memory pages in owner-routes.tsx. Forms carry CSRF tokens; the session is a cookie (web/session.ts). The
  * consent screen is served by the OAuth door (oauth/authorize.ts) with the same pieces.
  */
 import { type Context, Hono } from 'hono';
@@ -15,6 +15,7 @@ import type { Site } from '../site';
 import { sourceOf } from '../oauth/errors';
 import { ConnectedAppsPage } from './connected-apps-page';
 import { ErrorPage } from './error-page';
+import { HOME_PATH, ownerRoutes } from './owner-routes';
 import { pageHeaders, STYLESHEET_PATH, stylesheet } from './layout';
 import {
   clearSessionCookie, foreignOrigin, FormTokens, localPath, type OwnerSession, ownerSession, setSessionCookie, SIGN_IN_COOKIE, signInSubject,
@@ -56,7 +57,8 @@ export function webRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
   });
 
   app.get(SIGN_IN_PATH, (c) => {
-    const next = localPath(c.req.query('next'), CONNECTED_APPS_PATH);
+    if (services.store.countAccounts() === 0) return c.redirect('/setup', 303);
+    const next = localPath(c.req.query('next'), HOME_PATH);
     if (ownerSession(c, services)) return c.redirect(next, 303);
     pageHeaders(c);
     return c.html(<SignInPage next={next} csrf={forms.tokenFor('sign_in', signInSubject(c, site))} />);
@@ -65,7 +67,7 @@ export function webRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
   app.post(SIGN_IN_PATH, async (c) => {
     pageHeaders(c);
     const form = await c.req.parseBody();
-    const next = localPath(form.next, CONNECTED_APPS_PATH);
+    const next = localPath(form.next, HOME_PATH);
     const email = typeof form.email === 'string' ? form.email : '';
     const page = (status: number, error: string) => {
       const csrf = forms.tokenFor('sign_in', signInSubject(c, site));
@@ -130,5 +132,6 @@ export function webRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
     return c.redirect(`${CONNECTED_APPS_PATH}?disconnected=1`, 303);
   });
 
+  app.route('/', ownerRoutes({ services, site, forms }));
   return app;
 }

@@ -151,6 +151,21 @@ describe('real answers against the OpenAPI document', () => {
     await checked('DELETE', '/v1/session', session, undefined, 403);
   });
 
+  it('the agent shares and workflows, and ask (no model on this server)', async () => {
+    const { owner, containers: { Food: food } } = account;
+    const minted = (await checked('POST', '/v1/shares', owner, { kind: 'agent_share', name: 'Food agent', containers: [food] }, 201)).body;
+    await checked('POST', '/v1/shares', owner, { kind: 'workflow', name: 'w', containers: [food] }, 400);
+    await checked('POST', '/v1/shares', owner, { kind: 'nope' }, 422);
+    await checked('GET', '/v1/shares', owner, undefined, 200);
+    await checked('GET', '/v1/shares', null, undefined, 401);
+    await checked('POST', '/v1/ask', minted.token, { message: 'breakfast' }, 422);
+    await checked('POST', '/v1/ask', minted.token, { message: '' }, 400);
+    const reader = await keyFor(server, owner, { level: 'read', containers: [food] });
+    await checked('POST', '/v1/ask', reader, { message: 'breakfast' }, 403);
+    await checked('DELETE', `/v1/shares/${minted.id}`, owner, undefined, 200);
+    await checked('DELETE', '/v1/shares/nosuchshare0', owner, undefined, 404);
+  });
+
   it('429 from the per-credential limiter', async () => {
     const limited = await startTestServer({ env: { ENGRAM_RATE_LIMIT_PER_MIN: '1' } });
     try {
@@ -181,6 +196,7 @@ describe('real answers against the OpenAPI document', () => {
   /** Operations whose success needs more than this file sets up, and where that is tested. */
   const NO_SUCCESS_HERE: Record<string, string> = {
     disconnect_app: 'a success needs an app connected through the OAuth flow (the OAuth end-to-end tests)',
+    ask_agent: 'a success needs a language model (test/agent/ask.test.ts runs one)',
   };
 
   it('covered every operation of the document with a success and a refusal', () => {

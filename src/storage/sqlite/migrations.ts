@@ -6,11 +6,17 @@ import type { Database } from 'bun:sqlite';
 import init from '../../../migrations/0001_init.sql' with { type: 'text' };
 import learning from '../../../migrations/0002_learning.sql' with { type: 'text' };
 import oauth from '../../../migrations/0003_oauth.sql' with { type: 'text' };
+import exposures from '../../../migrations/0004_exposures.sql' with { type: 'text' };
+import factHistory from '../../../migrations/0005_fact_history.sql' with { type: 'text' };
+import factProvenance from '../../../migrations/0006_fact_provenance.sql' with { type: 'text' };
 
 export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
   { version: '0001_init', sql: init },
   { version: '0002_learning', sql: learning },
   { version: '0003_oauth', sql: oauth },
+  { version: '0004_exposures', sql: exposures },
+  { version: '0005_fact_history', sql: factHistory },
+  { version: '0006_fact_provenance', sql: factProvenance },
 ];
 
 /** Applies every migration not yet recorded; returns the versions it applied. */

@@ -50,6 +50,8 @@ export const memories = sqliteTable('memories', {
   static: integer('static', { mode: 'boolean' }).notNull(),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
+  sourceDocumentId: text('source_document_id'),
+  sourcePosition: integer('source_position'),
 });
 
 export const passages = sqliteTable('passages', {
@@ -157,4 +159,33 @@ export const oauthCodes = sqliteTable('oauth_codes', {
   expiresAt: integer('expires_at').notNull(),
   usedAt: integer('used_at'),
   tokenId: text('token_id'),
+});
+
+export const exposures = sqliteTable('exposures', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  kind: text('kind', { enum: ['agent_share', 'workflow'] }).notNull(),
+  name: text('name').notNull(),
+  instruction: text('instruction'),
+  secretHash: text('secret_hash').notNull(),
+  hint: text('hint').notNull(),
+  createdAt: integer('created_at').notNull(),
+  revokedAt: integer('revoked_at'),
+  lastUsedAt: integer('last_used_at'),
+});
+
+export const exposureContainers = sqliteTable(
+  'exposure_containers',
+  {
+    exposureId: text('exposure_id').notNull(),
+    containerId: text('container_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.exposureId, t.containerId] })],
+);
+
+export const memoryHistory = sqliteTable('memory_history', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  memoryId: text('memory_id').notNull(),
+  content: text('content').notNull(),
+  replacedAt: integer('replaced_at').notNull(),
 });

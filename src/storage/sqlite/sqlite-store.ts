@@ -3,7 +3,7 @@ import type { Database } from 'bun:sqlite';
 import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import type {
-  Account, AuthorizationCode, Container, Credential, CredentialKind, CredentialPatch, OAuthClient, DocumentPage, DocumentPosition, DocumentRow, EmbeddingModel, JobKind,
+  Account, AuthorizationCode, Container, Credential, CredentialKind, CredentialPatch, Exposure, FactSource, OAuthClient, DocumentPage, DocumentPosition, DocumentRow, EmbeddingModel, JobKind,
   LearningJob, Memory, PassageHit, PassageInput, PassageText, Rule, Session, Store, StoredVector, UsageOutcome, UsageSummary,
 } from '../store';
 import { ftsQuery } from './fts-query';
@@ -99,7 +99,10 @@ export class SqliteStore implements Store {
   // Credentials
 
   insertCredential(credential: Credential): void {
-    const { containerIds, ...row } = credential;
+    const { containerIds, kind, ...rest } = credential;
+    // Exposures are rows of their own table; only keys and consent tokens are credentials.
+    if (kind !== 'developer_key' && kind !== 'consent_token') throw new Error(`A ${kind} is not stored as a credential.`);
+    const row = { ...rest, kind };
     this.transaction(() => {
       this.db.insert(t.credentials).values(row).run();
       this.writeCredentialContainers(credential.id, containerIds);
@@ -145,6 +148,42 @@ export class SqliteStore implements Store {
       eq(t.credentials.accountId, accountId), eq(t.credentials.kind, 'consent_token'),
       eq(t.credentials.clientId, clientId), isNull(t.credentials.revokedAt),
     )).returning({ id: t.credentials.id }).all().length;
+  }
+
+  // Exposures
+
+  insertExposure(exposure: Exposure): void {
+    const { containerIds, ...row } = exposure;
+    this.transaction(() => {
+      this.db.insert(t.exposures).values(row).run();
+      if (containerIds.length) {
+        this.db.insert(t.exposureContainers).values(containerIds.map((containerId) => ({ exposureId: exposure.id, containerId }))).run();
+      }
+    });
+  }
+
+  getExposureById(id: string): Exposure | null {
+    const row = this.db.select().from(t.exposures).where(eq(t.exposures.id, id)).get();
+    return row ? this.exposureWithContainers(row) : null;
+  }
+
+  listExposures(accountId: string): Exposure[] {
+    return this.db.select().from(t.exposures).where(eq(t.exposures.accountId, accountId))
+      .orderBy(desc(t.exposures.createdAt), desc(t.exposures.id)).all().map((r) => this.exposureWithContainers(r));
+  }
+
+  revokeExposure(accountId: string, id: string, at: number): boolean {
+    const row = this.db.select({ revokedAt: t.exposures.revokedAt }).from(t.exposures)
+      .where(and(eq(t.exposures.accountId, accountId), eq(t.exposures.id, id))).get();
+    if (!row) return false;
+    if (row.revokedAt == null) this.db.update(t.exposures).set({ revokedAt: at }).where(eq(t.exposures.id, id)).run();
+    return true;
+  }
+
+  private exposureWithContainers(row: typeof t.exposures.$inferSelect): Exposure {
+    const ids = this.db.select({ id: t.exposureContainers.containerId }).from(t.exposureContainers)
+      .where(eq(t.exposureContainers.exposureId, row.id)).all().map((r) => r.id);
+    return { ...row, containerIds: ids };
   }
 
   ensureSetting(key: string, make: () => string): string {
@@ -280,13 +319,35 @@ export class SqliteStore implements Store {
     this.db.delete(t.memories).where(and(eq(t.memories.accountId, accountId), eq(t.memories.id, id))).run();
   }
 
+  updateMemoryContent(accountId: string, id: string, content: string, at: number, source?: FactSource): boolean {
+    return this.transaction(() => {
+      const old = this.getMemory(accountId, id);
+      if (!old) return false;
+      this.db.insert(t.memoryHistory).values({ memoryId: id, content: old.content, replacedAt: at }).run();
+      const from = source ? { sourceDocumentId: source.documentId, sourcePosition: source.position } : {};
+      this.db.update(t.memories).set({ content, updatedAt: at, ...from }).where(eq(t.memories.id, id)).run();
+      if (old.containerId) {
+        this.db.update(t.passages).set({ content }).where(eq(t.passages.memoryId, id)).run();
+        this.enqueue(accountId, 'embed_memory', { memoryId: id }, at);
+      }
+      return true;
+    });
+  }
+
+  listMemoryHistory(accountId: string, id: string): Array<{ content: string; replacedAt: number }> {
+    if (!this.getMemory(accountId, id)) return [];
+    return this.db.select({ content: t.memoryHistory.content, replacedAt: t.memoryHistory.replacedAt }).from(t.memoryHistory)
+      .where(eq(t.memoryHistory.memoryId, id)).orderBy(t.memoryHistory.id).all();
+  }
+
   listStaticFacts(accountId: string): Memory[] {
     return this.db.select().from(t.memories).where(and(eq(t.memories.accountId, accountId), eq(t.memories.static, true)))
       .orderBy(desc(t.memories.updatedAt), desc(t.memories.id)).all();
   }
 
   listMemories(accountId: string): Memory[] {
-    return this.db.select().from(t.memories).where(eq(t.memories.accountId, accountId)).orderBy(t.memories.createdAt, t.memories.id).all();
+    // rowid breaks ties in insertion order: ids are random, so an export and its re-import would otherwise disagree.
+    return this.db.select().from(t.memories).where(eq(t.memories.accountId, accountId)).orderBy(t.memories.createdAt, sql`rowid`).all();
   }
 
   listRecentFacts(accountId: string, containerIds: string[], limit: number): Memory[] {

@@ -1,0 +1,215 @@
+/**
+ * The soak: the server as its own process over a store seeded with N passages, and a second
+ * process (bench/soak-clients.ts) running 16 clients for a fixed time: 8 through the TypeScript
+ * client library, 8 over MCP. Reports throughput and p50/p95/p99 per operation, then, once
+ * learning has caught up, checks the targets and exits non-zero if one fails:
+ *   - no 5xx (nor any other failed call);
+ *   - no acknowledged write lost: every acknowledged document present exactly once by id and by
+ *     custom_id, every acknowledged fact present;
+ *   - exactly one `queued` (the other `exists`, same id) per concurrent duplicate pair, and every
+ *     re-add of an acknowledged custom_id answered `exists` with the first id.
+ *
+ *   bun bench/soak.ts [--passages 100000] [--minutes 5] [--keep DIR] [--embedder builtin|none] [--think-ms 0]
+ *
+ * --keep DIR seeds DIR once and keeps it; a later run with the same DIR skips the seeding (the
+ * documents a run adds stay, so the store grows a little with each run).
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config';
+import { createEmbedder } from '../src/learning/create-embedder';
+import { splitPassages } from '../src/learning/passages';
+import { newId } from '../src/ids';
+import { openDatabase } from '../src/storage/sqlite/open';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store';
+import { documentText, percentile, seeded } from './lib/corpus';
+import { ROOT, serve, setUp } from './lib/engram-process';
+import type { SoakRecord } from './soak-clients';
+
+const { values } = parseArgs({
+  options: {
+    passages: { type: 'string', default: '100000' }, minutes: { type: 'string', default: '5' }, keep: { type: 'string' },
+    embedder: { type: 'string', default: 'builtin' }, 'think-ms': { type: 'string', default: '0' },
+  },
+});
+const wallStart = performance.now();
+const target = Number(values.passages);
+const dir = values.keep ?? mkdtempSync(join(tmpdir(), 'engram-soak-'));
+const alreadySeeded = values.keep !== undefined && existsSync(join(dir, 'bench-key'));
+const env = { ENGRAM_EMBEDDER: values.embedder! };
+const config = loadConfig({ ...process.env, ...env, ENGRAM_DATA_DIR: dir });
+
+// The client library is used as published: its built dist.
+if (!existsSync(join(ROOT, 'clients/typescript/dist/index.js'))) {
+  const build = Bun.spawnSync([join(ROOT, 'node_modules/.bin/tsc'), '-p', join(ROOT, 'clients/typescript/tsconfig.json')]);
+  if (build.exitCode !== 0) throw new Error(`building the client: ${build.stdout.toString()}${build.stderr.toString()}`);
+}
+
+// Seeding, as bench/search-latency.ts does it: the real learning path (split, embed, store), in process.
+const key = alreadySeeded ? (await Bun.file(join(dir, 'bench-key')).text()).trim() : setUp(dir).key;
+let store = new SqliteStore(openDatabase(dir, Date.now()));
+const embedder = await createEmbedder(config);
+if (embedder) store.setEmbeddingModel({ id: embedder.id, dimensions: embedder.dimensions }, Date.now());
+const [account] = store.listAccounts();
+const [container] = store.listContainers(account!.id);
+const random = seeded(42);
+let passages = alreadySeeded ? target : 0;
+const seedStart = performance.now();
+while (passages < target) {
+  const text = documentText(random, 1024);
+  const now = Date.now();
+  store.insertDocument({
+    id: newId('doc'), accountId: account!.id, containerId: container!.id, title: null, content: text, url: null, customId: null,
+    metadata: null, status: 'queued', error: null, createdAt: now, updatedAt: now, learnedAt: null,
+  });
+  const job = store.claimJobs(now, 1)[0]!;
+  const parts = splitPassages(text, null);
+  const vectors = embedder ? await embedder.embed(parts.map((p) => p.content)) : null;
+  store.completeDocument(job, parts, vectors, now);
+  passages += parts.length;
+}
+store.close();
+if (values.keep) await Bun.write(join(dir, 'bench-key'), key);
+const seedSeconds = (performance.now() - seedStart) / 1000;
+
+// The server, then the clients, each its own process.
+const server = await serve(dir, env);
+const runId = Date.now().toString(36);
+const out = join(tmpdir(), `engram-soak-${runId}.json`);
+const clients = Bun.spawn([
+  process.execPath, join(ROOT, 'bench/soak-clients.ts'), '--url', server.url, '--key', key, '--container', container!.id,
+  '--minutes', values.minutes!, '--run', runId, '--out', out, '--think-ms', values['think-ms']!,
+], { stdout: 'inherit', stderr: 'inherit' });
+const clientsExit = await clients.exited;
+if (clientsExit !== 0) {
+  await server.stop();
+  throw new Error(`soak-clients exited ${clientsExit}`);
+}
+const rec = (await Bun.file(out).json()) as SoakRecord;
+rmSync(out, { force: true });
+
+// Wait for learning: every acknowledged document learned (or failed), read back over the API.
+const headers = { Authorization: `Bearer ${key}` };
+async function listAll(): Promise<{ id: string; custom_id: string | null; status: string }[]> {
+  const all: { id: string; custom_id: string | null; status: string }[] = [];
+  let cursor: string | null = null;
+  do {
+    const qs: string = `container=${container!.id}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const res = await fetch(`${server.url}/v1/documents?${qs}`, { headers });
+    if (!res.ok) throw new Error(`list_documents answered ${res.status}`);
+    const page = (await res.json()) as { documents: { id: string; custom_id: string | null; status: string }[]; next_cursor: string | null };
+    all.push(...page.documents);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return all;
+}
+const ackedIds = new Set(rec.docs.map((d) => d.id));
+const learnStart = performance.now();
+let listed = await listAll();
+while (listed.some((d) => ackedIds.has(d.id) && d.status === 'queued') && performance.now() - learnStart < 300_000) {
+  await Bun.sleep(500);
+  listed = await listAll();
+}
+const learnWait = (performance.now() - learnStart) / 1000;
+const peak = server.peakMiB();
+const serverAlive = await fetch(`${server.url}/healthz`).then((r) => r.ok, () => false);
+await server.stop();
+
+// The checks.
+const problems: string[] = [];
+const serverErrors = Object.entries(rec.httpStatuses).filter(([s]) => Number(s) >= 500).reduce((n, [, c]) => n + c, 0)
+  + rec.failures.filter((f) => f.code === 'internal').length;
+if (serverErrors > 0) problems.push(`${serverErrors} answers were 5xx (or an MCP \`internal\` tool error)`);
+if (rec.failureCount > 0) problems.push(`${rec.failureCount} calls failed; first: ${JSON.stringify(rec.failures.slice(0, 3))}`);
+if (!serverAlive) problems.push('the server no longer answers /healthz');
+
+const byId = new Map<string, number>();
+const byCustom = new Map<string, number>();
+for (const d of listed) {
+  byId.set(d.id, (byId.get(d.id) ?? 0) + 1);
+  if (d.custom_id) byCustom.set(d.custom_id, (byCustom.get(d.custom_id) ?? 0) + 1);
+}
+const statusOf = new Map(listed.map((d) => [d.id, d.status]));
+let lostDocs = 0;
+let duplicated = 0;
+const lostExamples: string[] = [];
+for (const d of rec.docs) {
+  if (byId.get(d.id) !== 1) {
+    lostDocs++;
+    if (lostExamples.length < 5) lostExamples.push(`${d.id} listed ${byId.get(d.id) ?? 0} times`);
+  }
+  if (d.customId && byCustom.get(d.customId) !== 1) {
+    duplicated++;
+    if (lostExamples.length < 5) lostExamples.push(`custom_id ${d.customId} listed ${byCustom.get(d.customId) ?? 0} times`);
+  }
+}
+if (lostDocs > 0) problems.push(`${lostDocs} acknowledged documents not present exactly once by id (${lostExamples.join('; ')})`);
+if (duplicated > 0) problems.push(`${duplicated} acknowledged custom_ids not present exactly once (${lostExamples.join('; ')})`);
+const stillQueued = [...ackedIds].filter((id) => statusOf.get(id) === 'queued').length;
+const failedLearning = [...ackedIds].filter((id) => statusOf.get(id) === 'failed').length;
+if (stillQueued > 0) problems.push(`${stillQueued} acknowledged documents still queued after ${learnWait.toFixed(0)} s`);
+if (failedLearning > 0) problems.push(`${failedLearning} acknowledged documents failed to learn`);
+
+let badReuses = 0;
+for (const r of rec.reuses) if (r.got.status !== 'exists' || r.got.id !== r.expectedId) badReuses++;
+if (badReuses > 0) problems.push(`${badReuses} of ${rec.reuses.length} re-adds of an acknowledged custom_id did not answer \`exists\` with the first id`);
+let badPairs = 0;
+let incompletePairs = 0;
+const badPairExamples: string[] = [];
+for (const p of rec.pairs) {
+  const [a, b] = p.answers;
+  if (!a || !b) {
+    incompletePairs++;
+    continue;
+  }
+  const queued = [a, b].filter((x) => x.status === 'queued').length;
+  if (queued !== 1 || a.id !== b.id) {
+    badPairs++;
+    if (badPairExamples.length < 3) badPairExamples.push(JSON.stringify(p));
+  }
+}
+if (badPairs > 0) problems.push(`${badPairs} of ${rec.pairs.length} concurrent duplicate pairs did not get exactly one \`queued\` with one id (${badPairExamples.join('; ')})`);
+if (incompletePairs > 0) problems.push(`${incompletePairs} concurrent duplicate pairs lack an answer (a call failed)`);
+
+// Facts: no read-back route lists every fact, so they are read from the store once the server is down.
+store = new SqliteStore(openDatabase(dir, Date.now()));
+const lostFacts = rec.facts.filter((f) => store.getMemory(account!.id, f.id) === null);
+store.close();
+if (lostFacts.length > 0) problems.push(`${lostFacts.length} acknowledged facts missing (${lostFacts.slice(0, 3).map((f) => f.id).join(', ')})`);
+
+const bytes = readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+if (!values.keep) rmSync(dir, { recursive: true, force: true });
+
+// The summary.
+const seconds = (rec.endedAt - rec.startedAt) / 1000;
+const ms = (x: number) => x.toFixed(1).padStart(7);
+const rows: [string, number[]][] = Object.entries(rec.latencies).sort(([a], [b]) => a.localeCompare(b));
+const byOp = new Map<string, number[]>();
+for (const [k, v] of rows) {
+  const op = k.split('/')[0]!;
+  byOp.set(op, [...(byOp.get(op) ?? []), ...v]);
+}
+const total = rows.reduce((n, [, v]) => n + v.length, 0);
+const writes = (byOp.get('add_document')?.length ?? 0) + (byOp.get('add_memory')?.length ?? 0);
+console.log(`\n== soak: ${passages} passages seeded (${alreadySeeded ? 'reused store' : `${seedSeconds.toFixed(1)} s`}), ${seconds.toFixed(0)} s, 16 clients (8 TS library, 8 MCP), embedder ${values.embedder}`);
+console.log(`throughput: ${(total / seconds).toFixed(0)} calls/s acknowledged (${total} calls; writes ${((writes / total) * 100).toFixed(0)} %)`);
+console.log(`${'operation'.padEnd(24)} ${'calls'.padStart(7)} ${'/s'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'p99 ms'.padStart(7)}`);
+const line = (name: string, v: number[]) => {
+  const s = [...v].sort((a, b) => a - b);
+  console.log(`${name.padEnd(24)} ${String(s.length).padStart(7)} ${(s.length / seconds).toFixed(1).padStart(6)} ${ms(percentile(s, 50))} ${ms(percentile(s, 95))} ${ms(percentile(s, 99))}`);
+};
+for (const [op, v] of [...byOp].sort(([a], [b]) => a.localeCompare(b))) line(op, v);
+for (const [k, v] of rows) line(`  ${k}`, v);
+const queuedDocs = rec.docs.filter((d) => d.status === 'queued').length;
+console.log(`acknowledged: ${rec.docs.length} document adds (${queuedDocs} queued, ${rec.docs.length - queuedDocs} exists), ${rec.facts.length} facts; ${rec.reuses.length} re-adds of a known custom_id, ${rec.pairs.length} concurrent duplicate pairs`);
+console.log(`HTTP statuses seen by the clients: ${JSON.stringify(rec.httpStatuses)}; failed calls: ${rec.failureCount}`);
+console.log(`learning caught up ${learnWait.toFixed(1)} s after the clients stopped; server peak memory (VmHWM) ${peak.toFixed(0)} MiB; store ${(bytes / 1024 / 1024).toFixed(0)} MiB`);
+console.log(`wall time ${((performance.now() - wallStart) / 1000).toFixed(0)} s`);
+if (problems.length === 0) {
+  console.log('PASS: zero 5xx, zero lost acknowledged writes, exactly one `queued` per concurrent duplicate pair');
+} else {
+  for (const p of problems) console.log(`FAIL: ${p}`);
+  process.exit(1);
+}

@@ -1,0 +1,72 @@
+/**
+ * The grounded turn shared by ask and workflows: retrieve passages from the containers in reach,
+ * number them, let the model answer from them alone, and cite the passages it used. A memory that
+ * holds nothing relevant is said so, without a model call.
+ */
+import { z } from 'zod';
+import type { Container } from '../storage/store';
+import type { Context } from '../operations/operation';
+import type * as S from '../operations/schemas';
+import type { ChatMessage, ModelClient } from './model-client';
+
+/** How many passages a turn reads. */
+export const PASSAGES_PER_TURN = 8;
+
+export const NO_ANSWER = 'My memory holds nothing that answers this.';
+
+const ModelAnswer = z.object({
+  answer: z.string(),
+  answered: z.boolean(),
+  citations: z.array(z.number().int()).default([]),
+});
+
+export interface Citation {
+  n: number;
+  container: string;
+  container_name: string;
+  document_id: string | null;
+  memory_id: string | null;
+  title: string | null;
+  content: string;
+}
+
+export interface GroundedAnswer {
+  answer: string;
+  answered: boolean;
+  citations: Citation[];
+}
+
+/**
+ * Answers `question` from passages found with `query` in `containers`. `system` is what the model
+ * is told first (the ask rules, or a workflow's instruction followed by them).
+ */
+export async function groundedAnswer(
+  ctx: Context, model: ModelClient, containers: Container[], query: string, system: string, question: string,
+): Promise<GroundedAnswer> {
+  const found = containers.length
+    ? await ctx.search.search(ctx.caller.accountId, containers, query, PASSAGES_PER_TURN, ctx.traceId)
+    : { results: [] as z.infer<typeof S.SearchHit>[], containers: [] };
+  const hits = found.results;
+  if (hits.length === 0) return { answer: NO_ANSWER, answered: false, citations: [] };
+  const numbered = hits.map((h, i) => `[${i + 1}] (${h.container_name}${h.title ? `: ${h.title}` : ''})\n${h.content}`).join('\n\n');
+  const messages: ChatMessage[] = [
+    { role: 'system', content: `${system}\n\n${GROUNDING_RULES}` },
+    { role: 'user', content: `Passages from the person's memory:\n\n${numbered}\n\n${question}` },
+  ];
+  const reply = await model.chatJson(messages, ModelAnswer);
+  if (!reply.answered) return { answer: reply.answer.trim() || NO_ANSWER, answered: false, citations: [] };
+  const cited = [...new Set(reply.citations)].filter((n) => n >= 1 && n <= hits.length).sort((a, b) => a - b);
+  return {
+    answer: reply.answer,
+    answered: true,
+    citations: cited.map((n) => {
+      const h = hits[n - 1]!;
+      return { n, container: h.container, container_name: h.container_name, document_id: h.document_id, memory_id: h.memory_id, title: h.title, content: h.content };
+    }),
+  };
+}
+
+export const GROUNDING_RULES =
+  'Use only the numbered passages; never invent facts. Reply with one JSON object: ' +
+  '{"answer": string, "answered": boolean, "citations": [passage numbers used]}. ' +
+  'When the passages do not contain the answer, set "answered" to false and say so in "answer".';

@@ -1,0 +1,61 @@
+/**
+ * The static-add turn: a standing fact merged into the profile's static side. Without a model the
+ * fact is stored as given; with one, the model says whether it repeats a fact already there (kept
+ * once), replaces one (rewritten, the old wording kept in its history) or is new.
+ */
+import { z } from 'zod';
+import { newId } from '../ids';
+import type { Context } from '../operations/operation';
+import type { Memory } from '../storage/store';
+import type { ChatMessage } from './model-client';
+
+/** How many of the newest static facts the model compares a new one with. */
+const COMPARED_FACTS = 50;
+
+const Decision = z.object({
+  action: z.enum(['add', 'duplicate', 'update']),
+  fact: z.number().int().nullish(),
+  content: z.string().nullish(),
+});
+
+export const MERGE_SYSTEM =
+  "You keep the standing facts of a person's profile free of repeats and contradictions. Given the numbered " +
+  'facts and one new fact, reply with one JSON object {"action": "add" | "duplicate" | "update", "fact": number or null, "content": string or null}: ' +
+  '"duplicate" when a numbered fact already says the same (name it in "fact"); "update" when the new fact changes or ' +
+  'contradicts a numbered fact (name it, and give the merged wording in "content"); otherwise "add".';
+
+/** Saves a static fact for the caller's account; returns the fact the profile now holds for it. */
+export async function mergeStaticFact(ctx: Context, content: string, title: string | null): Promise<Memory> {
+  const accountId = ctx.caller.accountId;
+  const existing = ctx.model ? ctx.store.listStaticFacts(accountId).slice(0, COMPARED_FACTS) : [];
+  if (ctx.model && existing.length) {
+    const decision = await decide(ctx, existing, content);
+    const target = decision?.fact != null ? existing[decision.fact - 1] : undefined;
+    if (decision?.action === 'duplicate' && target) return target;
+    if (decision?.action === 'update' && target) {
+      const merged = decision.content?.trim() || content;
+      ctx.store.updateMemoryContent(accountId, target.id, merged, ctx.clock.now());
+      return ctx.store.getMemory(accountId, target.id)!;
+    }
+  }
+  const now = ctx.clock.now();
+  const memory: Memory = { id: newId('mem'), accountId, containerId: null, content, title, static: true, createdAt: now, updatedAt: now };
+  ctx.store.insertMemory(memory);
+  return memory;
+}
+
+/** The model's decision, or null when it gave none: the turn then stores the fact as given. */
+async function decide(ctx: Context, existing: Memory[], content: string): Promise<z.infer<typeof Decision> | null> {
+  const numbered = existing.map((m, i) => `[${i + 1}] ${m.content}`).join('\n');
+  const messages: ChatMessage[] = [
+    { role: 'system', content: MERGE_SYSTEM },
+    { role: 'user', content: `Profile facts:\n${numbered}\n\nNew fact: ${content}` },
+  ];
+  try {
+    return await ctx.model!.chatJson(messages, Decision);
+  } catch (err) {
+    // Saving a static fact works without a model; one that fails only loses the refinement.
+    ctx.log.warn('static fact merge fell back to storing as given', { trace_id: ctx.traceId, error: String(err) });
+    return null;
+  }
+}

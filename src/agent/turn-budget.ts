@@ -1,0 +1,34 @@
+/**
+ * The account's concurrent-turn budget (contract: 2). A turn is a static add, a forget, an ask or
+ * a workflow; one more while the budget is spent answers 429 `rate_limited` at once, never queued.
+ */
+import { ServiceError } from '../errors';
+
+export const TURNS_PER_ACCOUNT = 2;
+
+export class TurnBudget {
+  private readonly running = new Map<string, number>();
+
+  constructor(readonly limit: number = TURNS_PER_ACCOUNT) {}
+
+  /** Runs `turn` inside the account's budget; throws 429 `rate_limited` when the budget is spent. */
+  async run<T>(accountId: string, turn: () => T | Promise<T>): Promise<T> {
+    const now = this.running.get(accountId) ?? 0;
+    if (now >= this.limit) {
+      throw new ServiceError('rate_limited', `This account already runs ${this.limit} turns at once; try again when one ends.`, { concurrent_turns: this.limit });
+    }
+    this.running.set(accountId, now + 1);
+    try {
+      return await turn();
+    } finally {
+      const left = (this.running.get(accountId) ?? 1) - 1;
+      if (left <= 0) this.running.delete(accountId);
+      else this.running.set(accountId, left);
+    }
+  }
+
+  /** Turns running now for the account. */
+  inUse(accountId: string): number {
+    return this.running.get(accountId) ?? 0;
+  }
+}

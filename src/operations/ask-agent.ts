@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { groundedAnswer } from '../agent/grounded-answer';
+import { requireModel } from '../agent/model-client';
+import { containersInReach } from '../auth/access';
+import { ServiceError } from '../errors';
+import { defineOperation } from './operation';
+import * as S from './schemas';
+import { LIMITS, text } from './schemas';
+
+const ASK_SYSTEM = "You answer questions about a person from their own memory, on their behalf.";
+
+export const askAgent = defineOperation({
+  name: 'ask_agent',
+  description: "Ask the person's shared agent a question. It answers from passages of the shared containers and cites them; when the memory holds no answer it says so.",
+  access: 'read',
+  output: S.AskAnswer,
+  input: z.object({
+    message: text(LIMITS.queryBytes).describe('The question, in natural language.'),
+    model: z.string().max(200).nullish().describe('Accepted for compatibility; the server answers with its configured model.'),
+  }),
+  async run(ctx, input) {
+    if (!input.message.trim()) throw new ServiceError('validation', 'message must not be empty.', { fields: ['message'] });
+    const model = requireModel(ctx.model);
+    return ctx.turns.run(ctx.caller.accountId, () =>
+      groundedAnswer(ctx, model, containersInReach(ctx), input.message, ASK_SYSTEM, `Question: ${input.message}`),
+    );
+  },
+});

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { groundedAnswer } from '../agent/grounded-answer';
+import { requireModel } from '../agent/model-client';
+import { containersInReach } from '../auth/access';
+import { ServiceError } from '../errors';
+import { defineOperation } from './operation';
+import * as S from './schemas';
+import { metadata } from './schemas';
+
+export const workflowInvoke = defineOperation({
+  name: 'workflow_invoke',
+  description: "Run the workflow the person exposed: its instruction over its containers, with your input. Returns the result and the passages it cites.",
+  access: 'read',
+  output: S.WorkflowResult,
+  input: z.object({ input: metadata.describe('The workflow input, as an object.') }),
+  async run(ctx, input) {
+    const exposure = ctx.caller.kind === 'developer_key' ? ctx.caller.exposure : undefined;
+    // Held only by a workflow exposure (holdsTool), so the instruction is always there.
+    if (!exposure?.instruction) throw new ServiceError('unauthorized', 'Only a workflow exposure can invoke a workflow.');
+    const model = requireModel(ctx.model);
+    const given = JSON.stringify(input.input);
+    const query = [exposure.instruction, ...Object.values(input.input).filter((v) => typeof v === 'string')].join(' ').slice(0, 4000);
+    const result = await ctx.turns.run(ctx.caller.accountId, () =>
+      groundedAnswer(ctx, model, containersInReach(ctx), query, `You run a workflow the person wrote. Their instruction:\n${exposure.instruction}`, `Workflow input (JSON): ${given}`),
+    );
+    return { workflow: exposure.name, ...result };
+  },
+});

@@ -1,0 +1,53 @@
+/** Memory: the owner's containers, each with a link to its documents and facts, and a form to make one. */
+import type { ContainerView } from './format';
+import { Layout } from './layout';
+
+export interface ContainersPageProps {
+  containers: ContainerView[];
+  csrf: string;
+  email: string;
+  notice?: string | null;
+  error?: string | null;
+}
+
+export function ContainersPage({ containers, csrf, email, notice, error }: ContainersPageProps) {
+  return (
+    <Layout title="Memory" signedInAs={email} csrf={csrf} current="/containers">
+      <section class="card" aria-labelledby="containers-title">
+        <h1 id="containers-title">Your memory</h1>
+        {notice ? <p class="notice" role="status">{notice}</p> : null}
+        {error ? <p class="error" role="alert">{error}</p> : null}
+        <p class="muted">A container is one topic of your memory. Keys and apps reach only the containers you tick for them.</p>
+        {containers.length === 0 ? (
+          <p id="no-containers">No containers yet: make the first one below.</p>
+        ) : (
+          <ul class="plain" id="containers">
+            {containers.map((c) => (
+              <li data-container-id={c.id}>
+                <a href={`/containers/${c.id}`}>{c.name}</a>
+                {c.description ? <span class="muted"> · {c.description}</span> : null}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section class="card" aria-labelledby="new-container-title">
+        <h2 id="new-container-title">Make a container</h2>
+        <form method="post" action="/containers">
+          <input type="hidden" name="csrf" value={csrf} />
+          <label class="field">
+            <span>Name</span>
+            <input type="text" name="name" required maxlength={200} />
+          </label>
+          <label class="field">
+            <span>Description</span>
+            <input type="text" name="description" maxlength={2000} />
+          </label>
+          <div class="actions">
+            <button type="submit" class="primary">Make container</button>
+          </div>
+        </form>
+      </section>
+    </Layout>
+  );
+}

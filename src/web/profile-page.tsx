@@ -1,0 +1,65 @@
+/** The profile: standing (static) facts, with a form to add one and Remove; recent (dynamic) facts. */
+import type { FactView } from './container-page';
+import { when } from './format';
+import { Layout } from './layout';
+
+export interface ProfilePageProps {
+  staticFacts: FactView[];
+  dynamicFacts: FactView[];
+  containerNames: Record<string, string>;
+  csrf: string;
+  email: string;
+  notice?: string | null;
+  error?: string | null;
+}
+
+export function ProfilePage({ staticFacts, dynamicFacts, containerNames, csrf, email, notice, error }: ProfilePageProps) {
+  return (
+    <Layout title="Profile" signedInAs={email} csrf={csrf} current="/profile">
+      <section class="card" aria-labelledby="static-title">
+        <h1 id="static-title">Standing facts</h1>
+        {notice ? <p class="notice" role="status">{notice}</p> : null}
+        {error ? <p class="error" role="alert">{error}</p> : null}
+        <p class="muted">Who you are and your lasting preferences. Keys and apps with the profile tick read these.</p>
+        {staticFacts.length === 0 ? (
+          <p class="muted">No standing facts yet.</p>
+        ) : (
+          <ul class="plain" id="static-facts">
+            {staticFacts.map((f) => (
+              <li data-fact-id={f.id}>
+                <span class="fact">{f.content}</span>{' '}
+                <a href={`/facts/${f.id}/forget?back=${encodeURIComponent('/profile')}`}>Remove</a>
+              </li>
+            ))}
+          </ul>
+        )}
+        <form method="post" action="/profile/facts">
+          <input type="hidden" name="csrf" value={csrf} />
+          <label class="field">
+            <span>New standing fact</span>
+            <input type="text" name="content" required />
+          </label>
+          <div class="actions">
+            <button type="submit" class="primary">Add standing fact</button>
+          </div>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="dynamic-title">
+        <h2 id="dynamic-title">Recent facts</h2>
+        <p class="muted">The most recently changed facts in your containers.</p>
+        {dynamicFacts.length === 0 ? (
+          <p class="muted">None yet.</p>
+        ) : (
+          <ul class="plain" id="dynamic-facts">
+            {dynamicFacts.map((f) => (
+              <li data-fact-id={f.id}>
+                <span class="fact">{f.content}</span>{' '}
+                <small class="muted">{f.container ? containerNames[f.container] ?? f.container : ''} · {when(f.updated_at)}</small>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,66 @@
+/** The search box: what an app would get for a query, passage by passage, with failures per container. */
+import type { z } from 'zod';
+import type { SearchResponse } from '../operations/schemas';
+import type { ContainerView } from './format';
+import { Layout } from './layout';
+
+export interface SearchPageProps {
+  q: string;
+  container: string;
+  containers: ContainerView[];
+  answer: z.infer<typeof SearchResponse> | null;
+  csrf: string;
+  email: string;
+  error?: string | null;
+}
+
+export function SearchPage({ q, container, containers, answer, csrf, email, error }: SearchPageProps) {
+  return (
+    <Layout title="Search" signedInAs={email} csrf={csrf} current="/search">
+      <section class="card" aria-labelledby="search-title">
+        <h1 id="search-title">Search your memory</h1>
+        <p class="muted">The passages an app would get for this query (search_memories), most relevant first.</p>
+        <form method="get" action="/search" role="search">
+          <label class="field">
+            <span>Query</span>
+            <input type="search" name="q" value={q} required />
+          </label>
+          <label class="field">
+            <span>In</span>
+            <select name="container">
+              <option value="*">All containers</option>
+              {containers.map((c) => (
+                <option value={c.id} selected={c.id === container}>{c.name}</option>
+              ))}
+            </select>
+          </label>
+          <div class="actions">
+            <button type="submit" class="primary">Search</button>
+          </div>
+        </form>
+        {error ? <p class="error" role="alert">{error}</p> : null}
+      </section>
+      {answer ? (
+        <section class="card" aria-labelledby="results-title">
+          <h2 id="results-title">{answer.results.length} {answer.results.length === 1 ? 'passage' : 'passages'}</h2>
+          {answer.containers.filter((c) => c.error).map((c) => (
+            <p class="error" role="alert">{c.name}: {c.error!.message}</p>
+          ))}
+          <ol id="results">
+            {answer.results.map((hit) => (
+              <li class="passage" data-container={hit.container}>
+                <small class="muted">
+                  {hit.container_name}
+                  {hit.title ? ` · ${hit.title}` : ''}
+                  {hit.memory_id ? ' · fact' : ''} · score {hit.score.toFixed(3)}
+                </small>
+                {'\n'}
+                {hit.document_id ? <a href={`/documents/${hit.document_id}`}>{hit.content}</a> : hit.content}
+              </li>
+            ))}
+          </ol>
+        </section>
+      ) : null}
+    </Layout>
+  );
+}
