@@ -30,5 +30,8 @@ bash scripts/conformance.sh
 echo "== OpenAPI fuzzing (schemathesis against a real server)"
 bash scripts/schemathesis.sh
 
+echo "== Soak: 16 clients (TypeScript client and MCP) for five minutes over 100,000 passages"
+bash scripts/soak-ci.sh
+
 echo "== Dockerfile lint"
 bash scripts/lint-dockerfile.sh
