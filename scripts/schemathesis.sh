@@ -47,6 +47,8 @@ food="$(engram_cli "$data" containers create Food --description 'What she eats')
 work_ctr="$(engram_cli "$data" containers create Work)"
 key="$(engram_cli "$data" keys create --name 'schemathesis' --level manage --all --profile)"
 one_key="$(engram_cli "$data" keys create --name 'schemathesis, Food only' --level manage --containers "$food" --profile)"
+read_key="$(engram_cli "$data" keys create --name 'schemathesis, Read' --level read --all)"
+suggest_key="$(engram_cli "$data" keys create --name 'schemathesis, Read & write' --level suggest --containers "$food,$work_ctr" --profile)"
 owner_token="$(engram_cli "$data" owner token)"
 # The limiter would answer 429 after 600 requests a minute: documented, so not a failure, but it
 # would keep the fuzzer from reaching the operations. Its 429 is tested in test/openapi/.
@@ -86,8 +88,12 @@ echo "== schemathesis $version: the tools, with a Full-access key (every contain
 fuzz --header "Authorization: Bearer $key" --exclude-tag owner "$@" || status=1
 echo "== schemathesis $version: the tools, with a Full-access key reaching one container (container may be omitted)"
 fuzz --header "Authorization: Bearer $one_key" --exclude-tag owner "$@" || status=1
+echo "== schemathesis $version: the tools, with a Read key (every container, no profile)"
+fuzz --header "Authorization: Bearer $read_key" --exclude-tag owner "$@" || status=1
+echo "== schemathesis $version: the tools, with a Read & write key (two containers, profile)"
+fuzz --header "Authorization: Bearer $suggest_key" --exclude-tag owner "$@" || status=1
 echo "== schemathesis $version: the owner's routes, with an owner session token (sign_out left out)"
-fuzz --header "Authorization: Bearer $owner_token" --include-tag owner --exclude-operation-id sign_out "$@" || status=1
+fuzz --header "Authorization: Bearer $owner_token" --include-tag owner --exclude-operation-id sign_out --max-examples "$((max_examples * 3))" "$@" || status=1
 
 if grep -q '"level":"error"' "$work/server.log"; then
   echo "== the server logged errors:" >&2
