@@ -1,6 +1,6 @@
 /**
  * The client side of the soak (bench/soak.ts starts it as its own process): 16 clients for a
- * fixed time against one server, 8 through the TypeScript client library (its built dist) and 8
+ * fixed time against one server, 8 through the TypeScript client library (its source, as Bun runs it) and 8
  * over MCP with the official SDK client. Each runs a closed loop, 70 % reads and 30 % writes, and
  * records every answer; the record is written as JSON to --out for bench/soak.ts to check.
  *
@@ -14,7 +14,7 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseArgs } from 'node:util';
-import { APIError, Client } from '../clients/typescript/dist/index.js';
+import { APIError, Client } from '../clients/typescript/src/index';
 import { documentText, query, seeded, sentence } from './lib/corpus';
 
 const { values } = parseArgs({

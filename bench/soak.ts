@@ -41,12 +41,6 @@ const alreadySeeded = values.keep !== undefined && existsSync(join(dir, 'bench-k
 const env = { ENGRAM_EMBEDDER: values.embedder! };
 const config = loadConfig({ ...process.env, ...env, ENGRAM_DATA_DIR: dir });
 
-// The client library is used as published: its built dist.
-if (!existsSync(join(ROOT, 'clients/typescript/dist/index.js'))) {
-  const build = Bun.spawnSync([join(ROOT, 'node_modules/.bin/tsc'), '-p', join(ROOT, 'clients/typescript/tsconfig.json')]);
-  if (build.exitCode !== 0) throw new Error(`building the client: ${build.stdout.toString()}${build.stderr.toString()}`);
-}
-
 // Seeding, as bench/search-latency.ts does it: the real learning path (split, embed, store), in process.
 const key = alreadySeeded ? (await Bun.file(join(dir, 'bench-key')).text()).trim() : setUp(dir).key;
 let store = new SqliteStore(openDatabase(dir, Date.now()));
