@@ -14,18 +14,15 @@
  * --keep DIR seeds DIR once and keeps it; a later run with the same DIR skips the seeding (the
  * documents a run adds stay, so the store grows a little with each run).
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config';
-import { createEmbedder } from '../src/learning/create-embedder';
-import { splitPassages } from '../src/learning/passages';
-import { newId } from '../src/ids';
 import { openDatabase } from '../src/storage/sqlite/open';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store';
-import { documentText, percentile, seeded } from './lib/corpus';
-import { ROOT, serve, setUp } from './lib/engram-process';
+import { percentile } from './lib/corpus';
+import { ROOT, serve } from './lib/engram-process';
+import { seedStore } from './lib/seed';
 import type { SoakRecord } from './soak-clients';
 
 const { values } = parseArgs({
@@ -37,43 +34,16 @@ const { values } = parseArgs({
 const wallStart = performance.now();
 const target = Number(values.passages);
 const dir = values.keep ?? mkdtempSync(join(tmpdir(), 'engram-soak-'));
-const alreadySeeded = values.keep !== undefined && existsSync(join(dir, 'bench-key'));
 const env = { ENGRAM_EMBEDDER: values.embedder! };
-const config = loadConfig({ ...process.env, ...env, ENGRAM_DATA_DIR: dir });
-
-// Seeding, as bench/search-latency.ts does it: the real learning path (split, embed, store), in process.
-const key = alreadySeeded ? (await Bun.file(join(dir, 'bench-key')).text()).trim() : setUp(dir).key;
-let store = new SqliteStore(openDatabase(dir, Date.now()));
-const embedder = await createEmbedder(config);
-if (embedder) store.setEmbeddingModel({ id: embedder.id, dimensions: embedder.dimensions }, Date.now());
-const [account] = store.listAccounts();
-const [container] = store.listContainers(account!.id);
-const random = seeded(42);
-let passages = alreadySeeded ? target : 0;
-const seedStart = performance.now();
-while (passages < target) {
-  const text = documentText(random, 1024);
-  const now = Date.now();
-  store.insertDocument({
-    id: newId('doc'), accountId: account!.id, containerId: container!.id, title: null, content: text, url: null, customId: null,
-    metadata: null, status: 'queued', error: null, createdAt: now, updatedAt: now, learnedAt: null,
-  });
-  const job = store.claimJobs(now, 1)[0]!;
-  const parts = splitPassages(text, null);
-  const vectors = embedder ? await embedder.embed(parts.map((p) => p.content)) : null;
-  store.completeDocument(job, parts, vectors, now);
-  passages += parts.length;
-}
-store.close();
-if (values.keep) await Bun.write(join(dir, 'bench-key'), key);
-const seedSeconds = (performance.now() - seedStart) / 1000;
+const seed = await seedStore(dir, target, values.embedder!, values.keep !== undefined);
+const { key, passages } = seed;
 
 // The server, then the clients, each its own process.
 const server = await serve(dir, env);
 const runId = Date.now().toString(36);
 const out = join(tmpdir(), `engram-soak-${runId}.json`);
 const clients = Bun.spawn([
-  process.execPath, join(ROOT, 'bench/soak-clients.ts'), '--url', server.url, '--key', key, '--container', container!.id,
+  process.execPath, join(ROOT, 'bench/soak-clients.ts'), '--url', server.url, '--key', key, '--container', seed.containerId,
   '--minutes', values.minutes!, '--run', runId, '--out', out, '--think-ms', values['think-ms']!,
 ], { stdout: 'inherit', stderr: 'inherit' });
 const clientsExit = await clients.exited;
@@ -90,7 +60,7 @@ async function listAll(): Promise<{ id: string; custom_id: string | null; status
   const all: { id: string; custom_id: string | null; status: string }[] = [];
   let cursor: string | null = null;
   do {
-    const qs: string = `container=${container!.id}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const qs: string = `container=${seed.containerId}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
     const res = await fetch(`${server.url}/v1/documents?${qs}`, { headers });
     if (!res.ok) throw new Error(`list_documents answered ${res.status}`);
     const page = (await res.json()) as { documents: { id: string; custom_id: string | null; status: string }[]; next_cursor: string | null };
@@ -168,8 +138,8 @@ if (badPairs > 0) problems.push(`${badPairs} of ${rec.pairs.length} concurrent d
 if (incompletePairs > 0) problems.push(`${incompletePairs} concurrent duplicate pairs lack an answer (a call failed)`);
 
 // Facts: no read-back route lists every fact, so they are read from the store once the server is down.
-store = new SqliteStore(openDatabase(dir, Date.now()));
-const lostFacts = rec.facts.filter((f) => store.getMemory(account!.id, f.id) === null);
+const store = new SqliteStore(openDatabase(dir, Date.now()));
+const lostFacts = rec.facts.filter((f) => store.getMemory(seed.accountId, f.id) === null);
 store.close();
 if (lostFacts.length > 0) problems.push(`${lostFacts.length} acknowledged facts missing (${lostFacts.slice(0, 3).map((f) => f.id).join(', ')})`);
 
@@ -187,7 +157,7 @@ for (const [k, v] of rows) {
 }
 const total = rows.reduce((n, [, v]) => n + v.length, 0);
 const writes = (byOp.get('add_document')?.length ?? 0) + (byOp.get('add_memory')?.length ?? 0);
-console.log(`\n== soak: ${passages} passages seeded (${alreadySeeded ? 'reused store' : `${seedSeconds.toFixed(1)} s`}), ${seconds.toFixed(0)} s, 16 clients (8 TS library, 8 MCP), embedder ${values.embedder}`);
+console.log(`\n== soak: ${passages} passages seeded (${seed.reused ? 'reused store' : `${seed.seconds.toFixed(1)} s`}), ${seconds.toFixed(0)} s, 16 clients (8 TS library, 8 MCP), embedder ${values.embedder}`);
 console.log(`throughput: ${(total / seconds).toFixed(0)} calls/s acknowledged (${total} calls; writes ${((writes / total) * 100).toFixed(0)} %)`);
 console.log(`${'operation'.padEnd(24)} ${'calls'.padStart(7)} ${'/s'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'p99 ms'.padStart(7)}`);
 const line = (name: string, v: number[]) => {

@@ -1,0 +1,55 @@
+/**
+ * A data directory with an account, one container, a Full-access key and `passages` passages of
+ * generated text, learned through the real path (split, embed, store) in this process. With a
+ * kept directory the seeding is done once and its key remembered in `bench-key`.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config';
+import { newId } from '../../src/ids';
+import { createEmbedder } from '../../src/learning/create-embedder';
+import { splitPassages } from '../../src/learning/passages';
+import { openDatabase } from '../../src/storage/sqlite/open';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { documentText, seeded } from './corpus';
+import { setUp } from './engram-process';
+
+export interface Seeded {
+  key: string;
+  accountId: string;
+  containerId: string;
+  passages: number;
+  /** Seconds spent seeding; 0 when a kept directory was reused. */
+  seconds: number;
+  reused: boolean;
+}
+
+export async function seedStore(dir: string, passages: number, embedderChoice: string, keep: boolean): Promise<Seeded> {
+  const keyFile = join(dir, 'bench-key');
+  const reused = keep && existsSync(keyFile);
+  const key = reused ? (await Bun.file(keyFile).text()).trim() : setUp(dir).key;
+  const store = new SqliteStore(openDatabase(dir, Date.now()));
+  const embedder = await createEmbedder(loadConfig({ ...process.env, ENGRAM_EMBEDDER: embedderChoice, ENGRAM_DATA_DIR: dir }));
+  if (embedder) store.setEmbeddingModel({ id: embedder.id, dimensions: embedder.dimensions }, Date.now());
+  const [account] = store.listAccounts();
+  const [container] = store.listContainers(account!.id);
+  const random = seeded(42);
+  const started = performance.now();
+  let made = reused ? passages : 0;
+  while (made < passages) {
+    const text = documentText(random, 1024);
+    const now = Date.now();
+    store.insertDocument({
+      id: newId('doc'), accountId: account!.id, containerId: container!.id, title: null, content: text, url: null, customId: null,
+      metadata: null, status: 'queued', error: null, createdAt: now, updatedAt: now, learnedAt: null,
+    });
+    const job = store.claimJobs(now, 1)[0]!;
+    const parts = splitPassages(text, null);
+    const vectors = embedder ? await embedder.embed(parts.map((p) => p.content)) : null;
+    store.completeDocument(job, parts, vectors, now);
+    made += parts.length;
+  }
+  store.close();
+  if (keep) await Bun.write(keyFile, key);
+  return { key, accountId: account!.id, containerId: container!.id, passages: made, seconds: (performance.now() - started) / 1000, reused };
+}
