@@ -9,8 +9,12 @@ import { mintSecret, SESSION_PREFIX } from './credentials';
 export const SESSION_TTL_MS = 30 * DAY_MS;
 const MIN_PASSWORD = 8;
 
-/** Makes an account; its password is hashed with argon2id. */
-export async function createAccount(store: Store, clock: Clock, email: string, password: string): Promise<Account> {
+/**
+ * Makes an account; its password is hashed with argon2id. With `firstOnly` (the setup page) it is
+ * refused with 409 once any account exists, checked in the same transaction as the insert, so
+ * two setups racing cannot both make an owner.
+ */
+export async function createAccount(store: Store, clock: Clock, email: string, password: string, options: { firstOnly?: boolean } = {}): Promise<Account> {
   const normalized = email.trim();
   if (!/^[^@\s]+@[^@\s]+$/.test(normalized)) throw new ServiceError('validation', 'That is not an email address.', { fields: ['email'] });
   if (password.length < MIN_PASSWORD) {
@@ -18,7 +22,10 @@ export async function createAccount(store: Store, clock: Clock, email: string, p
   }
   if (store.getAccountByEmail(normalized)) throw new ServiceError('conflict', `An account for ${normalized} already exists.`, { fields: ['email'] });
   const account = { id: newId('acc'), email: normalized, passwordHash: await Bun.password.hash(password, 'argon2id'), createdAt: clock.now() };
-  store.insertAccount(account);
+  store.transaction(() => {
+    if (options.firstOnly && store.countAccounts() > 0) throw new ServiceError('conflict', 'This server has an owner already.');
+    store.insertAccount(account);
+  });
   return account;
 }
 

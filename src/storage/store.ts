@@ -240,6 +240,7 @@ export interface Store {
 
   countAccounts(): number;
   listAccounts(): Account[];
+  getAccount(id: string): Account | null;
   insertAccount(account: Account): void;
   getAccountByEmail(email: string): Account | null;
   insertSession(session: Session): void;

@@ -40,6 +40,8 @@ export const HOME_PATH = '/containers';
 const FLASH_COOKIE = 'engram_flash';
 /** Setup attempts a minute from one address, as for sign-in. */
 const SETUP_PER_MIN = 10;
+/** How many of a container's facts its page shows, most recently changed first. */
+const FACTS_SHOWN = 200;
 
 type Form = Record<string, string | File | (string | File)[]>;
 
@@ -170,7 +172,7 @@ export function ownerRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
     const password = str(form, 'password');
     if (password !== str(form, 'password_again')) return again(400, 'The two passwords differ.');
     try {
-      const account = await createAccount(services.store, services.clock, email, password);
+      const account = await createAccount(services.store, services.clock, email, password, { firstOnly: true });
       const session = startSession(services.store, services.clock, account.id);
       setSessionCookie(c, site, session.token, session.expiresAt, services.clock.now());
       deleteCookie(c, SIGN_IN_COOKIE, { path: '/' });
@@ -304,7 +306,7 @@ export function ownerRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
     }
     const cursor = c.req.query('cursor') || null;
     const docs = await invoke(listDocuments, o.ctx, { container: container.id, cursor });
-    const facts = services.store.listMemories(o.session.accountId).filter((m) => m.containerId === container.id).reverse().map(toFact);
+    const facts = services.store.listRecentFacts(o.session.accountId, [container.id], FACTS_SHOWN).map(toFact);
     return html(c, (
       <ContainerPage
         container={container} documents={docs.documents} nextCursor={docs.next_cursor} facts={facts} csrf={o.csrf} email={o.email}

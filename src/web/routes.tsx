@@ -38,7 +38,7 @@ export const signInUrl = (next: string): string => `${SIGN_IN_PATH}?${new URLSea
 
 /** The email of the signed-in owner, for the page header. */
 export function emailOf(services: Services, accountId: string): string {
-  return services.store.listAccounts().find((a) => a.id === accountId)?.email ?? '';
+  return services.store.getAccount(accountId)?.email ?? '';
 }
 
 /** An operation context for the owner signed in with the cookie. */

@@ -48,6 +48,10 @@ export class SqliteStore implements Store {
     return this.db.select().from(t.accounts).orderBy(t.accounts.createdAt).all();
   }
 
+  getAccount(id: string): Account | null {
+    return this.db.select().from(t.accounts).where(eq(t.accounts.id, id)).get() ?? null;
+  }
+
   insertAccount(account: Account): void {
     this.db.insert(t.accounts).values(account).run();
   }
