@@ -35,7 +35,7 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
   app.route('/', oauthRoutes(services, site, forms, oauth));
   app.route('/', webRoutes({ services, site, forms }));
   app.route('/', mcpRoutes(services, site));
-  app.route('/', sessionRoutes(services));
+  app.route('/', sessionRoutes(services, site));
   app.route('/', restRoutes(services, site));
   app.notFound((c) => errorResponse(c, new ServiceError('not_found', `No route ${c.req.method} ${c.req.path}.`)));
   app.onError((err, c) => {

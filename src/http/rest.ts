@@ -57,7 +57,7 @@ export const REST_ROUTES: RestRoute[] = [
 ];
 
 /** Mounts every route of the table behind the bearer check. */
-export function restRoutes(services: Services, site?: Site): Hono<AppEnv> {
+export function restRoutes(services: Services, site: Site): Hono<AppEnv> {
   const v1 = new Hono<AppEnv>();
   v1.use('/v1/*', requireBearer(services, site));
   for (const route of REST_ROUTES) {

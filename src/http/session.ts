@@ -5,6 +5,7 @@ import { refuseOwnerOnly } from '../auth/access';
 import { signIn } from '../auth/owner';
 import { iso } from '../clock';
 import { parseInput, type Services } from '../operations/operation';
+import type { Site } from '../site';
 import type { AppEnv } from './app-env';
 import { requireBearer } from './middleware/bearer';
 import { jsonBody } from './rest';
@@ -13,14 +14,14 @@ export const SignIn = z.object({ email: z.string().min(1).max(320), password: z.
 export const SessionToken = z.object({ token: z.string(), expires_at: z.string() }).meta({ id: 'SessionToken' });
 export const SignedOut = z.object({ status: z.literal('signed_out') }).meta({ id: 'SignedOut' });
 
-export function sessionRoutes(services: Services): Hono<AppEnv> {
+export function sessionRoutes(services: Services, site: Site): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.post('/v1/session', async (c) => {
     const { email, password } = parseInput(SignIn, await jsonBody(c));
     const session = await signIn(services.store, services.clock, email, password);
     return c.json({ token: session.token, expires_at: iso(session.expiresAt) }, 201);
   });
-  app.delete('/v1/session', requireBearer(services), (c) => {
+  app.delete('/v1/session', requireBearer(services, site), (c) => {
     const caller = c.get('caller');
     // A developer key has no session to end: answering "signed_out" would claim what did not happen.
     if (caller.kind !== 'owner') throw refuseOwnerOnly('sign_out');

@@ -14,8 +14,8 @@ export function bearerToken(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
-/** With `site`, a consent token issued for another resource than this server's is refused. */
-export function requireBearer(services: Services, site?: Site): MiddlewareHandler {
+/** A consent token issued for another resource than this server's is refused like an unknown one. */
+export function requireBearer(services: Services, site: Site): MiddlewareHandler {
   return async (c, next) => {
     const token = bearerToken(c.req.header('Authorization'));
     if (!token) {
@@ -23,7 +23,7 @@ export function requireBearer(services: Services, site?: Site): MiddlewareHandle
       throw new ServiceError('unauthorized', 'A bearer credential is required: send Authorization: Bearer <key>.', {}, 401);
     }
     try {
-      c.set('caller', authenticate(services.store, services.clock, token, site ? { audience: resourceOf(site) } : {}));
+      c.set('caller', authenticate(services.store, services.clock, token, { audience: resourceOf(site) }));
     } catch (err) {
       if (err instanceof AuthError) throw new ServiceError('unauthorized', err.message, { reason: err.reason });
       throw err;
