@@ -79,7 +79,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     consentTtlDays: config.consentTtlDays,
     clientMetadata: { allowPrivate: config.fetchAllowPrivate, ...options.clientMetadata },
   });
-  const http = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, maxRequestBodySize: 16 * 1024 * 1024 });
+  // Bun's own body limit would answer a bare 413 before the app sees the request; the app's limit
+  // (app.ts) refuses every oversized body itself, in the envelope, without reading it past the limit.
+  const http = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, maxRequestBodySize: Number.MAX_SAFE_INTEGER });
   Object.assign(site, siteFor(config, http.port!));
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${http.port}`;
   log.info('engram listening', { url, base_url: site.baseUrl, data_dir: config.dataDir });
