@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 /** The `engram` command: serve, owner, containers and keys. Bad arguments exit with code 2. */
+import { constants as osConstants } from 'node:os';
 import { parseArgs } from 'node:util';
 import pkg from '../package.json' with { type: 'json' };
 import * as cmd from './cli/commands';
@@ -240,14 +241,28 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
+/**
+ * Runs the server until SIGTERM or SIGINT, then stops gracefully (see `RunningServer.stop`). A second
+ * signal while stopping exits at once: the store is crash-safe, and an interrupted learning job is
+ * queued again at the next start.
+ */
 async function serve(config: Config): Promise<number> {
   const server = await startServer(config);
-  const stop = async () => {
+  const { log } = server.services;
+  let stopping = false;
+  const onSignal = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn('stopping at once on a second signal', { signal });
+      process.exit(128 + osConstants.signals[signal]);
+    }
+    stopping = true;
+    log.info('stopping: finishing in-flight requests and the current learning step (signal again to stop at once)', { signal });
     await server.stop();
+    log.info('stopped');
     process.exit(0);
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   return new Promise(() => {}); // runs until a signal
 }
 

@@ -28,6 +28,10 @@ export interface RunningServer {
   site: Site;
   services: Services;
   learning: Learning;
+  /**
+   * Stops gracefully: no new connections; in-flight requests and the current learning job finish
+   * (side by side); usage records are written and the store is closed.
+   */
   stop(): Promise<void>;
 }
 
@@ -91,8 +95,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     services,
     learning,
     async stop() {
-      await http.stop();
-      await learning.stop();
+      await Promise.all([http.stop(), learning.stop()]);
       usage.flush();
       store.close();
       lock.release();

@@ -56,7 +56,7 @@ export class LearningRunner {
     this.wake?.();
   }
 
-  /** Finishes the current step, then stops. */
+  /** Finishes the job at hand (its batch's other jobs go back to the queue), then stops. */
   async stop(): Promise<void> {
     this.running = false;
     this.notify();
@@ -70,9 +70,14 @@ export class LearningRunner {
     for (let batch = store.claimJobs(clock.now(), BATCH); batch.length; batch = store.claimJobs(clock.now(), BATCH)) {
       await this.runBatch(batch);
       n += batch.length;
-      if (this.loop && !this.running) break;
+      if (this.stopping) break;
     }
     return n;
+  }
+
+  /** A started loop asked to stop; `drain` called by a test has no loop and always runs to the end. */
+  private get stopping(): boolean {
+    return this.loop !== null && !this.running;
   }
 
   private async work(): Promise<void> {
@@ -94,10 +99,17 @@ export class LearningRunner {
    * Does the slow part of every job (fetching, embedding) first, then commits their results in
    * one transaction: one disk flush for the batch instead of one a document. Should that commit
    * fail, each job's result is committed on its own, so one bad job cannot hold back the others.
+   * When the server stops, the job at hand finishes and the batch's unstarted jobs are released, so
+   * a shutdown waits for one job's fetch or model call, not a whole batch's.
    */
   private async runBatch(jobs: LearningJob[]): Promise<void> {
     const ready: { job: LearningJob; commit: Commit }[] = [];
+    const unstarted: LearningJob[] = [];
     for (const job of jobs) {
+      if (this.stopping) {
+        unstarted.push(job);
+        continue;
+      }
       try {
         ready.push({ job, commit: await this.prepare(job) });
       } catch (err) {
@@ -117,6 +129,7 @@ export class LearningRunner {
         }
       });
     }
+    if (unstarted.length) this.deps.store.releaseJobs(unstarted, this.deps.clock.now());
     if (indexed.length) this.deps.onIndexed(indexed);
   }
 
@@ -174,9 +187,8 @@ export class LearningRunner {
       store.storeVectors(batch.map((p, i) => ({ passageId: p.id, vector: vectors[i]! })));
       this.deps.onIndexed(batch.map((p) => p.id));
       // Stopping: the job stays running, and the next start queues it again.
-      if (!this.running && this.loop) return () => [];
+      if (this.stopping) return () => [];
     }
     return () => (store.completeJob(job, clock.now()), []);
   }
-
 }

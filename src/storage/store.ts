@@ -343,6 +343,8 @@ export interface Store {
   failJob(job: LearningJob, error: string, retryAt: number | null, now: number): void;
   /** Puts jobs left running by a stopped server back in the queue. */
   requeueRunningJobs(now: number): number;
+  /** Puts claimed jobs that were never started back in the queue, their claim not counted as an attempt. */
+  releaseJobs(jobs: LearningJob[], now: number): void;
   /** Whether a job of this kind is queued or running (a re-embedding, say). */
   hasPendingJob(kind: JobKind): boolean;
 

@@ -506,6 +506,13 @@ export class SqliteStore implements Store {
     return this.raw.run("UPDATE jobs SET state = 'queued', updated_at = ? WHERE state = 'running'", [now]).changes;
   }
 
+  releaseJobs(jobs: LearningJob[], now: number): void {
+    const release = this.raw.query("UPDATE jobs SET state = 'queued', attempts = attempts - 1, updated_at = ? WHERE id = ? AND state = 'running'");
+    this.transaction(() => {
+      for (const job of jobs) release.run(now, job.id);
+    });
+  }
+
   private enqueue(accountId: string | null, kind: JobKind, target: { documentId?: string; memoryId?: string }, now: number): void {
     this.db.insert(t.jobs).values({
       accountId, kind, documentId: target.documentId ?? null, memoryId: target.memoryId ?? null, state: 'queued',

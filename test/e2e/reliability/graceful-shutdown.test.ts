@@ -1,0 +1,190 @@
+/**
+ * Graceful shutdown of `engram serve`, a separate process: SIGTERM (or SIGINT) arrives while a
+ * request is in flight (a static fact whose merge waits on a slow model) and while learning is
+ * mid-job (fact extraction waiting on the same model). New connections are refused at once; the
+ * request is answered; the job finishes and its batch's unstarted jobs go back to the queue; the
+ * process exits 0 with the store closed and intact. A second signal exits at once, and the next
+ * start learns what was interrupted, once.
+ */
+import { Database } from 'bun:sqlite';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { engramCli, serve, type Served } from '../../../bench/crash';
+import { EXTRACT_SYSTEM } from '../../../src/agent/fact-extractor';
+import { MERGE_SYSTEM } from '../../../src/agent/merge-static-fact';
+import { DB_FILE } from '../../../src/storage/sqlite/open';
+import { type ChatRequest, startFakeModel } from '../../agent/fake-model';
+
+const MODEL_DELAY_MS = 2500;
+
+/** Merges add every fact; extraction proposes one fact from the document's first passage. */
+function fixture(req: ChatRequest): unknown {
+  if (req.messages[0]!.content === MERGE_SYSTEM) return { action: 'add', fact: null, content: null };
+  if (req.messages[0]!.content === EXTRACT_SYSTEM) {
+    const first = /\[1\] ([^\n]*)/.exec(req.messages[1]!.content)![1]!;
+    return { facts: [{ content: `Noted: ${first.slice(0, 40)}`, passage: 1, standing: false }] };
+  }
+  return { httpStatus: 400 };
+}
+
+const model = startFakeModel(fixture);
+afterAll(() => model.stop());
+
+let home: string;
+let data: string;
+let logFile: string;
+let key: string;
+let container: string;
+let server: Served | null = null;
+
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'engram-shutdown-'));
+  data = join(home, 'data');
+  logFile = join(home, 'server.log');
+  engramCli(data, ['owner', 'create', '--email', 'shutdown@example.org'], 'correct horse battery staple\n');
+  container = engramCli(data, ['containers', 'create', 'Notes']);
+  key = engramCli(data, ['keys', 'create', '--name', 'shutdown', '--level', 'manage', '--all', '--profile']);
+  model.delayMs = 0;
+  model.requests.length = 0;
+});
+
+afterEach(() => {
+  server?.proc.kill('SIGKILL');
+  server = null;
+  rmSync(home, { recursive: true, force: true });
+});
+
+const start = async () => (server = await serve(data, { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0', ENGRAM_LOG_LEVEL: 'info' }, logFile));
+
+async function post(path: string, body: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${server!.url}${path}`, {
+    method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+const addDocument = async (content: string) => (await post('/v1/documents', { container, content })).body.id as string;
+
+/** Waits until the model has been asked `n` times with the given system prompt. */
+async function modelAsked(system: string, n: number): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (model.requests.filter((r) => r.messages[0]!.content === system).length >= n) return;
+    await Bun.sleep(25);
+  }
+  throw new Error(`the model was not asked ${n} time(s) within 10 s`);
+}
+
+function readStore<T>(read: (db: Database) => T): T {
+  const db = new Database(join(data, DB_FILE), { readonly: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+const documentState = (db: Database, id: string) =>
+  db.query<{ status: string; job: string; attempts: number }, [string]>(
+    "SELECT d.status, j.state AS job, j.attempts FROM documents d JOIN jobs j ON j.document_id = d.id AND j.kind = 'learn_document' WHERE d.id = ?",
+  ).get(id)!;
+
+describe('graceful shutdown', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`on ${signal}: refuses new connections, answers the request in flight, finishes the learning job at hand`, async () => {
+      await start();
+      // Something to merge with, so that the next static fact asks the model.
+      expect((await post('/v1/memories', { content: 'Lives by the sea.', static: true })).status).toBe(201);
+      model.delayMs = MODEL_DELAY_MS;
+
+      // Learning: the first document's extraction waits on the model; the next three queue
+      // meanwhile and are claimed together in the following batch, whose first job is then cut in.
+      const first = await addDocument('Herons nest in the reeds by the lake every spring.');
+      await modelAsked(EXTRACT_SYSTEM, 1);
+      const queued = [await addDocument('Kingfishers dive from the willow branch.'), await addDocument('Otters came back to the river.'), await addDocument('Swifts sleep on the wing.')];
+      await modelAsked(EXTRACT_SYSTEM, 2);
+
+      // A request in flight: a static fact whose merge waits on the model.
+      const inFlight = post('/v1/memories', { content: 'Keeps a notebook of birds.', static: true });
+      await modelAsked(MERGE_SYSTEM, 1);
+
+      const signalled = performance.now();
+      server!.proc.kill(signal);
+      // New connections are refused while the request is still being worked on.
+      let refusedAfterMs = -1;
+      for (let i = 0; i < 200 && refusedAfterMs < 0; i++) {
+        const refused = await fetch(`${server!.url}/healthz`).then(() => false, () => true);
+        if (refused) refusedAfterMs = performance.now() - signalled;
+        else await Bun.sleep(10);
+      }
+      expect(refusedAfterMs).toBeGreaterThanOrEqual(0);
+      expect(refusedAfterMs).toBeLessThan(MODEL_DELAY_MS);
+
+      const answer = await inFlight;
+      expect(answer.status).toBe(201);
+      expect(answer.body.content).toBe('Keeps a notebook of birds.');
+      expect(await server!.proc.exited).toBe(0);
+      const tookMs = performance.now() - signalled;
+      // One model call's wait (the request and the learning job side by side), not the batch's four.
+      expect(tookMs).toBeLessThan(2 * MODEL_DELAY_MS);
+      server = null;
+
+      const log = readFileSync(logFile, 'utf8');
+      expect(log).toContain('"msg":"stopping: finishing in-flight requests');
+      expect(log).toContain('"msg":"stopped"');
+
+      readStore((db) => {
+        expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
+        expect(documentState(db, first)).toEqual({ status: 'learned', job: 'done', attempts: 1 });
+        // The job at hand when the signal came finished, with its extracted fact; the rest went back untouched.
+        const states = queued.map((id) => documentState(db, id));
+        expect(states[0]).toEqual({ status: 'learned', job: 'done', attempts: 1 });
+        expect(states.slice(1)).toEqual([{ status: 'queued', job: 'queued', attempts: 0 }, { status: 'queued', job: 'queued', attempts: 0 }]);
+        const extracted = db.query<{ n: number }, [string, string]>('SELECT count(*) AS n FROM memories WHERE source_document_id IN (?, ?)').get(first, queued[0]!)!;
+        expect(extracted.n).toBe(2);
+        const statics = db.query<{ content: string }, []>('SELECT content FROM memories WHERE static = 1 ORDER BY created_at').all().map((m) => m.content);
+        expect(statics).toEqual(['Lives by the sea.', 'Keeps a notebook of birds.']);
+        expect(db.query("SELECT count(*) AS n FROM jobs WHERE state = 'running'").get()).toEqual({ n: 0 });
+      });
+
+      // The next start learns the released jobs, each once.
+      model.delayMs = 0;
+      await start();
+      for (let i = 0; i < 200 && readStore((db) => queued.some((id) => documentState(db, id).status !== 'learned')); i++) await Bun.sleep(50);
+      readStore((db) => {
+        for (const id of queued) expect(documentState(db, id)).toEqual({ status: 'learned', job: 'done', attempts: 1 });
+        const passages = db.query<{ n: number; docs: number }, []>('SELECT count(*) AS n, count(DISTINCT document_id) AS docs FROM passages WHERE document_id IS NOT NULL').get()!;
+        expect(passages).toEqual({ n: 4, docs: 4 });
+      });
+    }, 60_000);
+  }
+
+  it('exits at once on a second signal; the next start learns the interrupted job, once', async () => {
+    await start();
+    model.delayMs = 5000;
+    const doc = await addDocument('Cranes dance in the marsh at dawn.');
+    await modelAsked(EXTRACT_SYSTEM, 1);
+    const signalled = performance.now();
+    server!.proc.kill('SIGTERM');
+    await Bun.sleep(200);
+    server!.proc.kill('SIGTERM');
+    expect(await server!.proc.exited).toBe(128 + 15);
+    expect(performance.now() - signalled).toBeLessThan(model.delayMs);
+    server = null;
+    expect(readFileSync(logFile, 'utf8')).toContain('"msg":"stopping at once on a second signal"');
+    readStore((db) => {
+      expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
+      expect(documentState(db, doc)).toEqual({ status: 'queued', job: 'running', attempts: 1 });
+    });
+
+    model.delayMs = 0;
+    await start();
+    for (let i = 0; i < 200 && readStore((db) => documentState(db, doc).status !== 'learned'); i++) await Bun.sleep(50);
+    readStore((db) => {
+      expect(documentState(db, doc)).toEqual({ status: 'learned', job: 'done', attempts: 2 });
+      expect(db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM passages WHERE document_id = ?').get(doc)!.n).toBe(1);
+      expect(db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM memories WHERE source_document_id = ?').get(doc)!.n).toBe(1);
+    });
+  }, 60_000);
+});
