@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Database } from 'bun:sqlite';
+import * as sqliteVec from 'sqlite-vec';
 import pkg from '../../package.json' with { type: 'json' };
+import { DB_FILE } from '../../src/storage/sqlite/open';
+import { VECTOR_TABLE } from '../../src/storage/sqlite/vectors';
+import { STYLESHEET_PATH } from '../../src/web/layout';
 
 const ROOT = join(import.meta.dir, '../..');
 
@@ -28,7 +33,7 @@ describe('the compiled binary', () => {
     expect(run.stdout.toString().trim()).toBe(pkg.version);
   });
 
-  it('serves on a fresh data directory, learns in its worker, and stops cleanly on SIGTERM', async () => {
+  it('serves on a fresh data directory, with its pages, styles, model and vector extension, and stops cleanly on SIGTERM', async () => {
     const data = join(dir, 'data');
     const env = { ...process.env, ENGRAM_DATA_DIR: data, HOME: dir };
     const cli = (...args: string[]) => Bun.spawnSync([binary, ...args], { env, stdin: new TextEncoder().encode('a long enough password\n') });
@@ -49,7 +54,23 @@ describe('the compiled binary', () => {
     expect(learned).toBe(true);
     const found = await (await fetch(`${base}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: 'herons' }) })).json();
     expect(found.results[0].content).toContain('herons');
+
+    // The owner's pages and their stylesheet come out of the binary too.
+    const signIn = await fetch(`${base}/sign-in`);
+    expect([signIn.status, signIn.headers.get('content-type')]).toEqual([200, 'text/html; charset=UTF-8']);
+    expect(await signIn.text()).toContain(STYLESHEET_PATH);
+    const style = await fetch(`${base}${STYLESHEET_PATH}`);
+    expect(style.headers.get('content-type')).toStartWith('text/css');
+    expect((await style.text()).length).toBeGreaterThan(1000);
     server.kill('SIGTERM');
     expect(await server.exited).toBe(0);
+
+    // Learning embedded the passage with the built-in model into the sqlite-vec table.
+    const db = new Database(join(data, DB_FILE), { readonly: true });
+    sqliteVec.load(db);
+    const model = db.query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'embedding_model'").get();
+    expect(JSON.parse(model!.value).id).toStartWith('static:');
+    expect(db.query(`SELECT count(*) AS n FROM ${VECTOR_TABLE}`).get()).toEqual({ n: 1 });
+    db.close();
   }, 60_000);
 });
