@@ -3,26 +3,33 @@
  * against a spawned `engram serve`; test/e2e/reliability/revocation.test.ts runs the same trials
  * (20 by default) against the in-process server.
  * Each trial mints a key, runs concurrent request loops with it, and at a random moment the owner
- * revokes the key (DELETE /v1/exposures/{id}) or lowers it to read (PATCH /v1/api-keys/{id}).
+ * changes it: revokes it (DELETE /v1/exposures/{id}), lowers it to read or unticks the profile
+ * (PATCH /v1/api-keys/{id}), or takes a container out of its reach (PATCH /v1/exposures/{id}/views).
  * Every request's send time and answer are recorded; once the owner's answer has arrived, no
- * request sent after that instant may succeed on the old grant.
+ * request sent after that instant may succeed on the old grant, and what the new grant still
+ * allows keeps working.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engramCli, serve } from './crash';
 
-export type Change = 'revoke' | 'lower';
+export type Change = 'revoke' | 'lower' | 'narrow' | 'unprofile';
+export const CHANGES: Change[] = ['revoke', 'lower', 'narrow', 'unprofile'];
 
 export interface Target {
   url: string;
   owner: string;
-  container: string;
+  /** Two containers of the owner: the second is the one a narrowed key loses. */
+  containers: [string, string];
 }
+
+/** A loop's call: what the old grant allowed and the new one does not (`lost`), or what both allow (`kept`). */
+type Kind = 'lost' | 'kept';
 
 interface Sent {
   loop: number;
-  kind: 'write' | 'read';
+  kind: Kind;
   sentAt: number;
   status: number;
 }
@@ -38,10 +45,23 @@ export interface TrialResult {
   violations: Sent[];
   /** Requests that succeeded before the change: the loops really were working. */
   okBefore: number;
-  /** For `lower`: reads sent after the change, and how many of them succeeded (they should). */
-  readsAfter: number;
-  readsAfterOk: number;
+  /** Calls the new grant still allows, sent after the change, and how many of them succeeded (all should). */
+  keptAfter: number;
+  keptAfterOk: number;
   requests: number;
+}
+
+type Call = (key: string, n: number) => Promise<number>;
+
+interface ChangeSpec {
+  /** The key's grant when minted. */
+  grant: Record<string, unknown>;
+  /** The owner's change, given the key's id. */
+  apply(id: string): Promise<number>;
+  /** What the change takes away; loop i of a revoke calls `lost(i)` (reads and writes alike). */
+  lost(loop: number): Call;
+  /** What the new grant still allows (none for a revoke); one loop in four calls it. */
+  kept: Call | null;
 }
 
 async function send(url: string, method: string, path: string, token: string, body?: unknown): Promise<number> {
@@ -60,41 +80,56 @@ async function ownerCall(t: Target, method: string, path: string, body?: unknown
   return { status: res.status, body: await res.json() };
 }
 
+/** Each change the owner can make to a key in use, with a call it takes away and one it leaves. */
+function changeSpec(t: Target, change: Change, trial: number): ChangeSpec {
+  const [kept, lost] = t.containers;
+  const write = (container: string): Call => (key, n) => send(t.url, 'POST', '/v1/memories', key, { container, content: `trial ${trial} call ${n}` });
+  const search = (container: string): Call => (key) => send(t.url, 'POST', '/v1/search', key, { q: 'trial', container, limit: 1 });
+  const profile: Call = (key) => send(t.url, 'GET', '/v1/profile', key);
+  const status = async (p: Promise<{ status: number }>) => (await p).status;
+  switch (change) {
+    case 'revoke':
+      return { grant: { level: 'manage', containers: [kept] }, apply: (id) => status(ownerCall(t, 'DELETE', `/v1/exposures/${id}`)), lost: (i) => (i % 4 === 3 ? search(kept) : write(kept)), kept: null };
+    case 'lower':
+      return { grant: { level: 'manage', containers: [kept] }, apply: (id) => status(ownerCall(t, 'PATCH', `/v1/api-keys/${id}`, { level: 'read' })), lost: () => write(kept), kept: search(kept) };
+    case 'narrow':
+      return { grant: { level: 'suggest', containers: [kept, lost] }, apply: (id) => status(ownerCall(t, 'PATCH', `/v1/exposures/${id}/views`, { containers: [kept] })), lost: (i) => (i % 2 ? search(lost) : write(lost)), kept: search(kept) };
+    case 'unprofile':
+      return { grant: { level: 'read', containers: [kept], profile: true }, apply: (id) => status(ownerCall(t, 'PATCH', `/v1/api-keys/${id}`, { profile: false })), lost: () => profile, kept: search(kept) };
+  }
+}
+
 export async function runTrial(t: Target, change: Change, loops: number, trial: number): Promise<TrialResult> {
-  const minted = await ownerCall(t, 'POST', '/v1/api-keys', { name: `load ${trial}`, level: 'manage', containers: [t.container] });
+  const spec = changeSpec(t, change, trial);
+  const minted = await ownerCall(t, 'POST', '/v1/api-keys', { name: `load ${trial}`, ...spec.grant });
   if (minted.status !== 201) throw new Error(`mint: ${minted.status} ${JSON.stringify(minted.body)}`);
   const { id, key } = minted.body as { id: string; key: string };
   const sent: Sent[] = [];
   let stopAt = Number.POSITIVE_INFINITY;
   let n = 0;
   const loop = async (i: number) => {
-    // For `revoke` the loops mix writes and reads (every call must stop); for `lower` they write,
-    // but for one loop in four that reads, which the lowered grant still allows.
-    const kind: 'write' | 'read' = i % 4 === 3 ? 'read' : 'write';
+    const kind: Kind = spec.kept && i % 4 === 3 ? 'kept' : 'lost';
+    const call = kind === 'kept' ? spec.kept! : spec.lost(i);
     while (performance.now() < stopAt) {
       const sentAt = performance.now();
-      const status =
-        kind === 'write'
-          ? await send(t.url, 'POST', '/v1/memories', key, { container: t.container, content: `trial ${trial} loop ${i} call ${n++}` })
-          : await send(t.url, 'POST', '/v1/search', key, { q: 'trial', container: t.container, limit: 1 });
-      sent.push({ loop: i, kind, sentAt, status });
+      sent.push({ loop: i, kind, sentAt, status: await call(key, n++) });
     }
   };
   const running = Array.from({ length: loops }, (_, i) => loop(i));
   await Bun.sleep(20 + Math.random() * 130);
-  const res = change === 'revoke' ? await ownerCall(t, 'DELETE', `/v1/exposures/${id}`) : await ownerCall(t, 'PATCH', `/v1/api-keys/${id}`, { level: 'read' });
+  const changeStatus = await spec.apply(id);
   const answeredAt = performance.now();
   stopAt = answeredAt + 60 + Math.random() * 60;
   await Promise.all(running);
 
   const ok = (s: number) => s >= 200 && s < 300;
   const after = sent.filter((s) => s.sentAt > answeredAt);
-  const violations = after.filter((s) => ok(s.status) && (change === 'revoke' || s.kind === 'write'));
-  const readsAfter = change === 'lower' ? after.filter((s) => s.kind === 'read') : [];
+  const keptAfter = after.filter((s) => s.kind === 'kept');
   return {
-    change, changeStatus: res.status, answeredAt, sentAfter: after.length, violations,
+    change, changeStatus, answeredAt, sentAfter: after.length,
+    violations: after.filter((s) => ok(s.status) && s.kind === 'lost'),
     okBefore: sent.filter((s) => s.sentAt < answeredAt && ok(s.status)).length,
-    readsAfter: readsAfter.length, readsAfterOk: readsAfter.filter((s) => ok(s.status)).length, requests: sent.length,
+    keptAfter: keptAfter.length, keptAfterOk: keptAfter.filter((s) => ok(s.status)).length, requests: sent.length,
   };
 }
 
@@ -106,18 +141,18 @@ if (import.meta.main) {
   let failed = false;
   try {
     engramCli(data, ['owner', 'create', '--email', 'load@example.org'], 'correct horse battery staple\n');
-    const container = engramCli(data, ['containers', 'create', 'Load']);
+    const containers: [string, string] = [engramCli(data, ['containers', 'create', 'Load']), engramCli(data, ['containers', 'create', 'Taken away'])];
     const owner = engramCli(data, ['owner', 'token']);
     const server = await serve(data);
     try {
-      for (const change of ['revoke', 'lower'] as Change[]) {
+      for (const change of CHANGES) {
         const results: TrialResult[] = [];
-        for (let i = 0; i < trials; i++) results.push(await runTrial({ url: server.url, owner, container }, change, loops, i));
+        for (let i = 0; i < trials; i++) results.push(await runTrial({ url: server.url, owner, containers }, change, loops, i));
         const sum = (f: (r: TrialResult) => number) => results.reduce((a, r) => a + f(r), 0);
         const violations = sum((r) => r.violations.length);
-        const badReads = sum((r) => r.readsAfter - r.readsAfterOk);
-        console.log(JSON.stringify({ change, trials, loops, requests: sum((r) => r.requests), okBefore: sum((r) => r.okBefore), sentAfter: sum((r) => r.sentAfter), violations, readsAfter: sum((r) => r.readsAfter), readsAfterRefused: badReads, changeNot200: results.filter((r) => r.changeStatus !== 200).length }));
-        if (violations > 0 || badReads > 0 || results.some((r) => r.changeStatus !== 200)) failed = true;
+        const keptRefused = sum((r) => r.keptAfter - r.keptAfterOk);
+        console.log(JSON.stringify({ change, trials, loops, requests: sum((r) => r.requests), okBefore: sum((r) => r.okBefore), sentAfter: sum((r) => r.sentAfter), violations, keptAfter: sum((r) => r.keptAfter), keptAfterRefused: keptRefused, changeNot200: results.filter((r) => r.changeStatus !== 200).length }));
+        if (violations > 0 || keptRefused > 0 || results.some((r) => r.changeStatus !== 200)) failed = true;
       }
     } finally {
       server.proc.kill('SIGTERM');

@@ -1,9 +1,10 @@
 /**
- * Revocation under load: ENGRAM_REVOCATION_TRIALS trials (default 20), each with
+ * Revocation under load: ENGRAM_REVOCATION_TRIALS trials (default 20) of each change, each with
  * ENGRAM_REVOCATION_LOOPS concurrent request loops (default 8) on one key against the in-process
- * server. At a random moment the owner revokes the key or lowers it to read; once that answer has
- * arrived, zero requests sent after it may succeed on the old grant. bench/revocation.ts runs 100
- * trials against a spawned server.
+ * server. At a random moment the owner revokes the key, lowers it to read, takes a container out of
+ * its reach or unticks its profile; once that answer has arrived, zero requests sent after it may
+ * succeed on the old grant, and what the new grant allows still works. bench/revocation.ts runs
+ * 100 trials of each against a spawned server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { makeContainer, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
@@ -18,7 +19,7 @@ let target: Target;
 beforeAll(async () => {
   server = await startTestServer({ env: { ENGRAM_RATE_LIMIT_PER_MIN: '1000000' } });
   const { token } = await makeOwner(server);
-  target = { url: server.url, owner: token, container: await makeContainer(server, token, 'Load') };
+  target = { url: server.url, owner: token, containers: [await makeContainer(server, token, 'Load'), await makeContainer(server, token, 'Taken away')] };
 });
 afterAll(() => server.close());
 
@@ -31,25 +32,24 @@ async function trials(change: Change): Promise<TrialResult[]> {
 }
 
 describe('a key changed under load by its owner', () => {
-  it('revoked (DELETE /v1/exposures/{id}): no request sent after the answer succeeds', async () => {
-    const results = await trials('revoke');
-    for (const r of results) {
-      expect(r.changeStatus).toBe(200);
-      expect(r.violations).toEqual([]);
-      // The key was in use when revoked, and was still being tried afterwards.
-      expect(r.okBefore).toBeGreaterThan(0);
-      expect(r.sentAfter).toBeGreaterThanOrEqual(LOOPS);
-    }
-  }, 120_000);
-
-  it('lowered to read (PATCH /v1/api-keys/{id}): no write sent after the answer succeeds, reads still do', async () => {
-    const results = await trials('lower');
-    for (const r of results) {
-      expect(r.changeStatus).toBe(200);
-      expect(r.violations).toEqual([]);
-      expect(r.okBefore).toBeGreaterThan(0);
-      expect(r.sentAfter).toBeGreaterThanOrEqual(LOOPS);
-      if (r.readsAfter > 0) expect(r.readsAfterOk).toBe(r.readsAfter);
-    }
-  }, 120_000);
+  const cases: [Change, string][] = [
+    ['revoke', 'revoked (DELETE /v1/exposures/{id}): no request sent after the answer succeeds'],
+    ['lower', 'lowered to read (PATCH /v1/api-keys/{id}): no write sent after the answer succeeds, reads still do'],
+    ['narrow', 'a container taken out of reach (PATCH /v1/exposures/{id}/views): no call on it succeeds after the answer, the other container still works'],
+    ['unprofile', 'the profile unticked (PATCH /v1/api-keys/{id}): no profile read succeeds after the answer, search still does'],
+  ];
+  for (const [change, title] of cases) {
+    it(title, async () => {
+      const results = await trials(change);
+      for (const r of results) {
+        expect(r.changeStatus).toBe(200);
+        expect(r.violations).toEqual([]);
+        // The key was in use when changed, and was still being tried afterwards.
+        expect(r.okBefore).toBeGreaterThan(0);
+        expect(r.sentAfter).toBeGreaterThanOrEqual(LOOPS);
+        expect(r.keptAfterOk).toBe(r.keptAfter);
+      }
+      if (change !== 'revoke') expect(results.reduce((n, r) => n + r.keptAfter, 0)).toBeGreaterThan(0);
+    }, 120_000);
+  }
 });
