@@ -93,16 +93,19 @@ ${COMMON}`;
 
 HELP.export = `Usage: engram export [--out FILE] [--email E] [--data DIR]
 
-Writes one account's containers, documents, facts, profile and rules as JSON lines, without
-keys or tokens, to FILE or standard output.
+Writes one account's containers, documents, facts (with the document each was learned from and
+its earlier wordings), profile and rules as JSON lines, without keys or tokens, to FILE or
+standard output. Safe while the server runs: the file is one consistent snapshot.
   --out FILE         where to write (default: standard output)
 ${ACCOUNT}
 ${COMMON}`;
 
 HELP.import = `Usage: engram import FILE [--email E] [--data DIR]
 
-Reads an export into an account: containers are matched by name, documents are learned again,
-a document whose custom_id is already there is kept as it is. All or nothing.
+Reads an export (version 1 or 2) into an account, all or nothing. Containers are matched by
+name; a document whose custom_id is already there is kept as it is. Learned documents are
+indexed again for search, but no facts are extracted from them: their facts are in the file.
+Documents not yet learned are learned in full; failed ones stay failed.
 ${ACCOUNT}
 ${COMMON}`;
 
@@ -223,6 +226,9 @@ async function main(argv: string[]): Promise<number> {
       if (!(await Bun.file(extra[0]!).exists())) throw new UsageError(`No file ${extra[0]}.`);
       const summary = await cmd.importMemory(config, values.email, await Bun.file(extra[0]!).text());
       process.stderr.write(`Imported ${summary.containers} new containers, ${summary.documents} documents (${summary.existing} already there), ${summary.facts} facts, ${summary.rules} rules.\n`);
+      if (summary.unsourced) {
+        process.stderr.write(`${summary.unsourced} facts name a source document the file does not hold; they were imported without a source.\n`);
+      }
       return 0;
     }
     case 'containers list':

@@ -91,5 +91,5 @@ export function exportMemory(config: Config, email: string | undefined, write: (
 }
 
 export function importMemory(config: Config, email: string | undefined, text: string): Promise<ImportSummary> {
-  return withStore(config, async (store) => importAccount(store, ownerOf(store, email).accountId, text.split('\n')));
+  return withStore(config, async (store) => importAccount(store, ownerOf(store, email).accountId, text.split('\n'), systemClock.now()));
 }

@@ -1,41 +1,108 @@
 /**
  * `engram export` and `engram import`: one account's containers, documents, facts (the profile's
- * static ones included) and rules as JSON lines, without any secret (no keys, tokens, sessions).
- * Import gives everything new ids, keeps times and custom_ids, and queues documents for learning.
+ * static ones included, with where each was learned from and its earlier wordings) and rules as
+ * JSON lines, without any secret (no keys, tokens, sessions, codes or hashes). Version 2 is written;
+ * versions 1 and 2 are read. Import gives everything new ids and keeps times and custom_ids.
  */
+import { z } from 'zod';
 import { iso } from '../clock';
 import { newId } from '../ids';
-import type { Store } from '../storage/store';
+import type { DocumentLearning, DocumentRow, Store } from '../storage/store';
 
 export const EXPORT_FORMAT = 'engram-export';
-export const EXPORT_VERSION = 1;
+export const EXPORT_VERSION = 2;
+/** The versions `importAccount` reads. Version 1 had no document ids, states, fact sources or history. */
+const READABLE_VERSIONS = [1, 2];
+
+const time = z.number().int();
+
+const HeaderLine = z.object({ type: z.literal('header'), format: z.string(), version: z.number(), exported_at: z.string().optional() });
+
+const ContainerLine = z.object({
+  type: z.literal('container'), id: z.string(), name: z.string().min(1), description: z.string(), created_at: time,
+  /** Version 2. */
+  updated_at: time.optional(),
+});
+
+const DocumentV1 = z.object({
+  type: z.literal('document'), container: z.string(), title: z.string().nullable(), content: z.string().nullable(), url: z.string().nullable(),
+  custom_id: z.string().nullable(), metadata: z.record(z.string(), z.unknown()).nullable(), created_at: time,
+});
+
+const DocumentV2 = DocumentV1.extend({
+  /** The document's id on the exporting server: fact lines name their source by it. */
+  id: z.string(),
+  status: z.enum(['queued', 'learned', 'failed']),
+  error: z.string().nullable(),
+  updated_at: time,
+  learned_at: time.nullable(),
+  /** A learned URL document: the passages its page was read as, so an import needs no fetch. Null otherwise. */
+  passages: z.array(z.object({ position: z.number().int(), title: z.string().nullable(), content: z.string() })).nullable(),
+});
+
+const FactV1 = z.object({
+  type: z.literal('fact'), container: z.string().nullable(), content: z.string(), title: z.string().nullable(), static: z.boolean(),
+  created_at: time, updated_at: time,
+});
+
+const FactV2 = FactV1.extend({
+  /** The document (its export-time id) and passage position the fact was learned from; null when saved directly. */
+  source: z.object({ document: z.string(), position: z.number().int() }).nullable(),
+  /** Earlier wordings, oldest first. */
+  history: z.array(z.object({ content: z.string(), replaced_at: time })),
+});
+
+const RuleLine = z.object({ type: z.literal('rule'), text: z.string(), credential_id: z.string().nullable(), created_at: time });
 
 type Line =
-  | { type: 'header'; format: string; version: number; exported_at: string }
-  | { type: 'container'; id: string; name: string; description: string; created_at: number }
-  | { type: 'document'; container: string; title: string | null; content: string | null; url: string | null; custom_id: string | null;
-      metadata: Record<string, unknown> | null; created_at: number }
-  | { type: 'fact'; container: string | null; content: string; title: string | null; static: boolean; created_at: number; updated_at: number }
-  | { type: 'rule'; text: string; credential_id: string | null; created_at: number };
+  | z.infer<typeof HeaderLine>
+  | Required<z.infer<typeof ContainerLine>>
+  | z.infer<typeof DocumentV2>
+  | z.infer<typeof FactV2>
+  | z.infer<typeof RuleLine>;
+
+const SCHEMAS: Record<number, Record<string, z.ZodType>> = {
+  1: { header: HeaderLine, container: ContainerLine, document: DocumentV1, fact: FactV1, rule: RuleLine },
+  2: { header: HeaderLine, container: ContainerLine, document: DocumentV2, fact: FactV2, rule: RuleLine },
+};
 
 const PAGE = 200;
 
-/** Writes the account's memory, line by line. */
+/**
+ * Writes the account's memory, line by line, from one consistent snapshot (the server may be
+ * running): the header, containers, documents in the order they were stored, facts oldest first,
+ * then rules. Documents come before the facts that name them as their source.
+ */
 export function exportAccount(store: Store, accountId: string, now: number, write: (line: string) => void): void {
   const emit = (line: Line) => write(JSON.stringify(line));
-  emit({ type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: iso(now)! });
-  const containers = store.listContainers(accountId);
-  for (const c of containers) emit({ type: 'container', id: c.id, name: c.name, description: c.description, created_at: c.createdAt });
-  // In the order they were stored, so that an import stores them in the same order again.
-  for (let page = store.listDocumentsInInsertOrder(accountId, 0, PAGE); page.lastSeq !== null; page = store.listDocumentsInInsertOrder(accountId, page.lastSeq, PAGE)) {
-    for (const d of page.documents) {
-      emit({ type: 'document', container: d.containerId, title: d.title, content: d.content, url: d.url, custom_id: d.customId, metadata: d.metadata, created_at: d.createdAt });
+  store.snapshot(() => {
+    emit({ type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: iso(now)! });
+    for (const c of store.listContainers(accountId)) {
+      emit({ type: 'container', id: c.id, name: c.name, description: c.description, created_at: c.createdAt, updated_at: c.updatedAt });
     }
-  }
-  for (const m of store.listMemories(accountId)) {
-    emit({ type: 'fact', container: m.containerId, content: m.content, title: m.title, static: m.static, created_at: m.createdAt, updated_at: m.updatedAt });
-  }
-  for (const r of store.listRules(accountId, null)) emit({ type: 'rule', text: r.text, credential_id: r.credentialId, created_at: r.createdAt });
+    // In the order they were stored, so that an import stores them in the same order again.
+    for (let page = store.listDocumentsInInsertOrder(accountId, 0, PAGE); page.lastSeq !== null; page = store.listDocumentsInInsertOrder(accountId, page.lastSeq, PAGE)) {
+      for (const d of page.documents) emit(documentLine(store, d));
+    }
+    for (const m of store.listMemories(accountId)) {
+      emit({
+        type: 'fact', container: m.containerId, content: m.content, title: m.title, static: m.static, created_at: m.createdAt, updated_at: m.updatedAt,
+        source: m.sourceDocumentId ? { document: m.sourceDocumentId, position: m.sourcePosition ?? 0 } : null,
+        history: store.listMemoryHistory(accountId, m.id).map((h) => ({ content: h.content, replaced_at: h.replacedAt })),
+      });
+    }
+    for (const r of store.listRules(accountId, null)) emit({ type: 'rule', text: r.text, credential_id: r.credentialId, created_at: r.createdAt });
+  });
+}
+
+function documentLine(store: Store, d: DocumentRow): z.infer<typeof DocumentV2> {
+  // A page is read when it is learned and only its passages keep the text: they travel, since the
+  // page may have changed or gone, or the importing server may not reach it.
+  const passages = d.url != null && d.status === 'learned' ? store.listPassages(d.accountId, d.id) : null;
+  return {
+    type: 'document', id: d.id, container: d.containerId, title: d.title, content: d.content, url: d.url, custom_id: d.customId,
+    metadata: d.metadata, status: d.status, error: d.error, created_at: d.createdAt, updated_at: d.updatedAt, learned_at: d.learnedAt, passages,
+  };
 }
 
 export interface ImportSummary {
@@ -43,32 +110,56 @@ export interface ImportSummary {
   documents: number;
   existing: number;
   facts: number;
+  /** Facts whose source document the file did not hold: imported without a source. */
+  unsourced: number;
   rules: number;
 }
 
 export class ImportError extends Error {}
 
 /**
- * Reads an export into the account, all in one transaction: a bad line changes nothing. Containers
- * are matched by name (made when missing); a document whose custom_id the container already holds
- * is left as it is. A rule for a key of this account keeps its key; one for a key not here holds
- * for the whole account.
+ * Reads an export into the account, all in one transaction: a bad line changes nothing. Learning
+ * jobs are queued at `now`, not at the documents' (old, or another machine's) creation times.
+ *
+ * - Containers are matched by name (made when missing; a matched one is left as it is).
+ * - A document whose custom_id the container already holds is left as it is; facts that name it
+ *   as their source point at the one already there.
+ * - A document that was learned is learned again for search (passages, vectors) but no facts are
+ *   extracted from it: they are in the file. It keeps its times. A URL document is indexed from
+ *   the passages in the file, not fetched. One that was still queued is learned in full (its
+ *   facts were never extracted). One that failed stays failed with its reason; nothing is fetched.
+ * - Version 1 files do not say which documents were learned: every document is learned again
+ *   without fact extraction (the file's facts may come from any of them), URL ones fetched.
+ * - A fact keeps its source document and passage, and its earlier wordings. A source the file
+ *   does not hold (a document deleted, or a hand-edited file) is dropped: the fact comes without one.
+ * - A rule for a key of this account keeps its key; one for a key not here holds for the whole account.
  */
-export function importAccount(store: Store, accountId: string, lines: string[]): ImportSummary {
-  const summary: ImportSummary = { containers: 0, documents: 0, existing: 0, facts: 0, rules: 0 };
+export function importAccount(store: Store, accountId: string, lines: string[], now: number): ImportSummary {
+  const summary: ImportSummary = { containers: 0, documents: 0, existing: 0, facts: 0, unsourced: 0, rules: 0 };
   const containerIds = new Map<string, string>();
+  const documentIds = new Map<string, string>();
+  let version: number | null = null;
   store.transaction(() => {
     lines.forEach((text, n) => {
       if (!text.trim()) return;
-      let line: Line;
+      let raw: { type?: unknown; format?: unknown; version?: unknown };
       try {
-        line = JSON.parse(text) as Line;
+        raw = JSON.parse(text);
       } catch {
         throw new ImportError(`Line ${n + 1} is not JSON.`);
       }
-      if (n === 0 && (line.type !== 'header' || line.format !== EXPORT_FORMAT || line.version !== EXPORT_VERSION)) {
-        throw new ImportError(`This is not an Engram export of version ${EXPORT_VERSION}.`);
+      if (version === null) {
+        version = readHeader(raw);
+        return;
       }
+      const schema = typeof raw?.type === 'string' ? SCHEMAS[version]![raw.type] : undefined;
+      if (!schema) throw new ImportError(`Line ${n + 1} has an unknown type.`);
+      const parsed = schema.safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new ImportError(`Line ${n + 1} is not a valid ${raw.type} line: ${issue.path.join('.') || 'line'}: ${issue.message}.`);
+      }
+      const line = parsed.data as { type: Line['type'] };
       const container = (id: string | null) => {
         if (id === null) return null;
         const mapped = containerIds.get(id);
@@ -77,43 +168,84 @@ export function importAccount(store: Store, accountId: string, lines: string[]):
       };
       switch (line.type) {
         case 'header':
-          return;
+          throw new ImportError(`Line ${n + 1} is a second header.`);
         case 'container': {
-          const existing = store.getContainerByName(accountId, line.name);
-          if (existing) return void containerIds.set(line.id, existing.id);
+          const c = line as z.infer<typeof ContainerLine>;
+          const existing = store.getContainerByName(accountId, c.name);
+          if (existing) return void containerIds.set(c.id, existing.id);
           const id = newId('ctr');
-          store.insertContainer({ id, accountId, name: line.name, description: line.description, createdAt: line.created_at, updatedAt: line.created_at });
-          containerIds.set(line.id, id);
+          store.insertContainer({ id, accountId, name: c.name, description: c.description, createdAt: c.created_at, updatedAt: c.updated_at ?? c.created_at });
+          containerIds.set(c.id, id);
           summary.containers++;
           return;
         }
         case 'document': {
-          const { inserted } = store.insertDocument({
-            id: newId('doc'), accountId, containerId: container(line.container)!, title: line.title, content: line.content, url: line.url,
-            customId: line.custom_id, metadata: line.metadata, status: 'queued', error: null, createdAt: line.created_at,
-            updatedAt: line.created_at, learnedAt: null,
-          });
+          const d = line as z.infer<typeof DocumentV1> & Partial<z.infer<typeof DocumentV2>>;
+          if ((d.content === null) === (d.url === null)) throw new ImportError(`Line ${n + 1} is a document with ${d.url === null ? 'neither' : 'both'} content and url.`);
+          const { row, learning } = importedDocument(d);
+          const { inserted, document } = store.insertDocument({
+            id: newId('doc'), accountId, containerId: container(d.container)!, title: d.title, content: d.content, url: d.url,
+            customId: d.custom_id, metadata: d.metadata, createdAt: d.created_at, ...row,
+          }, learning, now);
+          if (d.id !== undefined) documentIds.set(d.id, document.id);
           if (inserted) summary.documents++;
           else summary.existing++;
           return;
         }
-        case 'fact':
+        case 'fact': {
+          const f = line as z.infer<typeof FactV1> & Partial<z.infer<typeof FactV2>>;
+          const sourceId = f.source ? documentIds.get(f.source.document) ?? null : null;
+          if (f.source && !sourceId) summary.unsourced++;
           store.insertMemory({
-            id: newId('mem'), accountId, containerId: container(line.container), content: line.content, title: line.title,
-            static: line.static, createdAt: line.created_at, updatedAt: line.updated_at,
-          });
+            id: newId('mem'), accountId, containerId: container(f.container), content: f.content, title: f.title,
+            static: f.static, createdAt: f.created_at, updatedAt: f.updated_at,
+            sourceDocumentId: sourceId, sourcePosition: sourceId ? f.source!.position : null,
+          }, (f.history ?? []).map((h) => ({ content: h.content, replacedAt: h.replaced_at })));
           summary.facts++;
           return;
+        }
         case 'rule': {
-          const credentialId = line.credential_id && store.getCredential(accountId, line.credential_id) ? line.credential_id : null;
-          store.insertRule({ id: newId('rul'), accountId, credentialId, text: line.text, createdAt: line.created_at });
+          const r = line as z.infer<typeof RuleLine>;
+          const credentialId = r.credential_id && store.getCredential(accountId, r.credential_id) ? r.credential_id : null;
+          store.insertRule({ id: newId('rul'), accountId, credentialId, text: r.text, createdAt: r.created_at });
           summary.rules++;
           return;
         }
-        default:
-          throw new ImportError(`Line ${n + 1} has an unknown type.`);
       }
     });
+    if (version === null) throw new ImportError('The file is empty: it is not an Engram export.');
   });
   return summary;
+}
+
+/** The first line: an Engram export of a version this engram reads, or a clear refusal. */
+function readHeader(raw: { type?: unknown; format?: unknown; version?: unknown }): number {
+  if (raw?.type !== 'header' || raw.format !== EXPORT_FORMAT) {
+    throw new ImportError('This is not an Engram export: its first line is not an engram-export header.');
+  }
+  if (typeof raw.version !== 'number' || !READABLE_VERSIONS.includes(raw.version)) {
+    throw new ImportError(`This Engram export is of version ${String(raw.version)}; this engram reads versions ${READABLE_VERSIONS.join(' and ')}. Import it with a newer engram.`);
+  }
+  return raw.version;
+}
+
+/** The state an imported document starts in, and what learning does with it (see `importAccount`). */
+function importedDocument(d: z.infer<typeof DocumentV1> & Partial<z.infer<typeof DocumentV2>>): {
+  row: Pick<DocumentRow, 'status' | 'error' | 'updatedAt' | 'learnedAt'>;
+  learning: DocumentLearning;
+} {
+  switch (d.status) {
+    case undefined: // version 1
+      return { row: { status: 'queued', error: null, updatedAt: d.created_at, learnedAt: null }, learning: { mode: 'rebuild' } };
+    case 'learned':
+      // Queued until rebuilt: learned is true only once the document is searchable here.
+      return {
+        row: { status: 'queued', error: null, updatedAt: d.updated_at!, learnedAt: d.learned_at ?? null },
+        learning: { mode: 'rebuild', passages: d.url !== null ? d.passages : null },
+      };
+    case 'queued':
+      return { row: { status: 'queued', error: null, updatedAt: d.updated_at!, learnedAt: null }, learning: { mode: 'learn' } };
+    case 'failed':
+      return { row: { status: 'failed', error: d.error ?? null, updatedAt: d.updated_at!, learnedAt: null }, learning: { mode: 'none' } };
+  }
 }

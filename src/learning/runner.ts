@@ -147,15 +147,25 @@ export class LearningRunner {
     store.failJob(job, err instanceof Error ? err.message : String(err), retryAt, clock.now());
   }
 
+  /**
+   * Reads, splits and embeds a document, and has the extractor propose its facts. A rebuild (a
+   * document learned elsewhere, brought by an import) extracts none: its facts came with it, and
+   * proposing them again would double them or bring back ones the person forgot. A rebuilt URL
+   * document is indexed from the passages the import stored, when it brought them, not fetched.
+   */
   private async learnDocument(job: LearningJob): Promise<Commit> {
     const { store, clock, embedder } = this.deps;
     const doc = job.accountId && job.documentId ? store.getDocument(job.accountId, job.documentId) : null;
     if (!doc) return () => (store.completeJob(job, clock.now()), []); // deleted while queued: nothing to learn
-    const read = doc.url != null ? await this.deps.readUrl(doc.url) : { text: doc.content ?? '', title: null };
-    const passages = splitPassages(read.text, doc.title ?? read.title);
+    const kept = job.rebuild && doc.url != null ? store.listPassages(doc.accountId, doc.id) : [];
+    let passages = kept;
+    if (kept.length === 0) {
+      const read = doc.url != null ? await this.deps.readUrl(doc.url) : { text: doc.content ?? '', title: null };
+      passages = splitPassages(read.text, doc.title ?? read.title);
+    }
     if (passages.length === 0) throw new PermanentLearningError('The document holds no text to learn.');
     const vectors = embedder ? await embedder.embed(passages.map(embedText)) : null;
-    const facts = this.deps.extractor ? await this.deps.extractor.propose(store, doc, passages) : [];
+    const facts = this.deps.extractor && !job.rebuild ? await this.deps.extractor.propose(store, doc, passages) : [];
     return () => {
       const now = clock.now();
       const ids = store.completeDocument(job, passages, vectors, now);

@@ -199,6 +199,26 @@ export interface LearningJob {
   documentId: string | null;
   memoryId: string | null;
   attempts: number;
+  /**
+   * A learn_document job that rebuilds a document learned elsewhere (see `DocumentLearning`):
+   * passages and vectors only, no fact extraction, and the document keeps its times.
+   */
+  rebuild: boolean;
+}
+
+/**
+ * What learning does with a newly inserted document. `learn` (every document an app adds): read
+ * it, index it and extract its facts. `rebuild` (a document that was learned on another server
+ * and arrives by import, its facts with it): index it again, extract nothing, keep its learned
+ * and updated times; `passages` are the text a URL document was read as there, indexed as they
+ * are rather than fetched again. `none`: queue nothing (a document that failed there stays failed).
+ */
+export type DocumentLearning = { mode: 'learn' } | { mode: 'rebuild'; passages?: PassageInput[] | null } | { mode: 'none' };
+
+/** One earlier wording of a fact. */
+export interface FactHistoryEntry {
+  content: string;
+  replacedAt: number;
 }
 
 export interface StoredVector {
@@ -236,6 +256,11 @@ export interface DocumentPosition {
 export interface Store {
   /** Runs `fn` in one transaction: every write of one operation commits together or not at all. */
   transaction<T>(fn: () => T): T;
+  /**
+   * Runs `fn`'s reads on one consistent snapshot of the store, without holding back writers (an
+   * export while the server runs). Writes belong in `transaction`.
+   */
+  snapshot<T>(fn: () => T): T;
   close(): void;
 
   countAccounts(): number;
@@ -293,15 +318,20 @@ export interface Store {
   /** Deletes codes that expired before `before`; returns how many. */
   deleteExpiredAuthorizationCodes(before: number): number;
 
-  /** Inserts the document and its learning job, or returns the one already holding `customId`. */
-  insertDocument(doc: DocumentRow): { inserted: boolean; document: DocumentRow };
+  /**
+   * Inserts the document and its learning job (`learn` unless told, see `DocumentLearning`), or
+   * returns the one already holding `customId` and changes nothing. The job is queued at
+   * `queuedAt`, the document's creation unless told (an import queues old documents now).
+   */
+  insertDocument(doc: DocumentRow, learning?: DocumentLearning, queuedAt?: number): { inserted: boolean; document: DocumentRow };
   getDocument(accountId: string, id: string): DocumentRow | null;
   listDocuments(accountId: string, containerIds: string[], limit: number, after: DocumentPosition | null): DocumentPage;
   /** The account's documents in the order they were stored, a page after `afterSeq` (0 to start). */
   listDocumentsInInsertOrder(accountId: string, afterSeq: number, limit: number): { documents: DocumentRow[]; lastSeq: number | null };
   deleteDocument(accountId: string, id: string): void;
 
-  insertMemory(memory: Memory): void;
+  /** Inserts a fact, with its earlier wordings (oldest first) when it arrives with a history (an import). */
+  insertMemory(memory: Memory, history?: FactHistoryEntry[]): void;
   getMemory(accountId: string, id: string): Memory | null;
   deleteMemory(accountId: string, id: string): void;
   /**
@@ -310,7 +340,7 @@ export interface Store {
    */
   updateMemoryContent(accountId: string, id: string, content: string, at: number, source?: FactSource): boolean;
   /** The fact's earlier contents, oldest first. */
-  listMemoryHistory(accountId: string, id: string): Array<{ content: string; replacedAt: number }>;
+  listMemoryHistory(accountId: string, id: string): FactHistoryEntry[];
   listStaticFacts(accountId: string): Memory[];
   /** Every fact of the account, oldest first. */
   listMemories(accountId: string): Memory[];

@@ -9,6 +9,7 @@ import oauth from '../../../migrations/0003_oauth.sql' with { type: 'text' };
 import exposures from '../../../migrations/0004_exposures.sql' with { type: 'text' };
 import factHistory from '../../../migrations/0005_fact_history.sql' with { type: 'text' };
 import factProvenance from '../../../migrations/0006_fact_provenance.sql' with { type: 'text' };
+import learningRebuild from '../../../migrations/0007_learning_rebuild.sql' with { type: 'text' };
 
 export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
   { version: '0001_init', sql: init },
@@ -17,6 +18,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
   { version: '0004_exposures', sql: exposures },
   { version: '0005_fact_history', sql: factHistory },
   { version: '0006_fact_provenance', sql: factProvenance },
+  { version: '0007_learning_rebuild', sql: learningRebuild },
 ];
 
 /** Applies every migration not yet recorded; returns the versions it applied. */

@@ -124,6 +124,7 @@ export const jobs = sqliteTable('jobs', {
   error: text('error'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
+  rebuild: integer('rebuild', { mode: 'boolean' }).notNull().default(false),
 });
 
 export const settings = sqliteTable('settings', {

@@ -3,7 +3,7 @@ import type { Database } from 'bun:sqlite';
 import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import type {
-  Account, AuthorizationCode, Container, Credential, CredentialKind, CredentialPatch, Exposure, FactSource, OAuthClient, DocumentPage, DocumentPosition, DocumentRow, EmbeddingModel, JobKind,
+  Account, AuthorizationCode, Container, Credential, CredentialKind, CredentialPatch, Exposure, FactHistoryEntry, FactSource, OAuthClient, DocumentLearning, DocumentPage, DocumentPosition, DocumentRow, EmbeddingModel, JobKind,
   LearningJob, Memory, PassageHit, PassageInput, PassageText, Rule, Session, Store, StoredVector, UsageOutcome, UsageSummary,
 } from '../store';
 import { ftsQuery } from './fts-query';
@@ -32,6 +32,11 @@ export class SqliteStore implements Store {
    */
   transaction<T>(fn: () => T): T {
     return this.raw.transaction(fn).immediate();
+  }
+
+  /** BEGIN DEFERRED: in WAL mode the first read fixes the snapshot, and writers go on meanwhile. */
+  snapshot<T>(fn: () => T): T {
+    return this.raw.transaction(fn).deferred();
   }
 
   close(): void {
@@ -255,11 +260,19 @@ export class SqliteStore implements Store {
 
   // Documents
 
-  insertDocument(doc: DocumentRow): { inserted: boolean; document: DocumentRow } {
+  insertDocument(doc: DocumentRow, learning: DocumentLearning = { mode: 'learn' }, queuedAt = doc.createdAt): { inserted: boolean; document: DocumentRow } {
     return this.transaction(() => {
       const inserted = this.db.insert(t.documents).values(doc).onConflictDoNothing().returning().get();
       if (inserted) {
-        this.enqueue(doc.accountId, 'learn_document', { documentId: doc.id }, doc.createdAt);
+        if (learning.mode === 'rebuild' && learning.passages?.length) {
+          // What the URL was read as on the other server: the rebuild indexes these, not a new fetch.
+          this.db.insert(t.passages).values(learning.passages.map((p) => ({
+            accountId: doc.accountId, containerId: doc.containerId, documentId: doc.id, ...p,
+          }))).run();
+        }
+        if (learning.mode !== 'none') {
+          this.enqueue(doc.accountId, 'learn_document', { documentId: doc.id }, queuedAt, learning.mode === 'rebuild');
+        }
         return { inserted: true, document: inserted };
       }
       const existing = this.db.select().from(t.documents)
@@ -301,9 +314,10 @@ export class SqliteStore implements Store {
 
   // Facts
 
-  insertMemory(memory: Memory): void {
+  insertMemory(memory: Memory, history: FactHistoryEntry[] = []): void {
     this.transaction(() => {
       this.db.insert(t.memories).values(memory).run();
+      if (history.length) this.db.insert(t.memoryHistory).values(history.map((h) => ({ memoryId: memory.id, ...h }))).run();
       // A fact in a container is searchable at once, as a passage of its own.
       if (memory.containerId) {
         this.db.insert(t.passages).values({
@@ -338,7 +352,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  listMemoryHistory(accountId: string, id: string): Array<{ content: string; replacedAt: number }> {
+  listMemoryHistory(accountId: string, id: string): FactHistoryEntry[] {
     if (!this.getMemory(accountId, id)) return [];
     return this.db.select({ content: t.memoryHistory.content, replacedAt: t.memoryHistory.replacedAt }).from(t.memoryHistory)
       .where(eq(t.memoryHistory.memoryId, id)).orderBy(t.memoryHistory.id).all();
@@ -446,8 +460,8 @@ export class SqliteStore implements Store {
     return this.raw.query<LearningJob, [number, number]>(`
       UPDATE jobs SET state = 'running', attempts = attempts + 1, updated_at = ?1
        WHERE id IN (SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ?1 ORDER BY run_after, id LIMIT ?2)
-      RETURNING id, account_id AS accountId, kind, document_id AS documentId, memory_id AS memoryId, attempts`).all(now, limit)
-      .sort((a, b) => a.id - b.id);
+      RETURNING id, account_id AS accountId, kind, document_id AS documentId, memory_id AS memoryId, attempts, rebuild`)
+      .all(now, limit).map((job) => ({ ...job, rebuild: !!job.rebuild })).sort((a, b) => a.id - b.id);
   }
 
   completeDocument(job: LearningJob, passages: PassageInput[], vectors: Float32Array[] | null, now: number): number[] {
@@ -463,7 +477,9 @@ export class SqliteStore implements Store {
           }))).returning({ id: t.passages.id }).all().map((r) => r.id);
         }
         if (vectors) this.insertVectors(ids.map((passageId, i) => ({ passageId, vector: vectors[i]! })));
-        this.db.update(t.documents).set({ status: 'learned', error: null, learnedAt: now, updatedAt: now }).where(eq(t.documents.id, doc.id)).run();
+        // A rebuilt document (an import) was learned before, elsewhere: it keeps when that was.
+        const times = job.rebuild ? { learnedAt: doc.learnedAt ?? now, updatedAt: doc.updatedAt } : { learnedAt: now, updatedAt: now };
+        this.db.update(t.documents).set({ status: 'learned', error: null, ...times }).where(eq(t.documents.id, doc.id)).run();
       }
       this.completeJob(job, now);
       return ids;
@@ -513,10 +529,10 @@ export class SqliteStore implements Store {
     });
   }
 
-  private enqueue(accountId: string | null, kind: JobKind, target: { documentId?: string; memoryId?: string }, now: number): void {
+  private enqueue(accountId: string | null, kind: JobKind, target: { documentId?: string; memoryId?: string }, now: number, rebuild = false): void {
     this.db.insert(t.jobs).values({
       accountId, kind, documentId: target.documentId ?? null, memoryId: target.memoryId ?? null, state: 'queued',
-      attempts: 0, runAfter: now, createdAt: now, updatedAt: now,
+      attempts: 0, runAfter: now, createdAt: now, updatedAt: now, rebuild,
     }).run();
   }
 
