@@ -6,10 +6,11 @@
  * 30 cycles in test/e2e/reliability/crash.test.ts. See docs/reliability.md.
  */
 import { Database } from 'bun:sqlite';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { splitPassages } from '../src/learning/passages';
+import { sweepThenRemove } from '../test/helpers/secret-sweep';
 
 export const ROOT = join(import.meta.dir, '..');
 const PASSWORD = 'correct horse battery staple';
@@ -95,6 +96,11 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
   const learnBoundMs = (opts.learnBoundS ?? 15) * 1000;
   const home = mkdtempSync(join(tmpdir(), 'engram-crash-'));
   const data = join(home, 'data');
+  // Each start's standard error in a file of its own, swept for secrets with the store at the end.
+  const logs = join(home, 'logs');
+  mkdirSync(logs);
+  let starts = 0;
+  const start = () => serve(data, opts.env, join(logs, `serve-${++starts}.log`));
   const report: CrashReport = { cycles: 0, docsAcked: 0, factsAcked: 0, unanswered: 0, queuedAtKill: 0, maxStartMs: 0, maxLearnMs: 0, passages: 0, problems: [] };
   const ackedDocs = new Map<string, { id: string; content: string }>(); // custom_id -> id, content
   const ackedFacts = new Map<string, string>(); // content -> id
@@ -107,7 +113,7 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
     const container = engramCli(data, ['containers', 'create', 'Crash']);
     const key = engramCli(data, ['keys', 'create', '--name', 'crash', '--level', 'manage', '--all', '--profile']);
     const auth = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
-    let server = await serve(data, opts.env);
+    let server = await start();
     report.maxStartMs = server.startMs;
 
     for (let cycle = 0; cycle < opts.cycles; cycle++) {
@@ -165,7 +171,7 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
       }
 
       // 3. Restart on the same directory.
-      server = await serve(data, opts.env);
+      server = await start();
       const restartedAt = performance.now();
       report.maxStartMs = Math.max(report.maxStartMs, server.startMs);
 
@@ -233,7 +239,7 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
     server.proc.kill('SIGTERM');
     await server.proc.exited;
   } finally {
-    rmSync(home, { recursive: true, force: true });
+    sweepThenRemove({ harness: 'bun:crash', stores: [data], logs: [logs] }, home);
   }
   return report;
 }

@@ -9,9 +9,10 @@
  * request sent after that instant may succeed on the old grant, and what the new grant still
  * allows keeps working.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sweepThenRemove } from '../test/helpers/secret-sweep';
 import { engramCli, serve } from './crash';
 
 export type Change = 'revoke' | 'lower' | 'narrow' | 'unprofile';
@@ -143,7 +144,7 @@ if (import.meta.main) {
     engramCli(data, ['owner', 'create', '--email', 'load@example.org'], 'correct horse battery staple\n');
     const containers: [string, string] = [engramCli(data, ['containers', 'create', 'Load']), engramCli(data, ['containers', 'create', 'Taken away'])];
     const owner = engramCli(data, ['owner', 'token']);
-    const server = await serve(data);
+    const server = await serve(data, {}, join(home, 'serve.log'));
     try {
       for (const change of CHANGES) {
         const results: TrialResult[] = [];
@@ -159,7 +160,7 @@ if (import.meta.main) {
       await server.proc.exited;
     }
   } finally {
-    rmSync(home, { recursive: true, force: true });
+    sweepThenRemove({ harness: 'bench:revocation', stores: [data], logs: [join(home, 'serve.log')] }, home);
   }
   process.exit(failed ? 1 : 0);
 }

@@ -6,6 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bun=node_modules/.bin/bun
 
+# Secret hygiene: every harness below sweeps its stores and logs for raw credentials when it
+# removes them (test/helpers/secret-sweep.ts) and adds a line to this ledger; the last step reads it.
+hygiene="$(mktemp -d "${TMPDIR:-/tmp}/engram-hygiene.XXXXXX")"
+export ENGRAM_HYGIENE_LEDGER="$hygiene/ledger.jsonl"
+
 echo "== type-check"
 node_modules/.bin/tsc -p .
 
@@ -35,3 +40,13 @@ bash scripts/soak-ci.sh
 
 echo "== Dockerfile lint"
 bash scripts/lint-dockerfile.sh
+
+echo "== Secret hygiene: every store and log of the run searched for raw keys, tokens and codes"
+# Fails on any finding, and when a harness swept fewer times than it must have: a broken hook
+# cannot pass silently. The floors are below what one run makes (65 in-process test servers).
+"$bun" test/helpers/secret-sweep.ts --report \
+  --expect bun:test-server=40 --expect bun:crash=1 --expect bun:secret-hygiene=1 --expect bun:graceful-shutdown=1 \
+  --expect bun:cli=1 --expect bun:binary=1 --expect sh:scripts/conformance-auth.sh=1 \
+  --expect sh:clients/typescript/scripts/e2e.sh=1 --expect py:clients/python=1 --expect py:test/python=1 \
+  --expect sh:scripts/conformance.sh=1 --expect sh:scripts/schemathesis.sh=1 --expect bench:soak.ts=1
+rm -rf "$hygiene"

@@ -1,5 +1,11 @@
-/** Runs `engram` commands and the server as separate processes, as a user would, for benchmarks. */
-import { join } from 'node:path';
+/**
+ * Runs `engram` commands and the server as separate processes, as a user would, for benchmarks.
+ * The server's standard error goes to the terminal and to a log beside the data directory; at
+ * stop both are swept for secrets (test/helpers/secret-sweep.ts) and the log is removed.
+ */
+import { rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { sweepThenRemove } from '../../test/helpers/secret-sweep';
 
 export const ROOT = join(import.meta.dir, '../..');
 
@@ -22,18 +28,34 @@ export function setUp(dataDir: string): { container: string; key: string } {
 export interface ServerProcess {
   url: string;
   pid: number;
+  /** Where its standard error is written too: `<dataDir>.serve.log`. */
+  logFile: string;
   /** Peak resident memory so far, in MiB (VmHWM). */
   peakMiB(): number;
+  /** Stops it, then sweeps the data directory and the log for secrets (throws SecretLeakError on a finding). */
   stop(): Promise<void>;
 }
+
+/** `bench-key`: the seeding keeps the key of a kept directory there on purpose (bench/lib/seed.ts). */
+const HARNESS_FILES = ['bench-key'];
 
 export async function serve(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
   const port = listener.port;
   listener.stop(true);
+  const logFile = `${dataDir.replace(/\/+$/, '')}.serve.log`;
+  rmSync(logFile, { force: true });
   const proc = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve', '--port', String(port), '--data', dataDir], {
-    env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn', ENGRAM_RATE_LIMIT_PER_MIN: '1000000', ...env }, stderr: 'inherit',
+    env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn', ENGRAM_RATE_LIMIT_PER_MIN: '1000000', ...env }, stderr: 'pipe',
   });
+  const log = Bun.file(logFile).writer();
+  const copied = (async () => {
+    for await (const chunk of proc.stderr) {
+      process.stderr.write(chunk);
+      log.write(chunk);
+    }
+    await log.end();
+  })();
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
@@ -42,6 +64,7 @@ export async function serve(dataDir: string, env: Record<string, string> = {}): 
   return {
     url,
     pid: proc.pid,
+    logFile,
     peakMiB: () => {
       const status = require('node:fs').readFileSync(`/proc/${proc.pid}/status`, 'utf8') as string;
       return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024;
@@ -49,6 +72,8 @@ export async function serve(dataDir: string, env: Record<string, string> = {}): 
     async stop() {
       proc.kill('SIGTERM');
       await proc.exited;
+      await copied;
+      sweepThenRemove({ harness: `bench:${basename(process.argv[1] ?? 'engram-process')}`, stores: [dataDir], logs: [logFile], exclude: HARNESS_FILES }, logFile);
     },
   };
 }

@@ -5,12 +5,20 @@
 # Every server listens on 127.0.0.1 with port 0 (the kernel picks a free one, so there is no race
 # between choosing a port and binding it); its address is read from the "engram listening" line
 # of its log. `engram_stop_all` stops every server this shell started: call it from an EXIT trap.
+# It then sweeps each server's data directory and log for secrets (test/helpers/secret-sweep.ts;
+# one line on standard error, and one in ENGRAM_HYGIENE_LEDGER when set) and exits 1 on a finding,
+# before the caller's trap removes anything, so the files stay for inspection.
 
 ENGRAM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 ENGRAM_BUN="$ENGRAM_ROOT/node_modules/.bin/bun"
 ENGRAM_NODE="$ENGRAM_ROOT/node_modules/.bin/node"
 ENGRAM_PASSWORD="correct horse battery staple"
 ENGRAM_PIDS=()
+# What engram_stop_all sweeps: the data directories and logs of the servers started here.
+ENGRAM_SWEEP_STORES=()
+ENGRAM_SWEEP_LOGS=()
+# The harness named in the ledger: the script that sourced this file, relative to the repository.
+ENGRAM_SWEEP_HARNESS="${ENGRAM_SWEEP_HARNESS:-sh:$(realpath -m --relative-to="$ENGRAM_ROOT" "$0")}"
 
 if [ ! -x "$ENGRAM_BUN" ]; then
   echo "engram-server.sh: no Bun at $ENGRAM_BUN (run npm ci at the repository root)" >&2
@@ -41,6 +49,8 @@ engram_start() {
   (cd "$ENGRAM_ROOT" && exec env "$@" "$ENGRAM_BUN" src/main.ts serve --host 127.0.0.1 --port 0 --data "$data") >>"$log" 2>&1 &
   ENGRAM_PID=$!
   ENGRAM_PIDS+=("$ENGRAM_PID")
+  ENGRAM_SWEEP_STORES+=("$data")
+  ENGRAM_SWEEP_LOGS+=("$log")
   ENGRAM_URL=""
   local tries=0
   while [ "$tries" -lt 300 ]; do
@@ -70,7 +80,22 @@ engram_running() {
   [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null
 }
 
-# engram_stop_all : SIGTERM to every server started here, SIGKILL after 10 s.
+# engram_sweep : searches the data directories and logs of the servers started here for anything
+# shaped like a credential; exits 1 on a finding (the findings name file, offset and a hint only).
+engram_sweep() {
+  local args=() p
+  for p in "${ENGRAM_SWEEP_STORES[@]}"; do args+=(--store "$p"); done
+  for p in "${ENGRAM_SWEEP_LOGS[@]}"; do args+=(--log "$p"); done
+  ENGRAM_SWEEP_STORES=()
+  ENGRAM_SWEEP_LOGS=()
+  [ "${#args[@]}" -gt 0 ] || return 0
+  if ! (cd "$ENGRAM_ROOT" && "$ENGRAM_BUN" test/helpers/secret-sweep.ts --harness "$ENGRAM_SWEEP_HARNESS" "${args[@]}"); then
+    echo "engram-server.sh: a credential was written to a store or log (above); the files are kept" >&2
+    exit 1
+  fi
+}
+
+# engram_stop_all : SIGTERM to every server started here, SIGKILL after 10 s; then engram_sweep.
 engram_stop_all() {
   local pid tries
   for pid in "${ENGRAM_PIDS[@]}"; do
@@ -84,4 +109,5 @@ engram_stop_all() {
     wait "$pid" 2>/dev/null || true
   done
   ENGRAM_PIDS=()
+  engram_sweep
 }

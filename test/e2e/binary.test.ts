@@ -1,6 +1,6 @@
 /** The compiled executable: built by scripts/build.ts, started on a fresh data directory, stopped by a signal. */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Database } from 'bun:sqlite';
@@ -9,6 +9,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { DB_FILE } from '../../src/storage/sqlite/open';
 import { VECTOR_TABLE } from '../../src/storage/sqlite/vectors';
 import { STYLESHEET_PATH } from '../../src/web/layout';
+import { sweepThenRemove } from '../helpers/secret-sweep';
 
 const ROOT = join(import.meta.dir, '../..');
 
@@ -26,7 +27,9 @@ describe('the compiled binary', () => {
     const build = Bun.spawnSync([process.execPath, join(ROOT, 'scripts/build.ts'), '--outfile', binary], { cwd: ROOT });
     if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
   }, 120_000);
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const serverLogs: { name: string; text: string }[] = [];
+  // The data directory and what the server wrote are swept for secrets; the binary itself is not a store.
+  afterAll(() => sweepThenRemove({ harness: 'bun:binary', stores: [join(dir, 'data')], texts: serverLogs }, dir));
 
   it('prints its version', () => {
     const run = Bun.spawnSync([binary, '--version']);
@@ -64,6 +67,7 @@ describe('the compiled binary', () => {
     expect((await style.text()).length).toBeGreaterThan(1000);
     server.kill('SIGTERM');
     expect(await server.exited).toBe(0);
+    serverLogs.push({ name: 'engram serve (standard error)', text: await new Response(server.stderr).text() });
 
     // Learning embedded the passage with the built-in model into the sqlite-vec table.
     const db = new Database(join(data, DB_FILE), { readonly: true });

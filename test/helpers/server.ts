@@ -1,19 +1,28 @@
 /**
  * Starts the real server in process on an ephemeral 127.0.0.1 port over a temporary data
- * directory, with a clock the test can move, and gives a small HTTP client for driving it.
+ * directory, with a clock the test can move, and gives a small HTTP client for driving it. The
+ * server logs at debug into a file beside the data directory; close() sweeps both for secrets
+ * (test/helpers/secret-sweep.ts) before removing them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAccount, startSession } from '../../src/auth/owner';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/log';
 import { type RunningServer, type ServerOptions, startServer } from '../../src/server';
+import { sweepThenRemove } from './secret-sweep';
 
 export interface TestServer extends RunningServer {
   clock: ManualClock;
   dataDir: string;
-  /** Stops the server and removes its data directory. */
+  /** The server's debug log of this start (one file per start, in `<dataDir>.logs/`). */
+  logFile: string;
+  /**
+   * Stops the server (if still running), sweeps its data directory and logs for secrets, and
+   * removes them. Throws SecretLeakError on a finding, leaving the files for inspection.
+   */
   close(): Promise<void>;
   /** Stops and starts again on the same data directory (and the same clock), with any options changed. */
   restart(changes?: Pick<TestServerOptions, 'env'>): Promise<TestServer>;
@@ -28,24 +37,101 @@ export interface TestServerOptions {
   clientMetadata?: ServerOptions['clientMetadata'];
 }
 
+/**
+ * A log written through a buffer: one file append per 64 KiB rather than one per line, so
+ * logging every request at debug costs the suite next to nothing. Lines after close() are
+ * dropped (the file may already be swept and removed).
+ */
+class BufferedFileLog {
+  private chunks: string[] = [];
+  private size = 0;
+  private closed = false;
+
+  constructor(readonly path: string) {}
+
+  readonly write = (line: string): void => {
+    if (this.closed) return;
+    this.chunks.push(line, '\n');
+    this.size += line.length + 1;
+    if (this.size >= 64 * 1024) this.flush();
+  };
+
+  flush(): void {
+    if (!this.chunks.length) return;
+    appendFileSync(this.path, this.chunks.join(''));
+    this.chunks = [];
+    this.size = 0;
+  }
+
+  close(): void {
+    this.flush();
+    this.closed = true;
+  }
+}
+
+let starts = 0;
+/** Servers started and not yet closed, with the test file that started them. */
+const open = new Map<TestServer, string>();
+
+/**
+ * Closes (so sweeps and removes) every test server a test left open; run once after the whole
+ * suite by test/helpers/hygiene-preload.ts. Returns the test files that left one open.
+ */
+export async function closeLeftovers(): Promise<string[]> {
+  // One stopped and then replaced by another start on its directory is closed through that one.
+  const left = [...open].filter(([server]) => existsSync(server.dataDir));
+  open.clear();
+  const errors: unknown[] = [];
+  for (const [server] of left) await server.close().catch((err) => errors.push(err));
+  if (errors.length) throw errors[0];
+  return left.map(([, where]) => where);
+}
+
+function caller(): string {
+  const frames = (new Error().stack ?? '').split('\n').slice(1);
+  const frame = frames.find((f) => !f.includes('/test/helpers/') && f.includes('/test/')) ?? frames[2] ?? '';
+  return frame.replace(/^\s*at\s+/, '').replace(/^.*\((.*)\)$/, '$1');
+}
+
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'engram-test-'));
+  const logDir = `${dataDir}.logs`;
+  mkdirSync(logDir, { recursive: true });
+  const logFile = join(logDir, `server-${++starts}.log`);
+  const fileLog = new BufferedFileLog(logFile);
   const clock = options.clock ?? new ManualClock();
+  // The config stays silent: it also sets the level of the learning worker thread (when not
+  // manual), which writes to standard error. The main thread logs through `log`, into the file.
   const config = loadConfig({ ENGRAM_DATA_DIR: dataDir, ENGRAM_PORT: '0', ENGRAM_LOG_LEVEL: 'silent', ...options.env });
-  const server = await startServer(config, { clock, manualLearning: options.manualLearning ?? true, clientMetadata: options.clientMetadata });
-  return {
+  let server: RunningServer;
+  try {
+    server = await startServer(config, { clock, manualLearning: options.manualLearning ?? true, clientMetadata: options.clientMetadata, log: createLogger('debug', fileLog.write) });
+  } catch (err) {
+    fileLog.close();
+    throw err;
+  }
+  let stopped: Promise<void> | null = null;
+  const stop = () => (stopped ??= server.stop().finally(() => fileLog.close()));
+  const started: TestServer = {
     ...server,
     clock,
     dataDir,
+    logFile,
+    stop,
     async close() {
-      await server.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      open.delete(started);
+      await stop();
+      // Every start on this directory left its log in logDir: all are swept with the store.
+      sweepThenRemove({ harness: 'bun:test-server', stores: [dataDir], logs: [logDir] }, dataDir, logDir);
     },
     async restart(changes = {}) {
-      await server.stop();
+      open.delete(started);
+      await stop();
       return startTestServer({ ...options, ...changes, dataDir, clock });
     },
   };
+  open.set(started, caller());
+  return started;
 }
 
 export interface Answer<T = any> {

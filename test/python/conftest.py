@@ -3,6 +3,8 @@
 The account, containers and keys are made with the `engram` CLI subcommands on a fresh data
 directory, then `engram serve` runs on a free 127.0.0.1 port until the session ends. Documents
 are added over REST with the owner's session token and the fixture waits until they are learned.
+At the end the data directory and the server's log are swept for secrets
+(test/helpers/secret-sweep.ts) before they are removed.
 """
 
 from __future__ import annotations
@@ -104,7 +106,9 @@ def _wait_healthy(base_url: str, process: subprocess.Popen, log_path: Path) -> N
 def engram() -> EngramServer:
     if not BUN.exists():
         pytest.fail(f"{BUN} is missing: run npm install in {ROOT}")
-    data_dir = tempfile.mkdtemp(prefix="engram-pytest-")
+    work = Path(tempfile.mkdtemp(prefix="engram-pytest-"))
+    data_dir = str(work / "data")
+    log_path = work / "serve.log"
     process = None
     try:
         _engram(data_dir, "owner", "create", "--email", EMAIL, stdin=f"{PASSWORD}\n")
@@ -117,7 +121,6 @@ def engram() -> EngramServer:
         owner_token = _engram(data_dir, "owner", "token")
 
         port = _free_port()
-        log_path = Path(data_dir) / "serve.log"
         with open(log_path, "w") as log:
             process = subprocess.Popen(
                 [str(BUN), "src/main.ts", "serve", "--host", "127.0.0.1", "--port", str(port), "--data", data_dir],
@@ -151,7 +154,18 @@ def engram() -> EngramServer:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        shutil.rmtree(data_dir, ignore_errors=True)
+        _sweep(work / "data", log_path)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _sweep(data_dir: Path, log_path: Path) -> None:
+    """Fails on anything shaped like a credential in the store or the log, leaving them for inspection."""
+    args = [str(BUN), "test/helpers/secret-sweep.ts", "--harness", "py:test/python", "--quiet"]
+    args += ["--store", str(data_dir)] if data_dir.exists() else []
+    args += ["--log", str(log_path)] if log_path.exists() else []
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:  # not `assert`: it must fail under python -O too
+        raise AssertionError(f"secret sweep failed (files kept in {data_dir.parent}):\n{done.stdout}{done.stderr}")
 
 
 def _wait_learned(server: EngramServer, ids: list[str]) -> None:

@@ -189,7 +189,8 @@ def start_engram_server() -> Optional[Tuple[LiveServer, Callable[[], None]]]:
     The owner, two containers and the keys are made with the ``engram`` CLI on a temporary data
     directory, then ``engram serve`` runs on 127.0.0.1 with a port the kernel picks. A second
     server with a per-credential limit of RATE_LIMIT requests a minute is ``limited``. ``stop``
-    ends both and removes their data. Raises when the checkout is there but a server will not start.
+    ends both, sweeps their data and logs for secrets (see :func:`sweep_for_secrets`), and removes
+    them. Raises when the checkout is there but a server will not start.
     """
     if not (REPO_ROOT / "src" / "main.ts").is_file():
         return None  # the package's tests run outside the repository (from an sdist): no server
@@ -201,6 +202,8 @@ def start_engram_server() -> Optional[Tuple[LiveServer, Callable[[], None]]]:
     def stop() -> None:
         for process in processes:
             _terminate(process)
+        stores = [d for d in (work / "main", work / "limited") if d.exists()]
+        sweep_for_secrets("py:clients/python", stores=stores, logs=sorted(work.glob("*.log")))
         shutil.rmtree(work, ignore_errors=True)
 
     try:
@@ -232,6 +235,23 @@ def start_engram_server() -> Optional[Tuple[LiveServer, Callable[[], None]]]:
         rate_limit=RATE_LIMIT,
     )
     return server, stop
+
+
+def sweep_for_secrets(harness: str, stores: List[Path], logs: List[Path]) -> None:
+    """Search the servers' data directories and logs for anything shaped like a credential.
+
+    Runs the repository's sweep (test/helpers/secret-sweep.ts), which also writes a line to
+    ENGRAM_HYGIENE_LEDGER when set. Fails with AssertionError on a finding, before anything is
+    removed, so the files stay for inspection; the message names file, offset and a hint only.
+    """
+    args = [str(BUN), "test/helpers/secret-sweep.ts", "--harness", harness, "--quiet"]
+    for store in stores:
+        args += ["--store", str(store)]
+    for log in logs:
+        args += ["--log", str(log)]
+    done = subprocess.run(args, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:  # not `assert`: it must fail under python -O too
+        raise AssertionError(f"secret sweep failed (files kept):\n{done.stdout}{done.stderr}")
 
 
 def _engram(data_dir: Path, *args: str, stdin: Optional[str] = None) -> str:

@@ -8,10 +8,11 @@
  */
 import { Database } from 'bun:sqlite';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engramCli, serve, type Served } from '../../../bench/crash';
+import { sweepThenRemove } from '../../helpers/secret-sweep';
 import { EXTRACT_SYSTEM } from '../../../src/agent/fact-extractor';
 import { MERGE_SYSTEM } from '../../../src/agent/merge-static-fact';
 import { DB_FILE } from '../../../src/storage/sqlite/open';
@@ -50,10 +51,11 @@ beforeEach(() => {
   model.requests.length = 0;
 });
 
-afterEach(() => {
+afterEach(async () => {
   server?.proc.kill('SIGKILL');
+  await server?.proc.exited;
   server = null;
-  rmSync(home, { recursive: true, force: true });
+  sweepThenRemove({ harness: 'bun:graceful-shutdown', stores: [data], logs: [logFile] }, home);
 });
 
 const start = async () => (server = await serve(data, { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0', ENGRAM_LOG_LEVEL: 'info' }, logFile));

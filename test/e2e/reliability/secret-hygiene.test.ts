@@ -8,10 +8,11 @@
  * after the last underscore, and that secret less its last character (what a near miss carries).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { authorizeQuery, Browser, decide, pkce, registerClientId, tokenRequest } from '../../oauth/helpers';
+import { sweepThenRemove } from '../../helpers/secret-sweep';
 import { engramCli, freePort, ROOT } from '../../../bench/crash';
 
 const PASSWORD = 'correct horse battery staple';
@@ -143,7 +144,8 @@ beforeAll(async () => {
     await proc.exited;
   }
 }, 120_000);
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+// Also searched for the shape of any credential (test/helpers/secret-sweep.ts), as every harness is.
+afterAll(() => sweepThenRemove({ harness: 'bun:secret-hygiene', stores: [data, snapshot], logs: [stderrFile, stdoutFile] }, home));
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];

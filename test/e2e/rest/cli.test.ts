@@ -4,16 +4,19 @@
  * answers with that key; help exits 0; bad arguments exit 2 with one line; one server per directory.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pkg from '../../../package.json' with { type: 'json' };
+import { sweepThenRemove } from '../../helpers/secret-sweep';
 
 const ROOT = join(import.meta.dir, '..', '..', '..');
 const PASSWORD = 'correct horse battery staple';
 
 let home: string;
 let data: string;
+/** What `serve` wrote on standard error: swept for secrets with the data directory. */
+const serverLogs: { name: string; text: string }[] = [];
 
 /** The environment of a person with no ENGRAM_* set (but the embedder) and a HOME of their own. */
 function cleanEnv(): Record<string, string> {
@@ -59,7 +62,8 @@ beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'engram-cli-home-'));
   data = join(home, 'data');
 });
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+// HOME is `home`: Bun keeps its transpiler cache in home/.bun, which is not the server's.
+afterAll(() => sweepThenRemove({ harness: 'bun:cli', stores: [home], texts: serverLogs, exclude: ['.bun'] }, home));
 
 describe('engram, set up from the command line and served', () => {
   it('owner create, containers create, keys create and serve: the key answers GET /v1/containers', async () => {
@@ -107,6 +111,7 @@ describe('engram, set up from the command line and served', () => {
       server.kill('SIGTERM');
     }
     expect(await server.exited).toBe(0);
+    serverLogs.push({ name: 'engram serve (standard error)', text: await new Response(server.stderr).text() });
   }, 30_000);
 });
 
