@@ -4,7 +4,7 @@
  * server logs at debug into a file beside the data directory; close() sweeps both for secrets
  * (test/helpers/secret-sweep.ts) before removing them.
  */
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAccount, startSession } from '../../src/auth/owner';
@@ -37,38 +37,6 @@ export interface TestServerOptions {
   clientMetadata?: ServerOptions['clientMetadata'];
 }
 
-/**
- * A log written through a buffer: one file append per 64 KiB rather than one per line, so
- * logging every request at debug costs the suite next to nothing. Lines after close() are
- * dropped (the file may already be swept and removed).
- */
-class BufferedFileLog {
-  private chunks: string[] = [];
-  private size = 0;
-  private closed = false;
-
-  constructor(readonly path: string) {}
-
-  readonly write = (line: string): void => {
-    if (this.closed) return;
-    this.chunks.push(line, '\n');
-    this.size += line.length + 1;
-    if (this.size >= 64 * 1024) this.flush();
-  };
-
-  flush(): void {
-    if (!this.chunks.length) return;
-    appendFileSync(this.path, this.chunks.join(''));
-    this.chunks = [];
-    this.size = 0;
-  }
-
-  close(): void {
-    this.flush();
-    this.closed = true;
-  }
-}
-
 let starts = 0;
 /** Servers started and not yet closed, with the test file that started them. */
 const open = new Map<TestServer, string>();
@@ -98,20 +66,28 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const logDir = `${dataDir}.logs`;
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `server-${++starts}.log`);
-  const fileLog = new BufferedFileLog(logFile);
+  // Buffered: one file write per 64 KiB rather than one a line, so logging every request at debug
+  // costs the suite next to nothing. Lines after the end are dropped (the file may be swept and gone).
+  const sink = Bun.file(logFile).writer({ highWaterMark: 64 * 1024 });
+  let ended = false;
+  const endLog = async () => {
+    ended = true;
+    await sink.end();
+  };
+  const write = (line: string) => void (ended || sink.write(`${line}\n`));
   const clock = options.clock ?? new ManualClock();
   // The config stays silent: it also sets the level of the learning worker thread (when not
   // manual), which writes to standard error. The main thread logs through `log`, into the file.
   const config = loadConfig({ ENGRAM_DATA_DIR: dataDir, ENGRAM_PORT: '0', ENGRAM_LOG_LEVEL: 'silent', ...options.env });
   let server: RunningServer;
   try {
-    server = await startServer(config, { clock, manualLearning: options.manualLearning ?? true, clientMetadata: options.clientMetadata, log: createLogger('debug', fileLog.write) });
+    server = await startServer(config, { clock, manualLearning: options.manualLearning ?? true, clientMetadata: options.clientMetadata, log: createLogger('debug', write) });
   } catch (err) {
-    fileLog.close();
+    await endLog();
     throw err;
   }
   let stopped: Promise<void> | null = null;
-  const stop = () => (stopped ??= server.stop().finally(() => fileLog.close()));
+  const stop = () => (stopped ??= server.stop().finally(endLog));
   const started: TestServer = {
     ...server,
     clock,
