@@ -6,9 +6,13 @@ import { join } from 'node:path';
 import { EXTRACT_SYSTEM } from '../../../src/agent/fact-extractor';
 import { MERGE_SYSTEM } from '../../../src/agent/merge-static-fact';
 import { type ChatRequest, startFakeModel } from '../../agent/fake-model';
+import { sweepThenRemove } from '../../helpers/secret-sweep';
 import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
 
 const ROOT = join(import.meta.dir, '../../..');
+/** Backups, exports and scratch data directories: swept for secrets and removed after the file's tests. */
+const work = mkdtempSync(join(tmpdir(), 'engram-transfer-'));
+afterAll(() => void sweepThenRemove({ harness: 'bun:backup-transfer', stores: [work] }, work));
 
 function engram(args: string[], stdin?: string): { code: number; stdout: string; stderr: string } {
   const run = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), ...args], {
@@ -45,7 +49,7 @@ function importInto(server: TestServer, file: string): { code: number; stdout: s
 const parse = (jsonl: string): any[] => jsonl.trim().split('\n').map((l) => JSON.parse(l));
 
 async function writeFile(name: string, lines: string | unknown[]): Promise<string> {
-  const file = join(mkdtempSync(join(tmpdir(), 'engram-export-')), name);
+  const file = join(mkdtempSync(join(work, 'export-')), name);
   await Bun.write(file, typeof lines === 'string' ? lines : lines.map((l) => JSON.stringify(l)).join('\n'));
   return file;
 }
@@ -54,7 +58,7 @@ describe('backup and restore', () => {
   let server: TestServer;
   let key: string;
   let doc: string;
-  const backup = join(mkdtempSync(join(tmpdir(), 'engram-backup-')), 'copy.db');
+  const backup = join(work, 'copy.db');
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -72,7 +76,7 @@ describe('backup and restore', () => {
     // Written after the backup: must not be in it.
     await call(server, 'POST', '/v1/documents', key, { content: 'Later note.', custom_id: 'later' });
 
-    const restoredDir = mkdtempSync(join(tmpdir(), 'engram-restored-'));
+    const restoredDir = mkdtempSync(join(work, 'restored-'));
     expect(engram(['restore', backup, '--data', restoredDir]).code).toBe(0);
     const restored = await startTestServer({ dataDir: restoredDir });
     try {
@@ -92,9 +96,9 @@ describe('backup and restore', () => {
     const busy = engram(['restore', backup, '--data', server.dataDir]);
     expect(busy.code).toBe(1);
     expect(busy.stderr).toContain('Another Engram server is already using');
-    const junk = join(tmpdir(), `not-a-backup-${process.pid}.db`);
+    const junk = join(work, 'not-a-backup.db');
     await Bun.write(junk, 'hello');
-    const bad = engram(['restore', junk, '--data', mkdtempSync(join(tmpdir(), 'engram-x-'))]);
+    const bad = engram(['restore', junk, '--data', mkdtempSync(join(work, 'x-'))]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('is not an Engram backup');
   });
