@@ -4,7 +4,6 @@
  * form), the token exchange, and MCP calls with the token that comes out.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { expect } from 'bun:test';
 import { makeContainer, makeOwner, type TestServer } from '../helpers/server';
 
 export interface Pkce {
@@ -163,15 +162,19 @@ export async function ownerWithBrowser(server: TestServer, names: string[] = ['w
   return { token, email, password, browser, containers };
 }
 
-/** The whole flow for a registered client: consent with `d`, exchange; the token response. */
-export async function connect(server: TestServer, owner: Owner, d: Decision, redirectUri = 'http://127.0.0.1:7777/callback'): Promise<{ access_token: string; clientId: string; body: any }> {
+/**
+ * The whole flow for a newly registered client: consent with `d` in the owner's (signed-in)
+ * browser, exchange; the token response. Throws an ordinary Error at the first step that fails, so
+ * scripts (scripts/lib/consent-token.ts) use it as the tests do.
+ */
+export async function connect(server: { url: string }, owner: Pick<Owner, 'browser'>, d: Decision, redirectUri = 'http://127.0.0.1:7777/callback'): Promise<{ access_token: string; clientId: string; body: any }> {
   const clientId = await registerClientId(server, [redirectUri]);
   const p = pkce();
   const back = await decide(owner.browser, authorizeQuery({ clientId, redirectUri, challenge: p.challenge, state: 's1' }), d);
   const code = back.searchParams.get('code');
-  expect(code).toBeTruthy();
-  const res = await tokenRequest(server, { grant_type: 'authorization_code', code: code!, redirect_uri: redirectUri, client_id: clientId, code_verifier: p.verifier });
-  expect(res.status).toBe(200);
+  if (!code) throw new Error(`consent: no code in the redirect (${back.searchParams.get('error') ?? 'no error either'})`);
+  const res = await tokenRequest(server, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: p.verifier });
+  if (res.status !== 200 || typeof res.body.access_token !== 'string') throw new Error(`token exchange: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
   return { access_token: res.body.access_token, clientId, body: res.body };
 }
 
