@@ -11,50 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { splitPassages } from '../src/learning/passages';
 import { sweepThenRemove } from '../test/helpers/secret-sweep';
+import { engram, spawnServer } from './lib/engram-process';
 
-export const ROOT = join(import.meta.dir, '..');
 const PASSWORD = 'correct horse battery staple';
-
-export function engramCli(data: string, args: string[], stdin?: string): string {
-  const run = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), ...args, '--data', data], {
-    cwd: ROOT, env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn' }, stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
-  });
-  if (run.exitCode !== 0) throw new Error(`engram ${args.join(' ')} exited ${run.exitCode}: ${run.stderr.toString()}`);
-  return run.stdout.toString().trim();
-}
-
-export function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const { port } = probe;
-  probe.stop(true);
-  return port;
-}
-
-export interface Served {
-  url: string;
-  proc: ReturnType<typeof Bun.spawn>;
-  /** Milliseconds from spawn to the first healthy /healthz. */
-  startMs: number;
-}
-
-export async function serve(data: string, env: Record<string, string> = {}, stderrFile?: string): Promise<Served> {
-  const port = freePort();
-  const t0 = performance.now();
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve', '--port', String(port), '--data', data], {
-    cwd: ROOT,
-    env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn', ENGRAM_HOST: '127.0.0.1', ENGRAM_RATE_LIMIT_PER_MIN: '1000000', ...env },
-    stdout: 'ignore', stderr: stderrFile ? Bun.file(stderrFile) : 'inherit',
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`serve exited with ${proc.exitCode}`);
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { url, proc, startMs: performance.now() - t0 };
-    await Bun.sleep(25);
-  }
-  proc.kill('SIGKILL');
-  throw new Error('serve did not answer /healthz within 20 s');
-}
 
 export interface CrashOptions {
   cycles: number;
@@ -100,7 +59,7 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
   const logs = join(home, 'logs');
   mkdirSync(logs);
   let starts = 0;
-  const start = () => serve(data, opts.env, join(logs, `serve-${++starts}.log`));
+  const start = () => spawnServer(data, opts.env, join(logs, `serve-${++starts}.log`));
   const report: CrashReport = { cycles: 0, docsAcked: 0, factsAcked: 0, unanswered: 0, queuedAtKill: 0, maxStartMs: 0, maxLearnMs: 0, passages: 0, problems: [] };
   const ackedDocs = new Map<string, { id: string; content: string }>(); // custom_id -> id, content
   const ackedFacts = new Map<string, string>(); // content -> id
@@ -109,9 +68,9 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
     log(`PROBLEM: ${p}`);
   };
   try {
-    engramCli(data, ['owner', 'create', '--email', 'crash@example.org'], `${PASSWORD}\n`);
-    const container = engramCli(data, ['containers', 'create', 'Crash']);
-    const key = engramCli(data, ['keys', 'create', '--name', 'crash', '--level', 'manage', '--all', '--profile']);
+    engram(data, ['owner', 'create', '--email', 'crash@example.org'], `${PASSWORD}\n`);
+    const container = engram(data, ['containers', 'create', 'Crash']);
+    const key = engram(data, ['keys', 'create', '--name', 'crash', '--level', 'manage', '--all', '--profile']);
     const auth = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
     let server = await start();
     report.maxStartMs = server.startMs;

@@ -13,7 +13,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sweepThenRemove } from '../test/helpers/secret-sweep';
-import { engramCli, serve } from './crash';
+import { engram, spawnServer } from './lib/engram-process';
 
 export type Change = 'revoke' | 'lower' | 'narrow' | 'unprofile';
 export const CHANGES: Change[] = ['revoke', 'lower', 'narrow', 'unprofile'];
@@ -141,10 +141,10 @@ if (import.meta.main) {
   const data = join(home, 'data');
   let failed = false;
   try {
-    engramCli(data, ['owner', 'create', '--email', 'load@example.org'], 'correct horse battery staple\n');
-    const containers: [string, string] = [engramCli(data, ['containers', 'create', 'Load']), engramCli(data, ['containers', 'create', 'Taken away'])];
-    const owner = engramCli(data, ['owner', 'token']);
-    const server = await serve(data, {}, join(home, 'serve.log'));
+    engram(data, ['owner', 'create', '--email', 'load@example.org'], 'correct horse battery staple\n');
+    const containers: [string, string] = [engram(data, ['containers', 'create', 'Load']), engram(data, ['containers', 'create', 'Taken away'])];
+    const owner = engram(data, ['owner', 'token']);
+    const server = await spawnServer(data, {}, join(home, 'serve.log'));
     try {
       for (const change of CHANGES) {
         const results: TrialResult[] = [];

@@ -9,12 +9,52 @@ import { sweepThenRemove } from '../../test/helpers/secret-sweep';
 
 export const ROOT = join(import.meta.dir, '../..');
 
+/** One `engram` command on a data directory, as a user runs it: its standard output, trimmed. Throws when it fails. */
 export function engram(dataDir: string, args: string[], stdin?: string, env: Record<string, string> = {}): string {
   const run = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), ...args, '--data', dataDir], {
-    stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin), env: { ...process.env, ...env },
+    cwd: ROOT, env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn', ...env }, stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
   });
-  if (run.exitCode !== 0) throw new Error(`engram ${args.join(' ')}: ${run.stderr.toString()}`);
+  if (run.exitCode !== 0) throw new Error(`engram ${args.join(' ')} exited ${run.exitCode}: ${run.stderr.toString()}`);
   return run.stdout.toString().trim();
+}
+
+/** A loopback port the kernel just handed out and that is free again. */
+export function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+  const { port } = probe;
+  probe.stop(true);
+  return port;
+}
+
+export interface Served {
+  url: string;
+  proc: ReturnType<typeof Bun.spawn>;
+  /** Milliseconds from spawn to the first healthy /healthz. */
+  startMs: number;
+}
+
+/**
+ * Starts `engram serve` on a free 127.0.0.1 port (the limiter out of the way, warnings and up
+ * logged) and resolves once /healthz answers; throws if it exits first or takes over 30 s.
+ * Its standard error goes to `stderr`: a file, a pipe for the caller to read, or the terminal.
+ */
+export async function spawnServer(dataDir: string, env: Record<string, string> = {}, stderr: string | 'pipe' | 'inherit' = 'inherit'): Promise<Served> {
+  const port = freePort();
+  const t0 = performance.now();
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve', '--port', String(port), '--data', dataDir], {
+    cwd: ROOT,
+    env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn', ENGRAM_HOST: '127.0.0.1', ENGRAM_RATE_LIMIT_PER_MIN: '1000000', ...env },
+    stdin: 'ignore', stdout: 'ignore', stderr: stderr === 'pipe' || stderr === 'inherit' ? stderr : Bun.file(stderr),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`serve exited with ${proc.exitCode}`);
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { url, proc, startMs: performance.now() - t0 };
+    await Bun.sleep(25);
+  }
+  proc.kill('SIGKILL');
+  throw new Error('serve did not answer /healthz within 30 s');
 }
 
 /** An account with one container and a Full-access key over it. */
@@ -40,27 +80,17 @@ export interface ServerProcess {
 const HARNESS_FILES = ['bench-key'];
 
 export async function serve(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
   const logFile = `${dataDir.replace(/\/+$/, '')}.serve.log`;
   rmSync(logFile, { force: true });
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve', '--port', String(port), '--data', dataDir], {
-    env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn', ENGRAM_RATE_LIMIT_PER_MIN: '1000000', ...env }, stderr: 'pipe',
-  });
+  const { url, proc } = await spawnServer(dataDir, env, 'pipe');
   const log = Bun.file(logFile).writer();
   const copied = (async () => {
-    for await (const chunk of proc.stderr) {
+    for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) {
       process.stderr.write(chunk);
       log.write(chunk);
     }
     await log.end();
   })();
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
-    await Bun.sleep(100);
-  }
   return {
     url,
     pid: proc.pid,

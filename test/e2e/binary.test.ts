@@ -9,16 +9,11 @@ import pkg from '../../package.json' with { type: 'json' };
 import { DB_FILE } from '../../src/storage/sqlite/open';
 import { VECTOR_TABLE } from '../../src/storage/sqlite/vectors';
 import { STYLESHEET_PATH } from '../../src/web/layout';
+import { freePort } from '../../bench/lib/engram-process';
 import { sweepThenRemove } from '../helpers/secret-sweep';
 
 const ROOT = join(import.meta.dir, '../..');
 
-function freePort(): number {
-  const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const { port } = listener;
-  listener.stop(true);
-  return port;
-}
 
 describe('the compiled binary', () => {
   const dir = mkdtempSync(join(tmpdir(), 'engram-binary-'));

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { engramCli, serve, type Served } from '../../../bench/crash';
+import { engram, type Served, spawnServer } from '../../../bench/lib/engram-process';
 import { sweepThenRemove } from '../../helpers/secret-sweep';
 import { EXTRACT_SYSTEM } from '../../../src/agent/fact-extractor';
 import { MERGE_SYSTEM } from '../../../src/agent/merge-static-fact';
@@ -44,9 +44,9 @@ beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'engram-shutdown-'));
   data = join(home, 'data');
   logFile = join(home, 'server.log');
-  engramCli(data, ['owner', 'create', '--email', 'shutdown@example.org'], 'correct horse battery staple\n');
-  container = engramCli(data, ['containers', 'create', 'Notes']);
-  key = engramCli(data, ['keys', 'create', '--name', 'shutdown', '--level', 'manage', '--all', '--profile']);
+  engram(data, ['owner', 'create', '--email', 'shutdown@example.org'], 'correct horse battery staple\n');
+  container = engram(data, ['containers', 'create', 'Notes']);
+  key = engram(data, ['keys', 'create', '--name', 'shutdown', '--level', 'manage', '--all', '--profile']);
   model.delayMs = 0;
   model.requests.length = 0;
 });
@@ -58,7 +58,7 @@ afterEach(async () => {
   sweepThenRemove({ harness: 'bun:graceful-shutdown', stores: [data], logs: [logFile] }, home);
 });
 
-const start = async () => (server = await serve(data, { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0', ENGRAM_LOG_LEVEL: 'info' }, logFile));
+const start = async () => (server = await spawnServer(data, { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0', ENGRAM_LOG_LEVEL: 'info' }, logFile));
 
 async function post(path: string, body: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(`${server!.url}${path}`, {

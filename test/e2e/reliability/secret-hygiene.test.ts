@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { authorizeQuery, Browser, decide, pkce, registerClientId, tokenRequest } from '../../oauth/helpers';
 import { sweepThenRemove } from '../../helpers/secret-sweep';
-import { engramCli, freePort, ROOT } from '../../../bench/crash';
+import { engram, freePort, ROOT } from '../../../bench/lib/engram-process';
 
 const PASSWORD = 'correct horse battery staple';
 const EMAIL = 'hygiene@example.org';
@@ -57,11 +57,11 @@ beforeAll(async () => {
   stdoutFile = join(home, 'stdout.log');
 
   // The command line, before the server starts.
-  engramCli(data, ['owner', 'create', '--email', EMAIL], `${PASSWORD}\n`);
-  const container = engramCli(data, ['containers', 'create', 'Notes']);
-  const cliKey = issue('CLI key (manage)', engramCli(data, ['keys', 'create', '--name', 'cli', '--level', 'manage', '--all', '--profile']));
-  const cliReadKey = issue('CLI key (read, revoked later)', engramCli(data, ['keys', 'create', '--name', 'cli-read', '--level', 'read', '--containers', container]));
-  const cliSession = issue('CLI owner session token', engramCli(data, ['owner', 'token']));
+  engram(data, ['owner', 'create', '--email', EMAIL], `${PASSWORD}\n`);
+  const container = engram(data, ['containers', 'create', 'Notes']);
+  const cliKey = issue('CLI key (manage)', engram(data, ['keys', 'create', '--name', 'cli', '--level', 'manage', '--all', '--profile']));
+  const cliReadKey = issue('CLI key (read, revoked later)', engram(data, ['keys', 'create', '--name', 'cli-read', '--level', 'read', '--containers', container]));
+  const cliSession = issue('CLI owner session token', engram(data, ['owner', 'token']));
 
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;

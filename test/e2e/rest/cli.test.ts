@@ -8,6 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pkg from '../../../package.json' with { type: 'json' };
+import { freePort } from '../../../bench/lib/engram-process';
 import { sweepThenRemove } from '../../helpers/secret-sweep';
 
 const ROOT = join(import.meta.dir, '..', '..', '..');
@@ -38,13 +39,6 @@ async function engram(args: string[], stdin?: string): Promise<{ code: number; s
   return { code, stdout, stderr };
 }
 
-/** A port the OS just handed out and that is free again. */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const { port } = probe;
-  probe.stop(true);
-  return port;
-}
 
 async function waitForHealth(url: string, proc: ReturnType<typeof spawn>): Promise<void> {
   const deadline = Date.now() + 15_000;
