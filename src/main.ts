@@ -262,7 +262,7 @@ async function serve(config: Config): Promise<number> {
       process.exit(128 + osConstants.signals[signal]);
     }
     stopping = true;
-    log.info('stopping: finishing in-flight requests and the current learning step (signal again to stop at once)', { signal });
+    log.info('stopping: finishing in-flight requests and the learning job at hand (signal again to stop at once)', { signal });
     await server.stop();
     log.info('stopped');
     process.exit(0);
