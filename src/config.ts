@@ -32,8 +32,13 @@ export interface ModelConfig {
   readonly retries: number;
 }
 
+/**
+ * `builtin`: the built-in static model makes documents searchable at once and the built-in
+ * transformer refines them in the background; `fast`: the static model alone.
+ */
 export type EmbedderConfig =
   | { kind: 'builtin' }
+  | { kind: 'fast' }
   | { kind: 'openai'; url: string; model: string; key: string | null }
   | { kind: 'none' };
 
@@ -105,12 +110,15 @@ function modelConfig(env: Record<string, string | undefined>, problems: string[]
   return { url: url ?? '', model: model ?? '', key: env.ENGRAM_MODEL_KEY || null, timeoutMs: seconds * 1000, retries };
 }
 
-/** ENGRAM_EMBED_URL picks an OpenAI-compatible endpoint; ENGRAM_EMBEDDER=none turns vectors off. */
+/**
+ * ENGRAM_EMBEDDER: builtin (fast + refine, the default), fast (the static model only), openai (an
+ * OpenAI-compatible endpoint, also chosen by ENGRAM_EMBED_URL alone) or none (keyword-only).
+ */
 function embedderConfig(env: Record<string, string | undefined>, problems: string[]): EmbedderConfig {
   const choice = env.ENGRAM_EMBEDDER ?? (env.ENGRAM_EMBED_URL ? 'openai' : 'builtin');
-  if (choice === 'builtin' || choice === 'none') return { kind: choice };
+  if (choice === 'builtin' || choice === 'fast' || choice === 'none') return { kind: choice };
   if (choice !== 'openai') {
-    problems.push(`ENGRAM_EMBEDDER must be builtin, openai or none (got "${choice}")`);
+    problems.push(`ENGRAM_EMBEDDER must be builtin, fast, openai or none (got "${choice}")`);
     return { kind: 'none' };
   }
   if (!env.ENGRAM_EMBED_URL || !/^https?:\/\//.test(env.ENGRAM_EMBED_URL)) problems.push('ENGRAM_EMBED_URL must be an http(s) URL for the openai embedder');

@@ -6,7 +6,7 @@
 import { createApp } from './app';
 import { type Clock, systemClock } from './clock';
 import type { Config } from './config';
-import { createEmbedder } from './learning/create-embedder';
+import { createEmbedders } from './learning/create-embedder';
 import { type Learning, LearningWorker } from './learning/learning-worker';
 import { LearningRunner } from './learning/runner';
 import { urlReader } from './learning/url-reader';
@@ -22,6 +22,7 @@ import { SearchEngine } from './search/search-engine';
 import { type Site, siteFor } from './site';
 import { lockDataDir, openDatabase } from './storage/sqlite/open';
 import { SqliteStore } from './storage/sqlite/sqlite-store';
+import type { VectorTier } from './storage/store';
 
 export interface RunningServer {
   url: string;
@@ -55,20 +56,25 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     lock.release();
     throw err;
   }
-  const embedder = await createEmbedder(config);
-  if (!embedder) log.info('no embedder configured: search is keyword-only');
-  // A different model than the stored vectors came from: they are dropped and made again.
-  if (embedder && store.setEmbeddingModel({ id: embedder.id, dimensions: embedder.dimensions }, clock.now())) {
-    log.info('embedding model set; passages will be embedded again in the background', { model: embedder.id });
+  const embedders = await createEmbedders(config);
+  if (!embedders.fast) log.info('no embedder configured: search is keyword-only');
+  for (const tier of ['fast', 'strong'] as const) {
+    const embedder = embedders[tier];
+    // A different model than the stored vectors came from: they are dropped and made again.
+    if (embedder && store.setEmbeddingModel(tier, { id: embedder.id, dimensions: embedder.dimensions }, clock.now())) {
+      log.info('embedding model set; passages will be embedded again in the background', { tier, model: embedder.id });
+    }
   }
   const requeued = store.requeueRunningJobs(clock.now());
   if (requeued) log.info('learning resumes jobs a stopped server left running', { jobs: requeued });
-  const search = SearchEngine.open(store, log, embedder);
-  const onIndexed = (ids: number[]) => search.indexPassages(ids);
+  const search = SearchEngine.open(store, log, embedders);
+  const onIndexed = (tier: VectorTier, ids: number[]) => search.indexPassages(tier, ids);
   let learning: Learning;
   if (options.manualLearning) {
     const extractor = config.model ? new FactExtractor(new ModelClient(config.model), log) : null;
-    learning = new LearningRunner({ store, clock, log, embedder, readUrl: urlReader(config), onIndexed, extractor });
+    learning = new LearningRunner({
+      store, clock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config), onIndexed, extractor,
+    });
   } else {
     learning = await LearningWorker.start(config, onIndexed);
   }

@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import { newId } from '../../src/ids';
-import { createEmbedder } from '../../src/learning/create-embedder';
+import { createEmbedders } from '../../src/learning/create-embedder';
+import { embedPassages } from '../../src/learning/embedding-units';
 import { splitPassages } from '../../src/learning/passages';
 import { openDatabase } from '../../src/storage/sqlite/open';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
@@ -29,8 +30,8 @@ export async function seedStore(dir: string, passages: number, embedderChoice: s
   const reused = keep && existsSync(keyFile);
   const key = reused ? (await Bun.file(keyFile).text()).trim() : setUp(dir).key;
   const store = new SqliteStore(openDatabase(dir, Date.now()));
-  const embedder = await createEmbedder(loadConfig({ ...process.env, ENGRAM_EMBEDDER: embedderChoice, ENGRAM_DATA_DIR: dir }));
-  if (embedder) store.setEmbeddingModel({ id: embedder.id, dimensions: embedder.dimensions }, Date.now());
+  const embedder = (await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: embedderChoice, ENGRAM_DATA_DIR: dir }))).fast;
+  if (embedder) store.setEmbeddingModel('fast', { id: embedder.id, dimensions: embedder.dimensions }, Date.now());
   const [account] = store.listAccounts();
   const [container] = store.listContainers(account!.id);
   const random = seeded(42);
@@ -45,7 +46,7 @@ export async function seedStore(dir: string, passages: number, embedderChoice: s
     });
     const job = store.claimJobs(now, 1)[0]!;
     const parts = splitPassages(text, null);
-    const vectors = embedder ? await embedder.embed(parts.map((p) => p.content)) : null;
+    const vectors = embedder ? await embedPassages(embedder, parts) : null;
     store.completeDocument(job, parts, vectors, now);
     made += parts.length;
   }

@@ -42,7 +42,7 @@ function run<O extends z.ZodType>(store: Store, caller: Caller, op: Operation<an
   const log = createLogger('silent');
   const ctx: Context = {
     store, clock: systemClock, log, caller, traceId: 'cli', limiter: new RateLimiter(systemClock, Number.MAX_SAFE_INTEGER),
-    usage: new UsageRecorder(store), search: SearchEngine.open(store, log, null), notifyQueued: () => {},
+    usage: new UsageRecorder(store), search: SearchEngine.open(store, log, { fast: null, strong: null }), notifyQueued: () => {},
     model: null, turns: new TurnBudget(),
   };
   return invoke(op, ctx, input);

@@ -1,6 +1,7 @@
 /** The HTTP thread's handle on the learning worker thread. */
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config';
+import type { VectorTier } from '../storage/store';
 import { vectorExtensionFile } from '../storage/sqlite/vectors';
 import type { FromWorker, ToWorker } from './worker-messages';
 
@@ -26,16 +27,16 @@ export class LearningWorker implements Learning {
   private nextId = 0;
   private stopped: Promise<void> | null = null;
 
-  private constructor(worker: Worker, private readonly onIndexed: (passageIds: number[]) => void) {
+  private constructor(worker: Worker, private readonly onIndexed: (tier: VectorTier, passageIds: number[]) => void) {
     this.worker = worker;
     worker.on('message', (m: FromWorker) => {
-      if (m.type === 'indexed') this.onIndexed(m.passageIds);
+      if (m.type === 'indexed') this.onIndexed(m.tier, m.passageIds);
       if (m.type === 'drained') this.waiting.get(m.id)?.(m.jobs);
     });
   }
 
   /** Starts the worker and resolves once it has opened the store and is learning. */
-  static start(config: Config, onIndexed: (passageIds: number[]) => void): Promise<LearningWorker> {
+  static start(config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void): Promise<LearningWorker> {
     const worker = new Worker(WORKER_ENTRY, { workerData: { config, vectorExtension: vectorExtensionFile() } });
     const handle = new LearningWorker(worker, onIndexed);
     return new Promise((resolve, reject) => {

@@ -11,7 +11,7 @@ const MAX_CHARS = 1200;
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
 /** Sentences of a paragraph; a sentence longer than MAX_CHARS is cut at word boundaries. */
-function sentences(paragraph: string): string[] {
+export function sentences(paragraph: string): string[] {
   const out: string[] = [];
   for (const { segment } of segmenter.segment(paragraph)) {
     let s = segment.trim();

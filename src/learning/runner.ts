@@ -7,9 +7,11 @@
 import { applyFacts, type FactExtractor } from '../agent/fact-extractor';
 import type { Clock } from '../clock';
 import type { Logger } from '../log';
-import type { LearningJob, Store } from '../storage/store';
+import type { LearningJob, Store, VectorTier } from '../storage/store';
 import type { Embedder } from './embedder/embedder';
+import { embedPassages } from './embedding-units';
 import { splitPassages } from './passages';
+import { Refiner } from './refiner';
 
 const MAX_ATTEMPTS = 5;
 const IDLE_POLL_MS = 1000;
@@ -27,24 +29,27 @@ export interface LearningDeps {
   store: Store;
   clock: Clock;
   log: Logger;
-  /** Null: keyword-only search, nothing to embed. */
+  /** The fast tier, which makes a document searchable as it is learned. Null: keyword-only search, nothing to embed. */
   embedder: Embedder | null;
+  /** The strong tier, which refines learned passages while the queue is empty; null: none. */
+  strong?: Embedder | null;
   /** Reads a URL document's text; throws an error with `permanent: true` when retrying cannot help. */
   readUrl(url: string): Promise<{ text: string; title: string | null }>;
-  /** Called with the ids of passages whose vectors were just stored. */
-  onIndexed(passageIds: number[]): void;
+  /** Called with the ids of passages whose vectors of a tier were just stored. */
+  onIndexed(tier: VectorTier, passageIds: number[]): void;
   /** Picks the facts out of a learned document; absent or null without a model (learning still indexes). */
   extractor?: FactExtractor | null;
 }
-
-const embedText = (p: { title: string | null; content: string }) => (p.title ? `${p.title}\n${p.content}` : p.content);
 
 export class LearningRunner {
   private running = false;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
+  private readonly refiner: Refiner | null;
 
-  constructor(private readonly deps: LearningDeps) {}
+  constructor(private readonly deps: LearningDeps) {
+    this.refiner = deps.strong ? new Refiner(deps.store, deps.strong, (ids) => deps.onIndexed('strong', ids)) : null;
+  }
 
   start(): void {
     this.running = true;
@@ -82,7 +87,9 @@ export class LearningRunner {
 
   private async work(): Promise<void> {
     while (this.running) {
-      if ((await this.drain()) === 0 && this.running) {
+      // Refinement runs only when no job is ready, one small batch at a time, so new work waits
+      // for at most one batch.
+      if ((await this.drain()) === 0 && this.running && !(this.refiner && (await this.refiner.step()) > 0)) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, IDLE_POLL_MS);
           this.wake = () => {
@@ -130,7 +137,7 @@ export class LearningRunner {
       });
     }
     if (unstarted.length) this.deps.store.releaseJobs(unstarted, this.deps.clock.now());
-    if (indexed.length) this.deps.onIndexed(indexed);
+    if (indexed.length) this.deps.onIndexed('fast', indexed);
   }
 
   private prepare(job: LearningJob): Promise<Commit> {
@@ -164,7 +171,7 @@ export class LearningRunner {
       passages = splitPassages(read.text, doc.title ?? read.title);
     }
     if (passages.length === 0) throw new PermanentLearningError('The document holds no text to learn.');
-    const vectors = embedder ? await embedder.embed(passages.map(embedText)) : null;
+    const vectors = embedder ? await embedPassages(embedder, passages) : null;
     const facts = this.deps.extractor && !job.rebuild ? await this.deps.extractor.propose(store, doc, passages) : [];
     return () => {
       const now = clock.now();
@@ -178,11 +185,11 @@ export class LearningRunner {
   private async embedMemory(job: LearningJob): Promise<Commit> {
     const { store, clock, embedder } = this.deps;
     const passage = job.memoryId ? store.getMemoryPassage(job.memoryId) : null;
-    const vector = embedder && passage ? (await embedder.embed([embedText(passage)]))[0]! : null;
+    const vectors = embedder && passage ? (await embedPassages(embedder, [passage]))[0]! : null;
     return () => {
-      if (passage && vector) store.storeVectors([{ passageId: passage.id, vector }]);
+      const stored = passage && vectors ? store.storeVectors('fast', [{ passageId: passage.id, vectors }]) : [];
       store.completeJob(job, clock.now());
-      return passage && vector ? [passage.id] : [];
+      return stored;
     };
   }
 
@@ -192,10 +199,10 @@ export class LearningRunner {
    */
   private async reembed(job: LearningJob): Promise<Commit> {
     const { store, clock, embedder } = this.deps;
-    for (let batch = store.listPassagesWithoutVectors(REEMBED_BATCH); embedder && batch.length; batch = store.listPassagesWithoutVectors(REEMBED_BATCH)) {
-      const vectors = await embedder.embed(batch.map(embedText));
-      store.storeVectors(batch.map((p, i) => ({ passageId: p.id, vector: vectors[i]! })));
-      this.deps.onIndexed(batch.map((p) => p.id));
+    for (let batch = store.listPassagesWithoutVectors('fast', 0, REEMBED_BATCH); embedder && batch.length;
+      batch = store.listPassagesWithoutVectors('fast', batch.at(-1)!.id, REEMBED_BATCH)) {
+      const vectors = await embedPassages(embedder, batch);
+      this.deps.onIndexed('fast', store.storeVectors('fast', batch.map((p, i) => ({ passageId: p.id, vectors: vectors[i]! }))));
       // Stopping: the job stays running, and the next start queues it again.
       if (this.stopping) return () => [];
     }

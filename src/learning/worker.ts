@@ -12,7 +12,7 @@ import { createLogger } from '../log';
 import { openDatabase } from '../storage/sqlite/open';
 import { SqliteStore } from '../storage/sqlite/sqlite-store';
 import { useVectorExtensionFile } from '../storage/sqlite/vectors';
-import { createEmbedder } from './create-embedder';
+import { createEmbedders } from './create-embedder';
 import { LearningRunner } from './runner';
 import { urlReader } from './url-reader';
 import type { ToWorker, FromWorker } from './worker-messages';
@@ -23,9 +23,10 @@ useVectorExtensionFile(vectorExtension);
 const log = createLogger(config.logLevel);
 const store = new SqliteStore(openDatabase(config.dataDir, systemClock.now()));
 const send = (m: FromWorker) => port.postMessage(m);
+const embedders = await createEmbedders(config);
 const runner = new LearningRunner({
-  store, clock: systemClock, log, embedder: await createEmbedder(config), readUrl: urlReader(config),
-  onIndexed: (passageIds) => send({ type: 'indexed', passageIds }),
+  store, clock: systemClock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config),
+  onIndexed: (tier, passageIds) => send({ type: 'indexed', tier, passageIds }),
   extractor: config.model ? new FactExtractor(new ModelClient(config.model), log) : null,
 });
 runner.start();

@@ -1,27 +1,31 @@
 /**
- * The in-memory vector index over every passage's embedding, for fast nearest neighbours.
- * SQLite (sqlite-vec) holds the durable copy; this holds a compact one: a 1-bit code per
- * dimension for a Hamming scan, and an int8 copy for exact-enough rescoring of the best
- * candidates. At 100,000 passages of 256 dimensions that is about 29 MB.
+ * The in-memory vector index of one embedding tier, for fast nearest neighbours. SQLite holds the
+ * durable copy; this holds a compact one of every unit vector (a passage whole and its sentence
+ * groups): a 1-bit code per dimension for a Hamming scan, and the int8 vector for rescoring the
+ * best candidates. A passage scores as its best unit ("max-sim").
  */
 
 const RESCORE_MIN = 200;
 
 export interface VectorHit {
   passageId: number;
-  /** Cosine similarity, from -1 to 1. */
+  /** Cosine similarity of the passage's best unit, from -1 to 1. */
   score: number;
 }
 
 export class VectorIndex {
   private readonly words: number;
+  /** Slots in use, live or dead; a passage's units sit in consecutive slots. */
   private size = 0;
+  private dead = 0;
   private ids = new Float64Array(1024);
   private groups = new Int32Array(1024);
   private codes: Uint32Array;
   private values: Int8Array;
-  private scales = new Float32Array(1024);
-  private readonly slotOf = new Map<number, number>();
+  /** 1 / the int8 vector's length, so that a dot product with a unit query is a cosine. */
+  private inverseNorms = new Float32Array(1024);
+  /** A passage's first slot and unit count, as first * 256 + count. */
+  private readonly slotsOf = new Map<number, number>();
   private readonly groupOf = new Map<string, number>();
   /** Scratch space for one search's Hamming distances, reused across searches. */
   private distances = new Uint16Array(0);
@@ -32,46 +36,44 @@ export class VectorIndex {
     this.values = new Int8Array(1024 * dimensions);
   }
 
+  /** How many passages the index holds. */
   get count(): number {
-    return this.slotOf.size;
+    return this.slotsOf.size;
   }
 
-  /** Adds or replaces a passage's vector, filed under its container. */
-  add(passageId: number, containerId: string, vector: Float32Array): void {
-    if (vector.length !== this.dimensions) throw new Error(`vector has ${vector.length} dimensions, index ${this.dimensions}`);
-    let slot = this.slotOf.get(passageId);
-    if (slot === undefined) {
-      slot = this.size++;
-      this.grow();
-      this.slotOf.set(passageId, slot);
-    }
+  has(passageId: number): boolean {
+    return this.slotsOf.has(passageId);
+  }
+
+  /** Adds or replaces a passage's unit vectors (at most 255), filed under its container. */
+  add(passageId: number, containerId: string, vectors: Int8Array[]): void {
+    if (vectors.length === 0 || vectors.length > 255) throw new Error(`a passage has 1 to 255 units, not ${vectors.length}`);
+    this.remove(passageId);
     let group = this.groupOf.get(containerId);
     if (group === undefined) this.groupOf.set(containerId, (group = this.groupOf.size));
-    this.ids[slot] = passageId;
-    this.groups[slot] = group;
-    let max = 0;
-    for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i]!));
-    const scale = max > 0 ? max / 127 : 1;
-    this.scales[slot] = scale;
-    const base = slot * this.dimensions;
-    const codeBase = slot * this.words;
-    this.codes.fill(0, codeBase, codeBase + this.words);
-    for (let i = 0; i < vector.length; i++) {
-      this.values[base + i] = Math.round(vector[i]! / scale);
-      if (vector[i]! > 0) this.codes[codeBase + (i >>> 5)]! |= 1 << (i & 31);
-    }
+    const first = this.size;
+    this.size += vectors.length;
+    this.grow();
+    this.slotsOf.set(passageId, first * 256 + vectors.length);
+    vectors.forEach((vector, i) => this.fill(first + i, passageId, group, vector));
   }
 
   remove(passageId: number): void {
-    const slot = this.slotOf.get(passageId);
-    if (slot === undefined) return;
-    this.groups[slot] = -1;
-    this.slotOf.delete(passageId);
+    const packed = this.slotsOf.get(passageId);
+    if (packed === undefined) return;
+    const first = Math.floor(packed / 256);
+    const count = packed % 256;
+    this.groups.fill(-1, first, first + count);
+    this.slotsOf.delete(passageId);
+    this.dead += count;
+    // Replaced and removed units leave holes; once they are most of the index, close them.
+    if (this.dead > 1024 && this.dead > this.size / 2) this.compact();
   }
 
   /**
-   * The `k` nearest passages (by cosine) among the given containers: a Hamming scan over the
-   * codes picks candidates, which are rescored with the int8 vectors. `query` must be normalized.
+   * The `k` passages (by their best unit's cosine) nearest the query among the given containers: a
+   * Hamming scan over the codes picks candidate units, which are rescored with the int8 vectors.
+   * `query` must be normalized.
    */
   search(query: Float32Array, containerIds: string[], k: number): VectorHit[] {
     const wanted = new Uint8Array(this.groupOf.size);
@@ -109,21 +111,64 @@ export class VectorIndex {
     let cutoff = 0;
     for (let seen = 0; cutoff <= this.dimensions && seen < pool; cutoff++) seen += histogram[cutoff]!;
 
-    const hits: VectorHit[] = [];
+    const best = new Map<number, number>();
     const dims = this.dimensions;
     for (let s = 0; s < this.size; s++) {
       if (dist[s]! >= cutoff) continue;
       let dot = 0;
       for (let i = 0, base = s * dims; i < dims; i++) dot += this.values[base + i]! * query[i]!;
-      hits.push({ passageId: this.ids[s]!, score: dot * this.scales[s]! });
+      const score = dot * this.inverseNorms[s]!;
+      const id = this.ids[s]!;
+      if (score > (best.get(id) ?? -Infinity)) best.set(id, score);
     }
+    const hits = [...best].map(([passageId, score]) => ({ passageId, score }));
     hits.sort((a, b) => b.score - a.score);
     return hits.slice(0, k);
   }
 
+  private fill(slot: number, passageId: number, group: number, vector: Int8Array): void {
+    if (vector.length !== this.dimensions) throw new Error(`vector has ${vector.length} dimensions, index ${this.dimensions}`);
+    this.ids[slot] = passageId;
+    this.groups[slot] = group;
+    this.values.set(vector, slot * this.dimensions);
+    const codeBase = slot * this.words;
+    this.codes.fill(0, codeBase, codeBase + this.words);
+    let norm = 0;
+    for (let i = 0; i < vector.length; i++) {
+      norm += vector[i]! * vector[i]!;
+      if (vector[i]! > 0) this.codes[codeBase + (i >>> 5)]! |= 1 << (i & 31);
+    }
+    this.inverseNorms[slot] = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+  }
+
+  /** Moves the live units down over the dead ones, keeping each passage's units together. */
+  private compact(): void {
+    const { dimensions: dims, words } = this;
+    let to = 0;
+    for (let from = 0; from < this.size;) {
+      if (this.groups[from]! < 0) {
+        from++;
+        continue;
+      }
+      const id = this.ids[from]!;
+      const count = this.slotsOf.get(id)! % 256;
+      this.slotsOf.set(id, to * 256 + count);
+      for (let i = 0; i < count; i++, from++, to++) {
+        this.ids[to] = this.ids[from]!;
+        this.groups[to] = this.groups[from]!;
+        this.inverseNorms[to] = this.inverseNorms[from]!;
+        this.codes.copyWithin(to * words, from * words, (from + 1) * words);
+        this.values.copyWithin(to * dims, from * dims, (from + 1) * dims);
+      }
+    }
+    this.size = to;
+    this.dead = 0;
+  }
+
   private grow(): void {
     if (this.size <= this.ids.length) return;
-    const capacity = this.ids.length * 2;
+    let capacity = this.ids.length;
+    while (capacity < this.size) capacity *= 2;
     const grown = <T extends Float64Array | Int32Array | Uint32Array | Int8Array | Float32Array>(a: T, n: number): T => {
       const b = new (a.constructor as new (n: number) => T)(n);
       b.set(a);
@@ -131,7 +176,7 @@ export class VectorIndex {
     };
     this.ids = grown(this.ids, capacity);
     this.groups = grown(this.groups, capacity);
-    this.scales = grown(this.scales, capacity);
+    this.inverseNorms = grown(this.inverseNorms, capacity);
     this.codes = grown(this.codes, capacity * this.words);
     this.values = grown(this.values, capacity * this.dimensions);
   }

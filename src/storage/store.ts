@@ -221,10 +221,23 @@ export interface FactHistoryEntry {
   replacedAt: number;
 }
 
-export interface StoredVector {
+/**
+ * Which model made a vector: `fast`, the built-in static model that makes a document searchable at
+ * once, or `strong`, the transformer that refines it in the background.
+ */
+export type VectorTier = 'fast' | 'strong';
+
+/** A passage's vectors of one tier: unit 0 is the whole passage, then its sentence groups. */
+export interface PassageVectors {
+  passageId: number;
+  vectors: Float32Array[];
+}
+
+/** A passage's stored vectors of one tier, int8 as stored (cosine is scale-free). */
+export interface StoredVectors {
   passageId: number;
   containerId: string;
-  vector: Float32Array;
+  vectors: Int8Array[];
 }
 
 export interface PassageText {
@@ -364,9 +377,12 @@ export interface Store {
    * Stores a document's passages (and their vectors, when an embedder runs), marks it learned and
    * its job done, all in one transaction. Returns the new passages' ids.
    */
-  completeDocument(job: LearningJob, passages: PassageInput[], vectors: Float32Array[] | null, now: number): number[];
-  /** Stores vectors of passages (ignoring any passage deleted meanwhile). */
-  storeVectors(vectors: { passageId: number; vector: Float32Array }[]): void;
+  completeDocument(job: LearningJob, passages: PassageInput[], vectors: Float32Array[][] | null, now: number): number[];
+  /**
+   * Stores (replacing) passages' vectors of one tier, ignoring any passage deleted meanwhile;
+   * returns the ids of the passages whose vectors were stored.
+   */
+  storeVectors(tier: VectorTier, vectors: PassageVectors[]): number[];
   /** Marks a job done with nothing to store. */
   completeJob(job: LearningJob, now: number): void;
   /** Records a failure: the job retries after `retryAt`, or with null fails for good with the document. */
@@ -378,18 +394,24 @@ export interface Store {
   /** Whether a job of this kind is queued or running (a re-embedding, say). */
   hasPendingJob(kind: JobKind): boolean;
 
-  /** The embedding model the stored vectors come from, or null when none has been used. */
-  getEmbeddingModel(): EmbeddingModel | null;
+  /** The model a tier's stored vectors come from, or null when none has been used. */
+  getEmbeddingModel(tier: VectorTier): EmbeddingModel | null;
   /**
-   * Records the model in use. A different one drops every stored vector and queues a
-   * re-embedding job; returns whether that happened.
+   * Records the model a tier uses. A different one drops the tier's stored vectors; for the fast
+   * tier it also queues a re-embedding job (the strong tier refines on its own). Returns whether
+   * the model changed.
    */
-  setEmbeddingModel(model: EmbeddingModel, now: number): boolean;
-  /** Every stored vector, for building the in-memory index; `after` pages by passage id. */
-  listVectors(afterPassageId: number, limit: number): StoredVector[];
-  getVectors(passageIds: number[]): StoredVector[];
-  /** Passages with no vector yet, oldest first: the re-embedding job's work list. */
-  listPassagesWithoutVectors(limit: number): PassageText[];
+  setEmbeddingModel(tier: VectorTier, model: EmbeddingModel, now: number): boolean;
+  /**
+   * A tier's stored vectors by passage, for building the in-memory index; `after` pages by passage
+   * id. With `unless`, passages that have vectors of that tier too are left out.
+   */
+  listVectors(tier: VectorTier, afterPassageId: number, limit: number, unless?: VectorTier): StoredVectors[];
+  getVectors(tier: VectorTier, passageIds: number[]): StoredVectors[];
+  /** Passages after `afterPassageId` with no vector of the tier yet, oldest first: re-embedding's and refinement's work list. */
+  listPassagesWithoutVectors(tier: VectorTier, afterPassageId: number, limit: number): PassageText[];
+  /** How many passages the server holds, every account together (a progress figure, no account data). */
+  countPassages(): number;
   /** The memory's passage, for embedding a fact. */
   getMemoryPassage(memoryId: string): PassageText | null;
   /** Passages by id within one account, with what a search hit cites. */

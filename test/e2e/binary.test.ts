@@ -4,10 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Database } from 'bun:sqlite';
-import * as sqliteVec from 'sqlite-vec';
 import pkg from '../../package.json' with { type: 'json' };
 import { DB_FILE } from '../../src/storage/sqlite/open';
-import { VECTOR_TABLE } from '../../src/storage/sqlite/vectors';
 import { STYLESHEET_PATH } from '../../src/web/layout';
 import { freePort } from '../../bench/lib/engram-process';
 import { sweepThenRemove } from '../helpers/secret-sweep';
@@ -64,12 +62,11 @@ describe('the compiled binary', () => {
     expect(await server.exited).toBe(0);
     serverLogs.push({ name: 'engram serve (standard error)', text: await new Response(server.stderr).text() });
 
-    // Learning embedded the passage with the built-in model into the sqlite-vec table.
+    // Learning embedded the passage with the built-in model.
     const db = new Database(join(data, DB_FILE), { readonly: true });
-    sqliteVec.load(db);
     const model = db.query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'embedding_model'").get();
     expect(JSON.parse(model!.value).id).toStartWith('static:');
-    expect(db.query(`SELECT count(*) AS n FROM ${VECTOR_TABLE}`).get()).toEqual({ n: 1 });
+    expect(db.query("SELECT count(*) AS n FROM passage_vectors WHERE tier = 'fast' AND unit = 0").get()).toEqual({ n: 1 });
     db.close();
   }, 60_000);
 });

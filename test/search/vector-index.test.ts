@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test';
 import { VectorIndex } from '../../src/search/vector-index';
+import { quantize } from '../../src/storage/sqlite/vectors';
 
 function unit(dims: number, random: () => number): Float32Array {
   const v = new Float32Array(dims).map(() => random() - 0.5);
@@ -15,7 +16,7 @@ describe('the vector index', () => {
   it('finds the exact nearest neighbours among candidates, within the asked containers only', () => {
     const index = new VectorIndex(dims);
     const vectors = Array.from({ length: 3000 }, () => unit(dims, random));
-    vectors.forEach((v, i) => index.add(i + 1, i % 3 === 0 ? 'other' : 'mine', v));
+    vectors.forEach((v, i) => index.add(i + 1, i % 3 === 0 ? 'other' : 'mine', [quantize(v)]));
     const query = unit(dims, random);
     const exact = vectors
       .map((v, i) => ({ id: i + 1, score: v.reduce((s, x, j) => s + x * query[j]!, 0), mine: i % 3 !== 0 }))
@@ -32,7 +33,7 @@ describe('the vector index', () => {
   it('forgets removed passages and answers nothing for unknown containers', () => {
     const index = new VectorIndex(dims);
     const v = unit(dims, random);
-    index.add(7, 'c', v);
+    index.add(7, 'c', [quantize(v)]);
     expect(index.search(v, ['c'], 5).map((h) => h.passageId)).toEqual([7]);
     index.remove(7);
     expect(index.search(v, ['c'], 5)).toEqual([]);
@@ -42,8 +43,37 @@ describe('the vector index', () => {
   it('grows past its first capacity without losing vectors', () => {
     const index = new VectorIndex(dims);
     const vectors = Array.from({ length: 5000 }, () => unit(dims, random));
-    vectors.forEach((v, i) => index.add(i, 'c', v));
+    vectors.forEach((v, i) => index.add(i, 'c', [quantize(v)]));
     expect(index.count).toBe(5000);
     expect(index.search(vectors[4321]!, ['c'], 1)[0]!.passageId).toBe(4321);
+  });
+
+  it('scores a passage by its best unit, whichever unit that is', () => {
+    const index = new VectorIndex(dims);
+    const query = unit(dims, random);
+    const far = () => {
+      let v = unit(dims, random);
+      while (v.reduce((s, x, j) => s + x * query[j]!, 0) > 0.1) v = unit(dims, random);
+      return v;
+    };
+    // Passage 1 holds the query's own direction as its third unit; passage 2 is all strangers.
+    index.add(1, 'c', [quantize(far()), quantize(far()), quantize(query)]);
+    index.add(2, 'c', [quantize(far()), quantize(far())]);
+    const hits = index.search(query, ['c'], 2);
+    expect(hits[0]!.passageId).toBe(1);
+    expect(hits[0]!.score).toBeGreaterThan(0.99);
+    expect(hits.find((h) => h.passageId === 2)?.score ?? 0).toBeLessThan(0.2);
+  });
+
+  it('replaces a passage\'s units, and keeps every other passage through the compaction of holes', () => {
+    const index = new VectorIndex(dims);
+    const vectors = Array.from({ length: 3000 }, () => unit(dims, random));
+    vectors.forEach((v, i) => index.add(i, 'c', [quantize(v), quantize(unit(dims, random))]));
+    // Replacing most passages leaves more holes than units: the index closes them.
+    for (let i = 0; i < 2500; i++) index.add(i, 'c', [quantize(vectors[i]!)]);
+    for (let i = 0; i < 100; i++) index.remove(i);
+    expect(index.count).toBe(2900);
+    for (const i of [100, 1234, 2499, 2500, 2999]) expect(index.search(vectors[i]!, ['c'], 1)[0]!.passageId).toBe(i);
+    expect(index.search(vectors[5]!, ['c'], 3).map((h) => h.passageId)).not.toContain(5);
   });
 });

@@ -69,6 +69,11 @@ export interface StaticEmbedderOptions {
 export class StaticEmbedder implements Embedder {
   readonly id: string;
   readonly dimensions: number;
+  /**
+   * With the shipped model, unrelated texts sit around 0.26 (median) and relevant ones mostly
+   * above 0.39 (docs/embedding-model.md).
+   */
+  readonly similarityFloor = 0.3;
   readonly config: StaticModelConfig;
   readonly tokenizer: WordPieceTokenizer;
   private readonly table: Int8Array;

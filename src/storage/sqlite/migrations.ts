@@ -10,6 +10,7 @@ import exposures from '../../../migrations/0004_exposures.sql' with { type: 'tex
 import factHistory from '../../../migrations/0005_fact_history.sql' with { type: 'text' };
 import factProvenance from '../../../migrations/0006_fact_provenance.sql' with { type: 'text' };
 import learningRebuild from '../../../migrations/0007_learning_rebuild.sql' with { type: 'text' };
+import passageVectors from '../../../migrations/0010_passage_vectors.sql' with { type: 'text' };
 
 export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
   { version: '0001_init', sql: init },
@@ -19,6 +20,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
   { version: '0005_fact_history', sql: factHistory },
   { version: '0006_fact_provenance', sql: factProvenance },
   { version: '0007_learning_rebuild', sql: learningRebuild },
+  { version: '0010_passage_vectors', sql: passageVectors },
 ];
 
 /** Applies every migration not yet recorded; returns the versions it applied. */

@@ -1,5 +1,5 @@
 /** Drizzle's view of the tables that `migrations/` creates. The SQL files are the source of truth. */
-import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { blob, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 export const accounts = sqliteTable('accounts', {
   id: text('id').primaryKey(),
@@ -64,6 +64,13 @@ export const passages = sqliteTable('passages', {
   title: text('title'),
   content: text('content').notNull(),
 });
+
+export const passageVectors = sqliteTable('passage_vectors', {
+  passageId: integer('passage_id').notNull(),
+  tier: text('tier', { enum: ['fast', 'strong'] }).notNull(),
+  unit: integer('unit').notNull(),
+  embedding: blob('embedding', { mode: 'buffer' }).$type<Uint8Array>().notNull(),
+}, (v) => [primaryKey({ columns: [v.passageId, v.tier, v.unit] })]);
 
 export const credentials = sqliteTable('credentials', {
   id: text('id').primaryKey(),

@@ -4,13 +4,14 @@ import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import type {
   Account, AuthorizationCode, Container, Credential, CredentialKind, CredentialPatch, Exposure, FactHistoryEntry, FactSource, OAuthClient, DocumentLearning, DocumentPage, DocumentPosition, DocumentRow, EmbeddingModel, JobKind,
-  LearningJob, Memory, PassageHit, PassageInput, PassageText, Rule, Session, Store, StoredVector, UsageOutcome, UsageSummary,
+  LearningJob, Memory, PassageHit, PassageInput, PassageText, PassageVectors, Rule, Session, Store, StoredVectors, UsageOutcome, UsageSummary, VectorTier,
 } from '../store';
 import { ftsQuery } from './fts-query';
 import * as t from './schema';
-import { blobVector, createVectorTable, VECTOR_TABLE, vectorBlob } from './vectors';
+import { int8Vector, storedVector } from './vectors';
 
-const EMBEDDING_MODEL_KEY = 'embedding_model';
+/** The settings row naming each tier's model (the fast tier's keeps the name it had before tiers). */
+const EMBEDDING_MODEL_KEYS: Record<VectorTier, string> = { fast: 'embedding_model', strong: 'embedding_model_strong' };
 
 /** What a search hit reads of a passage (`p`) and its document (`d`). */
 const PASSAGE_HIT_COLUMNS = `SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
@@ -464,7 +465,7 @@ export class SqliteStore implements Store {
       .all(now, limit).map((job) => ({ ...job, rebuild: !!job.rebuild })).sort((a, b) => a.id - b.id);
   }
 
-  completeDocument(job: LearningJob, passages: PassageInput[], vectors: Float32Array[] | null, now: number): number[] {
+  completeDocument(job: LearningJob, passages: PassageInput[], vectors: Float32Array[][] | null, now: number): number[] {
     return this.transaction(() => {
       const doc = job.accountId && job.documentId ? this.getDocument(job.accountId, job.documentId) : null;
       let ids: number[] = [];
@@ -476,7 +477,7 @@ export class SqliteStore implements Store {
             accountId: doc.accountId, containerId: doc.containerId, documentId: doc.id, ...p,
           }))).returning({ id: t.passages.id }).all().map((r) => r.id);
         }
-        if (vectors) this.insertVectors(ids.map((passageId, i) => ({ passageId, vector: vectors[i]! })));
+        if (vectors) this.insertVectors('fast', ids.map((passageId, i) => ({ passageId, vectors: vectors[i]! })));
         // A rebuilt document (an import) was learned before, elsewhere: it keeps when that was.
         const times = job.rebuild ? { learnedAt: doc.learnedAt ?? now, updatedAt: doc.updatedAt } : { learnedAt: now, updatedAt: now };
         this.db.update(t.documents).set({ status: 'learned', error: null, ...times }).where(eq(t.documents.id, doc.id)).run();
@@ -486,19 +487,27 @@ export class SqliteStore implements Store {
     });
   }
 
-  storeVectors(vectors: { passageId: number; vector: Float32Array }[]): void {
-    this.transaction(() => this.insertVectors(vectors));
+  storeVectors(tier: VectorTier, vectors: PassageVectors[]): number[] {
+    return this.transaction(() => this.insertVectors(tier, vectors));
   }
 
   completeJob(job: LearningJob, now: number): void {
     this.db.update(t.jobs).set({ state: 'done', error: null, updatedAt: now }).where(eq(t.jobs.id, job.id)).run();
   }
 
-  private insertVectors(vectors: { passageId: number; vector: Float32Array }[]): void {
-    const replace = this.raw.query(`INSERT OR REPLACE INTO ${VECTOR_TABLE} (rowid, embedding) VALUES (?, ?)`);
+  private insertVectors(tier: VectorTier, vectors: PassageVectors[]): number[] {
     // Only passages that still exist: one deleted while it was being embedded gets no orphan vector.
     const exists = this.raw.query<{ id: number }, [number]>('SELECT id FROM passages WHERE id = ?');
-    for (const v of vectors) if (exists.get(v.passageId)) replace.run(BigInt(v.passageId), vectorBlob(v.vector));
+    const clear = this.raw.query('DELETE FROM passage_vectors WHERE passage_id = ? AND tier = ?');
+    const insert = this.raw.query('INSERT INTO passage_vectors (passage_id, tier, unit, embedding) VALUES (?, ?, ?, ?)');
+    const stored: number[] = [];
+    for (const p of vectors) {
+      if (!exists.get(p.passageId)) continue;
+      clear.run(p.passageId, tier);
+      p.vectors.forEach((v, unit) => insert.run(p.passageId, tier, unit, storedVector(v)));
+      stored.push(p.passageId);
+    }
+    return stored;
   }
 
   failJob(job: LearningJob, error: string, retryAt: number | null, now: number): void {
@@ -538,45 +547,55 @@ export class SqliteStore implements Store {
 
   // Embeddings
 
-  getEmbeddingModel(): EmbeddingModel | null {
-    const row = this.db.select().from(t.settings).where(eq(t.settings.key, EMBEDDING_MODEL_KEY)).get();
+  getEmbeddingModel(tier: VectorTier): EmbeddingModel | null {
+    const row = this.db.select().from(t.settings).where(eq(t.settings.key, EMBEDDING_MODEL_KEYS[tier])).get();
     return row ? (JSON.parse(row.value) as EmbeddingModel) : null;
   }
 
-  setEmbeddingModel(model: EmbeddingModel, now: number): boolean {
+  setEmbeddingModel(tier: VectorTier, model: EmbeddingModel, now: number): boolean {
     return this.transaction(() => {
-      const current = this.getEmbeddingModel();
+      const current = this.getEmbeddingModel(tier);
       if (current && current.id === model.id && current.dimensions === model.dimensions) return false;
-      createVectorTable(this.raw, model.dimensions);
-      this.db.insert(t.settings).values({ key: EMBEDDING_MODEL_KEY, value: JSON.stringify(model) })
-        .onConflictDoUpdate({ target: t.settings.key, set: { value: JSON.stringify(model) } }).run();
-      if (this.raw.query('SELECT 1 FROM passages LIMIT 1').get()) this.enqueue(null, 'reembed', {}, now);
+      this.raw.run('DELETE FROM passage_vectors WHERE tier = ?', [tier]);
+      const value = JSON.stringify(model);
+      this.db.insert(t.settings).values({ key: EMBEDDING_MODEL_KEYS[tier], value })
+        .onConflictDoUpdate({ target: t.settings.key, set: { value } }).run();
+      if (tier === 'fast' && this.raw.query('SELECT 1 FROM passages LIMIT 1').get()) this.enqueue(null, 'reembed', {}, now);
       return true;
     });
   }
 
-  listVectors(afterPassageId: number, limit: number): StoredVector[] {
-    return this.raw.query<{ passageId: number; containerId: string; embedding: Uint8Array }, [number, number]>(`
-      SELECT v.rowid AS passageId, p.container_id AS containerId, v.embedding
-        FROM ${VECTOR_TABLE} v JOIN passages p ON p.id = v.rowid
-       WHERE v.rowid > ? ORDER BY v.rowid LIMIT ?`).all(afterPassageId, limit)
-      .map((r) => ({ passageId: r.passageId, containerId: r.containerId, vector: blobVector(r.embedding) }));
+  listVectors(tier: VectorTier, afterPassageId: number, limit: number, unless?: VectorTier): StoredVectors[] {
+    const rows = this.raw.query<VectorRow, [VectorTier, number, number, VectorTier | null]>(`
+      WITH page AS (
+        SELECT p.id, p.container_id FROM passages p
+         WHERE p.id > ?2 AND EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ?1 AND v.unit = 0)
+           AND (?4 IS NULL OR NOT EXISTS (SELECT 1 FROM passage_vectors o WHERE o.passage_id = p.id AND o.tier = ?4 AND o.unit = 0))
+         ORDER BY p.id LIMIT ?3)
+      SELECT page.id AS passageId, page.container_id AS containerId, v.embedding
+        FROM page JOIN passage_vectors v ON v.passage_id = page.id AND v.tier = ?1
+       ORDER BY page.id, v.unit`).all(tier, afterPassageId, limit, unless ?? null);
+    return groupVectors(rows);
   }
 
-  getVectors(passageIds: number[]): StoredVector[] {
+  getVectors(tier: VectorTier, passageIds: number[]): StoredVectors[] {
     if (passageIds.length === 0) return [];
-    return this.raw.query<{ passageId: number; containerId: string; embedding: Uint8Array }, number[]>(`
-      SELECT v.rowid AS passageId, p.container_id AS containerId, v.embedding
-        FROM ${VECTOR_TABLE} v JOIN passages p ON p.id = v.rowid
-       WHERE v.rowid IN (${passageIds.map(() => '?').join(',')})`).all(...passageIds)
-      .map((r) => ({ passageId: r.passageId, containerId: r.containerId, vector: blobVector(r.embedding) }));
+    const rows = this.raw.query<VectorRow, [VectorTier, string]>(`
+      SELECT p.id AS passageId, p.container_id AS containerId, v.embedding
+        FROM json_each(?2) ids JOIN passages p ON p.id = ids.value JOIN passage_vectors v ON v.passage_id = p.id AND v.tier = ?1
+       ORDER BY p.id, v.unit`).all(tier, JSON.stringify(passageIds));
+    return groupVectors(rows);
   }
 
-  listPassagesWithoutVectors(limit: number): PassageText[] {
-    return this.raw.query<PassageText, [number]>(`
+  listPassagesWithoutVectors(tier: VectorTier, afterPassageId: number, limit: number): PassageText[] {
+    return this.raw.query<PassageText, [VectorTier, number, number]>(`
       SELECT p.id, p.title, p.content FROM passages p
-       WHERE NOT EXISTS (SELECT 1 FROM ${VECTOR_TABLE} v WHERE v.rowid = p.id)
-       ORDER BY p.id LIMIT ?`).all(limit);
+       WHERE p.id > ?2 AND NOT EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ?1 AND v.unit = 0)
+       ORDER BY p.id LIMIT ?3`).all(tier, afterPassageId, limit);
+  }
+
+  countPassages(): number {
+    return this.raw.query<{ n: number }, []>('SELECT count(*) AS n FROM passages').get()!.n;
   }
 
   getMemoryPassage(memoryId: string): PassageText | null {
@@ -591,4 +610,17 @@ export class SqliteStore implements Store {
         FROM passages p LEFT JOIN documents d ON d.id = p.document_id
        WHERE p.account_id = ? AND p.id IN (${passageIds.map(() => '?').join(',')})`).all(accountId, ...passageIds);
   }
+}
+
+type VectorRow = { passageId: number; containerId: string; embedding: Uint8Array };
+
+/** Rows of units, ordered by passage then unit, as one entry a passage. */
+function groupVectors(rows: VectorRow[]): StoredVectors[] {
+  const out: StoredVectors[] = [];
+  for (const r of rows) {
+    const last = out.at(-1);
+    if (last?.passageId === r.passageId) last.vectors.push(int8Vector(r.embedding));
+    else out.push({ passageId: r.passageId, containerId: r.containerId, vectors: [int8Vector(r.embedding)] });
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 /**
- * The durable copy of passage embeddings: a sqlite-vec `vec0` table whose rowid is the passage id.
- * Its dimension is fixed when made, so a change of embedding model makes it anew.
+ * Passage vectors as stored (int8), and the sqlite-vec extension. The extension is loaded into every
+ * connection so that a store made before migration 0010 can drop its old `vec0` table.
  */
 import type { Database } from 'bun:sqlite';
 import { mkdirSync, renameSync } from 'node:fs';
@@ -8,13 +8,10 @@ import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 
-export const VECTOR_TABLE = 'vec_passages';
-
 let extensionFile: string | null = null;
 
 /**
- * Loads sqlite-vec into a connection; every connection needs it, as passage deletes touch the
- * table. From node_modules when run from a checkout; from a file written out of the compiled
+ * Loads sqlite-vec into a connection, before migrations run (see the file's opening). From node_modules when run from a checkout; from a file written out of the compiled
  * binary otherwise (SQLite can load an extension only from a real file).
  */
 export function loadVectorExtension(db: Database): void {
@@ -44,15 +41,21 @@ export async function materializeVectorExtension(embedded: string, version: stri
   useVectorExtensionFile(target);
 }
 
-/** Makes the vector table for `dimensions`, with the trigger that drops a passage's vector with it. */
-export function createVectorTable(db: Database, dimensions: number): void {
-  db.run(`DROP TRIGGER IF EXISTS passages_vec_ad`);
-  db.run(`DROP TABLE IF EXISTS ${VECTOR_TABLE}`);
-  db.run(`CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0(embedding float[${dimensions}])`);
-  db.run(`CREATE TRIGGER passages_vec_ad AFTER DELETE ON passages BEGIN DELETE FROM ${VECTOR_TABLE} WHERE rowid = old.id; END`);
+/**
+ * A vector as stored: int8, one byte a dimension, scaled so its largest value is ±127. Cosine
+ * similarity does not depend on a vector's length, so no scale is kept.
+ */
+export function quantize(v: Float32Array): Int8Array {
+  let max = 0;
+  for (let i = 0; i < v.length; i++) max = Math.max(max, Math.abs(v[i]!));
+  const q = new Int8Array(v.length);
+  if (max > 0) for (let i = 0; i < v.length; i++) q[i] = Math.round((v[i]! / max) * 127);
+  return q;
 }
 
-export const vectorBlob = (v: Float32Array): Uint8Array => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+export const int8Vector = (b: Uint8Array): Int8Array => new Int8Array(b.buffer, b.byteOffset, b.byteLength);
 
-export const blobVector = (b: Uint8Array): Float32Array =>
-  new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer);
+const vectorBlob = (v: Int8Array): Uint8Array => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+
+/** The stored form of a vector. */
+export const storedVector = (v: Float32Array): Uint8Array => vectorBlob(quantize(v));

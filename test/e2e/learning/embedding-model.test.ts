@@ -35,20 +35,20 @@ describe('changing the embedding model', () => {
     await call(server, 'POST', '/v1/memories', key, { content: 'Prefers tea to coffee.' });
     await server.learning.drain();
     const store = () => server.services.store;
-    const builtin = store().getEmbeddingModel()!;
+    const builtin = store().getEmbeddingModel('fast')!;
     expect(builtin.dimensions).toBe(256);
 
     server = await server.restart({ env: { ENGRAM_EMBED_URL: `http://127.0.0.1:${endpoint.port}`, ENGRAM_EMBED_MODEL: 'letters' } });
-    expect(store().getEmbeddingModel()).toMatchObject({ dimensions: 26 });
+    expect(store().getEmbeddingModel('fast')).toMatchObject({ dimensions: 26 });
     expect(store().hasPendingJob('reembed')).toBe(true);
-    expect(store().listPassagesWithoutVectors(10)).toHaveLength(2);
+    expect(store().listPassagesWithoutVectors('fast', 0, 10)).toHaveLength(2);
     // While the vectors are made again, search answers by keyword.
     const during = await call(server, 'POST', '/v1/search', key, { q: 'northern pier' });
     expect(during.body.results.map((r: { content: string }) => r.content)).toEqual(['The boat is moored at the northern pier.']);
 
     await server.learning.drain();
     expect(store().hasPendingJob('reembed')).toBe(false);
-    expect(store().listPassagesWithoutVectors(10)).toHaveLength(0);
+    expect(store().listPassagesWithoutVectors('fast', 0, 10)).toHaveLength(0);
     expect(seen).toContain('The boat is moored at the northern pier.');
     expect(seen).toContain('Prefers tea to coffee.');
     const after = await call(server, 'POST', '/v1/search', key, { q: 'northern pier' });

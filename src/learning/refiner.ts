@@ -1,0 +1,37 @@
+/**
+ * Refinement: the strong embedding tier, run over passages the fast tier already made searchable.
+ * Its work list is durable without a job row of its own: it is every passage that has no strong
+ * vectors yet, so a refinement cut short by a restart or a kill goes on where its last committed
+ * batch ended, and a newly learned passage joins the list by being stored.
+ */
+import type { Store } from '../storage/store';
+import type { Embedder } from './embedder/embedder';
+import { embedPassages } from './embedding-units';
+
+/** Passages refined and committed together: small, so that new work waits little for a batch to end. */
+export const REFINE_BATCH = 8;
+
+export class Refiner {
+  /** Passages up to this id have been looked at in this run; a deleted one is never looked at again. */
+  private after = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly embedder: Embedder,
+    private readonly onRefined: (passageIds: number[]) => void,
+  ) {}
+
+  /** Refines one batch; returns how many passages it took (0: nothing left to refine). */
+  async step(): Promise<number> {
+    let batch = this.store.listPassagesWithoutVectors('strong', this.after, REFINE_BATCH);
+    // Passages learned again (an edited fact, a redone document) get new ids above the mark; ones
+    // below it that lost their vectors are found by starting over once the list runs out.
+    if (batch.length === 0 && this.after > 0) batch = this.store.listPassagesWithoutVectors('strong', (this.after = 0), REFINE_BATCH);
+    if (batch.length === 0) return 0;
+    const vectors = await embedPassages(this.embedder, batch);
+    const stored = this.store.storeVectors('strong', batch.map((p, i) => ({ passageId: p.id, vectors: vectors[i]! })));
+    this.after = batch.at(-1)!.id;
+    if (stored.length) this.onRefined(stored);
+    return batch.length;
+  }
+}
