@@ -8,6 +8,7 @@ import { traceId } from './http/middleware/trace-id';
 import { OPENAPI_PATH, openApiDocument } from './http/openapi';
 import { restRoutes } from './http/rest';
 import { sessionRoutes } from './http/session';
+import { learningProgress } from './learning/progress';
 import { mcpRoutes } from './mcp/http';
 import { type OAuthOptions, oauthRoutes } from './oauth/routes';
 import type { Services } from './operations/operation';
@@ -28,7 +29,7 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
       throw malformed(`The body is larger than ${MAX_BODY_BYTES} bytes.`, { limit_bytes: MAX_BODY_BYTES });
     },
   }));
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/healthz', (c) => c.json({ status: 'ok', learning: learningProgress(services) }));
   let openapi: object | null = null; // built on first request: the site is known only once listening
   app.get(OPENAPI_PATH, (c) => c.json((openapi ??= openApiDocument(site))));
   const forms = new FormTokens(services.store);

@@ -83,6 +83,11 @@ export class SearchEngine {
     }
   }
 
+  /** Whether a strong tier refines passages. */
+  get refines(): boolean {
+    return this.indexes.strong !== null;
+  }
+
   /** Passages each tier's index holds (a refined passage counts under `strong` only). */
   figures(): IndexFigures {
     return { fast: this.indexes.fast?.count ?? 0, strong: this.indexes.strong?.count ?? 0 };

@@ -393,6 +393,8 @@ export interface Store {
   releaseJobs(jobs: LearningJob[], now: number): void;
   /** Whether a job of this kind is queued or running (a re-embedding, say). */
   hasPendingJob(kind: JobKind): boolean;
+  /** Jobs queued or running, every account together (a progress figure, no account data). */
+  countPendingJobs(): number;
 
   /** The model a tier's stored vectors come from, or null when none has been used. */
   getEmbeddingModel(tier: VectorTier): EmbeddingModel | null;

@@ -8,9 +8,11 @@ export interface ContainersPageProps {
   email: string;
   notice?: string | null;
   error?: string | null;
+  /** Share of passages the strong embedding tier has refined, while refinement runs; else null. */
+  refined: number | null;
 }
 
-export function ContainersPage({ containers, csrf, email, notice, error }: ContainersPageProps) {
+export function ContainersPage({ containers, csrf, email, notice, error, refined }: ContainersPageProps) {
   return (
     <Layout title="Memory" signedInAs={email} csrf={csrf} current="/containers">
       <section class="card" aria-labelledby="containers-title">
@@ -18,6 +20,7 @@ export function ContainersPage({ containers, csrf, email, notice, error }: Conta
         {notice ? <p class="notice" role="status">{notice}</p> : null}
         {error ? <p class="error" role="alert">{error}</p> : null}
         <p class="muted">A container is one topic of your memory. Keys and apps reach only the containers you tick for them.</p>
+        {refined !== null && refined < 100 ? <p class="muted" id="search-quality">Search quality: {refined} % refined.</p> : null}
         {containers.length === 0 ? (
           <p id="no-containers">No containers yet: make the first one below.</p>
         ) : (

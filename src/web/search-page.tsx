@@ -12,14 +12,19 @@ export interface SearchPageProps {
   csrf: string;
   email: string;
   error?: string | null;
+  /** Share of passages the strong embedding tier has refined, while refinement runs; else null. */
+  refined: number | null;
 }
 
-export function SearchPage({ q, container, containers, answer, csrf, email, error }: SearchPageProps) {
+export function SearchPage({ q, container, containers, answer, csrf, email, error, refined }: SearchPageProps) {
   return (
     <Layout title="Search" signedInAs={email} csrf={csrf} current="/search">
       <section class="card" aria-labelledby="search-title">
         <h1 id="search-title">Search your memory</h1>
         <p class="muted">The passages an app would get for this query (search_memories), most relevant first.</p>
+        {refined !== null && refined < 100 ? (
+          <p class="muted" id="search-quality">Search quality: {refined} % refined. Engram is reading your memory again with its stronger model; search gets better as this rises.</p>
+        ) : null}
         <form method="get" action="/search" role="search">
           <label class="field">
             <span>Query</span>

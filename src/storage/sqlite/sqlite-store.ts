@@ -527,6 +527,10 @@ export class SqliteStore implements Store {
     return !!this.raw.query("SELECT 1 FROM jobs WHERE kind = ? AND state IN ('queued', 'running') LIMIT 1").get(kind);
   }
 
+  countPendingJobs(): number {
+    return this.raw.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running')").get()!.n;
+  }
+
   requeueRunningJobs(now: number): number {
     return this.raw.run("UPDATE jobs SET state = 'queued', updated_at = ? WHERE state = 'running'", [now]).changes;
   }

@@ -1,0 +1,28 @@
+/**
+ * How far learning has got, for `GET /healthz` and the owner's pages: totals of the whole server,
+ * never any account's data.
+ */
+import type { Services } from '../operations/operation';
+
+export interface LearningProgress {
+  /** Learning jobs queued or running. */
+  queue: number;
+  /** Passages stored. */
+  passages: number;
+  /** Passages the strong tier has refined; null when refinement is off. */
+  refined: number | null;
+}
+
+export function learningProgress(services: Pick<Services, 'store' | 'search'>): LearningProgress {
+  return {
+    queue: services.store.countPendingJobs(),
+    passages: services.store.countPassages(),
+    refined: services.search.refines ? services.search.figures().strong : null,
+  };
+}
+
+/** "N % refined", or null when there is nothing to say (refinement off, or nothing stored). */
+export function refinedPercent(progress: LearningProgress): number | null {
+  if (progress.refined === null || progress.passages === 0) return null;
+  return Math.floor((100 * Math.min(progress.refined, progress.passages)) / progress.passages);
+}
