@@ -10,6 +10,7 @@ import { type Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { createAccount, startSession } from '../auth/owner';
+import { learningProgress, refinedPercent } from '../learning/progress';
 import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import {
@@ -288,7 +289,8 @@ export function ownerRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
 
   app.get('/containers', page(async (c, o, f) => {
     const { containers } = await invoke(listContainers, o.ctx, {});
-    return html(c, <ContainersPage containers={containers} csrf={o.csrf} email={o.email} notice={f.notice} error={f.error} />);
+    const refined = refinedPercent(learningProgress(o.ctx));
+    return html(c, <ContainersPage containers={containers} csrf={o.csrf} email={o.email} notice={f.notice} error={f.error} refined={refined} />);
   }));
 
   app.post('/containers', post(() => '/containers', async (_c, o, form) => {
@@ -429,7 +431,8 @@ export function ownerRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
         error = err.message;
       }
     }
-    return html(c, <SearchPage q={q} container={container} containers={containers} answer={answer} csrf={o.csrf} email={o.email} error={error} />);
+    const refined = refinedPercent(learningProgress(o.ctx));
+    return html(c, <SearchPage q={q} container={container} containers={containers} answer={answer} csrf={o.csrf} email={o.email} error={error} refined={refined} />);
   }));
 
   return app;
