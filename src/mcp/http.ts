@@ -1,21 +1,24 @@
 /**
  * The /mcp-http door: Streamable HTTP, stateless (a fresh server and transport per POST, no
- * Mcp-Session-Id), every POST authenticated. GET and DELETE are 405; batches are 400.
+ * Mcp-Session-Id), every POST authenticated and counted by the per-credential limiter. GET and
+ * DELETE are 405; batches are 400. CORS is answered for the allowed browser origins only.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { type Context as HonoContext, Hono } from 'hono';
+import { type Context as HonoContext, Hono, type MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
 import { AuthError, authenticate } from '../auth/credentials';
 import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import { envelope } from '../http/envelope';
 import { bearerToken } from '../http/middleware/bearer';
-import { type Context, invoke, isOffered, type Services } from '../operations/operation';
+import { type Context, countRequest, invoke, isOffered, type Services } from '../operations/operation';
 import { MCP_PATH, RESOURCE_METADATA_PATH, resourceOf } from '../oauth/metadata';
 import type { Site } from '../site';
 import { findTool, mcpServerFor } from './server';
 
 export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.use(MCP_PATH, corsForAllowedOrigins(site));
 
   app.on(['GET', 'DELETE'], MCP_PATH, (c) => {
     c.header('Allow', 'POST');
@@ -46,6 +49,9 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
     }
     if (Array.isArray(body)) return c.json(rpcError(null, -32600, 'JSON-RPC batches are not supported.'), 400);
 
+    const overLimit = countUnlessOperationWill(ctx, body);
+    if (overLimit) return c.json(envelope(overLimit, ctx.traceId), 429);
+
     const refusal = await refuseToolOutsideGrant(ctx, body);
     if (refusal) return c.json(envelope(refusal, ctx.traceId), 403);
 
@@ -53,13 +59,71 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
     const server = mcpServerFor(ctx);
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw, { parsedBody: body });
+      return withRequestId(await transport.handleRequest(c.req.raw, { parsedBody: body }), body);
     } finally {
       void server.close();
     }
   });
 
   return app;
+}
+
+/** What a browser may send and read on /mcp-http, from an allowed origin. */
+const CORS_METHODS = ['GET', 'POST', 'DELETE', 'OPTIONS'];
+const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID', 'Idempotency-Key'];
+const CORS_EXPOSED_HEADERS = ['WWW-Authenticate', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'X-Trace-Id'];
+
+/**
+ * CORS for the origins in `site.origins` (the server's own and ENGRAM_ALLOWED_ORIGINS), and no
+ * CORS header at all for any other, so the browser refuses it; its preflight is 403 like its POST.
+ * Without credentials: the bearer is sent explicitly, never a cookie.
+ */
+function corsForAllowedOrigins(site: Site): MiddlewareHandler<AppEnv> {
+  const allowed = cors({
+    origin: (origin) => origin,
+    allowMethods: CORS_METHODS,
+    allowHeaders: CORS_REQUEST_HEADERS,
+    exposeHeaders: CORS_EXPOSED_HEADERS,
+    maxAge: 600,
+  });
+  return async (c, next) => {
+    const origin = c.req.header('Origin');
+    if (origin && site.origins.has(origin)) return allowed(c, next);
+    c.header('Vary', 'Origin', { append: true });
+    if (origin && c.req.method === 'OPTIONS') return c.json(rpcError(null, -32000, `Origin ${origin} is not allowed.`), 403);
+    await next();
+  };
+}
+
+/**
+ * Counts a request in the per-credential limiter unless `invoke` will (a call of a known tool: it
+ * also knows which tools the contract exempts), so initialize, tools/list, ping and notifications
+ * count too. Over the limit: the 429 envelope, at the HTTP level like the 403 below, since only a
+ * tool call has a result to carry it in.
+ */
+function countUnlessOperationWill(ctx: Context, body: unknown): ServiceError | null {
+  const msg = body as { method?: unknown; params?: { name?: unknown } } | null;
+  if (msg?.method === 'tools/call' && typeof msg.params?.name === 'string' && findTool(msg.params.name, {})) return null;
+  try {
+    countRequest(ctx);
+    return null;
+  } catch (err) {
+    if (err instanceof ServiceError) return err;
+    throw err;
+  }
+}
+
+/**
+ * The SDK's transport answers its own errors (a bad MCP-Protocol-Version, an invalid message)
+ * with `"id": null`; JSON-RPC wants the request's id wherever it could be read, so it is put back.
+ */
+async function withRequestId(res: Response, body: unknown): Promise<Response> {
+  const id = (body as { id?: unknown } | null)?.id;
+  if (res.status < 400 || (typeof id !== 'string' && typeof id !== 'number')) return res;
+  if (!res.headers.get('content-type')?.includes('application/json')) return res;
+  const answer = (await res.clone().json().catch(() => null)) as { id?: unknown; error?: unknown } | null;
+  if (answer?.id !== null || !answer.error) return res;
+  return new Response(JSON.stringify({ ...answer, id }), { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 /**

@@ -18,17 +18,32 @@ import { currentName } from './retired-names';
  */
 export const MCP_TOOLS: readonly Operation[] = [...TOOLS.filter((op) => op.name !== 'get_document'), ...EXPOSURE_OPERATIONS];
 
-export const INSTRUCTIONS =
-  "Engram holds the person's memory. Call memory_rules first and follow the rules. Use search_memories to find passages " +
-  '(retrieval, not an answer); list_containers shows the topics you may use.';
+/** What the instructions say of each tool, in the order said: only the tools a caller holds are named. */
+const GUIDANCE: readonly (readonly [tool: string, sentence: string])[] = [
+  ['memory_rules', 'Call memory_rules first and follow the rules.'],
+  ['search_memories', 'Use search_memories to find passages (retrieval, not an answer).'],
+  ['list_containers', 'list_containers shows the topics you may use.'],
+];
 
-/** An exposure holds one tool and no memory_rules: its instructions name that tool alone. */
+/**
+ * The server's instructions for a caller, naming only tools it holds: a consent token holds no
+ * memory_rules, and an exposure holds one tool, so each is told only of what it can call.
+ */
 function instructionsFor(ctx: Context): string {
-  const kind = ctx.caller.kind === 'developer_key' ? ctx.caller.credential.kind : null;
-  if (kind === 'agent_share') return "Engram answers questions from a person's shared memory: call ask_agent with a message; the reply cites its passages.";
-  if (kind === 'workflow') return `Engram runs the workflow "${ctx.caller.kind === 'developer_key' ? ctx.caller.credential.name : ''}": call workflow_invoke with an input object.`;
-  return INSTRUCTIONS;
+  const held = new Set(toolsFor(ctx).map((op) => op.name));
+  if (held.has('ask_agent')) return "Engram answers questions from a person's shared memory: call ask_agent with a message; the reply cites its passages.";
+  if (held.has('workflow_invoke') && ctx.caller.kind === 'developer_key') {
+    return `Engram runs the workflow "${ctx.caller.credential.name}": call workflow_invoke with an input object.`;
+  }
+  return memoryInstructions(held);
 }
+
+function memoryInstructions(held: ReadonlySet<string>): string {
+  return ["Engram holds the person's memory.", ...GUIDANCE.filter(([tool]) => held.has(tool)).map(([, sentence]) => sentence)].join(' ');
+}
+
+/** What a developer key is told (it holds every tool GUIDANCE names); the stdio bridge says it before reaching the server. */
+export const INSTRUCTIONS = memoryInstructions(new Set(GUIDANCE.map(([tool]) => tool)));
 
 export function toolsFor(ctx: Context): Operation[] {
   return MCP_TOOLS.filter((op) => isOffered(op, ctx.caller));

@@ -75,7 +75,7 @@ export async function invoke<I extends z.ZodType, O extends z.ZodType>(
     if (!isOffered(op, ctx.caller)) {
       throw op.access === 'owner' ? refuseOwnerOnly(op.name, ctx.caller) : refuseTool(op.name, ctx.caller);
     }
-    if (ctx.caller.kind === 'developer_key' && !op.unlimited) ctx.limiter.take(ctx.caller.credential.id);
+    if (!op.unlimited) countRequest(ctx);
     const input = parseInput(op.input, typeof raw === 'function' ? await raw() : raw);
     const result = await op.run(ctx, input);
     record(ctx, op.name, 200);
@@ -84,6 +84,15 @@ export async function invoke<I extends z.ZodType, O extends z.ZodType>(
     record(ctx, op.name, err instanceof ServiceError ? err.status : 500, err);
     throw err;
   }
+}
+
+/**
+ * Counts one request in the caller's per-credential limiter, or throws 429 `rate_limited` when the
+ * minute is full. Stored credentials are limited; the owner's session is not. MCP calls it for
+ * requests that reach no operation (initialize, tools/list), so all requests on a credential count.
+ */
+export function countRequest(ctx: Context): void {
+  if (ctx.caller.kind === 'developer_key') ctx.limiter.take(ctx.caller.credential.id);
 }
 
 function record(ctx: Context, tool: string, status: number, err?: unknown): void {

@@ -254,6 +254,13 @@ describe('tool errors: isError with the envelope in structuredContent', () => {
   it('answers a tool name it does not know as not_found', async () => {
     expect(await toolError(session, 'no_such_tool')).toMatchObject({ code: 'not_found', message: 'No tool named no_such_tool.' });
   });
+
+  it("answers names inherited from Object.prototype as tools it does not know, never a 500", async () => {
+    for (const name of ['__proto__', '__defineGetter__', '__lookupSetter__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      expect(await toolError(session, name)).toMatchObject({ code: 'not_found', message: `No tool named ${name}.` });
+      expect(lastExchange(session).status).toBe(200);
+    }
+  });
 });
 
 describe('the confirmation flow', () => {

@@ -94,6 +94,46 @@ describe('Origin (DNS-rebinding defence)', () => {
   });
 });
 
+describe('CORS for browser clients', () => {
+  const preflight = (origin: string, method = 'POST') => fetch(`${server.url}/mcp-http`, {
+    method: 'OPTIONS',
+    headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': 'authorization,content-type,mcp-protocol-version' },
+  });
+  const corsHeaders = (headers: Headers) => [...headers.keys()].filter((name) => name.startsWith('access-control-'));
+
+  it('answers a preflight from an allowed origin with its methods and headers, varying on Origin', async () => {
+    const res = await preflight('https://app.example.org');
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.org');
+    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+    expect(res.headers.get('access-control-allow-methods')).toBe('GET,POST,DELETE,OPTIONS');
+    expect(res.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type,Mcp-Protocol-Version,Mcp-Session-Id,Last-Event-ID,Idempotency-Key');
+    expect(res.headers.get('vary')).toContain('Origin');
+  });
+
+  it('exposes WWW-Authenticate, Mcp-Protocol-Version and Mcp-Session-Id to an allowed origin, on a 401 and a 200', async () => {
+    for (const token of [null, key]) {
+      const res = await post(listTools(), { token, headers: { Origin: 'https://app.example.org' } });
+      expect(res.status).toBe(token ? 200 : 401);
+      expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.org');
+      expect(res.headers.get('access-control-expose-headers')?.split(',')).toEqual(expect.arrayContaining(['WWW-Authenticate', 'Mcp-Protocol-Version', 'Mcp-Session-Id']));
+      expect(res.headers.get('vary')).toContain('Origin');
+    }
+  });
+
+  it('answers no CORS header at all to another origin: its preflight is 403, like its POST', async () => {
+    for (const origin of ['http://evil.example.com', 'null', 'https://app.example.org.evil.example']) {
+      const res = await preflight(origin);
+      expect(res.status).toBe(403);
+      expect(corsHeaders(res.headers)).toEqual([]);
+      expect(res.headers.get('vary')).toContain('Origin');
+      const refused = await post(listTools(), { headers: { Origin: origin } });
+      expect(refused.status).toBe(403);
+      expect(corsHeaders(refused.headers)).toEqual([]);
+    }
+  });
+});
+
 describe('MCP-Protocol-Version header', () => {
   it('answers 400 to a version it does not support', async () => {
     for (const version of ['2099-01-01', 'banana', '2026-07-28']) {
@@ -125,6 +165,21 @@ describe('JSON-RPC framing', () => {
     const res = await post('{"jsonrpc": "2.0", ');
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe(-32700);
+  });
+
+  it('answers a transport-level error with the id of the request whenever the body had one', async () => {
+    const version = await post(listTools(41), { headers: { 'MCP-Protocol-Version': '2099-01-01' } });
+    expect(version.status).toBe(400);
+    expect(version.body).toMatchObject({ jsonrpc: '2.0', id: 41, error: { code: -32000 } });
+    const invalid = await post({ jsonrpc: '2.0', id: 'req-42', method: 7 });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body).toMatchObject({ jsonrpc: '2.0', id: 'req-42', error: { code: -32700 } });
+    const accept = await post(listTools(43), { headers: { Accept: 'application/json' } });
+    expect(accept.status).toBe(406);
+    expect(accept.body.id).toBe(43);
+    // No id to give: a notification, or an id that is not a string or a number.
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { headers: { 'MCP-Protocol-Version': 'banana' } })).body.id).toBeNull();
+    expect((await post({ jsonrpc: '2.0', id: { x: 1 }, method: 'tools/list' })).body.id).toBeNull();
   });
 
   it('answers a notification with 202 and no body', async () => {
