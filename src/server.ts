@@ -67,6 +67,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   }
   const requeued = store.requeueRunningJobs(clock.now());
   if (requeued) log.info('learning resumes jobs a stopped server left running', { jobs: requeued });
+  // No request runs yet: a write left pending by a stopped server has an unknown outcome.
+  store.deleteExpiredIdempotencyKeys(clock.now());
+  const interrupted = store.interruptPendingIdempotencyKeys();
+  if (interrupted) log.warn('writes a stopped server left running are marked interrupted', { idempotency_keys: interrupted });
   const search = SearchEngine.open(store, log, embedders);
   const onIndexed = (tier: VectorTier, ids: number[]) => search.indexPassages(tier, ids);
   let learning: Learning;

@@ -6,6 +6,7 @@
 import { type Context, Hono } from 'hono';
 import { malformed } from '../errors';
 import * as ops from '../operations';
+import { idempotent } from '../operations/idempotency';
 import { invoke, type Operation, type Services } from '../operations/operation';
 import type { AppEnv } from './app-env';
 import type { Site } from '../site';
@@ -63,7 +64,10 @@ export function restRoutes(services: Services, site: Site): Hono<AppEnv> {
   for (const route of REST_ROUTES) {
     v1.on(route.method.toUpperCase(), route.path.replace(/\{(\w+)\}/g, ':$1'), async (c) => {
       const ctx = { ...services, caller: c.get('caller'), traceId: c.get('traceId') };
-      const result = await invoke(route.op, ctx, () => inputOf(c, route));
+      const once = idempotent(route.op, c.req.header('Idempotency-Key'), 'Idempotency-Key');
+      const result = await invoke(once.op, ctx, () => inputOf(c, route));
+      // A replay's status follows from its remembered body, so it is the first answer's status too.
+      if (once.replayed) c.header('Idempotent-Replayed', 'true');
       return c.json(result as object, successStatus(route, result) as 200);
     });
   }

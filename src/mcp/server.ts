@@ -9,6 +9,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { ServiceError } from '../errors';
 import { envelope } from '../http/envelope';
 import { EXPOSURE_OPERATIONS, TOOLS } from '../operations';
+import { idempotent } from '../operations/idempotency';
 import { type Context, invoke, isOffered, type Operation } from '../operations/operation';
 import { currentName } from './retired-names';
 
@@ -97,7 +98,8 @@ export function mcpServerFor(ctx: Context): Server {
     const op = findTool(request.params.name, args);
     if (!op) return errorResult(new ServiceError('not_found', `No tool named ${request.params.name}.`), ctx.traceId);
     try {
-      const result = (await invoke(op, ctx, args)) as Record<string, unknown>;
+      const once = idempotent(op, request.params._meta?.idempotency_key, '_meta.idempotency_key');
+      const result = (await invoke(once.op, ctx, args)) as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (err) {
       if (err instanceof ServiceError) return errorResult(err, ctx.traceId);

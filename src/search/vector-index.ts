@@ -1,9 +1,10 @@
 /**
  * The in-memory vector index of one embedding tier, for fast nearest neighbours. SQLite holds the
  * durable copy; this holds a compact one of every unit vector (a passage whole and its sentence
- * groups): a 1-bit code per dimension for a Hamming scan, and the int8 vector for rescoring the
- * best candidates. A passage scores as its best unit ("max-sim").
+ * groups): a 1-bit code per dimension for a Hamming scan (in WebAssembly, hamming-scan.ts), and the
+ * int8 vector for rescoring the best candidates. A passage scores as its best unit ("max-sim").
  */
+import { HammingScan } from './hamming-scan';
 
 const RESCORE_MIN = 200;
 
@@ -14,25 +15,21 @@ export interface VectorHit {
 }
 
 export class VectorIndex {
-  private readonly words: number;
+  /** Codes, groups and the scan's distances. */
+  private readonly scanner: HammingScan;
   /** Slots in use, live or dead; a passage's units sit in consecutive slots. */
   private size = 0;
   private dead = 0;
   private ids = new Float64Array(1024);
-  private groups = new Int32Array(1024);
-  private codes: Uint32Array;
   private values: Int8Array;
   /** 1 / the int8 vector's length, so that a dot product with a unit query is a cosine. */
   private inverseNorms = new Float32Array(1024);
   /** A passage's first slot and unit count, as first * 256 + count. */
   private readonly slotsOf = new Map<number, number>();
   private readonly groupOf = new Map<string, number>();
-  /** Scratch space for one search's Hamming distances, reused across searches. */
-  private distances = new Uint16Array(0);
 
   constructor(readonly dimensions: number) {
-    this.words = Math.ceil(dimensions / 32);
-    this.codes = new Uint32Array(1024 * this.words);
+    this.scanner = new HammingScan(dimensions, 1024);
     this.values = new Int8Array(1024 * dimensions);
   }
 
@@ -51,6 +48,7 @@ export class VectorIndex {
     this.remove(passageId);
     let group = this.groupOf.get(containerId);
     if (group === undefined) this.groupOf.set(containerId, (group = this.groupOf.size));
+    this.scanner.reserve(this.size + vectors.length, this.groupOf.size);
     const first = this.size;
     this.size += vectors.length;
     this.grow();
@@ -63,7 +61,7 @@ export class VectorIndex {
     if (packed === undefined) return;
     const first = Math.floor(packed / 256);
     const count = packed % 256;
-    this.groups.fill(-1, first, first + count);
+    this.scanner.groups.fill(-1, first, first + count);
     this.slotsOf.delete(passageId);
     this.dead += count;
     // Replaced and removed units leave holes; once they are most of the index, close them.
@@ -85,36 +83,27 @@ export class VectorIndex {
       any = true;
     }
     if (!any || k <= 0) return [];
-    const words = this.words;
-    const qcode = new Uint32Array(words);
+    const qcode = new Uint32Array(this.scanner.words);
     for (let i = 0; i < query.length; i++) if (query[i]! > 0) qcode[i >>> 5]! |= 1 << (i & 31);
 
     // Hamming distances of the wanted slots (others marked unreachable), and a histogram of them
     // to find the cut-off that leaves about `pool` candidates for rescoring.
-    if (this.distances.length < this.size) this.distances = new Uint16Array(this.ids.length);
-    const dist = this.distances;
     const unreachable = this.dimensions + 1;
-    const histogram = new Uint32Array(this.dimensions + 2);
-    const { codes, groups } = this;
-    for (let s = 0; s < this.size; s++) {
-      const g = groups[s]!;
-      if (g < 0 || wanted[g] === 0) {
-        dist[s] = unreachable;
-        continue;
-      }
-      let d = 0;
-      for (let w = 0, base = s * words; w < words; w++) d += popcount(codes[base + w]! ^ qcode[w]!);
-      dist[s] = d;
-      histogram[d]!++;
-    }
+    this.scanner.scan(qcode, this.size, wanted, unreachable);
+    const { distances: dist, histogram } = this.scanner;
+    // Every unit nearer than `cutoff`, and of those exactly at it only as many as fill the pool:
+    // the bucket at the boundary can hold thousands.
     const pool = Math.max(RESCORE_MIN, k * 10);
     let cutoff = 0;
-    for (let seen = 0; cutoff <= this.dimensions && seen < pool; cutoff++) seen += histogram[cutoff]!;
+    let nearer = 0;
+    while (cutoff <= this.dimensions && nearer + histogram[cutoff]! < pool) nearer += histogram[cutoff++]!;
+    let atCutoff = pool - nearer;
 
     const best = new Map<number, number>();
     const dims = this.dimensions;
     for (let s = 0; s < this.size; s++) {
-      if (dist[s]! >= cutoff) continue;
+      const d = dist[s]!;
+      if (d > cutoff || d === unreachable || (d === cutoff && atCutoff-- <= 0)) continue;
       let dot = 0;
       for (let i = 0, base = s * dims; i < dims; i++) dot += this.values[base + i]! * query[i]!;
       const score = dot * this.inverseNorms[s]!;
@@ -129,24 +118,26 @@ export class VectorIndex {
   private fill(slot: number, passageId: number, group: number, vector: Int8Array): void {
     if (vector.length !== this.dimensions) throw new Error(`vector has ${vector.length} dimensions, index ${this.dimensions}`);
     this.ids[slot] = passageId;
-    this.groups[slot] = group;
+    this.scanner.groups[slot] = group;
     this.values.set(vector, slot * this.dimensions);
-    const codeBase = slot * this.words;
-    this.codes.fill(0, codeBase, codeBase + this.words);
+    const { codes, words } = this.scanner;
+    const codeBase = slot * words;
+    codes.fill(0, codeBase, codeBase + words);
     let norm = 0;
     for (let i = 0; i < vector.length; i++) {
       norm += vector[i]! * vector[i]!;
-      if (vector[i]! > 0) this.codes[codeBase + (i >>> 5)]! |= 1 << (i & 31);
+      if (vector[i]! > 0) codes[codeBase + (i >>> 5)]! |= 1 << (i & 31);
     }
     this.inverseNorms[slot] = norm > 0 ? 1 / Math.sqrt(norm) : 0;
   }
 
   /** Moves the live units down over the dead ones, keeping each passage's units together. */
   private compact(): void {
-    const { dimensions: dims, words } = this;
+    const dims = this.dimensions;
+    const { codes, groups, words } = this.scanner;
     let to = 0;
     for (let from = 0; from < this.size;) {
-      if (this.groups[from]! < 0) {
+      if (groups[from]! < 0) {
         from++;
         continue;
       }
@@ -155,9 +146,9 @@ export class VectorIndex {
       this.slotsOf.set(id, to * 256 + count);
       for (let i = 0; i < count; i++, from++, to++) {
         this.ids[to] = this.ids[from]!;
-        this.groups[to] = this.groups[from]!;
+        groups[to] = groups[from]!;
         this.inverseNorms[to] = this.inverseNorms[from]!;
-        this.codes.copyWithin(to * words, from * words, (from + 1) * words);
+        codes.copyWithin(to * words, from * words, (from + 1) * words);
         this.values.copyWithin(to * dims, from * dims, (from + 1) * dims);
       }
     }
@@ -169,21 +160,13 @@ export class VectorIndex {
     if (this.size <= this.ids.length) return;
     let capacity = this.ids.length;
     while (capacity < this.size) capacity *= 2;
-    const grown = <T extends Float64Array | Int32Array | Uint32Array | Int8Array | Float32Array>(a: T, n: number): T => {
+    const grown = <T extends Float64Array | Int8Array | Float32Array>(a: T, n: number): T => {
       const b = new (a.constructor as new (n: number) => T)(n);
       b.set(a);
       return b;
     };
     this.ids = grown(this.ids, capacity);
-    this.groups = grown(this.groups, capacity);
     this.inverseNorms = grown(this.inverseNorms, capacity);
-    this.codes = grown(this.codes, capacity * this.words);
     this.values = grown(this.values, capacity * this.dimensions);
   }
-}
-
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }

@@ -10,6 +10,7 @@ import exposures from '../../../migrations/0004_exposures.sql' with { type: 'tex
 import factHistory from '../../../migrations/0005_fact_history.sql' with { type: 'text' };
 import factProvenance from '../../../migrations/0006_fact_provenance.sql' with { type: 'text' };
 import learningRebuild from '../../../migrations/0007_learning_rebuild.sql' with { type: 'text' };
+import idempotencyKeys from '../../../migrations/0009_idempotency_keys.sql' with { type: 'text' };
 import passageVectors from '../../../migrations/0010_passage_vectors.sql' with { type: 'text' };
 
 export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
@@ -20,6 +21,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
   { version: '0005_fact_history', sql: factHistory },
   { version: '0006_fact_provenance', sql: factProvenance },
   { version: '0007_learning_rebuild', sql: learningRebuild },
+  { version: '0009_idempotency_keys', sql: idempotencyKeys },
   { version: '0010_passage_vectors', sql: passageVectors },
 ];
 

@@ -197,3 +197,18 @@ export const memoryHistory = sqliteTable('memory_history', {
   content: text('content').notNull(),
   replacedAt: integer('replaced_at').notNull(),
 });
+
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    accountId: text('account_id').notNull(),
+    credentialId: text('credential_id').notNull(),
+    key: text('key').notNull(),
+    digest: text('digest').notNull(),
+    state: text('state', { enum: ['pending', 'done', 'interrupted'] }).notNull(),
+    response: text('response'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.credentialId, t.key] })],
+);

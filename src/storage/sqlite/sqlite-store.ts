@@ -1,9 +1,9 @@
 /** The Store over one SQLite file: drizzle for plain rows, hand-written SQL for FTS5 and the queue. */
 import type { Database } from 'bun:sqlite';
-import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import type {
-  Account, AuthorizationCode, Container, Credential, CredentialKind, CredentialPatch, Exposure, FactHistoryEntry, FactSource, OAuthClient, DocumentLearning, DocumentPage, DocumentPosition, DocumentRow, EmbeddingModel, JobKind,
+  Account, AuthorizationCode, IdempotencyRecord, Container, Credential, CredentialKind, CredentialPatch, Exposure, FactHistoryEntry, FactSource, OAuthClient, DocumentLearning, DocumentPage, DocumentPosition, DocumentRow, EmbeddingModel, JobKind,
   LearningJob, Memory, PassageHit, PassageInput, PassageText, PassageVectors, Rule, Session, Store, StoredVectors, UsageOutcome, UsageSummary, VectorTier,
 } from '../store';
 import { ftsQuery } from './fts-query';
@@ -613,6 +613,33 @@ export class SqliteStore implements Store {
       ${PASSAGE_HIT_COLUMNS}, 0 AS score
         FROM passages p LEFT JOIN documents d ON d.id = p.document_id
        WHERE p.account_id = ? AND p.id IN (${passageIds.map(() => '?').join(',')})`).all(accountId, ...passageIds);
+  }
+
+  // Idempotency keys of writes
+
+  getIdempotencyKey(accountId: string, credentialId: string, key: string, now: number): IdempotencyRecord | null {
+    const k = t.idempotencyKeys;
+    return this.db.select().from(k)
+      .where(and(eq(k.accountId, accountId), eq(k.credentialId, credentialId), eq(k.key, key), gt(k.expiresAt, now))).get() ?? null;
+  }
+
+  putIdempotencyKey(record: IdempotencyRecord): void {
+    const k = t.idempotencyKeys;
+    const { accountId: _a, credentialId: _c, key: _k, ...changes } = record;
+    this.db.insert(k).values(record).onConflictDoUpdate({ target: [k.accountId, k.credentialId, k.key], set: changes }).run();
+  }
+
+  deleteIdempotencyKey(accountId: string, credentialId: string, key: string): void {
+    const k = t.idempotencyKeys;
+    this.db.delete(k).where(and(eq(k.accountId, accountId), eq(k.credentialId, credentialId), eq(k.key, key))).run();
+  }
+
+  deleteExpiredIdempotencyKeys(now: number): number {
+    return this.raw.run('DELETE FROM idempotency_keys WHERE expires_at <= ?', [now]).changes;
+  }
+
+  interruptPendingIdempotencyKeys(): number {
+    return this.raw.run("UPDATE idempotency_keys SET state = 'interrupted' WHERE state = 'pending'").changes;
   }
 }
 
