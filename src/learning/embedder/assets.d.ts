@@ -8,3 +8,11 @@ declare module '*/minilm-l6-static/vocab.txt' {
   const path: string;
   export default path;
 }
+declare module '*.onnx' {
+  const path: string;
+  export default path;
+}
+declare module '*/minilm-l6-int8/vocab.txt' {
+  const path: string;
+  export default path;
+}

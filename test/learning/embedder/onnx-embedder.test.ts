@@ -1,0 +1,102 @@
+/**
+ * The strong embedder against the model's Python reference (fixtures/onnx-parity.json, made by
+ * models/minilm-l6-int8/make_fixtures.py with HF tokenizers and Python's onnxruntime): identical
+ * token ids, cosine ≥ 0.999; plus batching, the id, and writing the runtime to a cache folder.
+ */
+import { beforeAll, describe, expect, it } from 'bun:test';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_ONNX_MODEL_DIR, loadOnnxEmbedder, type OnnxEmbedder } from '../../../src/learning/embedder/onnx-embedder';
+import { materializeOnnxRuntime, packagedOnnxRuntimeDir } from '../../../src/learning/embedder/onnx-runtime';
+import pkg from '../../../node_modules/onnxruntime-node/package.json' with { type: 'json' };
+
+interface ParityCase {
+  readonly text: string;
+  readonly ids: number[];
+  readonly vector: number[];
+}
+const fixture = JSON.parse(readFileSync(join(import.meta.dir, 'fixtures', 'onnx-parity.json'), 'utf8')) as { cases: ParityCase[] };
+
+const cosine = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+  let dot = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / Math.sqrt(na * nb);
+};
+
+let embedder: OnnxEmbedder;
+beforeAll(async () => {
+  embedder = await loadOnnxEmbedder();
+}, 30_000);
+
+describe('the ONNX MiniLM embedder', () => {
+  it('tokenizes every reference text to the same ids as the model\'s tokenizer, [CLS], [SEP] and truncation to 256 included', () => {
+    expect(fixture.cases.length).toBeGreaterThanOrEqual(20);
+    expect(fixture.cases.some((c) => c.ids.length === 256)).toBe(true);
+    for (const c of fixture.cases) expect({ text: c.text, ids: embedder.encode(c.text) }).toEqual({ text: c.text, ids: c.ids });
+  });
+
+  it('gives each reference text a unit vector within cosine 0.999 of the Python reference, one at a time', async () => {
+    for (const c of fixture.cases) {
+      const [v] = await embedder.embed([c.text]);
+      expect(v!.length).toBe(384);
+      expect(Math.abs(cosine(v!, v!) - 1)).toBeLessThan(1e-5);
+      expect({ text: c.text, ok: cosine(v!, c.vector) >= 0.999 }).toEqual({ text: c.text, ok: true });
+    }
+  });
+
+  it('gives the same vectors when texts of many lengths go in one call (padded batches, order kept)', async () => {
+    const texts = fixture.cases.map((c) => c.text);
+    const shuffled = texts.map((t, i) => ({ t, i })).sort((a, b) => (a.i * 7919) % 23 - (b.i * 7919) % 23);
+    const vectors = await embedder.embed(shuffled.map((s) => s.t));
+    shuffled.forEach((s, k) => expect(cosine(vectors[k]!, fixture.cases[s.i]!.vector)).toBeGreaterThanOrEqual(0.999));
+    expect(await embedder.embed([])).toEqual([]);
+  });
+
+  it('puts similar sentences closer than unrelated ones', async () => {
+    const [a, b, c] = await embedder.embed(['A man is eating food.', 'Someone is having a meal.', 'The stock market fell sharply today.']);
+    expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!) + 0.3);
+  });
+
+  it('names the model by its bytes: a changed weight changes the id (and a copy of the same files keeps it)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-onnx-model-'));
+    try {
+      cpSync(DEFAULT_ONNX_MODEL_DIR, dir, { recursive: true });
+      expect((await loadOnnxEmbedder(dir)).id).toBe(embedder.id);
+      // The middle of the file lies in the int8 weights: flipping a byte keeps a loadable model.
+      const model = readFileSync(join(dir, 'model.onnx'));
+      model[model.length >> 1]! ^= 0x01;
+      writeFileSync(join(dir, 'model.onnx'), model);
+      const changed = await loadOnnxEmbedder(dir);
+      expect(changed.id).not.toBe(embedder.id);
+      expect(changed.id).toStartWith('onnx:all-minilm-l6-v2-int8:');
+      expect((await loadOnnxEmbedder(dir, { maxTokens: 128 })).id).toEndWith(':max128');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+describe('materializeOnnxRuntime', () => {
+  it('writes the runtime files to a versioned cache folder once, with no partial files left', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'engram-onnx-cache-'));
+    try {
+      const source = packagedOnnxRuntimeDir();
+      const files = Object.fromEntries(readdirSync(source).map((name) => [name, join(source, name)]));
+      const dir = await materializeOnnxRuntime({ version: pkg.version, files }, cache);
+      expect(dir).toBe(join(cache, `onnxruntime-${pkg.version}-${process.platform}-${process.arch}`));
+      expect(readdirSync(dir).sort()).toEqual(Object.keys(files).sort());
+      for (const name of Object.keys(files)) expect(statSync(join(dir, name)).size).toBe(statSync(files[name]!).size);
+      const written = statSync(join(dir, 'onnxruntime_binding.node')).mtimeMs;
+      await Bun.sleep(20);
+      await materializeOnnxRuntime({ version: pkg.version, files }, cache);
+      expect(statSync(join(dir, 'onnxruntime_binding.node')).mtimeMs).toBe(written);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+});
