@@ -166,7 +166,8 @@ async function main(argv: string[]): Promise<number> {
   const [group = '', sub] = positionals;
   const single = ['serve', 'mcp', 'health', 'backup', 'restore', 'export', 'import'].includes(group);
   const command = single ? group : sub ? `${group} ${sub}` : group;
-  if (!(command in HELP)) throw new UsageError(`Unknown command "${positionals.join(' ')}". Run \`engram --help\`.`);
+  // Own keys only: `engram constructor` is an unknown command, not something inherited from Object.prototype.
+  if (!Object.hasOwn(HELP, command)) throw new UsageError(`Unknown command "${positionals.join(' ')}". Run \`engram --help\`.`);
   if (values.help || command === '') return print(HELP[command]!);
   const extra = positionals.slice(command.split(' ').length);
   const takesArgument = command === 'containers create' || WITH_FILE.has(command);

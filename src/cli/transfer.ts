@@ -152,7 +152,9 @@ export function importAccount(store: Store, accountId: string, lines: string[], 
         version = readHeader(raw);
         return;
       }
-      const schema = typeof raw?.type === 'string' ? SCHEMAS[version]![raw.type] : undefined;
+      const schemas = SCHEMAS[version]!;
+      // Own keys only: a line of type "constructor" is an unknown type, not Object.prototype's.
+      const schema = typeof raw?.type === 'string' && Object.hasOwn(schemas, raw.type) ? schemas[raw.type] : undefined;
       if (!schema) throw new ImportError(`Line ${n + 1} has an unknown type.`);
       const parsed = schema.safeParse(raw);
       if (!parsed.success) {

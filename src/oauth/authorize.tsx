@@ -151,10 +151,10 @@ export function authorizeHandlers(deps: AuthorizeDeps) {
 
   async function post(c: Context<AppEnv>): Promise<Response> {
     const form = await c.req.parseBody({ all: true });
-    const params: Params = {};
-    for (const [name, value] of Object.entries(form)) {
-      params[name] = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
-    }
+    // fromEntries defines own properties: a field named __proto__ stays a field, not the prototype.
+    const params: Params = Object.fromEntries(Object.entries(form).map(([name, value]) => [
+      name, (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string'),
+    ]));
     const session = ownerSession(c, services);
     if (!session) {
       const again = new URLSearchParams();

@@ -100,7 +100,7 @@ const CONNECT_REASONS: Record<string, string> = {
 
 function reasonOf(error: unknown): string {
   const code = (error as { code?: unknown })?.code;
-  if (typeof code === 'string' && CONNECT_REASONS[code]) return CONNECT_REASONS[code];
+  if (typeof code === 'string' && Object.hasOwn(CONNECT_REASONS, code)) return CONNECT_REASONS[code]!;
   return typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
 }
 

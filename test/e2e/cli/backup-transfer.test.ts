@@ -417,6 +417,10 @@ describe('export and import', () => {
       await refused([JSON.stringify(header(1)), JSON.stringify(container), '{not json'].join('\n'), 'Line 3 is not JSON');
     });
 
+    it('when a line has a type it does not know, names from Object.prototype included', async () => {
+      for (const type of ['constructor', '__proto__', 'toString']) await refused([header(2), container, { ...document, type }], 'Line 3 has an unknown type.');
+    }, 30_000);
+
     it('when the version is one this engram does not read', async () => {
       await refused([header(3), container, document], 'This Engram export is of version 3; this engram reads versions 1 and 2.');
     });

@@ -135,6 +135,9 @@ describe('bad arguments', () => {
     const bad = join(home, 'bad-args');
     const cases: Array<[string[], RegExp]> = [
       [['frobnicate'], /Unknown command "frobnicate"/],
+      [['constructor'], /Unknown command "constructor"/],
+      [['keys', '__proto__'], /Unknown command "keys __proto__"/],
+      [['toString'], /Unknown command "toString"/],
       [['keys', 'create', '--name', 'x', '--data', bad], /needs --name and --level/],
       [['keys', 'create', '--name', 'x', '--level', 'read', '--all', '--containers', 'ctr_a', '--data', bad], /--containers or --all, not both/],
       [['keys', 'create', '--name', 'x', '--level', 'read', '--expires-in-days', 'ten', '--data', bad], /whole number/],
