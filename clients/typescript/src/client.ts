@@ -6,6 +6,7 @@
 import { EngramError } from './errors.js';
 import { readEnv } from './internal/env.js';
 import { buildURL, type Requester, type RequestSpec } from './internal/request.js';
+import { idempotencyKeyFor } from './internal/idempotency.js';
 import { keyHint, redact } from './internal/secret.js';
 import { Containers } from './resources/containers.js';
 import { Documents } from './resources/documents.js';
@@ -21,6 +22,7 @@ import type {
   RulesResponse,
   SearchParams,
   SearchResponse,
+  WriteOptions,
 } from './types.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
@@ -95,10 +97,15 @@ export class Client {
     const baseURL = this.baseURL;
     this.#request = async <T>(spec: RequestSpec): Promise<T> => {
       const hasBody = spec.body !== undefined;
+      // Built once per call: every retry sends the same headers, so the same Idempotency-Key.
       const result = await sendWithRetries(transport, {
         method: spec.method,
         url: buildURL(baseURL, spec.path, spec.query),
-        headers: hasBody ? { ...headers, 'Content-Type': 'application/json' } : { ...headers },
+        headers: {
+          ...headers,
+          ...(hasBody ? { 'Content-Type': 'application/json' } : {}),
+          ...(spec.idempotencyKey !== undefined ? { 'Idempotency-Key': spec.idempotencyKey } : {}),
+        },
         ...(hasBody ? { body: JSON.stringify(spec.body) } : {}),
       });
       return result as T;
@@ -112,10 +119,11 @@ export class Client {
   /**
    * POST /v1/documents (add_document, Read & write). Give exactly one of `content` and `url`. The
    * document lands at once (`status: "queued"`) and is searchable once learned; a `custom_id` seen
-   * before answers `status: "exists"` and starts nothing.
+   * before answers `status: "exists"` and starts nothing. Retries carry one idempotency key, so a
+   * retried call adds the document once ({@link WriteOptions}).
    */
-  add(params: AddDocumentParams): Promise<AddDocumentResponse> {
-    return this.#request({ method: 'POST', path: '/v1/documents', body: params });
+  async add(params: AddDocumentParams, options?: WriteOptions): Promise<AddDocumentResponse> {
+    return this.#request({ method: 'POST', path: '/v1/documents', body: params, idempotencyKey: await idempotencyKeyFor(options) });
   }
 
   /**

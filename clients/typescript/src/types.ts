@@ -228,3 +228,14 @@ export interface ForgetMemoryParams {
   /** Without `true` the server only answers with a confirmation request. */
   confirm?: boolean;
 }
+
+/** The last argument of every write method (`add`, `memories.add`, `documents.delete`, `memories.forget`). */
+export interface WriteOptions {
+  /**
+   * Sent as `Idempotency-Key` on every attempt of this call: the server answers a retry of a
+   * write it already carried out with its first answer, so nothing is written twice. 1 to 255
+   * printable ASCII characters; by default a new random UUID per call. Pass your own to make a
+   * call safe to repeat across restarts of your program; the server remembers a key for 24 hours.
+   */
+  idempotencyKey?: string;
+}

@@ -247,6 +247,35 @@ describe('against a running server', { skip }, () => {
       await refused(client.memories.forget(fact.id, { confirm: true }), NotFoundError, { status: 404, code: 'not_found' });
     });
 
+    it('a write whose answer is lost is retried under its idempotency key and saved once', { timeout: 30_000 }, async () => {
+      /** @type {Array<{key: string | null, answer: unknown}>} */
+      const attempts = [];
+      // The server answers every attempt; the first answer is dropped, as a timeout would lose it.
+      /** @type {import('../dist/index.js').FetchLike} */
+      const losingFirstAnswer = async (url, init) => {
+        const response = await fetch(url, init);
+        const answer = await response.json();
+        attempts.push({ key: new Headers(init.headers).get('idempotency-key'), answer });
+        if (attempts.length > 1) return Response.json(answer, { status: response.status, headers: response.headers });
+        return new Promise((_, reject) => init.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
+      };
+      const title = `Lost answer ${randomUUID()}`;
+      const added = await connect({ fetch: losingFirstAnswer, timeout: 1_000 }).add({ container: first, content: 'Saved once despite the retry.', title });
+      assert.equal(attempts.length, 2);
+      assert.ok(attempts[0]?.key);
+      assert.equal(attempts[1]?.key, attempts[0]?.key);
+      assert.deepEqual(added, attempts[0]?.answer);
+      const listed = (await connect().documents.list({ container: first, limit: 200 })).documents.filter((d) => d.title === title);
+      assert.deepEqual(listed.map((d) => d.id), [added.id]);
+
+      attempts.length = 0;
+      const content = `Feeds the cat at ${randomUUID().slice(0, 8)}.`;
+      const fact = await connect({ fetch: losingFirstAnswer, timeout: 1_000 }).memories.add({ content, container: first });
+      assert.equal(attempts.length, 2);
+      assert.deepEqual(fact, attempts[0]?.answer);
+      assert.deepEqual((await connect().profile()).dynamic.filter((f) => f.content === content).map((f) => f.id), [fact.id]);
+    });
+
     it('rules returns the standing rules: the account-wide ones and the key\'s own', { skip: needs('ENGRAM_E2E_OWNER_TOKEN', 'ENGRAM_E2E_READ_KEY') }, async () => {
       const owner = /** @type {string} */ (env.ENGRAM_E2E_OWNER_TOKEN);
       const keyId = /** @type {string} */ (apiKey).split('_')[1];

@@ -15,6 +15,7 @@ import {
   type ErrorEnvelope,
   type ForgetMemoryResult,
   type SearchResponse,
+  type WriteOptions,
 } from '../dist/index.js';
 
 export async function confirmationMustBeNarrowed(client: Client): Promise<string> {
@@ -93,4 +94,13 @@ export function requiredParameters(client: Client): void {
 export function testHooksAreNotPublic(): ClientOptions {
   // @ts-expect-error _hooks is internal and stripped from the published types
   return { apiKey: 'k', _hooks: {} };
+}
+
+export async function writesTakeAnIdempotencyKey(client: Client, options: WriteOptions): Promise<void> {
+  await client.add({ container: 'ctr_1', content: 'x' }, options);
+  await client.memories.add({ content: 'x' }, { idempotencyKey: 'k-1' });
+  await client.documents.delete('doc_1', { confirm: true }, { idempotencyKey: 'k-2' });
+  await client.memories.forget('mem_1', {}, { idempotencyKey: 'k-3' });
+  // @ts-expect-error the key is a string
+  await client.memories.add({ content: 'x' }, { idempotencyKey: 42 });
 }

@@ -16,6 +16,8 @@ export interface RequestSpec {
   query?: Record<string, QueryValue>;
   /** Sent as JSON. */
   body?: unknown;
+  /** Sent as `Idempotency-Key` on every attempt (write methods). */
+  idempotencyKey?: string;
 }
 
 /** Sends one call and resolves with the parsed JSON body; throws an APIError subclass otherwise. */

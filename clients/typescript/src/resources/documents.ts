@@ -1,7 +1,8 @@
 /** `client.documents`: list, read and delete documents. Adding one is `client.add`, as in the method map. */
 
+import { idempotencyKeyFor } from '../internal/idempotency.js';
 import { pathParam, type Requester } from '../internal/request.js';
-import type { DeleteDocumentParams, DeleteDocumentResult, Document, DocumentList, ListDocumentsParams } from '../types.js';
+import type { DeleteDocumentParams, DeleteDocumentResult, Document, DocumentList, ListDocumentsParams, WriteOptions } from '../types.js';
 
 export class Documents {
   readonly #request: Requester;
@@ -33,9 +34,10 @@ export class Documents {
    * deleted and the answer is a ConfirmationRequest (HTTP 200, not an error); check `status`.
    * Rejects with EngramError, before sending, when `id` is empty.
    */
-  async delete(id: string, params: DeleteDocumentParams = {}): Promise<DeleteDocumentResult> {
+  async delete(id: string, params: DeleteDocumentParams = {}, options?: WriteOptions): Promise<DeleteDocumentResult> {
     const path = `/v1/documents/${pathParam('document_id', id)}`;
     // Only `true` confirms, so only `true` is sent; the server treats an absent value as "not yet".
-    return this.#request({ method: 'DELETE', path, query: { confirm: params.confirm === true ? true : undefined } });
+    const query = { confirm: params.confirm === true ? true : undefined };
+    return this.#request({ method: 'DELETE', path, query, idempotencyKey: await idempotencyKeyFor(options) });
   }
 }

@@ -1,7 +1,8 @@
 /** `client.memories`: save and forget learned facts. Finding them is `client.search` and `client.profile`. */
 
+import { idempotencyKeyFor } from '../internal/idempotency.js';
 import { pathParam, type Requester } from '../internal/request.js';
-import type { AddMemoryParams, Fact, ForgetMemoryParams, ForgetMemoryResult } from '../types.js';
+import type { AddMemoryParams, Fact, ForgetMemoryParams, ForgetMemoryResult, WriteOptions } from '../types.js';
 
 export class Memories {
   readonly #request: Requester;
@@ -15,8 +16,8 @@ export class Memories {
    * POST /v1/memories (add_memory, Read & write): saves one fact. With `static: true` it goes to
    * the profile; otherwise to `container`, which may be omitted only when one container is in reach.
    */
-  add(params: AddMemoryParams): Promise<Fact> {
-    return this.#request({ method: 'POST', path: '/v1/memories', body: params });
+  async add(params: AddMemoryParams, options?: WriteOptions): Promise<Fact> {
+    return this.#request({ method: 'POST', path: '/v1/memories', body: params, idempotencyKey: await idempotencyKeyFor(options) });
   }
 
   /**
@@ -24,9 +25,9 @@ export class Memories {
    * forgotten and the answer is a ConfirmationRequest (HTTP 200, not an error); check `status`.
    * Rejects with EngramError, before sending, when `id` is empty.
    */
-  async forget(id: string, params: ForgetMemoryParams = {}): Promise<ForgetMemoryResult> {
+  async forget(id: string, params: ForgetMemoryParams = {}, options?: WriteOptions): Promise<ForgetMemoryResult> {
     const path = `/v1/memories/${pathParam('memory_id', id)}`;
     const query = { container: params.container, confirm: params.confirm === true ? true : undefined };
-    return this.#request({ method: 'DELETE', path, query });
+    return this.#request({ method: 'DELETE', path, query, idempotencyKey: await idempotencyKeyFor(options) });
   }
 }
