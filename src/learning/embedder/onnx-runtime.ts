@@ -5,6 +5,7 @@
  * compiled binary registers its embedded copies (scripts/build.ts), which are written to the cache
  * directory on first use, since a native library can be loaded only from a real file.
  */
+import { dlopen, FFIType, ptr } from 'bun:ffi';
 import { mkdirSync, renameSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
@@ -90,11 +91,31 @@ export async function materializeOnnxRuntime(runtime: OnnxRuntimeFiles, cacheRoo
 async function loadBinding(): Promise<NativeBinding> {
   if (binding) return binding;
   const dir = embedded ? await materializeOnnxRuntime(embedded) : packagedOnnxRuntimeDir();
+  disableOnnxTelemetry();
   const loaded = createRequire(import.meta.url)(join(dir, ONNX_BINDING_FILE)) as NativeBinding;
   // Log level 3 = errors only; the Tensor class is what the add-on builds its outputs with.
   loaded.initOrtOnce(3, Tensor, isMainThread);
   binding = loaded;
   return loaded;
+}
+
+/**
+ * ONNX Runtime's Linux and macOS builds keep a device id and a queue of usage events under
+ * ~/.cache/Microsoft and try to upload them; a local-first memory sends nothing anywhere. The
+ * library reads ORT_DISABLE_TELEMETRY from the C environment when it starts, which assigning
+ * process.env does not reach in Bun, so libc's setenv is called before the add-on is loaded.
+ */
+function disableOnnxTelemetry(): void {
+  if (process.platform !== 'linux' && process.platform !== 'darwin') return;
+  const libc = dlopen(process.platform === 'linux' ? 'libc.so.6' : 'libSystem.B.dylib', {
+    setenv: { args: [FFIType.cstring, FFIType.cstring, FFIType.i32], returns: FFIType.i32 },
+  });
+  // Held in variables so that neither buffer can be collected before the call.
+  const name = Buffer.from('ORT_DISABLE_TELEMETRY\0');
+  const value = Buffer.from('1\0');
+  const failed = libc.symbols.setenv(ptr(name), ptr(value), 1);
+  libc.close();
+  if (failed !== 0) throw new Error('could not set ORT_DISABLE_TELEMETRY');
 }
 
 /** Opens a model held in memory on the CPU, with graph optimisations on and `threads` intra-op threads. */
