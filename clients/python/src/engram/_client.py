@@ -100,7 +100,7 @@ class _BaseClient:
             self.base_url + spec.path,
             params=spec.params or None,
             json=spec.json,
-            headers=self._headers(),
+            headers={**self._headers(), **spec.headers},
             timeout=self._timeout,
         )
 
@@ -216,14 +216,17 @@ class Client(_BaseClient):
         custom_id: Optional[str] = None,
         metadata: Optional[Dict[str, Any]] = None,
         title: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
     ) -> AddDocumentResponse:
         """Add a document (POST /v1/documents): give exactly one of ``content`` and ``url``.
 
         It lands at once with status ``queued`` and is searchable once learned; the same
-        ``custom_id`` again answers ``exists`` and starts nothing.
+        ``custom_id`` again answers ``exists`` and starts nothing. Every retry of the call sends
+        the same ``Idempotency-Key`` (``idempotency_key``, else a new UUID), so it adds once.
         """
         spec = ops.add_document(
-            content, container=container, url=url, custom_id=custom_id, metadata=metadata, title=title
+            content, container=container, url=url, custom_id=custom_id, metadata=metadata, title=title,
+            idempotency_key=idempotency_key,
         )
         return cast(AddDocumentResponse, self._request(spec))
 
@@ -307,10 +310,12 @@ class AsyncClient(_BaseClient):
         custom_id: Optional[str] = None,
         metadata: Optional[Dict[str, Any]] = None,
         title: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
     ) -> AddDocumentResponse:
         """Add a document (POST /v1/documents); see :meth:`Client.add`."""
         spec = ops.add_document(
-            content, container=container, url=url, custom_id=custom_id, metadata=metadata, title=title
+            content, container=container, url=url, custom_id=custom_id, metadata=metadata, title=title,
+            idempotency_key=idempotency_key,
         )
         return cast(AddDocumentResponse, await self._request(spec))
 

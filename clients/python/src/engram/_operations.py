@@ -6,6 +6,8 @@ function checks its path parameters and returns a :class:`RequestSpec`.
 
 from __future__ import annotations
 
+import re
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional
 from urllib.parse import quote
@@ -21,6 +23,25 @@ class RequestSpec:
     path: str
     params: Dict[str, str] = field(default_factory=dict)
     json: Optional[Dict[str, Any]] = None
+    headers: Dict[str, str] = field(default_factory=dict)
+
+
+# What the server accepts as an idempotency key: 1 to 255 printable ASCII characters.
+_IDEMPOTENCY_KEY = re.compile(r"[\x20-\x7e]{1,255}")
+
+
+def _write_headers(idempotency_key: Optional[str]) -> Dict[str, str]:
+    """The ``Idempotency-Key`` of one write call: the caller's own, or a new random UUID.
+
+    The spec is built once per call and every retry sends it again, so all attempts of a call
+    carry the same key and the server carries the write out once. A key the server would refuse
+    raises ValueError before anything is sent.
+    """
+    if idempotency_key is None:
+        return {"Idempotency-Key": str(uuid.uuid4())}
+    if not isinstance(idempotency_key, str) or not _IDEMPOTENCY_KEY.fullmatch(idempotency_key):
+        raise ValueError("idempotency_key must be 1 to 255 printable ASCII characters.")
+    return {"Idempotency-Key": idempotency_key}
 
 
 def _path_segment(name: str, value: Any) -> str:
@@ -62,6 +83,7 @@ def add_document(
     custom_id: Optional[str],
     metadata: Optional[Dict[str, Any]],
     title: Optional[str],
+    idempotency_key: Optional[str],
 ) -> RequestSpec:
     body = _body(
         container=container,
@@ -71,7 +93,7 @@ def add_document(
         metadata=metadata,
         title=title,
     )
-    return RequestSpec("POST", "/v1/documents", json=body)
+    return RequestSpec("POST", "/v1/documents", json=body, headers=_write_headers(idempotency_key))
 
 
 def search_memories(q: str, *, container: Optional[str], limit: Optional[int]) -> RequestSpec:
@@ -106,10 +128,11 @@ def get_document(document_id: str) -> RequestSpec:
     return RequestSpec("GET", f"/v1/documents/{_path_segment('document_id', document_id)}")
 
 
-def delete_document(document_id: str, *, confirm: bool) -> RequestSpec:
+def delete_document(document_id: str, *, confirm: bool, idempotency_key: Optional[str]) -> RequestSpec:
     path = f"/v1/documents/{_path_segment('document_id', document_id)}"
     # confirm=false is what leaving it out means, so it is sent only when True.
-    return RequestSpec("DELETE", path, params=_query(confirm=True if confirm else None))
+    params = _query(confirm=True if confirm else None)
+    return RequestSpec("DELETE", path, params=params, headers=_write_headers(idempotency_key))
 
 
 def add_memory(
@@ -118,12 +141,15 @@ def add_memory(
     container: Optional[str],
     static: Optional[bool],
     title: Optional[str],
+    idempotency_key: Optional[str],
 ) -> RequestSpec:
     body = _body(content=content, container=container, static=static, title=title)
-    return RequestSpec("POST", "/v1/memories", json=body)
+    return RequestSpec("POST", "/v1/memories", json=body, headers=_write_headers(idempotency_key))
 
 
-def forget_memory(memory_id: str, *, container: Optional[str], confirm: bool) -> RequestSpec:
+def forget_memory(
+    memory_id: str, *, container: Optional[str], confirm: bool, idempotency_key: Optional[str]
+) -> RequestSpec:
     path = f"/v1/memories/{_path_segment('memory_id', memory_id)}"
     params = _query(container=container, confirm=True if confirm else None)
-    return RequestSpec("DELETE", path, params=params)
+    return RequestSpec("DELETE", path, params=params, headers=_write_headers(idempotency_key))

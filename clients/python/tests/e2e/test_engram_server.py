@@ -99,11 +99,56 @@ class Connect:
         self._made.append(http)
         return self(http_client=http, **options)
 
+    def losing_first_answer(self, attempts: List[Dict[str, Any]]) -> Api:
+        """A client whose first answer is lost after the server sent it, as a timeout would lose it.
+
+        Each attempt's ``Idempotency-Key`` and answer go to ``attempts``.
+        """
+        http: Union[httpx.Client, httpx.AsyncClient]
+        if self.is_async:
+            http = httpx.AsyncClient(transport=_AsyncLoseFirstAnswer(attempts))
+        else:
+            http = httpx.Client(transport=_LoseFirstAnswer(attempts))
+        self._made.append(http)
+        return self(http_client=http)
+
     async def close(self) -> None:
         for made in reversed(self._made):
             closed = made.aclose() if isinstance(made, httpx.AsyncClient) else made.close()
             if inspect.isawaitable(closed):
                 await closed
+
+
+def _seen(attempts: List[Dict[str, Any]], request: httpx.Request, response: httpx.Response) -> None:
+    attempts.append({"key": request.headers.get("idempotency-key"), "answer": response.json()})
+    if len(attempts) == 1:
+        raise httpx.ReadTimeout("the first answer is lost on purpose", request=request)
+
+
+class _LoseFirstAnswer(httpx.HTTPTransport):
+    def __init__(self, attempts: List[Dict[str, Any]]) -> None:
+        super().__init__()
+        self.attempts = attempts
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = super().handle_request(request)
+        response.read()
+        response.close()
+        _seen(self.attempts, request, response)
+        return response
+
+
+class _AsyncLoseFirstAnswer(httpx.AsyncHTTPTransport):
+    def __init__(self, attempts: List[Dict[str, Any]]) -> None:
+        super().__init__()
+        self.attempts = attempts
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await super().handle_async_request(request)
+        await response.aread()
+        await response.aclose()
+        _seen(self.attempts, request, response)
+        return response
 
 
 @pytest.fixture(params=["sync", "async"])
@@ -253,6 +298,27 @@ async def test_memories_forget_asks_for_confirmation_then_forgets(connect: Conne
     assert await api(lambda c: c.memories.forget(fact["id"], confirm=True)) == {"status": "forgotten", "id": fact["id"]}
     assert all(f["id"] != fact["id"] for f in (await api(lambda c: c.profile()))["dynamic"])
     await api.refused(lambda c: c.memories.forget(fact["id"], confirm=True), NotFoundError, 404, "not_found")
+
+
+async def test_a_write_whose_answer_is_lost_is_retried_under_its_key_and_saved_once(
+    connect: Connect, engram_server: LiveServer
+) -> None:
+    first = (await reach(connect(), engram_server))[0]["id"]
+    attempts: List[Dict[str, Any]] = []
+    title = f"Lost answer {uuid.uuid4()}"
+    added = await connect.losing_first_answer(attempts)(lambda c: c.add("Saved once despite the retry.", container=first, title=title))
+    assert len(attempts) == 2
+    assert attempts[0]["key"] and attempts[1]["key"] == attempts[0]["key"]
+    assert added == attempts[0]["answer"]
+    listed = (await connect()(lambda c: c.documents.list(first, limit=200)))["documents"]
+    assert [d["id"] for d in listed if d["title"] == title] == [added["id"]]
+
+    attempts.clear()
+    content = f"Feeds the cat at {uuid.uuid4().hex[:8]}."
+    fact = await connect.losing_first_answer(attempts)(lambda c: c.memories.add(content, container=first))
+    assert len(attempts) == 2 and fact == attempts[0]["answer"]
+    dynamic = (await connect()(lambda c: c.profile()))["dynamic"]
+    assert [f["id"] for f in dynamic if f["content"] == content] == [fact["id"]]
 
 
 async def test_rules_are_the_account_wide_ones_and_the_keys_own(connect: Connect, engram_server: LiveServer) -> None:

@@ -29,13 +29,16 @@ class Documents:
         """
         return cast(Document, self._client._request(ops.get_document(document_id)))
 
-    def delete(self, document_id: str, *, confirm: bool = False) -> DeleteDocumentResult:
+    def delete(
+        self, document_id: str, *, confirm: bool = False, idempotency_key: Optional[str] = None
+    ) -> DeleteDocumentResult:
         """Delete a document everywhere (DELETE /v1/documents/{id}).
 
         Without ``confirm=True`` nothing is deleted: the answer is a ``ConfirmationRequest``
         (``status == "confirmation_required"``) whose ``how`` is to be relayed to the person.
         """
-        return cast(DeleteDocumentResult, self._client._request(ops.delete_document(document_id, confirm=confirm)))
+        spec = ops.delete_document(document_id, confirm=confirm, idempotency_key=idempotency_key)
+        return cast(DeleteDocumentResult, self._client._request(spec))
 
 
 class AsyncDocuments:
@@ -53,7 +56,9 @@ class AsyncDocuments:
         """One document (GET /v1/documents/{id}); see :meth:`Documents.get`."""
         return cast(Document, await self._client._request(ops.get_document(document_id)))
 
-    async def delete(self, document_id: str, *, confirm: bool = False) -> DeleteDocumentResult:
+    async def delete(
+        self, document_id: str, *, confirm: bool = False, idempotency_key: Optional[str] = None
+    ) -> DeleteDocumentResult:
         """Delete a document (DELETE /v1/documents/{id}); see :meth:`Documents.delete`."""
-        spec = ops.delete_document(document_id, confirm=confirm)
+        spec = ops.delete_document(document_id, confirm=confirm, idempotency_key=idempotency_key)
         return cast(DeleteDocumentResult, await self._client._request(spec))

@@ -22,22 +22,29 @@ class Memories:
         container: Optional[str] = None,
         static: Optional[bool] = None,
         title: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
     ) -> Fact:
         """Save one fact (POST /v1/memories). ``static=True`` saves it to the profile.
 
-        ``container`` may be left out only when exactly one container is in reach.
+        ``container`` may be left out only when exactly one container is in reach. Every retry
+        sends the same ``Idempotency-Key`` (``idempotency_key``, else a new UUID): saved once.
         """
-        spec = ops.add_memory(content, container=container, static=static, title=title)
+        spec = ops.add_memory(content, container=container, static=static, title=title, idempotency_key=idempotency_key)
         return cast(Fact, self._client._request(spec))
 
     def forget(
-        self, memory_id: str, *, container: Optional[str] = None, confirm: bool = False
+        self,
+        memory_id: str,
+        *,
+        container: Optional[str] = None,
+        confirm: bool = False,
+        idempotency_key: Optional[str] = None,
     ) -> ForgetMemoryResult:
         """Forget a fact (DELETE /v1/memories/{id}).
 
         Without ``confirm=True`` nothing is forgotten: the answer is a ``ConfirmationRequest``.
         """
-        spec = ops.forget_memory(memory_id, container=container, confirm=confirm)
+        spec = ops.forget_memory(memory_id, container=container, confirm=confirm, idempotency_key=idempotency_key)
         return cast(ForgetMemoryResult, self._client._request(spec))
 
 
@@ -52,14 +59,20 @@ class AsyncMemories:
         container: Optional[str] = None,
         static: Optional[bool] = None,
         title: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
     ) -> Fact:
         """Save one fact (POST /v1/memories); see :meth:`Memories.add`."""
-        spec = ops.add_memory(content, container=container, static=static, title=title)
+        spec = ops.add_memory(content, container=container, static=static, title=title, idempotency_key=idempotency_key)
         return cast(Fact, await self._client._request(spec))
 
     async def forget(
-        self, memory_id: str, *, container: Optional[str] = None, confirm: bool = False
+        self,
+        memory_id: str,
+        *,
+        container: Optional[str] = None,
+        confirm: bool = False,
+        idempotency_key: Optional[str] = None,
     ) -> ForgetMemoryResult:
         """Forget a fact (DELETE /v1/memories/{id}); see :meth:`Memories.forget`."""
-        spec = ops.forget_memory(memory_id, container=container, confirm=confirm)
+        spec = ops.forget_memory(memory_id, container=container, confirm=confirm, idempotency_key=idempotency_key)
         return cast(ForgetMemoryResult, await self._client._request(spec))
