@@ -39,6 +39,8 @@ export interface LearningDeps {
   onIndexed(tier: VectorTier, passageIds: number[]): void;
   /** Picks the facts out of a learned document; absent or null without a model (learning still indexes). */
   extractor?: FactExtractor | null;
+  /** One short batch of store upkeep (the keyword index rebuild, storage/sqlite/fts-rebuild.ts); true while more remains. */
+  upkeep?: () => boolean;
 }
 
 export class LearningRunner {
@@ -87,9 +89,10 @@ export class LearningRunner {
 
   private async work(): Promise<void> {
     while (this.running) {
+      const upkept = await this.upkeep();
       // Refinement runs only when no job is ready, one small batch at a time, so new work waits
       // for at most one batch.
-      if ((await this.drain()) === 0 && this.running && !(this.refiner && (await this.refiner.step()) > 0)) {
+      if ((await this.drain()) === 0 && this.running && !upkept && !(this.refiner && (await this.refiner.step()) > 0)) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, IDLE_POLL_MS);
           this.wake = () => {
@@ -100,6 +103,17 @@ export class LearningRunner {
         this.wake = null;
       }
     }
+  }
+
+  /**
+   * One batch of store upkeep a round, before the round's jobs (so it starts at start, and a busy
+   * queue slows it but cannot stop it) and instead of refinement; false when there is none.
+   */
+  private async upkeep(): Promise<boolean> {
+    if (!this.running || !this.deps.upkeep?.()) return false;
+    // A batch is synchronous: yield to the thread's messages (stop, wake) before the next one.
+    await new Promise((resolve) => setImmediate(resolve));
+    return true;
   }
 
   /**

@@ -9,6 +9,7 @@ import { ModelClient } from '../agent/model-client';
 import { systemClock } from '../clock';
 import type { Config } from '../config';
 import { createLogger } from '../log';
+import { KeywordIndexRebuild } from '../storage/sqlite/fts-rebuild';
 import { openDatabase } from '../storage/sqlite/open';
 import { SqliteStore } from '../storage/sqlite/sqlite-store';
 import { useVectorExtensionFile } from '../storage/sqlite/vectors';
@@ -21,13 +22,16 @@ const port = parentPort!;
 const { config, vectorExtension } = workerData as { config: Config; vectorExtension: string | null };
 useVectorExtensionFile(vectorExtension);
 const log = createLogger(config.logLevel);
-const store = new SqliteStore(openDatabase(config.dataDir, systemClock.now()));
+const db = openDatabase(config.dataDir, systemClock.now());
+const store = new SqliteStore(db);
+const keywordIndex = new KeywordIndexRebuild(db, log);
 const send = (m: FromWorker) => port.postMessage(m);
 const embedders = await createEmbedders(config);
 const runner = new LearningRunner({
   store, clock: systemClock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config),
   onIndexed: (tier, passageIds) => send({ type: 'indexed', tier, passageIds }),
   extractor: config.model ? new FactExtractor(new ModelClient(config.model), log) : null,
+  upkeep: () => keywordIndex.step(),
 });
 runner.start();
 

@@ -14,6 +14,8 @@ import { makeKey, makeOwner, startTestServer, type TestServer } from '../helpers
 
 const ROOT = join(import.meta.dir, '..', '..');
 const CHROMIUM = '/usr/bin/chromium';
+/** Launching Chromium and loading a page can take seconds on a busy machine. */
+const BROWSER_MS = 30_000;
 
 const ensured = Bun.spawnSync(['bash', join(ROOT, 'scripts', 'ensure-chromium.sh')], { stdout: 'inherit', stderr: 'inherit' });
 const canRun = ensured.exitCode === 0;
@@ -103,7 +105,7 @@ describe.skipIf(!canRun)('/mcp-http from web pages in Chromium', () => {
       headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
     });
-  });
+  }, BROWSER_MS);
 
   afterAll(async () => {
     await browser?.close();
@@ -134,12 +136,12 @@ describe.skipIf(!canRun)('/mcp-http from web pages in Chromium', () => {
     expect(seen.initialize).toEqual({ status: 200, protocolVersion: '2025-11-25', serverName: 'engram' });
     expect(seen.tools).toEqual({ status: 200, names: ['list_containers', 'search_memories', 'list_documents', 'memory_rules'] });
     expect(seen.stream).toEqual({ status: 405 });
-  });
+  }, BROWSER_MS);
 
   it('refuses a page on an origin not listed: the browser blocks the call and reads nothing', async () => {
     const seen = await runFrom(`http://127.0.0.1:${foreignSite.port}/`);
     expect(seen.error).toMatch(/^TypeError: Failed to fetch/);
     expect(seen.challenge).toBeUndefined();
     expect(seen.initialize).toBeUndefined();
-  });
+  }, BROWSER_MS);
 });

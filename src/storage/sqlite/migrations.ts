@@ -1,8 +1,10 @@
 /**
  * The SQL migrations, embedded so that a compiled binary carries them. Applied in order at start,
  * each in its own transaction, and recorded in `schema_migrations` so a second start skips them.
+ * A migration may end with a step in code (`finish`), run in the same transaction after its SQL.
  */
 import type { Database } from 'bun:sqlite';
+import { rebuildSmallKeywordIndex } from './fts-rebuild';
 import init from '../../../migrations/0001_init.sql' with { type: 'text' };
 import learning from '../../../migrations/0002_learning.sql' with { type: 'text' };
 import oauth from '../../../migrations/0003_oauth.sql' with { type: 'text' };
@@ -10,10 +12,11 @@ import exposures from '../../../migrations/0004_exposures.sql' with { type: 'tex
 import factHistory from '../../../migrations/0005_fact_history.sql' with { type: 'text' };
 import factProvenance from '../../../migrations/0006_fact_provenance.sql' with { type: 'text' };
 import learningRebuild from '../../../migrations/0007_learning_rebuild.sql' with { type: 'text' };
+import porterFts from '../../../migrations/0008_porter_fts.sql' with { type: 'text' };
 import idempotencyKeys from '../../../migrations/0009_idempotency_keys.sql' with { type: 'text' };
 import passageVectors from '../../../migrations/0010_passage_vectors.sql' with { type: 'text' };
 
-export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
+export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
   { version: '0002_learning', sql: learning },
   { version: '0003_oauth', sql: oauth },
@@ -21,6 +24,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
   { version: '0005_fact_history', sql: factHistory },
   { version: '0006_fact_provenance', sql: factProvenance },
   { version: '0007_learning_rebuild', sql: learningRebuild },
+  { version: '0008_porter_fts', sql: porterFts, finish: rebuildSmallKeywordIndex },
   { version: '0009_idempotency_keys', sql: idempotencyKeys },
   { version: '0010_passage_vectors', sql: passageVectors },
 ];
@@ -36,6 +40,7 @@ export function migrate(db: Database, now: number): string[] {
     if (applied.has(m.version)) continue;
     db.transaction(() => {
       db.run(m.sql);
+      m.finish?.(db);
       db.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', [m.version, now]);
     })();
     done.push(m.version);
