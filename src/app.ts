@@ -4,6 +4,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { malformed, ServiceError } from './errors';
 import type { AppEnv } from './http/app-env';
 import { errorResponse } from './http/envelope';
+import { headerLimit } from './http/middleware/header-limit';
+import { PasswordThrottle } from './http/middleware/password-throttle';
 import { traceId } from './http/middleware/trace-id';
 import { OPENAPI_PATH, openApiDocument } from './http/openapi';
 import { restRoutes } from './http/rest';
@@ -23,6 +25,7 @@ const MAX_BODY_BYTES = 8 * LIMITS.contentBytes;
 export function createApp(services: Services, site: Site, oauth: OAuthOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(traceId(services.log));
+  app.use(headerLimit());
   app.use(bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
@@ -33,10 +36,11 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
   let openapi: object | null = null; // built on first request: the site is known only once listening
   app.get(OPENAPI_PATH, (c) => c.json((openapi ??= openApiDocument(site))));
   const forms = new FormTokens(services.store);
+  const passwords = new PasswordThrottle(services.clock, site);
   app.route('/', oauthRoutes(services, site, forms, oauth));
-  app.route('/', webRoutes({ services, site, forms }));
+  app.route('/', webRoutes({ services, site, forms, passwords }));
   app.route('/', mcpRoutes(services, site));
-  app.route('/', sessionRoutes(services, site));
+  app.route('/', sessionRoutes(services, site, passwords));
   app.route('/', restRoutes(services, site));
   app.notFound((c) => errorResponse(c, new ServiceError('not_found', `No route ${c.req.method} ${c.req.path}.`)));
   app.onError((err, c) => {

@@ -4,6 +4,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { parseProxyEntry } from './http/client-address';
 
 export interface Config {
   readonly host: string;
@@ -16,6 +17,8 @@ export interface Config {
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Browser origins allowed to call /mcp-http besides the server's own (DNS-rebinding defence). */
   readonly allowedOrigins: readonly string[];
+  /** Reverse proxies (addresses or CIDR networks) whose X-Forwarded-For names the client; none by default. */
+  readonly trustedProxies: readonly string[];
   readonly embedder: EmbedderConfig;
   /** Let URL documents reach loopback and private addresses (off: only public addresses). */
   readonly fetchAllowPrivate: boolean;
@@ -80,6 +83,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const model = modelConfig(env, problems);
   const allowedOrigins = (env.ENGRAM_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
   for (const o of allowedOrigins) if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]+$/i.test(o)) problems.push(`ENGRAM_ALLOWED_ORIGINS: "${o}" is not an origin`);
+  const trustedProxies = (env.ENGRAM_TRUSTED_PROXIES ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  for (const p of trustedProxies) if (!parseProxyEntry(p)) problems.push(`ENGRAM_TRUSTED_PROXIES: "${p}" is not an IP address or CIDR network`);
   if (problems.length) throw new ConfigError(`Bad configuration:\n  ${problems.join('\n  ')}`);
   return Object.freeze({
     host: get('ENGRAM_HOST'),
@@ -90,6 +95,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     consentTtlDays,
     logLevel,
     allowedOrigins,
+    trustedProxies,
     embedder,
     fetchAllowPrivate,
     model,

@@ -3,9 +3,12 @@
  * index, start learning (a worker thread) and HTTP. Used by `engram serve` and by the tests, which
  * start it in process on an ephemeral port.
  */
+import nodeHttp from 'node:http';
 import { createApp } from './app';
 import { type Clock, systemClock } from './clock';
 import type { Config } from './config';
+import { TrustedProxies } from './http/client-address';
+import { PARSER_HEADER_BYTES } from './http/middleware/header-limit';
 import { createEmbedders } from './learning/create-embedder';
 import { type Learning, LearningWorker } from './learning/learning-worker';
 import { LearningRunner } from './learning/runner';
@@ -88,13 +91,16 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     model: config.model ? new ModelClient(config.model) : null, turns: new TurnBudget(),
   };
   // The site is known once the server listens (the port may be 0); requests come only after that.
-  const site: Site = { baseUrl: '', origins: new Set() };
+  const site: Site = { baseUrl: '', origins: new Set(), trustedProxies: new TrustedProxies(config.trustedProxies) };
   const app = createApp(services, site, {
     consentTtlDays: config.consentTtlDays,
     clientMetadata: { allowPrivate: config.fetchAllowPrivate, ...options.clientMetadata },
   });
   // Bun's own body limit would answer a bare 413 before the app sees the request; the app's limit
   // (app.ts) refuses every oversized body itself, in the envelope, without reading it past the limit.
+  // Bun answers headers over its parser's limit with a bare 431 that no hook sees; node:http's
+  // setting is the one Bun.serve reads. Raised so the app's smaller limit answers in the envelope.
+  (nodeHttp as { maxHeaderSize: number }).maxHeaderSize = PARSER_HEADER_BYTES;
   const http = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, maxRequestBodySize: Number.MAX_SAFE_INTEGER });
   Object.assign(site, siteFor(config, http.port!));
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${http.port}`;

@@ -1,16 +1,21 @@
 /** Where the server is, as its clients see it: known only once it listens (the port may be 0). */
 import type { Config } from './config';
+import { TrustedProxies } from './http/client-address';
 
 export interface Site {
   /** `{base_url}`: ENGRAM_PUBLIC_URL, or the address it listens on. */
   baseUrl: string;
   /** Browser origins allowed on /mcp-http: the server's own, in every loopback spelling, plus the configured ones. */
   origins: ReadonlySet<string>;
+  /** Reverse proxies whose X-Forwarded-For names the client (ENGRAM_TRUSTED_PROXIES); none by default. */
+  trustedProxies: TrustedProxies;
 }
 
 export function siteFor(config: Config, port: number): Site {
   const listening = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const baseUrl = config.publicUrl ?? listening;
   const loopback = ['127.0.0.1', 'localhost', '[::1]'].map((h) => `http://${h}:${port}`);
-  return { baseUrl, origins: new Set([baseUrl, listening, ...loopback, ...config.allowedOrigins]) };
+  return {
+    baseUrl, origins: new Set([baseUrl, listening, ...loopback, ...config.allowedOrigins]), trustedProxies: new TrustedProxies(config.trustedProxies),
+  };
 }

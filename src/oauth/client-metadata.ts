@@ -12,6 +12,7 @@ import { FetchError, type Transport } from '../learning/fetch/fetch-document';
 import { readCapped } from '../learning/fetch/read-body';
 import { type Lookup, resolveHost, type ResolvedAddress, systemLookup } from '../learning/fetch/resolve-host';
 import { untilAborted } from '../learning/fetch/until-aborted';
+import { withoutInvisible } from '../operations/schemas';
 import type { OAuthClient, Store } from '../storage/store';
 import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uris';
 
@@ -74,7 +75,9 @@ export function validateClientMetadata(doc: unknown, clientId: string): { name: 
   if (typeof method === 'string' && method.startsWith('client_secret')) {
     throw new ClientMetadataError(`A client metadata document cannot use ${method}: there is no secret to share.`, false);
   }
-  const name = typeof d.client_name === 'string' && d.client_name.trim() ? d.client_name.trim().slice(0, 200) : new URL(clientId).host;
+  // As for a registration (register.ts): invisible characters that could disguise the name are dropped.
+  const shown = typeof d.client_name === 'string' ? withoutInvisible(d.client_name).trim() : '';
+  const name = shown ? shown.slice(0, 200) : new URL(clientId).host;
   return { name, redirectUris: uris as string[] };
 }
 

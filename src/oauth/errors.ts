@@ -23,13 +23,3 @@ export function oauthError(c: Context, status: number, error: OAuthErrorCode, de
   if (status === 401) c.header('WWW-Authenticate', 'Basic realm="engram"');
   return c.json({ error, error_description: description }, status as 400);
 }
-
-/** The address the request came from, for per-source limits (the proxy's, behind one). */
-export function sourceOf(c: Context): string {
-  const server = c.env as { requestIP?: (req: Request) => { address: string } | null } | undefined;
-  try {
-    return server?.requestIP?.(c.req.raw)?.address ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}

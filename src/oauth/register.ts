@@ -7,6 +7,7 @@
 import type { Clock } from '../clock';
 import { DAY_MS } from '../clock';
 import { newId } from '../ids';
+import { withoutInvisible } from '../operations/schemas';
 import type { Store } from '../storage/store';
 import type { OAuthErrorCode } from './errors';
 import { SCOPE } from './metadata';
@@ -38,7 +39,10 @@ export function registerClient(store: Store, clock: Clock, body: unknown): Regis
     if (problem) return { ok: false, error: 'invalid_redirect_uri', description: `Redirect URI refused: ${problem}.` };
   }
   const redirectUris = [...new Set(uris as string[])];
-  const name = typeof req.client_name === 'string' && req.client_name.trim() ? req.client_name.trim().slice(0, MAX_NAME_CHARS) : 'Unnamed app';
+  // Invisible characters (bidi overrides and the like) could make the name on the consent screen
+  // read as another app's: they are dropped, and the answer shows the name as registered (§3.2.1).
+  const shown = typeof req.client_name === 'string' ? withoutInvisible(req.client_name).trim() : '';
+  const name = shown ? shown.slice(0, MAX_NAME_CHARS) : 'Unnamed app';
 
   const now = clock.now();
   const clientId = newId('app');

@@ -6,6 +6,7 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppEnv } from '../http/app-env';
+import { clientAddress } from '../http/client-address';
 import type { Services } from '../operations/operation';
 import { RateLimiter } from '../operations/rate-limiter';
 import type { Site } from '../site';
@@ -13,7 +14,7 @@ import type { FormTokens } from '../web/session';
 import { authorizeHandlers } from './authorize';
 import { ClientMetadataResolver, type ClientMetadataOptions } from './client-metadata';
 import { OAuthClients } from './clients';
-import { oauthError, sourceOf } from './errors';
+import { oauthError } from './errors';
 import {
   AUTHORIZATION_SERVER_METADATA_PATH, authorizationServerMetadata, AUTHORIZE_PATH, MCP_PATH, protectedResourceMetadata, REGISTER_PATH,
   RESOURCE_METADATA_PATH, REVOKE_PATH, ROOT_RESOURCE_METADATA_PATH, TOKEN_PATH,
@@ -53,7 +54,7 @@ export function oauthRoutes(services: Services, site: Site, forms: FormTokens, o
 
   app.post(REGISTER_PATH, async (c) => {
     try {
-      limiter.take(`register:${sourceOf(c)}`);
+      limiter.take(`register:${clientAddress(c, site)}`);
     } catch {
       c.header('Retry-After', '60');
       return oauthError(c, 429, 'rate_limited', 'Too many registrations from this address; try again in a minute.');

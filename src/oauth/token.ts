@@ -41,16 +41,31 @@ async function paramsOf(c: Context<AppEnv>): Promise<Record<string, string> | nu
   return Object.fromEntries(entries.filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
 
-/** The client_id: in the body, or as the user name of HTTP Basic (a secret, if any, is ignored: none was issued). */
-function clientIdOf(c: Context<AppEnv>, params: Record<string, string>): string | null {
+/** A Basic header that does not decode: RFC 6749 §5.2 `invalid_client`, never a 500. */
+const BAD_BASIC = Symbol('bad Basic credentials');
+
+/**
+ * The client_id: in the body, or as the user name of HTTP Basic (a secret, if any, is ignored: none
+ * was issued). RFC 6749 §2.3.1 form-encodes the user name before Basic encodes it, so it is
+ * decoded as a form value; one that does not decode (`%zz`) makes the credentials bad.
+ */
+function clientIdOf(c: Context<AppEnv>, params: Record<string, string>): string | null | typeof BAD_BASIC {
   const basic = c.req.header('Authorization')?.match(/^Basic\s+([A-Za-z0-9+/=]+)\s*$/i);
   if (basic) {
     const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
-    const user = decodeURIComponent(decoded.split(':')[0] ?? '');
+    let user: string;
+    try {
+      user = decodeURIComponent((decoded.split(':')[0] ?? '').replaceAll('+', ' '));
+    } catch {
+      return BAD_BASIC;
+    }
     if (user) return user;
   }
   return params.client_id || null;
 }
+
+const badBasic = (c: Context<AppEnv>) =>
+  oauthError(c, 401, 'invalid_client', 'The client credentials in the Authorization header do not decode: the user name must be form-encoded.');
 
 export function tokenHandlers(deps: TokenDeps) {
   const { services, site } = deps;
@@ -63,6 +78,7 @@ export function tokenHandlers(deps: TokenDeps) {
       return oauthError(c, 400, 'unsupported_grant_type', 'Only authorization_code is supported; there are no refresh tokens.');
     }
     const clientId = clientIdOf(c, params);
+    if (clientId === BAD_BASIC) return badBasic(c);
     if (!clientId) return oauthError(c, 401, 'invalid_client', 'client_id is required.');
     const client = deps.clients.stored(clientId);
     if (!client) return oauthError(c, 401, 'invalid_client', 'The client is not known to this server.');
@@ -90,7 +106,9 @@ export function tokenHandlers(deps: TokenDeps) {
   async function revoke(c: Context<AppEnv>): Promise<Response> {
     const params = await paramsOf(c);
     if (!params?.token) return oauthError(c, 400, 'invalid_request', 'token is required.');
-    revokeConsentToken(services.store, services.clock, params.token, clientIdOf(c, params));
+    const clientId = clientIdOf(c, params);
+    if (clientId === BAD_BASIC) return badBasic(c);
+    revokeConsentToken(services.store, services.clock, params.token, clientId);
     // RFC 7009 §2.2: 200 whether or not there was anything to revoke.
     c.header('Cache-Control', 'no-store');
     return c.body(null, 200);

@@ -8,7 +8,7 @@ import { LIMITS } from './schemas';
 import { toContainer } from './shapes';
 
 export const containerFields = {
-  name: z.string().trim().min(1).max(LIMITS.nameChars),
+  name: S.displayName,
   description: z.string().max(LIMITS.descriptionChars),
 };
 

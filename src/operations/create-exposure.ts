@@ -15,7 +15,7 @@ export const createExposure = defineOperation({
   output: S.MintedExposure,
   input: z.object({
     kind: z.enum(['agent_share', 'workflow']),
-    name: z.string().trim().min(1).max(LIMITS.nameChars),
+    name: S.displayName,
     containers: z.array(z.string()).min(1).max(1000),
     instruction: z.string().max(LIMITS.ruleChars).nullish().describe('Workflows only: what the workflow does, in the owner\'s words.'),
   }),

@@ -6,7 +6,7 @@ import type { Credential } from '../storage/store';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { requireOwnContainers } from './owner-records';
-import { LIMITS, level } from './schemas';
+import { level } from './schemas';
 import { toKey } from './shapes';
 
 export const createKey = defineOperation({
@@ -15,7 +15,7 @@ export const createKey = defineOperation({
   access: 'owner',
   output: S.MintedKey,
   input: z.object({
-    name: z.string().trim().min(1).max(LIMITS.nameChars),
+    name: S.displayName,
     level,
     containers: z.array(z.string()).max(1000).optional(),
     all_views: z.boolean().optional().describe('Reach every container, including ones made later.'),

@@ -36,6 +36,26 @@ export const metadata = z
 
 export const title = z.string().max(LIMITS.titleChars);
 
+/**
+ * Characters that do not show but change what a name looks like: controls, line and paragraph
+ * separators, and invisible formatting (bidi overrides and isolates U+202A-U+202E and
+ * U+2066-U+2069, marks U+200E/U+200F, zero-width spaces, the BOM, tag characters). "Invoices" and
+ * "Invo\u202Eseciov" must not look alike on the owner's pages. The joiners U+200C/U+200D stay:
+ * Persian and Indic scripts and emoji sequences need them, and they cannot reorder text.
+ */
+const INVISIBLE = /(?![\u200C\u200D])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/** `s` without invisible characters: for names an outside party chose (an OAuth app's client_name). */
+export const withoutInvisible = (s: string): string => s.replace(INVISIBLE, '');
+
+/**
+ * A name the owner chooses and then reads on their pages (containers, keys, exposures): trimmed,
+ * 1 to 200 characters, refused with 422 `validation` naming the field when it holds an invisible
+ * character. One rule, so every door refuses the same names.
+ */
+export const displayName = z.string().trim().min(1).max(LIMITS.nameChars)
+  .refine((s) => withoutInvisible(s) === s, { message: 'must not contain control or invisible formatting characters (such as bidirectional overrides)' });
+
 export const containerParam = z.string().max(100).nullish()
   .describe('Container id. May be omitted only when exactly one container is in reach; "*" searches every container in reach.');
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { findKey, requireChangeable } from './owner-records';
-import { LIMITS, level } from './schemas';
+import { level } from './schemas';
 import { toKey } from './shapes';
 
 export const updateKey = defineOperation({
@@ -12,7 +12,7 @@ export const updateKey = defineOperation({
   output: S.Key,
   input: z.object({
     key_id: z.string().min(1),
-    name: z.string().trim().min(1).max(LIMITS.nameChars).optional(),
+    name: S.displayName.optional(),
     level: level.optional(),
     profile: z.boolean().optional(),
     all_views: z.boolean().optional(),

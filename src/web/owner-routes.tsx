@@ -13,6 +13,7 @@ import { createAccount, startSession } from '../auth/owner';
 import { learningProgress, refinedPercent } from '../learning/progress';
 import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
+import { clientAddress } from '../http/client-address';
 import {
   addDocument, addMemory, addRule, createContainer, createKey, deleteContainer, deleteRule, forgetMemory, getDocument, getProfile, keyUsage,
   listContainers, listDocuments, listKeys, memoryRules, revokeKey, searchMemories, setKeyContainers, updateContainer, updateKey,
@@ -20,7 +21,6 @@ import {
 import { type Context as OpContext, invoke } from '../operations/operation';
 import { RateLimiter } from '../operations/rate-limiter';
 import { toFact } from '../operations/shapes';
-import { sourceOf } from '../oauth/errors';
 import { ConfirmPage } from './confirm-page';
 import { ContainerPage } from './container-page';
 import { ContainersPage } from './containers-page';
@@ -166,7 +166,7 @@ export function ownerRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
     if (origin) return again(403, `A setup from ${origin} is not accepted here.`);
     if (!forms.check('sign_in', signInSubject(c, site), form.csrf)) return again(403, 'The setup form expired. Please try again.');
     try {
-      setupLimiter.take(`setup:${sourceOf(c)}`);
+      setupLimiter.take(`setup:${clientAddress(c, site)}`);
     } catch {
       return again(429, 'Too many attempts. Wait a minute and try again.');
     }

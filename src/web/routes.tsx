@@ -10,9 +10,8 @@ import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import { disconnectApp, listConnectedApps } from '../operations';
 import { type Context as OpContext, invoke, type Services } from '../operations/operation';
-import { RateLimiter } from '../operations/rate-limiter';
+import type { PasswordThrottle } from '../http/middleware/password-throttle';
 import type { Site } from '../site';
-import { sourceOf } from '../oauth/errors';
 import { ConnectedAppsPage } from './connected-apps-page';
 import { ErrorPage } from './error-page';
 import { HOME_PATH, ownerRoutes } from './owner-routes';
@@ -24,13 +23,13 @@ import { SignInPage } from './sign-in-page';
 
 export const SIGN_IN_PATH = '/sign-in';
 export const CONNECTED_APPS_PATH = '/connected-apps';
-/** Sign-in attempts a minute from one address: argon2 is slow on purpose, this keeps guessing slower still. */
-const SIGN_IN_PER_MIN = 10;
 
 export interface WebDeps {
   services: Services;
   site: Site;
   forms: FormTokens;
+  /** The sign-in throttle shared with POST /v1/session. */
+  passwords: PasswordThrottle;
 }
 
 /** Where to send someone who must sign in first, coming back to `next` afterwards. */
@@ -46,9 +45,8 @@ export function ownerContext(c: Context<AppEnv>, services: Services, session: Ow
   return { ...services, caller: { kind: 'owner', ...session }, traceId: c.get('traceId') };
 }
 
-export function webRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
+export function webRoutes({ services, site, forms, passwords }: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const limiter = new RateLimiter(services.clock, SIGN_IN_PER_MIN);
 
   app.get(STYLESHEET_PATH, (c) => {
     c.header('Cache-Control', 'public, max-age=3600');
@@ -77,7 +75,7 @@ export function webRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
     if (origin) return page(403, `A sign-in from ${origin} is not accepted here.`);
     if (!forms.check('sign_in', signInSubject(c, site), form.csrf)) return page(403, 'The sign-in form expired. Please try again.');
     try {
-      limiter.take(`sign-in:${sourceOf(c)}`);
+      passwords.take(c);
     } catch {
       return page(429, 'Too many sign-in attempts. Wait a minute and try again.');
     }
@@ -97,9 +95,12 @@ export function webRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
   app.post('/sign-out', async (c) => {
     const session = ownerSession(c, services);
     const form = await c.req.parseBody();
-    if (session && !foreignOrigin(c, site) && forms.check('session', session.sessionId, form.csrf)) {
-      services.store.deleteSession(session.sessionId);
+    // Like every owner post: without the session's CSRF token another site could sign the owner out.
+    if (session && (foreignOrigin(c, site) || !forms.check('session', session.sessionId, form.csrf))) {
+      pageHeaders(c);
+      return c.html(<ErrorPage title="Not signed out" message="The form expired or came from another site. Reload the page and sign out again." />, 403);
     }
+    if (session) services.store.deleteSession(session.sessionId);
     clearSessionCookie(c, site);
     return c.redirect(SIGN_IN_PATH, 303);
   });
@@ -132,6 +133,6 @@ export function webRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
     return c.redirect(`${CONNECTED_APPS_PATH}?disconnected=1`, 303);
   });
 
-  app.route('/', ownerRoutes({ services, site, forms }));
+  app.route('/', ownerRoutes({ services, site, forms, passwords }));
   return app;
 }

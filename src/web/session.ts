@@ -90,7 +90,25 @@ export function foreignOrigin(c: Context, site: Site): string | null {
   return origin && origin !== 'null' && !site.origins.has(origin) ? origin : null;
 }
 
-/** Only a path of this server may follow sign-in: never another origin (an open redirect). */
+/**
+ * A redirect target is printable ASCII without a backslash: browsers strip tabs and newlines and
+ * read a backslash as `/` before resolving a Location (`/\t/evil.example` becomes `//evil.example`),
+ * and a header value cannot carry other characters anyway. Our own paths are always ASCII.
+ */
+const SAFE_PATH = /^\/[\x21-\x5b\x5d-\x7e]*$/;
+const PROBE_ORIGIN = 'http://local.invalid';
+
+/**
+ * The one guard for every redirect to a path the request chose (sign-in's `next`, the forget
+ * page's `back`): only a path of this server, never another origin (an open redirect). A path
+ * starts with one `/`, holds only safe characters, and resolves to this origin as a URL parser
+ * reads it, so neither `//host`, `/\host`, `/\t/host` nor a scheme gets through.
+ */
 export function localPath(next: unknown, fallback: string): string {
-  return typeof next === 'string' && /^\/(?![/\\])/.test(next) && !/[\r\n\\]/.test(next) ? next : fallback;
+  if (typeof next !== 'string' || !SAFE_PATH.test(next) || next.startsWith('//')) return fallback;
+  try {
+    return new URL(next, PROBE_ORIGIN).origin === PROBE_ORIGIN ? next : fallback;
+  } catch {
+    return fallback;
+  }
 }

@@ -297,6 +297,26 @@ describe('token endpoint', () => {
     expect(res.status).toBe(200);
   });
 
+  it('answers a Basic user name with a bad percent-escape with 401 invalid_client, on token and revoke alike', async () => {
+    const { clientId, p, code } = await approvedCode();
+    const basic = `Basic ${Buffer.from('%zz%E0%A4%A:').toString('base64')}`;
+    const token = await fetch(`${server.url}/oauth/token`, {
+      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: p.verifier, client_id: clientId }),
+    });
+    const revoke = await fetch(`${server.url}/oauth/revoke`, {
+      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic }, body: new URLSearchParams({ token: 'whatever' }),
+    });
+    for (const res of [token, revoke]) {
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Basic realm="engram"');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect((await res.json()).error).toBe('invalid_client');
+    }
+    // The refused request did not spend the code.
+    expect((await exchange(clientId, code, p.verifier)).status).toBe(200);
+  });
+
   it('revokes a token through /oauth/revoke (RFC 7009)', async () => {
     const { clientId, p, code } = await approvedCode();
     const token = (await exchange(clientId, code, p.verifier)).body.access_token;

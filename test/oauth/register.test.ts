@@ -120,6 +120,15 @@ describe('what is registered', () => {
     }
   });
 
+  it('drops invisible formatting characters from client_name, so a name cannot pose as another on the consent screen', async () => {
+    const res = await register(server, { client_name: '\u202EppA\u2066 Claude\u200B\u200F\u0007', redirect_uris: ['https://app.example/cb'] });
+    expect(res.status).toBe(201);
+    expect(res.body.client_name).toBe('ppA Claude');
+    expect(server.services.store.getOAuthClient(res.body.client_id)?.name).toBe('ppA Claude');
+    // Nothing visible left: the name any unnamed app gets.
+    expect((await register(server, { client_name: '\u202E\u200B', redirect_uris: ['https://app.example/cb'] })).body.client_name).toBe('Unnamed app');
+  });
+
   it('limits registrations per source address', async () => {
     const own = await startTestServer();
     try {

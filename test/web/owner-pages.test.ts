@@ -133,6 +133,70 @@ describe('the owner pages', () => {
     expect((await call(server, 'GET', '/v1/containers', owner.token)).body.containers.map((c: { name: string }) => c.name)).toEqual(['Journal']);
   });
 
+  /** Targets that browsers resolve to another origin, or that are not a path of ours at all. */
+  const HOSTILE_TARGETS = [
+    '/\t/evil.example/x', '/\n/evil.example/x', '/\r\n/evil.example', '/ /evil.example', '/\u00a0/evil.example', '/\u3000/evil.example',
+    '/\\evil.example', '/\\/evil.example', '//evil.example', '/\u202e/evil.example', 'https://evil.example/', 'javascript:alert(1)',
+    '\t//evil.example', '',
+  ];
+
+  it('follows sign-in only to a path of this server: never to one a browser reads as another origin', async () => {
+    for (const next of HOSTILE_TARGETS) {
+      const res = await get(`/sign-in?${new URLSearchParams({ next })}`);
+      expect({ next, location: res.headers.get('location') }).toEqual({ next, location: '/containers' });
+    }
+    for (const next of ['/keys', '/search?q=a%20b&container=*', '/%09/evil.example/x']) {
+      expect((await get(`/sign-in?${new URLSearchParams({ next })}`)).headers.get('location')).toBe(next);
+    }
+    // The form posts `next` back: the same guard holds there, after a real sign-in.
+    const email = 'redirects@example.org';
+    await makeOwner(server, email);
+    const page = await fetch(`${server.url}/sign-in`);
+    const signInCookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const csrf = csrfOf(await page.text());
+    const signedIn = await fetch(`${server.url}/sign-in`, {
+      method: 'POST', redirect: 'manual', headers: { cookie: signInCookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf, email, password: 'correct horse battery staple', next: '/\t/evil.example/x' }),
+    });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('location')).toBe('/containers');
+  }, 30_000);
+
+  it('sends the forget page back only to a path of this server', async () => {
+    for (const back of HOSTILE_TARGETS) {
+      // No such fact: the page goes straight `back`, the redirect the guard must hold.
+      const res = await get(`/facts/mem_nope/forget?${new URLSearchParams({ back })}`);
+      expect({ back, location: res.headers.get('location') }).toEqual({ back, location: '/profile' });
+    }
+    expect((await get('/facts/mem_nope/forget?back=%2Fcontainers')).headers.get('location')).toBe('/containers');
+  });
+
+  it('signs out only with the session\'s CSRF token from this site', async () => {
+    const { store, clock } = server.services;
+    const session = startSession(store, clock, store.listAccounts()[0]!.id);
+    const mine = { cookie: `engram_session=${session.token}`, 'content-type': 'application/x-www-form-urlencoded' };
+    const signOut = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/sign-out`, { method: 'POST', redirect: 'manual', headers: { ...mine, ...headers }, body: new URLSearchParams(fields) });
+    const csrf = csrfOf(await (await fetch(`${server.url}/containers`, { headers: mine })).text());
+    for (const refused of [await signOut({}), await signOut({ csrf }, { origin: 'https://evil.example' })]) {
+      expect(refused.status).toBe(403);
+      expect(refused.headers.getSetCookie().some((c) => c.startsWith('engram_session='))).toBe(false);
+    }
+    expect((await fetch(`${server.url}/containers`, { redirect: 'manual', headers: mine })).status).toBe(200);
+    const done = await signOut({ csrf });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe('/sign-in');
+    expect((await fetch(`${server.url}/containers`, { redirect: 'manual', headers: mine })).status).toBe(303);
+  });
+
+  it('refuses a container name with a bidi override, as every door does', async () => {
+    const csrf = csrfOf(await (await get('/containers')).text());
+    const res = await post('/containers', { csrf, name: 'Invo\u202Eseciov' });
+    expect(res.headers.get('location')).toBe('/containers');
+    expect(decodeURIComponent(res.headers.getSetCookie().find((c) => c.startsWith('engram_flash='))!)).toContain('name: must not contain control or invisible');
+    expect((await call(server, 'GET', '/v1/containers', owner.token)).body.containers.map((c: { name: string }) => c.name)).not.toContain('Invo\u202Eseciov');
+  });
+
   // Last: it moves the clock past the owner's session too.
   it('lists an expired key under Expired, with no way to change it', async () => {
     const { id } = await makeKey(server, owner.token, { name: 'Short lived', level: 'read', containers: [container], expires_in_days: 30 });

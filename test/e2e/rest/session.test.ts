@@ -1,8 +1,11 @@
 /**
  * The owner's bearer session for scripts: POST /v1/session with email and password gives a token
  * that works on the owner's routes; a wrong password is 403 unauthorized; DELETE signs out.
+ * Password guessing is throttled per address across this door and the web sign-in form, and
+ * X-Forwarded-For names the address only when it comes from a trusted proxy.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { loadConfig } from '../../../src/config';
 import { call, startTestServer, type TestServer } from '../../helpers/server';
 import { DAY_MS, expectError, expectMalformed, makeAccount, type TestAccount } from '../../helpers/rest';
 
@@ -69,5 +72,70 @@ describe('DELETE /v1/session', () => {
 
   it('without a bearer answers 401', async () => {
     expectError(await call(server, 'DELETE', '/v1/session'), 401, 'unauthorized');
+  });
+});
+
+describe('the password throttle', () => {
+  /** A sign-in through the web form, with its CSRF cookie and token, as a browser sends it. */
+  async function webSignIn(on: TestServer, email: string, password: string): Promise<Response> {
+    const page = await fetch(`${on.url}/sign-in`);
+    const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+    return fetch(`${on.url}/sign-in`, {
+      method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf, email, password }),
+    });
+  }
+  const restSignIn = (on: TestServer, body: unknown, forwardedFor?: string) =>
+    fetch(`${on.url}/v1/session`, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) }, body: JSON.stringify(body),
+    }).then(async (res) => ({ status: res.status, body: await res.json() as any, headers: res.headers }));
+
+  it('counts POST /v1/session and the web form together: 10 attempts a minute from one address, then 429', async () => {
+    const own = await startTestServer();
+    try {
+      const acc = await makeAccount(own);
+      for (let i = 0; i < 5; i++) expect((await webSignIn(own, acc.email, 'wrong password')).status).toBe(401);
+      for (let i = 0; i < 5; i++) expect((await restSignIn(own, { email: acc.email, password: 'wrong password' })).status).toBe(403);
+      // The minute is full: the right password is refused too, by both doors, before it is checked.
+      const limited = await restSignIn(own, { email: acc.email, password: acc.password });
+      expectError(limited, 429, 'rate_limited');
+      expect(limited.body.details.limit_per_min).toBe(10);
+      expect(limited.headers.get('retry-after')).toBe('60');
+      expect((await webSignIn(own, acc.email, acc.password)).status).toBe(429);
+      own.clock.advance(61_000);
+      expect((await restSignIn(own, { email: acc.email, password: acc.password })).status).toBe(201);
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
+
+  it('keys on the X-Forwarded-For client only when the peer is a trusted proxy (ENGRAM_TRUSTED_PROXIES)', async () => {
+    const wrong = { email: 'someone@example.org', password: 'wrong password' };
+    const fill = async (on: TestServer, forwardedFor: string) => {
+      for (let i = 0; i < 10; i++) expect((await restSignIn(on, wrong, forwardedFor)).status).toBe(403);
+      expect((await restSignIn(on, wrong, forwardedFor)).status).toBe(429);
+    };
+    const behindProxy = await startTestServer({ env: { ENGRAM_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8' } });
+    const direct = await startTestServer();
+    try {
+      // The right-most entry that is not a trusted proxy is the client; 10.1.2.3 is a second proxy hop.
+      await fill(behindProxy, '203.0.113.7, 10.1.2.3');
+      expect((await restSignIn(behindProxy, wrong, '203.0.113.8')).status).toBe(403);
+      // What the client writes left of its own address changes nothing.
+      expect((await restSignIn(behindProxy, wrong, '198.51.100.1, 203.0.113.7')).status).toBe(429);
+      // Without the setting the header is the client's to write: ignored, every attempt is the peer's.
+      await fill(direct, '203.0.113.7');
+      expect((await restSignIn(direct, wrong, '203.0.113.8')).status).toBe(429);
+    } finally {
+      await behindProxy.close();
+      await direct.close();
+    }
+  }, 120_000);
+
+  it('refuses an ENGRAM_TRUSTED_PROXIES entry that is not an address or network', () => {
+    expect(loadConfig({ ENGRAM_TRUSTED_PROXIES: '10.0.0.0/8,fd00::/8,192.0.2.1' }).trustedProxies).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.1']);
+    expect(loadConfig({}).trustedProxies).toEqual([]);
+    expect(() => loadConfig({ ENGRAM_TRUSTED_PROXIES: 'proxy.example, 10.0.0.0/33' })).toThrow(/"proxy.example".*\n.*"10.0.0.0\/33"/s);
   });
 });
