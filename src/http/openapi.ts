@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import pkg from '../../package.json' with { type: 'json' };
+import { isGuarded } from '../operations/idempotency';
 import { ErrorEnvelope } from '../operations/schemas';
 import type { Site } from '../site';
 import { REST_ROUTES, type RestRoute } from './rest';
@@ -44,6 +45,23 @@ function bare(field: z.ZodType): z.ZodType {
   return f;
 }
 
+/** The header that makes a write safe to retry (src/operations/idempotency.ts), on every write of the tool table. */
+const IDEMPOTENCY_KEY_HEADER = {
+  name: 'Idempotency-Key', in: 'header', required: false,
+  description: 'Makes a retry of this write safe: a repeat with the same key and the same request, by the same credential within 24 hours, '
+    + 'is answered with the first answer (same status and body, with `Idempotent-Replayed: true`) and not carried out again. '
+    + 'The same key with another request, or while the first attempt still runs, is 409 `conflict`. Only a success is remembered.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[ -~]+$' },
+};
+
+const IDEMPOTENT_REPLAYED = {
+  'Idempotent-Replayed': { description: '`true` when the answer is the remembered first answer to this Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+};
+
+const IDEMPOTENT_CONFLICT =
+  'The Idempotency-Key was used for another request (`details.reason` `key_reused`; not retryable), its first attempt is still running '
+  + '(`in_flight`; retryable), or the server stopped while it ran (`interrupted`; not retryable).';
+
 function operationFor(route: RestRoute, schemas: SchemaSet): Json {
   const shape = (route.op.input as z.ZodObject).shape as Record<string, z.ZodType>;
   const pathNames = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
@@ -53,6 +71,7 @@ function operationFor(route: RestRoute, schemas: SchemaSet): Json {
     ...queryNames.map((name) => ({
       name, in: 'query', required: false, description: shape[name]!.description, schema: schemas.of(bare(shape[name]!), 'input'),
     })),
+    ...(isGuarded(route.op) ? [IDEMPOTENCY_KEY_HEADER] : []),
   ];
   const hasBody = route.method === 'post' || route.method === 'patch';
   const bodySchema = (route.op.input as z.ZodObject).omit(Object.fromEntries(pathNames.map((n) => [n, true])) as never);
@@ -66,8 +85,10 @@ function operationFor(route: RestRoute, schemas: SchemaSet): Json {
     ...(parameters.length ? { parameters } : {}),
     ...(hasBody ? { requestBody: requestBody(schemas.of(bodySchema, 'input')) } : {}),
     responses: {
-      ...Object.fromEntries(statuses.map((s) => [s, { description: 'Success.', content: { 'application/json': { schema: output } } }])),
-      ...errorResponses(),
+      ...Object.fromEntries(statuses.map((s) => [s, {
+        description: 'Success.', ...(isGuarded(route.op) ? { headers: IDEMPOTENT_REPLAYED } : {}), content: { 'application/json': { schema: output } },
+      }])),
+      ...errorResponses(isGuarded(route.op) ? { 409: IDEMPOTENT_CONFLICT } : {}),
     },
   };
 }
@@ -81,8 +102,8 @@ function requestBody(schema: Json): Json {
   return { required, content: { 'application/json': { schema } } };
 }
 
-const errorResponses = () => ({
-  ...Object.fromEntries(Object.entries(ERROR_STATUSES).map(([s, description]) => [
+const errorResponses = (descriptions: Record<string, string> = {}) => ({
+  ...Object.fromEntries(Object.entries({ ...ERROR_STATUSES, ...descriptions }).map(([s, description]) => [
     s, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
   ])),
   // Bun refuses a request line and headers over 16 KiB before the app sees them: no envelope, no
