@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /**
  * The authorization endpoint. GET checks the request and shows the consent screen (after sign-in
  * when needed); POST is the consent form coming back: Approve issues a code, Deny answers

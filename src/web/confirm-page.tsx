@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** A confirmation page before a removal: it works without script, and says what will be lost. */
 import { Layout } from './layout';
 

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** The owner's Connected apps page: each AI app with its reach, profile tick, dates, and Disconnect. */
 import type { z } from 'zod';
 import type { ConnectedAppList } from '../operations/list-connected-apps';

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /**
  * The consent screen: which app asks, where it will send the owner back, a tick box per container,
  * a profile-access tick, Approve and Deny. The authorization request travels in hidden fields and

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /**
  * One container: rename and describe it, add a note or a URL, its documents newest first with
  * their learning state (and why learning failed), its facts with Forget, and Delete.

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** Memory: the owner's containers, each with a link to its documents and facts, and a form to make one. */
 import type { ContainerView } from './format';
 import { Layout } from './layout';

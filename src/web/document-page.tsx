@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** One document: its learning state (and why it failed) and the passages it was cut into. */
 import type { PassageInput } from '../storage/store';
 import type { DocumentView } from './container-page';

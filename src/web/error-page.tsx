@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** A page saying why a request from an app cannot go on, when there is nowhere safe to send the answer. */
 import { Layout } from './layout';
 

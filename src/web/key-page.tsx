@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /**
  * One key: its grant (level, reach, profile tick) changed in place, its lineage, Rotate and Revoke,
  * and its usage: calls per day as a small inline SVG chart, refusals, calls per tool, the last twenty.

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /**
  * The key screen: mint a key (name, level, reach, profile tick, expiry), see it once with a Copy
  * button, and the lists of Active, Expired and Revoked keys. Rotating opens the same form pre-filled

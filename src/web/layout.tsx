@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /**
  * The frame of every owner page (a header with the owner's navigation, the one stylesheet, the one
  * small script, a main column) and the headers every page is sent with: a strict

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /**
  * The owner's web app beyond sign-in: first-run setup, the key screen and a key's usage, the memory
  * pages (containers, documents, passages, facts, profile, rules) and the search box. Every read and

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** The profile: standing (static) facts, with a form to add one and Remove; recent (dynamic) facts. */
 import type { FactView } from './container-page';
 import { when } from './format';

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /**
  * The owner's web pages: sign in (then on to `next`), sign out, and Connected apps with
  * Disconnect here; setup, keys and the memory pages in owner-routes.tsx. Forms carry CSRF tokens; the session is a cookie (web/session.ts). The

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** The standing rules: how the memory may be used, account-wide or for one key; add and remove. */
 import type { z } from 'zod';
 import type { Rule } from '../operations/schemas';

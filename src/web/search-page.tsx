@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** The search box: what an app would get for a query, passage by passage, with failures per container. */
 import type { z } from 'zod';
 import type { SearchResponse } from '../operations/schemas';

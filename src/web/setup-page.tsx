@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** First-run setup: shown only while the server has no account, it makes the owner's account. */
 import { Layout } from './layout';
 

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** The sign-in page: email and password, then on to `next` (a path of this server). */
 import { Layout } from './layout';
 

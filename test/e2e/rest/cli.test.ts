@@ -1,7 +1,8 @@
 /**
- * The `engram` command as a person runs it: `bun src/main.ts …` subprocesses over a temporary
- * data directory. Setting up (owner, container, key) prints only what a script needs; `serve`
- * answers with that key; help exits 0; bad arguments exit 2 with one line; one server per directory.
+ * The `engram` command as a person runs it: `bun /path/to/src/main.ts …` subprocesses started from
+ * `/` (as desktop MCP clients start commands) over a temporary data directory. Setting up (owner,
+ * container, key) prints only what a script needs; `serve` answers with that key and renders its
+ * pages; help exits 0; bad arguments exit 2 with one line; one server per directory.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { mkdtempSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pkg from '../../../package.json' with { type: 'json' };
 import { freePort } from '../../../bench/lib/engram-process';
+import { COMMANDS } from '../../../src/cli/command-table';
 import { sweepThenRemove } from '../../helpers/secret-sweep';
 
 const ROOT = join(import.meta.dir, '..', '..', '..');
@@ -27,14 +29,15 @@ function cleanEnv(): Record<string, string> {
   return { ...env, HOME: home };
 }
 
-function spawn(args: string[], stdin?: string) {
-  return Bun.spawn([process.execPath, 'src/main.ts', ...args], {
-    cwd: ROOT, env: cleanEnv(), stdin: stdin === undefined ? 'ignore' : new Blob([stdin]), stdout: 'pipe', stderr: 'pipe',
+/** `engram` started from `/`: nothing may depend on the checkout being the working directory. */
+function spawn(args: string[], stdin?: string, preload: string[] = []) {
+  return Bun.spawn([process.execPath, ...preload, join(ROOT, 'src/main.ts'), ...args], {
+    cwd: '/', env: cleanEnv(), stdin: stdin === undefined ? 'ignore' : new Blob([stdin]), stdout: 'pipe', stderr: 'pipe',
   });
 }
 
-async function engram(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = spawn(args, stdin);
+async function engram(args: string[], stdin?: string, preload: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = spawn(args, stdin, preload);
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
@@ -60,7 +63,7 @@ beforeAll(() => {
 afterAll(() => sweepThenRemove({ harness: 'bun:cli', stores: [home], texts: serverLogs, exclude: ['.bun'] }, home));
 
 describe('engram, set up from the command line and served', () => {
-  it('owner create, containers create, keys create and serve: the key answers GET /v1/containers', async () => {
+  it('owner create, containers create, keys create and serve, all from /: the key answers GET /v1/containers, pages render', async () => {
     const owner = await engram(['owner', 'create', '--email', 'me@example.org', '--data', data], `${PASSWORD}\n`);
     expect(owner).toMatchObject({ code: 0, stdout: '' });
 
@@ -85,6 +88,12 @@ describe('engram, set up from the command line and served', () => {
       const body = (await res.json()) as any;
       expect(body.containers.map((c: any) => [c.id, c.name, c.description])).toEqual([[foodId, 'Food', 'What I eat']]);
 
+      // health answers ok; the owner's pages render, their JSX loaded by a server started from `/`.
+      expect(await engram(['health', '--url', url])).toEqual({ code: 0, stdout: 'ok\n', stderr: '' });
+      const page = await fetch(`${url}/sign-in`);
+      expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=UTF-8']);
+      expect(await page.text()).toContain('name="password"');
+
       // A second server on the same data directory refuses to start, saying why.
       const second = await engram(['serve', '--port', String(freePort()), '--data', data]);
       expect(second.code).not.toBe(0);
@@ -93,6 +102,7 @@ describe('engram, set up from the command line and served', () => {
       // The CLI writes through the same store while the server runs; an all-containers key sees it at once.
       const later = await engram(['containers', 'create', 'Later', '--data', data]);
       expect(later.code).toBe(0);
+      expect(await engram(['containers', 'list', '--data', data])).toEqual({ code: 0, stdout: `${foodId}\tFood\tWhat I eat\n${later.stdout.trim()}\tLater\t\n`, stderr: '' });
       const listed = await fetch(`${url}/v1/containers`, { headers: { Authorization: `Bearer ${allKey}` } });
       expect(((await listed.json()) as any).containers.map((c: any) => c.name)).toEqual(['Food', 'Later']);
 
@@ -107,27 +117,73 @@ describe('engram, set up from the command line and served', () => {
     expect(await server.exited).toBe(0);
     serverLogs.push({ name: 'engram serve (standard error)', text: await new Response(server.stderr).text() });
   }, 30_000);
+
+  it('backup, restore, export and import work from /', async () => {
+    const dir = join(home, 'transfer');
+    const store = join(dir, 'data');
+    expect((await engram(['owner', 'create', '--email', 'me@example.org', '--data', store], `${PASSWORD}\n`)).code).toBe(0);
+    expect((await engram(['containers', 'create', 'Kept', '--data', store])).code).toBe(0);
+    const exported = join(dir, 'memory.jsonl');
+    expect(await engram(['export', '--out', exported, '--data', store])).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await Bun.file(exported).text()).toContain('"name":"Kept"');
+    const imported = await engram(['import', exported, '--data', store]);
+    expect(imported).toEqual({ code: 0, stdout: '', stderr: 'Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules.\n' });
+    const backup = join(dir, 'backup.db');
+    expect(await engram(['backup', backup, '--data', store])).toEqual({ code: 0, stdout: '', stderr: `Wrote a backup of ${store} to ${backup}.\n` });
+    expect((await engram(['containers', 'create', 'Gone after restore', '--data', store])).code).toBe(0);
+    expect(await engram(['restore', backup, '--data', store])).toEqual({ code: 0, stdout: '', stderr: `Restored ${store} from ${backup}.\n` });
+    expect((await engram(['containers', 'list', '--data', store])).stdout).toMatch(/^ctr_\w+\tKept\t\n$/);
+  }, 30_000);
 });
 
 describe('help', () => {
-  const COMMANDS = [['serve'], ['owner', 'create'], ['owner', 'token'], ['containers', 'create'], ['containers', 'list'], ['keys', 'create']];
-
-  it('--help of every command exits 0 and prints its usage on standard output', async () => {
-    const answers = await Promise.all(COMMANDS.map((c) => engram([...c, '--help'])));
+  it('the command table holds every command; each one\'s --help prints its help from /, exit 0', async () => {
+    expect(COMMANDS.map((c) => c.name)).toEqual([
+      'serve', 'owner create', 'owner token', 'containers create', 'containers list', 'keys create', 'mcp', 'health', 'backup', 'restore', 'export', 'import',
+    ]);
+    const answers = await Promise.all(COMMANDS.map((c) => engram([...c.name.split(' '), '--help'])));
     answers.forEach((a, i) => {
-      expect({ command: COMMANDS[i]!.join(' '), code: a.code, stderr: a.stderr }).toEqual({ command: COMMANDS[i]!.join(' '), code: 0, stderr: '' });
-      expect(a.stdout).toStartWith(`Usage: engram ${COMMANDS[i]!.join(' ')}`);
+      const { name, help } = COMMANDS[i]!;
+      expect({ name, ...a }).toEqual({ name, code: 0, stdout: `${help}\n`, stderr: '' });
+      expect(help).toStartWith(`Usage: engram ${name}`);
     });
   }, 20_000);
+
+  it('a command\'s help names exactly the options it takes', () => {
+    for (const c of COMMANDS) {
+      const named = [...new Set(c.help.match(/--[a-z-]+/g))].map((o) => o.slice(2)).sort();
+      expect({ command: c.name, options: named }).toEqual({ command: c.name, options: [...c.options].sort() });
+    }
+  });
 
   it('engram --help and engram alone list the commands; --version prints the version', async () => {
     const [help, bare, version] = await Promise.all([engram(['--help']), engram([]), engram(['--version'])]);
     for (const a of [help, bare]) {
       expect(a.code).toBe(0);
-      for (const c of COMMANDS) expect(a.stdout).toContain(c.join(' '));
+      for (const c of COMMANDS) expect(a.stdout).toContain(`\n  ${c.name}`);
     }
+    expect(help.stdout).toContain('  backup FILE           write a consistent copy of the store, even while the server runs\n');
     expect(version).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
   }, 20_000);
+});
+
+describe('light commands', () => {
+  // A preload that makes the server's modules (the HTTP server, pages, store, learning) throw when loaded.
+  const tripwire = ['--preload', join(import.meta.dir, 'cli-server-tripwire.ts')];
+
+  it('help, --version, health and mcp load none of the server\'s modules', async () => {
+    const dead = `http://127.0.0.1:${freePort()}`;
+    const helps = await Promise.all([[], ['--help'], ['--version'], ...COMMANDS.map((c) => [...c.name.split(' '), '--help'])].map((args) => engram(args, undefined, tripwire)));
+    for (const a of helps) expect({ code: a.code, stderr: a.stderr }).toEqual({ code: 0, stderr: '' });
+    const health = await engram(['health', '--url', dead], undefined, tripwire);
+    expect({ code: health.code, stderr: health.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(new RegExp(`^engram: cannot reach ${dead}: `)) });
+    // The bridge starts, meets the end of its standard input and leaves: nothing on the way loaded the server.
+    const bridge = await engram(['mcp', '--url', dead, '--key', 'egm_nothing_here'], undefined, tripwire);
+    expect(bridge).toEqual({ code: 0, stdout: '', stderr: `engram mcp: serving MCP on stdio for ${dead}/mcp-http with key egm_noth…here\n` });
+    // The tripwire works: a command that opens the store trips it.
+    const store = await engram(['containers', 'list', '--data', join(home, 'tripwire')], undefined, tripwire);
+    expect({ code: store.code, stderr: store.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('tripwire: loaded src/storage/') });
+  }, 30_000);
 });
 
 describe('bad arguments', () => {

@@ -1,4 +1,7 @@
-/** `engram mcp` driven by the SDK's stdio client, against a real server started by the test. */
+/**
+ * `engram mcp` driven by the SDK's stdio client, against a real server started by the test. The
+ * bridge is started from `/`, as desktop clients start it: not from the checkout.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +16,7 @@ async function stdioClient(url: string, key: string, stderr: string[] = []): Pro
     command: process.execPath,
     args: [join(ROOT, 'src/main.ts'), 'mcp', '--url', url, '--key', key],
     stderr: 'pipe',
+    cwd: '/',
     env: { PATH: process.env.PATH ?? '' },
   });
   transport.stderr?.on('data', (chunk) => stderr.push(String(chunk)));
