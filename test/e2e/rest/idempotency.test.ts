@@ -42,7 +42,7 @@ beforeAll(async () => {
   food = account.containers.Food!;
   write = await keyFor(server, account.owner, { level: 'suggest', containers: [food] });
   manage = await keyFor(server, account.owner, { level: 'manage', containers: [food] });
-});
+}, 30_000);
 afterAll(() => server.close());
 
 describe('a write repeated with its Idempotency-Key', () => {
@@ -205,6 +205,7 @@ describe('a repeat while the first attempt still runs (a static fact merged by a
   let slow: TestServer;
   let model: FakeModel;
   let owner: string;
+  let slowEmail: string;
   let profileKey: string;
 
   beforeAll(async () => {
@@ -212,10 +213,16 @@ describe('a repeat while the first attempt still runs (a static fact merged by a
     slow = await startTestServer({ env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0' } });
     const acct = await makeAccount(slow, ['Home']);
     owner = acct.owner;
+    slowEmail = acct.email;
     profileKey = await keyFor(slow, owner, { level: 'suggest', containers: [acct.containers.Home!], profile: true });
     // The model is asked only when the profile already holds a fact.
     expect((await send(slow, 'POST', '/v1/memories', profileKey, null, { content: 'Lives in Lisbon.', static: true })).status).toBe(201);
-  });
+  }, 30_000);
+  /** Resolves once the model was asked about `content`: the turn is running and waits for its answer. */
+  async function modelAsked(content: string): Promise<void> {
+    while (!model.requests.some((r) => r.messages.some((m) => m.content.includes(content)))) await Bun.sleep(10);
+  }
+
   afterAll(async () => {
     await slow.close();
     await model.stop();
@@ -225,7 +232,7 @@ describe('a repeat while the first attempt still runs (a static fact merged by a
     model.delayMs = 1500;
     const body = { content: 'Cycles to work.', static: true };
     const first = send(slow, 'POST', '/v1/memories', profileKey, 'key-slow', body);
-    await Bun.sleep(300);
+    await modelAsked(body.content);
     const during = await send(slow, 'POST', '/v1/memories', profileKey, 'key-slow', body);
     expectConflict(during, true, 'in_flight');
     const answered = await first;
@@ -238,5 +245,26 @@ describe('a repeat while the first attempt still runs (a static fact merged by a
     const profile = await call(slow, 'GET', '/v1/profile', owner);
     expect(profile.body.static.filter((f: any) => f.content === body.content)).toHaveLength(1);
     expect(model.requests.filter((r) => r.messages.some((m) => m.content.includes(body.content)))).toHaveLength(1);
+  });
+
+  it('a key its server stopped with while the turn ran is interrupted after a restart: 409, not retryable, nothing saved again', async () => {
+    model.delayMs = 800;
+    const body = { content: 'Swims in the sea in winter.', static: true };
+    const first = send(slow, 'POST', '/v1/memories', profileKey, 'key-crash', body);
+    await modelAsked(body.content);
+    const { store } = slow.services;
+    const accountId = store.getAccountByEmail(slowEmail)!.id;
+    const credentialId = profileKey.split('_')[1]!;
+    // What the store holds while the turn runs: what a crash at this moment would leave behind.
+    const pending = store.getIdempotencyKey(accountId, credentialId, 'key-crash', slow.clock.now())!;
+    expect(pending.state).toBe('pending');
+    await first;
+    model.delayMs = 0;
+    store.putIdempotencyKey(pending);
+    slow = await slow.restart();
+    const again = await send(slow, 'POST', '/v1/memories', profileKey, 'key-crash', body);
+    expectConflict(again, false, 'interrupted');
+    const profile = await call(slow, 'GET', '/v1/profile', owner);
+    expect(profile.body.static.filter((f: any) => f.content === body.content)).toHaveLength(1);
   });
 });
