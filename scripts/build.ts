@@ -37,7 +37,7 @@ useEmbeddedOnnxRuntime({ version: '${ortPkg.version}', files: { ${ortFiles.map((
 await import('${main.startsWith('.') ? main : `./${main}`}');
 `);
 
-const result = Bun.spawnSync([process.execPath, 'build', '--compile', '--minify-syntax', entry, join(root, 'src/learning/worker.ts'), '--outfile', outfile], {
+const result = Bun.spawnSync([process.execPath, 'build', '--compile', '--minify-syntax', entry, join(root, 'src/learning/worker.ts'), join(root, 'src/search/query-embedder-worker.ts'), '--outfile', outfile], {
   cwd: root, stdio: ['inherit', 'inherit', 'inherit'],
 });
 if (argMain) rmSync(entry);

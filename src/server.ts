@@ -59,7 +59,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     lock.release();
     throw err;
   }
-  const embedders = await createEmbedders(config);
+  const embedders = await createEmbedders(config, 'search');
   if (!embedders.fast) log.info('no embedder configured: search is keyword-only');
   for (const tier of ['fast', 'strong'] as const) {
     const embedder = embedders[tier];
@@ -83,7 +83,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       store, clock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config), onIndexed, extractor,
     });
   } else {
-    learning = await LearningWorker.start(config, onIndexed);
+    learning = await LearningWorker.start(config, onIndexed, log);
   }
   const usage = new UsageRecorder(store);
   const services: Services = {
@@ -112,6 +112,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     learning,
     async stop() {
       await Promise.all([http.stop(), learning.stop()]);
+      await search.close();
       usage.flush();
       store.close();
       lock.release();

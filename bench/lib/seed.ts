@@ -30,7 +30,7 @@ export async function seedStore(dir: string, passages: number, embedderChoice: s
   const reused = keep && existsSync(keyFile);
   const key = reused ? (await Bun.file(keyFile).text()).trim() : setUp(dir).key;
   const store = new SqliteStore(openDatabase(dir, Date.now()));
-  const embedder = (await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: embedderChoice, ENGRAM_DATA_DIR: dir }))).fast;
+  const embedder = (await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: embedderChoice, ENGRAM_DATA_DIR: dir }), 'learning')).fast;
   if (embedder) store.setEmbeddingModel('fast', { id: embedder.id, dimensions: embedder.dimensions }, Date.now());
   const [account] = store.listAccounts();
   const [container] = store.listContainers(account!.id);

@@ -1,5 +1,16 @@
-/** The messages between the HTTP thread and the learning worker. */
+/** The messages between the HTTP thread and the learning worker, and what the worker starts with. */
+import type { Config } from '../config';
 import type { VectorTier } from '../storage/store';
+import type { OnnxRuntimeFiles } from './embedder/onnx-runtime';
+
+export interface WorkerData {
+  config: Config;
+  vectorExtension: string | null;
+  /** The compiled binary's embedded ONNX Runtime, or null in a checkout. */
+  onnxRuntime: OnnxRuntimeFiles | null;
+  /** A worker before this one died: the jobs it had claimed are still marked running. */
+  restarted: boolean;
+}
 
 export type ToWorker = { type: 'wake' } | { type: 'drain'; id: number } | { type: 'stop' };
 
@@ -7,4 +18,6 @@ export type FromWorker =
   | { type: 'ready' }
   | { type: 'indexed'; tier: VectorTier; passageIds: number[] }
   | { type: 'drained'; id: number; jobs: number }
+  /** The drain stopped on a failure, such as a store that refuses writes. */
+  | { type: 'drained'; id: number; error: string }
   | { type: 'stopped' };

@@ -7,26 +7,33 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { FactExtractor } from '../agent/fact-extractor';
 import { ModelClient } from '../agent/model-client';
 import { systemClock } from '../clock';
-import type { Config } from '../config';
 import { createLogger } from '../log';
 import { KeywordIndexRebuild } from '../storage/sqlite/fts-rebuild';
 import { openDatabase } from '../storage/sqlite/open';
 import { SqliteStore } from '../storage/sqlite/sqlite-store';
 import { useVectorExtensionFile } from '../storage/sqlite/vectors';
 import { createEmbedders } from './create-embedder';
+import { useEmbeddedOnnxRuntime } from './embedder/onnx-runtime';
 import { LearningRunner } from './runner';
 import { urlReader } from './url-reader';
-import type { ToWorker, FromWorker } from './worker-messages';
+import type { FromWorker, ToWorker, WorkerData } from './worker-messages';
 
 const port = parentPort!;
-const { config, vectorExtension } = workerData as { config: Config; vectorExtension: string | null };
+const { config, vectorExtension, onnxRuntime, restarted } = workerData as WorkerData;
 useVectorExtensionFile(vectorExtension);
+useEmbeddedOnnxRuntime(onnxRuntime);
 const log = createLogger(config.logLevel);
 const db = openDatabase(config.dataDir, systemClock.now());
 const store = new SqliteStore(db);
 const keywordIndex = new KeywordIndexRebuild(db, log);
+if (restarted) {
+  // The worker before this one died mid-batch; a store that refuses this write fails the start,
+  // and the supervisor tries again later.
+  const jobs = store.requeueRunningJobs(systemClock.now());
+  if (jobs) log.info('learning resumes the jobs of the worker that died', { jobs });
+}
 const send = (m: FromWorker) => port.postMessage(m);
-const embedders = await createEmbedders(config);
+const embedders = await createEmbedders(config, 'learning');
 const runner = new LearningRunner({
   store, clock: systemClock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config),
   onIndexed: (tier, passageIds) => send({ type: 'indexed', tier, passageIds }),
@@ -37,7 +44,10 @@ runner.start();
 
 port.on('message', async (message: ToWorker) => {
   if (message.type === 'wake') runner.notify();
-  if (message.type === 'drain') send({ type: 'drained', id: message.id, jobs: await runner.drain() });
+  if (message.type === 'drain') {
+    // Answered either way: a rejection here would be thrown on the thread and end it.
+    send(await runner.drain().then((jobs) => ({ type: 'drained', id: message.id, jobs }), (err) => ({ type: 'drained', id: message.id, error: String(err) })));
+  }
   if (message.type === 'stop') {
     await runner.stop();
     store.close();

@@ -83,6 +83,11 @@ export class SearchEngine {
     }
   }
 
+  /** Lets go of the embedders' threads, once the server has stopped answering. */
+  async close(): Promise<void> {
+    await Promise.all([this.embedders.fast?.close?.(), this.embedders.strong?.close?.()]);
+  }
+
   /** Whether a strong tier refines passages. */
   get refines(): boolean {
     return this.indexes.strong !== null;

@@ -78,7 +78,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const clock = options.clock ?? new ManualClock();
   // The config stays silent: it also sets the level of the learning worker thread (when not
   // manual), which writes to standard error. The main thread logs through `log`, into the file.
-  const config = loadConfig({ ENGRAM_DATA_DIR: dataDir, ENGRAM_PORT: '0', ENGRAM_LOG_LEVEL: 'silent', ...options.env });
+  // The fast embedding tier alone unless a test asks for more: the strong tier's refinement has
+  // tests of its own (test/e2e/learning/refinement.test.ts), and a transformer per server would
+  // slow every other suite for nothing it checks.
+  const config = loadConfig({ ENGRAM_DATA_DIR: dataDir, ENGRAM_PORT: '0', ENGRAM_LOG_LEVEL: 'silent', ENGRAM_EMBEDDER: 'fast', ...options.env });
   let server: RunningServer;
   try {
     server = await startServer(config, { clock, manualLearning: options.manualLearning ?? true, clientMetadata: options.clientMetadata, log: createLogger('debug', write) });

@@ -10,4 +10,6 @@ export interface Embedder {
   readonly similarityFloor?: number;
   /** One L2-normalized vector per text, in order. */
   embed(texts: string[]): Float32Array[] | Promise<Float32Array[]>;
+  /** Lets go of what the embedder holds beyond memory (a thread); absent when nothing. */
+  close?(): Promise<void>;
 }

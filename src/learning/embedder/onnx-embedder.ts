@@ -65,6 +65,8 @@ const DEFAULT_BATCH_TOKENS = 4096;
 export class OnnxEmbedder implements Embedder {
   readonly id: string;
   readonly dimensions: number;
+  /** With all-MiniLM-L6-v2, unrelated texts mostly sit below 0.15 (docs/embedding-model.md). */
+  readonly similarityFloor = 0.15;
   readonly config: OnnxModelConfig;
   readonly tokenizer: WordPieceTokenizer;
   readonly maxTokens: number;
