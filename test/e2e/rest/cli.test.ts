@@ -167,6 +167,17 @@ describe('help', () => {
   }, 20_000);
 });
 
+describe('from any directory', () => {
+  // Bun reads tsconfig's jsxImportSource only in the working directory: elsewhere a page without the
+  // pragma fails to load with "Cannot find module 'react/jsx-dev-runtime'".
+  it('every .tsx file names its JSX source in its first line', async () => {
+    const files = [...new Bun.Glob('src/**/*.tsx').scanSync(ROOT)].sort();
+    expect(files.length).toBeGreaterThan(0);
+    const first = await Promise.all(files.map(async (f) => [f, (await Bun.file(join(ROOT, f)).text()).split('\n', 1)[0]]));
+    expect(first).toEqual(files.map((f) => [f, '/** @jsxImportSource hono/jsx */']));
+  });
+});
+
 describe('light commands', () => {
   // A preload that makes the server's modules (the HTTP server, pages, store, learning) throw when loaded.
   const tripwire = ['--preload', join(import.meta.dir, 'cli-server-tripwire.ts')];
