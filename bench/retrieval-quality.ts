@@ -1,82 +1,96 @@
 /**
- * Retrieval quality of keyword-only, vector-only and hybrid search, to choose the fusion by
- * measurement. The questions and passages are the generated evaluation sets of the embedding
- * model (each question worded unlike its passage; see test/learning/embedder/quality/), hidden
- * among generated distractor passages, stored and searched with the server's own store, vector
- * index and fusion.
+ * Retrieval quality of keyword-only, vector-only (each tier) and hybrid search, on the
+ * conversational benchmark (bench/conversations/: 5,416 chat turns, 1,036 questions with their
+ * evidence turns) or, with `--set quality`, the embedding model's older evaluation sets hidden
+ * among generated distractors. Every document is learned by the server's own store, runner and
+ * embedders (ENGRAM_EMBEDDER chooses them, as for the server); the table is recall@1/5/10 and
+ * MRR@10 per search variant. A variant is one line in `variants` below.
  *
- *   bun bench/retrieval-quality.ts [--distractors 5000]
+ *   bun bench/retrieval-quality.ts [--set conversations|quality] [--seed 17]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadStaticEmbedder } from '../src/learning/embedder/static-embedder';
+import { loadConfig } from '../src/config';
+import { createEmbedders } from '../src/learning/create-embedder';
+import type { Embedder } from '../src/learning/embedder/embedder';
+import { createLogger } from '../src/log';
 import { reciprocalRankFusion } from '../src/search/fusion';
-import { FUSION_WEIGHTS, MIN_SIMILARITY } from '../src/search/search-engine';
-import { VectorIndex } from '../src/search/vector-index';
-import { openDatabase } from '../src/storage/sqlite/open';
-import { SqliteStore } from '../src/storage/sqlite/sqlite-store';
+import { SearchEngine } from '../src/search/search-engine';
+import type { VectorIndex } from '../src/search/vector-index';
+import type { VectorTier } from '../src/storage/store';
 import shortSet from '../test/learning/embedder/quality/eval-set.json';
 import longSet from '../test/learning/embedder/quality/eval-set-long.json';
+import { generateConversations, turnDocument } from './conversations/generate';
 import { documentText, seeded } from './lib/corpus';
+import { ACCOUNT, CONTAINER, learnCorpus, tierIndex } from './lib/learned-corpus';
+import { type EvalSet, evaluate, formatScores, type Variant } from './lib/retrieval-eval';
 
-const { values } = parseArgs({ options: { distractors: { type: 'string', default: '5000' } } });
-const embedder = loadStaticEmbedder();
-const DEPTH = 30;
+const { values } = parseArgs({ options: { set: { type: 'string', default: 'conversations' }, seed: { type: 'string', default: '17' } } });
+const DEPTH = 100; // candidates each side, as SearchEngine takes (CANDIDATES)
 
-type EvalSet = { passages: { id: number | string; text: string }[]; questions: { question: string; passage: number | string }[] };
-
-function measure(name: string, set: EvalSet): void {
-  const dir = mkdtempSync(join(tmpdir(), 'engram-quality-'));
-  const db = openDatabase(dir, 0);
-  db.run('PRAGMA synchronous = OFF'); // a benchmark's scratch store: durability is not measured here
-  const store = new SqliteStore(db);
-  store.insertAccount({ id: 'a', email: 'q@example.org', passwordHash: '-', createdAt: 0 });
-  store.insertContainer({ id: 'c', accountId: 'a', name: 'c', description: '', createdAt: 0, updatedAt: 0 });
-  store.setEmbeddingModel({ id: embedder.id, dimensions: embedder.dimensions }, 0);
-  const index = new VectorIndex(embedder.dimensions);
-  const passageOf = new Map<number, string>();
-  const add = (key: string, text: string) => {
-    store.insertDocument({ id: `doc_${key}`, accountId: 'a', containerId: 'c', title: null, content: text, url: null, customId: null,
-      metadata: null, status: 'queued', error: null, createdAt: 0, updatedAt: 0, learnedAt: null });
-    const job = store.claimJobs(0, 1)[0]!;
-    const [vector] = embedder.embed([text]);
-    const [id] = store.completeDocument(job, [{ position: 0, title: null, content: text }], [vector!], 0);
-    index.add(id!, 'c', vector!);
-    passageOf.set(id!, key);
+function conversationSet(seed: number): EvalSet {
+  const data = generateConversations(seed);
+  return {
+    name: `conversations (seed ${seed})`,
+    documents: data.turns.map((t) => ({ key: t.id, text: turnDocument(t) })),
+    questions: data.questions,
   };
-  for (const p of set.passages) add(`eval_${p.id}`, p.text);
-  const random = seeded(3);
-  for (let i = 0; i < Number(values.distractors); i++) add(`noise_${i}`, documentText(random, 300 + Math.floor(random() * 500)));
-
-  const variants: Record<string, (kw: number[], vec: number[]) => number[]> = {
-    'keyword only (BM25)': (kw) => kw,
-    'vector only': (_, vec) => vec,
-    'hybrid RRF 1:1': (kw, vec) => reciprocalRankFusion([kw, vec]).map((f) => f.item),
-    'hybrid RRF 1:0.5 (the server\'s)': (kw, vec) => reciprocalRankFusion([kw, vec], FUSION_WEIGHTS).map((f) => f.item),
-    'hybrid RRF 1:2': (kw, vec) => reciprocalRankFusion([kw, vec], [1, 2]).map((f) => f.item),
-  };
-  const hits: Record<string, [number, number]> = Object.fromEntries(Object.keys(variants).map((v) => [v, [0, 0]]));
-  for (const q of set.questions) {
-    const kw = store.searchPassages('a', 'c', q.question, DEPTH).map((h) => h.passageId);
-    const [qv] = embedder.embed([q.question]);
-    const vec = index.search(qv!, ['c'], DEPTH).filter((h) => h.score >= MIN_SIMILARITY).map((h) => h.passageId);
-    const want = `eval_${q.passage}`;
-    for (const [v, rank] of Object.entries(variants)) {
-      const ranked = rank(kw, vec).map((id) => passageOf.get(id));
-      if (ranked.slice(0, 5).includes(want)) hits[v]![0]++;
-      if (ranked.slice(0, 10).includes(want)) hits[v]![1]++;
-    }
-  }
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-  console.log(`\n${name}: ${set.questions.length} questions, ${set.passages.length} passages + ${values.distractors} distractors`);
-  console.log('| search | recall@5 | recall@10 |\n|---|---|---|');
-  for (const [v, [at5, at10]] of Object.entries(hits)) {
-    console.log(`| ${v} | ${(at5 / set.questions.length).toFixed(3)} | ${(at10 / set.questions.length).toFixed(3)} |`);
-  }
 }
 
-measure('short passages', shortSet as EvalSet);
-measure('long passages', longSet as EvalSet);
+/** The older sets: one passage a question, among 5,000 generated distractor documents. */
+function qualitySets(): EvalSet[] {
+  type Old = { passages: { id: number | string; text: string }[]; questions: { question: string; passage: number | string }[] };
+  return ([['short passages', shortSet], ['long passages', longSet]] as [string, Old][]).map(([name, set]) => {
+    const random = seeded(3);
+    return {
+      name,
+      documents: [...set.passages.map((p) => ({ key: `eval_${p.id}`, text: p.text })),
+        ...Array.from({ length: 5000 }, (_, i) => ({ key: `noise_${i}`, text: documentText(random, 300 + Math.floor(random() * 500)) }))],
+      questions: set.questions.map((q) => ({ question: q.question, kind: 'single', evidence: [`eval_${q.passage}`] })),
+    };
+  });
+}
+
+const sets = values.set === 'quality' ? qualitySets() : [conversationSet(Number(values.seed))];
+// The learning side's embedders: in this process, which is also where the benchmark embeds its queries.
+const embedders = await createEmbedders(loadConfig({ ...process.env, ENGRAM_DATA_DIR: '/nonexistent' }), 'learning');
+const log = createLogger('warn');
+
+for (const set of sets) {
+  const started = performance.now();
+  const corpus = await learnCorpus(set.documents, embedders);
+  const learnedMs = performance.now() - started;
+  const { store } = corpus;
+
+  const keyword = (q: string) => store.searchPassages(ACCOUNT, CONTAINER.id, q, DEPTH).map((h) => h.passageId);
+  /** The vector half of search with one tier: its cosine above the model's floor, best first. */
+  const vectorSearch = (tier: VectorTier, embedder: Embedder) => {
+    const index: VectorIndex = tierIndex(store, tier, embedder.dimensions);
+    return async (q: string) => {
+      const [query] = await embedder.embed([q]);
+      return index.search(query!, [CONTAINER.id], DEPTH).filter((h) => h.score > (embedder.similarityFloor ?? 0)).map((h) => h.passageId);
+    };
+  };
+  /** The server's search (its fusion included) with the given embedders. */
+  const server = (tiers: typeof embedders) => {
+    const engine = SearchEngine.open(store, log, tiers);
+    return async (q: string) => (await engine.search(ACCOUNT, [CONTAINER], q, 10, 'bench')).results
+      .map((r) => corpus.passageAt(r.document_id!, r.position)!);
+  };
+  const fast = embedders.fast && vectorSearch('fast', embedders.fast);
+  const strong = embedders.strong && vectorSearch('strong', embedders.strong);
+
+  const variants: Record<string, Variant | null> = {
+    'keyword only (BM25)': keyword,
+    'vector only, fast tier': fast,
+    'vector only, strong tier': strong,
+    'hybrid RRF 1:0.5, fast tier (before issue 17)': fast && (async (q) => reciprocalRankFusion([keyword(q), await fast(q)], [1, 0.5]).map((f) => f.item)),
+    'hybrid, fast tier (the server, ENGRAM_EMBEDDER=fast)': embedders.fast && server({ fast: embedders.fast, strong: null }),
+    'hybrid, both tiers, all refined (the server)': embedders.strong && server(embedders),
+  };
+  const present = Object.fromEntries(Object.entries(variants).filter((e): e is [string, Variant] => e[1] !== null));
+  const results = await evaluate(set, present, corpus.keyOf);
+  corpus.close();
+  console.log(`\n${set.name}: ${set.documents.length} documents, ${set.questions.length} questions; learned in ${(learnedMs / 1000).toFixed(1)} s, ` +
+    `searched in ${((performance.now() - started - learnedMs) / 1000).toFixed(1)} s; embedders: ${embedders.fast?.id ?? 'none'}, ${embedders.strong?.id ?? 'no strong tier'}\n`);
+  console.log(formatScores(results));
+}

@@ -1,0 +1,95 @@
+/**
+ * A benchmark's documents learned the way the server learns them: a scratch store in a temporary
+ * directory, each document added as add_document adds it (one queued learning job), then split,
+ * embedded and indexed by the server's own LearningRunner and refined by its Refiner.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock } from '../../src/clock';
+import { createLogger } from '../../src/log';
+import { Refiner } from '../../src/learning/refiner';
+import { LearningRunner } from '../../src/learning/runner';
+import type { SearchEmbedders } from '../../src/search/search-engine';
+import { VectorIndex } from '../../src/search/vector-index';
+import { openDatabase } from '../../src/storage/sqlite/open';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import type { VectorTier } from '../../src/storage/store';
+
+export const ACCOUNT = 'acc_bench';
+export const CONTAINER = { id: 'ctr_bench', accountId: ACCOUNT, name: 'bench', description: '', createdAt: 0, updatedAt: 0 };
+
+export interface LearnedCorpus {
+  store: SqliteStore;
+  /** A passage's document key, for every passage learned. */
+  keyOf(passageId: number): string | undefined;
+  /** The passage at a position of a document (search results name passages that way). */
+  passageAt(documentId: string, position: number): number | undefined;
+  close(): void;
+}
+
+/** Learns the documents (key → text) with the given embedders; the strong tier refines every passage. */
+export async function learnCorpus(documents: { key: string; text: string }[], embedders: SearchEmbedders): Promise<LearnedCorpus> {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-quality-'));
+  const clock = new ManualClock();
+  const log = createLogger('warn');
+  const db = openDatabase(dir, clock.now());
+  db.run('PRAGMA synchronous = OFF'); // a benchmark's scratch store: durability is not measured here
+  const store = new SqliteStore(db);
+  store.insertAccount({ id: ACCOUNT, email: 'bench@example.org', passwordHash: '-', createdAt: 0 });
+  store.insertContainer(CONTAINER);
+  for (const tier of ['fast', 'strong'] as const) {
+    const e = embedders[tier];
+    if (e) store.setEmbeddingModel(tier, { id: e.id, dimensions: e.dimensions }, clock.now());
+  }
+  const keyOfDocument = new Map<string, string>();
+  store.transaction(() => documents.forEach(({ key, text }, i) => {
+    const id = `doc_${i}`;
+    keyOfDocument.set(id, key);
+    store.insertDocument({ id, accountId: ACCOUNT, containerId: CONTAINER.id, title: null, content: text, url: null, customId: null,
+      metadata: null, status: 'queued', error: null, createdAt: clock.now(), updatedAt: clock.now(), learnedAt: null });
+  }));
+
+  const indexed = new Set<number>();
+  const onIndexed = (_: VectorTier, ids: number[]) => ids.forEach((id) => indexed.add(id));
+  const runner = new LearningRunner({
+    store, clock, log, embedder: embedders.fast, strong: embedders.strong, onIndexed,
+    readUrl: () => Promise.reject(new Error('the benchmark has no URL documents')),
+  });
+  await runner.drain();
+  // drain() works the queue only; the server's loop refines while the queue is empty, and the
+  // benchmark measures a store refined to the end.
+  if (embedders.strong) {
+    const refiner = new Refiner(store, embedders.strong, (ids) => onIndexed('strong', ids));
+    while ((await refiner.step()) > 0);
+  }
+
+  const keyOf = new Map<number, string>();
+  const passageAt = new Map<string, number>();
+  const ids = [...indexed];
+  for (let i = 0; i < ids.length; i += 500) {
+    for (const hit of store.getPassageHits(ACCOUNT, ids.slice(i, i + 500))) {
+      keyOf.set(hit.passageId, keyOfDocument.get(hit.documentId!)!);
+      passageAt.set(`${hit.documentId}#${hit.position}`, hit.passageId);
+    }
+  }
+  if (new Set(keyOf.values()).size !== documents.length) throw new Error(`only ${new Set(keyOf.values()).size} of ${documents.length} documents were learned`);
+  return {
+    store,
+    keyOf: (id) => keyOf.get(id),
+    passageAt: (documentId, position) => passageAt.get(`${documentId}#${position}`),
+    close() {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A tier's vector index over every stored vector of the tier, as SearchEngine.open builds it. */
+export function tierIndex(store: SqliteStore, tier: VectorTier, dimensions: number): VectorIndex {
+  const index = new VectorIndex(dimensions);
+  for (let page = store.listVectors(tier, 0, 2_000); page.length; page = store.listVectors(tier, page.at(-1)!.passageId, 2_000)) {
+    for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
+  }
+  return index;
+}
