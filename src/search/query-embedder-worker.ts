@@ -1,7 +1,8 @@
 /**
  * The query embedder's thread: the strong model, answering one query at a time. ONNX Runtime runs
  * synchronously, so on the HTTP thread every search would hold every other request for the
- * model's few milliseconds; here it holds only this thread.
+ * model's few milliseconds; here it holds only this thread. A model that fails to load, or is not
+ * the one the server was started with, throws here, which ends the thread (see query-embedder.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadOnnxEmbedder } from '../learning/embedder/onnx-embedder';
@@ -9,18 +10,15 @@ import { type OnnxRuntimeFiles, useEmbeddedOnnxRuntime } from '../learning/embed
 import type { QueryReply, QueryRequest } from './query-embedder';
 
 const port = parentPort!;
-useEmbeddedOnnxRuntime((workerData as { onnxRuntime: OnnxRuntimeFiles | null }).onnxRuntime);
-try {
-  const embedder = await loadOnnxEmbedder();
-  port.on('message', async ({ id, texts }: QueryRequest) => {
-    try {
-      const vectors = await embedder.embed(texts);
-      port.postMessage({ id, vectors } satisfies QueryReply, vectors.map((v) => v.buffer as ArrayBuffer));
-    } catch (err) {
-      port.postMessage({ id, error: String(err) } satisfies QueryReply);
-    }
-  });
-  port.postMessage({ ready: { id: embedder.id, dimensions: embedder.dimensions, similarityFloor: embedder.similarityFloor } });
-} catch (err) {
-  port.postMessage({ failed: String(err) });
-}
+const { onnxRuntime, id } = workerData as { onnxRuntime: OnnxRuntimeFiles | null; id: string };
+useEmbeddedOnnxRuntime(onnxRuntime);
+const embedder = await loadOnnxEmbedder();
+if (embedder.id !== id) throw new Error(`the model loaded as ${embedder.id}, not ${id}`);
+port.on('message', async ({ id, texts }: QueryRequest) => {
+  try {
+    const vectors = await embedder.embed(texts);
+    port.postMessage({ id, vectors } satisfies QueryReply, vectors.map((v) => v.buffer as ArrayBuffer));
+  } catch (err) {
+    port.postMessage({ id, error: String(err) } satisfies QueryReply);
+  }
+});

@@ -61,12 +61,20 @@ export interface OnnxEmbedderOptions {
 }
 
 const DEFAULT_BATCH_TOKENS = 4096;
+/** With all-MiniLM-L6-v2, unrelated texts mostly sit below 0.15 (docs/embedding-model.md). */
+const SIMILARITY_FLOOR = 0.15;
+
+/** What names a model's vectors, known before it is opened. */
+export interface EmbedderIdentity {
+  id: string;
+  dimensions: number;
+  similarityFloor: number;
+}
 
 export class OnnxEmbedder implements Embedder {
   readonly id: string;
   readonly dimensions: number;
-  /** With all-MiniLM-L6-v2, unrelated texts mostly sit below 0.15 (docs/embedding-model.md). */
-  readonly similarityFloor = 0.15;
+  readonly similarityFloor = SIMILARITY_FLOOR;
   readonly config: OnnxModelConfig;
   readonly tokenizer: WordPieceTokenizer;
   readonly maxTokens: number;
@@ -103,14 +111,18 @@ export class OnnxEmbedder implements Embedder {
 
   /** Reads a model from its directory or its three files (default: the shipped model) and opens it. */
   static async load(source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES, options: OnnxEmbedderOptions = {}): Promise<OnnxEmbedder> {
-    const files = typeof source === 'string' ? await filesInDirectory(source) : source;
-    const config = (await Bun.file(files.config).json()) as OnnxModelConfig;
-    const vocab = await Bun.file(files.vocab).text();
-    // Read as bytes, not handed over as a path: inside the executable the file is not on disk.
-    const model = await Bun.file(files.model).bytes();
-    const fingerprint = new Bun.CryptoHasher('sha256').update(model).update(vocab).digest('hex').slice(0, 12);
+    const { config, vocab, model, fingerprint } = await readModel(source);
     const session = await openOnnxSession(model, { threads: options.threads ?? 1 });
     return new OnnxEmbedder(config, vocab, session, fingerprint, options);
+  }
+
+  /**
+   * The id and dimensions `load` would give, without opening the model (tens of milliseconds, not
+   * hundreds): a server checks its stored vectors against them and starts while the model loads.
+   */
+  static async identify(source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES): Promise<EmbedderIdentity> {
+    const { config, fingerprint } = await readModel(source);
+    return { id: `onnx:${config.name}:${fingerprint}`, dimensions: config.dimensions, similarityFloor: SIMILARITY_FLOOR };
   }
 
   /** A text's model input: [CLS], its first maxTokens − 2 WordPiece ids, [SEP] (as sentence-transformers truncates). */
@@ -184,6 +196,16 @@ export class OnnxEmbedder implements Embedder {
  */
 export function loadOnnxEmbedder(source?: string | OnnxModelFiles, options?: OnnxEmbedderOptions): Promise<OnnxEmbedder> {
   return OnnxEmbedder.load(source, options);
+}
+
+async function readModel(source: string | OnnxModelFiles) {
+  const files = typeof source === 'string' ? await filesInDirectory(source) : source;
+  const config = (await Bun.file(files.config).json()) as OnnxModelConfig;
+  const vocab = await Bun.file(files.vocab).text();
+  // Read as bytes, not handed over as a path: inside the executable the file is not on disk.
+  const model = await Bun.file(files.model).bytes();
+  const fingerprint = new Bun.CryptoHasher('sha256').update(model).update(vocab).digest('hex').slice(0, 12);
+  return { config, vocab, model, fingerprint };
 }
 
 async function filesInDirectory(dir: string): Promise<OnnxModelFiles> {
