@@ -1,7 +1,7 @@
 /** Builds the Hono app: trace ids, the error envelope, REST, MCP, the OAuth door and the owner's web pages. */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { malformed, ServiceError } from './errors';
+import { malformed, refusalOf, ServiceError } from './errors';
 import type { AppEnv } from './http/app-env';
 import { errorResponse } from './http/envelope';
 import { headerLimit } from './http/middleware/header-limit';
@@ -44,7 +44,8 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
   app.route('/', restRoutes(services, site));
   app.notFound((c) => errorResponse(c, new ServiceError('not_found', `No route ${c.req.method} ${c.req.path}.`)));
   app.onError((err, c) => {
-    if (err instanceof ServiceError) return errorResponse(c, err);
+    const refusal = refusalOf(err);
+    if (refusal) return errorResponse(c, refusal);
     // Anything else is our fault: log it with the trace id, answer without internals.
     services.log.error('unhandled error', { trace_id: c.get('traceId'), error: String(err), stack: (err as Error).stack });
     return errorResponse(c, new ServiceError('internal', 'Something went wrong on the server. Quote the trace_id when reporting it.'));

@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'capability_unavailable'
   | 'rate_limited'
   | 'conflict'
+  | 'storage_full'
   | 'internal';
 
 const STATUS: Record<ErrorCode, number> = {
@@ -17,9 +18,10 @@ const STATUS: Record<ErrorCode, number> = {
   capability_unavailable: 422,
   rate_limited: 429,
   internal: 500,
+  storage_full: 507,
 };
 
-const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'conflict', 'internal']);
+const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'conflict', 'storage_full', 'internal']);
 
 export class ServiceError extends Error {
   readonly status: number;
@@ -42,4 +44,25 @@ export class ServiceError extends Error {
 /** A body or parameter that does not parse: 422 `validation`, naming the fields. */
 export function malformed(message: string, details: Record<string, unknown> = {}): ServiceError {
   return new ServiceError('validation', message, details, 422);
+}
+
+/**
+ * A full disk as the store reports it: SQLite's SQLITE_FULL, or ENOSPC from a file of its own. The
+ * write was not saved, and the same write can succeed once space is freed.
+ */
+export function isStorageFull(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC';
+}
+
+/**
+ * What a failure tells the caller: a ServiceError as it is, a full disk as 507 `storage_full`
+ * (retryable), anything else null: a fault of ours, answered 500 `internal` by the door.
+ */
+export function refusalOf(err: unknown): ServiceError | null {
+  if (err instanceof ServiceError) return err;
+  if (isStorageFull(err)) {
+    return new ServiceError('storage_full', 'The server\'s storage is full, so this write was not saved. Reads still work; try again once space is freed.');
+  }
+  return null;
 }

@@ -23,6 +23,7 @@ const ERROR_STATUSES: Record<string, string> = {
   422: 'Malformed input (`validation`), or no model for a turn (`capability_unavailable`).',
   429: 'Too many requests on this credential (`rate_limited`).',
   500: 'Server error (`internal`).',
+  507: 'The server\'s storage is full (`storage_full`): the write was not saved; retry once space is freed.',
 };
 
 /** Collects the named schemas that zod emits as `$defs` into `components.schemas`. */

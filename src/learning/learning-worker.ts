@@ -1,9 +1,15 @@
-/** The HTTP thread's handle on the learning worker thread. */
+/**
+ * The HTTP thread's handle on the learning worker thread, and its supervisor: a worker that dies
+ * is logged and started again after a pause that doubles while it keeps dying, so a fault in
+ * learning never takes the server down.
+ */
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config';
+import type { Logger } from '../log';
 import type { VectorTier } from '../storage/store';
 import { vectorExtensionFile } from '../storage/sqlite/vectors';
-import type { FromWorker, ToWorker } from './worker-messages';
+import { embeddedOnnxRuntime } from './embedder/onnx-runtime';
+import type { FromWorker, ToWorker, WorkerData } from './worker-messages';
 
 /** What the server needs of learning, whether it runs in a worker or (in tests) in process. */
 export interface Learning {
@@ -21,33 +27,42 @@ export interface Learning {
  */
 const WORKER_ENTRY = import.meta.url.includes('/$bunfs/') ? './src/learning/worker.ts' : new URL('./worker.ts', import.meta.url);
 
+/** The pause before starting a dead worker again; it doubles with each death in a row, up to the cap. */
+const RESTART_FIRST_MS = 1000;
+const RESTART_MAX_MS = 60_000;
+/** A worker that learned this long before dying was healthy: the next pause is the first one again. */
+const HEALTHY_MS = 60_000;
+
+type Drain = { resolve(jobs: number): void; reject(err: Error): void };
+
 export class LearningWorker implements Learning {
-  private readonly worker: Worker;
-  private readonly waiting = new Map<number, (jobs: number) => void>();
+  private worker: Worker | null = null;
+  /** Drains asked for and not yet answered; sent again to a restarted worker. */
+  private readonly drains = new Map<number, Drain>();
   private nextId = 0;
   private stopped: Promise<void> | null = null;
+  private restartTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Deaths in a row, and the pause before the next start. */
+  private deaths = 0;
+  private pauseMs = 0;
+  /** When the running worker became ready; 0 while none is. */
+  private readyAt = 0;
 
-  private constructor(worker: Worker, private readonly onIndexed: (tier: VectorTier, passageIds: number[]) => void) {
-    this.worker = worker;
-    worker.on('message', (m: FromWorker) => {
-      if (m.type === 'indexed') this.onIndexed(m.tier, m.passageIds);
-      if (m.type === 'drained') this.waiting.get(m.id)?.(m.jobs);
-    });
-  }
+  private constructor(
+    private readonly config: Config,
+    private readonly onIndexed: (tier: VectorTier, passageIds: number[]) => void,
+    private readonly log: Logger,
+  ) {}
 
-  /** Starts the worker and resolves once it has opened the store and is learning. */
-  static start(config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void): Promise<LearningWorker> {
-    const worker = new Worker(WORKER_ENTRY, { workerData: { config, vectorExtension: vectorExtensionFile() } });
-    const handle = new LearningWorker(worker, onIndexed);
-    return new Promise((resolve, reject) => {
-      worker.once('error', reject);
-      worker.on('message', (m: FromWorker) => {
-        if (m.type === 'ready') {
-          worker.off('error', reject);
-          resolve(handle);
-        }
-      });
-    });
+  /**
+   * Starts the worker and resolves once it has opened the store and is learning. A first worker
+   * that fails to start rejects (the server does not start on a broken set-up); from then on the
+   * worker is supervised.
+   */
+  static async start(config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void, log: Logger): Promise<LearningWorker> {
+    const handle = new LearningWorker(config, onIndexed, log);
+    await handle.launch();
+    return handle;
   }
 
   notify(): void {
@@ -56,26 +71,86 @@ export class LearningWorker implements Learning {
 
   drain(): Promise<number> {
     const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, (jobs) => {
-        this.waiting.delete(id);
-        resolve(jobs);
-      });
+    return new Promise((resolve, reject) => {
+      this.drains.set(id, { resolve, reject });
       this.send({ type: 'drain', id });
     });
   }
 
   stop(): Promise<void> {
     this.stopped ??= new Promise<void>((resolve) => {
-      this.worker.on('message', (m: FromWorker) => {
-        if (m.type === 'stopped') void this.worker.terminate().then(() => resolve());
+      if (this.restartTimer) clearTimeout(this.restartTimer);
+      const worker = this.worker;
+      if (!worker) return resolve();
+      // Resolves on exit, whether the worker stopped as asked or died on the way.
+      worker.once('exit', () => resolve());
+      worker.on('message', (m: FromWorker) => {
+        if (m.type === 'stopped') void worker.terminate();
       });
-      this.send({ type: 'stop' });
+      worker.postMessage({ type: 'stop' } satisfies ToWorker);
     });
     return this.stopped;
   }
 
+  /** Starts a worker thread; resolves once it is ready, rejects if it dies before. */
+  private launch(): Promise<void> {
+    const workerData: WorkerData = {
+      config: this.config, vectorExtension: vectorExtensionFile(), onnxRuntime: embeddedOnnxRuntime(), restarted: this.deaths > 0,
+    };
+    const worker = new Worker(WORKER_ENTRY, { workerData });
+    this.worker = worker;
+    return new Promise((resolve, reject) => {
+      let ready = false;
+      let fault: unknown = null;
+      worker.on('message', (m: FromWorker) => {
+        if (m.type === 'ready') {
+          ready = true;
+          this.readyAt = Date.now();
+          resolve();
+          for (const id of this.drains.keys()) worker.postMessage({ type: 'drain', id } satisfies ToWorker);
+        }
+        if (m.type === 'indexed') this.onIndexed(m.tier, m.passageIds);
+        if (m.type === 'drained') {
+          const drain = this.drains.get(m.id);
+          this.drains.delete(m.id);
+          if ('error' in m) drain?.reject(new Error(m.error));
+          else drain?.resolve(m.jobs);
+        }
+      });
+      // Listened to for the worker's whole life: an error thrown in a thread nobody listens to is
+      // thrown again on this one, and would end the process.
+      worker.on('error', (err) => {
+        fault = err;
+      });
+      worker.on('exit', (code) => {
+        this.worker = null;
+        if (this.stopped) return;
+        const error = fault ?? new Error(`the learning worker exited with code ${code}`);
+        if (!ready) reject(error);
+        if (ready || this.deaths > 0) this.restartLater(error, code);
+      });
+    });
+  }
+
+  private restartLater(error: unknown, code: number): void {
+    const healthy = this.readyAt > 0 && Date.now() - this.readyAt >= HEALTHY_MS;
+    this.pauseMs = healthy || this.pauseMs === 0 ? RESTART_FIRST_MS : Math.min(RESTART_MAX_MS, this.pauseMs * 2);
+    this.deaths = healthy ? 1 : this.deaths + 1;
+    this.readyAt = 0;
+    this.log.error('the learning worker died; it starts again after a pause', {
+      error: String(error), exit_code: code, deaths_in_a_row: this.deaths, restart_in_ms: this.pauseMs,
+    });
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      this.launch().then(
+        () => this.log.info('the learning worker started again', { deaths_in_a_row: this.deaths }),
+        () => {}, // its exit was logged and the next start planned
+      );
+    }, this.pauseMs);
+  }
+
+  /** Drops the message while no worker runs: a restarted worker looks at the queue first anyway. */
   private send(message: ToWorker): void {
-    this.worker.postMessage(message);
+    this.worker?.postMessage(message);
   }
 }

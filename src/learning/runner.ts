@@ -6,6 +6,7 @@
  */
 import { applyFacts, type FactExtractor } from '../agent/fact-extractor';
 import type { Clock } from '../clock';
+import { isStorageFull } from '../errors';
 import type { Logger } from '../log';
 import type { LearningJob, Store, VectorTier } from '../storage/store';
 import type { Embedder } from './embedder/embedder';
@@ -15,6 +16,9 @@ import { Refiner } from './refiner';
 
 const MAX_ATTEMPTS = 5;
 const IDLE_POLL_MS = 1000;
+/** The loop's pause after a failed round (a full disk); it doubles while rounds keep failing, up to the cap. */
+const PAUSE_FIRST_MS = 1000;
+const PAUSE_MAX_MS = 30_000;
 const REEMBED_BATCH = 256;
 /** Jobs claimed and committed together. */
 const BATCH = 32;
@@ -48,6 +52,9 @@ export class LearningRunner {
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private readonly refiner: Refiner | null;
+  /** Claimed jobs whose end the store would not take (see `strand`), and the error it gave. */
+  private stranded: LearningJob[] = [];
+  private strandedBy: unknown = null;
 
   constructor(private readonly deps: LearningDeps) {
     this.refiner = deps.strong ? new Refiner(deps.store, deps.strong, (ids) => deps.onIndexed('strong', ids)) : null;
@@ -73,10 +80,13 @@ export class LearningRunner {
   /** Works every ready job; returns how many it took. Tests call this to step the queue. */
   async drain(): Promise<number> {
     const { store, clock } = this.deps;
+    this.giveBackStranded();
     let n = 0;
     for (let batch = store.claimJobs(clock.now(), BATCH); batch.length; batch = store.claimJobs(clock.now(), BATCH)) {
       await this.runBatch(batch);
       n += batch.length;
+      // The store would not take a job's end: claim nothing more until it does.
+      if (this.strandedBy) throw this.strandedBy;
       if (this.stopping) break;
     }
     return n;
@@ -87,14 +97,29 @@ export class LearningRunner {
     return this.loop !== null && !this.running;
   }
 
+  /**
+   * Rounds until stopped. A round that throws (a full disk refuses the claim, a job's end or the
+   * upkeep; or a fault of ours) loses nothing (see `strand`): the loop pauses, longer while rounds
+   * keep failing, and tries again. A queued job ends a pause early, as its write got through.
+   */
   private async work(): Promise<void> {
+    let pauseMs = 0;
+    let pausedAt = 0;
     while (this.running) {
-      const upkept = await this.upkeep();
-      // Refinement runs only when no job is ready, one small batch at a time, so new work waits
-      // for at most one batch.
-      if ((await this.drain()) === 0 && this.running && !upkept && !(this.refiner && (await this.refiner.step()) > 0)) {
+      let busy = false;
+      try {
+        busy = await this.round();
+        if (pauseMs) this.deps.log.info('learning resumed', { paused_ms: this.deps.clock.now() - pausedAt });
+        pauseMs = 0;
+      } catch (err) {
+        if (!pauseMs) pausedAt = this.deps.clock.now();
+        pauseMs = Math.min(PAUSE_MAX_MS, pauseMs * 2 || PAUSE_FIRST_MS);
+        if (isStorageFull(err)) this.deps.log.warn('learning paused: the storage is full', { retry_in_ms: pauseMs });
+        else this.deps.log.error('learning paused after a failure', { error: String(err), stack: (err as Error).stack, retry_in_ms: pauseMs });
+      }
+      if (!busy && this.running) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, IDLE_POLL_MS);
+          const timer = setTimeout(resolve, pauseMs || IDLE_POLL_MS);
           this.wake = () => {
             clearTimeout(timer);
             resolve();
@@ -103,6 +128,14 @@ export class LearningRunner {
         this.wake = null;
       }
     }
+  }
+
+  /** Upkeep, then the ready jobs, or else refinement; true when the round found work. */
+  private async round(): Promise<boolean> {
+    const upkept = await this.upkeep();
+    // Refinement runs only when no job is ready, one small batch at a time, so new work waits
+    // for at most one batch.
+    return (await this.drain()) > 0 || !this.running || upkept || (this.refiner !== null && (await this.refiner.step()) > 0);
   }
 
   /**
@@ -150,7 +183,11 @@ export class LearningRunner {
         }
       });
     }
-    if (unstarted.length) this.deps.store.releaseJobs(unstarted, this.deps.clock.now());
+    try {
+      if (unstarted.length) this.deps.store.releaseJobs(unstarted, this.deps.clock.now());
+    } catch (err) {
+      for (const job of unstarted) this.strand(job, err);
+    }
     if (indexed.length) this.deps.onIndexed('fast', indexed);
   }
 
@@ -160,12 +197,41 @@ export class LearningRunner {
     return this.reembed(job);
   }
 
+  /**
+   * Records a job's failure: queued again after a backoff, or failed for good. A full disk is not
+   * the job's failure, and a failure the store will not record is not recorded: either way the
+   * job is stranded instead.
+   */
   private fail(job: LearningJob, err: unknown): void {
     const { store, clock, log } = this.deps;
+    if (isStorageFull(err)) return this.strand(job, err);
     const permanent = (err as { permanent?: boolean }).permanent === true || err instanceof PermanentLearningError || job.attempts >= MAX_ATTEMPTS;
     const retryAt = permanent ? null : clock.now() + 1000 * 2 ** job.attempts;
     log.warn('learning step failed', { job: job.id, kind: job.kind, document: job.documentId, permanent, error: String(err) });
-    store.failJob(job, err instanceof Error ? err.message : String(err), retryAt, clock.now());
+    try {
+      store.failJob(job, err instanceof Error ? err.message : String(err), retryAt, clock.now());
+    } catch (writeErr) {
+      this.strand(job, writeErr);
+    }
+  }
+
+  /**
+   * Keeps a claimed job whose end the store refused to write. It stays marked running in the
+   * store (a restart would queue it again), and `drain` gives it back to the queue, its attempt
+   * uncharged, once the store takes writes again.
+   */
+  private strand(job: LearningJob, err: unknown): void {
+    this.stranded.push(job);
+    this.strandedBy ??= err;
+  }
+
+  /** Throws while the store still refuses writes. */
+  private giveBackStranded(): void {
+    if (!this.stranded.length) return;
+    this.deps.store.releaseJobs(this.stranded, this.deps.clock.now());
+    this.deps.log.info('learning gives back the jobs a refused write left claimed', { jobs: this.stranded.length });
+    this.stranded = [];
+    this.strandedBy = null;
   }
 
   /**

@@ -6,7 +6,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import pkg from '../../package.json' with { type: 'json' };
-import { ServiceError } from '../errors';
+import { refusalOf, ServiceError } from '../errors';
 import { envelope } from '../http/envelope';
 import { EXPOSURE_OPERATIONS, TOOLS } from '../operations';
 import { idempotent } from '../operations/idempotency';
@@ -102,7 +102,8 @@ export function mcpServerFor(ctx: Context): Server {
       const result = (await invoke(once.op, ctx, args)) as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (err) {
-      if (err instanceof ServiceError) return errorResult(err, ctx.traceId);
+      const refusal = refusalOf(err);
+      if (refusal) return errorResult(refusal, ctx.traceId);
       ctx.log.error('tool failed', { trace_id: ctx.traceId, tool: op.name, error: String(err), stack: (err as Error).stack });
       return errorResult(new ServiceError('internal', 'Something went wrong on the server. Quote the trace_id when reporting it.'), ctx.traceId);
     }

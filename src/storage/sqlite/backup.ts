@@ -3,7 +3,7 @@
  * `VACUUM INTO` while the server runs; a restore replaces the file while no server holds it.
  */
 import { Database } from 'bun:sqlite';
-import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DB_FILE, lockDataDir } from './open';
 import { MIGRATIONS } from './migrations';
@@ -11,17 +11,25 @@ import { loadVectorExtension } from './vectors';
 
 export class BackupError extends Error {}
 
-/** Writes a consistent copy of the data directory's store to `file` (which must not exist). */
+/**
+ * Writes a consistent copy of the data directory's store to `file` (which must not exist),
+ * readable by its owner only, like the store.
+ */
 export function backupDatabase(dataDir: string, file: string): void {
   const target = resolve(file);
   if (existsSync(target)) throw new BackupError(`${target} already exists; pick a new file name.`);
   const source = join(dataDir, DB_FILE);
   if (!existsSync(source)) throw new BackupError(`No store in ${dataDir}.`);
   const db = new Database(source, { readonly: true });
+  // Made empty and private first: VACUUM INTO fills an empty file, and would make a new one 0644.
+  closeSync(openSync(target, 'wx', 0o600));
   try {
     loadVectorExtension(db);
     db.run('PRAGMA busy_timeout = 5000');
     db.run('VACUUM INTO ?', [target]);
+  } catch (err) {
+    rmSync(target, { force: true });
+    throw err;
   } finally {
     db.close();
   }
