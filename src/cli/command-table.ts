@@ -42,7 +42,7 @@ Makes the owner's account. The password is read from standard input when piped, 
 ${COMMON}`,
     async run({ values, config }) {
       if (!values.email) throw new UsageError('owner create needs --email.');
-      const [{ readPassword }, cmd] = await Promise.all([import('./password'), import('./commands')]);
+      const [{ readPassword }, cmd] = await Promise.all([import('./password'), import('./store-commands')]);
       await cmd.ownerCreate(config, values.email, await readPassword('Password: '));
       return said(`Made the account for ${values.email}.`);
     },
@@ -56,7 +56,7 @@ ${COMMON}`,
 Prints a session token (egs_…) for the owner's REST calls: key and container management.
 ${ACCOUNT}
 ${COMMON}`,
-    run: async ({ values, config }) => print(await (await import('./commands')).ownerToken(config, values.email)),
+    run: async ({ values, config }) => print(await (await import('./store-commands')).ownerToken(config, values.email)),
   },
   {
     name: 'containers create',
@@ -70,7 +70,7 @@ Prints the new container's id alone on standard output.
 ${ACCOUNT}
 ${COMMON}`,
     async run({ operand, values, config }) {
-      return print(await (await import('./commands')).containersCreate(config, values.email, operand, values.description));
+      return print(await (await import('./store-commands')).containersCreate(config, values.email, operand, values.description));
     },
   },
   {
@@ -82,7 +82,7 @@ ${COMMON}`,
 Prints one container a line: id, name and description, separated by tabs.
 ${ACCOUNT}
 ${COMMON}`,
-    run: async ({ values, config }) => print(await (await import('./commands')).containersList(config, values.email)),
+    run: async ({ values, config }) => print(await (await import('./store-commands')).containersList(config, values.email)),
   },
   {
     name: 'keys create',
@@ -105,7 +105,7 @@ ${COMMON}`,
       if (values.all && values.containers) throw new UsageError('Give --containers or --all, not both.');
       const days = values['expires-in-days'];
       if (days !== undefined && !/^\d+$/.test(days)) throw new UsageError('--expires-in-days must be a whole number of days.');
-      return print(await (await import('./commands')).keysCreate(config, values.email, {
+      return print(await (await import('./store-commands')).keysCreate(config, values.email, {
         name: values.name, level: values.level, containers: values.containers?.split(',').map((s) => s.trim()).filter(Boolean),
         all: values.all, profile: values.profile, expiresInDays: days === undefined ? undefined : Number(days),
       }));
@@ -185,7 +185,7 @@ ${COMMON}`,
       if (values.out) closeSync(openSync(values.out, 'w', 0o600)); // a new file is private, like the store it comes from
       const out = values.out ? Bun.file(values.out).writer() : null;
       const write = (line: string) => (out ? out.write(`${line}\n`) : process.stdout.write(`${line}\n`));
-      await (await import('./commands')).exportMemory(config, values.email, write);
+      await (await import('./store-commands')).exportMemory(config, values.email, write);
       await out?.end();
       return 0;
     },
@@ -205,7 +205,7 @@ ${ACCOUNT}
 ${COMMON}`,
     async run({ operand, values, config }) {
       if (!(await Bun.file(operand).exists())) throw new UsageError(`No file ${operand}.`);
-      const summary = await (await import('./commands')).importMemory(config, values.email, await Bun.file(operand).text());
+      const summary = await (await import('./store-commands')).importMemory(config, values.email, await Bun.file(operand).text());
       said(`Imported ${summary.containers} new containers, ${summary.documents} documents (${summary.existing} already there), ${summary.facts} facts, ${summary.rules} rules.`);
       if (summary.unsourced) said(`${summary.unsourced} facts name a source document the file does not hold; they were imported without a source.`);
       return 0;

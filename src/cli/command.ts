@@ -41,8 +41,9 @@ export interface CliCommand {
   /** Its one positional argument, when it takes one; it then needs exactly one. */
   operand?: 'FILE' | 'NAME';
   /**
-   * Carries it out and resolves to the exit code. It imports what it needs when called, so that
-   * running one command never loads another's modules (the server's above all).
+   * Carries it out and resolves to the exit code; `operand` is '' for a command that takes none.
+   * It imports what it needs when called, so that running one command never loads another's
+   * modules (the server's above all).
    */
   run(input: { operand: string; values: OptionValues; config: Config }): Promise<number>;
 }

@@ -1,6 +1,6 @@
 /**
- * The CLI's commands other than `serve`. They work on the store directly, through the same
- * operations as the API, acting as the owner of the chosen account.
+ * What the CLI's store commands (owner, containers, keys, export, import) do. They work on the store
+ * directly, through the same operations as the API, acting as the owner of the chosen account.
  */
 import { TurnBudget } from '../agent/turn-budget';
 import type { z } from 'zod';
