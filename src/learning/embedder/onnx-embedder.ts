@@ -56,11 +56,15 @@ export interface OnnxEmbedderOptions {
   readonly threads?: number;
   /** Tokens a text gets at most, [CLS] and [SEP] included (default: the config's 256). */
   readonly maxTokens?: number;
-  /** A batch holds at most this many rows × padded length (default 4,096): longer texts go in smaller batches. */
+  /**
+   * A batch holds at most this many rows × padded length (default 512): longer texts go in smaller
+   * batches. Larger batches barely raise throughput on one thread (the model is compute-bound) but
+   * grow ONNX Runtime's memory arena, which keeps its peak: docs/embedding-model.md has the figures.
+   */
   readonly batchTokens?: number;
 }
 
-const DEFAULT_BATCH_TOKENS = 4096;
+const DEFAULT_BATCH_TOKENS = 512;
 /** With all-MiniLM-L6-v2, unrelated texts mostly sit below 0.15 (docs/embedding-model.md). */
 const SIMILARITY_FLOOR = 0.15;
 
@@ -151,6 +155,11 @@ export class OnnxEmbedder implements Embedder {
       start = end;
     }
     return out;
+  }
+
+  /** Frees the model's native memory; embed() fails afterwards. */
+  close(): void {
+    this.session.release();
   }
 
   private runBatch(batch: number[][]): Float32Array[] {

@@ -34,6 +34,8 @@ export interface OnnxSession {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
   run(feeds: Record<string, Tensor>): Record<string, { readonly data: unknown; readonly dims: readonly number[] }>;
+  /** Frees the model's native memory; run() fails afterwards. */
+  release(): void;
 }
 
 interface NativeSession {
@@ -41,6 +43,7 @@ interface NativeSession {
   readonly inputMetadata: readonly { name: string }[];
   readonly outputMetadata: readonly { name: string }[];
   run(feeds: Record<string, Tensor>, fetches: Record<string, null>, options: object): Record<string, { data: unknown; dims: readonly number[] }>;
+  dispose(): void;
 }
 
 interface NativeBinding {
@@ -135,5 +138,6 @@ export async function openOnnxSession(model: Uint8Array, options: OnnxSessionOpt
     inputNames: native.inputMetadata.map((m) => m.name),
     outputNames,
     run: (feeds) => native.run(feeds, fetches, {}),
+    release: () => native.dispose(),
   };
 }

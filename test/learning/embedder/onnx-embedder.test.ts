@@ -31,7 +31,7 @@ const cosine = (a: ArrayLike<number>, b: ArrayLike<number>) => {
 let embedder: OnnxEmbedder;
 beforeAll(async () => {
   embedder = await loadOnnxEmbedder();
-}, 30_000);
+}, 60_000);
 
 describe('the ONNX MiniLM embedder', () => {
   it('tokenizes every reference text to the same ids as the model\'s tokenizer, [CLS], [SEP] and truncation to 256 included', () => {
@@ -47,7 +47,7 @@ describe('the ONNX MiniLM embedder', () => {
       expect(Math.abs(cosine(v!, v!) - 1)).toBeLessThan(1e-5);
       expect({ text: c.text, ok: cosine(v!, c.vector) >= 0.999 }).toEqual({ text: c.text, ok: true });
     }
-  });
+  }, 60_000);
 
   it('gives the same vectors when texts of many lengths go in one call (padded batches, order kept)', async () => {
     const texts = fixture.cases.map((c) => c.text);
@@ -55,18 +55,20 @@ describe('the ONNX MiniLM embedder', () => {
     const vectors = await embedder.embed(shuffled.map((s) => s.t));
     shuffled.forEach((s, k) => expect(cosine(vectors[k]!, fixture.cases[s.i]!.vector)).toBeGreaterThanOrEqual(0.999));
     expect(await embedder.embed([])).toEqual([]);
-  });
+  }, 60_000);
 
   it('puts similar sentences closer than unrelated ones', async () => {
     const [a, b, c] = await embedder.embed(['A man is eating food.', 'Someone is having a meal.', 'The stock market fell sharply today.']);
     expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!) + 0.3);
-  });
+  }, 60_000);
 
   it('names the model by its bytes: a changed weight changes the id (and a copy of the same files keeps it)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'engram-onnx-model-'));
     try {
       cpSync(DEFAULT_ONNX_MODEL_DIR, dir, { recursive: true });
-      expect((await loadOnnxEmbedder(dir)).id).toBe(embedder.id);
+      const copy = await loadOnnxEmbedder(dir);
+      expect(copy.id).toBe(embedder.id);
+      copy.close();
       // The middle of the file lies in the int8 weights: flipping a byte keeps a loadable model.
       const model = readFileSync(join(dir, 'model.onnx'));
       model[model.length >> 1]! ^= 0x01;
@@ -74,11 +76,40 @@ describe('the ONNX MiniLM embedder', () => {
       const changed = await loadOnnxEmbedder(dir);
       expect(changed.id).not.toBe(embedder.id);
       expect(changed.id).toStartWith('onnx:all-minilm-l6-v2-int8:');
-      expect((await loadOnnxEmbedder(dir, { maxTokens: 128 })).id).toEndWith(':max128');
+      changed.close();
+      const shorter = await loadOnnxEmbedder(dir, { maxTokens: 128 });
+      expect(shorter.id).toEndWith(':max128');
+      shorter.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, 60_000);
+});
+
+describe('the ONNX MiniLM embedder on a worker thread', () => {
+  it('loads and embeds there as on the main thread', async () => {
+    const worker = new Worker(join(import.meta.dir, 'fixtures', 'onnx-worker.ts'));
+    try {
+      const replies: unknown[] = [];
+      let wake = () => {};
+      worker.onmessage = (event) => {
+        replies.push(event.data);
+        wake();
+      };
+      const next = async () => {
+        while (replies.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+        return replies.shift();
+      };
+      expect(await next()).toBe('ready');
+      const texts = fixture.cases.slice(0, 3).map((c) => c.text);
+      worker.postMessage(texts);
+      const reply = (await next()) as { id: string; vectors: Float32Array[] };
+      expect(reply.id).toBe(embedder.id);
+      expect(reply.vectors).toEqual(await embedder.embed(texts));
+    } finally {
+      worker.terminate();
+    }
+  }, 60_000);
 });
 
 describe('materializeOnnxRuntime', () => {
