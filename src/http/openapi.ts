@@ -107,9 +107,12 @@ const errorResponses = (descriptions: Record<string, string> = {}) => ({
   ...Object.fromEntries(Object.entries({ ...ERROR_STATUSES, ...descriptions }).map(([s, description]) => [
     s, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
   ])),
-  // Bun refuses a request line and headers over 16 KiB before the app sees them: no envelope, no
-  // body. A long non-ASCII path parameter gets there once percent-encoded, so it is part of the contract.
-  431: { description: 'The request line and headers are larger than the server accepts (16 KiB); answered without a body.' },
+  // A request line and headers over 16 KiB (a long non-ASCII path parameter gets there once
+  // percent-encoded) answer 431 in the envelope; past Bun's parser limit (64 KiB) Bun answers alone.
+  431: {
+    description: 'The request line and headers are larger than the server accepts (16 KiB): `validation` with `details.limit_bytes`. Over 64 KiB the answer has no body.',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+  },
 });
 
 export function openApiDocument(site: Site): Json {
