@@ -9,7 +9,7 @@ import type { Embedder } from './embedder/embedder';
 import { embedPassages } from './embedding-units';
 
 /** Passages refined and committed together: small, so that new work waits little for a batch to end. */
-export const REFINE_BATCH = 8;
+export const REFINE_BATCH = 2;
 
 export class Refiner {
   /** Passages up to this id have been looked at in this run; a deleted one is never looked at again. */
