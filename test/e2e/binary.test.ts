@@ -22,7 +22,8 @@ describe('the compiled binary', () => {
   }, 120_000);
   const serverLogs: { name: string; text: string }[] = [];
   // The data directory and what the server wrote are swept for secrets; the binary itself is not a store.
-  afterAll(() => sweepThenRemove({ harness: 'bun:binary', stores: [join(dir, 'data')], texts: serverLogs }, dir));
+  const offlineDir = join(dir, 'offline');
+  afterAll(() => sweepThenRemove({ harness: 'bun:binary', stores: [join(dir, 'data'), join(offlineDir, 'data')], texts: serverLogs }, dir));
 
   it('prints its version', () => {
     const run = Bun.spawnSync([binary, '--version']);
@@ -69,4 +70,21 @@ describe('the compiled binary', () => {
     expect(db.query("SELECT count(*) AS n FROM passage_vectors WHERE tier = 'fast' AND unit = 0").get()).toEqual({ n: 1 });
     db.close();
   }, 60_000);
+
+  it('finds a paraphrase through the strong tier with no network at all', () => {
+    // A network namespace of its own with loopback only: nothing outside this machine is reachable.
+    const offline = Bun.spawnSync(['unshare', '--net', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"',
+      process.execPath, join(ROOT, 'test/e2e/binary-paraphrase.ts'), binary, offlineDir, '8787']);
+    const stderr = offline.stderr.toString();
+    serverLogs.push({ name: 'engram serve offline (standard error)', text: stderr });
+    if (offline.exitCode !== 0 && /unshare: .*(Operation not permitted|cannot)/.test(stderr)) {
+      console.warn(`skipped: this machine refuses a network namespace (${stderr.trim()})`);
+      return;
+    }
+    expect(offline.exitCode).toBe(0);
+    const { learning, results } = JSON.parse(offline.stdout.toString()) as { learning: object; results: string[] };
+    expect(learning).toEqual({ queue: 0, passages: 3, refined: 3 });
+    // No word of the question is in the answer's passage: only the vectors can find it.
+    expect(results[0]).toContain('violin');
+  }, 120_000);
 });

@@ -11,5 +11,5 @@ export interface Embedder {
   /** One L2-normalized vector per text, in order. */
   embed(texts: string[]): Float32Array[] | Promise<Float32Array[]>;
   /** Lets go of what the embedder holds beyond memory (a thread); absent when nothing. */
-  close?(): Promise<void>;
+  close?(): void | Promise<void>;
 }
