@@ -68,7 +68,7 @@ interface Telling {
   teller: Person;
   text: string;
   reply: string[];
-  /** Tellings that must come in a later session than this one's `after`. */
+  /** A telling this one must follow in a later session (a relative is named before they move). */
   after?: Telling;
   ask(turnId: string): Omit<Question, 'id' | 'conversation'>[];
   turnId?: string;
@@ -121,7 +121,7 @@ export function generateConversations(seed = 17): Dataset {
       for (const a of shuffle(M.ATTRIBUTES).slice(0, ATTRIBUTES_EACH)) {
         const value = pick(a.values);
         const N = a.key === 'pet' ? pets.pop()! : '';
-        const vars = { v: value.v, N };
+        const vars = { v: value.v, av: `${/^[aeiou]/i.test(value.v) ? 'an' : 'a'} ${value.v}`, N };
         // An echo: a telling and a question that reuses its words; otherwise a paraphrase.
         const [tell, echo] = chance(ECHO_TELL) ? pick(M.ATTRIBUTE_ECHOES[a.key]!) : [pick(value.tell ?? a.tell), null];
         const t: Telling = {

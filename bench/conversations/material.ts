@@ -1,8 +1,9 @@
 /**
  * Hand-written material for the conversational benchmark: names, personas' attributes, life events
- * and small talk. Fact lines are said in the first person and worded unlike the questions about
- * them (a question asks for the "instrument", the turn says "my cello"); generate.ts draws from
- * these with a seeded generator. Placeholders: {v} the value, {N} a name (pet, relative, band),
+ * and small talk. Fact lines are said in the first person; most questions reuse a few of a turn's
+ * words (ATTRIBUTE_ECHOES, EVENT_ECHOES), the rest ask in other words (the question says
+ * "instrument", the turn "my cello"). generate.ts draws from these with a seeded generator.
+ * Placeholders: {v} the value, {av} it after "a" or "an", {N} a name (pet, relative, band, place),
  * {when} a time relative to the session's date, {P} the person asked about, {their}/{they}/{them}
  * their pronouns, {aunt} aunt or uncle, {O} the other speaker.
  */
@@ -60,7 +61,7 @@ export const ATTRIBUTES: Attribute[] = [
       'Took my {v} in for repairs today, it feels weird not playing all weekend.',
       "My {v} teacher says I'm finally ready for the recital piece!",
       "Played the {v} at my cousin's party and nobody left the room, so I'm calling that a win.",
-      "Can't believe it's been ten years since I first picked up a {v}.",
+      "Can't believe it's been ten years since I first picked up {av}.",
       'Spent my whole lunch break on scales again. The {v} is a jealous mistress.',
     ],
     ask: ['What instrument does {P} play?', 'Which musical instrument has {P} been practising?', 'What does {P} play music on?'],
@@ -76,7 +77,7 @@ export const ATTRIBUTES: Attribute[] = [
     tell: [
       '{N} knocked my coffee off the table again this morning. That {v} has no shame.',
       'Took {N} to the vet today, turns out my little {v} is just a bit chubby.',
-      'Guess who chewed through the TV remote? {N}. Owning a {v} is a full-time job.',
+      'Guess who chewed through the TV remote? {N}. Owning {av} is a full-time job.',
       '{N} curled up next to me all evening. Best {v} in the world, no contest.',
       "Bought {N} a fancy new bed and of course the silly {v} prefers the cardboard box it came in.",
     ],
@@ -85,7 +86,7 @@ export const ATTRIBUTES: Attribute[] = [
       'Animals make everything better, I swear.', 'Haha, they really do run the house, don\'t they?',
       "I'd love a furry friend but my landlord says no.", 'Send me photos, please!',
     ],
-    infer: [['Would {P} need someone to look after an animal while on holiday?', 'Yes; {they} has a {v} called {N}.']],
+    infer: [['Would {P} need someone to look after an animal while on holiday?', 'Yes; {they} has {av} called {N}.']],
   },
   {
     key: 'job',
@@ -410,9 +411,9 @@ export const ATTRIBUTE_ECHOES: Record<string, [string, string][]> = {
   pet: [['I was never an animal person until {N} the {v} came home with me.', 'What animal did {P} bring home?'],
     ['Looking after an animal is a lot of work, but {N} my {v} is worth it.', 'What kind of animal is {P} looking after?'],
     ['Took {N} to the vet today, turns out my little {v} is just a bit chubby.', 'What kind of animal did {P} take to the vet?']],
-  job: [['I love my job as a {v}, even on the hard days.', "What is {P}'s job?"],
-    ['Eight years working as a {v} now, still learning every week.', 'What has {P} been working as for eight years?'],
-    ['People think being a {v} is glamorous. It is mostly paperwork and tired feet.', 'What work does {P} say is mostly paperwork?']],
+  job: [['I love my job as {av}, even on the hard days.', "What is {P}'s job?"],
+    ['Eight years working as {av} now, still learning every week.', 'What has {P} been working as for eight years?'],
+    ['People think being {av} is glamorous. It is mostly paperwork and tired feet.', 'What work does {P} say is mostly paperwork?']],
   hometown: [['I grew up in {v}, so this cold is nothing to me.', 'Where did {P} grow up?'],
     ['Going home to {v} next month, the city has changed so much since I was a kid.', 'Which city did {P} live in as a kid?'],
     ['My parents still live in the house in {v} where I was born.', 'Where was {P} born?']],
@@ -430,7 +431,7 @@ export const ATTRIBUTE_ECHOES: Record<string, [string, string][]> = {
   language: [['Learning a new language is humbling, my {v} is still terrible.', 'Which new language is {P} learning?'],
     ['I am studying {v} twice a week now, the grammar is a nightmare.', 'Which language is {P} studying twice a week?'],
     ['Fifty-day streak on my {v} flashcards!', "What language are {P}'s flashcards for?"]],
-  vehicle: [['I drive an {v} and honestly it is held together by hope.', 'What does {P} drive?'],
+  vehicle: [['I drive {av} and honestly it is held together by hope.', 'What does {P} drive?'],
     ["My {v} wouldn't start this morning, again.", "What wouldn't start for {P} this morning?"]],
   music: [['I listen to {v} music all day at work, it keeps me going.', 'What music does {P} listen to at work?'],
     ['Made a new {v} playlist for the gym, it slaps.', 'What kind of playlist did {P} make for the gym?']],
