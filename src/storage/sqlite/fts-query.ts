@@ -2,7 +2,8 @@
  * Turns a natural-language query into an FTS5 expression that is only ever text: every word is
  * quoted, so characters such as `"`, `*`, `:`, `-` or `NEAR` are searched for, never parsed.
  * Common English function words are left out (unless the query has nothing else): they match
- * most passages, which makes ranking slow and adds nothing to it.
+ * most passages, which makes ranking slow and adds nothing to it. Stemming is the index's: its
+ * Porter tokenizer (migration 0008) stems each quoted word as it stemmed the passages' text.
  */
 const MAX_TERMS = 32;
 
