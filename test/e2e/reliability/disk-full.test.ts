@@ -263,8 +263,7 @@ describe.skipIf(!mounted)('a full disk', () => {
   }, READ_WINDOW_MS + 90_000);
 
   it('a server started on a full disk says the disk is full', async () => {
-    setUp(data);
-    // Once before, so that its lock file exists: the disk then fills while it is stopped.
+    // Once before, so that its store and lock file exist: the disk then fills while it is stopped.
     server = await spawnServer(data, {}, logFile);
     server.proc.kill('SIGTERM');
     expect(await server.proc.exited).toBe(0);
