@@ -31,6 +31,8 @@ export function openDatabase(dataDir: string, now: number): Database {
     db.run('PRAGMA journal_mode = WAL');
     db.run('PRAGMA synchronous = FULL');
     db.run('PRAGMA foreign_keys = ON');
+    // Deleted rows and freed pages are overwritten with zeros: what the owner forgets leaves no bytes behind.
+    db.run('PRAGMA secure_delete = ON');
     db.run('PRAGMA busy_timeout = 5000');
     loadVectorExtension(db);
     migrate(db, now);
@@ -86,21 +88,27 @@ function diskFull(dataDir: string): ServiceError {
  * Makes `path` (if missing) and the SQLite files beside it readable and writable by their owner
  * only. SQLite would make a new database 0644; it gives its -wal, -shm and -journal files the
  * database file's mode, so creating the file first covers them. Files an older Engram made 0644
- * are tightened.
+ * are tightened, when they are ours to change.
  */
 function privateFile(path: string): string {
   closeSync(openSync(path, 'a', 0o600));
   for (const file of [path, ...SIDE_SUFFIXES.map((s) => path + s)]) {
-    if (existsSync(file) && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    if (existsSync(file) && openToOthers(file)) chmodSync(file, 0o600);
   }
   return path;
 }
 
+/** Readable or writable by group or others, and owned by this process's user (so it may chmod it). */
+function openToOthers(path: string): boolean {
+  const { mode, uid } = statSync(path);
+  return (mode & 0o077) !== 0 && uid === process.getuid?.();
+}
+
 /**
  * Makes the data directory (0700), or checks one that already exists: one open to other users is
- * tightened to 0700 when it holds only Engram's files, so it is Engram's own; one that holds other
- * files too (a home directory, a shared folder) is left as it is, with a warning, since its other
- * files are not ours to hide. Either way Engram's files in it are 0600.
+ * tightened to 0700 when it holds only Engram's files and is this user's, so it is Engram's own; one
+ * that holds other files too (a home directory, a shared folder) is left as it is, with a warning,
+ * since its other files are not ours to hide. Either way Engram's files in it are 0600.
  */
 function privateDataDir(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -108,10 +116,10 @@ function privateDataDir(dataDir: string): void {
   if ((mode & 0o077) === 0) return;
   const log = createLogger('warn');
   const was = mode.toString(8).padStart(4, '0');
-  if (readdirSync(dataDir).every((name) => ENGRAM_FILE.test(name))) {
+  if (openToOthers(dataDir) && readdirSync(dataDir).every((name) => ENGRAM_FILE.test(name))) {
     chmodSync(dataDir, 0o700);
     log.warn('the data directory was open to other users; it is now private (0700)', { data_dir: dataDir, was });
   } else {
-    log.warn('the data directory is open to other users and holds files that are not Engram\'s, so it was left as it is: Engram\'s files in it are private (0600), but other users can list them. Make it private with chmod 700, or use a directory of its own', { data_dir: dataDir, mode: was });
+    log.warn('the data directory is open to other users and is not Engram\'s alone (it holds other files, or another user owns it), so it was left as it is: Engram\'s files in it are private (0600), but other users can list them. Make it private with chmod 700, or use a directory of its own', { data_dir: dataDir, mode: was });
   }
 }
