@@ -260,7 +260,7 @@ describe.skipIf(!mounted)('a full disk', () => {
       `${readMs.length} REST reads (p50 ${percentile(readMs, 0.5).toFixed(1)} ms, max ${Math.max(...readMs).toFixed(1)} ms) and as many MCP searches, all answered; ` +
       `${refused + 1} writes refused 507; writes back ${writesBackMs.toFixed(0)} ms after space was freed, every document learned ${(writesBackMs + learnedMs).toFixed(0)} ms after`,
     );
-  }, READ_WINDOW_MS + 90_000);
+  }, READ_WINDOW_MS + 120_000); // 119 s were seen in all on 2 busy cores
 
   it('a server started on a full disk says the disk is full', async () => {
     // Once before, so that its store and lock file exist: the disk then fills while it is stopped.
