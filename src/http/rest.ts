@@ -41,6 +41,7 @@ export const REST_ROUTES: RestRoute[] = [
   { method: 'post', path: '/v1/containers', op: ops.createContainer, status: 201 },
   { method: 'patch', path: '/v1/containers/{container_id}', op: ops.updateContainer },
   { method: 'delete', path: '/v1/containers/{container_id}', op: ops.deleteContainer, query: { confirm: 'boolean' } },
+  { method: 'post', path: '/v1/memories/{memory_id}/confirm', op: ops.confirmFact },
   { method: 'get', path: '/v1/api-keys', op: ops.listKeys },
   { method: 'post', path: '/v1/api-keys', op: ops.createKey, status: 201 },
   { method: 'patch', path: '/v1/api-keys/{key_id}', op: ops.updateKey },

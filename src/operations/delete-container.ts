@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { containerLoss, forgetTarget, keptNote, planFor } from './forgetting';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { findContainer } from './owner-records';
@@ -7,16 +8,18 @@ import { confirmation } from './shapes';
 
 export const deleteContainer = defineOperation({
   name: 'delete_container',
-  description: 'Delete a container with every document, passage and fact in it.',
+  description: 'Delete a container with every document, passage and fact in it, and the facts learned from its documents (those the owner confirmed or edited are kept).',
   access: 'owner',
   output: S.DeleteContainerResult,
   input: z.object({ container_id: z.string().min(1), confirm: confirmParam }),
   run(ctx, input) {
     const container = findContainer(ctx, input.container_id);
+    const target = { containerId: container.id };
     if (input.confirm !== true) {
-      return confirmation('delete_container', `Deleting "${container.name}" removes every document and fact in it. Call again with confirm=true to go ahead.`);
+      const plan = planFor(ctx, target);
+      return confirmation('delete_container',
+        `Deleting removes ${containerLoss(`"${container.name}"`, plan)}${keptNote(plan, 'you')}. Call again with confirm=true to go ahead.`);
     }
-    ctx.store.deleteContainer(ctx.caller.accountId, container.id);
-    return { status: 'deleted' as const, id: container.id };
+    return { status: 'deleted' as const, id: container.id, ...forgetTarget(ctx, target) };
   },
 });

@@ -3,6 +3,7 @@ import { addDocument } from './add-document';
 import { addMemory } from './add-memory';
 import { addRule } from './add-rule';
 import { askAgent } from './ask-agent';
+import { confirmFact } from './confirm-fact';
 import { createExposure } from './create-exposure';
 import { createContainer } from './create-container';
 import { createKey } from './create-key';
@@ -33,7 +34,7 @@ export {
   listConnectedApps,
   getDocument, getProfile, keyUsage, listContainers, listDocuments, listKeys, memoryRules, revokeKey, searchMemories,
   setKeyContainers, updateContainer, updateKey,
-  askAgent, workflowInvoke, createExposure, listExposures, revokeExposure,
+  askAgent, workflowInvoke, createExposure, listExposures, revokeExposure, confirmFact,
 };
 
 /** The contract's tools, in the order of its tool table. */
@@ -44,7 +45,7 @@ export const TOOLS = [
 
 export const OWNER_OPERATIONS = [
   createContainer, updateContainer, deleteContainer, listKeys, createKey, updateKey, setKeyContainers, keyUsage, revokeKey,
-  addRule, deleteRule, listConnectedApps, disconnectApp, createExposure, listExposures, revokeExposure,
+  addRule, deleteRule, listConnectedApps, disconnectApp, createExposure, listExposures, revokeExposure, confirmFact,
 ] as const;
 
 /** The tools held only by exposures: ask_agent (agent share) and workflow_invoke (workflow, MCP only). */

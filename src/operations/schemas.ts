@@ -102,6 +102,8 @@ export const Fact = z.object({
   updated_at: timestamp,
   source: z.object({ document_id: z.string(), position: z.number().int() }).optional()
     .describe('A learned fact: the document and passage it was extracted from.'),
+  reviewed_at: timestamp.optional()
+    .describe('When the owner confirmed or edited the fact; such a fact is kept when its source document is deleted.'),
 }).meta({ id: 'Fact' });
 
 export const Profile = z.object({ static: z.array(Fact), dynamic: z.array(Fact), results: z.array(SearchHit).optional() }).meta({ id: 'Profile' });
@@ -150,10 +152,24 @@ export const ConfirmationRequest = z.object({
 
 const removed = (status: 'deleted' | 'forgotten') => z.object({ status: z.literal(status), id: z.string() });
 
+/** What a confirmed delete removed with the document or container, and the reviewed facts it kept. */
+export const Forgotten = z.object({
+  forgotten: z.object({
+    documents: z.number().int(),
+    passages: z.number().int().describe('The documents\' passages, with their vectors and keyword index entries.'),
+    facts: z.number().int().describe('Facts learned from the documents (and, for a container, the facts in it).'),
+  }),
+  kept: z.object({
+    facts: z.number().int().describe('Learned facts the owner confirmed or edited: kept, their source cleared.'),
+  }),
+});
+
+const deleted = removed('deleted').extend(Forgotten.shape);
+
 export const ContainerList = z.object({ containers: z.array(Container) }).meta({ id: 'ContainerList' });
-export const DeleteDocumentResult = z.union([removed('deleted'), ConfirmationRequest]).meta({ id: 'DeleteDocumentResult' });
+export const DeleteDocumentResult = z.union([deleted, ConfirmationRequest]).meta({ id: 'DeleteDocumentResult' });
 export const ForgetMemoryResult = z.union([removed('forgotten'), ConfirmationRequest]).meta({ id: 'ForgetMemoryResult' });
-export const DeleteContainerResult = z.union([removed('deleted'), ConfirmationRequest]).meta({ id: 'DeleteContainerResult' });
+export const DeleteContainerResult = z.union([deleted, ConfirmationRequest]).meta({ id: 'DeleteContainerResult' });
 export const RuleDeleted = removed('deleted').meta({ id: 'RuleDeleted' });
 
 export const Key = z.object({

@@ -12,6 +12,7 @@ export const toFact = (m: Memory): z.infer<typeof S.Fact> => ({
   id: m.id, content: m.content, title: m.title, static: m.static, container: m.containerId,
   created_at: iso(m.createdAt)!, updated_at: iso(m.updatedAt)!,
   ...(m.sourceDocumentId ? { source: { document_id: m.sourceDocumentId, position: m.sourcePosition ?? 0 } } : {}),
+  ...(m.reviewedAt != null ? { reviewed_at: iso(m.reviewedAt)! } : {}),
 });
 
 export function toDocument(d: DocumentRow, withContent: boolean): z.infer<typeof S.Document> {

@@ -83,6 +83,14 @@ export class SearchEngine {
     }
   }
 
+  /** Drops forgotten passages from the in-memory indexes at once (their stored vectors are already gone). */
+  forgetPassages(passageIds: number[]): void {
+    for (const id of passageIds) {
+      this.indexes.fast?.remove(id);
+      this.indexes.strong?.remove(id);
+    }
+  }
+
   /** Lets go of the embedders' threads, once the server has stopped answering. */
   async close(): Promise<void> {
     await Promise.all([this.embedders.fast?.close?.(), this.embedders.strong?.close?.()]);

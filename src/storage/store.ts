@@ -60,6 +60,8 @@ export interface Memory {
   sourceDocumentId?: string | null;
   /** A learned fact: the position of the passage it came from. */
   sourcePosition?: number | null;
+  /** When the owner last edited or confirmed the fact; null when never (see `Store.forget`). */
+  reviewedAt?: number | null;
 }
 
 export type CredentialKind = 'developer_key' | 'consent_token';
@@ -284,6 +286,31 @@ export interface IdempotencyRecord {
   expiresAt: number;
 }
 
+/** What a forgetting removes: one document, or a container with everything in it. */
+export type ForgetTarget = { documentId: string } | { containerId: string };
+
+/**
+ * What deleting a target takes with it: its documents, their passages, and the facts learned from
+ * them (those of a deleted container too). Learned facts the owner reviewed (edited or confirmed)
+ * are `kept`, their source cleared, unless named in `forget`'s `alsoKept`.
+ */
+export interface ForgettingPlan {
+  documents: number;
+  /** The documents' passages (a fact's own passage goes with the fact). */
+  passages: number;
+  facts: Memory[];
+  kept: Memory[];
+}
+
+/** What a forgetting removed, in the plan's terms, and every passage id gone (for in-memory indexes). */
+export interface ForgettingDone {
+  documents: number;
+  passages: number;
+  facts: number;
+  kept: number;
+  passageIds: number[];
+}
+
 export interface Store {
   /** Runs `fn` in one transaction: every write of one operation commits together or not at all. */
   transaction<T>(fn: () => T): T;
@@ -448,4 +475,19 @@ export interface Store {
   deleteExpiredIdempotencyKeys(now: number): number;
   /** At start, when nothing runs: pending keys become interrupted; returns how many. */
   interruptPendingIdempotencyKeys(): number;
+
+  // Forgetting (docs/decisions.md, "Forgetting that forgets")
+  /** What `forget` would remove now; null when the account holds no such document or container. */
+  planForgetting(accountId: string, target: ForgetTarget): ForgettingPlan | null;
+  /**
+   * Deletes the target with its passages, vectors and the facts learned from it, in one
+   * transaction; reviewed facts are kept (source cleared) unless their ids are in `alsoKept`. The
+   * keyword index is purged of the removed text and the deleted bytes are zeroed in the file, then
+   * the WAL is checkpointed and truncated when no reader holds it. Null when there is no such target.
+   */
+  forget(accountId: string, target: ForgetTarget, alsoKept: string[]): ForgettingDone | null;
+  /** Records that the owner confirmed (or edited) the fact at `at`; false when the account holds no such fact. */
+  markFactReviewed(accountId: string, id: string, at: number): boolean;
+  /** Per document: its size in bytes (its text, or what a URL was read as) and its first characters. */
+  describeDocuments(accountId: string, ids: string[], openingChars: number): Map<string, { bytes: number; opening: string }>;
 }

@@ -139,6 +139,12 @@ describe('real answers against the OpenAPI document', () => {
     await checked('DELETE', `/v1/rules/${rule}`, owner, undefined, 200);
     await checked('DELETE', `/v1/rules/${rule}`, owner, undefined, 404);
 
+    const writer = await keyFor(server, owner, { level: 'suggest', containers: [food] });
+    const fact = await addMemory(server, writer, { content: 'Likes figs.', container: food });
+    await checked('POST', `/v1/memories/${fact}/confirm`, owner, undefined, 200);
+    await checked('POST', `/v1/memories/${fact}/confirm`, key, undefined, 403);
+    await checked('POST', '/v1/memories/mem_nope/confirm', owner, undefined, 404);
+
     await checked('GET', '/v1/connected-apps', owner, undefined, 200);
     await checked('GET', '/v1/connected-apps', key, undefined, 403);
     await checked('DELETE', '/v1/connected-apps/app_nope', owner, undefined, 404);

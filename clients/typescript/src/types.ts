@@ -148,9 +148,19 @@ export interface AddDocumentResponse {
   custom_id: string | null;
 }
 
+/** What a confirmed delete took with the document: its passages (with their vectors) and the facts learned from it. */
+export interface ForgottenCounts {
+  documents: number;
+  passages: number;
+  facts: number;
+}
+
 export interface DocumentDeleted {
   status: 'deleted';
   id: string;
+  forgotten: ForgottenCounts;
+  /** Learned facts the person confirmed or edited: kept, without their source. Forget them one by one if asked to. */
+  kept: { facts: number };
 }
 
 export interface MemoryForgotten {

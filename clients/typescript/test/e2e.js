@@ -194,7 +194,8 @@ describe('against a running server', { skip }, () => {
       assert.ok(asked.how.length > 0);
       assert.equal((await client.documents.get(added.id)).id, added.id, 'nothing is deleted without confirm');
 
-      assert.deepEqual(await client.documents.delete(added.id, { confirm: true }), { status: 'deleted', id: added.id });
+      assert.deepEqual(await client.documents.delete(added.id, { confirm: true }),
+        { status: 'deleted', id: added.id, forgotten: { documents: 1, passages: 1, facts: 0 }, kept: { facts: 0 } });
       await refused(client.documents.get(added.id), NotFoundError, { status: 404, code: 'not_found' });
       await refused(client.documents.delete(added.id, { confirm: true }), NotFoundError, { status: 404, code: 'not_found' });
     });

@@ -27,6 +27,9 @@ export async function confirmationMustBeNarrowed(client: Client): Promise<string
     return request.how;
   }
   const id: string = deleted.id;
+  // What went with it, and the reviewed facts that stayed.
+  const counts: number = deleted.forgotten.passages + deleted.forgotten.facts + deleted.kept.facts;
+  void counts;
 
   const forgotten: ForgetMemoryResult = await client.memories.forget('mem_1', { confirm: true });
   if (isConfirmationRequest(forgotten)) return forgotten.verb;

@@ -15,6 +15,7 @@ import learningRebuild from '../../../migrations/0007_learning_rebuild.sql' with
 import porterFts from '../../../migrations/0008_porter_fts.sql' with { type: 'text' };
 import idempotencyKeys from '../../../migrations/0009_idempotency_keys.sql' with { type: 'text' };
 import passageVectors from '../../../migrations/0010_passage_vectors.sql' with { type: 'text' };
+import factReview from '../../../migrations/0011_fact_review.sql' with { type: 'text' };
 
 export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
@@ -27,6 +28,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: 
   { version: '0008_porter_fts', sql: porterFts, finish: rebuildSmallKeywordIndex },
   { version: '0009_idempotency_keys', sql: idempotencyKeys },
   { version: '0010_passage_vectors', sql: passageVectors },
+  { version: '0011_fact_review', sql: factReview },
 ];
 
 /** Applies every migration not yet recorded; returns the versions it applied. */

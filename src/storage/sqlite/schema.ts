@@ -52,6 +52,7 @@ export const memories = sqliteTable('memories', {
   updatedAt: integer('updated_at').notNull(),
   sourceDocumentId: text('source_document_id'),
   sourcePosition: integer('source_position'),
+  reviewedAt: integer('reviewed_at'),
 });
 
 export const passages = sqliteTable('passages', {

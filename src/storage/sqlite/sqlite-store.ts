@@ -3,7 +3,7 @@ import type { Database } from 'bun:sqlite';
 import { and, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import type {
-  Account, AuthorizationCode, IdempotencyRecord, Container, Credential, CredentialKind, CredentialPatch, Exposure, FactHistoryEntry, FactSource, OAuthClient, DocumentLearning, DocumentPage, DocumentPosition, DocumentRow, EmbeddingModel, JobKind,
+  Account, AuthorizationCode, IdempotencyRecord, Container, Credential, CredentialKind, CredentialPatch, Exposure, FactHistoryEntry, FactSource, ForgetTarget, ForgettingDone, ForgettingPlan, OAuthClient, DocumentLearning, DocumentPage, DocumentPosition, DocumentRow, EmbeddingModel, JobKind,
   LearningJob, Memory, PassageHit, PassageInput, PassageText, PassageVectors, Rule, Session, Store, StoredVectors, UsageOutcome, UsageSummary, VectorTier,
 } from '../store';
 import { ftsQuery } from './fts-query';
@@ -640,6 +640,111 @@ export class SqliteStore implements Store {
 
   interruptPendingIdempotencyKeys(): number {
     return this.raw.run("UPDATE idempotency_keys SET state = 'interrupted' WHERE state = 'pending'").changes;
+  }
+
+  // Forgetting
+
+  planForgetting(accountId: string, target: ForgetTarget): ForgettingPlan | null {
+    const scope = this.forgettingScope(accountId, target);
+    if (!scope) return null;
+    const { documentIds, containerId } = scope;
+    const passages = this.raw.query<{ n: number }, [string]>(
+      'SELECT count(*) AS n FROM json_each(?1) ids JOIN passages p ON p.document_id = ids.value').get(JSON.stringify(documentIds))!.n;
+    // Learned from the documents, outside the deleted container (the profile, for a container).
+    const learned = this.raw.query<{ id: string }, [string, string, string | null]>(`
+      SELECT m.id FROM memories m JOIN json_each(?2) ids ON m.source_document_id = ids.value
+       WHERE m.account_id = ?1 AND (?3 IS NULL OR m.container_id IS NOT ?3)`).all(accountId, JSON.stringify(documentIds), containerId)
+      .map((r) => this.getMemory(accountId, r.id)!);
+    const inside = containerId
+      ? this.db.select().from(t.memories).where(and(eq(t.memories.accountId, accountId), eq(t.memories.containerId, containerId)))
+        .orderBy(t.memories.createdAt, sql`rowid`).all()
+      : [];
+    return {
+      documents: documentIds.length,
+      passages,
+      facts: [...inside, ...learned.filter((m) => m.reviewedAt == null)],
+      kept: learned.filter((m) => m.reviewedAt != null),
+    };
+  }
+
+  forget(accountId: string, target: ForgetTarget, alsoKept: string[]): ForgettingDone | null {
+    const done = this.transaction((): ForgettingDone | null => {
+      const plan = this.planForgetting(accountId, target);
+      const scope = this.forgettingScope(accountId, target);
+      if (!plan || !scope) return null;
+      const ticked = new Set(alsoKept);
+      const gone = [...plan.facts, ...plan.kept.filter((m) => ticked.has(m.id))];
+      const kept = plan.kept.filter((m) => !ticked.has(m.id));
+      const passageIds = this.raw.query<{ id: number }, [string, string, string | null]>(`
+        SELECT id FROM passages WHERE document_id IN (SELECT value FROM json_each(?1))
+        UNION SELECT id FROM passages WHERE memory_id IN (SELECT value FROM json_each(?2))
+        UNION SELECT id FROM passages WHERE container_id = ?3`).all(JSON.stringify(scope.documentIds), JSON.stringify(gone.map((m) => m.id)), scope.containerId)
+        .map((r) => r.id);
+      // Passages, their vectors and FTS rows, history and jobs all follow by cascade and trigger.
+      if (gone.length) this.db.delete(t.memories).where(and(eq(t.memories.accountId, accountId), inArray(t.memories.id, gone.map((m) => m.id)))).run();
+      if (kept.length) this.db.update(t.memories).set({ sourceDocumentId: null, sourcePosition: null }).where(inArray(t.memories.id, kept.map((m) => m.id))).run();
+      if ('containerId' in target) this.deleteContainer(accountId, target.containerId);
+      else this.deleteDocument(accountId, target.documentId);
+      this.purgeKeywordIndexes();
+      return { documents: plan.documents, passages: plan.passages, facts: gone.length, kept: kept.length, passageIds };
+    });
+    if (done) this.truncateWal();
+    return done;
+  }
+
+  markFactReviewed(accountId: string, id: string, at: number): boolean {
+    return this.db.update(t.memories).set({ reviewedAt: at }).where(and(eq(t.memories.accountId, accountId), eq(t.memories.id, id)))
+      .returning({ id: t.memories.id }).all().length === 1;
+  }
+
+  describeDocuments(accountId: string, ids: string[], openingChars: number): Map<string, { bytes: number; opening: string }> {
+    // A URL document's text is what it was read as: its passages.
+    const rows = this.raw.query<{ id: string; bytes: number; opening: string }, [string, string, number]>(`
+      SELECT d.id,
+             coalesce(length(CAST(d.content AS BLOB)),
+                      (SELECT sum(length(CAST(p.content AS BLOB))) FROM passages p WHERE p.document_id = d.id), 0) AS bytes,
+             coalesce(substr(d.content, 1, ?3),
+                      (SELECT substr(p.content, 1, ?3) FROM passages p WHERE p.document_id = d.id ORDER BY p.position LIMIT 1), '') AS opening
+        FROM json_each(?2) ids JOIN documents d ON d.id = ids.value
+       WHERE d.account_id = ?1`).all(accountId, JSON.stringify(ids), openingChars);
+    return new Map(rows.map((r) => [r.id, { bytes: r.bytes, opening: r.opening }]));
+  }
+
+  /** The documents a forgetting deletes, and the container when it is one; null when the account has no such target. */
+  private forgettingScope(accountId: string, target: ForgetTarget): { documentIds: string[]; containerId: string | null } | null {
+    if ('documentId' in target) return this.getDocument(accountId, target.documentId) ? { documentIds: [target.documentId], containerId: null } : null;
+    if (!this.getContainer(accountId, target.containerId)) return null;
+    const ids = this.db.select({ id: t.documents.id }).from(t.documents)
+      .where(and(eq(t.documents.accountId, accountId), eq(t.documents.containerId, target.containerId))).all().map((r) => r.id);
+    return { documentIds: ids, containerId: target.containerId };
+  }
+
+  /**
+   * An FTS5 delete only adds a tombstone: the removed words stay in the older index segments until
+   * they are merged. 'optimize' merges every segment into one, so no word of a forgotten passage
+   * remains (secure_delete, set at open, zeroes the pages this frees).
+   */
+  private purgeKeywordIndexes(): void {
+    const tables = this.raw.query<{ name: string }, []>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('passages_fts', 'passages_stem_fts')").all();
+    for (const { name } of tables) this.raw.run(`INSERT INTO ${name}(${name}) VALUES ('optimize')`);
+  }
+
+  /**
+   * Old frames of the WAL still hold what was deleted until it is checkpointed and truncated. Best
+   * effort and without waiting: a reader in the middle of a snapshot makes it a no-op, and the
+   * next forgetting (or a restart) tries again.
+   */
+  private truncateWal(): void {
+    const wait = this.raw.query<{ timeout: number }, []>('PRAGMA busy_timeout').get()!.timeout;
+    this.raw.run('PRAGMA busy_timeout = 0');
+    try {
+      this.raw.run('PRAGMA wal_checkpoint(TRUNCATE)');
+    } catch {
+      // Busy: see above.
+    } finally {
+      this.raw.run(`PRAGMA busy_timeout = ${wait}`);
+    }
   }
 }
 

@@ -272,10 +272,11 @@ describe('the confirmation flow', () => {
       const asked = await callTool(session, 'delete_document', args);
       expect(asked.isError).toBeFalsy();
       expect(asked.structuredContent).toEqual({
-        status: 'confirmation_required', verb: 'delete_document', how: 'Ask the person to confirm deleting the document "Minutes"; then call again with confirm=true.',
+        status: 'confirmation_required', verb: 'delete_document', how: 'Ask the person to confirm deleting the document "Minutes" and its 1 passage; then call again with confirm=true.',
       });
     }
-    expect(await ok(session, 'delete_document', { document_id: doc, confirm: true })).toEqual({ status: 'deleted', id: doc });
+    expect(await ok(session, 'delete_document', { document_id: doc, confirm: true }))
+      .toEqual({ status: 'deleted', id: doc, forgotten: { documents: 1, passages: 1, facts: 0 }, kept: { facts: 0 } });
     expect((await toolError(session, 'delete_document', { document_id: doc, confirm: true })).code).toBe('not_found');
 
     const fact = await world.addFact('Walks the dog at seven.', world.work);
@@ -337,7 +338,7 @@ describe('retired tool names', () => {
   it('memory_forget asks for confirmation as delete_document does, for a Full access key', async () => {
     const doc = await world.addDocument(world.food, 'A note to forget.', 'Forgettable');
     expect(await ok(manage, 'memory_forget', { document_id: doc })).toMatchObject({ status: 'confirmation_required', verb: 'delete_document' });
-    expect(await ok(manage, 'memory_forget', { document_id: doc, confirm: true })).toEqual({ status: 'deleted', id: doc });
+    expect(await ok(manage, 'memory_forget', { document_id: doc, confirm: true })).toMatchObject({ status: 'deleted', id: doc, forgotten: { documents: 1 } });
   });
 
   it('are refused with 403 when the credential does not hold the current tool, counted under the current name', async () => {

@@ -50,7 +50,7 @@ describe('delete_document', () => {
     expect((await searchHits('quince')).length).toBe(1);
     const res = await call(server, 'DELETE', `/v1/documents/${id}?confirm=true`, manage);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'deleted', id });
+    expect(res.body).toEqual({ status: 'deleted', id, forgotten: { documents: 1, passages: 1, facts: 0 }, kept: { facts: 0 } });
     expectError(await call(server, 'GET', `/v1/documents/${id}`, manage), 404, 'not_found');
     expect((await call(server, 'GET', '/v1/documents', manage)).body.documents.map((d: any) => d.id)).not.toContain(id);
     expect(await searchHits('quince')).toEqual([]);

@@ -79,7 +79,8 @@ describe('a write repeated with its Idempotency-Key', () => {
     const deletedAgain = await send(server, 'DELETE', path, manage, 'key-delete-1');
     expect(deleted.status).toBe(200);
     expect(deletedAgain.status).toBe(200);
-    expect(deletedAgain.body).toEqual({ status: 'deleted', id: doc.body.id });
+    expect(deletedAgain.body).toEqual(deleted.body);
+    expect(deleted.body).toMatchObject({ status: 'deleted', id: doc.body.id, forgotten: { documents: 1 } });
     expectError(await send(server, 'DELETE', path, manage, null), 404, 'not_found');
 
     const fact = await send(server, 'POST', '/v1/memories', manage, null, { content: 'To be forgotten once.', container: food });

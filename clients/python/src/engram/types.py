@@ -27,6 +27,8 @@ __all__ = [
     "ConfirmationRequest",
     "AddDocumentResponse",
     "DeletedDocument",
+    "ForgottenCounts",
+    "KeptCounts",
     "DeleteDocumentResult",
     "ForgottenMemory",
     "ForgetMemoryResult",
@@ -180,9 +182,25 @@ class AddDocumentResponse(TypedDict):
     custom_id: Optional[str]
 
 
+class ForgottenCounts(TypedDict):
+    """What a confirmed delete took with the document: its passages (with their vectors) and the facts learned from it."""
+
+    documents: int
+    passages: int
+    facts: int
+
+
+class KeptCounts(TypedDict):
+    """Learned facts the person confirmed or edited: kept, without their source."""
+
+    facts: int
+
+
 class DeletedDocument(TypedDict):
     status: Literal["deleted"]
     id: str
+    forgotten: ForgottenCounts
+    kept: KeptCounts
 
 
 class ForgottenMemory(TypedDict):

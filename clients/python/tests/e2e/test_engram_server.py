@@ -247,7 +247,12 @@ async def test_a_document_is_added_learned_found_listed_and_deleted_with_confirm
     assert asked["verb"] == "delete_document" and asked["how"]
     assert (await api(lambda c: c.documents.get(added["id"])))["id"] == added["id"], "nothing deleted without confirm"
 
-    assert await api(lambda c: c.documents.delete(added["id"], confirm=True)) == {"status": "deleted", "id": added["id"]}
+    assert await api(lambda c: c.documents.delete(added["id"], confirm=True)) == {
+        "status": "deleted",
+        "id": added["id"],
+        "forgotten": {"documents": 1, "passages": 1, "facts": 0},
+        "kept": {"facts": 0},
+    }
     await api.refused(lambda c: c.documents.get(added["id"]), NotFoundError, 404, "not_found")
     await api.refused(lambda c: c.documents.delete(added["id"], confirm=True), NotFoundError, 404, "not_found")
 

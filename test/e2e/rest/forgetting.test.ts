@@ -1,0 +1,155 @@
+/**
+ * Forgetting that forgets, through REST: deleting a document takes the facts learned from it, its
+ * passages, vectors and keyword index entries along, says beforehand what will go and afterwards
+ * what went; a search, an export and the database file's bytes no longer hold it; a fact the owner
+ * confirmed is kept. Deleting a container forgets everything in it and learned from it.
+ */
+import { Database } from 'bun:sqlite';
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { call } from '../../helpers/server';
+import { allFacts, forgettingWorld, type ForgettingWorld, SECRET_WORDS } from '../fixtures/forgetting';
+
+const ROOT = join(import.meta.dir, '../../..');
+
+/** The passages of the account with their vectors: ids by document or fact, read from the file. */
+function passagesIn(w: ForgettingWorld): { id: number; document_id: string | null; memory_id: string | null; vectors: number }[] {
+  const db = new Database(join(w.server.dataDir, 'engram.db'), { readonly: true });
+  try {
+    return db.query<{ id: number; document_id: string | null; memory_id: string | null; vectors: number }, []>(`
+      SELECT p.id, p.document_id, p.memory_id, (SELECT count(*) FROM passage_vectors v WHERE v.passage_id = p.id) AS vectors
+        FROM passages p ORDER BY p.id`).all();
+  } finally {
+    db.close();
+  }
+}
+
+/** Checkpoints the WAL into the file (as the issue asks a reader to) and returns the file's bytes as text. */
+function fileBytesAfterCheckpoint(w: ForgettingWorld): string {
+  const file = join(w.server.dataDir, 'engram.db');
+  const db = new Database(file);
+  try {
+    db.run('PRAGMA wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
+  let text = readFileSync(file).toString('latin1');
+  try {
+    text += readFileSync(`${file}-wal`).toString('latin1');
+  } catch {}
+  return text.toLowerCase();
+}
+
+/** Which of `words` occur in `text` (a list, so a failure names the word rather than printing the whole file). */
+const found = (text: string, words: string[]): string[] => words.filter((w) => text.includes(w.toLowerCase()));
+
+function exportOf(w: ForgettingWorld): string {
+  const run = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), 'export', '--data', w.server.dataDir], { env: process.env });
+  expect(run.exitCode).toBe(0);
+  return run.stdout.toString();
+}
+
+async function searchFor(w: ForgettingWorld, q: string) {
+  return (await call(w.server, 'POST', '/v1/search', w.key, { q, container: '*', limit: 100 })).body;
+}
+
+describe('deleting a document through REST', () => {
+  let w: ForgettingWorld;
+  beforeEach(async () => {
+    w = await forgettingWorld();
+  });
+  afterEach(() => w.close());
+
+  it('forgets its passages, vectors and learned facts, reports the counts, and leaves no trace in search, export or the file', async () => {
+    const learned = (await allFacts(w)).filter((f) => f.source?.document_id === w.diary);
+    expect(learned.map((f) => f.content).sort()).toEqual(['Plays the xylofungus every evening.', 'Started a zorblatt course.', 'Was born in Vantablue harbour.']);
+    const before = passagesIn(w);
+    const diaryPassages = before.filter((p) => p.document_id === w.diary);
+    expect(diaryPassages.length).toBe(4);
+    expect(diaryPassages.every((p) => p.vectors > 0)).toBe(true);
+    // Found before: by keyword and (the fact's passage) by vector too.
+    expect((await searchFor(w, 'xylofungus')).results.length).toBeGreaterThan(0);
+    expect(found(fileBytesAfterCheckpoint(w), SECRET_WORDS)).toEqual(SECRET_WORDS);
+    const indexed = w.server.services.search.figures().fast;
+
+    const ask = await call(w.server, 'DELETE', `/v1/documents/${w.diary}`, w.key);
+    expect(ask.status).toBe(200);
+    expect(ask.body.status).toBe('confirmation_required');
+    expect(ask.body.how).toContain('the document "Sunday", its 4 passages and the 3 facts learned from it');
+
+    const done = await call(w.server, 'DELETE', `/v1/documents/${w.diary}?confirm=true`, w.key);
+    expect(done.status).toBe(200);
+    expect(done.body).toEqual({ status: 'deleted', id: w.diary, forgotten: { documents: 1, passages: 4, facts: 3 }, kept: { facts: 0 } });
+
+    // The facts are gone, with their passages and every vector; the other document stays.
+    expect((await allFacts(w)).map((f) => f.content)).toEqual([]);
+    const after = passagesIn(w);
+    const goneIds = new Set([...diaryPassages.map((p) => p.id), ...before.filter((p) => p.memory_id).map((p) => p.id)]);
+    expect(after.filter((p) => goneIds.has(p.id))).toEqual([]);
+    expect(after.map((p) => p.document_id)).toEqual([w.keeper]);
+    expect(w.server.services.search.figures().fast).toBe(indexed - goneIds.size);
+
+    for (const word of SECRET_WORDS) {
+      const found = await searchFor(w, word);
+      expect(found.results).toEqual([]);
+    }
+    // A paraphrase the vectors alone would match finds only the garden.
+    const paraphrase = await searchFor(w, 'playing a musical instrument in the evening');
+    expect(paraphrase.results.every((r: { document_id: string | null }) => r.document_id === w.keeper)).toBe(true);
+    expect((await searchFor(w, 'garden gate')).results[0].document_id).toBe(w.keeper);
+
+    const exported = exportOf(w).toLowerCase();
+    const bytes = fileBytesAfterCheckpoint(w);
+    expect(found(exported, ['garden gate', ...SECRET_WORDS])).toEqual(['garden gate']);
+    expect(found(bytes, ['garden gate', ...SECRET_WORDS])).toEqual(['garden gate']);
+  });
+
+  it('keeps a fact the owner confirmed, without its source, and says so before and after', async () => {
+    const learned = (await allFacts(w)).filter((f) => f.source?.document_id === w.diary);
+    const born = learned.find((f) => f.content.startsWith('Was born'))!;
+    const confirmed = await call(w.server, 'POST', `/v1/memories/${born.id}/confirm`, w.owner);
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.reviewed_at).toBeString();
+    // A key cannot confirm: it is the owner's word.
+    expect((await call(w.server, 'POST', `/v1/memories/${born.id}/confirm`, w.key)).status).toBe(403);
+
+    const ask = await call(w.server, 'DELETE', `/v1/documents/${w.diary}`, w.key);
+    expect(ask.body.how).toBe('Ask the person to confirm deleting the document "Sunday", its 4 passages and the 2 facts learned from it ' +
+      '(1 fact learned from it that the person confirmed or edited is kept); then call again with confirm=true.');
+
+    const done = await call(w.server, 'DELETE', `/v1/documents/${w.diary}?confirm=true`, w.key);
+    expect(done.body.forgotten).toEqual({ documents: 1, passages: 4, facts: 2 });
+    expect(done.body.kept).toEqual({ facts: 1 });
+    const left = await allFacts(w);
+    expect(left.map((f) => [f.id, f.content, f.source ?? null])).toEqual([[born.id, 'Was born in Vantablue harbour.', null]]);
+  });
+});
+
+describe('deleting a container through REST', () => {
+  let w: ForgettingWorld;
+  beforeEach(async () => {
+    w = await forgettingWorld();
+  });
+  afterEach(() => w.close());
+
+  it('forgets its documents, passages, vectors, its facts and the profile facts learned from it, and says so before and after', async () => {
+    await call(w.server, 'POST', '/v1/memories', w.key, { container: w.container, content: 'Waters the quokkaberry bush on Mondays.' });
+    await w.server.learning.drain();
+    const indexed = w.server.services.search.figures().fast;
+    expect(indexed).toBeGreaterThan(0);
+
+    const ask = await call(w.server, 'DELETE', `/v1/containers/${w.container}`, w.owner);
+    expect(ask.body.status).toBe('confirmation_required');
+    expect(ask.body.how).toContain('the container "Diary", its 2 documents with their 5 passages and the 4 facts in it or learned from it.');
+
+    const done = await call(w.server, 'DELETE', `/v1/containers/${w.container}?confirm=true`, w.owner);
+    expect(done.body).toEqual({ status: 'deleted', id: w.container, forgotten: { documents: 2, passages: 5, facts: 4 }, kept: { facts: 0 } });
+    // The standing fact learned from the diary lived in the profile, outside the container: gone too.
+    expect((await call(w.server, 'GET', '/v1/profile', w.key)).body.static).toEqual([]);
+    expect(passagesIn(w)).toEqual([]);
+    expect(w.server.services.search.figures().fast).toBe(0);
+    expect(found(exportOf(w).toLowerCase(), [...SECRET_WORDS, 'garden gate'])).toEqual([]);
+    expect(found(fileBytesAfterCheckpoint(w), [...SECRET_WORDS, 'garden gate'])).toEqual([]);
+  });
+});
