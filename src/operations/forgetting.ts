@@ -60,3 +60,15 @@ export function keptNote(plan: ForgettingPlan, whose: 'you' | 'the person'): str
 const gone = (target: ForgetTarget) => 'documentId' in target
   ? new ServiceError('not_found', `No document ${target.documentId}.`, { document_id: target.documentId })
   : new ServiceError('not_found', `No container ${target.containerId}.`, { container: target.containerId });
+
+/** "Deleted, and with it 4 passages and 3 facts. 1 fact you confirmed was kept." (the owner's notice after a delete). */
+export function forgottenSummary(done: z.infer<typeof S.Forgotten>, alsoForgotten = 0): string {
+  const { documents, passages, facts } = done.forgotten;
+  const parts = [
+    ...(documents > 1 ? [counted(documents, 'document')] : []),
+    ...(passages ? [counted(passages, 'passage')] : []),
+    ...(facts + alsoForgotten ? [counted(facts + alsoForgotten, 'fact')] : []),
+  ];
+  const kept = done.kept.facts ? ` ${counted(done.kept.facts, 'fact')} you confirmed ${done.kept.facts === 1 ? 'was' : 'were'} kept.` : '';
+  return `Deleted${parts.length ? `, and with it ${listed(parts)}` : ''}.${kept}`;
+}

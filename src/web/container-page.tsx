@@ -1,7 +1,8 @@
 /** @jsxImportSource hono/jsx */
 /**
- * One container: rename and describe it, add a note or a URL, its documents newest first with
- * their learning state (and why learning failed), its facts with Forget, and Delete.
+ * One container: rename and describe it, add a note or a URL, its documents newest first (each by
+ * its title or first words, with its size, learning state, why learning failed, and where it came
+ * from), its facts with Confirm and Forget, and Delete.
  */
 import type { z } from 'zod';
 import type { Document, Fact } from '../operations/schemas';
@@ -14,6 +15,8 @@ export type FactView = z.infer<typeof Fact>;
 export interface ContainerPageProps {
   container: ContainerView;
   documents: DocumentView[];
+  /** Per document id: its size in bytes and its first characters (store.describeDocuments). */
+  described: Map<string, { bytes: number; opening: string }>;
   nextCursor: string | null;
   facts: FactView[];
   csrf: string;
@@ -22,7 +25,21 @@ export interface ContainerPageProps {
   error?: string | null;
 }
 
-export function ContainerPage({ container: c, documents, nextCursor, facts, csrf, email, notice, error }: ContainerPageProps) {
+/** "812 B", "3.4 KB", "1.2 MB". */
+export function size(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  return bytes < 1_000_000 ? `${(bytes / 1000).toFixed(1)} KB` : `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
+/** The first words of `text`, cut at a word and marked with an ellipsis when there is more. */
+export function firstWords(text: string, max = 80): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.lastIndexOf(' ', max);
+  return `${flat.slice(0, cut > max / 2 ? cut : max)}…`;
+}
+
+export function ContainerPage({ container: c, documents, described, nextCursor, facts, csrf, email, notice, error }: ContainerPageProps) {
   return (
     <Layout title={c.name} signedInAs={email} csrf={csrf} current="/containers">
       <section class="card" aria-labelledby="container-title">
@@ -74,21 +91,29 @@ export function ContainerPage({ container: c, documents, nextCursor, facts, csrf
         ) : (
           <div class="table-scroll">
             <table id="documents">
-              <thead><tr><th>Document</th><th>State</th><th>Added</th></tr></thead>
+              <thead><tr><th>Document</th><th>Size</th><th>State</th><th>Added</th></tr></thead>
               <tbody>
-                {documents.map((d) => (
-                  <tr data-document-id={d.id}>
-                    <td>
-                      <a href={`/documents/${d.id}`}>{d.title ?? d.url ?? d.custom_id ?? d.id}</a>
-                      {d.url && d.title ? <small class="muted"> {d.url}</small> : null}
-                    </td>
-                    <td>
-                      <span class={`badge ${d.status}`}>{d.status}</span>
-                      {d.error ? <small class="error-reason"> {d.error}</small> : null}
-                    </td>
-                    <td>{when(d.created_at)}</td>
-                  </tr>
-                ))}
+                {documents.map((d) => {
+                  const about = described.get(d.id);
+                  const opening = about?.opening ? firstWords(about.opening) : '';
+                  // A page not read yet has no size to show.
+                  const known = !(d.url && d.status !== 'learned' && !about?.bytes);
+                  const name = d.title ?? (opening || d.url || d.custom_id || d.id);
+                  return (
+                    <tr data-document-id={d.id}>
+                      <td>
+                        <a href={`/documents/${d.id}`} class="document-name">{name}</a>
+                        {d.url && name !== d.url ? <small class="muted source"> From <code>{d.url}</code></small> : null}
+                      </td>
+                      <td class="size">{known ? size(about?.bytes ?? 0) : '–'}</td>
+                      <td>
+                        <span class={`badge ${d.status}`}>{d.status}</span>
+                        {d.error ? <small class="error-reason"> {d.error}</small> : null}
+                      </td>
+                      <td>{when(d.created_at)}</td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
           </div>
@@ -104,6 +129,16 @@ export function ContainerPage({ container: c, documents, nextCursor, facts, csrf
             {facts.map((f) => (
               <li data-fact-id={f.id}>
                 <span class="fact">{f.content}</span> <small class="muted">{when(f.updated_at)}</small>{' '}
+                {f.reviewed_at ? (
+                  <span class="badge confirmed">confirmed</span>
+                ) : f.source ? (
+                  // A learned fact: confirming it keeps it when the document it came from is deleted.
+                  <form method="post" action={`/facts/${f.id}/confirm`} class="inline">
+                    <input type="hidden" name="csrf" value={csrf} />
+                    <input type="hidden" name="back" value={`/containers/${c.id}`} />
+                    <button type="submit">Confirm</button>
+                  </form>
+                ) : null}{' '}
                 <a href={`/facts/${f.id}/forget?back=${encodeURIComponent(`/containers/${c.id}`)}`}>Forget</a>
               </li>
             ))}

@@ -24,6 +24,7 @@ export function DocumentPage({ document: d, container, passages, csrf, email }: 
         </p>
         {d.url ? <p>From <code>{d.url}</code></p> : null}
         {d.error ? <p class="error" role="alert">Learning failed: {d.error}</p> : null}
+        <p><a href={`/documents/${d.id}/delete`} class="danger">Delete document</a></p>
         <h2>Passages</h2>
         {passages.length === 0 ? (
           <p class="muted">{d.status === 'learned' ? 'No passages.' : 'Passages appear once the document is learned.'}</p>

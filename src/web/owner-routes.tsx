@@ -16,13 +16,15 @@ import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import { clientAddress } from '../http/client-address';
 import {
-  addDocument, addMemory, addRule, createContainer, createKey, deleteContainer, deleteRule, forgetMemory, getDocument, getProfile, keyUsage,
-  listContainers, listDocuments, listKeys, memoryRules, revokeKey, searchMemories, setKeyContainers, updateContainer, updateKey,
+  addDocument, addMemory, addRule, confirmFact, createContainer, createKey, deleteContainer, deleteDocument, deleteRule, forgetMemory, getDocument,
+  getProfile, keyUsage, listContainers, listDocuments, listKeys, memoryRules, revokeKey, searchMemories, setKeyContainers, updateContainer, updateKey,
 } from '../operations';
+import { containerLoss, documentLoss, forgottenSummary } from '../operations/forgetting';
 import { type Context as OpContext, invoke } from '../operations/operation';
 import { RateLimiter } from '../operations/rate-limiter';
 import { toFact } from '../operations/shapes';
-import { ConfirmPage } from './confirm-page';
+import type { ForgetTarget, Memory } from '../storage/store';
+import { type ConfirmChoices, ConfirmPage } from './confirm-page';
 import { ContainerPage } from './container-page';
 import { ContainersPage } from './containers-page';
 import { DocumentPage } from './document-page';
@@ -44,6 +46,10 @@ const FLASH_COOKIE = 'engram_flash';
 const SETUP_PER_MIN = 10;
 /** How many of a container's facts its page shows, most recently changed first. */
 const FACTS_SHOWN = 200;
+/** How much of a document's text its row on a container page shows when it has no title. */
+const OPENING_CHARS = 120;
+/** The tick boxes of a delete's confirmation page: reviewed facts, kept unless ticked. */
+const FORGET_TOO = 'forget_fact';
 
 type Form = Record<string, string | File | (string | File)[]>;
 
@@ -310,10 +316,11 @@ export function ownerRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
     const cursor = c.req.query('cursor') || null;
     const docs = await invoke(listDocuments, o.ctx, { container: container.id, cursor });
     const facts = services.store.listRecentFacts(o.session.accountId, [container.id], FACTS_SHOWN).map(toFact);
+    const described = services.store.describeDocuments(o.session.accountId, docs.documents.map((d) => d.id), OPENING_CHARS);
     return html(c, (
       <ContainerPage
-        container={container} documents={docs.documents} nextCursor={docs.next_cursor} facts={facts} csrf={o.csrf} email={o.email}
-        notice={f.notice} error={f.error}
+        container={container} documents={docs.documents} described={described} nextCursor={docs.next_cursor} facts={facts} csrf={o.csrf}
+        email={o.email} notice={f.notice} error={f.error}
       />
     ));
   }));
@@ -338,19 +345,22 @@ export function ownerRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
 
   app.get('/containers/:id/delete', page(async (c, o) => {
     const container = await ownContainer(o, idParam(c));
-    if (!container) return c.redirect('/containers', 303);
+    const plan = container && services.store.planForgetting(o.session.accountId, { containerId: container.id });
+    if (!container || !plan) return c.redirect('/containers', 303);
     return html(c, (
       <ConfirmPage
         title={`Delete “${container.name}”?`} current="/containers" csrf={o.csrf} email={o.email} action={`/containers/${container.id}/delete`}
-        button="Delete container" cancel={`/containers/${container.id}`}
-        message="Every document, passage and fact in it is deleted, and keys lose their reach to it. This cannot be undone."
+        button="Delete container" cancel={`/containers/${container.id}`} choices={keptChoices(plan.kept)}
+        message={`This deletes ${containerLoss(`“${container.name}”`, plan)}, and keys lose their reach to it. This cannot be undone.`}
       />
     ));
   }));
 
-  app.post('/containers/:id/delete', post((c) => `/containers/${idParam(c)}`, async (c, o) => {
-    await invoke(deleteContainer, o.ctx, { container_id: idParam(c), confirm: true });
-    return { to: '/containers', notice: 'The container was deleted.' };
+  app.post('/containers/:id/delete', post((c) => `/containers/${idParam(c)}`, async (c, o, form) => {
+    const id = idParam(c);
+    const ticked = await forgetTicked(o, form, { containerId: id });
+    const done = await invoke(deleteContainer, o.ctx, { container_id: id, confirm: true });
+    return { to: '/containers', notice: 'status' in done && done.status === 'deleted' ? forgottenSummary(done, ticked) : 'Deleted.' };
   }));
 
   app.get('/documents/:id', page(async (c, o) => {
@@ -365,6 +375,38 @@ export function ownerRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
     const container = await ownContainer(o, document.container);
     const passages = services.store.listPassages(o.session.accountId, document.id);
     return html(c, <DocumentPage document={document} container={container} passages={passages} csrf={o.csrf} email={o.email} />);
+  }));
+
+  app.get('/documents/:id/delete', page(async (c, o) => {
+    let document;
+    try {
+      document = await invoke(getDocument, o.ctx, { document_id: idParam(c) });
+    } catch (err) {
+      if (!fixable(err)) throw err;
+      return c.redirect('/containers', 303);
+    }
+    const plan = services.store.planForgetting(o.session.accountId, { documentId: document.id });
+    if (!plan) return c.redirect('/containers', 303);
+    const what = document.title ? `“${document.title}”` : document.url ?? document.id;
+    return html(c, (
+      <ConfirmPage
+        title={`Delete ${what}?`} current="/containers" csrf={o.csrf} email={o.email} action={`/documents/${document.id}/delete`}
+        button="Delete document" cancel={`/documents/${document.id}`} choices={keptChoices(plan.kept)}
+        message={`This deletes ${documentLoss(what, plan)}. This cannot be undone.`}
+      />
+    ));
+  }));
+
+  app.post('/documents/:id/delete', post((c) => `/documents/${idParam(c)}`, async (c, o, form) => {
+    const document = await invoke(getDocument, o.ctx, { document_id: idParam(c) });
+    const ticked = await forgetTicked(o, form, { documentId: document.id });
+    const done = await invoke(deleteDocument, o.ctx, { document_id: document.id, confirm: true });
+    return { to: `/containers/${document.container}`, notice: 'status' in done && done.status === 'deleted' ? forgottenSummary(done, ticked) : 'Deleted.' };
+  }));
+
+  app.post('/facts/:id/confirm', post((c) => '/profile', async (c, o, form) => {
+    await invoke(confirmFact, o.ctx, { memory_id: idParam(c) });
+    return { to: localPath(str(form, 'back'), '/profile'), notice: 'Confirmed: this fact is kept if the document it was learned from is deleted.' };
   }));
 
   app.get('/facts/:id/forget', page(async (c, o) => {
@@ -436,5 +478,27 @@ export function ownerRoutes({ services, site, forms }: WebDeps): Hono<AppEnv> {
     return html(c, <SearchPage q={q} container={container} containers={containers} answer={answer} csrf={o.csrf} email={o.email} error={error} refined={refined} />);
   }));
 
+  /**
+   * Forgets the reviewed facts the owner ticked on a delete's confirmation page (only those the
+   * delete would keep), each with forget_memory; returns how many.
+   */
+  const forgetTicked = async (o: Owner, form: Form, target: ForgetTarget): Promise<number> => {
+    const ticked = new Set(list(form, FORGET_TOO));
+    const kept = services.store.planForgetting(o.session.accountId, target)?.kept ?? [];
+    const chosen = kept.filter((m) => ticked.has(m.id));
+    for (const m of chosen) await invoke(forgetMemory, o.ctx, { memory_id: m.id, confirm: true });
+    return chosen.length;
+  };
+
   return app;
+}
+
+/** The facts a delete keeps (the owner confirmed or edited them), each with a tick box to forget it too. */
+function keptChoices(kept: Memory[]): ConfirmChoices | null {
+  if (kept.length === 0) return null;
+  return {
+    legend: `Kept: ${kept.length === 1 ? 'a fact' : 'facts'} you confirmed or edited since ${kept.length === 1 ? 'it was' : 'they were'} learned. Tick to forget too.`,
+    name: FORGET_TOO,
+    items: kept.map((m) => ({ value: m.id, label: m.content, note: m.static ? 'In your profile.' : undefined })),
+  };
 }

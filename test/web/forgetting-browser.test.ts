@@ -1,0 +1,129 @@
+/**
+ * Forgetting on the owner's pages, in Chromium: the container page describes each document (title
+ * or first words, size, state and why it failed, source URL); a learned fact is confirmed there;
+ * deleting a document asks first, saying what will go and listing the confirmed facts with a tick
+ * box each: the unticked one is kept, the ticked one forgotten; deleting the container says what
+ * it holds and forgets all of it. Screenshots go to test-output/ (gitignored).
+ */
+import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { call } from '../helpers/server';
+import { allFacts, forgettingWorld, type ForgettingWorld, SECRET_WORDS } from '../e2e/fixtures/forgetting';
+
+const ROOT = join(import.meta.dir, '..', '..');
+const SCREENSHOTS = join(ROOT, 'test-output');
+const CHROMIUM = '/usr/bin/chromium';
+
+const ensured = Bun.spawnSync(['bash', join(ROOT, 'scripts', 'ensure-chromium.sh')], { stdout: 'inherit', stderr: 'inherit' });
+const canRun = ensured.exitCode === 0;
+if (!canRun) console.error(`\n!!! BROWSER TESTS SKIPPED: Chromium is not installed at ${CHROMIUM}. Install it with: apt-get install -y chromium\n`);
+
+setDefaultTimeout(30_000);
+
+const PLUMBER = 'Remember to call the plumber about the kitchen sink on Friday morning, before work, and ask about the price of a new tap as well.';
+
+describe.skipIf(!canRun)('forgetting on the owner pages in Chromium', () => {
+  let w: ForgettingWorld;
+  let browser: Browser;
+  let page: Page;
+  let failedUrl = '';
+  const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `owner-${name}.png`), fullPage: true });
+  const row = (id: string) => page.locator(`tr[data-document-id="${id}"]`);
+  const fact = (content: string) => page.locator('#facts li', { hasText: content });
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    w = await forgettingWorld();
+    // A note without a title, and a page this server may not read (a private address): it fails.
+    await call(w.server, 'POST', '/v1/documents', w.key, { container: w.container, content: PLUMBER });
+    failedUrl = 'http://127.0.0.1:9/notes.html';
+    await call(w.server, 'POST', '/v1/documents', w.key, { container: w.container, url: failedUrl });
+    await w.server.learning.drain();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    });
+    page = await (await browser.newContext({ viewport: { width: 1000, height: 800 } })).newPage();
+    await page.goto(`${w.server.url}/sign-in`);
+    await page.getByLabel('Email').fill(w.login.email);
+    await page.getByLabel('Password').fill(w.login.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((u) => u.pathname === '/containers');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await w?.close();
+  });
+
+  it('the container page shows each document by title or first words, with size, state, reason and source', async () => {
+    await page.goto(`${w.server.url}/containers/${w.container}`);
+    const rows = await page.locator('#documents tbody tr').all();
+    expect(rows.length).toBe(4);
+    expect(await row(w.diary).locator('.document-name').textContent()).toBe('Sunday');
+    expect(await row(w.diary).locator('.size').textContent()).toBe(`${(new TextEncoder().encode((await call(w.server, 'GET', `/v1/documents/${w.diary}`, w.key)).body.content).length / 1000).toFixed(1)} KB`);
+    expect(await row(w.diary).locator('.badge').textContent()).toBe('learned');
+    expect(await row(w.keeper).locator('.size').textContent()).toBe('33 B');
+
+    const plumber = page.locator('#documents tbody tr', { hasText: 'plumber' });
+    expect(await plumber.locator('.document-name').textContent()).toBe('Remember to call the plumber about the kitchen sink on Friday morning, before…');
+    const failed = page.locator('#documents tbody tr', { hasText: failedUrl });
+    expect(await failed.locator('.badge').textContent()).toBe('failed');
+    expect((await failed.locator('.error-reason').textContent())!.trim().length).toBeGreaterThan(0);
+    expect(await failed.locator('.document-name').textContent()).toBe(failedUrl);
+    expect(await failed.locator('.size').textContent()).toBe('–');
+    await shot('container-documents');
+  });
+
+  it('confirms two learned facts; the delete page lists them with tick boxes; the ticked one is forgotten, the other kept', async () => {
+    for (const content of ['Plays the xylofungus', 'Started a zorblatt course']) {
+      await fact(content).getByRole('button', { name: 'Confirm' }).click();
+      await page.waitForURL((u) => u.pathname === `/containers/${w.container}`);
+      expect(await page.getByRole('status').textContent()).toContain('Confirmed');
+      expect(await fact(content).locator('.badge.confirmed').count()).toBe(1);
+    }
+
+    await row(w.diary).getByRole('link', { name: 'Sunday' }).click();
+    await page.getByRole('link', { name: 'Delete document' }).click();
+    await page.waitForURL((u) => u.pathname === `/documents/${w.diary}/delete`);
+    expect(await page.locator('#confirm-message').textContent())
+      .toBe('This deletes the document “Sunday”, its 4 passages and the 1 fact learned from it. This cannot be undone.');
+    const choices = page.locator('#kept-choices label');
+    expect(await choices.allTextContents()).toEqual(['Plays the xylofungus every evening.', 'Started a zorblatt course.']);
+    await page.getByLabel('Started a zorblatt course.').check();
+    await shot('delete-document');
+    await page.getByRole('button', { name: 'Delete document' }).click();
+    await page.waitForURL((u) => u.pathname === `/containers/${w.container}`);
+    expect(await page.getByRole('status').textContent()).toBe('Deleted, and with it 4 passages and 2 facts. 1 fact you confirmed was kept.');
+    expect(await row(w.diary).count()).toBe(0);
+    expect(await page.locator('#facts li .fact').allTextContents()).toEqual(['Plays the xylofungus every evening.']);
+
+    const left = await allFacts(w);
+    expect(left.map((f) => [f.content, f.source ?? null])).toEqual([['Plays the xylofungus every evening.', null]]);
+    for (const word of ['zorblatt', 'Vantablue', 'quokkaberry']) {
+      const found = (await call(w.server, 'POST', '/v1/search', w.key, { q: word, container: '*' })).body.results;
+      expect(found.filter((r: { content: string }) => r.content.includes(word))).toEqual([]);
+    }
+  });
+
+  it('deleting the container says what it holds and forgets all of it', async () => {
+    await page.getByRole('link', { name: 'Delete container' }).click();
+    await page.waitForURL((u) => u.pathname === `/containers/${w.container}/delete`);
+    expect(await page.locator('#confirm-message').textContent()).toBe(
+      'This deletes the container “Diary”, its 3 documents with their 2 passages and the 1 fact in it or learned from it, ' +
+      'and keys lose their reach to it. This cannot be undone.');
+    await shot('delete-container');
+    await page.getByRole('button', { name: 'Delete container' }).click();
+    await page.waitForURL((u) => u.pathname === '/containers');
+    expect(await page.getByRole('status').textContent()).toBe('Deleted, and with it 3 documents, 2 passages and 1 fact.');
+    expect(await allFacts(w)).toEqual([]);
+    for (const q of [...SECRET_WORDS, 'plumber', 'garden']) {
+      const listed = await call(w.server, 'GET', '/v1/documents', w.key);
+      expect(listed.body.documents).toEqual([]);
+      expect((await call(w.server, 'POST', '/v1/search', w.key, { q, container: '*' })).body.results).toEqual([]);
+    }
+  });
+});
