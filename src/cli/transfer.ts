@@ -50,6 +50,8 @@ const FactV2 = FactV1.extend({
   source: z.object({ document: z.string(), position: z.number().int() }).nullable(),
   /** Earlier wordings, oldest first. */
   history: z.array(z.object({ content: z.string(), replaced_at: time })),
+  /** When the owner confirmed or edited it (such a fact outlives its source document); absent in older files. */
+  reviewed_at: time.nullable().optional(),
 });
 
 const RuleLine = z.object({ type: z.literal('rule'), text: z.string(), credential_id: z.string().nullable(), created_at: time });
@@ -89,6 +91,7 @@ export function exportAccount(store: Store, accountId: string, now: number, writ
         type: 'fact', container: m.containerId, content: m.content, title: m.title, static: m.static, created_at: m.createdAt, updated_at: m.updatedAt,
         source: m.sourceDocumentId ? { document: m.sourceDocumentId, position: m.sourcePosition ?? 0 } : null,
         history: store.listMemoryHistory(accountId, m.id).map((h) => ({ content: h.content, replaced_at: h.replacedAt })),
+        reviewed_at: m.reviewedAt ?? null,
       });
     }
     for (const r of store.listRules(accountId, null)) emit({ type: 'rule', text: r.text, credential_id: r.credentialId, created_at: r.createdAt });
@@ -201,7 +204,7 @@ export function importAccount(store: Store, accountId: string, lines: string[], 
           store.insertMemory({
             id: newId('mem'), accountId, containerId: container(f.container), content: f.content, title: f.title,
             static: f.static, createdAt: f.created_at, updatedAt: f.updated_at,
-            sourceDocumentId: sourceId, sourcePosition: sourceId ? f.source!.position : null,
+            sourceDocumentId: sourceId, sourcePosition: sourceId ? f.source!.position : null, reviewedAt: f.reviewed_at ?? null,
           }, (f.history ?? []).map((h) => ({ content: h.content, replacedAt: h.replaced_at })));
           summary.facts++;
           return;

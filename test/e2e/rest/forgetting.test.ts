@@ -8,7 +8,7 @@ import { Database } from 'bun:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call } from '../../helpers/server';
+import { call, makeOwner, startTestServer } from '../../helpers/server';
 import { allFacts, forgettingWorld, type ForgettingWorld, SECRET_WORDS } from '../fixtures/forgetting';
 
 const ROOT = join(import.meta.dir, '../../..');
@@ -123,6 +123,40 @@ describe('deleting a document through REST', () => {
     expect(done.body.kept).toEqual({ facts: 1 });
     const left = await allFacts(w);
     expect(left.map((f) => [f.id, f.content, f.source ?? null])).toEqual([[born.id, 'Was born in Vantablue harbour.', null]]);
+  });
+});
+
+describe('a confirmation travels with an export', () => {
+  let w: ForgettingWorld;
+  beforeEach(async () => {
+    w = await forgettingWorld();
+  });
+  afterEach(() => w.close());
+
+  it('the imported fact is still the owner\'s: deleting its document there keeps it', async () => {
+    const piano = (await allFacts(w)).find((f) => f.content.startsWith('Plays the xylofungus'))!;
+    await call(w.server, 'POST', `/v1/memories/${piano.id}/confirm`, w.owner);
+    const file = join(w.server.dataDir, '..', `forgetting-export-${crypto.randomUUID()}.jsonl`);
+    await Bun.write(file, exportOf(w));
+    const target = await startTestServer();
+    try {
+      const owner = (await makeOwner(target)).token;
+      await target.stop();
+      const imported = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), 'import', file, '--data', target.dataDir], { env: process.env });
+      expect(imported.exitCode).toBe(0);
+      const again = await target.restart();
+      try {
+        await again.learning.drain();
+        const docs = (await call(again, 'GET', '/v1/documents', owner)).body.documents;
+        const diary = docs.find((d: { title: string }) => d.title === 'Sunday');
+        const done = await call(again, 'DELETE', `/v1/documents/${diary.id}?confirm=true`, owner);
+        expect([done.body.forgotten.facts, done.body.kept.facts]).toEqual([2, 1]);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      Bun.spawnSync(['rm', '-f', file]);
+    }
   });
 });
 
