@@ -1,10 +1,10 @@
 /**
- * Hybrid passage search: BM25 over FTS5 and nearest neighbours by vector, fused by a convex
- * combination of normalised scores. Vectors come in two tiers (see embedding-units.ts and
- * learning/refiner.ts): each passage is searched by the strongest tier it has, so a document is
- * found as soon as it is learned and better once refined. Keyword search runs per container, so one
- * that fails is reported in `containers[].error` instead of looking like an empty memory. Without
- * an embedder, or while a re-embedding runs, search is keyword-only.
+ * Hybrid passage search: BM25 over FTS5 and nearest neighbours by vector in each embedding tier
+ * (see embedding-units.ts and learning/refiner.ts), fused by a convex combination of normalised
+ * scores. A document is found by the fast tier as soon as it is learned, and by the strong tier
+ * too once refined: the two tiers' lists together beat either alone. Keyword search runs per
+ * container, so one that fails is reported in `containers[].error` instead of looking like an empty
+ * memory. Without an embedder, or while a re-embedding runs, search is keyword-only.
  */
 import type { z } from 'zod';
 import type { Embedder } from '../learning/embedder/embedder';
@@ -18,14 +18,17 @@ type SearchResponse = z.infer<typeof S.SearchResponse>;
 
 const LOAD_PAGE = 2_000;
 
-/** Candidates taken from each of keyword and vector search before fusing. */
-export const CANDIDATES = 100;
+/** Candidates taken from keyword search and from each vector tier before fusing. */
+export const CANDIDATES = 50;
 
 /**
- * The keyword side's weight in the fusion (the vector side has the rest), chosen on the
- * conversational benchmark (bench/retrieval-quality.ts; the table is in docs/performance.md).
+ * Each list's weight in the fusion, chosen on the conversational benchmark (bench/retrieval-quality.ts;
+ * the table is in docs/performance.md): with the strong tier, and with the fast tier alone.
  */
-export const KEYWORD_WEIGHT = 0.5;
+export const FUSION_WEIGHTS = {
+  refined: { keyword: 0.3, strong: 0.5, fast: 0.2 },
+  fast: { keyword: 0.4, strong: 0, fast: 0.6 },
+};
 
 /** The embedders search uses: `fast` makes a passage searchable at once, `strong` refines it. */
 export interface SearchEmbedders {
@@ -47,10 +50,7 @@ export class SearchEngine {
     private readonly indexes: Record<VectorTier, VectorIndex | null>,
   ) {}
 
-  /**
-   * Builds the vector indexes from the stored vectors: the strong tier's, then the fast tier's for
-   * passages not yet refined. With no embedder, search is keyword-only.
-   */
+  /** Builds each tier's vector index from the stored vectors. With no embedder, search is keyword-only. */
   static open(store: Store, log: Logger, embedders: SearchEmbedders): SearchEngine {
     const indexes: Record<VectorTier, VectorIndex | null> = {
       strong: embedders.strong && new VectorIndex(embedders.strong.dimensions),
@@ -59,9 +59,7 @@ export class SearchEngine {
     for (const tier of ['strong', 'fast'] as const) {
       const index = indexes[tier];
       if (!index) continue;
-      const unless = tier === 'fast' && indexes.strong ? 'strong' : undefined;
-      for (let page = store.listVectors(tier, 0, LOAD_PAGE, unless); page.length;
-        page = store.listVectors(tier, page.at(-1)!.passageId, LOAD_PAGE, unless)) {
+      for (let page = store.listVectors(tier, 0, LOAD_PAGE); page.length; page = store.listVectors(tier, page.at(-1)!.passageId, LOAD_PAGE)) {
         for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
       }
       // Each page read is garbage once indexed; collecting it now keeps the start-up peak near
@@ -75,12 +73,7 @@ export class SearchEngine {
   indexPassages(tier: VectorTier, passageIds: number[]): void {
     const index = this.indexes[tier];
     if (!index) return;
-    for (const p of this.store.getVectors(tier, passageIds)) {
-      // A refined passage is searched by its strong vectors only.
-      if (tier === 'fast' && this.indexes.strong?.has(p.passageId)) continue;
-      index.add(p.passageId, p.containerId, p.vectors);
-      if (tier === 'strong') this.indexes.fast?.remove(p.passageId);
-    }
+    for (const p of this.store.getVectors(tier, passageIds)) index.add(p.passageId, p.containerId, p.vectors);
   }
 
   /** Drops forgotten passages from the in-memory indexes at once (their stored vectors are already gone). */
@@ -101,7 +94,7 @@ export class SearchEngine {
     return this.indexes.strong !== null;
   }
 
-  /** Passages each tier's index holds (a refined passage counts under `strong` only). */
+  /** Passages each tier's index holds. */
   figures(): IndexFigures {
     return { fast: this.indexes.fast?.count ?? 0, strong: this.indexes.strong?.count ?? 0 };
   }
@@ -123,8 +116,12 @@ export class SearchEngine {
     const reachable = containers.filter((c, i) => !searched[i]!.error).map((c) => c.id);
     const vector = await this.nearest(q, reachable, depth, traceId);
     const byId = new Map(keyword.map((h) => [h.passageId, h]));
-    const fused = convexFusion(keyword.slice(0, depth).map((h) => ({ item: h.passageId, score: h.score })), vector, KEYWORD_WEIGHT)
-      .slice(0, limit);
+    const weights = this.indexes.strong?.count ? FUSION_WEIGHTS.refined : FUSION_WEIGHTS.fast;
+    const fused = convexFusion([
+      { hits: keyword.slice(0, depth).map((h) => ({ item: h.passageId, score: h.score })), weight: weights.keyword },
+      { hits: vector.fast, weight: weights.fast },
+      { hits: vector.strong, weight: weights.strong },
+    ]).slice(0, limit);
     const missing = fused.map((f) => f.item).filter((id) => !byId.has(id));
     for (const h of this.store.getPassageHits(accountId, missing)) byId.set(h.passageId, h);
     const names = new Map(containers.map((c) => [c.id, c.name]));
@@ -146,30 +143,26 @@ export class SearchEngine {
   }
 
   /**
-   * Nearest passages by vector, each tier's cosine rescaled above its model's similarity floor so
-   * that the two tiers' scores can be ranked together; empty when keyword-only. A tier whose query
-   * embedding fails is left out of this search, and the other still answers.
+   * Each tier's nearest passages by cosine, above its model's similarity floor; empty lists when
+   * keyword-only. A tier whose query embedding fails is left out of this search, and the other
+   * still answers.
    */
-  private async nearest(q: string, containerIds: string[], k: number, traceId: string): Promise<Scored<number>[]> {
-    if (containerIds.length === 0) return [];
-    const tiers = (['fast', 'strong'] as const).filter((tier) => {
+  private async nearest(q: string, containerIds: string[], k: number, traceId: string): Promise<Record<VectorTier, Scored<number>[]>> {
+    const nearest = async (tier: VectorTier): Promise<Scored<number>[]> => {
       const index = this.indexes[tier];
       // While a re-embedding of the fast tier runs, its vectors are partial: none are used.
-      return index && index.count > 0 && !(tier === 'fast' && this.store.hasPendingJob('reembed'));
-    });
-    const found = await Promise.all(tiers.map(async (tier) => {
+      if (!index?.count || containerIds.length === 0 || (tier === 'fast' && this.store.hasPendingJob('reembed'))) return [];
       const embedder = this.embedders[tier]!;
       try {
         const [query] = await embedder.embed([q]);
         const floor = embedder.similarityFloor ?? 0;
-        return this.indexes[tier]!.search(query!, containerIds, k)
-          .filter((h) => h.score > floor)
-          .map((h) => ({ item: h.passageId, score: (h.score - floor) / (1 - floor) }));
+        return index.search(query!, containerIds, k).filter((h) => h.score > floor).map((h) => ({ item: h.passageId, score: h.score }));
       } catch (err) {
         this.log.warn('query embedding failed; this search goes without that tier', { trace_id: traceId, tier, error: String(err) });
         return [];
       }
-    }));
-    return found.flat().sort((a, b) => b.score - a.score).slice(0, k);
+    };
+    const [fast, strong] = await Promise.all([nearest('fast'), nearest('strong')]);
+    return { fast, strong };
   }
 }

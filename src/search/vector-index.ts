@@ -38,10 +38,6 @@ export class VectorIndex {
     return this.slotsOf.size;
   }
 
-  has(passageId: number): boolean {
-    return this.slotsOf.has(passageId);
-  }
-
   /** Adds or replaces a passage's unit vectors (at most 255), filed under its container. */
   add(passageId: number, containerId: string, vectors: Int8Array[]): void {
     if (vectors.length === 0 || vectors.length > 255) throw new Error(`a passage has 1 to 255 units, not ${vectors.length}`);

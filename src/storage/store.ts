@@ -449,11 +449,8 @@ export interface Store {
    * the model changed.
    */
   setEmbeddingModel(tier: VectorTier, model: EmbeddingModel, now: number): boolean;
-  /**
-   * A tier's stored vectors by passage, for building the in-memory index; `after` pages by passage
-   * id. With `unless`, passages that have vectors of that tier too are left out.
-   */
-  listVectors(tier: VectorTier, afterPassageId: number, limit: number, unless?: VectorTier): StoredVectors[];
+  /** A tier's stored vectors by passage, for building the in-memory index; `after` pages by passage id. */
+  listVectors(tier: VectorTier, afterPassageId: number, limit: number): StoredVectors[];
   getVectors(tier: VectorTier, passageIds: number[]): StoredVectors[];
   /** Passages after `afterPassageId` with no vector of the tier yet, oldest first: re-embedding's and refinement's work list. */
   listPassagesWithoutVectors(tier: VectorTier, afterPassageId: number, limit: number): PassageText[];

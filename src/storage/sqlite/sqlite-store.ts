@@ -569,16 +569,15 @@ export class SqliteStore implements Store {
     });
   }
 
-  listVectors(tier: VectorTier, afterPassageId: number, limit: number, unless?: VectorTier): StoredVectors[] {
-    const rows = this.raw.query<VectorRow, [VectorTier, number, number, VectorTier | null]>(`
+  listVectors(tier: VectorTier, afterPassageId: number, limit: number): StoredVectors[] {
+    const rows = this.raw.query<VectorRow, [VectorTier, number, number]>(`
       WITH page AS (
         SELECT p.id, p.container_id FROM passages p
          WHERE p.id > ?2 AND EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ?1 AND v.unit = 0)
-           AND (?4 IS NULL OR NOT EXISTS (SELECT 1 FROM passage_vectors o WHERE o.passage_id = p.id AND o.tier = ?4 AND o.unit = 0))
          ORDER BY p.id LIMIT ?3)
       SELECT page.id AS passageId, page.container_id AS containerId, v.embedding
         FROM page JOIN passage_vectors v ON v.passage_id = page.id AND v.tier = ?1
-       ORDER BY page.id, v.unit`).all(tier, afterPassageId, limit, unless ?? null);
+       ORDER BY page.id, v.unit`).all(tier, afterPassageId, limit);
     return groupVectors(rows);
   }
 

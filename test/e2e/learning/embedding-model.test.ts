@@ -38,7 +38,7 @@ describe('changing the embedding model', () => {
     const builtin = store().getEmbeddingModel('fast')!;
     expect(builtin.dimensions).toBe(256);
 
-    server = await server.restart({ env: { ENGRAM_EMBED_URL: `http://127.0.0.1:${endpoint.port}`, ENGRAM_EMBED_MODEL: 'letters' } });
+    server = await server.restart({ env: { ENGRAM_EMBEDDER: 'openai', ENGRAM_EMBED_URL: `http://127.0.0.1:${endpoint.port}`, ENGRAM_EMBED_MODEL: 'letters' } });
     expect(store().getEmbeddingModel('fast')).toMatchObject({ dimensions: 26 });
     expect(store().hasPendingJob('reembed')).toBe(true);
     expect(store().listPassagesWithoutVectors('fast', 0, 10)).toHaveLength(2);
