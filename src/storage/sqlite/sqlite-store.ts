@@ -645,8 +645,10 @@ export class SqliteStore implements Store {
 
   planForgetting(accountId: string, target: ForgetTarget): ForgettingPlan | null {
     const scope = this.forgettingScope(accountId, target);
-    if (!scope) return null;
-    const { documentIds, containerId } = scope;
+    return scope && this.planOf(accountId, scope);
+  }
+
+  private planOf(accountId: string, { documentIds, containerId }: ForgettingScope): ForgettingPlan {
     const passages = this.raw.query<{ n: number }, [string]>(
       'SELECT count(*) AS n FROM json_each(?1) ids JOIN passages p ON p.document_id = ids.value').get(JSON.stringify(documentIds))!.n;
     // Learned from the documents, outside the deleted container (the profile, for a container).
@@ -668,9 +670,9 @@ export class SqliteStore implements Store {
 
   forget(accountId: string, target: ForgetTarget, alsoKept: string[]): ForgettingDone | null {
     const done = this.transaction((): ForgettingDone | null => {
-      const plan = this.planForgetting(accountId, target);
       const scope = this.forgettingScope(accountId, target);
-      if (!plan || !scope) return null;
+      if (!scope) return null;
+      const plan = this.planOf(accountId, scope);
       const ticked = new Set(alsoKept);
       const gone = [...plan.facts, ...plan.kept.filter((m) => ticked.has(m.id))];
       const kept = plan.kept.filter((m) => !ticked.has(m.id));
@@ -710,7 +712,7 @@ export class SqliteStore implements Store {
   }
 
   /** The documents a forgetting deletes, and the container when it is one; null when the account has no such target. */
-  private forgettingScope(accountId: string, target: ForgetTarget): { documentIds: string[]; containerId: string | null } | null {
+  private forgettingScope(accountId: string, target: ForgetTarget): ForgettingScope | null {
     if ('documentId' in target) return this.getDocument(accountId, target.documentId) ? { documentIds: [target.documentId], containerId: null } : null;
     if (!this.getContainer(accountId, target.containerId)) return null;
     const ids = this.db.select({ id: t.documents.id }).from(t.documents)
@@ -748,6 +750,9 @@ export class SqliteStore implements Store {
 }
 
 type VectorRow = { passageId: number; containerId: string; embedding: Uint8Array };
+
+/** What a forgetting deletes: these documents, and the container when it is one. */
+type ForgettingScope = { documentIds: string[]; containerId: string | null };
 
 /** Rows of units, ordered by passage then unit, as one entry a passage. */
 function groupVectors(rows: VectorRow[]): StoredVectors[] {

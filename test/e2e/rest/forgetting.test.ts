@@ -41,6 +41,15 @@ function fileBytesAfterCheckpoint(w: ForgettingWorld): string {
   return text.toLowerCase();
 }
 
+/** The WAL file's bytes as text, as they are (no checkpoint first). */
+function walBytes(w: ForgettingWorld): string {
+  try {
+    return readFileSync(join(w.server.dataDir, 'engram.db-wal')).toString('latin1').toLowerCase();
+  } catch {
+    return '';
+  }
+}
+
 /** Which of `words` occur in `text` (a list, so a failure names the word rather than printing the whole file). */
 const found = (text: string, words: string[]): string[] => words.filter((w) => text.includes(w.toLowerCase()));
 
@@ -70,7 +79,9 @@ describe('deleting a document through REST', () => {
     expect(diaryPassages.every((p) => p.vectors > 0)).toBe(true);
     // Found before: by keyword and (the fact's passage) by vector too.
     expect((await searchFor(w, 'xylofungus')).results.length).toBeGreaterThan(0);
-    expect(found(fileBytesAfterCheckpoint(w), SECRET_WORDS)).toEqual(SECRET_WORDS);
+    // In the WAL (not checkpointed here: the delete must clear it itself) or the file.
+    expect(found(walBytes(w) + readFileSync(join(w.server.dataDir, 'engram.db')).toString('latin1').toLowerCase(), SECRET_WORDS)).toEqual(SECRET_WORDS);
+    expect(found(walBytes(w), SECRET_WORDS)).toEqual(SECRET_WORDS);
     const indexed = w.server.services.search.figures().fast;
 
     const ask = await call(w.server, 'DELETE', `/v1/documents/${w.diary}`, w.key);
@@ -81,6 +92,8 @@ describe('deleting a document through REST', () => {
     const done = await call(w.server, 'DELETE', `/v1/documents/${w.diary}?confirm=true`, w.key);
     expect(done.status).toBe(200);
     expect(done.body).toEqual({ status: 'deleted', id: w.diary, forgotten: { documents: 1, passages: 4, facts: 3 }, kept: { facts: 0 } });
+    // The delete itself checkpointed and truncated the WAL, whose old frames held the text.
+    expect(found(walBytes(w), SECRET_WORDS)).toEqual([]);
 
     // The facts are gone, with their passages and every vector; the other document stays.
     expect((await allFacts(w)).map((f) => f.content)).toEqual([]);
