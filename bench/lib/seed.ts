@@ -1,7 +1,9 @@
 /**
  * A data directory with an account, one container, a Full-access key and `passages` passages of
- * generated text, learned through the real path (split, embed, store) in this process. With a
- * kept directory the seeding is done once and its key remembered in `bench-key`.
+ * generated text, learned through the real path (split, embed, store) in this process, and with
+ * `refine` and the `builtin` embedder refined by the strong tier to the end (the Refiner, as the
+ * server's worker runs it; else a server started on it refines in the background). With a kept
+ * directory the seeding is done once and its key remembered in `bench-key`.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +11,7 @@ import { loadConfig } from '../../src/config';
 import { newId } from '../../src/ids';
 import { createEmbedders } from '../../src/learning/create-embedder';
 import { embedPassages } from '../../src/learning/embedding-units';
+import { Refiner } from '../../src/learning/refiner';
 import { splitPassages } from '../../src/learning/passages';
 import { openDatabase } from '../../src/storage/sqlite/open';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
@@ -22,16 +25,22 @@ export interface Seeded {
   passages: number;
   /** Seconds spent seeding; 0 when a kept directory was reused. */
   seconds: number;
+  /** Seconds the strong tier took to refine every passage (0 without one, or when reused). */
+  refineSeconds: number;
   reused: boolean;
 }
 
-export async function seedStore(dir: string, passages: number, embedderChoice: string, keep: boolean): Promise<Seeded> {
+export async function seedStore(dir: string, passages: number, embedderChoice: string, keep: boolean, refine = false): Promise<Seeded> {
   const keyFile = join(dir, 'bench-key');
   const reused = keep && existsSync(keyFile);
   const key = reused ? (await Bun.file(keyFile).text()).trim() : setUp(dir).key;
   const store = new SqliteStore(openDatabase(dir, Date.now()));
-  const embedder = (await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: embedderChoice, ENGRAM_DATA_DIR: dir }), 'learning')).fast;
-  if (embedder) store.setEmbeddingModel('fast', { id: embedder.id, dimensions: embedder.dimensions }, Date.now());
+  const embedders = await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: embedderChoice, ENGRAM_DATA_DIR: dir }), 'learning');
+  const embedder = embedders.fast;
+  for (const tier of ['fast', 'strong'] as const) {
+    const e = embedders[tier];
+    if (e) store.setEmbeddingModel(tier, { id: e.id, dimensions: e.dimensions }, Date.now());
+  }
   const [account] = store.listAccounts();
   const [container] = store.listContainers(account!.id);
   const random = seeded(42);
@@ -50,7 +59,14 @@ export async function seedStore(dir: string, passages: number, embedderChoice: s
     store.completeDocument(job, parts, vectors, now);
     made += parts.length;
   }
+  const learnedAt = performance.now();
+  let refineSeconds = 0;
+  if (refine && embedders.strong && !reused) {
+    const refiner = new Refiner(store, embedders.strong, () => {});
+    while ((await refiner.step()) > 0);
+    refineSeconds = (performance.now() - learnedAt) / 1000;
+  }
   store.close();
   if (keep) await Bun.write(keyFile, key);
-  return { key, accountId: account!.id, containerId: container!.id, passages: made, seconds: (performance.now() - started) / 1000, reused };
+  return { key, accountId: account!.id, containerId: container!.id, passages: made, seconds: (learnedAt - started) / 1000, refineSeconds, reused };
 }
