@@ -12,6 +12,7 @@ import defaultConfigFile from '../../../models/minilm-l6-int8/config.json' with 
 import defaultVocabFile from '../../../models/minilm-l6-int8/vocab.txt' with { type: 'file' };
 import defaultModelFile from '../../../models/minilm-l6-int8/model.onnx' with { type: 'file' };
 import type { Embedder } from './embedder';
+import { gatherBeforeDequantize } from './onnx-gather-first';
 import { openOnnxSession, type OnnxSession } from './onnx-runtime';
 import { WordPieceTokenizer, type WordPieceOptions } from './wordpiece';
 
@@ -116,7 +117,8 @@ export class OnnxEmbedder implements Embedder {
   /** Reads a model from its directory or its three files (default: the shipped model) and opens it. */
   static async load(source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES, options: OnnxEmbedderOptions = {}): Promise<OnnxEmbedder> {
     const { config, vocab, model, fingerprint } = await readModel(source);
-    const session = await openOnnxSession(model, { threads: options.threads ?? 1 });
+    // The embedding tables stay int8 in memory (~34 MiB less a session): onnx-gather-first.ts.
+    const session = await openOnnxSession(gatherBeforeDequantize(model), { threads: options.threads ?? 1 });
     return new OnnxEmbedder(config, vocab, session, fingerprint, options);
   }
 
