@@ -39,6 +39,22 @@ export function firstWords(text: string, max = 80): string {
   return `${flat.slice(0, cut > max / 2 ? cut : max)}…`;
 }
 
+/**
+ * A learned fact's Confirm button, or its "confirmed" mark: a confirmed fact is the owner's, and
+ * is kept when the document it was learned from is deleted. Nothing for a fact saved directly.
+ */
+export function FactReview({ fact, csrf, back }: { fact: FactView; csrf: string; back: string }) {
+  if (fact.reviewed_at) return <span class="badge confirmed">confirmed</span>;
+  if (!fact.source) return null;
+  return (
+    <form method="post" action={`/facts/${fact.id}/confirm`} class="inline">
+      <input type="hidden" name="csrf" value={csrf} />
+      <input type="hidden" name="back" value={back} />
+      <button type="submit">Confirm</button>
+    </form>
+  );
+}
+
 export function ContainerPage({ container: c, documents, described, nextCursor, facts, csrf, email, notice, error }: ContainerPageProps) {
   return (
     <Layout title={c.name} signedInAs={email} csrf={csrf} current="/containers">
@@ -129,16 +145,7 @@ export function ContainerPage({ container: c, documents, described, nextCursor, 
             {facts.map((f) => (
               <li data-fact-id={f.id}>
                 <span class="fact">{f.content}</span> <small class="muted">{when(f.updated_at)}</small>{' '}
-                {f.reviewed_at ? (
-                  <span class="badge confirmed">confirmed</span>
-                ) : f.source ? (
-                  // A learned fact: confirming it keeps it when the document it came from is deleted.
-                  <form method="post" action={`/facts/${f.id}/confirm`} class="inline">
-                    <input type="hidden" name="csrf" value={csrf} />
-                    <input type="hidden" name="back" value={`/containers/${c.id}`} />
-                    <button type="submit">Confirm</button>
-                  </form>
-                ) : null}{' '}
+                <FactReview fact={f} csrf={csrf} back={`/containers/${c.id}`} />{' '}
                 <a href={`/facts/${f.id}/forget?back=${encodeURIComponent(`/containers/${c.id}`)}`}>Forget</a>
               </li>
             ))}

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
-/** The profile: standing (static) facts, with a form to add one and Remove; recent (dynamic) facts. */
-import type { FactView } from './container-page';
+/** The profile: standing (static) facts, with Confirm (learned ones), Remove and a form to add one; recent (dynamic) facts. */
+import { FactReview, type FactView } from './container-page';
 import { when } from './format';
 import { Layout } from './layout';
 
@@ -28,7 +28,7 @@ export function ProfilePage({ staticFacts, dynamicFacts, containerNames, csrf, e
           <ul class="plain" id="static-facts">
             {staticFacts.map((f) => (
               <li data-fact-id={f.id}>
-                <span class="fact">{f.content}</span>{' '}
+                <span class="fact">{f.content}</span> <FactReview fact={f} csrf={csrf} back="/profile" />{' '}
                 <a href={`/facts/${f.id}/forget?back=${encodeURIComponent('/profile')}`}>Remove</a>
               </li>
             ))}

@@ -78,32 +78,41 @@ describe.skipIf(!canRun)('forgetting on the owner pages in Chromium', () => {
     await shot('container-documents');
   });
 
-  it('confirms two learned facts; the delete page lists them with tick boxes; the ticked one is forgotten, the other kept', async () => {
+  it('confirms learned facts; the delete page lists them with tick boxes; the ticked one is forgotten, the others kept', async () => {
     for (const content of ['Plays the xylofungus', 'Started a zorblatt course']) {
       await fact(content).getByRole('button', { name: 'Confirm' }).click();
       await page.waitForURL((u) => u.pathname === `/containers/${w.container}`);
       expect(await page.getByRole('status').textContent()).toContain('Confirmed');
       expect(await fact(content).locator('.badge.confirmed').count()).toBe(1);
     }
+    // The standing fact learned from the diary lives in the profile: confirmed there.
+    await page.goto(`${w.server.url}/profile`);
+    const born = page.locator('#static-facts li', { hasText: 'Vantablue' });
+    await born.getByRole('button', { name: 'Confirm' }).click();
+    await page.waitForURL((u) => u.pathname === '/profile');
+    expect(await born.locator('.badge.confirmed').count()).toBe(1);
+    await page.goto(`${w.server.url}/containers/${w.container}`);
 
     await row(w.diary).getByRole('link', { name: 'Sunday' }).click();
     await page.getByRole('link', { name: 'Delete document' }).click();
     await page.waitForURL((u) => u.pathname === `/documents/${w.diary}/delete`);
     expect(await page.locator('#confirm-message').textContent())
-      .toBe('This deletes the document “Sunday”, its 4 passages and the 1 fact learned from it. This cannot be undone.');
+      .toBe('This deletes the document “Sunday” and its 4 passages. This cannot be undone.');
     const choices = page.locator('#kept-choices label');
-    expect(await choices.allTextContents()).toEqual(['Plays the xylofungus every evening.', 'Started a zorblatt course.']);
+    expect(await choices.allTextContents()).toEqual(['Plays the xylofungus every evening.', 'Was born in Vantablue harbour.', 'Started a zorblatt course.']);
+    expect(await page.locator('#kept-choices .choice', { hasText: 'Vantablue' }).locator('small').textContent()).toBe('In your profile.');
     await page.getByLabel('Started a zorblatt course.').check();
     await shot('delete-document');
     await page.getByRole('button', { name: 'Delete document' }).click();
     await page.waitForURL((u) => u.pathname === `/containers/${w.container}`);
-    expect(await page.getByRole('status').textContent()).toBe('Deleted, and with it 4 passages and 2 facts. 1 fact you confirmed was kept.');
+    expect(await page.getByRole('status').textContent()).toBe('Deleted, and with it 4 passages and 1 fact. 2 facts you confirmed were kept.');
     expect(await row(w.diary).count()).toBe(0);
     expect(await page.locator('#facts li .fact').allTextContents()).toEqual(['Plays the xylofungus every evening.']);
 
     const left = await allFacts(w);
-    expect(left.map((f) => [f.content, f.source ?? null])).toEqual([['Plays the xylofungus every evening.', null]]);
-    for (const word of ['zorblatt', 'Vantablue', 'quokkaberry']) {
+    expect(left.map((f) => [f.content, f.source ?? null]).sort())
+      .toEqual([['Plays the xylofungus every evening.', null], ['Was born in Vantablue harbour.', null]]);
+    for (const word of ['zorblatt', 'quokkaberry']) {
       const found = (await call(w.server, 'POST', '/v1/search', w.key, { q: word, container: '*' })).body.results;
       expect(found.filter((r: { content: string }) => r.content.includes(word))).toEqual([]);
     }
@@ -119,8 +128,9 @@ describe.skipIf(!canRun)('forgetting on the owner pages in Chromium', () => {
     await page.getByRole('button', { name: 'Delete container' }).click();
     await page.waitForURL((u) => u.pathname === '/containers');
     expect(await page.getByRole('status').textContent()).toBe('Deleted, and with it 3 documents, 2 passages and 1 fact.');
-    expect(await allFacts(w)).toEqual([]);
-    for (const q of [...SECRET_WORDS, 'plumber', 'garden']) {
+    // The profile fact the owner confirmed no longer has a source in this container: it stays theirs.
+    expect((await allFacts(w)).map((f) => f.content)).toEqual(['Was born in Vantablue harbour.']);
+    for (const q of [...SECRET_WORDS.filter((x) => x !== 'Vantablue'), 'plumber', 'garden']) {
       const listed = await call(w.server, 'GET', '/v1/documents', w.key);
       expect(listed.body.documents).toEqual([]);
       expect((await call(w.server, 'POST', '/v1/search', w.key, { q, container: '*' })).body.results).toEqual([]);

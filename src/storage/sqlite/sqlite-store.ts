@@ -3,7 +3,7 @@ import type { Database } from 'bun:sqlite';
 import { and, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import type {
-  Account, AuthorizationCode, IdempotencyRecord, Container, Credential, CredentialKind, CredentialPatch, Exposure, FactHistoryEntry, FactSource, ForgetTarget, ForgettingDone, ForgettingPlan, OAuthClient, DocumentLearning, DocumentPage, DocumentPosition, DocumentRow, EmbeddingModel, JobKind,
+  Account, AuthorizationCode, IdempotencyRecord, Container, Credential, CredentialKind, CredentialPatch, Exposure, FactHistoryEntry, FactSource, ForgetTarget, ForgettingDone, ForgettingPlan, ImportedKind, ImportOrigin, OAuthClient, DocumentLearning, DocumentPage, DocumentPosition, DocumentRow, EmbeddingModel, JobKind,
   LearningJob, Memory, PassageHit, PassageInput, PassageText, PassageVectors, Rule, Session, Store, StoredVectors, UsageOutcome, UsageSummary, VectorTier,
 } from '../store';
 import { ftsQuery } from './fts-query';
@@ -654,7 +654,8 @@ export class SqliteStore implements Store {
     // Learned from the documents, outside the deleted container (the profile, for a container).
     const learned = this.raw.query<{ id: string }, [string, string, string | null]>(`
       SELECT m.id FROM memories m JOIN json_each(?2) ids ON m.source_document_id = ids.value
-       WHERE m.account_id = ?1 AND (?3 IS NULL OR m.container_id IS NOT ?3)`).all(accountId, JSON.stringify(documentIds), containerId)
+       WHERE m.account_id = ?1 AND (?3 IS NULL OR m.container_id IS NOT ?3)
+       ORDER BY m.created_at, m.rowid`).all(accountId, JSON.stringify(documentIds), containerId)
       .map((r) => this.getMemory(accountId, r.id)!);
     const inside = containerId
       ? this.db.select().from(t.memories).where(and(eq(t.memories.accountId, accountId), eq(t.memories.containerId, containerId)))
@@ -711,6 +712,20 @@ export class SqliteStore implements Store {
     return new Map(rows.map((r) => [r.id, { bytes: r.bytes, opening: r.opening }]));
   }
 
+  // Import origins
+
+  getImportOrigin(accountId: string, source: string, kind: ImportedKind, exportedId: string): string | null {
+    const o = t.importOrigins;
+    const row = this.db.select({ id: sql<string>`coalesce(${o.containerId}, ${o.documentId}, ${o.memoryId}, ${o.ruleId})` }).from(o)
+      .where(and(eq(o.accountId, accountId), eq(o.source, source), eq(o.kind, kind), eq(o.exportedId, exportedId))).get();
+    return row?.id ?? null;
+  }
+
+  insertImportOrigin(origin: ImportOrigin): void {
+    const { localId, ...rest } = origin;
+    this.db.insert(t.importOrigins).values({ ...rest, [ORIGIN_TARGET[origin.kind]]: localId }).run();
+  }
+
   /** The documents a forgetting deletes, and the container when it is one; null when the account has no such target. */
   private forgettingScope(accountId: string, target: ForgetTarget): ForgettingScope | null {
     if ('documentId' in target) return this.getDocument(accountId, target.documentId) ? { documentIds: [target.documentId], containerId: null } : null;
@@ -748,6 +763,9 @@ export class SqliteStore implements Store {
     }
   }
 }
+
+/** The import_origins column that holds what each kind of exported thing became (its foreign key). */
+const ORIGIN_TARGET = { container: 'containerId', document: 'documentId', fact: 'memoryId', rule: 'ruleId' } as const;
 
 type VectorRow = { passageId: number; containerId: string; embedding: Uint8Array };
 
