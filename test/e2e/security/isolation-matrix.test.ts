@@ -257,6 +257,7 @@ function ownerCalls(): Call[] {
     container_id: [['own_in', ids.a1], ['other', ids.b1], ['missing', MISSING.container]],
     key_id: [['own_in', ids.keyA], ['other', ids.keyB], ['missing', MISSING.key]],
     rule_id: [['own_in', ids.ruleA], ['other', ids.ruleB], ['missing', MISSING.rule]],
+    memory_id: [['own_in', ids.factA1], ['other', ids.factB1], ['missing', MISSING.memory]],
     client_id: [['other', 'https://b.example/client.json'], ['missing', 'https://nobody.example/client.json']],
   };
   const bodies: Record<string, Record<string, unknown>> = {
