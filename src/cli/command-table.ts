@@ -200,14 +200,15 @@ ${COMMON}`,
 Reads an export (version 1 or 2) into an account, all or nothing. Containers are matched by
 name; a document whose custom_id is already there is kept as it is. Learned documents are
 indexed again for search, but no facts are extracted from them: their facts are in the file.
-Documents not yet learned are learned in full; failed ones stay failed.
+Documents not yet learned are learned in full; failed ones stay failed. What an earlier import
+of the same export (or an overlapping one) brought is skipped. A line the API would refuse (too
+long, a name with invisible characters) refuses the whole file with the API's error.
 ${ACCOUNT}
 ${COMMON}`,
     async run({ operand, values, config }) {
       if (!(await Bun.file(operand).exists())) throw new UsageError(`No file ${operand}.`);
       const summary = await (await import('./store-commands')).importMemory(config, values.email, await Bun.file(operand).text());
-      said(`Imported ${summary.containers} new containers, ${summary.documents} documents (${summary.existing} already there), ${summary.facts} facts, ${summary.rules} rules.`);
-      if (summary.unsourced) said(`${summary.unsourced} facts name a source document the file does not hold; they were imported without a source.`);
+      for (const line of (await import('./transfer')).describeImport(summary)) said(line);
       return 0;
     },
   },

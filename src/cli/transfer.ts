@@ -2,12 +2,20 @@
  * `engram export` and `engram import`: one account's containers, documents, facts (the profile's
  * static ones included, with where each was learned from and its earlier wordings) and rules as
  * JSON lines, without any secret (no keys, tokens, sessions, codes or hashes). Version 2 is written;
- * versions 1 and 2 are read. Import gives everything new ids and keeps times and custom_ids.
+ * versions 1 and 2 are read. Import gives everything new ids and keeps times and custom_ids; it
+ * checks each line by the rules of the operation that would add it over the API, and remembers what
+ * it brought so that importing the same export again adds nothing.
  */
 import { z } from 'zod';
 import { iso } from '../clock';
-import { newId } from '../ids';
-import type { DocumentLearning, DocumentRow, Store } from '../storage/store';
+import { ServiceError } from '../errors';
+import { newId, sha256 } from '../ids';
+import { addDocument, checkDocumentSource } from '../operations/add-document';
+import { addMemory } from '../operations/add-memory';
+import { addRule } from '../operations/add-rule';
+import { createContainer } from '../operations/create-container';
+import { parseInput } from '../operations/operation';
+import type { DocumentLearning, DocumentRow, ImportedKind, Store } from '../storage/store';
 
 export const EXPORT_FORMAT = 'engram-export';
 export const EXPORT_VERSION = 2;
@@ -16,7 +24,11 @@ const READABLE_VERSIONS = [1, 2];
 
 const time = z.number().int();
 
-const HeaderLine = z.object({ type: z.literal('header'), format: z.string(), version: z.number(), exported_at: z.string().optional() });
+const HeaderLine = z.object({
+  type: z.literal('header'), format: z.string(), version: z.number(), exported_at: z.string().optional(),
+  /** The exporting account's id; with a line's id it names the thing an import remembers. Absent in older files. */
+  account: z.string().min(1).optional(),
+});
 
 const ContainerLine = z.object({
   type: z.literal('container'), id: z.string(), name: z.string().min(1), description: z.string(), created_at: time,
@@ -52,9 +64,15 @@ const FactV2 = FactV1.extend({
   history: z.array(z.object({ content: z.string(), replaced_at: time })),
   /** When the owner confirmed or edited it (such a fact outlives its source document); absent in older files. */
   reviewed_at: time.nullable().optional(),
+  /** The fact's id on the exporting server; absent in older files. */
+  id: z.string().min(1).optional(),
 });
 
-const RuleLine = z.object({ type: z.literal('rule'), text: z.string(), credential_id: z.string().nullable(), created_at: time });
+const RuleLine = z.object({
+  type: z.literal('rule'), text: z.string(), credential_id: z.string().nullable(), created_at: time,
+  /** The rule's id on the exporting server (written from version 2 on; absent in older files). */
+  id: z.string().min(1).optional(),
+});
 
 type Line =
   | z.infer<typeof HeaderLine>
@@ -78,7 +96,7 @@ const PAGE = 200;
 export function exportAccount(store: Store, accountId: string, now: number, write: (line: string) => void): void {
   const emit = (line: Line) => write(JSON.stringify(line));
   store.snapshot(() => {
-    emit({ type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: iso(now)! });
+    emit({ type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: iso(now)!, account: accountId });
     for (const c of store.listContainers(accountId)) {
       emit({ type: 'container', id: c.id, name: c.name, description: c.description, created_at: c.createdAt, updated_at: c.updatedAt });
     }
@@ -88,13 +106,13 @@ export function exportAccount(store: Store, accountId: string, now: number, writ
     }
     for (const m of store.listMemories(accountId)) {
       emit({
-        type: 'fact', container: m.containerId, content: m.content, title: m.title, static: m.static, created_at: m.createdAt, updated_at: m.updatedAt,
+        type: 'fact', id: m.id, container: m.containerId, content: m.content, title: m.title, static: m.static, created_at: m.createdAt, updated_at: m.updatedAt,
         source: m.sourceDocumentId ? { document: m.sourceDocumentId, position: m.sourcePosition ?? 0 } : null,
         history: store.listMemoryHistory(accountId, m.id).map((h) => ({ content: h.content, replaced_at: h.replacedAt })),
         reviewed_at: m.reviewedAt ?? null,
       });
     }
-    for (const r of store.listRules(accountId, null)) emit({ type: 'rule', text: r.text, credential_id: r.credentialId, created_at: r.createdAt });
+    for (const r of store.listRules(accountId, null)) emit({ type: 'rule', id: r.id, text: r.text, credential_id: r.credentialId, created_at: r.createdAt });
   });
 }
 
@@ -108,14 +126,19 @@ function documentLine(store: Store, d: DocumentRow): z.infer<typeof DocumentV2> 
   };
 }
 
+type Counts = Record<ImportedKind, number>;
+
+const noCounts = (): Counts => ({ container: 0, document: 0, fact: 0, rule: 0 });
+
 export interface ImportSummary {
-  containers: number;
-  documents: number;
+  /** What this import added. */
+  added: Counts;
+  /** Documents whose custom_id the container already held: left as they are. */
   existing: number;
-  facts: number;
+  /** What an earlier import of the same export (or an overlapping one) brought and is still here: not added again. */
+  skipped: Counts;
   /** Facts whose source document the file did not hold: imported without a source. */
   unsourced: number;
-  rules: number;
 }
 
 export class ImportError extends Error {}
@@ -124,6 +147,12 @@ export class ImportError extends Error {}
  * Reads an export into the account, all in one transaction: a bad line changes nothing. Learning
  * jobs are queued at `now`, not at the documents' (old, or another machine's) creation times.
  *
+ * - Each line is checked by the rules of the operation that adds such a thing over the API
+ *   (create_container, add_document, add_memory, add_rule): one they refuse is refused with the
+ *   API's code and message, naming the line.
+ * - What the import brings is remembered (`import_origins`) under the file's source (the exporting
+ *   account's id) and the line's exported id (a digest of the line when it has none): a thing an
+ *   earlier import brought and that is still here is skipped, and lines naming it use that one.
  * - Containers are matched by name (made when missing; a matched one is left as it is).
  * - A document whose custom_id the container already holds is left as it is; facts that name it
  *   as their source point at the one already there.
@@ -138,10 +167,12 @@ export class ImportError extends Error {}
  * - A rule for a key of this account keeps its key; one for a key not here holds for the whole account.
  */
 export function importAccount(store: Store, accountId: string, lines: string[], now: number): ImportSummary {
-  const summary: ImportSummary = { containers: 0, documents: 0, existing: 0, facts: 0, unsourced: 0, rules: 0 };
+  const summary: ImportSummary = { added: noCounts(), existing: 0, skipped: noCounts(), unsourced: 0 };
   const containerIds = new Map<string, string>();
   const documentIds = new Map<string, string>();
-  let version: number | null = null;
+  /** Per digest of a line without an id, how many such lines came so far: two equal lines are two things. */
+  const digests = new Map<string, number>();
+  let header: Header | null = null;
   store.transaction(() => {
     lines.forEach((text, n) => {
       if (!text.trim()) return;
@@ -151,10 +182,11 @@ export function importAccount(store: Store, accountId: string, lines: string[], 
       } catch {
         throw new ImportError(`Line ${n + 1} is not JSON.`);
       }
-      if (version === null) {
-        version = readHeader(raw);
+      if (header === null) {
+        header = readHeader(raw);
         return;
       }
+      const { version, source } = header;
       const schemas = SCHEMAS[version]!;
       // Own keys only: a line of type "constructor" is an unknown type, not Object.prototype's.
       const schema = typeof raw?.type === 'string' && Object.hasOwn(schemas, raw.type) ? schemas[raw.type] : undefined;
@@ -165,73 +197,158 @@ export function importAccount(store: Store, accountId: string, lines: string[], 
         throw new ImportError(`Line ${n + 1} is not a valid ${raw.type} line: ${issue.path.join('.') || 'line'}: ${issue.message}.`);
       }
       const line = parsed.data as { type: Line['type'] };
+      const asTheApi = <T>(check: () => T): T => checkedAsTheApi(n + 1, check);
       const container = (id: string | null) => {
         if (id === null) return null;
         const mapped = containerIds.get(id);
         if (!mapped) throw new ImportError(`Line ${n + 1} names a container the export did not list: ${id}.`);
         return mapped;
       };
+      /** The line's name in the export: its id, or a digest of the line (counted) when it has none. */
+      const exportedId = (id: string | undefined) => {
+        if (id !== undefined) return id;
+        const digest = sha256(JSON.stringify(line));
+        const seen = (digests.get(digest) ?? 0) + 1;
+        digests.set(digest, seen);
+        return `${digest}#${seen}`;
+      };
+      const earlier = (kind: ImportedKind, exported: string) => store.getImportOrigin(accountId, source, kind, exported);
+      const remember = (kind: ImportedKind, exported: string, localId: string) =>
+        store.insertImportOrigin({ accountId, source, kind, exportedId: exported, localId, importedAt: now });
       switch (line.type) {
         case 'header':
           throw new ImportError(`Line ${n + 1} is a second header.`);
         case 'container': {
           const c = line as z.infer<typeof ContainerLine>;
-          const existing = store.getContainerByName(accountId, c.name);
-          if (existing) return void containerIds.set(c.id, existing.id);
-          const id = newId('ctr');
-          store.insertContainer({ id, accountId, name: c.name, description: c.description, createdAt: c.created_at, updatedAt: c.updated_at ?? c.created_at });
+          const { name, description } = asTheApi(() => parseInput(createContainer.input, { name: c.name, description: c.description }));
+          const known = earlier('container', c.id);
+          if (known) {
+            containerIds.set(c.id, known);
+            summary.skipped.container++;
+            return;
+          }
+          let id = store.getContainerByName(accountId, name)?.id;
+          if (!id) {
+            id = newId('ctr');
+            store.insertContainer({ id, accountId, name, description: description ?? '', createdAt: c.created_at, updatedAt: c.updated_at ?? c.created_at });
+            summary.added.container++;
+          }
           containerIds.set(c.id, id);
-          summary.containers++;
+          remember('container', c.id, id);
           return;
         }
         case 'document': {
           const d = line as z.infer<typeof DocumentV1> & Partial<z.infer<typeof DocumentV2>>;
-          if ((d.content === null) === (d.url === null)) throw new ImportError(`Line ${n + 1} is a document with ${d.url === null ? 'neither' : 'both'} content and url.`);
+          asTheApi(() => {
+            parseInput(addDocument.input, { content: d.content, url: d.url, custom_id: d.custom_id ?? undefined, metadata: d.metadata, title: d.title ?? undefined });
+            checkDocumentSource(d);
+          });
+          const containerId = container(d.container)!;
+          const exported = exportedId(d.id);
+          const known = earlier('document', exported);
+          if (known) {
+            if (d.id !== undefined) documentIds.set(d.id, known);
+            summary.skipped.document++;
+            return;
+          }
           const { row, learning } = importedDocument(d);
           const { inserted, document } = store.insertDocument({
-            id: newId('doc'), accountId, containerId: container(d.container)!, title: d.title, content: d.content, url: d.url,
+            id: newId('doc'), accountId, containerId, title: d.title, content: d.content, url: d.url,
             customId: d.custom_id, metadata: d.metadata, createdAt: d.created_at, ...row,
           }, learning, now);
           if (d.id !== undefined) documentIds.set(d.id, document.id);
-          if (inserted) summary.documents++;
+          remember('document', exported, document.id);
+          if (inserted) summary.added.document++;
           else summary.existing++;
           return;
         }
         case 'fact': {
           const f = line as z.infer<typeof FactV1> & Partial<z.infer<typeof FactV2>>;
+          asTheApi(() => parseInput(addMemory.input, { content: f.content, title: f.title ?? undefined }));
+          const containerId = container(f.container);
+          const exported = exportedId(f.id);
+          if (earlier('fact', exported)) {
+            summary.skipped.fact++;
+            return;
+          }
           const sourceId = f.source ? documentIds.get(f.source.document) ?? null : null;
           if (f.source && !sourceId) summary.unsourced++;
+          const id = newId('mem');
           store.insertMemory({
-            id: newId('mem'), accountId, containerId: container(f.container), content: f.content, title: f.title,
-            static: f.static, createdAt: f.created_at, updatedAt: f.updated_at,
+            id, accountId, containerId, content: f.content, title: f.title, static: f.static, createdAt: f.created_at, updatedAt: f.updated_at,
             sourceDocumentId: sourceId, sourcePosition: sourceId ? f.source!.position : null, reviewedAt: f.reviewed_at ?? null,
           }, (f.history ?? []).map((h) => ({ content: h.content, replacedAt: h.replaced_at })));
-          summary.facts++;
+          remember('fact', exported, id);
+          summary.added.fact++;
           return;
         }
         case 'rule': {
           const r = line as z.infer<typeof RuleLine>;
+          const { text: ruleText } = asTheApi(() => parseInput(addRule.input, { text: r.text }));
+          const exported = exportedId(r.id);
+          if (earlier('rule', exported)) {
+            summary.skipped.rule++;
+            return;
+          }
           const credentialId = r.credential_id && store.getCredential(accountId, r.credential_id) ? r.credential_id : null;
-          store.insertRule({ id: newId('rul'), accountId, credentialId, text: r.text, createdAt: r.created_at });
-          summary.rules++;
+          const id = newId('rul');
+          store.insertRule({ id, accountId, credentialId, text: ruleText, createdAt: r.created_at });
+          remember('rule', exported, id);
+          summary.added.rule++;
           return;
         }
       }
     });
-    if (version === null) throw new ImportError('The file is empty: it is not an Engram export.');
+    if (header === null) throw new ImportError('The file is empty: it is not an Engram export.');
   });
   return summary;
 }
 
+/** What `engram import` tells the person it did. */
+export function describeImport(s: ImportSummary): string[] {
+  const { added, skipped } = s;
+  const before = listed([[skipped.container, 'containers'], [skipped.document, 'documents'], [skipped.fact, 'facts'], [skipped.rule, 'rules']]);
+  const lines = [
+    `Imported ${added.container} new containers, ${added.document} documents (${s.existing} already there), ${added.fact} facts, ${added.rule} rules`
+    + `${before ? `; skipped ${before} already imported` : ''}.`,
+  ];
+  if (s.unsourced) lines.push(`${s.unsourced} facts name a source document the file does not hold; they were imported without a source.`);
+  return lines;
+}
+
+/** "2 documents and 40 facts" from the counts that are not zero; '' when all are. */
+function listed(counts: [number, string][]): string {
+  const parts = counts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+  return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : parts.join('');
+}
+
+/** Runs an operation's check on a line: its refusal names the line, with the code and message the API answers. */
+function checkedAsTheApi<T>(line: number, check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (err instanceof ServiceError) throw new ImportError(`Line ${line} is refused as the API refuses it: ${err.code}: ${err.message}`);
+    throw err;
+  }
+}
+
+interface Header {
+  version: number;
+  /** The exporting account's id: what an import remembers the file's things under ('' when the file does not say). */
+  source: string;
+}
+
 /** The first line: an Engram export of a version this engram reads, or a clear refusal. */
-function readHeader(raw: { type?: unknown; format?: unknown; version?: unknown }): number {
+function readHeader(raw: { type?: unknown; format?: unknown; version?: unknown }): Header {
   if (raw?.type !== 'header' || raw.format !== EXPORT_FORMAT) {
     throw new ImportError('This is not an Engram export: its first line is not an engram-export header.');
   }
   if (typeof raw.version !== 'number' || !READABLE_VERSIONS.includes(raw.version)) {
     throw new ImportError(`This Engram export is of version ${String(raw.version)}; this engram reads versions ${READABLE_VERSIONS.join(' and ')}. Import it with a newer engram.`);
   }
-  return raw.version;
+  const header = HeaderLine.safeParse(raw);
+  if (!header.success) throw new ImportError(`Line 1 is not a valid header: ${header.error.issues[0]!.path.join('.')}: ${header.error.issues[0]!.message}.`);
+  return { version: raw.version, source: header.data.account ?? '' };
 }
 
 /** The state an imported document starts in, and what learning does with it (see `importAccount`). */

@@ -21,11 +21,7 @@ export const addDocument = defineOperation({
     title: title.optional(),
   }),
   run(ctx, input) {
-    const hasContent = input.content != null;
-    const hasUrl = input.url != null;
-    if (hasContent === hasUrl) throw new ServiceError('validation', 'Give exactly one of content and url.', { fields: ['content', 'url'] });
-    if (hasContent && !input.content!.trim()) throw new ServiceError('validation', 'content must not be empty.', { fields: ['content'] });
-    if (hasUrl && !isHttpUrl(input.url!)) throw new ServiceError('validation', 'url must be an http or https address.', { fields: ['url'] });
+    checkDocumentSource(input);
     const container = resolveContainer(ctx, input.container);
     const now = ctx.clock.now();
     const { inserted, document } = ctx.store.insertDocument({
@@ -37,6 +33,15 @@ export const addDocument = defineOperation({
     return { id: document.id, status: inserted ? ('queued' as const) : ('exists' as const), container: document.containerId, custom_id: document.customId };
   },
 });
+
+/** What the input schema cannot say: exactly one of content (not blank) and url (http or https). `engram import` checks it too. */
+export function checkDocumentSource(input: { content?: string | null; url?: string | null }): void {
+  const hasContent = input.content != null;
+  const hasUrl = input.url != null;
+  if (hasContent === hasUrl) throw new ServiceError('validation', 'Give exactly one of content and url.', { fields: ['content', 'url'] });
+  if (hasContent && !input.content!.trim()) throw new ServiceError('validation', 'content must not be empty.', { fields: ['content'] });
+  if (hasUrl && !isHttpUrl(input.url!)) throw new ServiceError('validation', 'url must be an http or https address.', { fields: ['url'] });
+}
 
 function isHttpUrl(value: string): boolean {
   try {

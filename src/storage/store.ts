@@ -311,6 +311,21 @@ export interface ForgettingDone {
   passageIds: number[];
 }
 
+/** The kinds of exported things an import remembers (docs/decisions.md, "Importing twice"). */
+export type ImportedKind = 'container' | 'document' | 'fact' | 'rule';
+
+/** One exported thing an import brought in: named by its source and exported id, and what it became here. */
+export interface ImportOrigin {
+  accountId: string;
+  /** The exporting account's id; '' for files older than that. */
+  source: string;
+  kind: ImportedKind;
+  exportedId: string;
+  /** The id of the container, document, fact or rule it became in this account. */
+  localId: string;
+  importedAt: number;
+}
+
 export interface Store {
   /** Runs `fn` in one transaction: every write of one operation commits together or not at all. */
   transaction<T>(fn: () => T): T;
@@ -487,4 +502,10 @@ export interface Store {
   markFactReviewed(accountId: string, id: string, at: number): boolean;
   /** Per document: its size in bytes (its text, or what a URL was read as) and its first characters. */
   describeDocuments(accountId: string, ids: string[], openingChars: number): Map<string, { bytes: number; opening: string }>;
+
+  // Import origins (engram import)
+  /** What an earlier import made of the exported thing, while that is still there (a delete drops the record); null otherwise. */
+  getImportOrigin(accountId: string, source: string, kind: ImportedKind, exportedId: string): string | null;
+  /** Records what an import made of an exported thing. */
+  insertImportOrigin(origin: ImportOrigin): void;
 }

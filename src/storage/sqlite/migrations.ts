@@ -16,6 +16,7 @@ import porterFts from '../../../migrations/0008_porter_fts.sql' with { type: 'te
 import idempotencyKeys from '../../../migrations/0009_idempotency_keys.sql' with { type: 'text' };
 import passageVectors from '../../../migrations/0010_passage_vectors.sql' with { type: 'text' };
 import factReview from '../../../migrations/0011_fact_review.sql' with { type: 'text' };
+import importOrigins from '../../../migrations/0012_import_origins.sql' with { type: 'text' };
 
 export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
@@ -29,6 +30,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: 
   { version: '0009_idempotency_keys', sql: idempotencyKeys },
   { version: '0010_passage_vectors', sql: passageVectors },
   { version: '0011_fact_review', sql: factReview },
+  { version: '0012_import_origins', sql: importOrigins },
 ];
 
 /** Applies every migration not yet recorded; returns the versions it applied. */

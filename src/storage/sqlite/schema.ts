@@ -213,3 +213,19 @@ export const idempotencyKeys = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.accountId, t.credentialId, t.key] })],
 );
+
+export const importOrigins = sqliteTable(
+  'import_origins',
+  {
+    accountId: text('account_id').notNull(),
+    source: text('source').notNull(),
+    kind: text('kind', { enum: ['container', 'document', 'fact', 'rule'] }).notNull(),
+    exportedId: text('exported_id').notNull(),
+    containerId: text('container_id'),
+    documentId: text('document_id'),
+    memoryId: text('memory_id'),
+    ruleId: text('rule_id'),
+    importedAt: integer('imported_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.source, t.kind, t.exportedId] })],
+);

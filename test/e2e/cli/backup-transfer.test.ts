@@ -8,45 +8,11 @@ import { MERGE_SYSTEM } from '../../../src/agent/merge-static-fact';
 import { type ChatRequest, startFakeModel } from '../../agent/fake-model';
 import { sweepThenRemove } from '../../helpers/secret-sweep';
 import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
+import { engram, importInto, normalized, parse } from './engram-command';
 
-const ROOT = join(import.meta.dir, '../../..');
 /** Backups, exports and scratch data directories: swept for secrets and removed after the file's tests. */
 const work = mkdtempSync(join(tmpdir(), 'engram-transfer-'));
 afterAll(() => void sweepThenRemove({ harness: 'bun:backup-transfer', stores: [work] }, work));
-
-function engram(args: string[], stdin?: string): { code: number; stdout: string; stderr: string } {
-  const run = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), ...args], {
-    stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin), env: process.env,
-  });
-  return { code: run.exitCode ?? -1, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
-}
-
-/**
- * An export with ids and export time taken out, so two exports of the same memory compare equal: a
- * container is named by its name, a fact's source document by its place among the document lines.
- */
-function normalized(jsonl: string): any[] {
-  const lines = jsonl.trim().split('\n').map((l) => JSON.parse(l));
-  const names = new Map(lines.filter((l) => l.type === 'container').map((l) => [l.id, l.name]));
-  const documents = new Map(lines.filter((l) => l.type === 'document').map((l, i) => [l.id, `document ${i + 1}`]));
-  return lines.map(({ id: _id, exported_at: _at, ...rest }) => ({
-    ...rest,
-    ...(rest.container ? { container: names.get(rest.container) } : {}),
-    ...(rest.source ? { source: { ...rest.source, document: documents.get(rest.source.document) ?? 'not in the file' } } : {}),
-  }));
-}
-
-/**
- * Runs `engram import` into a running test server. The command queues learning at the real time;
- * the server's clock is moved up to it so that its next drain finds the jobs ready.
- */
-function importInto(server: TestServer, file: string): { code: number; stdout: string; stderr: string } {
-  const run = engram(['import', file, '--data', server.dataDir]);
-  server.clock.advance(Math.max(0, Date.now() - server.clock.now()));
-  return run;
-}
-
-const parse = (jsonl: string): any[] => jsonl.trim().split('\n').map((l) => JSON.parse(l));
 
 async function writeFile(name: string, lines: string | unknown[]): Promise<string> {
   const file = join(mkdtempSync(join(work, 'export-')), name);
@@ -143,9 +109,10 @@ describe('export and import', () => {
       const expected = normalized(exported.stdout).map((l: any) => (l.type === 'rule' ? { ...l, credential_id: null } : l));
       expect(normalized(again.stdout)).toEqual(expected);
 
-      // Importing the same file twice adds no second copy of a document with a custom_id.
+      // Importing the same file twice adds nothing (test/e2e/cli/import-twice.test.ts has the rest).
       const twice = engram(['import', file, '--data', target.dataDir]);
-      expect(twice.stderr).toContain('0 new containers, 1 documents (1 already there)');
+      expect(twice.stderr).toContain('0 new containers, 0 documents (0 already there), 0 facts, 0 rules; skipped 2 containers, 2 documents, 2 facts and 2 rules already imported.');
+      expect(normalized(engram(['export', '--data', target.dataDir]).stdout)).toEqual(expected);
     } finally {
       await source.close();
       await target.close();
@@ -269,12 +236,13 @@ describe('export and import', () => {
         const listed = (await call(target, 'GET', `/v1/documents?container=${idOf('Work')}`, targetKey)).body.documents;
         expect(listed.map((d: any) => [d.url?.replace(base, ''), d.status])).toEqual([['/gone', 'failed'], ['/trip.html', 'learned']]);
 
-        // The same file again: the custom_id document is already there, and its facts point at it.
-        expect(importInto(target, await writeFile('export.jsonl', exported.stdout)).stderr).toContain('3 documents (1 already there)');
+        // The same file again adds nothing: every document and fact was brought by the first import.
+        expect(importInto(target, await writeFile('export.jsonl', exported.stdout)).stderr)
+          .toContain('0 documents (0 already there), 0 facts, 0 rules; skipped 2 containers, 4 documents, 4 facts and 2 rules already imported.');
         await target.learning.drain();
         expect(targetModel.requests).toHaveLength(0);
         const pianos = (await call(target, 'GET', '/v1/profile', targetKey)).body.dynamic.filter((f: any) => f.content === 'Started learning the piano.');
-        expect(pianos.map((f: any) => f.source.document_id)).toEqual([piano.source.document_id, piano.source.document_id]);
+        expect(pianos.map((f: any) => f.source.document_id)).toEqual([piano.source.document_id]);
       } finally {
         pages.stop(true);
         await source.close();
