@@ -56,7 +56,7 @@ export interface Memory {
   static: boolean;
   createdAt: number;
   updatedAt: number;
-  /** A learned fact: the document it was extracted from (null once that document is deleted). */
+  /** A learned fact: the document it was extracted from (null once that document is deleted and the fact kept: see `reviewedAt`). */
   sourceDocumentId?: string | null;
   /** A learned fact: the position of the passage it came from. */
   sourcePosition?: number | null;
