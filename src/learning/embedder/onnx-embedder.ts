@@ -60,7 +60,7 @@ export interface OnnxEmbedderOptions {
   /**
    * A batch holds at most this many rows × padded length (default 512): longer texts go in smaller
    * batches. Larger batches barely raise throughput on one thread (the model is compute-bound) but
-   * grow ONNX Runtime's memory arena, which keeps its peak: docs/embedding-model.md has the figures.
+   * raise the memory a run needs at its peak: docs/embedding-model.md has the figures.
    */
   readonly batchTokens?: number;
 }
