@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ServiceError } from '../errors';
 import { findMemory } from './find-in-reach';
 import { defineOperation } from './operation';
 import * as S from './schemas';
@@ -22,7 +23,10 @@ export const forgetMemory = defineOperation({
     }
     // A turn: it counts in the account's budget, and needs no model (it is deterministic).
     return ctx.turns.run(ctx.caller.accountId, () => {
-      ctx.store.deleteMemory(ctx.caller.accountId, memory.id);
+      // Forgotten as a document's facts are: nothing of it stays in the index, the file or the WAL.
+      const passageIds = ctx.store.forgetFact(ctx.caller.accountId, memory.id);
+      if (!passageIds) throw new ServiceError('not_found', `No memory ${memory.id}.`, { memory_id: memory.id });
+      ctx.search.forgetPassages(passageIds);
       return { status: 'forgotten' as const, id: memory.id };
     });
   },

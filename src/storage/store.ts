@@ -406,7 +406,6 @@ export interface Store {
   /** Inserts a fact, with its earlier wordings (oldest first) when it arrives with a history (an import). */
   insertMemory(memory: Memory, history?: FactHistoryEntry[]): void;
   getMemory(accountId: string, id: string): Memory | null;
-  deleteMemory(accountId: string, id: string): void;
   /**
    * Rewrites a fact, keeping its old content in its history (and its passage, when in a container,
    * searchable under the new content); false when the account holds no such fact.
@@ -498,6 +497,11 @@ export interface Store {
    * the WAL is checkpointed and truncated when no reader holds it. Null when there is no such target.
    */
   forget(accountId: string, target: ForgetTarget, alsoKept: string[]): ForgettingDone | null;
+  /**
+   * Deletes one fact as `forget` deletes a document's: its passage, vectors and keyword index
+   * entries purged, the WAL truncated. Returns its passages' ids, or null when there is no such fact.
+   */
+  forgetFact(accountId: string, id: string): number[] | null;
   /** Records that the owner confirmed (or edited) the fact at `at`; false when the account holds no such fact. */
   markFactReviewed(accountId: string, id: string, at: number): boolean;
   /** Per document: its size in bytes (its text, or what a URL was read as) and its first characters. */

@@ -334,7 +334,7 @@ export class SqliteStore implements Store {
     return this.db.select().from(t.memories).where(and(eq(t.memories.accountId, accountId), eq(t.memories.id, id))).get() ?? null;
   }
 
-  deleteMemory(accountId: string, id: string): void {
+  private deleteMemory(accountId: string, id: string): void {
     this.db.delete(t.memories).where(and(eq(t.memories.accountId, accountId), eq(t.memories.id, id))).run();
   }
 
@@ -694,6 +694,18 @@ export class SqliteStore implements Store {
     return done;
   }
 
+  forgetFact(accountId: string, id: string): number[] | null {
+    const passageIds = this.transaction(() => {
+      if (!this.getMemory(accountId, id)) return null;
+      const ids = this.db.select({ id: t.passages.id }).from(t.passages).where(eq(t.passages.memoryId, id)).all().map((r) => r.id);
+      this.deleteMemory(accountId, id);
+      this.purgeKeywordIndexes();
+      return ids;
+    });
+    if (passageIds) this.truncateWal();
+    return passageIds;
+  }
+
   markFactReviewed(accountId: string, id: string, at: number): boolean {
     return this.db.update(t.memories).set({ reviewedAt: at }).where(and(eq(t.memories.accountId, accountId), eq(t.memories.id, id)))
       .returning({ id: t.memories.id }).all().length === 1;
@@ -714,16 +726,16 @@ export class SqliteStore implements Store {
 
   // Import origins
 
+  // Hand-written SQL: called once a line of an import, where drizzle's query building costs more than the query.
   getImportOrigin(accountId: string, source: string, kind: ImportedKind, exportedId: string): string | null {
-    const o = t.importOrigins;
-    const row = this.db.select({ id: sql<string>`coalesce(${o.containerId}, ${o.documentId}, ${o.memoryId}, ${o.ruleId})` }).from(o)
-      .where(and(eq(o.accountId, accountId), eq(o.source, source), eq(o.kind, kind), eq(o.exportedId, exportedId))).get();
-    return row?.id ?? null;
+    return this.raw.query<{ id: string }, [string, string, string, string]>(`
+      SELECT coalesce(container_id, document_id, memory_id, rule_id) AS id FROM import_origins
+       WHERE account_id = ? AND source = ? AND kind = ? AND exported_id = ?`).get(accountId, source, kind, exportedId)?.id ?? null;
   }
 
   insertImportOrigin(origin: ImportOrigin): void {
-    const { localId, ...rest } = origin;
-    this.db.insert(t.importOrigins).values({ ...rest, [ORIGIN_TARGET[origin.kind]]: localId }).run();
+    this.raw.query(`INSERT INTO import_origins (account_id, source, kind, exported_id, ${ORIGIN_TARGET[origin.kind]}, imported_at) VALUES (?, ?, ?, ?, ?, ?)`)
+      .run(origin.accountId, origin.source, origin.kind, origin.exportedId, origin.localId, origin.importedAt);
   }
 
   /** The documents a forgetting deletes, and the container when it is one; null when the account has no such target. */
@@ -765,7 +777,7 @@ export class SqliteStore implements Store {
 }
 
 /** The import_origins column that holds what each kind of exported thing became (its foreign key). */
-const ORIGIN_TARGET = { container: 'containerId', document: 'documentId', fact: 'memoryId', rule: 'ruleId' } as const;
+const ORIGIN_TARGET = { container: 'container_id', document: 'document_id', fact: 'memory_id', rule: 'rule_id' } as const;
 
 type VectorRow = { passageId: number; containerId: string; embedding: Uint8Array };
 

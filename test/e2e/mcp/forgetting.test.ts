@@ -3,10 +3,13 @@
  * what will go, the confirmed call reports what went, and search_memories afterwards finds nothing
  * learned from the document; a fact the owner confirmed is kept, as the answer says.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import { afterEach, beforeEach, describe, expect, it, setDefaultTimeout } from 'bun:test';
 import { call } from '../../helpers/server';
 import { allFacts, forgettingWorld, type ForgettingWorld, SECRET_WORDS } from '../fixtures/forgetting';
 import { connectMcp, type McpSession, ok } from './mcp-client';
+
+// Each test starts a server with a model and learns a document first; CLI runs on top: room for a busy machine.
+setDefaultTimeout(20_000);
 
 describe('delete_document over MCP', () => {
   let w: ForgettingWorld;

@@ -5,11 +5,14 @@
  * confirmed is kept. Deleting a container forgets everything in it and learned from it.
  */
 import { Database } from 'bun:sqlite';
-import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import { afterEach, beforeEach, describe, expect, it, setDefaultTimeout } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, makeOwner, startTestServer } from '../../helpers/server';
 import { allFacts, forgettingWorld, type ForgettingWorld, SECRET_WORDS } from '../fixtures/forgetting';
+
+// Each test starts a server with a model and learns a document first; CLI runs on top: room for a busy machine.
+setDefaultTimeout(20_000);
 
 const ROOT = join(import.meta.dir, '../../..');
 
@@ -139,6 +142,27 @@ describe('deleting a document through REST', () => {
   });
 });
 
+describe('forgetting one fact through REST', () => {
+  let w: ForgettingWorld;
+  beforeEach(async () => {
+    w = await forgettingWorld();
+  });
+  afterEach(() => w.close());
+
+  it('leaves nothing of it in search, the keyword index, the WAL or the file', async () => {
+    const saved = await call(w.server, 'POST', '/v1/memories', w.key, { container: w.container, content: 'Keeps the plumbagoric recipe in a drawer.' });
+    await w.server.learning.drain();
+    expect((await searchFor(w, 'plumbagoric')).results.map((r: { memory_id: string }) => r.memory_id)).toEqual([saved.body.id]);
+    const indexed = w.server.services.search.figures().fast;
+    const done = await call(w.server, 'DELETE', `/v1/memories/${saved.body.id}?confirm=true`, w.key);
+    expect(done.body).toEqual({ status: 'forgotten', id: saved.body.id });
+    expect(found(walBytes(w), ['plumbagoric'])).toEqual([]);
+    expect(w.server.services.search.figures().fast).toBe(indexed - 1);
+    expect((await searchFor(w, 'plumbagoric')).results).toEqual([]);
+    expect(found(fileBytesAfterCheckpoint(w), ['plumbagoric', 'garden gate'])).toEqual(['garden gate']);
+  });
+});
+
 describe('a confirmation travels with an export', () => {
   let w: ForgettingWorld;
   beforeEach(async () => {
@@ -170,7 +194,7 @@ describe('a confirmation travels with an export', () => {
     } finally {
       Bun.spawnSync(['rm', '-f', file]);
     }
-  });
+  }, 30_000); // two servers and two CLI runs
 });
 
 describe('deleting a container through REST', () => {
