@@ -14,6 +14,9 @@ import { engram, importInto, normalized, parse } from './engram-command';
 const work = mkdtempSync(join(tmpdir(), 'engram-import-twice-'));
 afterAll(() => void sweepThenRemove({ harness: 'bun:import-twice', stores: [work] }, work));
 
+/** Each test spawns the command several times and starts two or three servers: room for a busy machine. */
+const SLOW = 60_000;
+
 async function writeFile(lines: string | unknown[]): Promise<string> {
   const file = join(mkdtempSync(join(work, 'export-')), 'export.jsonl');
   await Bun.write(file, typeof lines === 'string' ? lines : lines.map((l) => JSON.stringify(l)).join('\n'));
@@ -94,7 +97,7 @@ describe('importing the same export again', () => {
       await source.close();
       await target.server.close();
     }
-  });
+  }, SLOW);
 
   it('imports from an overlapping later export only what is new', async () => {
     const { server: source, key, notes } = await sourceWithMemory();
@@ -118,7 +121,7 @@ describe('importing the same export again', () => {
       await source.close();
       await target.server.close();
     }
-  });
+  }, SLOW);
 
   it('imports an export of another server whose ids happen to be the same, and remembers both', async () => {
     const a = await startTestServer();
@@ -163,7 +166,7 @@ describe('importing the same export again', () => {
       await b.close();
       await target.server.close();
     }
-  });
+  }, SLOW);
 });
 
 describe('a line the API would refuse refuses the import, with the API\'s error', () => {
@@ -208,5 +211,5 @@ describe('a line the API would refuse refuses the import, with the API\'s error'
       await source.close();
       await target.server.close();
     }
-  });
+  }, SLOW);
 });
