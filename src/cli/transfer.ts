@@ -106,13 +106,16 @@ export function exportAccount(store: Store, accountId: string, now: number, writ
     }
     for (const m of store.listMemories(accountId)) {
       emit({
-        type: 'fact', id: m.id, container: m.containerId, content: m.content, title: m.title, static: m.static, created_at: m.createdAt, updated_at: m.updatedAt,
+        type: 'fact', id: m.id, container: m.containerId, content: m.content, title: m.title, static: m.static,
+        created_at: m.createdAt, updated_at: m.updatedAt,
         source: m.sourceDocumentId ? { document: m.sourceDocumentId, position: m.sourcePosition ?? 0 } : null,
         history: store.listMemoryHistory(accountId, m.id).map((h) => ({ content: h.content, replaced_at: h.replacedAt })),
         reviewed_at: m.reviewedAt ?? null,
       });
     }
-    for (const r of store.listRules(accountId, null)) emit({ type: 'rule', id: r.id, text: r.text, credential_id: r.credentialId, created_at: r.createdAt });
+    for (const r of store.listRules(accountId, null)) {
+      emit({ type: 'rule', id: r.id, text: r.text, credential_id: r.credentialId, created_at: r.createdAt });
+    }
   });
 }
 
@@ -230,7 +233,8 @@ export function importAccount(store: Store, accountId: string, lines: string[], 
           let id = store.getContainerByName(accountId, name)?.id;
           if (!id) {
             id = newId('ctr');
-            store.insertContainer({ id, accountId, name, description: description ?? '', createdAt: c.created_at, updatedAt: c.updated_at ?? c.created_at });
+            const times = { createdAt: c.created_at, updatedAt: c.updated_at ?? c.created_at };
+            store.insertContainer({ id, accountId, name, description: description ?? '', ...times });
             summary.added.container++;
           }
           containerIds.set(c.id, id);
@@ -240,7 +244,9 @@ export function importAccount(store: Store, accountId: string, lines: string[], 
         case 'document': {
           const d = line as z.infer<typeof DocumentV1> & Partial<z.infer<typeof DocumentV2>>;
           asTheApi(() => {
-            parseInput(addDocument.input, { content: d.content, url: d.url, custom_id: d.custom_id ?? undefined, metadata: d.metadata, title: d.title ?? undefined });
+            // The API takes no null for these two: absent is what a null in the file means.
+            const [customId, title] = [d.custom_id ?? undefined, d.title ?? undefined];
+            parseInput(addDocument.input, { content: d.content, url: d.url, custom_id: customId, metadata: d.metadata, title });
             checkDocumentSource(d);
           });
           const containerId = container(d.container)!;
@@ -275,7 +281,8 @@ export function importAccount(store: Store, accountId: string, lines: string[], 
           if (f.source && !sourceId) summary.unsourced++;
           const id = newId('mem');
           store.insertMemory({
-            id, accountId, containerId, content: f.content, title: f.title, static: f.static, createdAt: f.created_at, updatedAt: f.updated_at,
+            id, accountId, containerId, content: f.content, title: f.title, static: f.static,
+            createdAt: f.created_at, updatedAt: f.updated_at,
             sourceDocumentId: sourceId, sourcePosition: sourceId ? f.source!.position : null, reviewedAt: f.reviewed_at ?? null,
           }, (f.history ?? []).map((h) => ({ content: h.content, replacedAt: h.replaced_at })));
           remember('fact', exported, id);
@@ -307,10 +314,12 @@ export function importAccount(store: Store, accountId: string, lines: string[], 
 /** What `engram import` tells the person it did. */
 export function describeImport(s: ImportSummary): string[] {
   const { added, skipped } = s;
-  const before = listed([[skipped.container, 'containers'], [skipped.document, 'documents'], [skipped.fact, 'facts'], [skipped.rule, 'rules']]);
+  const before = listed([
+    [skipped.container, 'containers'], [skipped.document, 'documents'], [skipped.fact, 'facts'], [skipped.rule, 'rules'],
+  ]);
   const lines = [
-    `Imported ${added.container} new containers, ${added.document} documents (${s.existing} already there), ${added.fact} facts, ${added.rule} rules`
-    + `${before ? `; skipped ${before} already imported` : ''}.`,
+    `Imported ${added.container} new containers, ${added.document} documents (${s.existing} already there), `
+    + `${added.fact} facts, ${added.rule} rules${before ? `; skipped ${before} already imported` : ''}.`,
   ];
   if (s.unsourced) lines.push(`${s.unsourced} facts name a source document the file does not hold; they were imported without a source.`);
   return lines;
@@ -347,7 +356,10 @@ function readHeader(raw: { type?: unknown; format?: unknown; version?: unknown }
     throw new ImportError(`This Engram export is of version ${String(raw.version)}; this engram reads versions ${READABLE_VERSIONS.join(' and ')}. Import it with a newer engram.`);
   }
   const header = HeaderLine.safeParse(raw);
-  if (!header.success) throw new ImportError(`Line 1 is not a valid header: ${header.error.issues[0]!.path.join('.')}: ${header.error.issues[0]!.message}.`);
+  if (!header.success) {
+    const issue = header.error.issues[0]!;
+    throw new ImportError(`Line 1 is not a valid header: ${issue.path.join('.')}: ${issue.message}.`);
+  }
   return { version: raw.version, source: header.data.account ?? '' };
 }
 

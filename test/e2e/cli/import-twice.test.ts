@@ -148,16 +148,17 @@ describe('importing the same export again', () => {
       expect(parse(fromB)[0].account).not.toBe(parse(fromA)[0].account);
       const [fileA, fileB] = [await writeFile(fromA), await writeFile(fromB)];
 
-      expect(importInto(target.server, fileA).stderr).toContain('Imported 1 new containers, 1 documents (0 already there), 1 facts, 1 rules.');
+      const imported = (file: string) => importInto(target.server, file).stderr;
+      expect(imported(fileA)).toContain('Imported 1 new containers, 1 documents (0 already there), 1 facts, 1 rules.');
       // The container is matched by its name; the rest is B's own.
-      expect(importInto(target.server, fileB).stderr).toContain('Imported 0 new containers, 1 documents (0 already there), 1 facts, 1 rules.');
+      expect(imported(fileB)).toContain('Imported 0 new containers, 1 documents (0 already there), 1 facts, 1 rules.');
       const facts = target.server.services.store.listMemories(target.accountId).map((m) => m.content).sort();
       expect(facts).toEqual(['Grows apples.', 'Grows pears.']);
       expect(holdings(target.server, target.accountId)).toEqual({ containers: 1, documents: 2, facts: 2, rules: 2 });
 
       // Each file again: both are remembered, under their own source.
       for (const file of [fileA, fileB]) {
-        expect(importInto(target.server, file).stderr).toContain('Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules; '
+        expect(imported(file)).toContain('Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules; '
           + 'skipped 1 containers, 1 documents, 1 facts and 1 rules already imported.');
       }
       expect(holdings(target.server, target.accountId)).toEqual({ containers: 1, documents: 2, facts: 2, rules: 2 });
@@ -171,7 +172,8 @@ describe('importing the same export again', () => {
 
 describe('a line the API would refuse refuses the import, with the API\'s error', () => {
   /** `lines` with the line that `pick` finds changed by `change`. */
-  const edited = (lines: any[], pick: (l: any) => boolean, change: (l: any) => object) => lines.map((l) => (pick(l) ? { ...l, ...change(l) } : l));
+  const edited = (lines: any[], pick: (l: any) => boolean, change: (l: any) => object) =>
+    lines.map((l) => (pick(l) ? { ...l, ...change(l) } : l));
 
   it('an over-long document, an over-long title, a container name with an invisible character: nothing of the file is stored', async () => {
     const { server: source } = await sourceWithMemory();
@@ -206,7 +208,8 @@ describe('a line the API would refuse refuses the import, with the API\'s error'
         expect(await target.server.learning.drain()).toBe(0);
       }
       // Nothing of the refused imports was remembered either: the unchanged file imports in full.
-      expect(importInto(target.server, await writeFile(lines)).stderr).toContain('Imported 2 new containers, 3 documents (0 already there), 3 facts, 1 rules.');
+      expect(importInto(target.server, await writeFile(lines)).stderr)
+        .toContain('Imported 2 new containers, 3 documents (0 already there), 3 facts, 1 rules.');
     } finally {
       await source.close();
       await target.server.close();
