@@ -17,6 +17,7 @@ import idempotencyKeys from '../../../migrations/0009_idempotency_keys.sql' with
 import passageVectors from '../../../migrations/0010_passage_vectors.sql' with { type: 'text' };
 import factReview from '../../../migrations/0011_fact_review.sql' with { type: 'text' };
 import importOrigins from '../../../migrations/0012_import_origins.sql' with { type: 'text' };
+import keywordSecureDelete from '../../../migrations/0013_keyword_secure_delete.sql' with { type: 'text' };
 
 export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
@@ -31,7 +32,15 @@ export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: 
   { version: '0010_passage_vectors', sql: passageVectors },
   { version: '0011_fact_review', sql: factReview },
   { version: '0012_import_origins', sql: importOrigins },
+  { version: '0013_keyword_secure_delete', sql: keywordSecureDelete, finish: secureDeleteStemIndex },
 ];
+
+/** The stemmed index of a rebuild still under way (0008) deletes securely too once it takes over. */
+function secureDeleteStemIndex(db: Database): void {
+  if (db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'passages_stem_fts'").get()) {
+    db.run("INSERT INTO passages_stem_fts(passages_stem_fts, rank) VALUES ('secure-delete', 1)");
+  }
+}
 
 /** Applies every migration not yet recorded; returns the versions it applied. */
 export function migrate(db: Database, now: number): string[] {

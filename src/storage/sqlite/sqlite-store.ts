@@ -687,7 +687,6 @@ export class SqliteStore implements Store {
       if (kept.length) this.db.update(t.memories).set({ sourceDocumentId: null, sourcePosition: null }).where(inArray(t.memories.id, kept.map((m) => m.id))).run();
       if ('containerId' in target) this.deleteContainer(accountId, target.containerId);
       else this.deleteDocument(accountId, target.documentId);
-      this.purgeKeywordIndexes();
       return { documents: plan.documents, passages: plan.passages, facts: gone.length, kept: kept.length, passageIds };
     });
     if (done) this.truncateWal();
@@ -699,7 +698,6 @@ export class SqliteStore implements Store {
       if (!this.getMemory(accountId, id)) return null;
       const ids = this.db.select({ id: t.passages.id }).from(t.passages).where(eq(t.passages.memoryId, id)).all().map((r) => r.id);
       this.deleteMemory(accountId, id);
-      this.purgeKeywordIndexes();
       return ids;
     });
     if (passageIds) this.truncateWal();
@@ -745,17 +743,6 @@ export class SqliteStore implements Store {
     const ids = this.db.select({ id: t.documents.id }).from(t.documents)
       .where(and(eq(t.documents.accountId, accountId), eq(t.documents.containerId, target.containerId))).all().map((r) => r.id);
     return { documentIds: ids, containerId: target.containerId };
-  }
-
-  /**
-   * An FTS5 delete only adds a tombstone: the removed words stay in the older index segments until
-   * they are merged. 'optimize' merges every segment into one, so no word of a forgotten passage
-   * remains (secure_delete, set at open, zeroes the pages this frees).
-   */
-  private purgeKeywordIndexes(): void {
-    const tables = this.raw.query<{ name: string }, []>(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('passages_fts', 'passages_stem_fts')").all();
-    for (const { name } of tables) this.raw.run(`INSERT INTO ${name}(${name}) VALUES ('optimize')`);
   }
 
   /**
