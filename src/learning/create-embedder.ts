@@ -1,9 +1,9 @@
 /**
  * The embedders the configuration chooses: the built-in static model (the fast tier) with or
  * without the built-in transformer (the strong tier, which refines), an OpenAI-compatible endpoint,
- * or none. The strong model is known by its identity at once and loads in the background, so it
- * never delays a start: learning runs it on the learning thread, search on a thread of its own
- * (search/query-embedder.ts), since it would otherwise hold the HTTP thread.
+ * or none. The strong model is known by its identity at once, so it never delays a start: search
+ * loads it on a thread of its own in the background (search/query-embedder.ts), since it would
+ * otherwise hold the HTTP thread; learning loads it on the learning thread when it first refines.
  */
 import type { Config } from '../config';
 import { QueryEmbedder } from '../search/query-embedder';
@@ -20,5 +20,5 @@ export async function createEmbedders(config: Config, use: 'learning' | 'search'
   const fast = loadStaticEmbedder();
   if (choice.kind === 'fast') return { fast, strong: null };
   const identity = await OnnxEmbedder.identify();
-  return { fast, strong: use === 'learning' ? new DeferredEmbedder(identity, loadOnnxEmbedder()) : new QueryEmbedder(identity) };
+  return { fast, strong: use === 'learning' ? new DeferredEmbedder(identity, () => loadOnnxEmbedder()) : new QueryEmbedder(identity) };
 }

@@ -1,6 +1,8 @@
 /**
- * An embedder known by id and dimensions at once and usable once its model has loaded: a thread
- * starts without waiting hundreds of milliseconds for a transformer, and a first call waits for it.
+ * An embedder known by id and dimensions at once, whose model is loaded by its first `embed`: a
+ * thread starts without waiting for a transformer, and one with nothing to embed never holds it
+ * (a loading ONNX session briefly takes some 100 MiB more than it keeps, so two threads loading
+ * theirs at once would make the process's peak; docs/embedding-model.md).
  */
 import type { Embedder } from './embedder';
 import type { EmbedderIdentity } from './onnx-embedder';
@@ -9,15 +11,18 @@ export class DeferredEmbedder implements Embedder {
   readonly id: string;
   readonly dimensions: number;
   readonly similarityFloor: number;
+  private loaded: Promise<Embedder> | null = null;
 
-  constructor(identity: EmbedderIdentity, private readonly loading: Promise<Embedder>) {
+  constructor(identity: EmbedderIdentity, private readonly load: () => Promise<Embedder>) {
     ({ id: this.id, dimensions: this.dimensions, similarityFloor: this.similarityFloor } = identity);
-    // Seen by the caller's first `embed`, which rejects with it; not an unhandled rejection meanwhile.
-    loading.catch(() => {});
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
-    const embedder = await this.loading;
+    // A load that failed is tried again by the next call (the learning loop backs off meanwhile).
+    const embedder = await (this.loaded ??= this.load().catch((err: unknown) => {
+      this.loaded = null;
+      throw err;
+    }));
     if (embedder.id !== this.id) throw new Error(`the model loaded as ${embedder.id}, not ${this.id}`);
     return embedder.embed(texts);
   }
