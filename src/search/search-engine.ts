@@ -16,7 +16,7 @@ import { VectorIndex } from './vector-index';
 
 type SearchResponse = z.infer<typeof S.SearchResponse>;
 
-const LOAD_PAGE = 2_000;
+const LOAD_PAGE = 5_000;
 
 /** Candidates taken from keyword search and from each vector tier before fusing. */
 export const CANDIDATES = 50;
@@ -61,10 +61,10 @@ export class SearchEngine {
       if (!index) continue;
       for (let page = store.listVectors(tier, 0, LOAD_PAGE); page.length; page = store.listVectors(tier, page.at(-1)!.passageId, LOAD_PAGE)) {
         for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
+        // Each page read is garbage once indexed; collecting it now keeps the start-up peak near
+        // the indexes' own size instead of the whole table's.
+        Bun.gc(true);
       }
-      // Each page read is garbage once indexed; collecting it now keeps the start-up peak near
-      // the indexes' own size instead of the whole table's.
-      Bun.gc(true);
     }
     return new SearchEngine(store, log, embedders, indexes);
   }
