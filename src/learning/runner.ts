@@ -135,7 +135,11 @@ export class LearningRunner {
     const upkept = await this.upkeep();
     // Refinement runs only when no job is ready, one small batch at a time, so new work waits
     // for at most one batch.
-    return (await this.drain()) > 0 || !this.running || upkept || (this.refiner !== null && (await this.refiner.step()) > 0);
+    if ((await this.drain()) > 0 || !this.running || upkept) return true;
+    if (!this.refiner || (await this.refiner.step()) === 0) return false;
+    // The model runs synchronously: yield to the thread's messages (stop, wake) before the next batch.
+    await new Promise((resolve) => setImmediate(resolve));
+    return true;
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
  * Refinement by the strong embedding tier, on the real `engram serve` with its learning thread:
- * it catches up with every learned passage, never delays a new document's `learned`, survives a
- * SIGKILL mid-batch and a restart without losing, doubling or half-writing a passage's vectors, and
- * search then finds a paraphrase through it.
+ * it catches up with every learned passage, never delays a new document's `learned` nor a graceful
+ * stop, survives a SIGKILL mid-batch and a restart without losing, doubling or half-writing a
+ * passage's vectors, and search then finds a paraphrase through it.
  */
 import { Database } from 'bun:sqlite';
 import { afterAll, describe, expect, it } from 'bun:test';
@@ -93,6 +93,19 @@ describe('refinement by the strong tier', () => {
     expect(during.refined!).toBeLessThan(during.passages);
     expect(learnMs).toBeLessThan(6_000);
 
+    // SIGTERM mid-refinement: the batch at hand ends and the server stops at once, not when
+    // refinement is done (the model runs synchronously; the loop must still hear the stop).
+    const stopping = performance.now();
+    served.proc.kill('SIGTERM');
+    expect(await served.proc.exited).toBe(0);
+    const stopMs = performance.now() - stopping;
+    expect(stopMs).toBeLessThan(10_000);
+    const atStop = strongUnits();
+    expect(atStop.partial).toBe(0);
+    expect(atStop.complete).toBeLessThan(atStop.passages);
+    served = await spawnServer(dataDir, { ENGRAM_EMBEDDER: 'builtin' }, logFile);
+    await until('refinement to go on after the restart', async () => ((await health(served!.url)).refined! > atStop.complete ? true : null));
+
     // SIGKILL mid-refinement: what is stored is whole; nothing is half-written.
     served.proc.kill('SIGKILL');
     await served.proc.exited;
@@ -116,6 +129,6 @@ describe('refinement by the strong tier', () => {
     });
     const { results } = (await res.json()) as { results: { content: string }[] };
     expect(results[0]!.content).toContain('violin');
-    console.log(`refinement: ${done.passages} passages; a new document learned in ${learnMs} ms while ${during.passages - during.refined!} waited for refinement`);
+    console.log(`refinement: ${done.passages} passages; a new document learned in ${learnMs} ms while ${during.passages - during.refined!} waited for refinement; stopped by SIGTERM in ${stopMs.toFixed(0)} ms`);
   }, 300_000);
 });
