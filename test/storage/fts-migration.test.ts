@@ -309,6 +309,11 @@ describe('the real server on a store of the previous release', () => {
       }
       expect(hits.some((c) => c.startsWith('I went running'))).toBe(true);
       expect(pending(watch)).toBeNull();
+      // Learning and the rebuild take turns on the worker: the document may be learned a round later.
+      const documentId = (added.body as { id: string }).id;
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await Bun.sleep(50)) {
+        if ((await call(server, 'GET', `/v1/documents/${documentId}`, CREDENTIALS.key)).body.learned) break;
+      }
       expect(await search('kayaks', CREDENTIALS.containers.Personal)).toEqual(['Took up kayaking on the canal.']);
       watch.close();
     } finally {
