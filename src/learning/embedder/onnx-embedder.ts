@@ -14,6 +14,7 @@ import defaultModelFile from '../../../models/minilm-l6-int8/model.onnx' with { 
 import type { Embedder } from './embedder';
 import { gatherBeforeDequantize } from './onnx-gather-first';
 import { openOnnxSession, type OnnxSession } from './onnx-runtime';
+import { dropSoftmaxNanGuard } from './onnx-softmax-guard';
 import { WordPieceTokenizer, type WordPieceOptions } from './wordpiece';
 
 export const ONNX_MODEL_FORMAT = 'engram-onnx-embedding/1';
@@ -117,8 +118,9 @@ export class OnnxEmbedder implements Embedder {
   /** Reads a model from its directory or its three files (default: the shipped model) and opens it. */
   static async load(source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES, options: OnnxEmbedderOptions = {}): Promise<OnnxEmbedder> {
     const { config, vocab, model, fingerprint } = await readModel(source);
-    // The embedding tables stay int8 in memory (~34 MiB less a session): onnx-gather-first.ts.
-    const session = await openOnnxSession(gatherBeforeDequantize(model), { threads: options.threads ?? 1 });
+    // The embedding tables stay int8 in memory (~34 MiB less a session): onnx-gather-first.ts; and
+    // the exporter's NaN guards go, which never change a value here (onnx-softmax-guard.ts).
+    const session = await openOnnxSession(dropSoftmaxNanGuard(gatherBeforeDequantize(model)), { threads: options.threads ?? 1 });
     return new OnnxEmbedder(config, vocab, session, fingerprint, options);
   }
 

@@ -4,177 +4,9 @@
  * constant folding would otherwise turn the whole table into float32 when the session loads:
  * all-MiniLM-L6-v2's word embeddings are 30,522 × 384, i.e. 45 MiB of float32 against 11 MiB of
  * int8, while a text reads a few hundred rows. The arithmetic per row is the same (int8 → float,
- * times the row's scale), so the vectors are the same bit for bit. Only the protobuf fields needed
- * are decoded; everything else is copied byte for byte.
+ * times the row's scale), so the vectors are the same bit for bit.
  */
-
-/** One field of a protobuf message: its number, wire type, and where its bytes lie. */
-interface Field {
-  readonly no: number;
-  readonly wire: number;
-  /** The field's first byte (its tag) and the byte after it. */
-  readonly start: number;
-  readonly end: number;
-  /** A length-delimited field's payload; for other wire types, the value's bytes. */
-  readonly dataStart: number;
-  readonly dataEnd: number;
-}
-
-function readVarint(buf: Uint8Array, pos: number): [value: number, next: number] {
-  let value = 0;
-  let scale = 1;
-  for (;;) {
-    if (pos >= buf.length) throw new Error('truncated protobuf varint');
-    const byte = buf[pos++]!;
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) return [value, pos];
-    scale *= 128;
-  }
-}
-
-function fields(buf: Uint8Array, start = 0, end = buf.length): Field[] {
-  const out: Field[] = [];
-  let pos = start;
-  while (pos < end) {
-    const fieldStart = pos;
-    const [tag, afterTag] = readVarint(buf, pos);
-    const wire = tag % 8;
-    let dataStart = afterTag;
-    let dataEnd: number;
-    if (wire === 0) dataEnd = readVarint(buf, afterTag)[1];
-    else if (wire === 1) dataEnd = afterTag + 8;
-    else if (wire === 5) dataEnd = afterTag + 4;
-    else if (wire === 2) {
-      const [length, afterLength] = readVarint(buf, afterTag);
-      dataStart = afterLength;
-      dataEnd = afterLength + length;
-    } else throw new Error(`unsupported protobuf wire type ${wire}`);
-    if (dataEnd > end) throw new Error('truncated protobuf field');
-    out.push({ no: Math.floor(tag / 8), wire, start: fieldStart, end: dataEnd, dataStart, dataEnd });
-    pos = dataEnd;
-  }
-  return out;
-}
-
-const text = new TextDecoder();
-const utf8 = new TextEncoder();
-
-function varint(value: number): number[] {
-  const out: number[] = [];
-  while (value >= 0x80) {
-    out.push((value % 128) | 0x80);
-    value = Math.floor(value / 128);
-  }
-  out.push(value);
-  return out;
-}
-
-/** A length-delimited field (strings and messages). */
-function delimited(no: number, payload: Uint8Array): Uint8Array {
-  const head = [...varint(no * 8 + 2), ...varint(payload.length)];
-  const out = new Uint8Array(head.length + payload.length);
-  out.set(head);
-  out.set(payload, head.length);
-  return out;
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-// Field numbers from onnx.proto.
-const MODEL_GRAPH = 7;
-const GRAPH_NODE = 1;
-const GRAPH_INITIALIZER = 5;
-const GRAPH_OUTPUT = 12;
-const VALUE_INFO_NAME = 1;
-const NODE_INPUT = 1;
-const NODE_OUTPUT = 2;
-const NODE_NAME = 3;
-const NODE_OP_TYPE = 4;
-const NODE_ATTRIBUTE = 5;
-const NODE_DOMAIN = 7;
-const ATTRIBUTE_NAME = 1;
-const ATTRIBUTE_INT = 3;
-const TENSOR_DIMS = 1;
-const TENSOR_NAME = 8;
-
-interface Node {
-  readonly field: Field;
-  readonly inputs: string[];
-  readonly outputs: string[];
-  readonly opType: string;
-  readonly domain: string;
-  /** Each attribute's encoded AttributeProto, by name. */
-  readonly attributes: Map<string, Uint8Array>;
-}
-
-function readNode(buf: Uint8Array, field: Field): Node {
-  const inputs: string[] = [];
-  const outputs: string[] = [];
-  const attributes = new Map<string, Uint8Array>();
-  let opType = '';
-  let domain = '';
-  for (const f of fields(buf, field.dataStart, field.dataEnd)) {
-    const value = () => text.decode(buf.subarray(f.dataStart, f.dataEnd));
-    if (f.no === NODE_INPUT) inputs.push(value());
-    else if (f.no === NODE_OUTPUT) outputs.push(value());
-    else if (f.no === NODE_OP_TYPE) opType = value();
-    else if (f.no === NODE_DOMAIN) domain = value();
-    else if (f.no === NODE_ATTRIBUTE) {
-      const attribute = buf.subarray(f.dataStart, f.dataEnd);
-      const name = fields(attribute).find((a) => a.no === ATTRIBUTE_NAME);
-      if (name) attributes.set(text.decode(attribute.subarray(name.dataStart, name.dataEnd)), attribute);
-    }
-  }
-  return { field, inputs, outputs, opType, domain, attributes };
-}
-
-/** An initializer's dims (TensorProto field 1, packed or not). */
-function initializerDims(buf: Uint8Array, graph: readonly Field[]): Map<string, number[]> {
-  const dims = new Map<string, number[]>();
-  for (const f of graph) {
-    if (f.no !== GRAPH_INITIALIZER) continue;
-    let name = '';
-    const shape: number[] = [];
-    for (const t of fields(buf, f.dataStart, f.dataEnd)) {
-      if (t.no === TENSOR_NAME) name = text.decode(buf.subarray(t.dataStart, t.dataEnd));
-      else if (t.no === TENSOR_DIMS && t.wire === 0) shape.push(readVarint(buf, t.dataStart)[0]);
-      else if (t.no === TENSOR_DIMS && t.wire === 2) {
-        for (let pos = t.dataStart; pos < t.dataEnd;) {
-          const [d, next] = readVarint(buf, pos);
-          shape.push(d);
-          pos = next;
-        }
-      }
-    }
-    dims.set(name, shape);
-  }
-  return dims;
-}
-
-/** An AttributeProto's integer value (absent: the default). */
-function intAttribute(attribute: Uint8Array | undefined, fallback: number): number {
-  if (!attribute) return fallback;
-  const f = fields(attribute).find((a) => a.no === ATTRIBUTE_INT);
-  return f ? readVarint(attribute, f.dataStart)[0] : fallback;
-}
-
-function encodeNode(name: string, opType: string, inputs: readonly string[], outputs: readonly string[], attributes: readonly Uint8Array[]): Uint8Array {
-  return delimited(GRAPH_NODE, concat([
-    ...inputs.map((s) => delimited(NODE_INPUT, utf8.encode(s))),
-    ...outputs.map((s) => delimited(NODE_OUTPUT, utf8.encode(s))),
-    delimited(NODE_NAME, utf8.encode(name)),
-    delimited(NODE_OP_TYPE, utf8.encode(opType)),
-    ...attributes.map((a) => delimited(NODE_ATTRIBUTE, a)),
-  ]));
-}
+import { concat, encodeNode, intAttribute, rewriteGraph } from './onnx-graph';
 
 /**
  * The model with every `Gather(Mul(Cast(Q), S), ids)` on axis 0 — Q and S initializers, S one scale
@@ -182,51 +14,29 @@ function encodeNode(name: string, opType: string, inputs: readonly string[], out
  * `Mul(Cast(Gather(Q, ids)), Gather(S, ids))`. A model without that pattern is returned as is.
  */
 export function gatherBeforeDequantize(model: Uint8Array): Uint8Array {
-  const top = fields(model);
-  const graphField = top.find((f) => f.no === MODEL_GRAPH);
-  if (!graphField) throw new Error('not an ONNX model: no graph');
-  const graph = fields(model, graphField.dataStart, graphField.dataEnd);
-  const nodes = graph.filter((f) => f.no === GRAPH_NODE && f.wire === 2).map((f) => readNode(model, f));
-  const dims = initializerDims(model, graph);
-  const readers = new Map<string, number>();
-  for (const n of nodes) for (const i of n.inputs) readers.set(i, (readers.get(i) ?? 0) + 1);
-  // A graph output counts as a reader: its value must stay.
-  for (const f of graph.filter((g) => g.no === GRAPH_OUTPUT)) {
-    const name = fields(model, f.dataStart, f.dataEnd).find((v) => v.no === VALUE_INFO_NAME);
-    if (name) readers.set(text.decode(model.subarray(name.dataStart, name.dataEnd)), Infinity);
-  }
-  const producer = new Map<string, Node>();
-  for (const n of nodes) for (const o of n.outputs) producer.set(o, n);
-
-  const dropped = new Set<Field>();
-  const replaced = new Map<Field, Uint8Array>();
-  for (const gather of nodes) {
-    if (gather.opType !== 'Gather' || gather.domain !== '' || gather.inputs.length !== 2) continue;
-    if (intAttribute(gather.attributes.get('axis'), 0) !== 0) continue;
-    const [table, ids] = gather.inputs as [string, string];
-    const mul = producer.get(table);
-    if (mul?.opType !== 'Mul' || mul.domain !== '' || readers.get(table) !== 1) continue;
-    const cast = mul.inputs.map((i) => producer.get(i)).find((p) => p?.opType === 'Cast' && p.domain === '');
-    if (!cast || readers.get(cast.outputs[0]!) !== 1) continue;
-    const scale = mul.inputs.find((i) => i !== cast.outputs[0]);
-    const quantized = cast.inputs[0]!;
-    const rows = dims.get(quantized)?.[0];
-    const scaleDims = scale === undefined ? undefined : dims.get(scale);
-    if (rows === undefined || scaleDims?.length !== 2 || scaleDims[0] !== rows || scaleDims[1] !== 1) continue;
-    const prefix = `${gather.outputs[0]}/gather_first`;
-    const axis = gather.attributes.get('axis');
-    replaced.set(gather.field, concat([
-      encodeNode(`${prefix}/rows`, 'Gather', [quantized, ids], [`${prefix}/rows_q`], axis ? [axis] : []),
-      encodeNode(`${prefix}/scales`, 'Gather', [scale!, ids], [`${prefix}/rows_scale`], axis ? [axis] : []),
-      encodeNode(`${prefix}/cast`, 'Cast', [`${prefix}/rows_q`], [`${prefix}/rows_f`], [...cast.attributes.values()]),
-      encodeNode(`${prefix}/scale`, 'Mul', [`${prefix}/rows_f`, `${prefix}/rows_scale`], gather.outputs, []),
-    ]));
-    dropped.add(mul.field).add(cast.field);
-  }
-  if (replaced.size === 0) return model;
-
-  // One copy of the model's bytes, not two: the graph's parts go straight behind its new header.
-  const graphParts = graph.flatMap((f) => (dropped.has(f) ? [] : [replaced.get(f) ?? model.subarray(f.start, f.end)]));
-  const graphHeader = new Uint8Array([...varint(MODEL_GRAPH * 8 + 2), ...varint(graphParts.reduce((n, p) => n + p.length, 0))]);
-  return concat(top.flatMap((f) => (f === graphField ? [graphHeader, ...graphParts] : [model.subarray(f.start, f.end)])));
+  return rewriteGraph(model, ({ nodes, dims, readers, producer }, { dropped, replaced }) => {
+    for (const gather of nodes) {
+      if (gather.opType !== 'Gather' || gather.domain !== '' || gather.inputs.length !== 2) continue;
+      if (intAttribute(gather.attributes.get('axis'), 0) !== 0) continue;
+      const [table, ids] = gather.inputs as [string, string];
+      const mul = producer.get(table);
+      if (mul?.opType !== 'Mul' || mul.domain !== '' || readers.get(table) !== 1) continue;
+      const cast = mul.inputs.map((i) => producer.get(i)).find((p) => p?.opType === 'Cast' && p.domain === '');
+      if (!cast || readers.get(cast.outputs[0]!) !== 1) continue;
+      const scale = mul.inputs.find((i) => i !== cast.outputs[0]);
+      const quantized = cast.inputs[0]!;
+      const rows = dims.get(quantized)?.[0];
+      const scaleDims = scale === undefined ? undefined : dims.get(scale);
+      if (rows === undefined || scaleDims?.length !== 2 || scaleDims[0] !== rows || scaleDims[1] !== 1) continue;
+      const prefix = `${gather.outputs[0]}/gather_first`;
+      const axis = gather.attributes.get('axis');
+      replaced.set(gather, concat([
+        encodeNode(`${prefix}/rows`, 'Gather', [quantized, ids], [`${prefix}/rows_q`], axis ? [axis] : []),
+        encodeNode(`${prefix}/scales`, 'Gather', [scale!, ids], [`${prefix}/rows_scale`], axis ? [axis] : []),
+        encodeNode(`${prefix}/cast`, 'Cast', [`${prefix}/rows_q`], [`${prefix}/rows_f`], [...cast.attributes.values()]),
+        encodeNode(`${prefix}/scale`, 'Mul', [`${prefix}/rows_f`, `${prefix}/rows_scale`], gather.outputs, []),
+      ]));
+      dropped.add(mul).add(cast);
+    }
+  });
 }
