@@ -74,16 +74,27 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   store.deleteExpiredIdempotencyKeys(clock.now());
   const interrupted = store.interruptPendingIdempotencyKeys();
   if (interrupted) log.warn('writes a stopped server left running are marked interrupted', { idempotency_keys: interrupted });
-  const search = SearchEngine.open(store, log, embedders);
-  const onIndexed = (tier: VectorTier, ids: number[]) => search.indexPassages(tier, ids);
+  // The learning worker boots (its imports, its store, the fast model: a few hundred ms) while this
+  // thread builds the search index. Building it is synchronous, so the worker's messages are
+  // handled once it exists; vectors stored before then are read by SearchEngine.open itself.
+  let search: SearchEngine | undefined;
+  const onIndexed = (tier: VectorTier, ids: number[]) => search!.indexPassages(tier, ids);
+  const strong = embedders.strong && { id: embedders.strong.id, dimensions: embedders.strong.dimensions, similarityFloor: embedders.strong.similarityFloor ?? 0 };
+  const worker = options.manualLearning ? null : LearningWorker.start(config, onIndexed, log, strong);
+  try {
+    search = SearchEngine.open(store, log, embedders);
+  } catch (err) {
+    await worker?.then((w) => w.stop(), () => {});
+    throw err;
+  }
   let learning: Learning;
-  if (options.manualLearning) {
+  if (worker) {
+    learning = await worker;
+  } else {
     const extractor = config.model ? new FactExtractor(new ModelClient(config.model), log) : null;
     learning = new LearningRunner({
       store, clock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config), onIndexed, extractor,
     });
-  } else {
-    learning = await LearningWorker.start(config, onIndexed, log);
   }
   const usage = new UsageRecorder(store);
   const services: Services = {

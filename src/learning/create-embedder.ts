@@ -9,16 +9,20 @@ import type { Config } from '../config';
 import { QueryEmbedder } from '../search/query-embedder';
 import type { SearchEmbedders } from '../search/search-engine';
 import { DeferredEmbedder } from './embedder/deferred-embedder';
-import { loadOnnxEmbedder, OnnxEmbedder } from './embedder/onnx-embedder';
+import { type EmbedderIdentity, loadOnnxEmbedder, OnnxEmbedder } from './embedder/onnx-embedder';
 import { OpenAIEmbedder } from './embedder/openai-embedder';
 import { loadStaticEmbedder } from './embedder/static-embedder';
 
-export async function createEmbedders(config: Config, use: 'learning' | 'search'): Promise<SearchEmbedders> {
+/**
+ * `strongIdentity`: the strong model's identity when the caller knows it already (the learning
+ * thread is handed the one the HTTP thread computed), which spares hashing the 23 MB model again.
+ */
+export async function createEmbedders(config: Config, use: 'learning' | 'search', strongIdentity?: EmbedderIdentity): Promise<SearchEmbedders> {
   const choice = config.embedder;
   if (choice.kind === 'none') return { fast: null, strong: null };
   if (choice.kind === 'openai') return { fast: await OpenAIEmbedder.connect({ url: choice.url, model: choice.model, key: choice.key }), strong: null };
   const fast = loadStaticEmbedder();
   if (choice.kind === 'fast') return { fast, strong: null };
-  const identity = await OnnxEmbedder.identify();
+  const identity = strongIdentity ?? (await OnnxEmbedder.identify());
   return { fast, strong: use === 'learning' ? new DeferredEmbedder(identity, () => loadOnnxEmbedder()) : new QueryEmbedder(identity) };
 }

@@ -8,6 +8,7 @@ import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { VectorTier } from '../storage/store';
 import { vectorExtensionFile } from '../storage/sqlite/vectors';
+import type { EmbedderIdentity } from './embedder/onnx-embedder';
 import { embeddedOnnxRuntime } from './embedder/onnx-runtime';
 import type { FromWorker, ToWorker, WorkerData } from './worker-messages';
 
@@ -52,15 +53,18 @@ export class LearningWorker implements Learning {
     private readonly config: Config,
     private readonly onIndexed: (tier: VectorTier, passageIds: number[]) => void,
     private readonly log: Logger,
+    private readonly strongIdentity: EmbedderIdentity | null,
   ) {}
 
   /**
    * Starts the worker and resolves once it has opened the store and is learning. A first worker
    * that fails to start rejects (the server does not start on a broken set-up); from then on the
-   * worker is supervised.
+   * worker is supervised. `strongIdentity` is handed to the worker (see createEmbedders).
    */
-  static async start(config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void, log: Logger): Promise<LearningWorker> {
-    const handle = new LearningWorker(config, onIndexed, log);
+  static async start(
+    config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void, log: Logger, strongIdentity: EmbedderIdentity | null = null,
+  ): Promise<LearningWorker> {
+    const handle = new LearningWorker(config, onIndexed, log, strongIdentity);
     await handle.launch();
     return handle;
   }
@@ -96,6 +100,7 @@ export class LearningWorker implements Learning {
   private launch(): Promise<void> {
     const workerData: WorkerData = {
       config: this.config, vectorExtension: vectorExtensionFile(), onnxRuntime: embeddedOnnxRuntime(), restarted: this.deaths > 0,
+      strongIdentity: this.strongIdentity,
     };
     const worker = new Worker(WORKER_ENTRY, { workerData });
     this.worker = worker;

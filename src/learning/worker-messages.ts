@@ -1,6 +1,7 @@
 /** The messages between the HTTP thread and the learning worker, and what the worker starts with. */
 import type { Config } from '../config';
 import type { VectorTier } from '../storage/store';
+import type { EmbedderIdentity } from './embedder/onnx-embedder';
 import type { OnnxRuntimeFiles } from './embedder/onnx-runtime';
 
 export interface WorkerData {
@@ -10,6 +11,8 @@ export interface WorkerData {
   onnxRuntime: OnnxRuntimeFiles | null;
   /** A worker before this one died: the jobs it had claimed are still marked running. */
   restarted: boolean;
+  /** The strong model's identity as the HTTP thread computed it (null without a strong tier). */
+  strongIdentity: EmbedderIdentity | null;
 }
 
 export type ToWorker = { type: 'wake' } | { type: 'drain'; id: number } | { type: 'stop' };

@@ -19,7 +19,7 @@ import { urlReader } from './url-reader';
 import type { FromWorker, ToWorker, WorkerData } from './worker-messages';
 
 const port = parentPort!;
-const { config, vectorExtension, onnxRuntime, restarted } = workerData as WorkerData;
+const { config, vectorExtension, onnxRuntime, restarted, strongIdentity } = workerData as WorkerData;
 useVectorExtensionFile(vectorExtension);
 useEmbeddedOnnxRuntime(onnxRuntime);
 const log = createLogger(config.logLevel);
@@ -33,7 +33,7 @@ if (restarted) {
   if (jobs) log.info('learning resumes the jobs of the worker that died', { jobs });
 }
 const send = (m: FromWorker) => port.postMessage(m);
-const embedders = await createEmbedders(config, 'learning');
+const embedders = await createEmbedders(config, 'learning', strongIdentity ?? undefined);
 const runner = new LearningRunner({
   store, clock: systemClock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config),
   onIndexed: (tier, passageIds) => send({ type: 'indexed', tier, passageIds }),
