@@ -15,7 +15,8 @@ import type { PasswordThrottle } from '../http/middleware/password-throttle';
 import type { Site } from '../site';
 import { ConnectedAppsPage } from './connected-apps-page';
 import { ErrorPage } from './error-page';
-import { HOME_PATH, ownerRoutes } from './owner-routes';
+import { ownerRoutes } from './owner-routes';
+import { HOME_PATH } from './setup-routes';
 import { pageHeaders, STYLESHEET_PATH, stylesheet } from './layout';
 import {
   clearSessionCookie, foreignOrigin, FormTokens, localPath, type OwnerSession, ownerSession, setSessionCookie, SIGN_IN_COOKIE, signInSubject,

@@ -1,0 +1,56 @@
+/** @jsxImportSource hono/jsx */
+/** Facts and the profile: confirm, forget, and the owner's own standing facts. */
+import { Hono } from 'hono';
+import type { AppEnv } from '../http/app-env';
+import { addMemory, confirmFact, forgetMemory, getProfile, listContainers } from '../operations';
+import { invoke } from '../operations/operation';
+import { ConfirmPage } from './confirm-page';
+import { idParam, type OwnerKit, str } from './owner-kit';
+import { ProfilePage } from './profile-page';
+import { localPath } from './session';
+
+export function factRoutes({ services, html, page, post }: OwnerKit): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.post('/facts/:id/confirm', post(() => '/profile', async (c, o, form) => {
+    await invoke(confirmFact, o.ctx, { memory_id: idParam(c) });
+    return { to: localPath(str(form, 'back'), '/profile'), notice: 'Confirmed: this fact is kept if the document it was learned from is deleted.' };
+  }));
+
+  app.get('/facts/:id/forget', page(async (c, o) => {
+    const back = localPath(c.req.query('back'), '/profile');
+    const fact = services.store.getMemory(o.session.accountId, idParam(c));
+    if (!fact) return c.redirect(back, 303);
+    return html(c, (
+      <ConfirmPage
+        title={fact.static ? 'Remove this standing fact?' : 'Forget this fact?'} csrf={o.csrf} email={o.email}
+        action={`/facts/${fact.id}/forget`} button={fact.static ? 'Remove fact' : 'Forget fact'} cancel={back} hidden={{ back }}
+        message={`“${fact.content}” will no longer be found by search or read from your profile.`}
+      />
+    ));
+  }));
+
+  app.post('/facts/:id/forget', post(() => '/profile', async (c, o, form) => {
+    await invoke(forgetMemory, o.ctx, { memory_id: idParam(c), confirm: true });
+    return { to: localPath(str(form, 'back'), '/profile'), notice: 'Forgotten.' };
+  }));
+
+  app.get('/profile', page(async (c, o, f) => {
+    const profile = await invoke(getProfile, o.ctx, {});
+    const { containers } = await invoke(listContainers, o.ctx, {});
+    const names = Object.fromEntries(containers.map((x) => [x.id, x.name]));
+    return html(c, (
+      <ProfilePage
+        staticFacts={profile.static} dynamicFacts={profile.dynamic} containerNames={names} csrf={o.csrf} email={o.email} notice={f.notice}
+        error={f.error}
+      />
+    ));
+  }));
+
+  app.post('/profile/facts', post(() => '/profile', async (_c, o, form) => {
+    await invoke(addMemory, o.ctx, { content: str(form, 'content'), static: true });
+    return { to: '/profile', notice: 'Added to your standing facts.' };
+  }));
+
+  return app;
+}

@@ -1,0 +1,163 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * Memory pages: containers, a container's documents and facts, a document's passages, and deletes
+ * that say beforehand what they forget (reviewed facts are kept unless ticked).
+ */
+import { Hono } from 'hono';
+import type { AppEnv } from '../http/app-env';
+import { learningProgress, refinedPercent } from '../learning/progress';
+import { addDocument, createContainer, deleteContainer, deleteDocument, forgetMemory, getDocument, listContainers, listDocuments, updateContainer } from '../operations';
+import { containerLoss, documentLoss, forgottenSummary } from '../operations/forgetting';
+import { invoke } from '../operations/operation';
+import { toFact } from '../operations/shapes';
+import type { ForgetTarget, Memory } from '../storage/store';
+import { type ConfirmChoices, ConfirmPage } from './confirm-page';
+import { ContainerPage } from './container-page';
+import { ContainersPage } from './containers-page';
+import { DocumentPage } from './document-page';
+import { type Form, fixable, idParam, list, type Owner, type OwnerKit, str } from './owner-kit';
+
+/** How many of a container's facts its page shows, most recently changed first. */
+const FACTS_SHOWN = 200;
+/** How much of a document's text its row on a container page shows when it has no title. */
+const OPENING_CHARS = 120;
+/** The tick boxes of a delete's confirmation page: reviewed facts, kept unless ticked. */
+const FORGET_TOO = 'forget_fact';
+
+export function memoryRoutes({ services, html, flash, page, post }: OwnerKit): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get('/containers', page(async (c, o, f) => {
+    const { containers } = await invoke(listContainers, o.ctx, {});
+    const refined = refinedPercent(learningProgress(o.ctx));
+    return html(c, <ContainersPage containers={containers} csrf={o.csrf} email={o.email} notice={f.notice} error={f.error} refined={refined} />);
+  }));
+
+  app.post('/containers', post(() => '/containers', async (_c, o, form) => {
+    const made = await invoke(createContainer, o.ctx, { name: str(form, 'name'), description: str(form, 'description') });
+    return { to: `/containers/${made.id}`, notice: `Made “${made.name}”.` };
+  }));
+
+  const ownContainer = async (o: Owner, id: string) => (await invoke(listContainers, o.ctx, {})).containers.find((x) => x.id === id) ?? null;
+
+  app.get('/containers/:id', page(async (c, o, f) => {
+    const container = await ownContainer(o, idParam(c));
+    if (!container) {
+      flash(c, 'error', 'No such container.');
+      return c.redirect('/containers', 303);
+    }
+    const cursor = c.req.query('cursor') || null;
+    const docs = await invoke(listDocuments, o.ctx, { container: container.id, cursor });
+    const facts = services.store.listRecentFacts(o.session.accountId, [container.id], FACTS_SHOWN).map(toFact);
+    const described = services.store.describeDocuments(o.session.accountId, docs.documents.map((d) => d.id), OPENING_CHARS);
+    return html(c, (
+      <ContainerPage
+        container={container} documents={docs.documents} described={described} nextCursor={docs.next_cursor} facts={facts} csrf={o.csrf}
+        email={o.email} notice={f.notice} error={f.error}
+      />
+    ));
+  }));
+
+  app.post('/containers/:id', post((c) => `/containers/${idParam(c)}`, async (c, o, form) => {
+    const id = idParam(c);
+    await invoke(updateContainer, o.ctx, { container_id: id, name: str(form, 'name'), description: str(form, 'description') });
+    return { to: `/containers/${id}`, notice: 'Saved.' };
+  }));
+
+  app.post('/containers/:id/documents', post((c) => `/containers/${idParam(c)}`, async (c, o, form) => {
+    const id = idParam(c);
+    const url = str(form, 'url').trim();
+    const content = str(form, 'content');
+    const title = str(form, 'title').trim();
+    // Both boxes filled is the owner's mistake to fix, as for an app: add_document refuses it.
+    await invoke(addDocument, o.ctx, {
+      container: id, ...(url ? { url } : {}), ...(content.trim() || !url ? { content } : {}), ...(title ? { title } : {}),
+    });
+    return { to: `/containers/${id}`, notice: 'Added. It will be searchable once learned.' };
+  }));
+
+  app.get('/containers/:id/delete', page(async (c, o) => {
+    const container = await ownContainer(o, idParam(c));
+    const plan = container && services.store.planForgetting(o.session.accountId, { containerId: container.id });
+    if (!container || !plan) return c.redirect('/containers', 303);
+    return html(c, (
+      <ConfirmPage
+        title={`Delete “${container.name}”?`} current="/containers" csrf={o.csrf} email={o.email} action={`/containers/${container.id}/delete`}
+        button="Delete container" cancel={`/containers/${container.id}`} choices={keptChoices(plan.kept)}
+        message={`This deletes ${containerLoss(`“${container.name}”`, plan)}, and keys lose their reach to it. This cannot be undone.`}
+      />
+    ));
+  }));
+
+  app.post('/containers/:id/delete', post((c) => `/containers/${idParam(c)}`, async (c, o, form) => {
+    const id = idParam(c);
+    const ticked = await forgetTicked(o, form, { containerId: id });
+    const done = await invoke(deleteContainer, o.ctx, { container_id: id, confirm: true });
+    return { to: '/containers', notice: 'status' in done && done.status === 'deleted' ? forgottenSummary(done, ticked) : 'Deleted.' };
+  }));
+
+  app.get('/documents/:id', page(async (c, o) => {
+    let document;
+    try {
+      document = await invoke(getDocument, o.ctx, { document_id: idParam(c) });
+    } catch (err) {
+      if (!fixable(err)) throw err;
+      flash(c, 'error', err.message);
+      return c.redirect('/containers', 303);
+    }
+    const container = await ownContainer(o, document.container);
+    const passages = services.store.listPassages(o.session.accountId, document.id);
+    return html(c, <DocumentPage document={document} container={container} passages={passages} csrf={o.csrf} email={o.email} />);
+  }));
+
+  app.get('/documents/:id/delete', page(async (c, o) => {
+    let document;
+    try {
+      document = await invoke(getDocument, o.ctx, { document_id: idParam(c) });
+    } catch (err) {
+      if (!fixable(err)) throw err;
+      return c.redirect('/containers', 303);
+    }
+    const plan = services.store.planForgetting(o.session.accountId, { documentId: document.id });
+    if (!plan) return c.redirect('/containers', 303);
+    const what = document.title ? `“${document.title}”` : document.url ?? document.id;
+    return html(c, (
+      <ConfirmPage
+        title={`Delete ${what}?`} current="/containers" csrf={o.csrf} email={o.email} action={`/documents/${document.id}/delete`}
+        button="Delete document" cancel={`/documents/${document.id}`} choices={keptChoices(plan.kept)}
+        message={`This deletes ${documentLoss(what, plan)}. This cannot be undone.`}
+      />
+    ));
+  }));
+
+  app.post('/documents/:id/delete', post((c) => `/documents/${idParam(c)}`, async (c, o, form) => {
+    const document = await invoke(getDocument, o.ctx, { document_id: idParam(c) });
+    const ticked = await forgetTicked(o, form, { documentId: document.id });
+    const done = await invoke(deleteDocument, o.ctx, { document_id: document.id, confirm: true });
+    return { to: `/containers/${document.container}`, notice: 'status' in done && done.status === 'deleted' ? forgottenSummary(done, ticked) : 'Deleted.' };
+  }));
+
+  /**
+   * Forgets the reviewed facts the owner ticked on a delete's confirmation page (only those the
+   * delete would keep), each with forget_memory; returns how many.
+   */
+  const forgetTicked = async (o: Owner, form: Form, target: ForgetTarget): Promise<number> => {
+    const ticked = new Set(list(form, FORGET_TOO));
+    const kept = services.store.planForgetting(o.session.accountId, target)?.kept ?? [];
+    const chosen = kept.filter((m) => ticked.has(m.id));
+    for (const m of chosen) await invoke(forgetMemory, o.ctx, { memory_id: m.id, confirm: true });
+    return chosen.length;
+  };
+
+  return app;
+}
+
+/** The facts a delete keeps (the owner confirmed or edited them), each with a tick box to forget it too. */
+function keptChoices(kept: Memory[]): ConfirmChoices | null {
+  if (kept.length === 0) return null;
+  return {
+    legend: `Kept: ${kept.length === 1 ? 'a fact' : 'facts'} you confirmed or edited since ${kept.length === 1 ? 'it was' : 'they were'} learned. Tick to forget too.`,
+    name: FORGET_TOO,
+    items: kept.map((m) => ({ value: m.id, label: m.content, note: m.static ? 'In your profile.' : undefined })),
+  };
+}
