@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Every test of the project. `npm test` runs this, and so does CI (.ci/run), so a newcomer runs
-# exactly what CI runs. Node.js here is the machine's own (the client must work on it); Bun and
-# the Node 22 that the MCP conformance suite needs come from node_modules.
+# Every test of the project: `npm run test:all` runs this, and so does CI (.ci/run), so anyone can
+# run exactly what CI runs. `npm test` is the fast tier of it (scripts/test-fast.sh). Node.js here
+# is the machine's own (the client must work on it); Bun and the Node 22 that the MCP conformance
+# suite needs come from node_modules.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bun=node_modules/.bin/bun
@@ -13,6 +14,9 @@ export ENGRAM_HYGIENE_LEDGER="$hygiene/ledger.jsonl"
 
 echo "== type-check"
 node_modules/.bin/tsc -p .
+
+echo "== lint"
+npm run --silent --if-present lint
 
 echo "== Chromium for the browser tests (Debian's package, installed when missing)"
 bash scripts/ensure-chromium.sh

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The fast tier, `npm test`, for everyday work: type-check, lint (when the project has a `lint`
+# script), and the server's suites (bun test) without the slow ones listed below. Needs nothing
+# but `npm ci`. Everything, the slow suites and the client, Python, conformance, fuzzing and soak
+# harnesses included, is `npm run test:all` (scripts/test-all.sh), which CI runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The slow suites, one glob each (bun test --path-ignore-patterns), and the only list of them: a
+# suite belongs here when it needs what a fresh machine lacks (Chromium, installed with apt-get by
+# scripts/ensure-chromium.sh) or takes tens of seconds by design. Measured alone on 2 cores:
+# crash 41 s (30 kill -9 cycles), disk-full 64 s (a minute of reads on a full disk; needs root).
+slow=(
+  'test/web/*-browser.test.ts'
+  'test/e2e/reliability/crash.test.ts'
+  'test/e2e/reliability/disk-full.test.ts'
+)
+
+echo "== type-check"
+node_modules/.bin/tsc -p .
+
+echo "== lint"
+npm run --silent --if-present lint
+
+echo "== server (bun test, without the slow suites: ${slow[*]})"
+node_modules/.bin/bun test "${slow[@]/#/--path-ignore-patterns=}"
