@@ -15,7 +15,7 @@ const RANK: Record<Level, number> = { read: 1, suggest: 2, manage: 3 };
 export function holds(caller: Caller, access: Access): boolean {
   if (caller.kind === 'owner') return true;
   if (access === 'owner') return false;
-  return RANK[caller.credential.level] >= RANK[access];
+  return RANK[caller.grant.level] >= RANK[access];
 }
 
 /**
@@ -24,7 +24,7 @@ export function holds(caller: Caller, access: Access): boolean {
  */
 export const CONSENT_TOOLS: ReadonlySet<string> = new Set(['list_containers', 'search_memories', 'get_profile']);
 
-const isConsentToken = (caller: Caller | undefined) => caller?.kind === 'developer_key' && caller.credential.kind === 'consent_token';
+const isConsentToken = (caller: Caller | undefined) => caller?.kind === 'consent';
 
 /** The one tool each kind of exposure holds; no other credential holds either (contract). */
 export const EXPOSURE_TOOLS: Readonly<Record<'agent_share' | 'workflow', string>> = { agent_share: 'ask_agent', workflow: 'workflow_invoke' };
@@ -37,8 +37,7 @@ const EXPOSURE_TOOL_NAMES: ReadonlySet<string> = new Set(Object.values(EXPOSURE_
  * their exposures alone (no developer key, no consent token, not the owner's session).
  */
 export function holdsTool(caller: Caller, tool: string): boolean {
-  const kind = caller.kind === 'developer_key' ? caller.credential.kind : null;
-  if (kind === 'agent_share' || kind === 'workflow') return EXPOSURE_TOOLS[kind] === tool;
+  if (caller.kind === 'share') return EXPOSURE_TOOLS[caller.exposure.kind] === tool;
   if (EXPOSURE_TOOL_NAMES.has(tool)) return false;
   return !isConsentToken(caller) || CONSENT_TOOLS.has(tool);
 }
@@ -63,8 +62,8 @@ interface AccessContext {
 /** The containers the caller may use, oldest first. Reach "all" includes containers made later. */
 export function containersInReach(ctx: AccessContext): Container[] {
   const all = ctx.store.listContainers(ctx.caller.accountId);
-  if (ctx.caller.kind === 'owner' || ctx.caller.credential.allContainers) return all;
-  const ticked = new Set(ctx.caller.credential.containerIds);
+  if (ctx.caller.kind === 'owner' || ctx.caller.grant.allContainers) return all;
+  const ticked = new Set(ctx.caller.grant.containerIds);
   return all.filter((c) => ticked.has(c.id));
 }
 
@@ -96,7 +95,7 @@ export function resolveContainer(ctx: AccessContext, containerId: string | null 
 
 /** The profile is outside every container: only the profile tick reaches it. */
 export function requireProfile(ctx: AccessContext): void {
-  if (ctx.caller.kind === 'developer_key' && !ctx.caller.credential.profile) {
+  if (ctx.caller.kind !== 'owner' && !ctx.caller.grant.profile) {
     throw new ServiceError('unauthorized', 'The profile may not be used with this credential: its profile tick is off.');
   }
 }

@@ -1,11 +1,30 @@
 /** Who is calling: decided from the credential alone, once per request. */
-import type { Credential, Exposure } from '../storage/store';
+import type { Credential, Exposure, Level } from '../storage/store';
 
 /**
- * `developer_key` is every stored credential: a developer key, or an app's consent token
- * (`credential.kind === 'consent_token'`, level read, held tools narrowed by `holdsTool`). Sharing
- * the shape means reach, the profile tick, the limiter and usage apply to both with no second path.
+ * What a credential may do, one shape for developer keys, consent tokens and shares, so reach,
+ * the profile tick, the limiter and usage apply to each with no second path.
+ */
+export interface Grant {
+  /** The credential's id (a share's id for a share): what usage, limits and rules are keyed by. */
+  credentialId: string;
+  name: string;
+  level: Level;
+  allContainers: boolean;
+  containerIds: string[];
+  profile: boolean;
+}
+
+/**
+ * The owner's signed-in session, a developer key, an app's consent token (level read, tools
+ * narrowed by `holdsTool`), or a share (an agent share or a workflow, holding only its own tool).
  */
 export type Caller =
   | { kind: 'owner'; accountId: string; sessionId: string }
-  | { kind: 'developer_key'; accountId: string; credential: Credential; exposure?: Exposure };
+  | { kind: 'key' | 'consent'; accountId: string; grant: Grant; credential: Credential }
+  | { kind: 'share'; accountId: string; grant: Grant; exposure: Exposure };
+
+/** The grant of a stored credential (a key or a consent token). */
+export const grantOf = (c: Credential): Grant => ({
+  credentialId: c.id, name: c.name, level: c.level, allContainers: c.allContainers, containerIds: c.containerIds, profile: c.profile,
+});

@@ -5,8 +5,8 @@
  */
 import type { Clock } from '../clock';
 import { hintOf, matchesHash, randomBase62, sha256 } from '../ids';
-import type { Credential, Store } from '../storage/store';
-import type { Caller } from './caller';
+import type { Store } from '../storage/store';
+import { type Caller, grantOf } from './caller';
 
 export const KEY_PREFIX = 'egm';
 export const SESSION_PREFIX = 'egs';
@@ -54,20 +54,17 @@ export function authenticate(store: Store, clock: Clock, bearer: string, options
     if (kind === 'consent_token' && options.audience && credential.audience !== options.audience) throw new AuthError('audience');
     if (credential.revokedAt != null) throw new AuthError('revoked');
     if (credential.expiresAt != null && credential.expiresAt <= now) throw new AuthError('expired');
-    return { kind: 'developer_key', accountId: credential.accountId, credential };
+    return { kind: kind === 'developer_key' ? 'key' : 'consent', accountId: credential.accountId, grant: grantOf(credential), credential };
   }
   if (prefix === EXPOSURE_PREFIX) {
     const exposure = store.getExposureById(id);
     if (!exposure || !matchesHash(bearer, exposure.secretHash)) throw new AuthError('unknown');
     if (exposure.revokedAt != null) throw new AuthError('revoked');
-    // Seen as a read-level credential over the exposure's containers, without the profile; the
-    // only tool it holds is the one of its kind (`holdsTool`).
-    const credential: Credential = {
-      id: exposure.id, accountId: exposure.accountId, kind: exposure.kind, name: exposure.name, secretHash: exposure.secretHash,
-      hint: exposure.hint, level: 'read', allContainers: false, profile: false, expiresInDays: null, expiresAt: null,
-      revokedAt: null, replaces: null, createdAt: exposure.createdAt, lastUsedAt: exposure.lastUsedAt, containerIds: exposure.containerIds,
-    };
-    return { kind: 'developer_key', accountId: exposure.accountId, credential, exposure };
+    if (exposure.expiresAt != null && exposure.expiresAt <= now) throw new AuthError('expired');
+    // A read-level grant over the share's containers, without the profile; the only tool it
+    // holds is the one of its kind (`holdsTool`).
+    const grant = { credentialId: exposure.id, name: exposure.name, level: 'read' as const, allContainers: false, containerIds: exposure.containerIds, profile: false };
+    return { kind: 'share', accountId: exposure.accountId, grant, exposure };
   }
   if (prefix === SESSION_PREFIX) {
     const session = store.getSession(id);

@@ -10,7 +10,7 @@ import { systemClock } from '../clock';
 import type { Config } from '../config';
 import { createLogger } from '../log';
 import * as ops from '../operations';
-import { type Context, invoke, type Operation } from '../operations/operation';
+import { contextFor, invoke, type Operation, type Services } from '../operations/operation';
 import { RateLimiter } from '../operations/rate-limiter';
 import { UsageRecorder } from '../operations/usage-recorder';
 import { SearchEngine } from '../search/search-engine';
@@ -40,12 +40,12 @@ function ownerOf(store: Store, email: string | undefined): Caller {
 
 function run<O extends z.ZodType>(store: Store, caller: Caller, op: Operation<any, O>, input: unknown): Promise<z.output<O>> {
   const log = createLogger('silent');
-  const ctx: Context = {
-    store, clock: systemClock, log, caller, traceId: 'cli', limiter: new RateLimiter(systemClock, Number.MAX_SAFE_INTEGER),
+  const services: Services = {
+    store, clock: systemClock, log, limiter: new RateLimiter(systemClock, Number.MAX_SAFE_INTEGER),
     usage: new UsageRecorder(store), search: SearchEngine.open(store, log, { fast: null, strong: null }), notifyQueued: () => {},
     model: null, turns: new TurnBudget(),
   };
-  return invoke(op, ctx, input);
+  return invoke(op, contextFor(services, caller, 'cli'), input);
 }
 
 export function ownerCreate(config: Config, email: string, password: string): Promise<string> {

@@ -7,7 +7,7 @@ import { type Context, Hono } from 'hono';
 import { malformed } from '../errors';
 import * as ops from '../operations';
 import { idempotent } from '../operations/idempotency';
-import { invoke, type Operation, type Services } from '../operations/operation';
+import { contextFor, invoke, type Operation, type Services } from '../operations/operation';
 import type { AppEnv } from './app-env';
 import type { Site } from '../site';
 import { requireBearer } from './middleware/bearer';
@@ -64,7 +64,7 @@ export function restRoutes(services: Services, site: Site): Hono<AppEnv> {
   v1.use('/v1/*', requireBearer(services, site));
   for (const route of REST_ROUTES) {
     v1.on(route.method.toUpperCase(), route.path.replace(/\{(\w+)\}/g, ':$1'), async (c) => {
-      const ctx = { ...services, caller: c.get('caller'), traceId: c.get('traceId') };
+      const ctx = contextFor(services, c.get('caller'), c.get('traceId'));
       const once = idempotent(route.op, c.req.header('Idempotency-Key'), 'Idempotency-Key');
       const result = await invoke(once.op, ctx, () => inputOf(c, route));
       // A replay's status follows from its remembered body, so it is the first answer's status too.

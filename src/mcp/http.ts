@@ -11,7 +11,7 @@ import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import { envelope } from '../http/envelope';
 import { bearerToken } from '../http/middleware/bearer';
-import { type Context, countRequest, invoke, isOffered, type Services } from '../operations/operation';
+import { type Context, contextFor, countRequest, invoke, isOffered, type Services } from '../operations/operation';
 import { MCP_PATH, RESOURCE_METADATA_PATH, resourceOf } from '../oauth/metadata';
 import type { Site } from '../site';
 import { findTool, mcpServerFor } from './server';
@@ -39,7 +39,7 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
       if (err instanceof AuthError) return unauthorized(c, site, token ? err.message : 'A bearer credential is required.');
       throw err;
     }
-    const ctx: Context = { ...services, caller, traceId: c.get('traceId') };
+    const ctx = contextFor(services, caller, c.get('traceId'));
 
     let body: unknown;
     try {

@@ -33,8 +33,8 @@ const GUIDANCE: readonly (readonly [tool: string, sentence: string])[] = [
 function instructionsFor(ctx: Context): string {
   const held = new Set(toolsFor(ctx).map((op) => op.name));
   if (held.has('ask_agent')) return "Engram answers questions from a person's shared memory: call ask_agent with a message; the reply cites its passages.";
-  if (held.has('workflow_invoke') && ctx.caller.kind === 'developer_key') {
-    return `Engram runs the workflow "${ctx.caller.credential.name}": call workflow_invoke with an input object.`;
+  if (held.has('workflow_invoke') && ctx.caller.kind === 'share') {
+    return `Engram runs the workflow "${ctx.caller.exposure.name}": call workflow_invoke with an input object.`;
   }
   return memoryInstructions(held);
 }

@@ -19,7 +19,7 @@ export function findMemory(ctx: Context, id: string, containerId: string | null 
   const memory = ctx.store.getMemory(ctx.caller.accountId, id);
   const reachable = memory && (memory.containerId
     ? inReach(ctx, memory.containerId)
-    : ctx.caller.kind === 'owner' || ctx.caller.credential.profile);
+    : ctx.caller.kind === 'owner' || ctx.caller.grant.profile);
   if (!memory || !reachable || (containerId && memory.containerId !== containerId)) {
     throw new ServiceError('not_found', `No memory ${id}.`, { memory_id: id });
   }

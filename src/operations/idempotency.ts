@@ -148,7 +148,7 @@ function forget(ctx: Context, record: IdempotencyRecord): void {
 
 /** Keys are per credential: another key, token or owner session with the same key is another request. */
 function credentialOf(caller: Caller): string {
-  return caller.kind === 'owner' ? caller.sessionId : caller.credential.id;
+  return caller.kind === 'owner' ? caller.sessionId : caller.grant.credentialId;
 }
 
 /**

@@ -10,7 +10,7 @@ export const memoryRules = defineOperation({
   output: S.RuleList,
   input: z.object({}),
   run(ctx) {
-    const credentialId = ctx.caller.kind === 'developer_key' ? ctx.caller.credential.id : null;
+    const credentialId = ctx.caller.kind === 'owner' ? null : ctx.caller.grant.credentialId;
     return { rules: ctx.store.listRules(ctx.caller.accountId, credentialId).map(toRule) };
   },
 });

@@ -36,6 +36,9 @@ export interface Context extends Services {
   traceId: string;
 }
 
+/** The one way a door (REST, MCP, the owner's pages, the CLI) makes an operation's context. */
+export const contextFor = (services: Services, caller: Caller, traceId: string): Context => ({ ...services, caller, traceId });
+
 export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   /** The tool name (snake_case); REST paths live in http/rest.ts. */
   name: string;
@@ -58,7 +61,7 @@ export function defineOperation<I extends z.ZodType, O extends z.ZodType>(op: Op
 /** Whether the caller is offered the operation at all (it is absent from their tools if not). */
 export function isOffered(op: Operation, caller: Caller): boolean {
   if (!holds(caller, op.access) || !holdsTool(caller, op.name)) return false;
-  return !op.profile || caller.kind === 'owner' || caller.credential.profile;
+  return !op.profile || caller.kind === 'owner' || caller.grant.profile;
 }
 
 /**
@@ -92,18 +95,17 @@ export async function invoke<I extends z.ZodType, O extends z.ZodType>(
  * requests that reach no operation (initialize, tools/list), so all requests on a credential count.
  */
 export function countRequest(ctx: Context): void {
-  if (ctx.caller.kind === 'developer_key') ctx.limiter.take(ctx.caller.credential.id);
+  if (ctx.caller.kind !== 'owner') ctx.limiter.take(ctx.caller.grant.credentialId);
 }
 
 function record(ctx: Context, tool: string, status: number, err?: unknown): void {
-  if (ctx.caller.kind !== 'developer_key') return;
-  // Exposures are not keys: they have no usage view (and no row usage could point at).
-  if (ctx.caller.exposure) return;
+  // Shares are not keys: they have no usage view (and no row usage could point at).
+  if (ctx.caller.kind === 'owner' || ctx.caller.kind === 'share') return;
   // The contract: refusals of ask_agent are not recorded in usage.
   if (err && tool === 'ask_agent') return;
   const code = err instanceof ServiceError ? err.code : null;
   const outcome = !err ? 'ok' : code === 'unauthorized' || code === 'rate_limited' ? 'refused' : 'error';
-  ctx.usage.record({ accountId: ctx.caller.accountId, credentialId: ctx.caller.credential.id, tool, outcome, status, at: ctx.clock.now() });
+  ctx.usage.record({ accountId: ctx.caller.accountId, credentialId: ctx.caller.grant.credentialId, tool, outcome, status, at: ctx.clock.now() });
 }
 
 /** Validates input against the schema; a failure is 422 `validation` naming each field. */

@@ -14,7 +14,7 @@ export const workflowInvoke = defineOperation({
   output: S.WorkflowResult,
   input: z.object({ input: metadata.describe('The workflow input, as an object.') }),
   async run(ctx, input) {
-    const exposure = ctx.caller.kind === 'developer_key' ? ctx.caller.exposure : undefined;
+    const exposure = ctx.caller.kind === 'share' ? ctx.caller.exposure : undefined;
     // Held only by a workflow exposure (holdsTool), so the instruction is always there.
     if (!exposure?.instruction) throw new ServiceError('unauthorized', 'Only a workflow exposure can invoke a workflow.');
     const model = requireModel(ctx.model);

@@ -10,7 +10,7 @@ import { signIn } from '../auth/owner';
 import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import { disconnectApp, listConnectedApps } from '../operations';
-import { type Context as OpContext, invoke, type Services } from '../operations/operation';
+import { type Context as OpContext, contextFor, invoke, type Services } from '../operations/operation';
 import type { PasswordThrottle } from '../http/middleware/password-throttle';
 import type { Site } from '../site';
 import { ConnectedAppsPage } from './connected-apps-page';
@@ -44,7 +44,7 @@ export function emailOf(services: Services, accountId: string): string {
 
 /** An operation context for the owner signed in with the cookie. */
 export function ownerContext(c: Context<AppEnv>, services: Services, session: OwnerSession): OpContext {
-  return { ...services, caller: { kind: 'owner', ...session }, traceId: c.get('traceId') };
+  return contextFor(services, { kind: 'owner', ...session }, c.get('traceId'));
 }
 
 export function webRoutes({ services, site, forms, passwords }: WebDeps): Hono<AppEnv> {
