@@ -18,7 +18,8 @@ import { parseArgs } from 'node:util';
 import { createLogger } from '../src/log';
 import { KeywordIndexRebuild, REBUILD_BATCH } from '../src/storage/sqlite/fts-rebuild';
 import { openDatabase } from '../src/storage/sqlite/open';
-import { SqliteStore } from '../src/storage/sqlite/sqlite-store';
+import { openSqliteStore } from '../src/storage/sqlite/sqlite-store';
+import type { Store } from '../src/storage/store';
 import { percentile, query, seeded } from './lib/corpus';
 
 const { values } = parseArgs({ options: { store: { type: 'string' }, queries: { type: 'string', default: '1000' }, limit: { type: 'string', default: '100' }, 'rebuild-child': { type: 'string' } } });
@@ -57,7 +58,7 @@ function copyStore(): string {
  * Keyword searches one at a time, each timed, on every store given in turn (the order alternating),
  * so that a paired comparison sees the same queries under the same load; `until` stops them early.
  */
-async function searches(stores: SqliteStore[], n: number, until?: () => boolean): Promise<number[][]> {
+async function searches(stores: Store[], n: number, until?: () => boolean): Promise<number[][]> {
   const [account] = stores[0]!.listAccounts();
   const [container] = stores[0]!.listContainers(account!.id);
   const random = seeded(7);
@@ -96,7 +97,7 @@ const line = (label: string, t: number[]) => console.log(`${label}: p50 ${ms(per
 // 2. The online rebuild, with searches on the old index before and while it runs.
 const dir = copyStore();
 const opened = performance.now();
-const store = new SqliteStore(openDatabase(dir, Date.now()));
+const store = openSqliteStore(openDatabase(dir, Date.now()));
 console.log(`start on the old store, migration 0008 included (the rebuild left to the background): ${(performance.now() - opened).toFixed(0)} ms`);
 line('keyword search, old index, nothing else running', (await searches([store], queries))[0]!);
 const child = Bun.spawn([process.execPath, import.meta.path, '--rebuild-child', dir], { stdout: 'pipe', stderr: 'inherit' });
@@ -108,7 +109,7 @@ console.log(`online rebuild: ${(report.total / 1000).toFixed(2)} s (CPU ${(repor
 
 // 3. The same queries on the old index (another copy, its rebuild pending) and on the stemmed one, paired.
 const oldDir = copyStore();
-const old = new SqliteStore(openDatabase(oldDir, Date.now()));
+const old = openSqliteStore(openDatabase(oldDir, Date.now()));
 const [onOld, onNew] = await searches([old, store], queries);
 line('keyword search, old index (unicode61), paired', onOld!);
 line('keyword search, stemmed index (porter unicode61), paired', onNew!);

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { newId } from '../src/ids';
 import { openDatabase } from '../src/storage/sqlite/open';
-import { SqliteStore } from '../src/storage/sqlite/sqlite-store';
+import { openSqliteStore } from '../src/storage/sqlite/sqlite-store';
 import { documentText, seeded } from './lib/corpus';
 import { serve, setUp } from './lib/engram-process';
 
@@ -63,7 +63,7 @@ async function untilLearned(dir: string): Promise<number> {
 {
   const dir = mkdtempSync(join(tmpdir(), 'engram-bench-'));
   setUp(dir);
-  const store = new SqliteStore(openDatabase(dir, Date.now()));
+  const store = openSqliteStore(openDatabase(dir, Date.now()));
   const [account] = store.listAccounts();
   const [container] = store.listContainers(account!.id);
   store.transaction(() => {

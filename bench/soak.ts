@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../src/storage/sqlite/open';
-import { SqliteStore } from '../src/storage/sqlite/sqlite-store';
+import { openSqliteStore } from '../src/storage/sqlite/sqlite-store';
 import { percentile } from './lib/corpus';
 import { ROOT, serve } from './lib/engram-process';
 import { seedStore } from './lib/seed';
@@ -138,7 +138,7 @@ if (badPairs > 0) problems.push(`${badPairs} of ${rec.pairs.length} concurrent d
 if (incompletePairs > 0) problems.push(`${incompletePairs} concurrent duplicate pairs lack an answer (a call failed)`);
 
 // Facts: no read-back route lists every fact, so they are read from the store once the server is down.
-const store = new SqliteStore(openDatabase(dir, Date.now()));
+const store = openSqliteStore(openDatabase(dir, Date.now()));
 const lostFacts = rec.facts.filter((f) => store.getMemory(seed.accountId, f.id) === null);
 store.close();
 if (lostFacts.length > 0) problems.push(`${lostFacts.length} acknowledged facts missing (${lostFacts.slice(0, 3).map((f) => f.id).join(', ')})`);

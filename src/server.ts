@@ -24,8 +24,8 @@ import type { ClientMetadataOptions } from './oauth/client-metadata';
 import { SearchEngine } from './search/search-engine';
 import { type Site, siteFor } from './site';
 import { lockDataDir, openDatabase } from './storage/sqlite/open';
-import { SqliteStore } from './storage/sqlite/sqlite-store';
-import type { VectorTier } from './storage/store';
+import { openSqliteStore } from './storage/sqlite/sqlite-store';
+import type { Store, VectorTier } from './storage/store';
 
 export interface RunningServer {
   url: string;
@@ -52,9 +52,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
   const lock = lockDataDir(config.dataDir);
-  let store: SqliteStore;
+  let store: Store;
   try {
-    store = new SqliteStore(openDatabase(config.dataDir, clock.now()));
+    store = openSqliteStore(openDatabase(config.dataDir, clock.now()));
   } catch (err) {
     lock.release();
     throw err;

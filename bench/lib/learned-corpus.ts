@@ -13,14 +13,14 @@ import { LearningRunner } from '../../src/learning/runner';
 import type { SearchEmbedders } from '../../src/search/search-engine';
 import { VectorIndex } from '../../src/search/vector-index';
 import { openDatabase } from '../../src/storage/sqlite/open';
-import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import type { VectorTier } from '../../src/storage/store';
+import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import type { Store, VectorTier } from '../../src/storage/store';
 
 export const ACCOUNT = 'acc_bench';
 export const CONTAINER = { id: 'ctr_bench', accountId: ACCOUNT, name: 'bench', description: '', createdAt: 0, updatedAt: 0 };
 
 export interface LearnedCorpus {
-  store: SqliteStore;
+  store: Store;
   /** A passage's document key, for every passage learned. */
   keyOf(passageId: number): string | undefined;
   /** The passage at a position of a document (search results name passages that way). */
@@ -35,7 +35,7 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
   const log = createLogger('warn');
   const db = openDatabase(dir, clock.now());
   db.run('PRAGMA synchronous = OFF'); // a benchmark's scratch store: durability is not measured here
-  const store = new SqliteStore(db);
+  const store = openSqliteStore(db);
   store.insertAccount({ id: ACCOUNT, email: 'bench@example.org', passwordHash: '-', createdAt: 0 });
   store.insertContainer(CONTAINER);
   for (const tier of ['fast', 'strong'] as const) {
@@ -86,7 +86,7 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
 }
 
 /** A tier's vector index over every stored vector of the tier, as SearchEngine.open builds it. */
-export function tierIndex(store: SqliteStore, tier: VectorTier, dimensions: number): VectorIndex {
+export function tierIndex(store: Store, tier: VectorTier, dimensions: number): VectorIndex {
   const index = new VectorIndex(dimensions);
   for (let page = store.listVectors(tier, 0, 2_000); page.length; page = store.listVectors(tier, page.at(-1)!.passageId, 2_000)) {
     for (const p of page) index.add(p.passageId, p.containerId, p.vectors);

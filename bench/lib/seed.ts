@@ -14,7 +14,7 @@ import { embedPassages } from '../../src/learning/embedding-units';
 import { Refiner } from '../../src/learning/refiner';
 import { splitPassages } from '../../src/learning/passages';
 import { openDatabase } from '../../src/storage/sqlite/open';
-import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { documentText, seeded } from './corpus';
 import { setUp } from './engram-process';
 
@@ -34,7 +34,7 @@ export async function seedStore(dir: string, passages: number, embedderChoice: s
   const keyFile = join(dir, 'bench-key');
   const reused = keep && existsSync(keyFile);
   const key = reused ? (await Bun.file(keyFile).text()).trim() : setUp(dir).key;
-  const store = new SqliteStore(openDatabase(dir, Date.now()));
+  const store = openSqliteStore(openDatabase(dir, Date.now()));
   const embedders = await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: embedderChoice, ENGRAM_DATA_DIR: dir }), 'learning');
   const embedder = embedders.fast;
   for (const tier of ['fast', 'strong'] as const) {

@@ -15,13 +15,13 @@ import { RateLimiter } from '../operations/rate-limiter';
 import { UsageRecorder } from '../operations/usage-recorder';
 import { SearchEngine } from '../search/search-engine';
 import { openDatabase } from '../storage/sqlite/open';
-import { SqliteStore } from '../storage/sqlite/sqlite-store';
+import { openSqliteStore } from '../storage/sqlite/sqlite-store';
 import type { Store } from '../storage/store';
 import { exportAccount, importAccount, type ImportSummary } from './transfer';
 import { UsageError } from './usage-error';
 
 function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = new SqliteStore(openDatabase(config.dataDir, systemClock.now()));
+  const store = openSqliteStore(openDatabase(config.dataDir, systemClock.now()));
   return fn(store).finally(() => store.close());
 }
 

@@ -10,7 +10,7 @@ import { systemClock } from '../clock';
 import { createLogger } from '../log';
 import { KeywordIndexRebuild } from '../storage/sqlite/fts-rebuild';
 import { openDatabase } from '../storage/sqlite/open';
-import { SqliteStore } from '../storage/sqlite/sqlite-store';
+import { openSqliteStore } from '../storage/sqlite/sqlite-store';
 import { useVectorExtensionFile } from '../storage/sqlite/vectors';
 import { createEmbedders } from './create-embedder';
 import { useEmbeddedOnnxRuntime } from './embedder/onnx-runtime';
@@ -24,7 +24,7 @@ useVectorExtensionFile(vectorExtension);
 useEmbeddedOnnxRuntime(onnxRuntime);
 const log = createLogger(config.logLevel);
 const db = openDatabase(config.dataDir, systemClock.now());
-const store = new SqliteStore(db);
+const store = openSqliteStore(db);
 const keywordIndex = new KeywordIndexRebuild(db, log);
 if (restarted) {
   // The worker before this one died mid-batch; a store that refuses this write fails the start,

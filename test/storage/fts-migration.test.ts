@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import type { Logger } from '../../src/log';
 import { INLINE_REBUILD_MAX, KeywordIndexRebuild } from '../../src/storage/sqlite/fts-rebuild';
 import { openDatabase } from '../../src/storage/sqlite/open';
-import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import type { Store } from '../../src/storage/store';
 import { call, startTestServer } from '../helpers/server';
 
 const FIXTURE = join(import.meta.dir, '../fixtures/release-0.1');
@@ -73,7 +74,7 @@ function accountOf(db: Database): string {
 }
 
 /** Ids of passages the store finds for `q` in a container (up to 100). */
-function found(store: SqliteStore, accountId: string, containerId: string, q: string): number[] {
+function found(store: Store, accountId: string, containerId: string, q: string): number[] {
   return store.searchPassages(accountId, containerId, q, 100).map((h) => h.passageId);
 }
 
@@ -105,7 +106,7 @@ function captureLog(): Logger & { lines: string[] } {
 describe('the stemmed keyword index on a store of the previous release', () => {
   it('finds every passage of the old store, by its own word and by another form of it', () => {
     const db = openDatabase(fixtureCopy(), Date.now());
-    const store = new SqliteStore(db);
+    const store = openSqliteStore(db);
     const accountId = accountOf(db);
     const passages = db.query<{ id: number; containerId: string; text: string }, []>(
       "SELECT id, container_id AS containerId, coalesce(title, '') || ' ' || content AS text FROM passages ORDER BY id").all();
@@ -125,7 +126,7 @@ describe('the stemmed keyword index on a store of the previous release', () => {
 
   it('matches stems: run finds running and runs, city finds cities', () => {
     const db = openDatabase(fixtureCopy(), Date.now());
-    const store = new SqliteStore(db);
+    const store = openSqliteStore(db);
     const accountId = accountOf(db);
     const text = (ids: number[]) => db.query<{ content: string }, []>(`SELECT content FROM passages WHERE id IN (${ids.join(',') || 'NULL'}) ORDER BY id`).all().map((r) => r.content);
     const personalRun = text(found(store, accountId, CREDENTIALS.containers.Personal, 'run'));
@@ -170,7 +171,7 @@ describe('the online rebuild of a larger store', () => {
     growOldStore(dir, INLINE_REBUILD_MAX + 100);
     const db = openDatabase(dir, Date.now());
     expect(pending(db)).toEqual({ done: 0, upto: INLINE_REBUILD_MAX + 100 + 38 });
-    const store = new SqliteStore(db);
+    const store = openSqliteStore(db);
     const accountId = accountOf(db);
     expect(found(store, accountId, CREDENTIALS.containers.Personal, 'running').length).toBe(2);
     expect(found(store, accountId, CREDENTIALS.containers.Personal, 'run')).toEqual([]);
@@ -182,7 +183,7 @@ describe('the online rebuild of a larger store', () => {
     const worker = openDatabase(dir, Date.now());
     // The server's connection: searches and writes through it while the worker's rebuilds.
     const db = openDatabase(dir, Date.now());
-    const store = new SqliteStore(db);
+    const store = openSqliteStore(db);
     const accountId = accountOf(db);
     const work = CREDENTIALS.containers.Work;
     const log = captureLog();

@@ -1,5 +1,5 @@
 /**
- * Passage vectors as stored (int8), and the sqlite-vec extension. The extension is loaded into every
+ * Passage vectors as stored (int8) and their writing, and the sqlite-vec extension. The extension is loaded into every
  * connection so that a store made before migration 0010 can drop its old `vec0` table.
  */
 import type { Database } from 'bun:sqlite';
@@ -7,6 +7,8 @@ import { mkdirSync, renameSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
+import type { PassageVectors, VectorTier } from '../passages';
+import type { SqliteContext } from './context';
 
 let extensionFile: string | null = null;
 
@@ -58,4 +60,20 @@ export const int8Vector = (b: Uint8Array): Int8Array => new Int8Array(b.buffer, 
 const vectorBlob = (v: Int8Array): Uint8Array => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
 
 /** The stored form of a vector. */
-export const storedVector = (v: Float32Array): Uint8Array => vectorBlob(quantize(v));
+const storedVector = (v: Float32Array): Uint8Array => vectorBlob(quantize(v));
+
+/** Stores (replacing) passages' vectors of one tier in the caller's transaction; see `PassageRepository.storeVectors`. */
+export function insertVectors({ raw }: SqliteContext, tier: VectorTier, vectors: PassageVectors[]): number[] {
+  // Only passages that still exist: one deleted while it was being embedded gets no orphan vector.
+  const exists = raw.query<{ id: number }, [number]>('SELECT id FROM passages WHERE id = ?');
+  const clear = raw.query('DELETE FROM passage_vectors WHERE passage_id = ? AND tier = ?');
+  const insert = raw.query('INSERT INTO passage_vectors (passage_id, tier, unit, embedding) VALUES (?, ?, ?, ?)');
+  const stored: number[] = [];
+  for (const p of vectors) {
+    if (!exists.get(p.passageId)) continue;
+    clear.run(p.passageId, tier);
+    p.vectors.forEach((v, unit) => insert.run(p.passageId, tier, unit, storedVector(v)));
+    stored.push(p.passageId);
+  }
+  return stored;
+}

@@ -1,0 +1,32 @@
+/** Idempotency keys of writes (src/operations/idempotency.ts). */
+
+/**
+ * A write's idempotency key as remembered, per account and credential: `pending` while the first
+ * attempt runs, `done` with its answer, `interrupted` when the server stopped while it ran (its
+ * outcome is unknown).
+ */
+export interface IdempotencyRecord {
+  accountId: string;
+  credentialId: string;
+  key: string;
+  /** SHA-256 of the operation and its input: the same key with another request is refused. */
+  digest: string;
+  state: 'pending' | 'done' | 'interrupted';
+  /** The first answer's JSON, once `done`. */
+  response: string | null;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface IdempotencyRepository {
+  /** The key's record unless it has expired by `now`. */
+  getIdempotencyKey(accountId: string, credentialId: string, key: string, now: number): IdempotencyRecord | null;
+  /** Writes the record, replacing one under the same key (an expired one, or its own pending row). */
+  putIdempotencyKey(record: IdempotencyRecord): void;
+  /** Forgets a key whose first attempt failed, so that a retry is carried out for real. */
+  deleteIdempotencyKey(accountId: string, credentialId: string, key: string): void;
+  /** Forgets every key expired by `now`; returns how many. */
+  deleteExpiredIdempotencyKeys(now: number): number;
+  /** At start, when nothing runs: pending keys become interrupted; returns how many. */
+  interruptPendingIdempotencyKeys(): number;
+}

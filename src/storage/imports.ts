@@ -1,0 +1,23 @@
+/** Import origins: what `engram import` made of each exported thing (docs/decisions.md, "Importing twice"). */
+
+/** The kinds of exported things an import remembers. */
+export type ImportedKind = 'container' | 'document' | 'fact' | 'rule';
+
+/** One exported thing an import brought in: named by its source and exported id, and what it became here. */
+export interface ImportOrigin {
+  accountId: string;
+  /** The exporting account's id; '' for files older than that. */
+  source: string;
+  kind: ImportedKind;
+  exportedId: string;
+  /** The id of the container, document, fact or rule it became in this account. */
+  localId: string;
+  importedAt: number;
+}
+
+export interface ImportOriginRepository {
+  /** What an earlier import made of the exported thing, while that is still there (a delete drops the record); null otherwise. */
+  getImportOrigin(accountId: string, source: string, kind: ImportedKind, exportedId: string): string | null;
+  /** Records what an import made of an exported thing. */
+  insertImportOrigin(origin: ImportOrigin): void;
+}

@@ -1,0 +1,84 @@
+/**
+ * Passages and their vectors: the search index. A document is learned as passages; a fact in a
+ * container is a passage of its own. Each passage has vectors of each embedding tier.
+ */
+
+export interface PassageInput {
+  position: number;
+  title: string | null;
+  content: string;
+}
+
+export interface PassageHit {
+  passageId: number;
+  containerId: string;
+  documentId: string | null;
+  memoryId: string | null;
+  customId: string | null;
+  position: number;
+  title: string | null;
+  content: string;
+  /** Higher is better. */
+  score: number;
+}
+
+/**
+ * Which model made a vector: `fast`, the built-in static model that makes a document searchable at
+ * once, or `strong`, the transformer that refines it in the background.
+ */
+export type VectorTier = 'fast' | 'strong';
+
+/** A passage's vectors of one tier: unit 0 is the whole passage, then its sentence groups. */
+export interface PassageVectors {
+  passageId: number;
+  vectors: Float32Array[];
+}
+
+/** A passage's stored vectors of one tier, int8 as stored (cosine is scale-free). */
+export interface StoredVectors {
+  passageId: number;
+  containerId: string;
+  vectors: Int8Array[];
+}
+
+export interface PassageText {
+  id: number;
+  title: string | null;
+  content: string;
+}
+
+export interface EmbeddingModel {
+  id: string;
+  dimensions: number;
+}
+
+export interface PassageRepository {
+  /** BM25 full-text search over one container's passages; `query` is plain text, never FTS syntax. */
+  searchPassages(accountId: string, containerId: string, query: string, limit: number): PassageHit[];
+  listPassages(accountId: string, documentId: string): PassageInput[];
+  /** How many passages the server holds, every account together (a progress figure, no account data). */
+  countPassages(): number;
+  /** The memory's passage, for embedding a fact. */
+  getMemoryPassage(memoryId: string): PassageText | null;
+  /** Passages by id within one account, with what a search hit cites. */
+  getPassageHits(accountId: string, passageIds: number[]): PassageHit[];
+
+  /**
+   * Stores (replacing) passages' vectors of one tier, ignoring any passage deleted meanwhile;
+   * returns the ids of the passages whose vectors were stored.
+   */
+  storeVectors(tier: VectorTier, vectors: PassageVectors[]): number[];
+  /** The model a tier's stored vectors come from, or null when none has been used. */
+  getEmbeddingModel(tier: VectorTier): EmbeddingModel | null;
+  /**
+   * Records the model a tier uses. A different one drops the tier's stored vectors; for the fast
+   * tier it also queues a re-embedding job (the strong tier refines on its own). Returns whether
+   * the model changed.
+   */
+  setEmbeddingModel(tier: VectorTier, model: EmbeddingModel, now: number): boolean;
+  /** A tier's stored vectors by passage, for building the in-memory index; `after` pages by passage id. */
+  listVectors(tier: VectorTier, afterPassageId: number, limit: number): StoredVectors[];
+  getVectors(tier: VectorTier, passageIds: number[]): StoredVectors[];
+  /** Passages after `afterPassageId` with no vector of the tier yet, oldest first: re-embedding's and refinement's work list. */
+  listPassagesWithoutVectors(tier: VectorTier, afterPassageId: number, limit: number): PassageText[];
+}

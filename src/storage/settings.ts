@@ -1,0 +1,6 @@
+/** Server-wide settings: values of the server, not of an account (the session signing key, say). */
+
+export interface SettingsRepository {
+  /** The value of a server-wide setting, inserted first as `make()` when there is none (race-free). */
+  ensureSetting(key: string, make: () => string): string;
+}

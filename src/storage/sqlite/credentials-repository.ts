@@ -1,0 +1,70 @@
+import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
+import type { Credential, CredentialRepository } from '../credentials';
+import type { SqliteContext } from './context';
+import { groupBy } from './group-by';
+import * as t from './schema';
+
+type CredentialRow = typeof t.credentials.$inferSelect;
+
+export function credentialsRepository({ db, transaction }: SqliteContext): CredentialRepository {
+  const mine = (accountId: string, id: string) => and(eq(t.credentials.accountId, accountId), eq(t.credentials.id, id));
+
+  function writeContainers(credentialId: string, containerIds: string[]): void {
+    if (containerIds.length === 0) return;
+    db.insert(t.credentialContainers).values(containerIds.map((containerId) => ({ credentialId, containerId }))).run();
+  }
+
+  /** The rows with their ticked containers, read in one query for all of them. */
+  function withContainers(rows: CredentialRow[]): Credential[] {
+    if (rows.length === 0) return [];
+    const links = db.select().from(t.credentialContainers).where(inArray(t.credentialContainers.credentialId, rows.map((r) => r.id)))
+      .orderBy(t.credentialContainers.credentialId, t.credentialContainers.containerId).all();
+    const byCredential = groupBy(links, (l) => l.credentialId);
+    return rows.map((row) => ({ ...row, containerIds: (byCredential.get(row.id) ?? []).map((l) => l.containerId) }));
+  }
+
+  const one = (row: CredentialRow | undefined): Credential | null => (row ? withContainers([row])[0]! : null);
+
+  return {
+    insertCredential(credential) {
+      const { containerIds, kind, ...rest } = credential;
+      // Exposures are rows of their own table; only keys and consent tokens are credentials.
+      if (kind !== 'developer_key' && kind !== 'consent_token') throw new Error(`A ${kind} is not stored as a credential.`);
+      transaction(() => {
+        db.insert(t.credentials).values({ ...rest, kind }).run();
+        writeContainers(credential.id, containerIds);
+      });
+    },
+
+    getCredentialById: (id) => one(db.select().from(t.credentials).where(eq(t.credentials.id, id)).get()),
+
+    getCredential: (accountId, id) => one(db.select().from(t.credentials).where(mine(accountId, id)).get()),
+
+    listCredentials: (accountId, kind = 'developer_key') => withContainers(
+      db.select().from(t.credentials).where(and(eq(t.credentials.accountId, accountId), eq(t.credentials.kind, kind)))
+        .orderBy(desc(t.credentials.createdAt), desc(t.credentials.id)).all(),
+    ),
+
+    updateCredential(accountId, id, patch) {
+      if (Object.keys(patch).length === 0) return;
+      db.update(t.credentials).set(patch).where(mine(accountId, id)).run();
+    },
+
+    setCredentialContainers(accountId, id, containerIds) {
+      transaction(() => {
+        if (!db.select({ id: t.credentials.id }).from(t.credentials).where(mine(accountId, id)).get()) return;
+        db.delete(t.credentialContainers).where(eq(t.credentialContainers.credentialId, id)).run();
+        writeContainers(id, containerIds);
+      });
+    },
+
+    touchCredential(id, at) {
+      db.update(t.credentials).set({ lastUsedAt: at }).where(eq(t.credentials.id, id)).run();
+    },
+
+    revokeConsentTokens: (accountId, clientId, at) => db.update(t.credentials).set({ revokedAt: at }).where(and(
+      eq(t.credentials.accountId, accountId), eq(t.credentials.kind, 'consent_token'),
+      eq(t.credentials.clientId, clientId), isNull(t.credentials.revokedAt),
+    )).returning({ id: t.credentials.id }).all().length,
+  };
+}

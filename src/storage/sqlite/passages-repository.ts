@@ -1,0 +1,122 @@
+/** The search index: passages (drizzle for rows, hand-written SQL for FTS5) and their vectors of each tier. */
+import { and, eq } from 'drizzle-orm';
+import type { EmbeddingModel, PassageHit, PassageRepository, PassageText, PassageVectors, StoredVectors, VectorTier } from '../passages';
+import type { SqliteContext } from './context';
+import { ftsQuery } from './fts-query';
+import { enqueue } from './jobs-repository';
+import * as t from './schema';
+import { insertVectors, int8Vector } from './vectors';
+
+/** The settings row naming each tier's model (the fast tier's keeps the name it had before tiers). */
+const EMBEDDING_MODEL_KEYS: Record<VectorTier, string> = { fast: 'embedding_model', strong: 'embedding_model_strong' };
+
+/** What a search hit reads of a passage (`p`) and its document (`d`). */
+const PASSAGE_HIT_COLUMNS = `SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
+             p.memory_id AS memoryId, d.custom_id AS customId, p.position, p.title, p.content`;
+
+type VectorRow = { passageId: number; containerId: string; embedding: Uint8Array };
+
+export function passagesRepository(ctx: SqliteContext): PassageRepository {
+  const { db, raw, transaction } = ctx;
+
+  function getEmbeddingModel(tier: VectorTier): EmbeddingModel | null {
+    const row = db.select().from(t.settings).where(eq(t.settings.key, EMBEDDING_MODEL_KEYS[tier])).get();
+    return row ? (JSON.parse(row.value) as EmbeddingModel) : null;
+  }
+
+  return {
+    /**
+     * BM25 ranks in the full-text index alone first: its best `limit × 10` passages of any container
+     * are looked up, and those in the container kept. When that leaves `limit` or more, they are
+     * exactly the container's best (every passage not looked up ranks below them); otherwise the
+     * exact query ranks every match of the container. The first step spares reading the rows of
+     * thousands of matches that cannot make the page. (CROSS JOIN keeps SQLite from driving the
+     * join from the container's every passage instead.)
+     */
+    searchPassages(accountId, containerId, query, limit) {
+      const match = ftsQuery(query);
+      if (!match) return [];
+      const quick = raw.query<PassageHit, [string, number, string, string, number]>(`
+        WITH best AS MATERIALIZED (
+          SELECT rowid AS id, -bm25(passages_fts, 0.5, 1.0) AS score FROM passages_fts
+           WHERE passages_fts MATCH ? ORDER BY score DESC LIMIT ?)
+        ${PASSAGE_HIT_COLUMNS}, best.score AS score
+          FROM best CROSS JOIN passages p ON p.id = best.id LEFT JOIN documents d ON d.id = p.document_id
+         WHERE p.container_id = ? AND p.account_id = ?
+         ORDER BY best.score DESC LIMIT ?`).all(match, limit * 10, containerId, accountId, limit);
+      if (quick.length >= limit) return quick;
+      return raw.query<PassageHit, [string, string, string, number]>(`
+        ${PASSAGE_HIT_COLUMNS}, -bm25(passages_fts, 0.5, 1.0) AS score
+          FROM passages_fts
+          CROSS JOIN passages p ON p.id = passages_fts.rowid
+          LEFT JOIN documents d ON d.id = p.document_id
+         WHERE passages_fts MATCH ? AND p.container_id = ? AND p.account_id = ?
+         ORDER BY score DESC
+         LIMIT ?`).all(match, containerId, accountId, limit);
+    },
+
+    listPassages: (accountId, documentId) => db.select({ position: t.passages.position, title: t.passages.title, content: t.passages.content })
+      .from(t.passages).where(and(eq(t.passages.accountId, accountId), eq(t.passages.documentId, documentId)))
+      .orderBy(t.passages.position).all(),
+
+    countPassages: () => raw.query<{ n: number }, []>('SELECT count(*) AS n FROM passages').get()!.n,
+
+    getMemoryPassage: (memoryId) => db.select({ id: t.passages.id, title: t.passages.title, content: t.passages.content })
+      .from(t.passages).where(eq(t.passages.memoryId, memoryId)).get() ?? null,
+
+    getPassageHits(accountId, passageIds) {
+      if (passageIds.length === 0) return [];
+      return raw.query<PassageHit, (string | number)[]>(`
+        ${PASSAGE_HIT_COLUMNS}, 0 AS score
+          FROM passages p LEFT JOIN documents d ON d.id = p.document_id
+         WHERE p.account_id = ? AND p.id IN (${passageIds.map(() => '?').join(',')})`).all(accountId, ...passageIds);
+    },
+
+    storeVectors: (tier, vectors) => transaction(() => insertVectors(ctx, tier, vectors)),
+
+    getEmbeddingModel,
+
+    setEmbeddingModel: (tier, model, now) => transaction(() => {
+      const current = getEmbeddingModel(tier);
+      if (current && current.id === model.id && current.dimensions === model.dimensions) return false;
+      raw.run('DELETE FROM passage_vectors WHERE tier = ?', [tier]);
+      const value = JSON.stringify(model);
+      db.insert(t.settings).values({ key: EMBEDDING_MODEL_KEYS[tier], value }).onConflictDoUpdate({ target: t.settings.key, set: { value } }).run();
+      if (tier === 'fast' && raw.query('SELECT 1 FROM passages LIMIT 1').get()) enqueue(ctx, null, 'reembed', {}, now);
+      return true;
+    }),
+
+    listVectors: (tier, afterPassageId, limit) => groupVectors(raw.query<VectorRow, [VectorTier, number, number]>(`
+      WITH page AS (
+        SELECT p.id, p.container_id FROM passages p
+         WHERE p.id > ?2 AND EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ?1 AND v.unit = 0)
+         ORDER BY p.id LIMIT ?3)
+      SELECT page.id AS passageId, page.container_id AS containerId, v.embedding
+        FROM page JOIN passage_vectors v ON v.passage_id = page.id AND v.tier = ?1
+       ORDER BY page.id, v.unit`).all(tier, afterPassageId, limit)),
+
+    getVectors(tier, passageIds) {
+      if (passageIds.length === 0) return [];
+      return groupVectors(raw.query<VectorRow, [VectorTier, string]>(`
+        SELECT p.id AS passageId, p.container_id AS containerId, v.embedding
+          FROM json_each(?2) ids JOIN passages p ON p.id = ids.value JOIN passage_vectors v ON v.passage_id = p.id AND v.tier = ?1
+         ORDER BY p.id, v.unit`).all(tier, JSON.stringify(passageIds)));
+    },
+
+    listPassagesWithoutVectors: (tier, afterPassageId, limit) => raw.query<PassageText, [VectorTier, number, number]>(`
+      SELECT p.id, p.title, p.content FROM passages p
+       WHERE p.id > ?2 AND NOT EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ?1 AND v.unit = 0)
+       ORDER BY p.id LIMIT ?3`).all(tier, afterPassageId, limit),
+  };
+}
+
+/** Rows of units, ordered by passage then unit, as one entry a passage. */
+function groupVectors(rows: VectorRow[]): StoredVectors[] {
+  const out: StoredVectors[] = [];
+  for (const r of rows) {
+    const last = out.at(-1);
+    if (last?.passageId === r.passageId) last.vectors.push(int8Vector(r.embedding));
+    else out.push({ passageId: r.passageId, containerId: r.containerId, vectors: [int8Vector(r.embedding)] });
+  }
+  return out;
+}
