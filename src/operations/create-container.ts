@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { ServiceError } from '../errors';
 import { newId } from '../ids';
+import { UniqueViolation } from '../storage/unique-violation';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { isUniqueViolation } from './owner-records';
 import { LIMITS } from './schemas';
 import { toContainer } from './shapes';
 
@@ -26,7 +26,7 @@ export const createContainer = defineOperation({
     try {
       ctx.store.insertContainer(container);
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ServiceError('conflict', `A container named "${input.name}" already exists.`, { fields: ['name'] });
+      if (err instanceof UniqueViolation) throw new ServiceError('conflict', `A container named "${input.name}" already exists.`, { fields: ['name'] });
       throw err;
     }
     return toContainer(container);

@@ -31,6 +31,3 @@ export function requireChangeable(ctx: Context, key: Credential): void {
     throw new ServiceError('conflict', `The key ${key.id} is ${key.revokedAt != null ? 'revoked' : 'expired'} and cannot be changed.`, { key_id: key.id });
   }
 }
-
-/** True when the write failed on a UNIQUE constraint (such as a container's name). */
-export const isUniqueViolation = (err: unknown): boolean => err instanceof Error && /UNIQUE constraint failed/.test(err.message);

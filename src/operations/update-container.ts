@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { ServiceError } from '../errors';
+import { UniqueViolation } from '../storage/unique-violation';
 import { containerFields } from './create-container';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { findContainer, isUniqueViolation } from './owner-records';
+import { findContainer } from './owner-records';
 import { toContainer } from './shapes';
 
 export const updateContainer = defineOperation({
@@ -17,7 +18,7 @@ export const updateContainer = defineOperation({
     try {
       ctx.store.updateContainer(ctx.caller.accountId, id, { name: input.name, description: input.description, updatedAt: ctx.clock.now() });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ServiceError('conflict', `A container named "${input.name}" already exists.`, { fields: ['name'] });
+      if (err instanceof UniqueViolation) throw new ServiceError('conflict', `A container named "${input.name}" already exists.`, { fields: ['name'] });
       throw err;
     }
     return toContainer(findContainer(ctx, id));
