@@ -142,7 +142,9 @@ async function timed<T>(op: Op, via: Via, call: () => Promise<T>): Promise<T | n
   const started = performance.now();
   try {
     const out = await call();
-    (record.latencies[`${op}/${via}`] ??= []).push(performance.now() - started);
+    const key = `${op}/${via}`;
+    record.latencies[key] ??= [];
+    record.latencies[key]!.push(performance.now() - started);
     return out;
   } catch (err) {
     const e = err instanceof CallError ? err : new CallError(null, null, String(err));

@@ -34,7 +34,10 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
   }));
   app.get('/healthz', (c) => c.json({ status: 'ok', learning: learningProgress(services) }));
   let openapi: object | null = null; // built on first request: the site is known only once listening
-  app.get(OPENAPI_PATH, (c) => c.json((openapi ??= openApiDocument(site))));
+  app.get(OPENAPI_PATH, (c) => {
+    openapi ??= openApiDocument(site);
+    return c.json(openapi);
+  });
   const forms = new FormTokens(services.store);
   const passwords = new PasswordThrottle(services.clock, site);
   app.route('/', oauthRoutes(services, site, forms, oauth));

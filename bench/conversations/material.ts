@@ -31,7 +31,7 @@ export const CITIES = 'Denver|Portland|Leeds|Rotterdam|Adelaide|Montreal|Austin|
 
 export const PEAKS = 'Mount Snowdon|Ben Nevis|Mount Rainier|Pikes Peak|Mont Ventoux|Table Mountain|Mount Taranaki|Half Dome'.split('|');
 
-export interface Value {
+interface Value {
   /** The answer, and what {v} becomes in the lines. */
   v: string;
   /** Lines for this value only (for values whose telling cannot share a template). */

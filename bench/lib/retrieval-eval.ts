@@ -52,7 +52,8 @@ export async function evaluate(set: EvalSet, variants: Record<string, Variant>, 
       const ranked = (await search(q.question)).map(keyOf).filter((k): k is string => k !== undefined);
       const s = scoreRanking(ranked, q.evidence);
       add(all, s);
-      add((byKind[q.kind] ??= zero()), s);
+      byKind[q.kind] ??= zero();
+      add(byKind[q.kind]!, s);
     }
     result[name] = { all: mean(all), byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, mean(v)])) };
   }

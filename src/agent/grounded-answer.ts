@@ -10,9 +10,9 @@ import type * as S from '../operations/schemas';
 import type { ChatMessage, ModelClient } from './model-client';
 
 /** How many passages a turn reads. */
-export const PASSAGES_PER_TURN = 8;
+const PASSAGES_PER_TURN = 8;
 
-export const NO_ANSWER = 'My memory holds nothing that answers this.';
+const NO_ANSWER = 'My memory holds nothing that answers this.';
 
 const ModelAnswer = z.object({
   answer: z.string(),
@@ -20,7 +20,7 @@ const ModelAnswer = z.object({
   citations: z.array(z.number().int()).default([]),
 });
 
-export interface Citation {
+interface Citation {
   n: number;
   container: string;
   container_name: string;
@@ -66,7 +66,7 @@ export async function groundedAnswer(
   };
 }
 
-export const GROUNDING_RULES =
+const GROUNDING_RULES =
   'Use only the numbered passages; never invent facts. Reply with one JSON object: ' +
   '{"answer": string, "answered": boolean, "citations": [passage numbers used]}. ' +
   'When the passages do not contain the answer, set "answered" to false and say so in "answer".';

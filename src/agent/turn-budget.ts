@@ -4,7 +4,7 @@
  */
 import { ServiceError } from '../errors';
 
-export const TURNS_PER_ACCOUNT = 2;
+const TURNS_PER_ACCOUNT = 2;
 
 export class TurnBudget {
   private readonly running = new Map<string, number>();

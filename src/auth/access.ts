@@ -22,12 +22,12 @@ export function holds(caller: Caller, access: Access): boolean {
  * The tools an app holds with a consent token, whatever else its level would allow: the contract's
  * "consent-minted client" row. get_profile is offered only with the profile tick (`Operation.profile`).
  */
-export const CONSENT_TOOLS: ReadonlySet<string> = new Set(['list_containers', 'search_memories', 'get_profile']);
+const CONSENT_TOOLS: ReadonlySet<string> = new Set(['list_containers', 'search_memories', 'get_profile']);
 
 const isConsentToken = (caller: Caller | undefined) => caller?.kind === 'consent';
 
 /** The one tool each kind of exposure holds; no other credential holds either (contract). */
-export const EXPOSURE_TOOLS: Readonly<Record<'agent_share' | 'workflow', string>> = { agent_share: 'ask_agent', workflow: 'workflow_invoke' };
+const EXPOSURE_TOOLS: Readonly<Record<'agent_share' | 'workflow', string>> = { agent_share: 'ask_agent', workflow: 'workflow_invoke' };
 
 const EXPOSURE_TOOL_NAMES: ReadonlySet<string> = new Set(Object.values(EXPOSURE_TOOLS));
 

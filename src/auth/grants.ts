@@ -11,9 +11,9 @@ import type { AuthorizationCode, Credential, Store } from '../storage/store';
 import { CONSENT_PREFIX, mintSecret } from './credentials';
 
 /** Authorization codes look like `ega_<id>_<secret>`; only a SHA-256 hash of them is stored. */
-export const CODE_PREFIX = 'ega';
+const CODE_PREFIX = 'ega';
 /** How long a code waits for the app to exchange it. */
-export const CODE_TTL_MS = 5 * 60_000;
+const CODE_TTL_MS = 5 * 60_000;
 /** Codes are kept this long past their expiry (so a late replay still finds, and revokes, its token). */
 const CODE_KEPT_MS = DAY_MS;
 
@@ -69,7 +69,7 @@ export interface IssuedToken {
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 
 /** PKCE S256 (RFC 7636): base64url(SHA-256(verifier)) must equal the challenge; compared in constant time. */
-export function verifierMatches(verifier: string, challenge: string): boolean {
+function verifierMatches(verifier: string, challenge: string): boolean {
   const computed = Buffer.from(createHash('sha256').update(verifier).digest('base64url'));
   const expected = Buffer.from(challenge);
   return computed.length === expected.length && timingSafeEqual(computed, expected);
@@ -141,7 +141,7 @@ export function revokeConsentToken(store: Store, clock: Clock, token: string, cl
   const [prefix, id, secret, ...rest] = token.split('_');
   if (prefix !== CONSENT_PREFIX || !id || !secret || rest.length) return;
   const credential = store.getCredentialById(id);
-  if (!credential || credential.kind !== 'consent_token' || !matchesHash(token, credential.secretHash)) return;
+  if (credential?.kind !== 'consent_token' || !matchesHash(token, credential.secretHash)) return;
   if (clientId && credential.clientId !== clientId) return;
   if (credential.revokedAt == null) store.updateCredential(credential.accountId, credential.id, { revokedAt: clock.now() });
 }

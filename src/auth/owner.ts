@@ -6,7 +6,7 @@ import { newId } from '../ids';
 import type { Account, Store } from '../storage/store';
 import { mintSecret, SESSION_PREFIX } from './credentials';
 
-export const SESSION_TTL_MS = 30 * DAY_MS;
+const SESSION_TTL_MS = 30 * DAY_MS;
 const MIN_PASSWORD = 8;
 
 /**

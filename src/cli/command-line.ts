@@ -14,13 +14,7 @@ export type Invocation =
 
 /** Parses argv (without the program) against `commands`; throws UsageError with the one line to print. */
 export function readCommandLine(argv: string[], commands: readonly CliCommand[]): Invocation {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parse(argv);
   if (values.version) return { kind: 'version' };
   if (positionals.length === 0) return { kind: 'help', command: null };
   const command = commands.find((c) => c.name === positionals.slice(0, c.name.split(' ').length).join(' '));
@@ -36,4 +30,12 @@ export function readCommandLine(argv: string[], commands: readonly CliCommand[])
     }
   }
   return { kind: 'run', command, operand: operands[0] ?? '', values };
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
 }

@@ -25,7 +25,7 @@ export const OPTIONS = {
 } as const;
 
 /** The options a command may list; `--help` and `--version` belong to every command. */
-export type OptionName = Exclude<keyof typeof OPTIONS, 'help' | 'version'>;
+type OptionName = Exclude<keyof typeof OPTIONS, 'help' | 'version'>;
 
 export type OptionValues = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
 

@@ -1,6 +1,6 @@
 /** ServiceError → the contract's error envelope `{code, message, details, retryable, trace_id}`. */
 import type { Context } from 'hono';
-import { ServiceError } from '../errors';
+import type { ServiceError } from '../errors';
 
 export function envelope(err: ServiceError, traceId: string) {
   return { code: err.code, message: err.message, details: err.details, retryable: err.retryable, trace_id: traceId };

@@ -119,7 +119,10 @@ export function openApiDocument(site: Site): Json {
   const schemas = new SchemaSet();
   schemas.of(ErrorEnvelope, 'output');
   const paths: Record<string, Json> = {};
-  for (const route of REST_ROUTES) (paths[route.path] ??= {})[route.method] = operationFor(route, schemas);
+  for (const route of REST_ROUTES) {
+    paths[route.path] ??= {};
+    paths[route.path]![route.method] = operationFor(route, schemas);
+  }
   paths['/v1/session'] = {
     post: {
       operationId: 'sign_in', summary: "Sign the owner in with email and password; returns a session token for the owner's routes.",

@@ -10,7 +10,7 @@ import { sentences } from './passages';
 /** Sentences shorter than this are joined with the next: a unit of a few words says too little. */
 const MIN_UNIT_CHARS = 120;
 /** Units a passage is embedded as at most, whole passage included (bounds the index's size). */
-export const MAX_UNITS = 8;
+const MAX_UNITS = 8;
 
 /**
  * A short header at the start of a passage that applies to each of its sentences: a bracketed
@@ -24,7 +24,7 @@ export interface UnitSource {
 }
 
 /** The passage as one text, the way every unit of it reads: title first. */
-export const wholeText = (p: UnitSource): string => (p.title ? `${p.title}\n${p.content}` : p.content);
+const wholeText = (p: UnitSource): string => (p.title ? `${p.title}\n${p.content}` : p.content);
 
 /**
  * Unit 0 is the whole passage; units 1… its sentence groups, in order, each prefixed with the
@@ -58,5 +58,9 @@ export async function embedPassages(embedder: Embedder, passages: UnitSource[]):
   const units = passages.map(embeddingUnits);
   const flat = await embedder.embed(units.flat());
   let next = 0;
-  return units.map((u) => flat.slice(next, (next += u.length)));
+  return units.map((u) => {
+    const start = next;
+    next += u.length;
+    return flat.slice(start, next);
+  });
 }

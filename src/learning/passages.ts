@@ -5,7 +5,7 @@
  */
 import type { PassageInput } from '../storage/store';
 
-export const TARGET_CHARS = 800;
+const TARGET_CHARS = 800;
 const MAX_CHARS = 1200;
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });

@@ -9,7 +9,7 @@ import type { Embedder } from './embedder/embedder';
 import { embedPassages } from './embedding-units';
 
 /** Passages refined and committed together: small, so that new work waits little for a batch to end. */
-export const REFINE_BATCH = 2;
+const REFINE_BATCH = 2;
 
 export class Refiner {
   /** Passages up to this id have been looked at in this run; a deleted one is never looked at again. */
@@ -26,7 +26,10 @@ export class Refiner {
     let batch = this.store.listPassagesWithoutVectors('strong', this.after, REFINE_BATCH);
     // Passages learned again (an edited fact, a redone document) get new ids above the mark; ones
     // below it that lost their vectors are found by starting over once the list runs out.
-    if (batch.length === 0 && this.after > 0) batch = this.store.listPassagesWithoutVectors('strong', (this.after = 0), REFINE_BATCH);
+    if (batch.length === 0 && this.after > 0) {
+      this.after = 0;
+      batch = this.store.listPassagesWithoutVectors('strong', this.after, REFINE_BATCH);
+    }
     if (batch.length === 0) return 0;
     const vectors = await embedPassages(this.embedder, batch);
     const stored = this.store.storeVectors('strong', batch.map((p, i) => ({ passageId: p.id, vectors: vectors[i]! })));

@@ -27,7 +27,7 @@ const BATCH = 32;
 type Commit = () => number[];
 
 /** A failure that retrying cannot mend (a refused address, a page that is not text). */
-export class PermanentLearningError extends Error {}
+class PermanentLearningError extends Error {}
 
 export interface LearningDeps {
   store: Store;
@@ -208,7 +208,10 @@ export class LearningRunner {
    */
   private fail(job: LearningJob, err: unknown): void {
     const { store, clock, log } = this.deps;
-    if (isStorageFull(err)) return this.strand(job, err);
+    if (isStorageFull(err)) {
+      this.strand(job, err);
+      return;
+    }
     const permanent = (err as { permanent?: boolean }).permanent === true || err instanceof PermanentLearningError || job.attempts >= MAX_ATTEMPTS;
     const retryAt = permanent ? null : clock.now() + 1000 * 2 ** job.attempts;
     log.warn('learning step failed', { job: job.id, kind: job.kind, document: job.documentId, permanent, error: String(err) });
@@ -247,7 +250,13 @@ export class LearningRunner {
   private async learnDocument(job: LearningJob): Promise<Commit> {
     const { store, clock, embedder } = this.deps;
     const doc = job.accountId && job.documentId ? store.getDocument(job.accountId, job.documentId) : null;
-    if (!doc) return () => (store.completeJob(job, clock.now()), []); // deleted while queued: nothing to learn
+    // Deleted while queued: nothing to learn.
+    if (!doc) {
+      return () => {
+        store.completeJob(job, clock.now());
+        return [];
+      };
+    }
     const kept = job.rebuild && doc.url != null ? store.listPassages(doc.accountId, doc.id) : [];
     let passages = kept;
     if (kept.length === 0) {
@@ -290,6 +299,9 @@ export class LearningRunner {
       // Stopping: the job stays running, and the next start queues it again.
       if (this.stopping) return () => [];
     }
-    return () => (store.completeJob(job, clock.now()), []);
+    return () => {
+      store.completeJob(job, clock.now());
+      return [];
+    };
   }
 }

@@ -17,7 +17,7 @@ import { currentName } from './retired-names';
  * The contract's tools that MCP serves: all but get_document, which is REST only, and the two
  * held by exposures alone (ask_agent, workflow_invoke; `holdsTool` keeps them from anyone else).
  */
-export const MCP_TOOLS: readonly Operation[] = [...TOOLS.filter((op) => op.name !== 'get_document'), ...EXPOSURE_OPERATIONS];
+const MCP_TOOLS: readonly Operation[] = [...TOOLS.filter((op) => op.name !== 'get_document'), ...EXPOSURE_OPERATIONS];
 
 /** What the instructions say of each tool, in the order said: only the tools a caller holds are named. */
 const GUIDANCE: readonly (readonly [tool: string, sentence: string])[] = [
@@ -46,7 +46,7 @@ function memoryInstructions(held: ReadonlySet<string>): string {
 /** What a developer key is told (it holds every tool GUIDANCE names); the stdio bridge says it before reaching the server. */
 export const INSTRUCTIONS = memoryInstructions(new Set(GUIDANCE.map(([tool]) => tool)));
 
-export function toolsFor(ctx: Context): Operation[] {
+function toolsFor(ctx: Context): Operation[] {
   return MCP_TOOLS.filter((op) => isOffered(op, ctx.caller));
 }
 

@@ -57,7 +57,7 @@ export function isMetadataDocumentClientId(clientId: string): boolean {
 }
 
 /** Checks a fetched document against the URL it came from; returns what the registration needs. */
-export function validateClientMetadata(doc: unknown, clientId: string): { name: string; redirectUris: string[] } {
+function validateClientMetadata(doc: unknown, clientId: string): { name: string; redirectUris: string[] } {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new ClientMetadataError('The client metadata document is not a JSON object.', false);
   const d = doc as Record<string, unknown>;
   // Simple string comparison, as the draft requires: no normalization that could let one URL stand for another.
@@ -82,7 +82,7 @@ export function validateClientMetadata(doc: unknown, clientId: string): { name: 
 }
 
 /** Fetches the document behind `clientId`; throws ClientMetadataError. */
-export async function fetchClientMetadata(clientId: string, options: ClientMetadataOptions): Promise<{ document: unknown; maxAgeMs: number | null }> {
+async function fetchClientMetadata(clientId: string, options: ClientMetadataOptions): Promise<{ document: unknown; maxAgeMs: number | null }> {
   if (!isMetadataDocumentClientId(clientId)) throw new ClientMetadataError(`${clientId} is not an https URL with a path.`, false);
   const url = new URL(clientId);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

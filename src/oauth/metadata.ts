@@ -17,7 +17,7 @@ export const REVOKE_PATH = '/oauth/revoke';
 
 /** The one scope there is: reading the ticked containers (and the profile, when ticked). */
 export const SCOPE = 'memory.read';
-export const SCOPES_SUPPORTED = [SCOPE] as const;
+const SCOPES_SUPPORTED = [SCOPE] as const;
 
 /** The audience every consent token is bound to: `{base_url}/mcp-http`. */
 export const resourceOf = (site: Site): string => `${site.baseUrl}${MCP_PATH}`;

@@ -11,7 +11,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const MAX_URI_CHARS = 2000;
 export const MAX_REDIRECT_URIS = 20;
 
-export const isLoopbackHost = (hostname: string): boolean => LOOPBACK_HOSTS.has(hostname.toLowerCase());
+const isLoopbackHost = (hostname: string): boolean => LOOPBACK_HOSTS.has(hostname.toLowerCase());
 
 /** Why a redirect URI cannot be registered, or null when it can. */
 export function redirectUriProblem(uri: unknown): string | null {

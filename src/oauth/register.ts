@@ -14,7 +14,7 @@ import { SCOPE } from './metadata';
 import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uris';
 
 /** A registration nobody approves within this time is forgotten. */
-export const UNUSED_CLIENT_TTL_MS = DAY_MS;
+const UNUSED_CLIENT_TTL_MS = DAY_MS;
 const MAX_NAME_CHARS = 200;
 
 export type RegistrationResult =

@@ -9,7 +9,7 @@ import type { Context } from './operation';
 import type * as S from './schemas';
 
 /** "1 passage", "12 passages". */
-export const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The plan of deleting the target now; a target gone meanwhile is 404. */
 export function planFor(ctx: Context, target: ForgetTarget): ForgettingPlan {

@@ -12,7 +12,7 @@ import type { IdempotencyRecord } from '../storage/store';
 import type { Context, Operation } from './operation';
 
 /** How long a key is remembered. */
-export const IDEMPOTENCY_TTL_MS = DAY_MS;
+const IDEMPOTENCY_TTL_MS = DAY_MS;
 
 /** 1 to 255 printable ASCII characters (a UUID fits); anything else is refused. */
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;

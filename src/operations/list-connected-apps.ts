@@ -5,7 +5,7 @@ import { defineOperation } from './operation';
 
 const timestamp = z.string().describe('ISO 8601, UTC');
 
-export const ConnectedApp = z.object({
+const ConnectedApp = z.object({
   client_id: z.string().describe('The OAuth client_id: an id this server issued at registration, or the https URL of the app\'s metadata document.'),
   name: z.string(),
   redirect_hosts: z.array(z.string()).describe('Where the app sends the owner back after consent: hosts, or the scheme of a native app.'),

@@ -12,7 +12,7 @@ export function findContainer(ctx: Context, id: string): Container {
 export function findKey(ctx: Context, id: string): Credential {
   const key = ctx.store.getCredential(ctx.caller.accountId, id);
   // A consent token is not a key: its grant changes only by authorizing the app again (Connected apps).
-  if (!key || key.kind !== 'developer_key') throw new ServiceError('not_found', `No key ${id}.`, { key_id: id });
+  if (key?.kind !== 'developer_key') throw new ServiceError('not_found', `No key ${id}.`, { key_id: id });
   return key;
 }
 

@@ -37,7 +37,9 @@ export function convexFusion<T>(lists: { hits: Scored<T>[]; weight: number }[]):
 export function reciprocalRankFusion<T>(lists: T[][], weights: number[] = lists.map(() => 1), k = 60): Scored<T>[] {
   const scores = new Map<T, number>();
   lists.forEach((list, l) => {
-    list.forEach((item, rank) => scores.set(item, (scores.get(item) ?? 0) + weights[l]! / (k + rank + 1)));
+    list.forEach((item, rank) => {
+      scores.set(item, (scores.get(item) ?? 0) + weights[l]! / (k + rank + 1));
+    });
   });
   return [...scores].map(([item, score]) => ({ item, score })).sort((a, b) => b.score - a.score);
 }

@@ -114,7 +114,7 @@ export class SearchEngine {
       }
     }
     keyword.sort((a, b) => b.score - a.score);
-    const reachable = containers.filter((c, i) => !searched[i]!.error).map((c) => c.id);
+    const reachable = containers.filter((_c, i) => !searched[i]!.error).map((c) => c.id);
     const vector = await this.nearest(q, reachable, depth, traceId);
     const byId = new Map(keyword.map((h) => [h.passageId, h]));
     const weights = this.indexes.strong?.count ? FUSION_WEIGHTS.refined : FUSION_WEIGHTS.fast;

@@ -43,13 +43,16 @@ export class VectorIndex {
     if (vectors.length === 0 || vectors.length > 255) throw new Error(`a passage has 1 to 255 units, not ${vectors.length}`);
     this.remove(passageId);
     let group = this.groupOf.get(containerId);
-    if (group === undefined) this.groupOf.set(containerId, (group = this.groupOf.size));
+    if (group === undefined) {
+      group = this.groupOf.size;
+      this.groupOf.set(containerId, group);
+    }
     this.scanner.reserve(this.size + vectors.length, this.groupOf.size);
     const first = this.size;
     this.size += vectors.length;
     this.grow();
     this.slotsOf.set(passageId, first * 256 + vectors.length);
-    vectors.forEach((vector, i) => this.fill(first + i, passageId, group, vector));
+    for (const [i, vector] of vectors.entries()) this.fill(first + i, passageId, group, vector);
   }
 
   remove(passageId: number): void {

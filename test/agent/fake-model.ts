@@ -48,7 +48,7 @@ export function startFakeModel(fixture: Fixture): FakeModel {
 }
 
 /** The numbered passages of a grounded turn's user message: number → text. */
-export function passagesOf(req: ChatRequest): Map<number, string> {
+function passagesOf(req: ChatRequest): Map<number, string> {
   const user = req.messages.find((m) => m.role === 'user')?.content ?? '';
   const out = new Map<number, string>();
   for (const m of user.matchAll(/\[(\d+)\] \([^)]*\)\n([^\n]*)/g)) out.set(Number(m[1]), m[2]!);

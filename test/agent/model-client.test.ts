@@ -35,7 +35,10 @@ describe('the model client', () => {
 
   it('does not retry a 400, and fails with a retryable internal error naming no prompt', async () => {
     let n = 0;
-    model.fixture = () => (++n, { httpStatus: 400 });
+    model.fixture = () => {
+      n++;
+      return { httpStatus: 400 };
+    };
     const err = await client().chatJson([{ role: 'user', content: 'secret prompt' }], Shape).catch((e) => e);
     expect(err).toBeInstanceOf(ServiceError);
     expect(err.code).toBe('internal');

@@ -201,7 +201,7 @@ describe('client shapes, each through to a token', () => {
       grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: shape.redirectUri, code_verifier: p.verifier,
     };
     if (resource) params.resource = resource;
-    let res;
+    let res: { status: number; body: any };
     if (shape.basic) {
       const answer = await fetch(`${server.url}/oauth/token`, {
         method: 'POST',

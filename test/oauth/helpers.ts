@@ -80,7 +80,7 @@ export function parseForm(html: string, action: string): { fields: [string, stri
     const attr = (name: string) => m[1]!.match(new RegExp(`\\s${name}="([^"]*)"`))?.[1];
     const type = attr('type');
     const name = attr('name');
-    const value = unescape(attr('value') ?? '');
+    const value = unescapeHtml(attr('value') ?? '');
     if (!name) continue;
     if (type === 'hidden') fields.push([name, value]);
     if (type === 'checkbox') checkboxes.push({ name, value, label: m[2] ?? '' });
@@ -88,7 +88,7 @@ export function parseForm(html: string, action: string): { fields: [string, stri
   return { fields, checkboxes };
 }
 
-const unescape = (s: string) => s.replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+const unescapeHtml = (s: string) => s.replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
 
 export interface AuthorizeParams {
   clientId: string;

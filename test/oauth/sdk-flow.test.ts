@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { call, startTestServer, type TestServer } from '../helpers/server';
-import { Browser, parseForm, ownerWithBrowser, type Owner } from './helpers';
+import { type Browser, parseForm, ownerWithBrowser, type Owner } from './helpers';
 
 const REDIRECT = 'http://127.0.0.1:33418/callback';
 

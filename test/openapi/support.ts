@@ -5,7 +5,7 @@
  */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 
-export interface OpenApiSchemaRef {
+interface OpenApiSchemaRef {
   schema?: Record<string, unknown>;
 }
 
@@ -44,7 +44,10 @@ export function compilerFor(doc: OpenApiDocument): (schema: unknown) => Validate
   return (schema) => {
     const key = JSON.stringify(schema);
     let validate = cache.get(key);
-    if (!validate) cache.set(key, (validate = ajv.compile(relink(schema as object))));
+    if (!validate) {
+      validate = ajv.compile(relink(schema as object));
+      cache.set(key, validate);
+    }
     return validate;
   };
 }

@@ -22,7 +22,10 @@ describe('the Hamming scan', () => {
       // Growing from 16 slots and 64 groups moves the regions: what was stored must survive it.
       scan.reserve(slots, 100);
       let seed = bits;
-      const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+      const random = () => {
+        seed = (seed * 16807) % 2147483647;
+        return seed / 2147483647;
+      };
       const used = Math.ceil(bits / 32);
       const codes = new Uint32Array(slots * used).map(() => (random() * 2 ** 32) >>> 0);
       for (let s = 0; s < slots; s++) {

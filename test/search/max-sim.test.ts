@@ -39,7 +39,7 @@ const QUESTIONS: [string, number][] = [
 
 function meanReciprocalRank(unitsOf: (text: string) => string[]): number {
   const index = new VectorIndex(embedder.dimensions);
-  [...LONG, ...SHORT].forEach((text, id) => index.add(id, 'c', embedder.embed(unitsOf(text)).map(quantize)));
+  for (const [id, text] of [...LONG, ...SHORT].entries()) index.add(id, 'c', embedder.embed(unitsOf(text)).map(quantize));
   let total = 0;
   for (const [q, want] of QUESTIONS) {
     const rank = index.search(embedder.embed([q])[0]!, ['c'], 20).findIndex((h) => h.passageId === want);

@@ -11,12 +11,15 @@ function unit(dims: number, random: () => number): Float32Array {
 describe('the vector index', () => {
   const dims = 64;
   let seed = 1;
-  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const random = () => {
+    seed = (seed * 16807) % 2147483647;
+    return seed / 2147483647;
+  };
 
   it('finds the exact nearest neighbours among candidates, within the asked containers only', () => {
     const index = new VectorIndex(dims);
     const vectors = Array.from({ length: 3000 }, () => unit(dims, random));
-    vectors.forEach((v, i) => index.add(i + 1, i % 3 === 0 ? 'other' : 'mine', [quantize(v)]));
+    for (const [i, v] of vectors.entries()) index.add(i + 1, i % 3 === 0 ? 'other' : 'mine', [quantize(v)]);
     const query = unit(dims, random);
     const exact = vectors
       .map((v, i) => ({ id: i + 1, score: v.reduce((s, x, j) => s + x * query[j]!, 0), mine: i % 3 !== 0 }))
@@ -43,7 +46,7 @@ describe('the vector index', () => {
   it('grows past its first capacity without losing vectors', () => {
     const index = new VectorIndex(dims);
     const vectors = Array.from({ length: 5000 }, () => unit(dims, random));
-    vectors.forEach((v, i) => index.add(i, 'c', [quantize(v)]));
+    for (const [i, v] of vectors.entries()) index.add(i, 'c', [quantize(v)]);
     expect(index.count).toBe(5000);
     expect(index.search(vectors[4321]!, ['c'], 1)[0]!.passageId).toBe(4321);
   });
@@ -68,7 +71,7 @@ describe('the vector index', () => {
   it('replaces a passage\'s units, and keeps every other passage through the compaction of holes', () => {
     const index = new VectorIndex(dims);
     const vectors = Array.from({ length: 3000 }, () => unit(dims, random));
-    vectors.forEach((v, i) => index.add(i, 'c', [quantize(v), quantize(unit(dims, random))]));
+    for (const [i, v] of vectors.entries()) index.add(i, 'c', [quantize(v), quantize(unit(dims, random))]);
     // Replacing most passages leaves more holes than units: the index closes them.
     for (let i = 0; i < 2500; i++) index.add(i, 'c', [quantize(vectors[i]!)]);
     for (let i = 0; i < 100; i++) index.remove(i);

@@ -131,11 +131,11 @@ export function errorFromResponse(
   const Class = CLASS_BY_STATUS[status] ?? (status >= 500 && status <= 599 ? InternalServerError : APIError);
   return new Class({
     status,
-    code: nonEmptyString(envelope['code']),
-    message: nonEmptyString(envelope['message']) ?? fallbackMessage(status, body),
-    details: isObject(envelope['details']) ? envelope['details'] : {},
-    retryable: typeof envelope['retryable'] === 'boolean' ? envelope['retryable'] : isRetryableStatus(status),
-    trace_id: nonEmptyString(envelope['trace_id']) ?? nonEmptyString(headerBag?.get('x-trace-id')),
+    code: nonEmptyString(envelope.code),
+    message: nonEmptyString(envelope.message) ?? fallbackMessage(status, body),
+    details: isObject(envelope.details) ? envelope.details : {},
+    retryable: typeof envelope.retryable === 'boolean' ? envelope.retryable : isRetryableStatus(status),
+    trace_id: nonEmptyString(envelope.trace_id) ?? nonEmptyString(headerBag?.get('x-trace-id')),
     headers: headerBag,
   });
 }

@@ -45,7 +45,7 @@ export const defaultSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(r
  * seconds when the answer had one, capped at 60 s; otherwise 0.5 s doubling per retry up to 8 s,
  * less up to 25 % jitter.
  */
-export function retryDelay(retry: number, retryAfter: string | null, random: () => number): number {
+function retryDelay(retry: number, retryAfter: string | null, random: () => number): number {
   const seconds = parseRetryAfter(retryAfter);
   if (seconds !== null) return Math.min(seconds * 1000, RETRY_AFTER_CAP_MS);
   const backoff = Math.min(BACKOFF_START_MS * 2 ** retry, BACKOFF_CAP_MS);

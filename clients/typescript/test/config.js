@@ -30,7 +30,7 @@ describe('configuration', () => {
     // Read once at construction: the environment is restored by now.
     await client.rules();
     assert.equal(calls[0].url.href, 'http://10.0.0.5:9000/v1/rules');
-    assert.equal(calls[0].headers['authorization'], `Bearer ${KEY}`);
+    assert.equal(calls[0].headers.authorization, `Bearer ${KEY}`);
   });
 
   it('prefers explicit options over the environment', async () => {
@@ -39,7 +39,7 @@ describe('configuration', () => {
     const client = withEnv(env, () => new Client({ apiKey: KEY, baseURL: 'http://explicit.example', fetch }));
     await client.rules();
     assert.equal(calls[0].url.origin, 'http://explicit.example');
-    assert.equal(calls[0].headers['authorization'], `Bearer ${KEY}`);
+    assert.equal(calls[0].headers.authorization, `Bearer ${KEY}`);
   });
 
   it('treats a blank option or variable as not given', () => {

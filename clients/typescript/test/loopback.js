@@ -16,7 +16,7 @@ after(async () => {
 describe('over a real loopback socket', () => {
   it('retries two 503 answers and resolves with the third, 200', async () => {
     let answered = 0;
-    const server = await startLoopback((req, res) => {
+    const server = await startLoopback((_req, res) => {
       answered += 1;
       if (answered <= 2) {
         res.writeHead(503, { 'Content-Type': 'application/json', 'X-Trace-Id': `trc_${answered}` });
@@ -38,7 +38,7 @@ describe('over a real loopback socket', () => {
     for (const request of server.requests) {
       assert.equal(request.method, 'POST');
       assert.equal(request.url, '/v1/search');
-      assert.equal(request.headers['authorization'], `Bearer ${KEY}`);
+      assert.equal(request.headers.authorization, `Bearer ${KEY}`);
       assert.equal(request.headers['content-type'], 'application/json');
       assert.deepEqual(JSON.parse(request.body), { q: 'tea', limit: 3 });
     }
@@ -46,7 +46,7 @@ describe('over a real loopback socket', () => {
 
   it('honours Retry-After from a real answer', async () => {
     let answered = 0;
-    const server = await startLoopback((req, res) => {
+    const server = await startLoopback((_req, res) => {
       answered += 1;
       if (answered === 1) {
         res.writeHead(429, { 'Retry-After': '0', 'Content-Type': 'application/json' });
@@ -63,7 +63,7 @@ describe('over a real loopback socket', () => {
   });
 
   it('times out a server that sends headers and then stalls', async () => {
-    const server = await startLoopback((req, res) => {
+    const server = await startLoopback((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.write('{"containers":['); // and never ends
     });

@@ -16,8 +16,8 @@ async function sendOne(invoke, answer = reply(200, { ok: true })) {
   const result = await invoke(client);
   assert.equal(calls.length, 1);
   const call = calls[0];
-  assert.equal(call.headers['authorization'], `Bearer ${KEY}`);
-  assert.equal(call.headers['accept'], 'application/json');
+  assert.equal(call.headers.authorization, `Bearer ${KEY}`);
+  assert.equal(call.headers.accept, 'application/json');
   assert.equal(call.url.origin, BASE_URL);
   return { call, result };
 }

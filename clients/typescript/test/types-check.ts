@@ -4,7 +4,7 @@
 import {
   APIConnectionError,
   APIError,
-  Client,
+  type Client,
   EngramError,
   NotFoundError,
   isConfirmationRequest,
@@ -49,7 +49,8 @@ export async function searchCarriesContainerErrors(client: Client): Promise<void
   if (hit) {
     const name: string = hit.container_name;
     const doc: string | null = hit.document_id;
-    void name, doc;
+    void name;
+    void doc;
   }
 }
 
@@ -57,7 +58,8 @@ export async function wireNamesStaySnakeCase(client: Client): Promise<void> {
   const added = await client.add({ container: 'ctr_1', content: 'x', custom_id: 'c1' });
   const custom: string | null = added.custom_id;
   const doc: Document = await client.documents.get(added.id);
-  void custom, doc.learned;
+  void custom;
+  void doc.learned;
 }
 
 export function errorsCarryTheEnvelope(error: unknown): void {

@@ -8,7 +8,7 @@ import type { MiddlewareHandler } from 'hono';
 import { ServiceError } from '../../errors';
 
 /** What the app accepts: Bun's own default, so every request Bun let through before still passes. */
-export const MAX_HEADER_BYTES = 16 * 1024;
+const MAX_HEADER_BYTES = 16 * 1024;
 /** What Bun's parser buffers before answering 431 itself: a bound on memory per connection. */
 export const PARSER_HEADER_BYTES = 64 * 1024;
 

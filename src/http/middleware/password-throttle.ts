@@ -11,7 +11,7 @@ import type { Site } from '../../site';
 import { clientAddress } from '../client-address';
 
 /** Password attempts a minute from one address: argon2 is slow on purpose, this keeps guessing slower still. */
-export const SIGN_IN_PER_MIN = 10;
+const SIGN_IN_PER_MIN = 10;
 
 export class PasswordThrottle {
   private readonly limiter: RateLimiter;

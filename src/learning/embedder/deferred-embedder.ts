@@ -19,10 +19,11 @@ export class DeferredEmbedder implements Embedder {
 
   async embed(texts: string[]): Promise<Float32Array[]> {
     // A load that failed is tried again by the next call (the learning loop backs off meanwhile).
-    const embedder = await (this.loaded ??= this.load().catch((err: unknown) => {
+    this.loaded ??= this.load().catch((err: unknown) => {
       this.loaded = null;
       throw err;
-    }));
+    });
+    const embedder = await this.loaded;
     if (embedder.id !== this.id) throw new Error(`the model loaded as ${embedder.id}, not ${this.id}`);
     return embedder.embed(texts);
   }

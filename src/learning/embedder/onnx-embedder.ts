@@ -17,7 +17,7 @@ import { openOnnxSession, type OnnxSession } from './onnx-runtime';
 import { dropSoftmaxNanGuard } from './onnx-softmax-guard';
 import { WordPieceTokenizer, type WordPieceOptions } from './wordpiece';
 
-export const ONNX_MODEL_FORMAT = 'engram-onnx-embedding/1';
+const ONNX_MODEL_FORMAT = 'engram-onnx-embedding/1';
 
 /** The shipped model's directory in the repository (not inside a compiled executable). */
 export const DEFAULT_ONNX_MODEL_DIR = join(import.meta.dir, '..', '..', '..', 'models', 'minilm-l6-int8');
@@ -29,7 +29,7 @@ export interface OnnxModelFiles {
 }
 
 /** The shipped model's files: paths on disk, or inside the executable once compiled. */
-export const DEFAULT_ONNX_MODEL_FILES: OnnxModelFiles = {
+const DEFAULT_ONNX_MODEL_FILES: OnnxModelFiles = {
   // A JSON file imported `with { type: 'file' }` is a path too; TypeScript types it as the JSON.
   config: defaultConfigFile as unknown as string,
   vocab: defaultVocabFile,
@@ -155,7 +155,7 @@ export class OnnxEmbedder implements Embedder {
       while (end < order.length && (end - start + 1) * encoded[order[end]!]!.length <= this.batchTokens) end++;
       const rows = order.slice(start, end);
       const vectors = this.runBatch(rows.map((i) => encoded[i]!));
-      rows.forEach((i, k) => (out[i] = vectors[k]!));
+      for (const [k, i] of rows.entries()) out[i] = vectors[k]!;
       start = end;
     }
     return out;

@@ -102,7 +102,7 @@ const ATTRIBUTE_INT = 3;
 const TENSOR_DIMS = 1;
 const TENSOR_NAME = 8;
 
-export interface Node {
+interface Node {
   readonly field: Field;
   readonly name: string;
   readonly inputs: string[];

@@ -18,12 +18,12 @@ export function dropSoftmaxNanGuard(model: Uint8Array): Uint8Array {
     for (const where of nodes) {
       if (where.opType !== 'Where' || where.domain !== '' || where.inputs.length !== 3) continue;
       const [condition, , otherwise] = where.inputs as [string, string, string];
-      const isNaN = producer.get(condition);
-      if (isNaN?.opType !== 'IsNaN' || isNaN.domain !== '' || isNaN.inputs[0] !== otherwise || readers.get(condition) !== 1) continue;
+      const nanTest = producer.get(condition);
+      if (nanTest?.opType !== 'IsNaN' || nanTest.domain !== '' || nanTest.inputs[0] !== otherwise || readers.get(condition) !== 1) continue;
       const softmax = producer.get(otherwise);
       if (softmax?.opType !== 'Softmax' || softmax.domain !== '' || readers.get(otherwise) !== 2) continue;
       replaced.set(softmax, encodeNode(softmax.name, 'Softmax', softmax.inputs, where.outputs, [...softmax.attributes.values()]));
-      dropped.add(isNaN).add(where);
+      dropped.add(nanTest).add(where);
     }
   });
 }

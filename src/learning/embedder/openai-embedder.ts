@@ -160,7 +160,7 @@ function toVector(embedding: unknown): Float32Array | null {
 }
 
 /** Scales to unit length; a zero vector stays zero. */
-export function normalizeInPlace(v: Float32Array): Float32Array {
+function normalizeInPlace(v: Float32Array): Float32Array {
   let sum = 0;
   for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
   const norm = Math.sqrt(sum);

@@ -18,7 +18,7 @@ import defaultEmbeddingsFile from '../../../models/minilm-l6-static/embeddings.b
 import type { Embedder } from './embedder';
 import { WordPieceTokenizer } from './wordpiece';
 
-export const STATIC_MODEL_FORMAT = 'engram-static-embedding/1';
+const STATIC_MODEL_FORMAT = 'engram-static-embedding/1';
 
 /** The shipped model's directory in the repository (not inside a compiled executable). */
 export const DEFAULT_MODEL_DIR = join(import.meta.dir, '..', '..', '..', 'models', 'minilm-l6-static');

@@ -53,7 +53,7 @@ const NONSPACING_MARK_G = /\p{Mn}/gu;
 const WORDS_G = /[^\p{White_Space}\p{P}$+<=>^`|~]+|[\p{P}$+<=>^`|~]/gu;
 /** Printable ASCII plus tab, newline and carriage return: normalisation is only lowercasing. */
 const PLAIN_ASCII = /^[\x20-\x7E\t\n\r]*$/;
-const ASCII_ONLY = /^[\x00-\x7F]*$/;
+const ASCII_ONLY = /^\p{ASCII}*$/u;
 const SURROGATE = /[\uD800-\uDFFF]/;
 /** ASCII classes for the fast path: 0 part of a word, 1 whitespace, 2 punctuation. */
 const ASCII_CLASS = new Uint8Array(128).map((_, c) =>

@@ -48,7 +48,7 @@ export interface FetchedDocument {
 }
 
 /** The limits used when FetchOptions leaves them out. */
-export const FETCH_DEFAULTS = {
+const FETCH_DEFAULTS = {
   timeoutMs: 15_000,
   maxBytes: 10 * 1024 * 1024, // DECISIONS.md: a fetched url body 10 MiB
   maxRedirects: 5,

@@ -3,7 +3,7 @@ import { FetchError } from './fetch-error';
 import { untilAborted } from './until-aborted';
 
 /** "10 MiB" for the owner; the limit is configured in bytes. */
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MiB`;
   if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KiB`;
   return `${bytes} bytes`;
@@ -42,6 +42,9 @@ export async function readCapped(response: Response, url: string, maxBytes: numb
   }
   const body = new Uint8Array(total);
   let at = 0;
-  for (const chunk of chunks) body.set(chunk, at), (at += chunk.byteLength);
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.byteLength;
+  }
   return body;
 }

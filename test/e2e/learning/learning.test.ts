@@ -103,7 +103,14 @@ describe('URL documents', () => {
   it('refuses a loopback address by default, with the reason on the document', async () => {
     const { server, add, key } = await serverWith({});
     let hits = 0;
-    const canary = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => (hits++, new Response('secret')) });
+    const canary = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: () => {
+        hits++;
+        return new Response('secret');
+      },
+    });
     const doc = await add(`http://127.0.0.1:${canary.port}/admin`);
     expect(doc.status).toBe('failed');
     expect(doc.learned).toBe(false);

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { call, makeContainer, makeKey, makeOwner, type TestServer } from '../../helpers/server';
 
-export const MCP_PATH = '/mcp-http';
+const MCP_PATH = '/mcp-http';
 
 /** One HTTP request the SDK made, with the answer it got. */
 export interface Exchange {

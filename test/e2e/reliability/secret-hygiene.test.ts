@@ -90,8 +90,8 @@ beforeAll(async () => {
       usedStatuses[`containers ${label}`] = (await call(url, 'GET', '/v1/containers', key)).status;
       usedStatuses[`search ${label}`] = (await call(url, 'POST', '/v1/search', key, { q: 'tea', container })).status;
     }
-    usedStatuses['add_memory'] = (await call(url, 'POST', '/v1/memories', minted['rest-suggest']!.key, { container, content: 'Drinks green tea.' })).status;
-    usedStatuses['add_document'] = (await call(url, 'POST', '/v1/documents', cliKey, { container, content: 'Notes on tea.', custom_id: 'tea' })).status;
+    usedStatuses.add_memory = (await call(url, 'POST', '/v1/memories', minted['rest-suggest']!.key, { container, content: 'Drinks green tea.' })).status;
+    usedStatuses.add_document = (await call(url, 'POST', '/v1/documents', cliKey, { container, content: 'Notes on tea.', custom_id: 'tea' })).status;
     usedStatuses['CLI session lists keys'] = (await call(url, 'GET', '/v1/api-keys', cliSession)).status;
 
     // Revoke some.
@@ -121,7 +121,7 @@ beforeAll(async () => {
     await mcp.arrayBuffer();
     // A replayed code is refused (and revokes what it gave, per RFC 6749 4.1.2).
     usedStatuses['code replayed'] = (await tokenRequest({ url }, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: p.verifier })).status;
-    usedStatuses['disconnect'] = (await call(url, 'DELETE', `/v1/connected-apps/${encodeURIComponent(clientId)}`, owner)).status;
+    usedStatuses.disconnect = (await call(url, 'DELETE', `/v1/connected-apps/${encodeURIComponent(clientId)}`, owner)).status;
 
     // Near misses: one character off, truncated, and the right id with another key's secret.
     const [, restId] = minted['rest-manage']!.key.split('_');

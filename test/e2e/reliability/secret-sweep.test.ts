@@ -4,7 +4,7 @@
  * found, a secret part alone too, and the harnesses fail on them; a hint, a password hash and a
  * PKCE challenge beside its redirect URI are not findings. The ledger and its report are checked too.
  */
-import { Database } from 'bun:sqlite';
+import type { Database } from 'bun:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

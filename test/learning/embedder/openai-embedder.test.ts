@@ -57,7 +57,9 @@ const unit = (v: number[]) => {
   const n = Math.hypot(...v);
   return v.map((x) => x / n);
 };
-const close = (got: Float32Array, want: number[]) => want.forEach((w, i) => expect(got[i]).toBeCloseTo(w, 6));
+const close = (got: Float32Array, want: number[]) => {
+  for (const [i, w] of want.entries()) expect(got[i]).toBeCloseTo(w, 6);
+};
 
 describe('OpenAI-compatible embedder', () => {
   test('endpoint URL: appends /v1/embeddings unless given', () => {
@@ -92,15 +94,15 @@ describe('OpenAI-compatible embedder', () => {
     const vectors = await e.embed(texts);
     expect(seen.map((s) => s.body.input.length)).toEqual([2, 2, 1]);
     expect(seen.every((s) => s.path === '/custom/embeddings' && s.auth === null)).toBe(true);
-    vectors.forEach((v, i) => close(v, unit(fake(texts[i]!))));
+    for (const [i, v] of vectors.entries()) close(v, unit(fake(texts[i]!)));
   });
 
   test('answers out of order are put back by index; base64 vectors are read', async () => {
     const texts = ['alpha', 'beta gamma'];
     const shuffled = await new OpenAIEmbedder({ url: base, model: 'shuffled' }).embed(texts);
-    shuffled.forEach((v, i) => close(v, unit(fake(texts[i]!))));
+    for (const [i, v] of shuffled.entries()) close(v, unit(fake(texts[i]!)));
     const b64 = await new OpenAIEmbedder({ url: base, model: 'base64' }).embed(texts);
-    b64.forEach((v, i) => close(v, unit(fake(texts[i]!))));
+    for (const [i, v] of b64.entries()) close(v, unit(fake(texts[i]!)));
   });
 
   test('connect learns the dimensions; configured dimensions are enforced', async () => {
