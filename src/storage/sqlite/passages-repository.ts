@@ -1,6 +1,6 @@
 /** The search index: passages (drizzle for rows, hand-written SQL for FTS5) and their vectors of each tier. */
 import { and, eq } from 'drizzle-orm';
-import type { EmbeddingModel, PassageHit, PassageRepository, PassageText, PassageVectors, StoredVectors, VectorTier } from '../passages';
+import type { EmbeddingModel, PassageHit, PassageRepository, PassageText, StoredVectors, VectorTier } from '../passages';
 import type { SqliteContext } from './context';
 import { ftsQuery } from './fts-query';
 import { enqueue } from './jobs-repository';

@@ -72,7 +72,7 @@ export function insertVectors({ raw }: SqliteContext, tier: VectorTier, vectors:
   for (const p of vectors) {
     if (!exists.get(p.passageId)) continue;
     clear.run(p.passageId, tier);
-    p.vectors.forEach((v, unit) => insert.run(p.passageId, tier, unit, storedVector(v)));
+    for (const [unit, v] of p.vectors.entries()) insert.run(p.passageId, tier, unit, storedVector(v));
     stored.push(p.passageId);
   }
   return stored;
