@@ -3,6 +3,7 @@ import { addDocument } from './add-document';
 import { addMemory } from './add-memory';
 import { addRule } from './add-rule';
 import { askAgent } from './ask-agent';
+import { browseContainer } from './browse-container';
 import { confirmFact } from './confirm-fact';
 import { createExposure } from './create-exposure';
 import { createContainer } from './create-container';
@@ -11,7 +12,9 @@ import { deleteContainer } from './delete-container';
 import { deleteDocument } from './delete-document';
 import { deleteRule } from './delete-rule';
 import { disconnectApp } from './disconnect-app';
+import { documentPassages } from './document-passages';
 import { forgetMemory } from './forget-memory';
+import { forgettingPlan } from './forgetting-plan';
 import { getDocument } from './get-document';
 import { getProfile } from './get-profile';
 import { keyUsage } from './key-usage';
@@ -35,6 +38,7 @@ export {
   getDocument, getProfile, keyUsage, listContainers, listDocuments, listKeys, memoryRules, revokeKey, searchMemories,
   setKeyContainers, updateContainer, updateKey,
   askAgent, workflowInvoke, createExposure, listExposures, revokeExposure, confirmFact,
+  browseContainer, documentPassages, forgettingPlan,
 };
 
 /** The contract's tools, in the order of its tool table. */
@@ -46,6 +50,7 @@ export const TOOLS = [
 export const OWNER_OPERATIONS = [
   createContainer, updateContainer, deleteContainer, listKeys, createKey, updateKey, setKeyContainers, keyUsage, revokeKey,
   addRule, deleteRule, listConnectedApps, disconnectApp, createExposure, listExposures, revokeExposure, confirmFact,
+  browseContainer, documentPassages, forgettingPlan,
 ] as const;
 
 /** The tools held only by exposures: ask_agent (agent share) and workflow_invoke (workflow, MCP only). */

@@ -14,9 +14,8 @@ export type FactView = z.infer<typeof Fact>;
 
 export interface ContainerPageProps {
   container: ContainerView;
-  documents: DocumentView[];
-  /** Per document id: its size in bytes and its first characters (store.describeDocuments). */
-  described: Map<string, { bytes: number; opening: string }>;
+  /** Each with its size in bytes and its first characters (browse_container). */
+  documents: (DocumentView & { bytes: number; opening: string })[];
   nextCursor: string | null;
   facts: FactView[];
   csrf: string;
@@ -55,7 +54,7 @@ export function FactReview({ fact, csrf, back }: { fact: FactView; csrf: string;
   );
 }
 
-export function ContainerPage({ container: c, documents, described, nextCursor, facts, csrf, email, notice, error }: ContainerPageProps) {
+export function ContainerPage({ container: c, documents, nextCursor, facts, csrf, email, notice, error }: ContainerPageProps) {
   return (
     <Layout title={c.name} signedInAs={email} csrf={csrf} current="/containers">
       <section class="card" aria-labelledby="container-title">
@@ -110,10 +109,9 @@ export function ContainerPage({ container: c, documents, described, nextCursor, 
               <thead><tr><th>Document</th><th>Size</th><th>State</th><th>Added</th></tr></thead>
               <tbody>
                 {documents.map((d) => {
-                  const about = described.get(d.id);
-                  const opening = about?.opening ? firstWords(about.opening) : '';
+                  const opening = d.opening ? firstWords(d.opening) : '';
                   // A page not read yet has no size to show.
-                  const known = !(d.url && d.status !== 'learned' && !about?.bytes);
+                  const known = !(d.url && d.status !== 'learned' && !d.bytes);
                   const name = d.title ?? (opening || d.url || d.custom_id || d.id);
                   return (
                     <tr data-document-id={d.id}>
@@ -121,7 +119,7 @@ export function ContainerPage({ container: c, documents, described, nextCursor, 
                         <a href={`/documents/${d.id}`} class="document-name">{name}</a>
                         {d.url && name !== d.url ? <small class="muted source"> From <code>{d.url}</code></small> : null}
                       </td>
-                      <td class="size">{known ? size(about?.bytes ?? 0) : '–'}</td>
+                      <td class="size">{known ? size(d.bytes) : '–'}</td>
                       <td>
                         <span class={`badge ${d.status}`}>{d.status}</span>
                         {d.error ? <small class="error-reason"> {d.error}</small> : null}

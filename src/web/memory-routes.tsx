@@ -6,25 +6,23 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env';
 import { learningProgress, refinedPercent } from '../learning/progress';
-import { addDocument, createContainer, deleteContainer, deleteDocument, forgetMemory, getDocument, listContainers, listDocuments, updateContainer } from '../operations';
-import { containerLoss, documentLoss, forgottenSummary } from '../operations/forgetting';
+import {
+  addDocument, browseContainer, createContainer, deleteContainer, deleteDocument, documentPassages, forgetMemory, forgettingPlan, getDocument, listContainers,
+  updateContainer,
+} from '../operations';
+import { forgottenSummary } from '../operations/forgetting';
 import { invoke } from '../operations/operation';
-import { toFact } from '../operations/shapes';
-import type { ForgetTarget, Memory } from '../storage/store';
+import type { FactView } from './container-page';
 import { type ConfirmChoices, ConfirmPage } from './confirm-page';
 import { ContainerPage } from './container-page';
 import { ContainersPage } from './containers-page';
 import { DocumentPage } from './document-page';
 import { type Form, fixable, idParam, list, type Owner, type OwnerKit, str } from './owner-kit';
 
-/** How many of a container's facts its page shows, most recently changed first. */
-const FACTS_SHOWN = 200;
-/** How much of a document's text its row on a container page shows when it has no title. */
-const OPENING_CHARS = 120;
 /** The tick boxes of a delete's confirmation page: reviewed facts, kept unless ticked. */
 const FORGET_TOO = 'forget_fact';
 
-export function memoryRoutes({ services, html, flash, page, post }: OwnerKit): Hono<AppEnv> {
+export function memoryRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get('/containers', page(async (c, o, f) => {
@@ -41,18 +39,17 @@ export function memoryRoutes({ services, html, flash, page, post }: OwnerKit): H
   const ownContainer = async (o: Owner, id: string) => (await invoke(listContainers, o.ctx, {})).containers.find((x) => x.id === id) ?? null;
 
   app.get('/containers/:id', page(async (c, o, f) => {
-    const container = await ownContainer(o, idParam(c));
-    if (!container) {
+    let view;
+    try {
+      view = await invoke(browseContainer, o.ctx, { container_id: idParam(c), cursor: c.req.query('cursor') || null });
+    } catch (err) {
+      if (!fixable(err)) throw err;
       flash(c, 'error', 'No such container.');
       return c.redirect('/containers', 303);
     }
-    const cursor = c.req.query('cursor') || null;
-    const docs = await invoke(listDocuments, o.ctx, { container: container.id, cursor });
-    const facts = services.store.listRecentFacts(o.session.accountId, [container.id], FACTS_SHOWN).map(toFact);
-    const described = services.store.describeDocuments(o.session.accountId, docs.documents.map((d) => d.id), OPENING_CHARS);
     return html(c, (
       <ContainerPage
-        container={container} documents={docs.documents} described={described} nextCursor={docs.next_cursor} facts={facts} csrf={o.csrf}
+        container={view.container} documents={view.documents} nextCursor={view.next_cursor} facts={view.facts} csrf={o.csrf}
         email={o.email} notice={f.notice} error={f.error}
       />
     ));
@@ -78,20 +75,20 @@ export function memoryRoutes({ services, html, flash, page, post }: OwnerKit): H
 
   app.get('/containers/:id/delete', page(async (c, o) => {
     const container = await ownContainer(o, idParam(c));
-    const plan = container && services.store.planForgetting(o.session.accountId, { containerId: container.id });
-    if (!container || !plan) return c.redirect('/containers', 303);
+    if (!container) return c.redirect('/containers', 303);
+    const plan = await invoke(forgettingPlan, o.ctx, { container_id: container.id });
     return html(c, (
       <ConfirmPage
         title={`Delete “${container.name}”?`} current="/containers" csrf={o.csrf} email={o.email} action={`/containers/${container.id}/delete`}
         button="Delete container" cancel={`/containers/${container.id}`} choices={keptChoices(plan.kept)}
-        message={`This deletes ${containerLoss(`“${container.name}”`, plan)}, and keys lose their reach to it. This cannot be undone.`}
+        message={`This deletes ${plan.loss}, and keys lose their reach to it. This cannot be undone.`}
       />
     ));
   }));
 
   app.post('/containers/:id/delete', post((c) => `/containers/${idParam(c)}`, async (c, o, form) => {
     const id = idParam(c);
-    const ticked = await forgetTicked(o, form, { containerId: id });
+    const ticked = await forgetTicked(o, form, { container_id: id });
     const done = await invoke(deleteContainer, o.ctx, { container_id: id, confirm: true });
     return { to: '/containers', notice: 'status' in done && done.status === 'deleted' ? forgottenSummary(done, ticked) : 'Deleted.' };
   }));
@@ -106,33 +103,33 @@ export function memoryRoutes({ services, html, flash, page, post }: OwnerKit): H
       return c.redirect('/containers', 303);
     }
     const container = await ownContainer(o, document.container);
-    const passages = services.store.listPassages(o.session.accountId, document.id);
+    const { passages } = await invoke(documentPassages, o.ctx, { document_id: document.id });
     return html(c, <DocumentPage document={document} container={container} passages={passages} csrf={o.csrf} email={o.email} />);
   }));
 
   app.get('/documents/:id/delete', page(async (c, o) => {
     let document;
+    let plan;
     try {
       document = await invoke(getDocument, o.ctx, { document_id: idParam(c) });
+      plan = await invoke(forgettingPlan, o.ctx, { document_id: document.id });
     } catch (err) {
       if (!fixable(err)) throw err;
       return c.redirect('/containers', 303);
     }
-    const plan = services.store.planForgetting(o.session.accountId, { documentId: document.id });
-    if (!plan) return c.redirect('/containers', 303);
     const what = document.title ? `“${document.title}”` : document.url ?? document.id;
     return html(c, (
       <ConfirmPage
         title={`Delete ${what}?`} current="/containers" csrf={o.csrf} email={o.email} action={`/documents/${document.id}/delete`}
         button="Delete document" cancel={`/documents/${document.id}`} choices={keptChoices(plan.kept)}
-        message={`This deletes ${documentLoss(what, plan)}. This cannot be undone.`}
+        message={`This deletes ${plan.loss}. This cannot be undone.`}
       />
     ));
   }));
 
   app.post('/documents/:id/delete', post((c) => `/documents/${idParam(c)}`, async (c, o, form) => {
     const document = await invoke(getDocument, o.ctx, { document_id: idParam(c) });
-    const ticked = await forgetTicked(o, form, { documentId: document.id });
+    const ticked = await forgetTicked(o, form, { document_id: document.id });
     const done = await invoke(deleteDocument, o.ctx, { document_id: document.id, confirm: true });
     return { to: `/containers/${document.container}`, notice: 'status' in done && done.status === 'deleted' ? forgottenSummary(done, ticked) : 'Deleted.' };
   }));
@@ -141,9 +138,9 @@ export function memoryRoutes({ services, html, flash, page, post }: OwnerKit): H
    * Forgets the reviewed facts the owner ticked on a delete's confirmation page (only those the
    * delete would keep), each with forget_memory; returns how many.
    */
-  const forgetTicked = async (o: Owner, form: Form, target: ForgetTarget): Promise<number> => {
+  const forgetTicked = async (o: Owner, form: Form, target: { document_id: string } | { container_id: string }): Promise<number> => {
     const ticked = new Set(list(form, FORGET_TOO));
-    const kept = services.store.planForgetting(o.session.accountId, target)?.kept ?? [];
+    const { kept } = await invoke(forgettingPlan, o.ctx, target);
     const chosen = kept.filter((m) => ticked.has(m.id));
     for (const m of chosen) await invoke(forgetMemory, o.ctx, { memory_id: m.id, confirm: true });
     return chosen.length;
@@ -153,7 +150,7 @@ export function memoryRoutes({ services, html, flash, page, post }: OwnerKit): H
 }
 
 /** The facts a delete keeps (the owner confirmed or edited them), each with a tick box to forget it too. */
-function keptChoices(kept: Memory[]): ConfirmChoices | null {
+function keptChoices(kept: FactView[]): ConfirmChoices | null {
   if (kept.length === 0) return null;
   return {
     legend: `Kept: ${kept.length === 1 ? 'a fact' : 'facts'} you confirmed or edited since ${kept.length === 1 ? 'it was' : 'they were'} learned. Tick to forget too.`,

@@ -1,10 +1,8 @@
 /**
  * The owner's web app beyond sign-in, one small Hono app per area over one kit (owner-kit.ts).
  * Every read and write goes through an operation with the owner as caller (`invoke`), so the pages
- * hold no rules of their own; the only direct store reads are the lists no operation gives (a
- * container's facts, a document's passages, one fact to name on its confirmation page). Forms
- * carry CSRF tokens and removals ask first on a page of their own, so everything works without the
- * script.
+ * hold no rules of their own. Forms carry CSRF tokens and removals ask first on a page of their own,
+ * so everything works without the script.
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env';
