@@ -51,7 +51,9 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
   }));
 
   const indexed = new Set<number>();
-  const onIndexed = (_: VectorTier, ids: number[]) => ids.forEach((id) => indexed.add(id));
+  const onIndexed = (_: VectorTier, ids: number[]) => {
+    for (const id of ids) indexed.add(id);
+  };
   const runner = new LearningRunner({
     store, clock, log, embedder: embedders.fast, strong: embedders.strong, onIndexed,
     readUrl: () => Promise.reject(new Error('the benchmark has no URL documents')),

@@ -57,7 +57,7 @@ describe.skipIf(!canRun)('sign-in and consent in Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
-    app?.stop(true);
+    await app?.stop(true);
     await server?.close();
   });
 

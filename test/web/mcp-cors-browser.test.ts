@@ -109,8 +109,8 @@ describe.skipIf(!canRun)('/mcp-http from web pages in Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
-    allowedSite?.stop(true);
-    foreignSite?.stop(true);
+    await allowedSite?.stop(true);
+    await foreignSite?.stop(true);
     await server?.close();
   });
 

@@ -180,7 +180,7 @@ describe('export and import', () => {
         await call(source, 'POST', '/v1/rules', owner, { text: 'Never share work notes with shopping apps.' });
         await call(source, 'POST', '/v1/rules', owner, { text: 'This key reads the diary only.', credential_id: keyId });
         await source.stop();
-        pages.stop(true);
+        await pages.stop(true);
         const hitsBefore = pageHits;
 
         const exported = engram(['export', '--data', source.dataDir]);
@@ -244,7 +244,7 @@ describe('export and import', () => {
         const pianos = (await call(target, 'GET', '/v1/profile', targetKey)).body.dynamic.filter((f: any) => f.content === 'Started learning the piano.');
         expect(pianos.map((f: any) => f.source.document_id)).toEqual([piano.source.document_id]);
       } finally {
-        pages.stop(true);
+        await pages.stop(true);
         await source.close();
         await target.close();
         await model.stop();

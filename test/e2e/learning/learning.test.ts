@@ -117,7 +117,7 @@ describe('URL documents', () => {
     expect(doc.error).toMatch(/loopback|private|not allowed|refus/i);
     expect(hits).toBe(0);
     expect((await call(server, 'POST', '/v1/search', key, { q: 'secret' })).body.results).toHaveLength(0);
-    canary.stop(true);
+    await canary.stop(true);
     await server.close();
   });
 

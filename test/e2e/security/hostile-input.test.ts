@@ -179,7 +179,7 @@ beforeAll(async () => {
 afterAll(async () => {
   db?.close();
   await server?.close();
-  redirector?.stop(true);
+  await redirector?.stop(true);
   canary?.close();
 });
 

@@ -125,8 +125,8 @@ beforeAll(() => {
   silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
 });
 
-afterAll(() => {
-  server.stop(true);
+afterAll(async () => {
+  await server.stop(true);
   silent.stop(true);
 });
 
@@ -318,7 +318,7 @@ describe('status', () => {
   it('treats a refused connection as retryable', async () => {
     const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('') });
     const port = probe.port;
-    probe.stop(true);
+    await probe.stop(true);
     const error = await failure(`http://127.0.0.1:${port}/`);
     expect(error.permanent).toBe(false);
     expect(error.message).toContain('the connection was refused');
