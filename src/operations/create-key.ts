@@ -20,7 +20,7 @@ export const createKey = defineOperation({
     containers: z.array(z.string()).max(1000).optional(),
     all_views: z.boolean().optional().describe('Reach every container, including ones made later.'),
     profile: z.boolean().optional(),
-    expires_in_days: z.number().int().min(1).max(3650).nullish().describe('1 to 3650; omit for never.'),
+    expires_in_days: S.expiresInDays,
     replaces: z.string().nullish().describe('The key this one rotates; records lineage only.'),
   }),
   run(ctx, input) {

@@ -1,11 +1,7 @@
 import { z } from 'zod';
-import { DAY_MS } from '../clock';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { keyState, toKey } from './shapes';
-
-/** How long a revoked key stays listed. */
-const REVOKED_LISTED_MS = 30 * DAY_MS;
+import { byState, toKey } from './shapes';
 
 export const listKeys = defineOperation({
   name: 'list_keys',
@@ -15,12 +11,6 @@ export const listKeys = defineOperation({
   input: z.object({}),
   run(ctx) {
     const now = ctx.clock.now();
-    const groups = { active: [], expired: [], revoked: [] } as Record<'active' | 'expired' | 'revoked', ReturnType<typeof toKey>[]>;
-    for (const key of ctx.store.listCredentials(ctx.caller.accountId)) {
-      const state = keyState(key, now);
-      if (state === 'revoked' && key.revokedAt! < now - REVOKED_LISTED_MS) continue;
-      groups[state].push(toKey(key, now));
-    }
-    return groups;
+    return byState(ctx.store.listCredentials(ctx.caller.accountId), now, (key) => toKey(key, now));
   },
 });

@@ -11,11 +11,12 @@ export const revokeExposure = defineOperation({
   output: S.Exposure,
   input: z.object({ key_id: z.string().min(1).describe('The id of the agent share or workflow.') }),
   run(ctx, input) {
-    if (!ctx.store.revokeExposure(ctx.caller.accountId, input.key_id, ctx.clock.now())) {
+    const now = ctx.clock.now();
+    if (!ctx.store.revokeExposure(ctx.caller.accountId, input.key_id, now)) {
       throw new ServiceError('not_found', `No exposure ${input.key_id}.`, { key_id: input.key_id });
     }
     const exposure = ctx.store.getExposureById(input.key_id)!;
     ctx.log.info('exposure revoked', { exposure_id: exposure.id, hint: exposure.hint });
-    return toExposure(exposure);
+    return toExposure(exposure, now);
   },
 });

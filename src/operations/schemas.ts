@@ -63,6 +63,9 @@ export const confirmParam = z.boolean().optional().describe('true to carry out t
 
 export const level = z.enum(['read', 'suggest', 'manage']);
 
+/** The contract's key expiry, also that of shares and workflows: whole days, 1 to 3650; omitted for never. */
+export const expiresInDays = z.number().int().min(1).max(3650).nullish().describe('1 to 3650; omit for never.');
+
 const timestamp = z.string().describe('ISO 8601, UTC');
 
 // Responses
@@ -235,10 +238,11 @@ export const Exposure = z.object({
   containers: z.array(z.string()),
   hint: z.string(),
   created_at: timestamp,
+  expires_at: timestamp.nullable(),
   revoked_at: timestamp.nullable(),
-  state: z.enum(['active', 'revoked']),
+  state: z.enum(['active', 'expired', 'revoked']),
 }).meta({ id: 'Exposure' });
 
 export const MintedExposure = Exposure.extend({ token: z.string().describe('The token itself; shown this once.') }).meta({ id: 'MintedExposure' });
 
-export const ExposureList = z.object({ exposures: z.array(Exposure) }).meta({ id: 'ExposureList' });
+export const ExposureList = z.object({ active: z.array(Exposure), expired: z.array(Exposure), revoked: z.array(Exposure) }).meta({ id: 'ExposureList' });

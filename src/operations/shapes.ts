@@ -1,6 +1,6 @@
 /** Store rows → the wire shapes of `schemas.ts`. */
 import type { z } from 'zod';
-import { iso } from '../clock';
+import { DAY_MS, iso } from '../clock';
 import type { Container as ContainerRow, Credential, DocumentRow, Exposure, Memory, Rule as RuleRow } from '../storage/store';
 import type * as S from './schemas';
 
@@ -27,9 +27,26 @@ export const toRule = (r: RuleRow): z.infer<typeof S.Rule> => ({
   id: r.id, text: r.text, scope: r.credentialId ? 'credential' : 'account', credential_id: r.credentialId, created_at: iso(r.createdAt)!,
 });
 
-export function keyState(k: Credential, now: number): 'active' | 'expired' | 'revoked' {
+type TokenState = 'active' | 'expired' | 'revoked';
+
+/** Where a key or a share stands: revoked, past its expiry, or active (the same rules for both). */
+export function keyState(k: Pick<Credential, 'revokedAt' | 'expiresAt'>, now: number): TokenState {
   if (k.revokedAt != null) return 'revoked';
   return k.expiresAt != null && k.expiresAt <= now ? 'expired' : 'active';
+}
+
+/** How long a revoked key or share stays listed (contract). */
+const REVOKED_LISTED_MS = 30 * DAY_MS;
+
+/** Keys or shares grouped as the owner sees them: Active, Expired, and Revoked for thirty days. */
+export function byState<R extends Pick<Credential, 'revokedAt' | 'expiresAt'>, V>(rows: R[], now: number, view: (r: R) => V): Record<TokenState, V[]> {
+  const groups: Record<TokenState, V[]> = { active: [], expired: [], revoked: [] };
+  for (const row of rows) {
+    const state = keyState(row, now);
+    if (state === 'revoked' && row.revokedAt! < now - REVOKED_LISTED_MS) continue;
+    groups[state].push(view(row));
+  }
+  return groups;
 }
 
 export const toKey = (k: Credential, now: number): z.infer<typeof S.Key> => ({
@@ -42,7 +59,7 @@ export const confirmation = (verb: string, how: string): z.infer<typeof S.Confir
   status: 'confirmation_required', verb, how,
 });
 
-export const toExposure = (e: Exposure): z.infer<typeof S.Exposure> => ({
+export const toExposure = (e: Exposure, now: number): z.infer<typeof S.Exposure> => ({
   id: e.id, kind: e.kind, name: e.name, instruction: e.instruction, containers: e.containerIds, hint: e.hint,
-  created_at: iso(e.createdAt)!, revoked_at: iso(e.revokedAt), state: e.revokedAt != null ? 'revoked' : 'active',
+  created_at: iso(e.createdAt)!, expires_at: iso(e.expiresAt), revoked_at: iso(e.revokedAt), state: keyState(e, now),
 });

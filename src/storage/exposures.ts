@@ -14,6 +14,8 @@ export interface Exposure {
   secretHash: string;
   hint: string;
   createdAt: number;
+  /** When it stops working, like a key's expiry; null for never. */
+  expiresAt: number | null;
   revokedAt: number | null;
   lastUsedAt: number | null;
   containerIds: string[];

@@ -16,7 +16,7 @@ export { stylesheet };
 
 /** The owner's pages, in the order of the navigation. */
 const NAV: [string, string][] = [
-  ['/containers', 'Memory'], ['/profile', 'Profile'], ['/search', 'Search'], ['/keys', 'Keys'], ['/rules', 'Rules'], ['/connected-apps', 'Connected apps'],
+  ['/containers', 'Memory'], ['/profile', 'Profile'], ['/search', 'Search'], ['/keys', 'Keys'], ['/shares', 'Shares'], ['/rules', 'Rules'], ['/connected-apps', 'Connected apps'],
 ];
 
 export interface LayoutProps {

@@ -14,10 +14,11 @@ import type { WebDeps } from './routes';
 import { rulesRoutes } from './rules-routes';
 import { searchRoutes } from './search-routes';
 import { setupRoutes } from './setup-routes';
+import { shareRoutes } from './share-routes';
 
 export function ownerRoutes(deps: WebDeps): Hono<AppEnv> {
   const kit = ownerKit(deps);
   const app = new Hono<AppEnv>();
-  for (const area of [setupRoutes, keyRoutes, memoryRoutes, factRoutes, rulesRoutes, searchRoutes]) app.route('/', area(kit));
+  for (const area of [setupRoutes, keyRoutes, memoryRoutes, factRoutes, rulesRoutes, searchRoutes, shareRoutes]) app.route('/', area(kit));
   return app;
 }

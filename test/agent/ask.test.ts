@@ -118,7 +118,7 @@ describe('ask and workflows with a model', () => {
     expect(revoked.body.state).toBe('revoked');
     expectError(await call(server, 'POST', '/v1/ask', token, { message: 'breakfast' }), 403, 'unauthorized');
     const listed = await call(server, 'GET', '/v1/shares', account.owner);
-    expect(listed.body.exposures.find((e: { id: string }) => e.id === id)).toMatchObject({ state: 'revoked' });
+    expect(listed.body.revoked.find((e: { id: string }) => e.id === id)).toMatchObject({ state: 'revoked' });
     expect(JSON.stringify(listed.body)).not.toContain(token);
   });
 

@@ -181,6 +181,7 @@ export const exposures = sqliteTable('exposures', {
   createdAt: integer('created_at').notNull(),
   revokedAt: integer('revoked_at'),
   lastUsedAt: integer('last_used_at'),
+  expiresAt: integer('expires_at'),
 });
 
 export const exposureContainers = sqliteTable(
