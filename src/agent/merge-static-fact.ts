@@ -39,7 +39,8 @@ export async function mergeStaticFact(ctx: Context, content: string, title: stri
     }
   }
   const now = ctx.clock.now();
-  const memory: Memory = { id: newId('mem'), accountId, containerId: null, content, title, static: true, createdAt: now, updatedAt: now };
+  const writtenBy = ctx.caller.kind === 'owner' ? null : ctx.caller.grant.credentialId;
+  const memory: Memory = { id: newId('mem'), accountId, containerId: null, content, title, static: true, createdAt: now, updatedAt: now, writtenBy };
   ctx.store.insertMemory(memory);
   return memory;
 }

@@ -21,10 +21,21 @@ export interface Grant {
  */
 export type Caller =
   | { kind: 'owner'; accountId: string; sessionId: string }
-  | { kind: 'key' | 'consent'; accountId: string; grant: Grant; credential: Credential }
+  | {
+    kind: 'key' | 'consent'; accountId: string; grant: Grant; credential: Credential;
+    /** The owner's session searching as this credential ("see as"): the call is the owner's, not the credential's. */
+    seenBy?: string;
+  }
   | { kind: 'share'; accountId: string; grant: Grant; exposure: Exposure };
 
 /** The grant of a stored credential (a key or a consent token). */
 export const grantOf = (c: Credential): Grant => ({
   credentialId: c.id, name: c.name, level: c.level, allContainers: c.allContainers, containerIds: c.containerIds, profile: c.profile,
 });
+
+/**
+ * The credential a call counts against (its limiter, usage and access log), or null when the call
+ * is the owner's: their session, or their "see as" through one of their credentials.
+ */
+export const countedCredential = (c: Caller): string | null =>
+  c.kind === 'owner' || (c.kind !== 'share' && c.seenBy !== undefined) ? null : c.grant.credentialId;

@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../clock';
 import { hintOf, matchesHash, randomBase62, sha256 } from '../ids';
-import type { Store } from '../storage/store';
+import type { Credential, Store } from '../storage/store';
 import { type Caller, grantOf } from './caller';
 
 export const KEY_PREFIX = 'egm';
@@ -42,6 +42,17 @@ export interface AuthenticateOptions {
   audience?: string;
 }
 
+/**
+ * The caller a stored key or consent token stands for, once its secret has matched (or the owner
+ * sees as it): refused, with the reason, when issued for another resource, revoked or expired.
+ */
+export function callerOf(credential: Credential, now: number, options: AuthenticateOptions = {}): Caller & { kind: 'key' | 'consent' } {
+  if (credential.kind === 'consent_token' && options.audience && credential.audience !== options.audience) throw new AuthError('audience');
+  if (credential.revokedAt != null) throw new AuthError('revoked');
+  if (credential.expiresAt != null && credential.expiresAt <= now) throw new AuthError('expired');
+  return { kind: credential.kind === 'developer_key' ? 'key' : 'consent', accountId: credential.accountId, grant: grantOf(credential), credential };
+}
+
 /** Resolves a bearer credential; throws AuthError saying why it is not accepted. */
 export function authenticate(store: Store, clock: Clock, bearer: string, options: AuthenticateOptions = {}): Caller {
   const [prefix, id, secret, ...rest] = bearer.split('_');
@@ -51,10 +62,7 @@ export function authenticate(store: Store, clock: Clock, bearer: string, options
     const credential = store.getCredentialById(id);
     const kind = prefix === KEY_PREFIX ? 'developer_key' : 'consent_token';
     if (!credential || credential.kind !== kind || !matchesHash(bearer, credential.secretHash)) throw new AuthError('unknown');
-    if (kind === 'consent_token' && options.audience && credential.audience !== options.audience) throw new AuthError('audience');
-    if (credential.revokedAt != null) throw new AuthError('revoked');
-    if (credential.expiresAt != null && credential.expiresAt <= now) throw new AuthError('expired');
-    return { kind: kind === 'developer_key' ? 'key' : 'consent', accountId: credential.accountId, grant: grantOf(credential), credential };
+    return callerOf(credential, now, options);
   }
   if (prefix === EXPOSURE_PREFIX) {
     const exposure = store.getExposureById(id);

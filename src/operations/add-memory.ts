@@ -33,6 +33,7 @@ export const addMemory = defineOperation({
     const memory: Memory = {
       id: newId('mem'), accountId: ctx.caller.accountId, containerId, content: input.content,
       title: input.title ?? null, static: false, createdAt: now, updatedAt: now,
+      writtenBy: ctx.caller.kind === 'owner' ? null : ctx.caller.grant.credentialId,
     };
     ctx.store.insertMemory(memory);
     return toFact(memory);

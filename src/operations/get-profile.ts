@@ -6,7 +6,7 @@ import { LIMITS, text } from './schemas';
 import { toFact } from './shapes';
 
 /** How many recently changed facts the profile's `dynamic` side carries. */
-const DYNAMIC_FACTS = 20;
+export const DYNAMIC_FACTS = 20;
 
 export const getProfile = defineOperation({
   name: 'get_profile',

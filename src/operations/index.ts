@@ -16,6 +16,7 @@ import { documentPassages } from './document-passages';
 import { forgetMemory } from './forget-memory';
 import { forgettingPlan } from './forgetting-plan';
 import { getDocument } from './get-document';
+import { getFact } from './get-fact';
 import { getProfile } from './get-profile';
 import { keyUsage } from './key-usage';
 import { listConnectedApps } from './list-connected-apps';
@@ -30,6 +31,7 @@ import { searchMemories } from './search-memories';
 import { setKeyContainers } from './set-key-containers';
 import { updateContainer } from './update-container';
 import { updateKey } from './update-key';
+import { updateMemory } from './update-memory';
 import { workflowInvoke } from './workflow-invoke';
 
 export {
@@ -39,6 +41,7 @@ export {
   setKeyContainers, updateContainer, updateKey,
   askAgent, workflowInvoke, createExposure, listExposures, revokeExposure, confirmFact,
   browseContainer, documentPassages, forgettingPlan,
+  getFact, updateMemory,
 };
 
 /** The contract's tools, in the order of its tool table. */
@@ -51,6 +54,7 @@ export const OWNER_OPERATIONS = [
   createContainer, updateContainer, deleteContainer, listKeys, createKey, updateKey, setKeyContainers, keyUsage, revokeKey,
   addRule, deleteRule, listConnectedApps, disconnectApp, createExposure, listExposures, revokeExposure, confirmFact,
   browseContainer, documentPassages, forgettingPlan,
+  getFact, updateMemory,
 ] as const;
 
 /** The tools held only by exposures: ask_agent (agent share) and workflow_invoke (workflow, MCP only). */

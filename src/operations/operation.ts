@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { type Access, holds, holdsTool, refuseOwnerOnly, refuseTool } from '../auth/access';
 import type { ModelClient } from '../agent/model-client';
 import type { TurnBudget } from '../agent/turn-budget';
-import type { Caller } from '../auth/caller';
+import { type Caller, countedCredential } from '../auth/caller';
 import type { Clock } from '../clock';
 import { malformed, ServiceError } from '../errors';
 import type { Logger } from '../log';
@@ -95,12 +95,13 @@ export async function invoke<I extends z.ZodType, O extends z.ZodType>(
  * requests that reach no operation (initialize, tools/list), so all requests on a credential count.
  */
 export function countRequest(ctx: Context): void {
-  if (ctx.caller.kind !== 'owner') ctx.limiter.take(ctx.caller.grant.credentialId);
+  const credentialId = countedCredential(ctx.caller);
+  if (credentialId) ctx.limiter.take(credentialId);
 }
 
 function record(ctx: Context, tool: string, status: number, err?: unknown): void {
-  // Shares are not keys: they have no usage view (and no row usage could point at).
-  if (ctx.caller.kind === 'owner' || ctx.caller.kind === 'share') return;
+  // Shares are not keys: they have no usage view (and no row usage could point at). A see-as call is the owner's.
+  if (ctx.caller.kind === 'owner' || ctx.caller.kind === 'share' || ctx.caller.seenBy !== undefined) return;
   // The contract: refusals of ask_agent are not recorded in usage.
   if (err && tool === 'ask_agent') return;
   const code = err instanceof ServiceError ? err.code : null;

@@ -111,6 +111,24 @@ export const Fact = z.object({
 
 export const Profile = z.object({ static: z.array(Fact), dynamic: z.array(Fact), results: z.array(SearchHit).optional() }).meta({ id: 'Profile' });
 
+/** A credential as the owner knows it: a key by its name, an app by the name it registered. */
+const CredentialRef = z.object({ id: z.string(), kind: z.enum(['key', 'app']), name: z.string() });
+
+export const FactDetail = z.object({
+  fact: Fact,
+  written_by: CredentialRef.extend({ state: z.enum(['active', 'expired', 'revoked']) }).nullable()
+    .describe('The key that saved the fact with add_memory; null when the owner saved it, or it was learned or imported.'),
+  learned_from: z.object({ document_id: z.string(), title: z.string().nullable(), position: z.number().int(), passage: z.string().nullable() }).nullable()
+    .describe('A learned fact: its document and the passage it was extracted from; null otherwise, or once the document is deleted.'),
+  history: z.array(z.object({ content: z.string(), replaced_at: timestamp })).describe('Earlier wordings, oldest first.'),
+  served: z.object({
+    container: z.object({ id: z.string(), name: z.string() }).nullable(),
+    profile: z.enum(['static', 'dynamic']).nullable()
+      .describe('static: a standing fact; dynamic: among the profile\'s recently changed facts (over every container); null: not in the profile.'),
+    readers: z.array(CredentialRef).describe('The active keys and connected apps that can read it: its container in reach, or the profile tick for a standing fact.'),
+  }),
+}).meta({ id: 'FactDetail' });
+
 export const DocumentStatus = z.enum(['queued', 'learned', 'failed']);
 
 export const Document = z.object({

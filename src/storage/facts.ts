@@ -15,6 +15,8 @@ export interface Memory {
   sourcePosition?: number | null;
   /** When the owner last edited or confirmed the fact; null when never (see `ForgettingRepository.forget`). */
   reviewedAt?: number | null;
+  /** A fact saved with add_memory by a key: that credential's id (null when the owner saved it). */
+  writtenBy?: string | null;
 }
 
 /** Where a learned fact came from. */

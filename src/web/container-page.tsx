@@ -142,7 +142,7 @@ export function ContainerPage({ container: c, documents, nextCursor, facts, csrf
           <ul class="plain" id="facts">
             {facts.map((f) => (
               <li data-fact-id={f.id}>
-                <span class="fact">{f.content}</span> <small class="muted">{when(f.updated_at)}</small>{' '}
+                <a class="fact" href={`/facts/${f.id}`}>{f.content}</a> <small class="muted">{when(f.updated_at)}</small>{' '}
                 <FactReview fact={f} csrf={csrf} back={`/containers/${c.id}`} />{' '}
                 <a href={`/facts/${f.id}/forget?back=${encodeURIComponent(`/containers/${c.id}`)}`}>Forget</a>
               </li>

@@ -31,7 +31,7 @@ export function DocumentPage({ document: d, container, passages, csrf, email }: 
         ) : (
           <ol id="passages">
             {passages.map((p) => (
-              <li class="passage">{p.title ? <strong>{p.title}{'\n'}</strong> : null}{p.content}</li>
+              <li class="passage" id={`passage-${p.position}`}>{p.title ? <strong>{p.title}{'\n'}</strong> : null}{p.content}</li>
             ))}
           </ol>
         )}

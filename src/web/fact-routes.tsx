@@ -1,16 +1,34 @@
 /** @jsxImportSource hono/jsx */
-/** Facts and the profile: confirm, forget, and the owner's own standing facts. */
+/** Facts and the profile: a fact's page (provenance, history, edit), confirm, forget, and the owner's own standing facts. */
 import { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env';
-import { addMemory, confirmFact, forgetMemory, getProfile, listContainers } from '../operations';
+import { addMemory, confirmFact, forgetMemory, getFact, getProfile, listContainers, updateMemory } from '../operations';
 import { invoke } from '../operations/operation';
 import { ConfirmPage } from './confirm-page';
-import { idParam, type OwnerKit, str } from './owner-kit';
+import { FactPage } from './fact-page';
+import { fixable, idParam, type OwnerKit, str } from './owner-kit';
 import { ProfilePage } from './profile-page';
 import { localPath } from './session';
 
-export function factRoutes({ services, html, page, post }: OwnerKit): Hono<AppEnv> {
+export function factRoutes({ services, html, flash, page, post }: OwnerKit): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+
+  app.get('/facts/:id', page(async (c, o, f) => {
+    let detail;
+    try {
+      detail = await invoke(getFact, o.ctx, { memory_id: idParam(c) });
+    } catch (err) {
+      if (!fixable(err)) throw err;
+      flash(c, 'error', err.message);
+      return c.redirect('/profile', 303);
+    }
+    return html(c, <FactPage detail={detail} csrf={o.csrf} email={o.email} notice={f.notice} error={f.error} />);
+  }));
+
+  app.post('/facts/:id/edit', post((c) => `/facts/${idParam(c)}`, async (c, o, form) => {
+    const fact = await invoke(updateMemory, o.ctx, { memory_id: idParam(c), content: str(form, 'content') });
+    return { to: `/facts/${fact.id}`, notice: 'Saved. The fact is yours now: it stays if the document it was learned from is deleted.' };
+  }));
 
   app.post('/facts/:id/confirm', post(() => '/profile', async (c, o, form) => {
     await invoke(confirmFact, o.ctx, { memory_id: idParam(c) });

@@ -28,7 +28,7 @@ export function ProfilePage({ staticFacts, dynamicFacts, containerNames, csrf, e
           <ul class="plain" id="static-facts">
             {staticFacts.map((f) => (
               <li data-fact-id={f.id}>
-                <span class="fact">{f.content}</span> <FactReview fact={f} csrf={csrf} back="/profile" />{' '}
+                <a class="fact" href={`/facts/${f.id}`}>{f.content}</a> <FactReview fact={f} csrf={csrf} back="/profile" />{' '}
                 <a href={`/facts/${f.id}/forget?back=${encodeURIComponent('/profile')}`}>Remove</a>
               </li>
             ))}
@@ -54,7 +54,7 @@ export function ProfilePage({ staticFacts, dynamicFacts, containerNames, csrf, e
           <ul class="plain" id="dynamic-facts">
             {dynamicFacts.map((f) => (
               <li data-fact-id={f.id}>
-                <span class="fact">{f.content}</span>{' '}
+                <a class="fact" href={`/facts/${f.id}`}>{f.content}</a>{' '}
                 <small class="muted">{f.container ? containerNames[f.container] ?? f.container : ''} · {when(f.updated_at)}</small>
               </li>
             ))}

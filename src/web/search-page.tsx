@@ -1,14 +1,24 @@
 /** @jsxImportSource hono/jsx */
-/** The search box: what an app would get for a query, passage by passage, with failures per container. */
+/** The search box: what an app would get for a query, passage by passage, with failures per container; as the owner or seen as a key or app. */
 import type { z } from 'zod';
 import type { SearchResponse } from '../operations/schemas';
 import type { ContainerView } from './format';
 import { Layout } from './layout';
 
+/** A key or connected app's consent token the owner can search as. */
+export interface SeeAsOption {
+  id: string;
+  label: string;
+}
+
 export interface SearchPageProps {
   q: string;
   container: string;
+  /** The containers in reach of whoever the search is as. */
   containers: ContainerView[];
+  /** The credential id searched as; '' for the owner. */
+  as: string;
+  seeAs: SeeAsOption[];
   answer: z.infer<typeof SearchResponse> | null;
   csrf: string;
   email: string;
@@ -17,7 +27,7 @@ export interface SearchPageProps {
   refined: number | null;
 }
 
-export function SearchPage({ q, container, containers, answer, csrf, email, error, refined }: SearchPageProps) {
+export function SearchPage({ q, container, containers, as, seeAs, answer, csrf, email, error, refined }: SearchPageProps) {
   return (
     <Layout title="Search" signedInAs={email} csrf={csrf} current="/search">
       <section class="card" aria-labelledby="search-title">
@@ -32,9 +42,19 @@ export function SearchPage({ q, container, containers, answer, csrf, email, erro
             <input type="search" name="q" value={q} required />
           </label>
           <label class="field">
+            <span>See as</span>
+            <select name="as" id="see-as">
+              <option value="">You (every container)</option>
+              {seeAs.map((x) => (
+                <option value={x.id} selected={x.id === as}>{x.label}</option>
+              ))}
+            </select>
+          </label>
+          <p class="muted">Seen as a key or app, search has exactly its reach, profile tick and level; it does not count as the key's or app's use.</p>
+          <label class="field">
             <span>In</span>
             <select name="container">
-              <option value="*">All containers</option>
+              <option value="*">{as ? 'All containers in its reach' : 'All containers'}</option>
               {containers.map((c) => (
                 <option value={c.id} selected={c.id === container}>{c.name}</option>
               ))}
@@ -54,14 +74,19 @@ export function SearchPage({ q, container, containers, answer, csrf, email, erro
           ))}
           <ol id="results">
             {answer.results.map((hit) => (
-              <li class="passage" data-container={hit.container}>
+              <li
+                class="passage" data-container={hit.container} data-document={hit.document_id ?? ''} data-memory={hit.memory_id ?? ''}
+                data-position={String(hit.position)} data-score={hit.score.toFixed(6)}
+              >
                 <small class="muted">
                   {hit.container_name}
                   {hit.title ? ` · ${hit.title}` : ''}
                   {hit.memory_id ? ' · fact' : ''} · score {hit.score.toFixed(3)}
                 </small>
                 {'\n'}
-                {hit.document_id ? <a href={`/documents/${hit.document_id}`}>{hit.content}</a> : hit.content}
+                {hit.memory_id
+                  ? <a href={`/facts/${hit.memory_id}`}>{hit.content}</a>
+                  : hit.document_id ? <a href={`/documents/${hit.document_id}#passage-${hit.position}`}>{hit.content}</a> : hit.content}
               </li>
             ))}
           </ol>

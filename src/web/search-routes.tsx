@@ -1,32 +1,65 @@
 /** @jsxImportSource hono/jsx */
-/** The owner's search box, through search_memories as any caller. */
+/** The owner's search box, through search_memories as the owner or, "see as", as one of their keys or apps. */
 import { Hono } from 'hono';
+import { seeAs } from '../auth/see-as';
+import { iso } from '../clock';
 import type { AppEnv } from '../http/app-env';
 import { learningProgress, refinedPercent } from '../learning/progress';
-import { listContainers, searchMemories } from '../operations';
-import { invoke } from '../operations/operation';
-import { fixable, type OwnerKit } from './owner-kit';
-import { SearchPage } from './search-page';
+import { resourceOf } from '../oauth/metadata';
+import { listContainers, listKeys, searchMemories } from '../operations';
+import { contextFor, invoke } from '../operations/operation';
+import { keyState } from '../operations/shapes';
+import { type ContainerView, when } from './format';
+import { fixable, type Owner, type OwnerKit } from './owner-kit';
+import { type SeeAsOption, SearchPage } from './search-page';
 
-export function searchRoutes({ html, page }: OwnerKit): Hono<AppEnv> {
+export function searchRoutes({ services, site, html, page }: OwnerKit): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+
+  /** The owner's active keys, then each live consent token of a connected app (its approvals may differ in reach). */
+  async function seeAsOptions(o: Owner): Promise<SeeAsOption[]> {
+    const { active } = await invoke(listKeys, o.ctx, {});
+    const now = services.clock.now();
+    // No operation lists consent tokens one by one (list_connected_apps merges an app's approvals).
+    const tokens = services.store.listCredentials(o.session.accountId, 'consent_token').filter((t) => keyState(t, now) === 'active');
+    const appName = (clientId: string | null | undefined) => (clientId && services.store.getOAuthClient(clientId)?.name) || null;
+    const perApp = new Map<string, number>();
+    for (const t of tokens) perApp.set(t.clientId ?? t.id, (perApp.get(t.clientId ?? t.id) ?? 0) + 1);
+    return [
+      ...active.map((k) => ({ id: k.id, label: `Key: ${k.name} (${k.hint})` })),
+      ...tokens.map((t) => ({
+        id: t.id,
+        label: `App: ${appName(t.clientId) ?? t.name}${(perApp.get(t.clientId ?? t.id) ?? 0) > 1 ? ` (approved ${when(iso(t.createdAt))})` : ''}`,
+      })),
+    ];
+  }
 
   app.get('/search', page(async (c, o) => {
     const q = c.req.query('q') ?? '';
     const container = c.req.query('container') || '*';
-    const { containers } = await invoke(listContainers, o.ctx, {});
+    const as = c.req.query('as') ?? '';
+    const options = await seeAsOptions(o);
     let answer = null;
     let error: string | null = null;
-    if (q.trim()) {
-      try {
-        answer = await invoke(searchMemories, o.ctx, { q, container });
-      } catch (err) {
-        if (!fixable(err)) throw err;
-        error = err.message;
-      }
+    let containers: ContainerView[] = [];
+    try {
+      // Seen as a credential, every call is that credential's (its reach, profile tick and level) but counts as the owner's.
+      const ctx = as
+        ? contextFor(services, seeAs(services.store, services.clock, o.ctx.caller, as, { audience: resourceOf(site) }), o.ctx.traceId)
+        : o.ctx;
+      ({ containers } = await invoke(listContainers, ctx, {}));
+      if (q.trim()) answer = await invoke(searchMemories, ctx, { q, container });
+    } catch (err) {
+      if (!fixable(err)) throw err;
+      error = err.message;
     }
     const refined = refinedPercent(learningProgress(o.ctx));
-    return html(c, <SearchPage q={q} container={container} containers={containers} answer={answer} csrf={o.csrf} email={o.email} error={error} refined={refined} />);
+    return html(c, (
+      <SearchPage
+        q={q} container={container} containers={containers} as={as} seeAs={options} answer={answer} csrf={o.csrf} email={o.email} error={error}
+        refined={refined}
+      />
+    ));
   }));
 
   return app;

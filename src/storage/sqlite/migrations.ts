@@ -18,6 +18,7 @@ import passageVectors from '../../../migrations/0010_passage_vectors.sql' with {
 import factReview from '../../../migrations/0011_fact_review.sql' with { type: 'text' };
 import importOrigins from '../../../migrations/0012_import_origins.sql' with { type: 'text' };
 import keywordSecureDelete from '../../../migrations/0013_keyword_secure_delete.sql' with { type: 'text' };
+import factWriter from '../../../migrations/0014_fact_writer.sql' with { type: 'text' };
 import exposureExpiry from '../../../migrations/0015_exposure_expiry.sql' with { type: 'text' };
 
 export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
@@ -34,6 +35,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: 
   { version: '0011_fact_review', sql: factReview },
   { version: '0012_import_origins', sql: importOrigins },
   { version: '0013_keyword_secure_delete', sql: keywordSecureDelete, finish: secureDeleteStemIndex },
+  { version: '0014_fact_writer', sql: factWriter },
   { version: '0015_exposure_expiry', sql: exposureExpiry },
 ];
 

@@ -53,6 +53,7 @@ export const memories = sqliteTable('memories', {
   sourceDocumentId: text('source_document_id'),
   sourcePosition: integer('source_position'),
   reviewedAt: integer('reviewed_at'),
+  writtenBy: text('written_by'),
 });
 
 export const passages = sqliteTable('passages', {

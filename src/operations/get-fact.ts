@@ -1,0 +1,73 @@
+/**
+ * One fact with its provenance, for the owner's fact page: who saved it or what it was learned
+ * from, its earlier wordings, and where it is served (its container, the profile, the keys and apps
+ * that can read it).
+ */
+import { z } from 'zod';
+import { iso } from '../clock';
+import { ServiceError } from '../errors';
+import type { Credential, Memory } from '../storage/store';
+import { DYNAMIC_FACTS } from './get-profile';
+import type { Context } from './operation';
+import { defineOperation } from './operation';
+import * as S from './schemas';
+import { keyState, toFact } from './shapes';
+
+type Detail = z.infer<typeof S.FactDetail>;
+
+export const getFact = defineOperation({
+  name: 'get_fact',
+  description: 'One fact with its provenance: the key that saved it or the document and passage it was learned from, its history, and where it is served.',
+  access: 'owner',
+  output: S.FactDetail,
+  input: z.object({ memory_id: z.string().min(1).max(100) }),
+  run(ctx, input): Detail {
+    const { accountId } = ctx.caller;
+    const fact = ctx.store.getMemory(accountId, input.memory_id);
+    if (!fact) throw new ServiceError('not_found', `No memory ${input.memory_id}.`, { memory_id: input.memory_id });
+    return {
+      fact: toFact(fact),
+      written_by: writerOf(ctx, fact),
+      learned_from: learnedFrom(ctx, fact),
+      history: ctx.store.listMemoryHistory(accountId, fact.id).map((h) => ({ content: h.content, replaced_at: iso(h.replacedAt)! })),
+      served: servedAt(ctx, fact),
+    };
+  },
+});
+
+/** A key by its name; an app's consent token by the app's registered name. */
+function refOf(ctx: Context, c: Credential): z.infer<typeof S.FactDetail>['served']['readers'][number] {
+  if (c.kind !== 'consent_token') return { id: c.id, kind: 'key', name: c.name };
+  return { id: c.clientId ?? c.id, kind: 'app', name: (c.clientId && ctx.store.getOAuthClient(c.clientId)?.name) || c.name };
+}
+
+function writerOf(ctx: Context, fact: Memory): Detail['written_by'] {
+  const credential = fact.writtenBy ? ctx.store.getCredential(ctx.caller.accountId, fact.writtenBy) : null;
+  return credential ? { ...refOf(ctx, credential), state: keyState(credential, ctx.clock.now()) } : null;
+}
+
+function learnedFrom(ctx: Context, fact: Memory): Detail['learned_from'] {
+  const doc = fact.sourceDocumentId ? ctx.store.getDocument(ctx.caller.accountId, fact.sourceDocumentId) : null;
+  if (!doc) return null;
+  const position = fact.sourcePosition ?? 0;
+  const passage = ctx.store.listPassages(ctx.caller.accountId, doc.id).find((p) => p.position === position);
+  return { document_id: doc.id, title: doc.title ?? doc.url, position, passage: passage?.content ?? null };
+}
+
+function servedAt(ctx: Context, fact: Memory): Detail['served'] {
+  const { accountId } = ctx.caller;
+  const containers = ctx.store.listContainers(accountId);
+  const container = containers.find((c) => c.id === fact.containerId) ?? null;
+  const recent = !fact.static && ctx.store.listRecentFacts(accountId, containers.map((c) => c.id), DYNAMIC_FACTS).some((m) => m.id === fact.id);
+  const now = ctx.clock.now();
+  const live = [...ctx.store.listCredentials(accountId), ...ctx.store.listCredentials(accountId, 'consent_token')]
+    .filter((c) => keyState(c, now) === 'active');
+  // Reach "all" includes containers made later; a standing fact is outside every container and read with the profile tick.
+  const reads = (c: Credential) => fact.static ? c.profile : container !== null && (c.allContainers || c.containerIds.includes(container.id));
+  const readers = new Map(live.filter(reads).map((c) => refOf(ctx, c)).map((r) => [`${r.kind}:${r.id}`, r]));
+  return {
+    container: container && { id: container.id, name: container.name },
+    profile: fact.static ? 'static' : recent ? 'dynamic' : null,
+    readers: [...readers.values()],
+  };
+}
