@@ -10,17 +10,19 @@ export interface ConnectedAppsPageProps {
   email: string;
   /** A line to show at the top, e.g. after a disconnect. */
   notice?: string | null;
+  error?: string | null;
 }
 
 const day = (isoTime: string | null) => (isoTime ? isoTime.slice(0, 16).replace('T', ' ') + ' UTC' : 'never');
 
-export function ConnectedAppsPage({ apps, csrf, email, notice }: ConnectedAppsPageProps) {
+export function ConnectedAppsPage({ apps, csrf, email, notice, error }: ConnectedAppsPageProps) {
   return (
     <Layout title="Connected apps" signedInAs={email} csrf={csrf}>
       <div class="card">
         <h1>Connected apps</h1>
         <p class="muted">AI apps you approved to read your memory. Disconnecting revokes every token the app holds at once.</p>
         {notice ? <p class="muted" role="status">{notice}</p> : null}
+        {error ? <p class="error" role="alert">{error}</p> : null}
         {apps.length === 0 ? (
           <p id="no-apps">No app is connected.</p>
         ) : (
@@ -41,6 +43,7 @@ export function ConnectedAppsPage({ apps, csrf, email, notice }: ConnectedAppsPa
                   <td>
                     <strong>{app.name}</strong>
                     <small class="muted"> {app.redirect_hosts.join(', ')}</small>
+                    <br /><a href={`/connected-apps/${encodeURIComponent(app.client_id)}/activity`} class="activity-link">What it read</a>
                   </td>
                   <td>
                     {app.containers.length ? (

@@ -11,7 +11,8 @@ import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import type { Context as OpContext } from '../operations/operation';
 import { pageHeaders } from './layout';
-import { emailOf, ownerContext, signInUrl, type WebDeps } from './routes';
+import { signInUrl } from './paths';
+import { emailOf, ownerContext, type WebDeps } from './routes';
 import { foreignOrigin, type OwnerSession, ownerSession } from './session';
 
 const FLASH_COOKIE = 'engram_flash';

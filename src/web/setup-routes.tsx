@@ -9,12 +9,11 @@ import { clientAddress } from '../http/client-address';
 import { RateLimiter } from '../operations/rate-limiter';
 import { SCRIPT_PATH } from './layout';
 import { type Form, type OwnerKit, str } from './owner-kit';
-import { SIGN_IN_PATH, signInUrl } from './routes';
+import { HOME_PATH, SIGN_IN_PATH, signInUrl } from './paths';
 import { SCRIPT } from './script';
 import { ownerSession, setSessionCookie, SIGN_IN_COOKIE, signInSubject, foreignOrigin } from './session';
 import { SetupPage } from './setup-page';
 
-export const HOME_PATH = '/containers';
 /** Setup attempts a minute from one address, as for sign-in. */
 const SETUP_PER_MIN = 10;
 

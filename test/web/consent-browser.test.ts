@@ -154,7 +154,8 @@ describe.skipIf(!canRun)('sign-in and consent in Chromium', () => {
     expect(await row.locator('strong').textContent()).toBe('Disconnect Me');
     expect(await row.locator('li').allTextContents()).toEqual(['Health']);
     await row.getByRole('button', { name: 'Disconnect' }).click();
-    await page.waitForURL((url) => url.pathname === '/connected-apps' && url.searchParams.has('disconnected'));
+    await page.getByRole('status').filter({ hasText: 'The app was disconnected' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/connected-apps');
     expect(await page.locator(`tr[data-client-id="${clientId}"]`).count()).toBe(0);
     expect(csp).toEqual([]);
     await context.close();
