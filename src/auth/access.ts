@@ -26,19 +26,19 @@ const CONSENT_TOOLS: ReadonlySet<string> = new Set(['list_containers', 'search_m
 
 const isConsentToken = (caller: Caller | undefined) => caller?.kind === 'consent';
 
-/** The one tool each kind of exposure holds; no other credential holds either (contract). */
-const EXPOSURE_TOOLS: Readonly<Record<'agent_share' | 'workflow', string>> = { agent_share: 'ask_agent', workflow: 'workflow_invoke' };
+/** The one tool each kind of share holds; no other credential holds either (contract). */
+const SHARE_TOOLS: Readonly<Record<'agent_share' | 'workflow', string>> = { agent_share: 'ask_agent', workflow: 'workflow_invoke' };
 
-const EXPOSURE_TOOL_NAMES: ReadonlySet<string> = new Set(Object.values(EXPOSURE_TOOLS));
+const SHARE_TOOL_NAMES: ReadonlySet<string> = new Set(Object.values(SHARE_TOOLS));
 
 /**
  * Whether the caller's kind of credential may hold the tool at all: a consent token holds only
- * CONSENT_TOOLS, an exposure only its own tool, and ask_agent and workflow_invoke are held by
- * their exposures alone (no developer key, no consent token, not the owner's session).
+ * CONSENT_TOOLS, a share only its own tool, and ask_agent and workflow_invoke are held by
+ * their shares alone (no developer key, no consent token, not the owner's session).
  */
 export function holdsTool(caller: Caller, tool: string): boolean {
-  if (caller.kind === 'share') return EXPOSURE_TOOLS[caller.exposure.kind] === tool;
-  if (EXPOSURE_TOOL_NAMES.has(tool)) return false;
+  if (caller.kind === 'share') return SHARE_TOOLS[caller.share.kind] === tool;
+  if (SHARE_TOOL_NAMES.has(tool)) return false;
   return !isConsentToken(caller) || CONSENT_TOOLS.has(tool);
 }
 

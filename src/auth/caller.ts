@@ -1,5 +1,5 @@
 /** Who is calling: decided from the credential alone, once per request. */
-import type { Credential, Exposure, Level } from '../storage/store';
+import type { Credential, Share, Level } from '../storage/store';
 
 /**
  * What a credential may do, one shape for developer keys, consent tokens and shares, so reach,
@@ -26,7 +26,7 @@ export type Caller =
     /** The owner's session searching as this credential ("see as"): the call is the owner's, not the credential's. */
     seenBy?: string;
   }
-  | { kind: 'share'; accountId: string; grant: Grant; exposure: Exposure };
+  | { kind: 'share'; accountId: string; grant: Grant; share: Share };
 
 /** The grant of a stored credential (a key or a consent token). */
 export const grantOf = (c: Credential): Grant => ({

@@ -12,7 +12,7 @@ export const KEY_PREFIX = 'egm';
 export const SESSION_PREFIX = 'egs';
 export const CONSENT_PREFIX = 'egc';
 /** Agent shares and workflows: tokens of the `exposures` table. */
-export const EXPOSURE_PREFIX = 'egx';
+export const SHARE_PREFIX = 'egx';
 const SECRET_LENGTH = 43; // 43 base62 characters carry more than 256 bits
 
 export type AuthFailure = 'unknown' | 'expired' | 'revoked' | 'audience';
@@ -64,15 +64,15 @@ export function authenticate(store: Store, clock: Clock, bearer: string, options
     if (!credential || credential.kind !== kind || !matchesHash(bearer, credential.secretHash)) throw new AuthError('unknown');
     return callerOf(credential, now, options);
   }
-  if (prefix === EXPOSURE_PREFIX) {
-    const exposure = store.getExposureById(id);
-    if (!exposure || !matchesHash(bearer, exposure.secretHash)) throw new AuthError('unknown');
-    if (exposure.revokedAt != null) throw new AuthError('revoked');
-    if (exposure.expiresAt != null && exposure.expiresAt <= now) throw new AuthError('expired');
+  if (prefix === SHARE_PREFIX) {
+    const share = store.getShareById(id);
+    if (!share || !matchesHash(bearer, share.secretHash)) throw new AuthError('unknown');
+    if (share.revokedAt != null) throw new AuthError('revoked');
+    if (share.expiresAt != null && share.expiresAt <= now) throw new AuthError('expired');
     // A read-level grant over the share's containers, without the profile; the only tool it
     // holds is the one of its kind (`holdsTool`).
-    const grant = { credentialId: exposure.id, name: exposure.name, level: 'read' as const, allContainers: false, containerIds: exposure.containerIds, profile: false };
-    return { kind: 'share', accountId: exposure.accountId, grant, exposure };
+    const grant = { credentialId: share.id, name: share.name, level: 'read' as const, allContainers: false, containerIds: share.containerIds, profile: false };
+    return { kind: 'share', accountId: share.accountId, grant, share };
   }
   if (prefix === SESSION_PREFIX) {
     const session = store.getSession(id);

@@ -31,7 +31,7 @@ export const REST_ROUTES: RestRoute[] = [
   { method: 'get', path: '/v1/documents', op: ops.listDocuments, query: { container: 'string', limit: 'integer', cursor: 'string' } },
   { method: 'get', path: '/v1/documents/{document_id}', op: ops.getDocument },
   { method: 'get', path: '/v1/rules', op: ops.memoryRules },
-  // Held only by an agent share (an exposure); every other caller is refused with 403, unrecorded.
+  // Held only by an agent share; every other caller is refused with 403, unrecorded.
   { method: 'post', path: '/v1/ask', op: ops.askAgent },
   { method: 'post', path: '/v1/memories', op: ops.addMemory, status: 201 },
   { method: 'post', path: '/v1/documents', op: ops.addDocument, status: { queued: 202, exists: 200 } },
@@ -52,10 +52,10 @@ export const REST_ROUTES: RestRoute[] = [
   { method: 'delete', path: '/v1/rules/{rule_id}', op: ops.deleteRule },
   { method: 'get', path: '/v1/connected-apps', op: ops.listConnectedApps },
   { method: 'delete', path: '/v1/connected-apps/{client_id}', op: ops.disconnectApp },
-  { method: 'get', path: '/v1/shares', op: ops.listExposures },
-  { method: 'post', path: '/v1/shares', op: ops.createExposure, status: 201 },
+  { method: 'get', path: '/v1/shares', op: ops.listShares },
+  { method: 'post', path: '/v1/shares', op: ops.createShare, status: 201 },
   // `key_id` as on /v1/exposures/{key_id}: every token the owner hands out has an id of that form.
-  { method: 'delete', path: '/v1/shares/{key_id}', op: ops.revokeExposure },
+  { method: 'delete', path: '/v1/shares/{key_id}', op: ops.revokeShare },
 ];
 
 /** Mounts every route of the table behind the bearer check. */

@@ -8,16 +8,16 @@ import { z } from 'zod';
 import pkg from '../../package.json' with { type: 'json' };
 import { refusalOf, ServiceError } from '../errors';
 import { envelope } from '../http/envelope';
-import { EXPOSURE_OPERATIONS, TOOLS } from '../operations';
+import { SHARE_OPERATIONS, TOOLS } from '../operations';
 import { idempotent } from '../operations/idempotency';
 import { type Context, invoke, isOffered, type Operation } from '../operations/operation';
 import { currentName } from './retired-names';
 
 /**
  * The contract's tools that MCP serves: all but get_document, which is REST only, and the two
- * held by exposures alone (ask_agent, workflow_invoke; `holdsTool` keeps them from anyone else).
+ * held by shares alone (ask_agent, workflow_invoke; `holdsTool` keeps them from anyone else).
  */
-const MCP_TOOLS: readonly Operation[] = [...TOOLS.filter((op) => op.name !== 'get_document'), ...EXPOSURE_OPERATIONS];
+const MCP_TOOLS: readonly Operation[] = [...TOOLS.filter((op) => op.name !== 'get_document'), ...SHARE_OPERATIONS];
 
 /** What the instructions say of each tool, in the order said: only the tools a caller holds are named. */
 const GUIDANCE: readonly (readonly [tool: string, sentence: string])[] = [
@@ -28,13 +28,13 @@ const GUIDANCE: readonly (readonly [tool: string, sentence: string])[] = [
 
 /**
  * The server's instructions for a caller, naming only tools it holds: a consent token holds no
- * memory_rules, and an exposure holds one tool, so each is told only of what it can call.
+ * memory_rules, and a share holds one tool, so each is told only of what it can call.
  */
 function instructionsFor(ctx: Context): string {
   const held = new Set(toolsFor(ctx).map((op) => op.name));
   if (held.has('ask_agent')) return "Engram answers questions from a person's shared memory: call ask_agent with a message; the reply cites its passages.";
   if (held.has('workflow_invoke') && ctx.caller.kind === 'share') {
-    return `Engram runs the workflow "${ctx.caller.exposure.name}": call workflow_invoke with an input object.`;
+    return `Engram runs the workflow "${ctx.caller.share.name}": call workflow_invoke with an input object.`;
   }
   return memoryInstructions(held);
 }

@@ -5,7 +5,7 @@ import { addRule } from './add-rule';
 import { askAgent } from './ask-agent';
 import { browseContainer } from './browse-container';
 import { confirmFact } from './confirm-fact';
-import { createExposure } from './create-exposure';
+import { createShare } from './create-share';
 import { createContainer } from './create-container';
 import { createKey } from './create-key';
 import { deleteContainer } from './delete-container';
@@ -22,10 +22,10 @@ import { keyUsage } from './key-usage';
 import { listConnectedApps } from './list-connected-apps';
 import { listContainers } from './list-containers';
 import { listDocuments } from './list-documents';
-import { listExposures } from './list-exposures';
+import { listShares } from './list-shares';
 import { listKeys } from './list-keys';
 import { memoryRules } from './memory-rules';
-import { revokeExposure } from './revoke-exposure';
+import { revokeShare } from './revoke-share';
 import { revokeKey } from './revoke-key';
 import { searchMemories } from './search-memories';
 import { setKeyContainers } from './set-key-containers';
@@ -39,7 +39,7 @@ export {
   listConnectedApps,
   getDocument, getProfile, keyUsage, listContainers, listDocuments, listKeys, memoryRules, revokeKey, searchMemories,
   setKeyContainers, updateContainer, updateKey,
-  askAgent, workflowInvoke, createExposure, listExposures, revokeExposure, confirmFact,
+  askAgent, workflowInvoke, createShare, listShares, revokeShare, confirmFact,
   browseContainer, documentPassages, forgettingPlan,
   getFact, updateMemory,
 };
@@ -52,10 +52,10 @@ export const TOOLS = [
 
 export const OWNER_OPERATIONS = [
   createContainer, updateContainer, deleteContainer, listKeys, createKey, updateKey, setKeyContainers, keyUsage, revokeKey,
-  addRule, deleteRule, listConnectedApps, disconnectApp, createExposure, listExposures, revokeExposure, confirmFact,
+  addRule, deleteRule, listConnectedApps, disconnectApp, createShare, listShares, revokeShare, confirmFact,
   browseContainer, documentPassages, forgettingPlan,
   getFact, updateMemory,
 ] as const;
 
-/** The tools held only by exposures: ask_agent (agent share) and workflow_invoke (workflow, MCP only). */
-export const EXPOSURE_OPERATIONS = [askAgent, workflowInvoke] as const;
+/** The tools held only by shares: ask_agent (agent share) and workflow_invoke (workflow, MCP only). */
+export const SHARE_OPERATIONS = [askAgent, workflowInvoke] as const;

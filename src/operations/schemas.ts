@@ -49,7 +49,7 @@ const INVISIBLE = /(?![\u200C\u200D])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 export const withoutInvisible = (s: string): string => s.replace(INVISIBLE, '');
 
 /**
- * A name the owner chooses and then reads on their pages (containers, keys, exposures): trimmed,
+ * A name the owner chooses and then reads on their pages (containers, keys, shares): trimmed,
  * 1 to 200 characters, refused with 422 `validation` naming the field when it holds an invisible
  * character. One rule, so every door refuses the same names.
  */
@@ -248,7 +248,7 @@ export const AskAnswer = z.object({
 
 export const WorkflowResult = AskAnswer.extend({ workflow: z.string() }).meta({ id: 'WorkflowResult' });
 
-export const Exposure = z.object({
+export const Share = z.object({
   id: z.string(),
   kind: z.enum(['agent_share', 'workflow']),
   name: z.string(),
@@ -259,8 +259,8 @@ export const Exposure = z.object({
   expires_at: timestamp.nullable(),
   revoked_at: timestamp.nullable(),
   state: z.enum(['active', 'expired', 'revoked']),
-}).meta({ id: 'Exposure' });
+}).meta({ id: 'Share' });
 
-export const MintedExposure = Exposure.extend({ token: z.string().describe('The token itself; shown this once.') }).meta({ id: 'MintedExposure' });
+export const MintedShare = Share.extend({ token: z.string().describe('The token itself; shown this once.') }).meta({ id: 'MintedShare' });
 
-export const ExposureList = z.object({ active: z.array(Exposure), expired: z.array(Exposure), revoked: z.array(Exposure) }).meta({ id: 'ExposureList' });
+export const ShareList = z.object({ active: z.array(Share), expired: z.array(Share), revoked: z.array(Share) }).meta({ id: 'ShareList' });

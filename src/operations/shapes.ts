@@ -1,7 +1,7 @@
 /** Store rows → the wire shapes of `schemas.ts`. */
 import type { z } from 'zod';
 import { DAY_MS, iso } from '../clock';
-import type { Container as ContainerRow, Credential, DocumentRow, Exposure, Memory, Rule as RuleRow } from '../storage/store';
+import type { Container as ContainerRow, Credential, DocumentRow, Share, Memory, Rule as RuleRow } from '../storage/store';
 import type * as S from './schemas';
 
 export const toContainer = (c: ContainerRow): z.infer<typeof S.Container> => ({
@@ -59,7 +59,7 @@ export const confirmation = (verb: string, how: string): z.infer<typeof S.Confir
   status: 'confirmation_required', verb, how,
 });
 
-export const toExposure = (e: Exposure, now: number): z.infer<typeof S.Exposure> => ({
+export const toShare = (e: Share, now: number): z.infer<typeof S.Share> => ({
   id: e.id, kind: e.kind, name: e.name, instruction: e.instruction, containers: e.containerIds, hint: e.hint,
   created_at: iso(e.createdAt)!, expires_at: iso(e.expiresAt), revoked_at: iso(e.revokedAt), state: keyState(e, now),
 });

@@ -14,15 +14,15 @@ export const workflowInvoke = defineOperation({
   output: S.WorkflowResult,
   input: z.object({ input: metadata.describe('The workflow input, as an object.') }),
   async run(ctx, input) {
-    const exposure = ctx.caller.kind === 'share' ? ctx.caller.exposure : undefined;
-    // Held only by a workflow exposure (holdsTool), so the instruction is always there.
-    if (!exposure?.instruction) throw new ServiceError('unauthorized', 'Only a workflow exposure can invoke a workflow.');
+    const share = ctx.caller.kind === 'share' ? ctx.caller.share : undefined;
+    // Held only by a workflow share (holdsTool), so the instruction is always there.
+    if (!share?.instruction) throw new ServiceError('unauthorized', 'Only a workflow share can invoke a workflow.');
     const model = requireModel(ctx.model);
     const given = JSON.stringify(input.input);
-    const query = [exposure.instruction, ...Object.values(input.input).filter((v) => typeof v === 'string')].join(' ').slice(0, 4000);
+    const query = [share.instruction, ...Object.values(input.input).filter((v) => typeof v === 'string')].join(' ').slice(0, 4000);
     const result = await ctx.turns.run(ctx.caller.accountId, () =>
-      groundedAnswer(ctx, model, containersInReach(ctx), query, `You run a workflow the person wrote. Their instruction:\n${exposure.instruction}`, `Workflow input (JSON): ${given}`),
+      groundedAnswer(ctx, model, containersInReach(ctx), query, `You run a workflow the person wrote. Their instruction:\n${share.instruction}`, `Workflow input (JSON): ${given}`),
     );
-    return { workflow: exposure.name, ...result };
+    return { workflow: share.name, ...result };
   },
 });

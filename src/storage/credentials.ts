@@ -1,5 +1,5 @@
 /** Credentials: developer keys and the consent tokens apps receive, with the containers each reaches. */
-import type { ExposureKind } from './exposures';
+import type { ShareKind } from './shares';
 
 export type Level = 'read' | 'suggest' | 'manage';
 
@@ -10,10 +10,10 @@ export interface Credential {
   accountId: string;
   /**
    * A developer key, or a consent token an app received when the owner approved it (always level
-   * read). A Caller made from an exposure carries its kind here (rows of `exposures`, never stored
+   * read). A Caller made from a share carries its kind here (rows of `exposures`, never stored
    * as credentials), so reach works for it unchanged.
    */
-  kind: CredentialKind | ExposureKind;
+  kind: CredentialKind | ShareKind;
   name: string;
   secretHash: string;
   hint: string;

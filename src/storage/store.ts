@@ -7,7 +7,7 @@ import type { AccountRepository } from './accounts';
 import type { ContainerRepository } from './containers';
 import type { CredentialRepository } from './credentials';
 import type { DocumentRepository } from './documents';
-import type { ExposureRepository } from './exposures';
+import type { ShareRepository } from './shares';
 import type { FactRepository } from './facts';
 import type { ForgettingRepository } from './forgetting';
 import type { IdempotencyRepository } from './idempotency';
@@ -24,7 +24,7 @@ export type * from './accounts';
 export type * from './containers';
 export type * from './credentials';
 export type * from './documents';
-export type * from './exposures';
+export type * from './shares';
 export type * from './facts';
 export type * from './forgetting';
 export type * from './idempotency';
@@ -47,6 +47,6 @@ export interface Transactions {
   close(): void;
 }
 
-export interface Store extends Transactions, AccountRepository, ContainerRepository, CredentialRepository, ExposureRepository,
+export interface Store extends Transactions, AccountRepository, ContainerRepository, CredentialRepository, ShareRepository,
   SettingsRepository, OAuthRepository, DocumentRepository, PassageRepository, FactRepository, ForgettingRepository, RuleRepository,
   UsageRepository, JobRepository, IdempotencyRepository, ImportOriginRepository {}

@@ -2,7 +2,7 @@
 /** The shares screen: make an agent share or a workflow (its token shown once), one share's page, revocation. */
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../http/app-env';
-import { createExposure, listContainers, listExposures, revokeExposure } from '../operations';
+import { createShare, listContainers, listShares, revokeShare } from '../operations';
 import { invoke } from '../operations/operation';
 import { ConfirmPage } from './confirm-page';
 import { type Flash, idParam, list, type Owner, type OwnerKit, str } from './owner-kit';
@@ -13,13 +13,13 @@ export function shareRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv>
   const app = new Hono<AppEnv>();
 
   const sharesPage = async (c: Context<AppEnv>, o: Owner, f: Flash, minted: SharesPageProps['minted'] = null) => {
-    const shares = await invoke(listExposures, o.ctx, {});
+    const shares = await invoke(listShares, o.ctx, {});
     const { containers } = await invoke(listContainers, o.ctx, {});
     return html(c, <SharesPage shares={shares} containers={containers} minted={minted} csrf={o.csrf} email={o.email} notice={f.notice} error={f.error} />);
   };
 
   const findShare = async (o: Owner, id: string): Promise<ShareView | null> => {
-    const shares = await invoke(listExposures, o.ctx, {});
+    const shares = await invoke(listShares, o.ctx, {});
     return [...shares.active, ...shares.expired, ...shares.revoked].find((s) => s.id === id) ?? null;
   };
 
@@ -28,7 +28,7 @@ export function shareRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv>
   app.post('/shares', post(() => '/shares', async (c, o, form) => {
     const kind = str(form, 'kind');
     const expiry = str(form, 'expires_in_days');
-    const minted = await invoke(createExposure, o.ctx, {
+    const minted = await invoke(createShare, o.ctx, {
       kind,
       name: str(form, 'name'),
       containers: list(form, 'containers'),
@@ -63,7 +63,7 @@ export function shareRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv>
   }));
 
   app.post('/shares/:id/revoke', post((c) => `/shares/${idParam(c)}`, async (c, o) => {
-    const share = await invoke(revokeExposure, o.ctx, { key_id: idParam(c) });
+    const share = await invoke(revokeShare, o.ctx, { key_id: idParam(c) });
     return { to: `/shares/${share.id}`, notice: 'Revoked: the token no longer works.' };
   }));
 

@@ -5,11 +5,11 @@
  * ones. One share's page is share-page.tsx.
  */
 import type { z } from 'zod';
-import type { Exposure, MintedExposure } from '../operations/schemas';
+import type { Share, MintedShare } from '../operations/schemas';
 import { type ContainerView, EXPIRY_CHOICES, when } from './format';
 import { Layout } from './layout';
 
-export type ShareView = z.infer<typeof Exposure>;
+export type ShareView = z.infer<typeof Share>;
 
 export const KIND_LABEL: Record<ShareView['kind'], string> = { agent_share: 'Agent share', workflow: 'Workflow' };
 
@@ -26,7 +26,7 @@ export const containerNames = (s: ShareView, containers: ContainerView[]): strin
 export interface SharesPageProps {
   shares: { active: ShareView[]; expired: ShareView[]; revoked: ShareView[] };
   containers: ContainerView[];
-  minted?: z.infer<typeof MintedExposure> | null;
+  minted?: z.infer<typeof MintedShare> | null;
   csrf: string;
   email: string;
   notice?: string | null;

@@ -19,7 +19,7 @@ async function mcp(server: TestServer, token: string, method: string, params: Re
 
 async function share(server: TestServer, owner: string, body: Record<string, unknown>) {
   const res = await call(server, 'POST', '/v1/shares', owner, body);
-  if (res.status !== 201) throw new Error(`create_exposure: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 201) throw new Error(`create_share: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string; token: string };
 }
 

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 /**
  * What is searched for. Every secret the server issues is `<prefix>_<id>_<secret>` in base62:
  * developer keys `egm_`, consent tokens `egc_`, owner sessions `egs_`, authorization codes `ega_`,
- * exposure tokens `egx_`, with a 43-character secret (src/auth/credentials.ts). Two shapes:
+ * share tokens `egx_`, with a 43-character secret (src/auth/credentials.ts). Two shapes:
  *
  * - credential: a prefix, an id and a secret, without boundaries (in an SQLite record a column's
  *   bytes run straight into the next column's), the secret of 8 to 43 characters so that a
@@ -91,7 +91,7 @@ export interface SweepResult {
   logs: number;
   files: number;
   bytes: number;
-  /** Rows of the hashed-secret tables: credentials, sessions, oauth_codes, exposures. */
+  /** Rows of the hashed-secret tables: credentials, sessions, oauth_codes, shares. */
   credentials: number;
   findings: Finding[];
   ms: number;

@@ -28,7 +28,7 @@ export function credentialsRepository({ db, transaction }: SqliteContext): Crede
   return {
     insertCredential(credential) {
       const { containerIds, kind, ...rest } = credential;
-      // Exposures are rows of their own table; only keys and consent tokens are credentials.
+      // Shares are rows of their own table; only keys and consent tokens are credentials.
       if (kind !== 'developer_key' && kind !== 'consent_token') throw new Error(`A ${kind} is not stored as a credential.`);
       transaction(() => {
         db.insert(t.credentials).values({ ...rest, kind }).run();

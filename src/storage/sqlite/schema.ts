@@ -171,7 +171,7 @@ export const oauthCodes = sqliteTable('oauth_codes', {
   tokenId: text('token_id'),
 });
 
-export const exposures = sqliteTable('exposures', {
+export const shares = sqliteTable('exposures', {
   id: text('id').primaryKey(),
   accountId: text('account_id').notNull(),
   kind: text('kind', { enum: ['agent_share', 'workflow'] }).notNull(),
@@ -185,13 +185,13 @@ export const exposures = sqliteTable('exposures', {
   expiresAt: integer('expires_at'),
 });
 
-export const exposureContainers = sqliteTable(
+export const shareContainers = sqliteTable(
   'exposure_containers',
   {
-    exposureId: text('exposure_id').notNull(),
+    shareId: text('exposure_id').notNull(),
     containerId: text('container_id').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.exposureId, t.containerId] })],
+  (t) => [primaryKey({ columns: [t.shareId, t.containerId] })],
 );
 
 export const memoryHistory = sqliteTable('memory_history', {

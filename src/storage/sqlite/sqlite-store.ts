@@ -10,7 +10,7 @@ import { containersRepository } from './containers-repository';
 import { sqliteContext } from './context';
 import { credentialsRepository } from './credentials-repository';
 import { documentsRepository } from './documents-repository';
-import { exposuresRepository } from './exposures-repository';
+import { sharesRepository } from './shares-repository';
 import { factsRepository } from './facts-repository';
 import { forgettingRepository } from './forgetting-repository';
 import { idempotencyRepository } from './idempotency-repository';
@@ -34,7 +34,7 @@ export function openSqliteStore(raw: Database): Store {
     ...accountsRepository(ctx),
     ...containers,
     ...credentialsRepository(ctx),
-    ...exposuresRepository(ctx),
+    ...sharesRepository(ctx),
     ...settingsRepository(ctx),
     ...oauthRepository(ctx),
     ...documents,

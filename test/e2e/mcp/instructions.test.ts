@@ -1,7 +1,7 @@
 /**
  * The server's `instructions`, as the official SDK client receives them, name only tools the caller
  * holds: a consent token (list_containers, search_memories, get_profile) is never told to call
- * memory_rules, which it cannot; developer keys and exposures are told of their own tools.
+ * memory_rules, which it cannot; developer keys and shares are told of their own tools.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { call, startTestServer, type TestServer } from '../../helpers/server';

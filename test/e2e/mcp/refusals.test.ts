@@ -173,7 +173,7 @@ describe('a tool outside the grant: 403 with the envelope, counted as refused', 
     expect(usage.per_tool.map((t) => t.tool)).not.toContain('ask_agent');
   });
 
-  it('refuses workflow_invoke (held only by a workflow exposure) with 403, counted as refused', async () => {
+  it('refuses workflow_invoke (held only by a workflow share) with 403, counted as refused', async () => {
     const { id, key } = await world.key('manage', true);
     const session = await connectMcp(server, key);
     await rejectsWithStatus(session.client.callTool({ name: 'workflow_invoke', arguments: { input: {} } }), 403);

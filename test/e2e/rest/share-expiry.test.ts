@@ -36,7 +36,7 @@ const owner = () => signIn(server, account);
 
 async function share(body: Record<string, unknown>): Promise<{ id: string; token: string } & Record<string, any>> {
   const res = await call(server, 'POST', '/v1/shares', await owner(), { containers: [food], ...body });
-  if (res.status !== 201) throw new Error(`create_exposure: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 201) throw new Error(`create_share: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 

@@ -1,19 +1,19 @@
 import { z } from 'zod';
-import { EXPOSURE_PREFIX, mintSecret } from '../auth/credentials';
+import { SHARE_PREFIX, mintSecret } from '../auth/credentials';
 import { DAY_MS } from '../clock';
 import { ServiceError } from '../errors';
-import type { Exposure } from '../storage/store';
+import type { Share } from '../storage/store';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { requireOwnContainers } from './owner-records';
 import { LIMITS } from './schemas';
-import { toExposure } from './shapes';
+import { toShare } from './shapes';
 
-export const createExposure = defineOperation({
-  name: 'create_exposure',
+export const createShare = defineOperation({
+  name: 'create_share',
   description: 'Share an agent (a token holding ask_agent) or expose a workflow (a token holding workflow_invoke) over chosen containers, for good or for 1 to 3650 days. The token is returned this once.',
   access: 'owner',
-  output: S.MintedExposure,
+  output: S.MintedShare,
   input: z.object({
     kind: z.enum(['agent_share', 'workflow']),
     name: S.displayName,
@@ -31,14 +31,14 @@ export const createExposure = defineOperation({
     }
     const containerIds = requireOwnContainers(ctx, input.containers);
     const now = ctx.clock.now();
-    const secret = mintSecret(EXPOSURE_PREFIX);
-    const exposure: Exposure = {
+    const secret = mintSecret(SHARE_PREFIX);
+    const share: Share = {
       id: secret.id, accountId: ctx.caller.accountId, kind: input.kind, name: input.name, instruction, secretHash: secret.hash,
       hint: secret.hint, createdAt: now, expiresAt: input.expires_in_days ? now + input.expires_in_days * DAY_MS : null,
       revokedAt: null, lastUsedAt: null, containerIds,
     };
-    ctx.store.insertExposure(exposure);
-    ctx.log.info('exposure minted', { exposure_id: exposure.id, kind: exposure.kind, hint: exposure.hint });
-    return { ...toExposure(exposure, now), token: secret.token };
+    ctx.store.insertShare(share);
+    ctx.log.info('share minted', { share_id: share.id, kind: share.kind, hint: share.hint });
+    return { ...toShare(share, now), token: secret.token };
   },
 });

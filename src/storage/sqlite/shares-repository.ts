@@ -1,0 +1,47 @@
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { Share, ShareRepository } from '../shares';
+import type { SqliteContext } from './context';
+import { groupBy } from './group-by';
+import * as t from './schema';
+
+type ShareRow = typeof t.shares.$inferSelect;
+
+export function sharesRepository({ db, transaction }: SqliteContext): ShareRepository {
+  /** The rows with their containers, read in one query for all of them. */
+  function withContainers(rows: ShareRow[]): Share[] {
+    if (rows.length === 0) return [];
+    const links = db.select().from(t.shareContainers).where(inArray(t.shareContainers.shareId, rows.map((r) => r.id)))
+      .orderBy(t.shareContainers.shareId, t.shareContainers.containerId).all();
+    const byShare = groupBy(links, (l) => l.shareId);
+    return rows.map((row) => ({ ...row, containerIds: (byShare.get(row.id) ?? []).map((l) => l.containerId) }));
+  }
+
+  return {
+    insertShare(share) {
+      const { containerIds, ...row } = share;
+      transaction(() => {
+        db.insert(t.shares).values(row).run();
+        if (containerIds.length) {
+          db.insert(t.shareContainers).values(containerIds.map((containerId) => ({ shareId: share.id, containerId }))).run();
+        }
+      });
+    },
+
+    getShareById(id) {
+      const row = db.select().from(t.shares).where(eq(t.shares.id, id)).get();
+      return row ? withContainers([row])[0]! : null;
+    },
+
+    listShares: (accountId) => withContainers(
+      db.select().from(t.shares).where(eq(t.shares.accountId, accountId)).orderBy(desc(t.shares.createdAt), desc(t.shares.id)).all(),
+    ),
+
+    revokeShare(accountId, id, at) {
+      const row = db.select({ revokedAt: t.shares.revokedAt }).from(t.shares)
+        .where(and(eq(t.shares.accountId, accountId), eq(t.shares.id, id))).get();
+      if (!row) return false;
+      if (row.revokedAt == null) db.update(t.shares).set({ revokedAt: at }).where(eq(t.shares.id, id)).run();
+      return true;
+    },
+  };
+}
