@@ -5,7 +5,7 @@ import type { FactDetail } from '../operations/schemas';
 import { when } from './format';
 import { Layout } from './layout';
 
-export type FactDetailView = z.infer<typeof FactDetail>;
+type FactDetailView = z.infer<typeof FactDetail>;
 
 export interface FactPageProps {
   detail: FactDetailView;
@@ -16,7 +16,7 @@ export interface FactPageProps {
 }
 
 /** Where the owner goes back to once the fact is forgotten: its container, or the profile. */
-export const factHome = (detail: FactDetailView): string =>
+const factHome = (detail: FactDetailView): string =>
   detail.served.container ? `/containers/${detail.served.container.id}` : '/profile';
 
 export function FactPage({ detail: d, csrf, email, notice, error }: FactPageProps) {
