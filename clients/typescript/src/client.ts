@@ -142,7 +142,7 @@ export class Client {
     return this.#request({ method: 'GET', path: '/v1/profile', query: { q: params.q } });
   }
 
-  /** POST /v1/ask (ask_agent, held only by an agent exposure): the exposed agent's reply. */
+  /** POST /v1/ask (ask_agent, held only by an agent share): the shared agent's reply. */
   ask(params: AskParams): Promise<AskResponse> {
     return this.#request({ method: 'POST', path: '/v1/ask', body: params });
   }
