@@ -58,7 +58,7 @@ KEY="$(engram_cli "$DATA" keys create --name conformance --level manage --all --
 PROXY_PORT="$("$NODE22" -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 PROXY_URL="http://127.0.0.1:$PROXY_PORT"
 
-# Keyword search only: the suite calls no search, and no model is needed.
+# The fast embedding tier (engram_start's default): the suite calls no search.
 # engram_start polls its log with grep | head | sed, which fails under pipefail until the line appears.
 set +o pipefail
 engram_start "$DATA" "$WORK/server.log" ENGRAM_PUBLIC_URL="$PROXY_URL"

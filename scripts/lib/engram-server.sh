@@ -43,10 +43,14 @@ engram_account() {
 
 # engram_start DATA_DIR LOG_FILE [VAR=VALUE...] : starts `engram serve` with the extra environment
 # and waits until GET /healthz answers. Sets ENGRAM_URL and ENGRAM_PID (overwritten by the next call).
+# The fast embedding tier alone (ENGRAM_EMBEDDER=fast) unless VAR=VALUE says otherwise: these
+# harnesses test contracts (HTTP, MCP, OAuth, the clients), not ranking, and the default tier loads
+# the strong model and refines every passage in the background, which cost schemathesis alone
+# most of its half hour. Search quality has its own tests (test/e2e/learning/, bench/).
 engram_start() {
   local data=$1 log=$2
   shift 2
-  (cd "$ENGRAM_ROOT" && exec env "$@" "$ENGRAM_BUN" src/main.ts serve --host 127.0.0.1 --port 0 --data "$data") >>"$log" 2>&1 &
+  (cd "$ENGRAM_ROOT" && exec env ENGRAM_EMBEDDER=fast "$@" "$ENGRAM_BUN" src/main.ts serve --host 127.0.0.1 --port 0 --data "$data") >>"$log" 2>&1 &
   ENGRAM_PID=$!
   ENGRAM_PIDS+=("$ENGRAM_PID")
   ENGRAM_SWEEP_STORES+=("$data")

@@ -127,8 +127,9 @@ def engram() -> EngramServer:
                 cwd=ROOT,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                # Keyword search only: these tests are about the MCP surface, not ranking, and need no model.
-                env={**os.environ, "ENGRAM_LOG_LEVEL": "warn"},
+                # The fast embedding tier alone: these tests are about the MCP surface, not ranking, and the
+                # default tier would load the strong model and refine every passage in the background.
+                env={**os.environ, "ENGRAM_LOG_LEVEL": "warn", "ENGRAM_EMBEDDER": "fast"},
             )
         base_url = f"http://127.0.0.1:{port}"
         _wait_healthy(base_url, process, log_path)

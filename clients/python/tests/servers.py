@@ -285,7 +285,9 @@ def _serve(data_dir: Path, log_path: Path, processes: List[subprocess.Popen], en
             cwd=REPO_ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,
-            env={**os.environ, "ENGRAM_LOG_LEVEL": "info", **env},
+            # The fast embedding tier alone: these tests are about the client, not ranking, and the
+            # default tier would load the strong model and refine every passage in the background.
+            env={**os.environ, "ENGRAM_LOG_LEVEL": "info", "ENGRAM_EMBEDDER": "fast", **env},
         )
     processes.append(process)
     deadline = time.monotonic() + 30

@@ -25,8 +25,8 @@ const serverLogs: { name: string; text: string }[] = [];
 function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ENGRAM_')) env[k] = v;
-  // Keyword search only: loading an embedding model is not what these tests are about.
-  return { ...env, HOME: home };
+  // The fast embedding tier alone: the strong model's load and refinement are not what these tests are about.
+  return { ...env, HOME: home, ENGRAM_EMBEDDER: 'fast' };
 }
 
 /** `engram` started from `/`: nothing may depend on the checkout being the working directory. */
