@@ -14,6 +14,8 @@ export interface Config {
   readonly publicUrl: string | null;
   readonly rateLimitPerMin: number;
   readonly consentTtlDays: number;
+  /** How many days the access log keeps what each credential read and wrote. */
+  readonly accessLogDays: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Browser origins allowed to call /mcp-http besides the server's own (DNS-rebinding defence). */
   readonly allowedOrigins: readonly string[];
@@ -50,6 +52,7 @@ const DEFAULTS = {
   ENGRAM_PORT: '8787',
   ENGRAM_RATE_LIMIT_PER_MIN: '600',
   ENGRAM_CONSENT_TTL_DAYS: '30',
+  ENGRAM_ACCESS_LOG_DAYS: '90',
   ENGRAM_LOG_LEVEL: 'info',
 } as const;
 
@@ -72,6 +75,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const port = int('ENGRAM_PORT', 0, 65535);
   const rateLimitPerMin = int('ENGRAM_RATE_LIMIT_PER_MIN', 1, 1_000_000);
   const consentTtlDays = int('ENGRAM_CONSENT_TTL_DAYS', 1, 3650);
+  const accessLogDays = int('ENGRAM_ACCESS_LOG_DAYS', 1, 3650);
   const logLevel = get('ENGRAM_LOG_LEVEL') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`ENGRAM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const publicUrl = env.ENGRAM_PUBLIC_URL ? env.ENGRAM_PUBLIC_URL.replace(/\/+$/, '') : null;
@@ -93,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl,
     rateLimitPerMin,
     consentTtlDays,
+    accessLogDays,
     logLevel,
     allowedOrigins,
     trustedProxies,

@@ -20,6 +20,7 @@ import { TurnBudget } from './agent/turn-budget';
 import type { Services } from './operations/operation';
 import { RateLimiter } from './operations/rate-limiter';
 import { UsageRecorder } from './operations/usage-recorder';
+import { AccessRecorder } from './operations/access-recorder';
 import type { ClientMetadataOptions } from './oauth/client-metadata';
 import { SearchEngine } from './search/search-engine';
 import { type Site, siteFor } from './site';
@@ -97,8 +98,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     });
   }
   const usage = new UsageRecorder(store);
+  const accessLog = new AccessRecorder(store, clock, log);
+  accessLog.startPruning(config.accessLogDays);
   const services: Services = {
-    store, clock, log, usage, search, limiter: new RateLimiter(clock, config.rateLimitPerMin), notifyQueued: () => learning.notify(),
+    store, clock, log, usage, accessLog, search, limiter: new RateLimiter(clock, config.rateLimitPerMin), notifyQueued: () => learning.notify(),
     model: config.model ? new ModelClient(config.model) : null, turns: new TurnBudget(),
   };
   // The site is known once the server listens (the port may be 0); requests come only after that.
@@ -125,6 +128,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       await Promise.all([http.stop(), learning.stop()]);
       await search.close();
       usage.flush();
+      accessLog.stop();
       store.close();
       lock.release();
     },

@@ -13,6 +13,7 @@ import * as ops from '../operations';
 import { contextFor, invoke, type Operation, type Services } from '../operations/operation';
 import { RateLimiter } from '../operations/rate-limiter';
 import { UsageRecorder } from '../operations/usage-recorder';
+import { AccessRecorder } from '../operations/access-recorder';
 import { SearchEngine } from '../search/search-engine';
 import { openDatabase } from '../storage/sqlite/open';
 import { openSqliteStore } from '../storage/sqlite/sqlite-store';
@@ -42,7 +43,7 @@ function run<O extends z.ZodType>(store: Store, caller: Caller, op: Operation<an
   const log = createLogger('silent');
   const services: Services = {
     store, clock: systemClock, log, limiter: new RateLimiter(systemClock, Number.MAX_SAFE_INTEGER),
-    usage: new UsageRecorder(store), search: SearchEngine.open(store, log, { fast: null, strong: null }), notifyQueued: () => {},
+    usage: new UsageRecorder(store), accessLog: new AccessRecorder(store, systemClock, log), search: SearchEngine.open(store, log, { fast: null, strong: null }), notifyQueued: () => {},
     model: null, turns: new TurnBudget(),
   };
   return invoke(op, contextFor(services, caller, 'cli'), input);

@@ -46,12 +46,15 @@ export const REST_ROUTES: RestRoute[] = [
   { method: 'post', path: '/v1/api-keys', op: ops.createKey, status: 201 },
   { method: 'patch', path: '/v1/api-keys/{key_id}', op: ops.updateKey },
   { method: 'get', path: '/v1/api-keys/{key_id}/usage', op: ops.keyUsage },
+  // A share's id is accepted too: shares have ids of the same form.
+  { method: 'get', path: '/v1/api-keys/{key_id}/access-log', op: ops.keyAccessLog, query: { cursor: 'string', limit: 'integer' } },
   { method: 'patch', path: '/v1/exposures/{key_id}/views', op: ops.setKeyContainers },
   { method: 'delete', path: '/v1/exposures/{key_id}', op: ops.revokeKey },
   { method: 'post', path: '/v1/rules', op: ops.addRule, status: 201 },
   { method: 'delete', path: '/v1/rules/{rule_id}', op: ops.deleteRule },
   { method: 'get', path: '/v1/connected-apps', op: ops.listConnectedApps },
   { method: 'delete', path: '/v1/connected-apps/{client_id}', op: ops.disconnectApp },
+  { method: 'get', path: '/v1/connected-apps/{client_id}/access-log', op: ops.appAccessLog, query: { cursor: 'string', limit: 'integer' } },
   { method: 'get', path: '/v1/shares', op: ops.listShares },
   { method: 'post', path: '/v1/shares', op: ops.createShare, status: 201 },
   // `key_id` as on /v1/exposures/{key_id}: every token the owner hands out has an id of that form.

@@ -12,6 +12,7 @@ export const addDocument = defineOperation({
   access: 'suggest',
   unlimited: true,
   output: S.AddDocumentResponse,
+  accessed: (r) => (r.status === 'queued' ? [{ action: 'written', kind: 'document', id: r.id, container: r.container }] : []),
   input: z.object({
     container: containerParam,
     content: text(LIMITS.contentBytes).nullish().describe('The text. Give exactly one of content and url.'),

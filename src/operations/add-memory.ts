@@ -4,6 +4,7 @@ import { requireProfile, resolveContainer } from '../auth/access';
 import { ServiceError } from '../errors';
 import { newId } from '../ids';
 import type { Memory } from '../storage/store';
+import { factWritten } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { containerParam, LIMITS, text, title } from './schemas';
@@ -14,6 +15,7 @@ export const addMemory = defineOperation({
   description: 'Save one fact about the person. static=true saves a standing fact to the profile (merged with what it already holds); otherwise the fact goes to a container.',
   access: 'suggest',
   output: S.Fact,
+  accessed: factWritten,
   input: z.object({
     content: text(LIMITS.contentBytes).describe('The fact, as the person said it.'),
     container: containerParam,

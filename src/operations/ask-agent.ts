@@ -3,6 +3,7 @@ import { groundedAnswer } from '../agent/grounded-answer';
 import { requireModel } from '../agent/model-client';
 import { containersInReach } from '../auth/access';
 import { ServiceError } from '../errors';
+import { hitsReturned } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { LIMITS, text } from './schemas';
@@ -14,6 +15,7 @@ export const askAgent = defineOperation({
   description: "Ask the person's shared agent a question. It answers from passages of the shared containers and cites them; when the memory holds no answer it says so.",
   access: 'read',
   output: S.AskAnswer,
+  accessed: (r) => hitsReturned(r.citations),
   input: z.object({
     message: text(LIMITS.queryBytes).describe('The question, in natural language.'),
     model: z.string().max(200).nullish().describe('Accepted for compatibility; the server answers with its configured model.'),

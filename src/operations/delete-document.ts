@@ -12,6 +12,7 @@ export const deleteDocument = defineOperation({
     'Without confirm=true a confirmation request saying what will go is returned instead: relay it to the person.',
   access: 'manage',
   output: S.DeleteDocumentResult,
+  accessed: (r) => (r.status === 'deleted' ? [{ action: 'removed', kind: 'document', id: r.id }] : []),
   input: z.object({ document_id: z.string().min(1).max(100), confirm: confirmParam }),
   run(ctx, input) {
     const doc = findDocument(ctx, input.document_id);

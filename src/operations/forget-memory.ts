@@ -11,6 +11,7 @@ export const forgetMemory = defineOperation({
   description: 'Forget one fact, wherever it is searchable. Without confirm=true a confirmation request is returned instead: relay it to the person.',
   access: 'manage',
   output: S.ForgetMemoryResult,
+  accessed: (r) => (r.status === 'forgotten' ? [{ action: 'removed', kind: 'fact', id: r.id }] : []),
   input: z.object({
     memory_id: z.string().min(1).max(100),
     container: z.string().max(100).nullish().describe('The container the fact is in, when known.'),

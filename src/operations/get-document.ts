@@ -9,6 +9,7 @@ export const getDocument = defineOperation({
   description: 'Get one document with its content and whether it has been learned.',
   access: 'read',
   output: S.Document,
+  accessed: (d) => [{ action: 'returned', kind: 'document', id: d.id, container: d.container }],
   input: z.object({ document_id: z.string().min(1).max(100) }),
   run: (ctx, input) => toDocument(findDocument(ctx, input.document_id), true),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { containersInReach } from '../auth/access';
+import { factsReturned, hitsReturned } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { LIMITS, text } from './schemas';
@@ -14,6 +15,7 @@ export const getProfile = defineOperation({
   access: 'read',
   profile: true,
   output: S.Profile,
+  accessed: (result) => [...factsReturned([...result.static, ...result.dynamic]), ...hitsReturned(result.results ?? [])],
   input: z.object({ q: text(LIMITS.queryBytes).nullish().describe('A topic; adds relevant passages as results.') }),
   async run(ctx, input) {
     const { accountId } = ctx.caller;

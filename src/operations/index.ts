@@ -1,4 +1,5 @@
 /** The operation table: the tools of the contract (in its order) and the owner's operations. */
+import { appAccessLog, keyAccessLog } from './access-log';
 import { addDocument } from './add-document';
 import { addMemory } from './add-memory';
 import { addRule } from './add-rule';
@@ -41,6 +42,7 @@ export {
   setKeyContainers, updateContainer, updateKey,
   askAgent, workflowInvoke, createShare, listShares, revokeShare, confirmFact,
   browseContainer, documentPassages, forgettingPlan,
+  keyAccessLog, appAccessLog,
   getFact, updateMemory,
 };
 
@@ -54,6 +56,7 @@ export const OWNER_OPERATIONS = [
   createContainer, updateContainer, deleteContainer, listKeys, createKey, updateKey, setKeyContainers, keyUsage, revokeKey,
   addRule, deleteRule, listConnectedApps, disconnectApp, createShare, listShares, revokeShare, confirmFact,
   browseContainer, documentPassages, forgettingPlan,
+  keyAccessLog, appAccessLog,
   getFact, updateMemory,
 ] as const;
 

@@ -9,6 +9,7 @@ export const listContainers = defineOperation({
   description: 'List the memory containers (topics) this credential may use.',
   access: 'read',
   output: S.ContainerList,
+  accessed: (result) => result.containers.map((c) => ({ action: 'returned', kind: 'container', id: c.id })),
   input: z.object({}),
   run: (ctx) => ({ containers: containersInReach(ctx).map(toContainer) }),
 });

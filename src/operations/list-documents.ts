@@ -11,6 +11,7 @@ export const listDocuments = defineOperation({
   description: 'List documents in reach, newest first, with their learning state. Content is left out; get a document for it.',
   access: 'read',
   output: S.DocumentList,
+  accessed: (result) => result.documents.map((d) => ({ action: 'returned', kind: 'document', id: d.id, container: d.container })),
   input: z.object({
     container: z.string().max(100).nullish().describe('Only this container; omitted: every container in reach.'),
     limit: z.number().int().min(1).max(200).nullish().describe('Page size, 1 to 200; default 50.'),

@@ -11,7 +11,8 @@ import type { Clock } from '../clock';
 import { malformed, ServiceError } from '../errors';
 import type { Logger } from '../log';
 import type { SearchEngine } from '../search/search-engine';
-import type { Store } from '../storage/store';
+import type { AccessItem, Store } from '../storage/store';
+import type { AccessRecorder } from './access-recorder';
 import type { RateLimiter } from './rate-limiter';
 import type { UsageRecorder } from './usage-recorder';
 
@@ -22,6 +23,8 @@ export interface Services {
   log: Logger;
   limiter: RateLimiter;
   usage: UsageRecorder;
+  /** What keys, consent tokens and shares read and wrote (the access log), written in batches. */
+  accessLog: AccessRecorder;
   search: SearchEngine;
   /** Wakes the learning runner when new work is queued. */
   notifyQueued(): void;
@@ -51,6 +54,11 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   input: I;
   /** The success answer's shape; REST and MCP return exactly this JSON. */
   output: O;
+  /**
+   * What a successful call returned, wrote or removed, by id, for the access log of a key, consent
+   * token or share. Operations without it are not logged (their usage still is).
+   */
+  accessed?(result: z.output<O>, input: z.output<I>): AccessItem[];
   run(ctx: Context, input: z.output<I>): z.output<O> | Promise<z.output<O>>;
 }
 
@@ -82,6 +90,8 @@ export async function invoke<I extends z.ZodType, O extends z.ZodType>(
     const input = parseInput(op.input, typeof raw === 'function' ? await raw() : raw);
     const result = await op.run(ctx, input);
     record(ctx, op.name, 200);
+    // Owner calls are not logged: the owner is the subject. Refused or failed calls returned nothing.
+    if (op.accessed && ctx.caller.kind !== 'owner' && countedCredential(ctx.caller)) ctx.accessLog.record(ctx.caller, op.name, op.accessed(result, input));
     return result;
   } catch (err) {
     record(ctx, op.name, err instanceof ServiceError ? err.status : 500, err);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { containersInReach, resolveContainer } from '../auth/access';
 import { ServiceError } from '../errors';
+import { hitsReturned } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { containerParam, LIMITS, text } from './schemas';
@@ -11,6 +12,7 @@ export const searchMemories = defineOperation({
   access: 'read',
   unlimited: true,
   output: S.SearchResponse,
+  accessed: (result) => hitsReturned(result.results),
   input: z.object({
     q: text(LIMITS.queryBytes).describe('What to look for, in natural language.'),
     container: containerParam,

@@ -3,6 +3,7 @@ import { groundedAnswer } from '../agent/grounded-answer';
 import { requireModel } from '../agent/model-client';
 import { containersInReach } from '../auth/access';
 import { ServiceError } from '../errors';
+import { hitsReturned } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { metadata } from './schemas';
@@ -12,6 +13,7 @@ export const workflowInvoke = defineOperation({
   description: "Run the workflow the person exposed: its instruction over its containers, with your input. Returns the result and the passages it cites.",
   access: 'read',
   output: S.WorkflowResult,
+  accessed: (r) => hitsReturned(r.citations),
   input: z.object({ input: metadata.describe('The workflow input, as an object.') }),
   async run(ctx, input) {
     const share = ctx.caller.kind === 'share' ? ctx.caller.share : undefined;

@@ -18,6 +18,7 @@ import type { PassageRepository } from './passages';
 import type { RuleRepository } from './rules';
 import type { SettingsRepository } from './settings';
 import type { UsageRepository } from './usage';
+import type { AccessLogRepository } from './access-log';
 
 // The row types, where operations have always imported them from.
 export type * from './accounts';
@@ -35,6 +36,7 @@ export type * from './passages';
 export type * from './rules';
 export type * from './settings';
 export type * from './usage';
+export type * from './access-log';
 
 export interface Transactions {
   /** Runs `fn` in one transaction: every write of one operation commits together or not at all. */
@@ -49,4 +51,4 @@ export interface Transactions {
 
 export interface Store extends Transactions, AccountRepository, ContainerRepository, CredentialRepository, ShareRepository,
   SettingsRepository, OAuthRepository, DocumentRepository, PassageRepository, FactRepository, ForgettingRepository, RuleRepository,
-  UsageRepository, JobRepository, IdempotencyRepository, ImportOriginRepository {}
+  UsageRepository, JobRepository, IdempotencyRepository, ImportOriginRepository, AccessLogRepository {}

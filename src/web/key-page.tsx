@@ -62,6 +62,7 @@ export function KeyPage({ keyView: k, replaces, replacedBy, containers, usage, t
         <p>
           <strong id="usage-calls">{calls}</strong> calls, <strong id="usage-refused">{usage.refused}</strong> refused.
         </p>
+        <p><a href={`/keys/${k.id}/activity`} id="activity-link">What it read and wrote</a></p>
         <UsageChart perDay={usage.per_day} today={today} />
         <h2>Calls per tool</h2>
         {usage.per_tool.length === 0 ? (

@@ -7,6 +7,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env';
 import { appsRoutes } from './apps-routes';
+import { activityRoutes } from './activity-routes';
 import { factRoutes } from './fact-routes';
 import { keyRoutes } from './key-routes';
 import { memoryRoutes } from './memory-routes';
@@ -21,6 +22,6 @@ import { shareRoutes } from './share-routes';
 export function ownerRoutes(deps: WebDeps): Hono<AppEnv> {
   const kit = ownerKit(deps);
   const app = new Hono<AppEnv>();
-  for (const area of [setupRoutes, signInRoutes, appsRoutes, keyRoutes, memoryRoutes, factRoutes, rulesRoutes, searchRoutes, shareRoutes]) app.route('/', area(kit));
+  for (const area of [setupRoutes, signInRoutes, appsRoutes, keyRoutes, memoryRoutes, factRoutes, rulesRoutes, searchRoutes, shareRoutes, activityRoutes]) app.route('/', area(kit));
   return app;
 }

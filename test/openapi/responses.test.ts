@@ -129,6 +129,11 @@ describe('real answers against the OpenAPI document', () => {
     await call(server, 'POST', '/v1/documents', key, { content: 'refused' });
     await checked('GET', `/v1/api-keys/${keyId}/usage`, owner, undefined, 200);
     await checked('GET', '/v1/api-keys/nope/usage', owner, undefined, 404);
+    await checked('GET', `/v1/api-keys/${keyId}/access-log?limit=5`, owner, undefined, 200);
+    await checked('GET', `/v1/api-keys/${keyId}/access-log?cursor=x`, owner, undefined, 400);
+    await checked('GET', '/v1/api-keys/nope/access-log', owner, undefined, 404);
+    await checked('GET', `/v1/api-keys/${keyId}/access-log`, key, undefined, 403);
+    await checked('GET', '/v1/connected-apps/app_nope/access-log', owner, undefined, 404);
     await checked('DELETE', `/v1/exposures/${minted.id}`, owner, undefined, 200);
     await checked('DELETE', '/v1/exposures/nope', owner, undefined, 404);
     await checked('PATCH', `/v1/api-keys/${minted.id}`, owner, { name: 'Too late' }, 409);
@@ -202,6 +207,7 @@ describe('real answers against the OpenAPI document', () => {
   /** Operations whose success needs more than this file sets up, and where that is tested. */
   const NO_SUCCESS_HERE: Record<string, string> = {
     disconnect_app: 'a success needs an app connected through the OAuth flow (the OAuth end-to-end tests)',
+    app_access_log: 'a success needs an app connected through the OAuth flow (test/e2e/rest/access-log.test.ts)',
     ask_agent: 'a success needs a language model (test/agent/ask.test.ts runs one)',
   };
 

@@ -231,3 +231,14 @@ export const importOrigins = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.accountId, t.source, t.kind, t.exportedId] })],
 );
+
+export const accessLog = sqliteTable('access_log', {
+  id: integer('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  credentialId: text('credential_id').notNull(),
+  credentialKind: text('credential_kind', { enum: ['key', 'consent', 'share'] }).notNull(),
+  clientId: text('client_id'),
+  operation: text('operation').notNull(),
+  at: integer('at').notNull(),
+  items: text('items', { mode: 'json' }).notNull().$type<unknown[]>(),
+});

@@ -21,6 +21,7 @@ import { passagesRepository } from './passages-repository';
 import { rulesRepository } from './rules-repository';
 import { settingsRepository } from './settings-repository';
 import { usageRepository } from './usage-repository';
+import { accessLogRepository } from './access-log-repository';
 
 /** The Store over an open database (see `openDatabase`); closing the store closes the database. */
 export function openSqliteStore(raw: Database): Store {
@@ -43,6 +44,7 @@ export function openSqliteStore(raw: Database): Store {
     ...forgettingRepository(ctx, { ...containers, ...documents, ...facts }),
     ...rulesRepository(ctx),
     ...usageRepository(ctx),
+    ...accessLogRepository(ctx),
     ...jobsRepository(ctx, documents),
     ...idempotencyRepository(ctx),
     ...importsRepository(ctx),

@@ -1,0 +1,84 @@
+/**
+ * The owner's reads of the access log: what one key or share, or one connected app (all its consent
+ * tokens), read and wrote, newest first, a page at a time. The entries hold ids only, never content.
+ */
+import { z } from 'zod';
+import { iso } from '../clock';
+import { ServiceError } from '../errors';
+import type { AccessSubject, StoredAccessEntry } from '../storage/store';
+import { type Context, defineOperation } from './operation';
+
+const AccessItem = z.object({
+  action: z.enum(['returned', 'written', 'removed']),
+  kind: z.enum(['container', 'document', 'fact', 'profile']).describe('profile: a standing fact served from the profile.'),
+  id: z.string(),
+  container: z.string().nullable().optional().describe('The container it was returned from or written to.'),
+  position: z.number().int().optional().describe("A document's passage: its position."),
+});
+
+const AccessEntry = z.object({
+  id: z.string(),
+  at: z.string().describe('ISO 8601, UTC'),
+  operation: z.string().describe('The tool called.'),
+  credential_id: z.string(),
+  credential_kind: z.enum(['key', 'consent', 'share']),
+  client_id: z.string().nullable().describe("A consent token's app."),
+  items: z.array(AccessItem).describe('What the call returned, wrote or removed, in the order of its answer; ids only.'),
+});
+
+export const AccessLog = z.object({
+  entries: z.array(AccessEntry),
+  next_cursor: z.string().nullable().describe('Pass as cursor for older entries; null at the end.'),
+}).meta({ id: 'AccessLog' });
+
+const page = {
+  cursor: z.string().max(20).nullish().describe('From next_cursor of the previous page.'),
+  limit: z.number().int().min(1).max(200).nullish().describe('Entries a page, 1 to 200; default 50.'),
+};
+
+function readLog(ctx: Context, subject: AccessSubject, input: { cursor?: string | null; limit?: number | null }): z.output<typeof AccessLog> {
+  if (input.cursor != null && !/^\d{1,15}$/.test(input.cursor)) {
+    throw new ServiceError('validation', 'cursor must be a next_cursor this server gave.', { fields: ['cursor'] });
+  }
+  ctx.accessLog.flush(); // the last second's entries are still in memory
+  const limit = input.limit ?? 50;
+  const rows = ctx.store.listAccessEntries(ctx.caller.accountId, subject, limit + 1, input.cursor == null ? null : Number(input.cursor));
+  const entries = rows.slice(0, limit).map(toEntry);
+  return { entries, next_cursor: rows.length > limit ? entries.at(-1)!.id : null };
+}
+
+const toEntry = (e: StoredAccessEntry): z.output<typeof AccessEntry> => ({
+  id: String(e.id), at: iso(e.at)!, operation: e.operation, credential_id: e.credentialId, credential_kind: e.credentialKind,
+  client_id: e.clientId, items: e.items,
+});
+
+export const keyAccessLog = defineOperation({
+  name: 'key_access_log',
+  description: 'What a developer key or a share read and wrote: per call, the containers, documents, facts and profile entries returned, written or removed (ids only), newest first.',
+  access: 'owner',
+  output: AccessLog,
+  input: z.object({ key_id: z.string().min(1).max(100), ...page }),
+  run(ctx, input) {
+    const { accountId } = ctx.caller;
+    const key = ctx.store.getCredential(accountId, input.key_id);
+    const share = ctx.store.getShareById(input.key_id);
+    // A consent token is read through its app (app_access_log), as the owner knows it.
+    if (!(key?.kind === 'developer_key' || share?.accountId === accountId)) {
+      throw new ServiceError('not_found', `No key ${input.key_id}.`, { key_id: input.key_id });
+    }
+    return readLog(ctx, { credentialId: input.key_id }, input);
+  },
+});
+
+export const appAccessLog = defineOperation({
+  name: 'app_access_log',
+  description: 'What a connected app read with its consent tokens (all of them, revoked ones too): per call, what was returned (ids only), newest first.',
+  access: 'owner',
+  output: AccessLog,
+  input: z.object({ client_id: z.string().min(1).max(2000), ...page }),
+  run(ctx, input) {
+    const held = ctx.store.listCredentials(ctx.caller.accountId, 'consent_token').some((t) => t.clientId === input.client_id);
+    if (!held) throw new ServiceError('not_found', `No app ${input.client_id} has been connected.`, { client_id: input.client_id });
+    return readLog(ctx, { clientId: input.client_id }, input);
+  },
+});

@@ -1,0 +1,98 @@
+/**
+ * The access log's writer and pruner. Entries are written in batches, as usage records are: a
+ * durable commit per call would put a disk flush on every search. A crash can lose at most the last
+ * second of entries. Entries older than the retention are pruned in the background, a bounded
+ * batch at a time, so no request waits behind a long delete.
+ */
+import type { Caller } from '../auth/caller';
+import { type Clock, DAY_MS } from '../clock';
+import { isStorageFull } from '../errors';
+import type { Logger } from '../log';
+import type { AccessEntry, AccessItem, Store } from '../storage/store';
+
+const FLUSH_MS = 1000;
+const FLUSH_AT = 500;
+/** Entries kept while the store refuses writes (a full disk); beyond that the oldest are dropped. */
+const MAX_PENDING = 10_000;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+const PRUNE_BATCH = 1000;
+
+export class AccessRecorder {
+  private pending: AccessEntry[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private pruner: ReturnType<typeof setInterval> | null = null;
+  /** The retention pruning keeps to, once started (ENGRAM_ACCESS_LOG_DAYS); the owner's pages show it. */
+  retentionDays: number | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+  ) {}
+
+  /** Notes what a call of a key, consent token or share returned or wrote; written within a second. */
+  record(caller: Exclude<Caller, { kind: 'owner' }>, operation: string, items: AccessItem[]): void {
+    this.pending.push({
+      accountId: caller.accountId,
+      credentialId: caller.grant.credentialId,
+      credentialKind: caller.kind,
+      clientId: caller.kind === 'consent' ? caller.credential.clientId ?? null : null,
+      operation,
+      at: this.clock.now(),
+      items,
+    });
+    if (this.pending.length >= FLUSH_AT) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  /** Writes what is pending in one transaction; readers of the log call this first. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      this.store.transaction(() => this.store.insertAccessEntries(batch));
+    } catch (err) {
+      // A full disk must cost no request its answer: the entries wait for the next try.
+      if (!isStorageFull(err)) throw err;
+      this.pending = [...batch, ...this.pending].slice(-MAX_PENDING);
+      this.timer = setTimeout(() => this.flush(), FLUSH_MS);
+    }
+  }
+
+  /**
+   * Deletes the entries older than `retentionDays`, a batch at a time, letting requests run between
+   * batches; how many went.
+   */
+  async prune(retentionDays: number): Promise<number> {
+    const before = this.clock.now() - retentionDays * DAY_MS;
+    let removed = 0;
+    for (;;) {
+      const n = this.store.transaction(() => this.store.pruneAccessEntries(before, PRUNE_BATCH));
+      removed += n;
+      if (n < PRUNE_BATCH) return removed;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Prunes now and then hourly, in the background, until `stop` (retention: ENGRAM_ACCESS_LOG_DAYS). */
+  startPruning(retentionDays: number): void {
+    this.retentionDays = retentionDays;
+    const run = () => this.prune(retentionDays).then(
+      (n) => n && this.log.info('access log pruned', { entries: n, retention_days: retentionDays }),
+      (err) => this.log.warn('access log pruning failed; tried again in an hour', { error: String(err) }),
+    );
+    void run();
+    this.pruner = setInterval(run, PRUNE_EVERY_MS);
+    this.pruner.unref?.();
+  }
+
+  /** Stops pruning and writes what is pending. */
+  stop(): void {
+    if (this.pruner) clearInterval(this.pruner);
+    this.pruner = null;
+    this.flush();
+  }
+}
