@@ -41,7 +41,7 @@ export interface ModelConfig {
  * `builtin`: the built-in static model makes documents searchable at once and the built-in
  * transformer refines them in the background; `fast`: the static model alone.
  */
-export type EmbedderConfig =
+type EmbedderConfig =
   | { kind: 'builtin' }
   | { kind: 'fast' }
   | { kind: 'openai'; url: string; model: string; key: string | null }

@@ -39,7 +39,7 @@ function ownerOf(store: Store, email: string | undefined): Caller {
   return { kind: 'owner', accountId: accounts[0]!.id, sessionId: 'cli' };
 }
 
-function run<O extends z.ZodType>(store: Store, caller: Caller, op: Operation<any, O>, input: unknown): Promise<z.output<O>> {
+function run<I extends z.ZodType, O extends z.ZodType>(store: Store, caller: Caller, op: Operation<I, O>, input: unknown): Promise<z.output<O>> {
   const log = createLogger('silent');
   const services: Services = {
     store, clock: systemClock, log, limiter: new RateLimiter(systemClock, Number.MAX_SAFE_INTEGER),

@@ -6,6 +6,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { type Context as HonoContext, Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
+import type { Caller } from '../auth/caller';
 import { AuthError, authenticate } from '../auth/credentials';
 import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
@@ -31,7 +32,7 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
     if (origin && !site.origins.has(origin)) return c.json(rpcError(null, -32000, `Origin ${origin} is not allowed.`), 403);
 
     const token = bearerToken(c.req.header('Authorization'));
-    let caller;
+    let caller: Caller;
     try {
       if (!token) throw new AuthError('unknown');
       caller = authenticate(services.store, services.clock, token, { audience: resourceOf(site) });

@@ -2,7 +2,7 @@
  * How an operation is defined and invoked. REST routes and MCP tools both call `invoke`, so the
  * level check, the per-credential limiter, input validation and usage records happen once, here.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { type Access, holds, holdsTool, refuseOwnerOnly, refuseTool } from '../auth/access';
 import type { ModelClient } from '../agent/model-client';
 import type { TurnBudget } from '../agent/turn-budget';

@@ -89,9 +89,9 @@ export const SearchHit = z.object({
   position: z.number().int(),
 }).meta({ id: 'SearchHit' });
 
-export const ErrorInfo = z.object({ code: z.string(), message: z.string() });
+const ErrorInfo = z.object({ code: z.string(), message: z.string() });
 
-export const SearchedContainer = z.object({ id: z.string(), name: z.string(), error: ErrorInfo.optional() }).meta({ id: 'SearchedContainer' });
+const SearchedContainer = z.object({ id: z.string(), name: z.string(), error: ErrorInfo.optional() }).meta({ id: 'SearchedContainer' });
 
 export const SearchResponse = z.object({ results: z.array(SearchHit), containers: z.array(SearchedContainer) }).meta({ id: 'SearchResponse' });
 
@@ -129,7 +129,7 @@ export const FactDetail = z.object({
   }),
 }).meta({ id: 'FactDetail' });
 
-export const DocumentStatus = z.enum(['queued', 'learned', 'failed']);
+const DocumentStatus = z.enum(['queued', 'learned', 'failed']);
 
 export const Document = z.object({
   id: z.string(),
@@ -230,7 +230,7 @@ export const ErrorEnvelope = z.object({
   trace_id: z.string(),
 }).meta({ id: 'ErrorEnvelope' });
 
-export const Citation = z.object({
+const Citation = z.object({
   n: z.number().int().describe('The passage number the answer cites.'),
   container: z.string(),
   container_name: z.string(),
