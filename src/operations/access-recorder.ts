@@ -1,25 +1,19 @@
 /**
- * The access log's writer and pruner. Entries are written in batches, as usage records are: a
- * durable commit per call would put a disk flush on every search. A crash can lose at most the last
- * second of entries. Entries older than the retention are pruned in the background, a bounded
+ * The access log's writer and pruner. Entries are written in batches, as usage records are
+ * (batched-writes.ts). Entries older than the retention are pruned in the background, a bounded
  * batch at a time, so no request waits behind a long delete.
  */
 import type { Caller } from '../auth/caller';
 import { type Clock, DAY_MS } from '../clock';
-import { isStorageFull } from '../errors';
 import type { Logger } from '../log';
 import type { AccessEntry, AccessItem, Store } from '../storage/store';
+import { BatchedWrites } from './batched-writes';
 
-const FLUSH_MS = 1000;
-const FLUSH_AT = 500;
-/** Entries kept while the store refuses writes (a full disk); beyond that the oldest are dropped. */
-const MAX_PENDING = 10_000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 const PRUNE_BATCH = 1000;
 
 export class AccessRecorder {
-  private pending: AccessEntry[] = [];
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly writes: BatchedWrites<AccessEntry>;
   private pruner: ReturnType<typeof setInterval> | null = null;
   /** The retention pruning keeps to, once started (ENGRAM_ACCESS_LOG_DAYS); the owner's pages show it. */
   retentionDays: number | null = null;
@@ -28,11 +22,13 @@ export class AccessRecorder {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.writes = new BatchedWrites((batch) => store.transaction(() => store.insertAccessEntries(batch)));
+  }
 
   /** Notes what a call of a key, consent token or share returned or wrote; written within a second. */
   record(caller: Exclude<Caller, { kind: 'owner' }>, operation: string, items: AccessItem[]): void {
-    this.pending.push({
+    this.writes.add({
       accountId: caller.accountId,
       credentialId: caller.grant.credentialId,
       credentialKind: caller.kind,
@@ -41,25 +37,11 @@ export class AccessRecorder {
       at: this.clock.now(),
       items,
     });
-    if (this.pending.length >= FLUSH_AT) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
   }
 
-  /** Writes what is pending in one transaction; readers of the log call this first. */
+  /** Writes what is pending; readers of the log call this first. */
   flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.pending.length === 0) return;
-    const batch = this.pending;
-    this.pending = [];
-    try {
-      this.store.transaction(() => this.store.insertAccessEntries(batch));
-    } catch (err) {
-      // A full disk must cost no request its answer: the entries wait for the next try.
-      if (!isStorageFull(err)) throw err;
-      this.pending = [...batch, ...this.pending].slice(-MAX_PENDING);
-      this.timer = setTimeout(() => this.flush(), FLUSH_MS);
-    }
+    this.writes.flush();
   }
 
   /**

@@ -1,57 +1,29 @@
-/**
- * Usage records are written in batches: one durable commit per request would cost a disk flush on
- * every read. A crash can lose at most the last second of records, never a user's data.
- */
-import { isStorageFull } from '../errors';
+/** Usage records of keys and consent tokens, written in batches, with each credential's "last used". */
 import type { Store, UsageOutcome } from '../storage/store';
+import { BatchedWrites } from './batched-writes';
 
 type Entry = { accountId: string; credentialId: string; tool: string; outcome: UsageOutcome; status: number; at: number };
 
-const FLUSH_MS = 1000;
-const FLUSH_AT = 500;
-/** Records kept while the store refuses writes (a full disk); beyond that the oldest are dropped. */
-const MAX_PENDING = 10_000;
-
 export class UsageRecorder {
-  private pending: Entry[] = [];
-  private timer: ReturnType<typeof setTimeout> | null = null;
-  /** The last write was refused: wait for the timer rather than try again on every record. */
-  private refused = false;
+  private readonly writes: BatchedWrites<Entry>;
 
-  constructor(private readonly store: Store) {}
-
-  record(entry: Entry): void {
-    this.pending.push(entry);
-    if (this.pending.length >= FLUSH_AT && !this.refused) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  constructor(store: Store) {
+    this.writes = new BatchedWrites((batch) => store.transaction(() => {
+      const last = new Map<string, number>();
+      for (const e of batch) {
+        store.recordUsage(e);
+        last.set(e.credentialId, Math.max(last.get(e.credentialId) ?? 0, e.at));
+      }
+      for (const [id, at] of last) store.touchCredential(id, at);
+    }));
   }
 
-  /**
-   * Writes what is pending in one transaction; readers of usage call this first. A full disk must
-   * not cost a read its answer, nor a timer the process: the records wait and are written once the
-   * store takes writes again.
-   */
+  record(entry: Entry): void {
+    this.writes.add(entry);
+  }
+
+  /** Writes what is pending; readers of usage call this first. */
   flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.pending.length === 0) return;
-    const batch = this.pending;
-    this.pending = [];
-    const last = new Map<string, number>();
-    try {
-      this.store.transaction(() => {
-        for (const e of batch) {
-          this.store.recordUsage(e);
-          last.set(e.credentialId, Math.max(last.get(e.credentialId) ?? 0, e.at));
-        }
-        for (const [id, at] of last) this.store.touchCredential(id, at);
-      });
-      this.refused = false;
-    } catch (err) {
-      if (!isStorageFull(err)) throw err;
-      this.refused = true;
-      this.pending = [...batch, ...this.pending].slice(-MAX_PENDING);
-      this.timer = setTimeout(() => this.flush(), FLUSH_MS);
-    }
+    this.writes.flush();
   }
 }
