@@ -64,7 +64,10 @@ for (const set of sets) {
   // Each list is made once a question and shared by the variants that fuse it.
   const memo = <T>(f: (q: string) => Promise<T>) => {
     const seen = new Map<string, Promise<T>>();
-    return (q: string) => seen.get(q) ?? (seen.set(q, f(q)), seen.get(q)!);
+    return (q: string) => {
+      if (!seen.has(q)) seen.set(q, f(q));
+      return seen.get(q)!;
+    };
   };
   const keyword = memo(async (q) => store.searchPassages(ACCOUNT, CONTAINER.id, q, DEPTH).map((h) => ({ item: h.passageId, score: h.score })));
   /** The vector half of search with one tier: its cosine above the model's floor, best first. */
