@@ -2,8 +2,8 @@
  * "See as" on the owner's search page: searching as a key or a connected app answers exactly what
  * that credential's own REST search answers (over several reaches, levels and profile ticks, and a
  * consent token), refuses a revoked key as the wire does and another account's key as unknown,
- * and leaves the credential's usage untouched. Plain HTTP with the session cookie, then one flow
- * in Chromium (its screenshot goes to test-output/, gitignored).
+ * and leaves the credential's usage and access log untouched. Plain HTTP with the session cookie,
+ * then one flow in Chromium (its screenshot goes to test-output/, gitignored).
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
 import { createHash } from 'node:crypto';
@@ -175,18 +175,33 @@ describe('see as a key or app on the search page', () => {
     expect(html).not.toContain(theirs);
   });
 
-  it('does not count see-as searches as the key\'s calls', async () => {
+  it('does not count see-as searches as the key\'s calls, nor log them as what it read', async () => {
     const key = creds[0]!;
     const usage = async () => (await call(server, 'GET', `/v1/api-keys/${key.id}/usage`, owner)).body;
     const listed = async () => (await call(server, 'GET', '/v1/api-keys', owner)).body.active.find((k: any) => k.id === key.id);
+    const log = async () => (await call(server, 'GET', `/v1/api-keys/${key.id}/access-log`, owner)).body.entries;
     const before = await usage();
     const lastUsed = (await listed()).last_used_at;
+    const logged = await log();
     for (let i = 0; i < 3; i++) await page({ q: 'harbour', container: '*', as: key.id });
     expect(await usage()).toEqual(before);
     expect((await listed()).last_used_at).toBe(lastUsed);
-    // The same search with the key itself does count: the check above can fail.
+    expect(await log()).toEqual(logged);
+    // The same search with the key itself does count: the checks above can fail.
     await restSearch(key.token, 'harbour', '*');
     expect(await usage()).not.toEqual(before);
+    expect((await log()).length).toBe(logged.length + 1);
+  });
+
+  it('does not log see-as searches as what the connected app read', async () => {
+    const app = creds[3]!;
+    const clientId = server.services.store.getCredential(server.services.store.getSession(owner.split('_')[1]!)!.accountId, app.id)!.clientId!;
+    const log = async () => (await call(server, 'GET', `/v1/connected-apps/${encodeURIComponent(clientId)}/access-log`, owner)).body.entries;
+    const logged = await log();
+    for (let i = 0; i < 3; i++) await page({ q: 'islands', container: '*', as: app.id });
+    expect(await log()).toEqual(logged);
+    await restSearch(app.token, 'islands', '*');
+    expect((await log()).length).toBe(logged.length + 1);
   });
 
   it('needs the owner\'s session: without it, the page sends to sign in', async () => {
