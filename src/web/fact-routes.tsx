@@ -14,14 +14,12 @@ export function factRoutes({ services, html, flash, page, post }: OwnerKit): Hon
   const app = new Hono<AppEnv>();
 
   app.get('/facts/:id', page(async (c, o, f) => {
-    let detail;
-    try {
-      detail = await invoke(getFact, o.ctx, { memory_id: idParam(c) });
-    } catch (err) {
+    const detail = await invoke(getFact, o.ctx, { memory_id: idParam(c) }).catch((err: unknown) => {
       if (!fixable(err)) throw err;
       flash(c, 'error', err.message);
-      return c.redirect('/profile', 303);
-    }
+      return null;
+    });
+    if (!detail) return c.redirect('/profile', 303);
     return html(c, <FactPage detail={detail} csrf={o.csrf} email={o.email} notice={f.notice} error={f.error} />);
   }));
 
