@@ -8,7 +8,7 @@
 # The server is started here from the CLI on a temporary data directory: the owner, two containers
 # (Food, Work) and the credentials below. It runs the fast embedding tier alone (engram_start's
 # default): this fuzzes the HTTP contract, not search quality, and the strong tier's background
-# refinement of every fuzzed document took most of the run's time. The passes, in this order:
+# refinement of every fuzzed document about doubled the run's time. The passes, in this order:
 #   live credentials, the tool operations (tag `tools`):
 #     1. a Full-access key, every container, profile
 #     2. a Full-access key reaching Food only: `container` may be omitted, so generated queries and

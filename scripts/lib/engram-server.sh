@@ -45,8 +45,8 @@ engram_account() {
 # and waits until GET /healthz answers. Sets ENGRAM_URL and ENGRAM_PID (overwritten by the next call).
 # The fast embedding tier alone (ENGRAM_EMBEDDER=fast) unless VAR=VALUE says otherwise: these
 # harnesses test contracts (HTTP, MCP, OAuth, the clients), not ranking, and the default tier loads
-# the strong model and refines every passage in the background, which cost schemathesis alone
-# most of its half hour. Search quality has its own tests (test/e2e/learning/, bench/).
+# the strong model and refines every passage in the background: schemathesis took about 30 minutes
+# with it, 14 without (2 shared cores). Search quality has its own tests (test/e2e/learning/, bench/).
 engram_start() {
   local data=$1 log=$2
   shift 2
