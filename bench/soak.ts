@@ -139,7 +139,7 @@ if (incompletePairs > 0) problems.push(`${incompletePairs} concurrent duplicate 
 
 // Facts: no read-back route lists every fact, so they are read from the store once the server is down.
 const store = openSqliteStore(openDatabase(dir, Date.now()));
-const lostFacts = rec.facts.filter((f) => store.getMemory(seed.accountId, f.id) === null);
+const lostFacts = rec.facts.filter((f) => store.getFact(seed.accountId, f.id) === null);
 store.close();
 if (lostFacts.length > 0) problems.push(`${lostFacts.length} acknowledged facts missing (${lostFacts.slice(0, 3).map((f) => f.id).join(', ')})`);
 

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { newId } from '../ids';
 import type { Logger } from '../log';
-import type { DocumentRow, Memory, PassageInput, Store } from '../storage/store';
+import type { DocumentRow, Fact, PassageInput, Store } from '../storage/store';
 import type { ChatMessage, ModelClient } from './model-client';
 
 /** How many known facts (static and the container's) the model compares new ones with. */
@@ -76,7 +76,7 @@ export class FactExtractor {
   }
 }
 
-function knownFacts(store: Store, doc: DocumentRow): Memory[] {
+function knownFacts(store: Store, doc: DocumentRow): Fact[] {
   const half = KNOWN_FACTS / 2;
   return [...store.listStaticFacts(doc.accountId).slice(0, half), ...store.listRecentFacts(doc.accountId, [doc.containerId], half)];
 }
@@ -94,9 +94,9 @@ export function applyFacts(store: Store, doc: DocumentRow, actions: FactAction[]
     if (known.has(norm(a.content))) continue;
     known.add(norm(a.content));
     const source = { documentId: doc.id, position: a.position };
-    if (a.kind === 'replace' && store.updateMemoryContent(doc.accountId, a.factId, a.content, now, source)) continue;
+    if (a.kind === 'replace' && store.updateFactContent(doc.accountId, a.factId, a.content, now, source)) continue;
     const standing = a.kind === 'add' && a.standing;
-    store.insertMemory({
+    store.insertFact({
       id: newId('mem'), accountId: doc.accountId, containerId: standing ? null : doc.containerId, content: a.content, title: null,
       static: standing, createdAt: now, updatedAt: now, sourceDocumentId: doc.id, sourcePosition: a.position,
     });

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { newId } from '../ids';
 import type { Context } from '../operations/operation';
-import type { Memory } from '../storage/store';
+import type { Fact } from '../storage/store';
 import type { ChatMessage } from './model-client';
 
 /** How many of the newest static facts the model compares a new one with. */
@@ -25,7 +25,7 @@ export const MERGE_SYSTEM =
   'contradicts a numbered fact (name it, and give the merged wording in "content"); otherwise "add".';
 
 /** Saves a static fact for the caller's account; returns the fact the profile now holds for it. */
-export async function mergeStaticFact(ctx: Context, content: string, title: string | null): Promise<Memory> {
+export async function mergeStaticFact(ctx: Context, content: string, title: string | null): Promise<Fact> {
   const accountId = ctx.caller.accountId;
   const existing = ctx.model ? ctx.store.listStaticFacts(accountId).slice(0, COMPARED_FACTS) : [];
   if (ctx.model && existing.length) {
@@ -34,19 +34,19 @@ export async function mergeStaticFact(ctx: Context, content: string, title: stri
     if (decision?.action === 'duplicate' && target) return target;
     if (decision?.action === 'update' && target) {
       const merged = decision.content?.trim() || content;
-      ctx.store.updateMemoryContent(accountId, target.id, merged, ctx.clock.now());
-      return ctx.store.getMemory(accountId, target.id)!;
+      ctx.store.updateFactContent(accountId, target.id, merged, ctx.clock.now());
+      return ctx.store.getFact(accountId, target.id)!;
     }
   }
   const now = ctx.clock.now();
   const writtenBy = ctx.caller.kind === 'owner' ? null : ctx.caller.grant.credentialId;
-  const memory: Memory = { id: newId('mem'), accountId, containerId: null, content, title, static: true, createdAt: now, updatedAt: now, writtenBy };
-  ctx.store.insertMemory(memory);
+  const memory: Fact = { id: newId('mem'), accountId, containerId: null, content, title, static: true, createdAt: now, updatedAt: now, writtenBy };
+  ctx.store.insertFact(memory);
   return memory;
 }
 
 /** The model's decision, or null when it gave none: the turn then stores the fact as given. */
-async function decide(ctx: Context, existing: Memory[], content: string): Promise<z.infer<typeof Decision> | null> {
+async function decide(ctx: Context, existing: Fact[], content: string): Promise<z.infer<typeof Decision> | null> {
   const numbered = existing.map((m, i) => `[${i + 1}] ${m.content}`).join('\n');
   const messages: ChatMessage[] = [
     { role: 'system', content: MERGE_SYSTEM },

@@ -104,12 +104,12 @@ export function exportAccount(store: Store, accountId: string, now: number, writ
     for (let page = store.listDocumentsInInsertOrder(accountId, 0, PAGE); page.lastSeq !== null; page = store.listDocumentsInInsertOrder(accountId, page.lastSeq, PAGE)) {
       for (const d of page.documents) emit(documentLine(store, d));
     }
-    for (const m of store.listMemories(accountId)) {
+    for (const m of store.listFacts(accountId)) {
       emit({
         type: 'fact', id: m.id, container: m.containerId, content: m.content, title: m.title, static: m.static,
         created_at: m.createdAt, updated_at: m.updatedAt,
         source: m.sourceDocumentId ? { document: m.sourceDocumentId, position: m.sourcePosition ?? 0 } : null,
-        history: store.listMemoryHistory(accountId, m.id).map((h) => ({ content: h.content, replaced_at: h.replacedAt })),
+        history: store.listFactHistory(accountId, m.id).map((h) => ({ content: h.content, replaced_at: h.replacedAt })),
         reviewed_at: m.reviewedAt ?? null,
       });
     }
@@ -280,7 +280,7 @@ export function importAccount(store: Store, accountId: string, lines: string[], 
           const sourceId = f.source ? documentIds.get(f.source.document) ?? null : null;
           if (f.source && !sourceId) summary.unsourced++;
           const id = newId('mem');
-          store.insertMemory({
+          store.insertFact({
             id, accountId, containerId, content: f.content, title: f.title, static: f.static,
             createdAt: f.created_at, updatedAt: f.updated_at,
             sourceDocumentId: sourceId, sourcePosition: sourceId ? f.source!.position : null, reviewedAt: f.reviewed_at ?? null,

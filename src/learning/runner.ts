@@ -277,7 +277,7 @@ export class LearningRunner {
 
   private async embedMemory(job: LearningJob): Promise<Commit> {
     const { store, clock, embedder } = this.deps;
-    const passage = job.memoryId ? store.getMemoryPassage(job.memoryId) : null;
+    const passage = job.memoryId ? store.getFactPassage(job.memoryId) : null;
     const vectors = embedder && passage ? (await embedPassages(embedder, [passage]))[0]! : null;
     return () => {
       const stored = passage && vectors ? store.storeVectors('fast', [{ passageId: passage.id, vectors }]) : [];

@@ -3,7 +3,7 @@ import { mergeStaticFact } from '../agent/merge-static-fact';
 import { requireProfile, resolveContainer } from '../auth/access';
 import { ServiceError } from '../errors';
 import { newId } from '../ids';
-import type { Memory } from '../storage/store';
+import type { Fact } from '../storage/store';
 import { factWritten } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
@@ -32,12 +32,12 @@ export const addMemory = defineOperation({
     }
     const containerId = resolveContainer(ctx, input.container).id;
     const now = ctx.clock.now();
-    const memory: Memory = {
+    const memory: Fact = {
       id: newId('mem'), accountId: ctx.caller.accountId, containerId, content: input.content,
       title: input.title ?? null, static: false, createdAt: now, updatedAt: now,
       writtenBy: ctx.caller.kind === 'owner' ? null : ctx.caller.grant.credentialId,
     };
-    ctx.store.insertMemory(memory);
+    ctx.store.insertFact(memory);
     return toFact(memory);
   },
 });

@@ -16,6 +16,6 @@ export const confirmFact = defineOperation({
     if (!ctx.store.markFactReviewed(accountId, input.memory_id, ctx.clock.now())) {
       throw new ServiceError('not_found', `No memory ${input.memory_id}.`, { memory_id: input.memory_id });
     }
-    return toFact(ctx.store.getMemory(accountId, input.memory_id)!);
+    return toFact(ctx.store.getFact(accountId, input.memory_id)!);
   },
 });

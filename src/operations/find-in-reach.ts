@@ -4,7 +4,7 @@
  */
 import { containersInReach } from '../auth/access';
 import { ServiceError } from '../errors';
-import type { DocumentRow, Memory } from '../storage/store';
+import type { DocumentRow, Fact } from '../storage/store';
 import type { Context } from './operation';
 
 const inReach = (ctx: Context, containerId: string) => containersInReach(ctx).some((c) => c.id === containerId);
@@ -15,8 +15,8 @@ export function findDocument(ctx: Context, id: string): DocumentRow {
   return doc;
 }
 
-export function findMemory(ctx: Context, id: string, containerId: string | null | undefined): Memory {
-  const memory = ctx.store.getMemory(ctx.caller.accountId, id);
+export function findFact(ctx: Context, id: string, containerId: string | null | undefined): Fact {
+  const memory = ctx.store.getFact(ctx.caller.accountId, id);
   const reachable = memory && (memory.containerId
     ? inReach(ctx, memory.containerId)
     : ctx.caller.kind === 'owner' || ctx.caller.grant.profile);

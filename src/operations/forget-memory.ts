@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ServiceError } from '../errors';
-import { findMemory } from './find-in-reach';
+import { findFact } from './find-in-reach';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { confirmParam } from './schemas';
@@ -18,7 +18,7 @@ export const forgetMemory = defineOperation({
     confirm: confirmParam,
   }),
   run(ctx, input) {
-    const memory = findMemory(ctx, input.memory_id, input.container);
+    const memory = findFact(ctx, input.memory_id, input.container);
     if (input.confirm !== true) {
       return confirmation('forget_memory', `Ask the person to confirm forgetting the fact "${memory.content.slice(0, 120)}"; then call again with confirm=true.`);
     }

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { iso } from '../clock';
 import { ServiceError } from '../errors';
-import type { Credential, Memory } from '../storage/store';
+import type { Credential, Fact } from '../storage/store';
 import { DYNAMIC_FACTS } from './get-profile';
 import type { Context } from './operation';
 import { defineOperation } from './operation';
@@ -23,13 +23,13 @@ export const getFact = defineOperation({
   input: z.object({ memory_id: z.string().min(1).max(100) }),
   run(ctx, input): Detail {
     const { accountId } = ctx.caller;
-    const fact = ctx.store.getMemory(accountId, input.memory_id);
+    const fact = ctx.store.getFact(accountId, input.memory_id);
     if (!fact) throw new ServiceError('not_found', `No memory ${input.memory_id}.`, { memory_id: input.memory_id });
     return {
       fact: toFact(fact),
       written_by: writerOf(ctx, fact),
       learned_from: learnedFrom(ctx, fact),
-      history: ctx.store.listMemoryHistory(accountId, fact.id).map((h) => ({ content: h.content, replaced_at: iso(h.replacedAt)! })),
+      history: ctx.store.listFactHistory(accountId, fact.id).map((h) => ({ content: h.content, replaced_at: iso(h.replacedAt)! })),
       served: servedAt(ctx, fact),
     };
   },
@@ -41,12 +41,12 @@ function refOf(ctx: Context, c: Credential): z.infer<typeof S.FactDetail>['serve
   return { id: c.clientId ?? c.id, kind: 'app', name: (c.clientId && ctx.store.getOAuthClient(c.clientId)?.name) || c.name };
 }
 
-function writerOf(ctx: Context, fact: Memory): Detail['written_by'] {
+function writerOf(ctx: Context, fact: Fact): Detail['written_by'] {
   const credential = fact.writtenBy ? ctx.store.getCredential(ctx.caller.accountId, fact.writtenBy) : null;
   return credential ? { ...refOf(ctx, credential), state: keyState(credential, ctx.clock.now()) } : null;
 }
 
-function learnedFrom(ctx: Context, fact: Memory): Detail['learned_from'] {
+function learnedFrom(ctx: Context, fact: Fact): Detail['learned_from'] {
   const doc = fact.sourceDocumentId ? ctx.store.getDocument(ctx.caller.accountId, fact.sourceDocumentId) : null;
   if (!doc) return null;
   const position = fact.sourcePosition ?? 0;
@@ -54,7 +54,7 @@ function learnedFrom(ctx: Context, fact: Memory): Detail['learned_from'] {
   return { document_id: doc.id, title: doc.title ?? doc.url, position, passage: passage?.content ?? null };
 }
 
-function servedAt(ctx: Context, fact: Memory): Detail['served'] {
+function servedAt(ctx: Context, fact: Fact): Detail['served'] {
   const { accountId } = ctx.caller;
   const containers = ctx.store.listContainers(accountId);
   const container = containers.find((c) => c.id === fact.containerId) ?? null;

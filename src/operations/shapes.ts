@@ -1,14 +1,14 @@
 /** Store rows → the wire shapes of `schemas.ts`. */
 import type { z } from 'zod';
 import { DAY_MS, iso } from '../clock';
-import type { Container as ContainerRow, Credential, DocumentRow, Share, Memory, Rule as RuleRow } from '../storage/store';
+import type { Container as ContainerRow, Credential, DocumentRow, Share, Fact, Rule as RuleRow } from '../storage/store';
 import type * as S from './schemas';
 
 export const toContainer = (c: ContainerRow): z.infer<typeof S.Container> => ({
   id: c.id, name: c.name, description: c.description, created_at: iso(c.createdAt)!,
 });
 
-export const toFact = (m: Memory): z.infer<typeof S.Fact> => ({
+export const toFact = (m: Fact): z.infer<typeof S.Fact> => ({
   id: m.id, content: m.content, title: m.title, static: m.static, container: m.containerId,
   created_at: iso(m.createdAt)!, updated_at: iso(m.updatedAt)!,
   ...(m.sourceDocumentId ? { source: { document_id: m.sourceDocumentId, position: m.sourcePosition ?? 0 } } : {}),

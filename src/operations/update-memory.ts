@@ -21,13 +21,13 @@ export const updateMemory = defineOperation({
     if (!content) throw new ServiceError('validation', 'content must not be empty.', { fields: ['content'] });
     const now = ctx.clock.now();
     const found = ctx.store.transaction(() => {
-      const fact = ctx.store.getMemory(accountId, input.memory_id);
+      const fact = ctx.store.getFact(accountId, input.memory_id);
       if (!fact) return false;
-      if (content !== fact.content) ctx.store.updateMemoryContent(accountId, fact.id, content, now);
+      if (content !== fact.content) ctx.store.updateFactContent(accountId, fact.id, content, now);
       return ctx.store.markFactReviewed(accountId, fact.id, now);
     });
     if (!found) throw new ServiceError('not_found', `No memory ${input.memory_id}.`, { memory_id: input.memory_id });
     ctx.notifyQueued(); // a fact in a container is embedded again under its new wording
-    return toFact(ctx.store.getMemory(accountId, input.memory_id)!);
+    return toFact(ctx.store.getFact(accountId, input.memory_id)!);
   },
 });

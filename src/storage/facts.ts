@@ -1,6 +1,6 @@
 /** Facts (`memories` in storage): learned from documents or written by the owner, with their history. */
 
-export interface Memory {
+export interface Fact {
   id: string;
   accountId: string;
   containerId: string | null;
@@ -33,19 +33,19 @@ export interface FactHistoryEntry {
 
 export interface FactRepository {
   /** Inserts a fact, with its earlier wordings (oldest first) when it arrives with a history (an import). */
-  insertMemory(memory: Memory, history?: FactHistoryEntry[]): void;
-  getMemory(accountId: string, id: string): Memory | null;
+  insertFact(memory: Fact, history?: FactHistoryEntry[]): void;
+  getFact(accountId: string, id: string): Fact | null;
   /**
    * Rewrites a fact, keeping its old content in its history (and its passage, when in a container,
    * searchable under the new content); false when the account holds no such fact.
    */
-  updateMemoryContent(accountId: string, id: string, content: string, at: number, source?: FactSource): boolean;
+  updateFactContent(accountId: string, id: string, content: string, at: number, source?: FactSource): boolean;
   /** The fact's earlier contents, oldest first. */
-  listMemoryHistory(accountId: string, id: string): FactHistoryEntry[];
-  listStaticFacts(accountId: string): Memory[];
+  listFactHistory(accountId: string, id: string): FactHistoryEntry[];
+  listStaticFacts(accountId: string): Fact[];
   /** Every fact of the account, oldest first. */
-  listMemories(accountId: string): Memory[];
-  listRecentFacts(accountId: string, containerIds: string[], limit: number): Memory[];
+  listFacts(accountId: string): Fact[];
+  listRecentFacts(accountId: string, containerIds: string[], limit: number): Fact[];
   /** Records that the owner confirmed (or edited) the fact at `at`; false when the account holds no such fact. */
   markFactReviewed(accountId: string, id: string, at: number): boolean;
 }

@@ -1,5 +1,5 @@
 /** Forgetting (docs/decisions.md, "Forgetting that forgets"): deletes that leave no bytes behind. */
-import type { Memory } from './facts';
+import type { Fact } from './facts';
 
 /** What a forgetting removes: one document, or a container with everything in it. */
 export type ForgetTarget = { documentId: string } | { containerId: string };
@@ -13,8 +13,8 @@ export interface ForgettingPlan {
   documents: number;
   /** The documents' passages (a fact's own passage goes with the fact). */
   passages: number;
-  facts: Memory[];
-  kept: Memory[];
+  facts: Fact[];
+  kept: Fact[];
 }
 
 /** What a forgetting removed, in the plan's terms, and every passage id gone (for in-memory indexes). */

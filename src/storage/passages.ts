@@ -59,7 +59,7 @@ export interface PassageRepository {
   /** How many passages the server holds, every account together (a progress figure, no account data). */
   countPassages(): number;
   /** The memory's passage, for embedding a fact. */
-  getMemoryPassage(memoryId: string): PassageText | null;
+  getFactPassage(memoryId: string): PassageText | null;
   /** Passages by id within one account, with what a search hit cites. */
   getPassageHits(accountId: string, passageIds: number[]): PassageHit[];
 

@@ -31,7 +31,7 @@ export function activityRoutes({ services, html, flash, page }: OwnerKit): Hono<
         const doc = services.store.getDocument(accountId, item.id);
         labels.set(item.id, doc ? doc.title ?? doc.content?.slice(0, 80) ?? doc.url ?? doc.id : null);
       } else {
-        labels.set(item.id, services.store.getMemory(accountId, item.id)?.content ?? null);
+        labels.set(item.id, services.store.getFact(accountId, item.id)?.content ?? null);
       }
     }
     return labels;

@@ -35,7 +35,7 @@ export function factRoutes({ services, html, flash, page, post }: OwnerKit): Hon
 
   app.get('/facts/:id/forget', page(async (c, o) => {
     const back = localPath(c.req.query('back'), '/profile');
-    const fact = services.store.getMemory(o.session.accountId, idParam(c));
+    const fact = services.store.getFact(o.session.accountId, idParam(c));
     if (!fact) return c.redirect(back, 303);
     return html(c, (
       <ConfirmPage

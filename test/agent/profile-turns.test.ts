@@ -54,7 +54,7 @@ describe('static add and forget with a model', () => {
     expect(moved.body).toMatchObject({ id: paris.body.id, content: 'Lives in Berlin (moved from Paris).', static: true });
     expect(await staticFacts(server, key)).toEqual(['Is vegetarian.', 'Lives in Berlin (moved from Paris).']);
     const accountId = server.services.store.listAccounts()[0]!.id; // the only account on this server
-    expect(server.services.store.listMemoryHistory(accountId, paris.body.id).map((h) => h.content)).toEqual(['Lives in Paris.']);
+    expect(server.services.store.listFactHistory(accountId, paris.body.id).map((h) => h.content)).toEqual(['Lives in Paris.']);
   });
 
   it('stores the fact as given when the model fails', async () => {

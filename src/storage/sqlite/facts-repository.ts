@@ -9,10 +9,10 @@ const m = t.memories;
 export function factsRepository(ctx: SqliteContext): FactRepository {
   const { db, transaction } = ctx;
   const mine = (accountId: string, id: string) => and(eq(m.accountId, accountId), eq(m.id, id));
-  const getMemory = (accountId: string, id: string) => db.select().from(m).where(mine(accountId, id)).get() ?? null;
+  const getFact = (accountId: string, id: string) => db.select().from(m).where(mine(accountId, id)).get() ?? null;
 
   return {
-    insertMemory(memory, history = []) {
+    insertFact(memory, history = []) {
       transaction(() => {
         db.insert(m).values(memory).run();
         if (history.length) db.insert(t.memoryHistory).values(history.map((h) => ({ memoryId: memory.id, ...h }))).run();
@@ -27,10 +27,10 @@ export function factsRepository(ctx: SqliteContext): FactRepository {
       });
     },
 
-    getMemory,
+    getFact,
 
-    updateMemoryContent: (accountId, id, content, at, source) => transaction(() => {
-      const old = getMemory(accountId, id);
+    updateFactContent: (accountId, id, content, at, source) => transaction(() => {
+      const old = getFact(accountId, id);
       if (!old) return false;
       db.insert(t.memoryHistory).values({ memoryId: id, content: old.content, replacedAt: at }).run();
       const from = source ? { sourceDocumentId: source.documentId, sourcePosition: source.position } : {};
@@ -42,8 +42,8 @@ export function factsRepository(ctx: SqliteContext): FactRepository {
       return true;
     }),
 
-    listMemoryHistory(accountId, id) {
-      if (!getMemory(accountId, id)) return [];
+    listFactHistory(accountId, id) {
+      if (!getFact(accountId, id)) return [];
       return db.select({ content: t.memoryHistory.content, replacedAt: t.memoryHistory.replacedAt }).from(t.memoryHistory)
         .where(eq(t.memoryHistory.memoryId, id)).orderBy(t.memoryHistory.id).all();
     },
@@ -52,7 +52,7 @@ export function factsRepository(ctx: SqliteContext): FactRepository {
       .orderBy(desc(m.updatedAt), desc(m.id)).all(),
 
     // rowid breaks ties in insertion order: ids are random, so an export and its re-import would otherwise disagree.
-    listMemories: (accountId) => db.select().from(m).where(eq(m.accountId, accountId)).orderBy(m.createdAt, sql`rowid`).all(),
+    listFacts: (accountId) => db.select().from(m).where(eq(m.accountId, accountId)).orderBy(m.createdAt, sql`rowid`).all(),
 
     listRecentFacts(accountId, containerIds, limit) {
       if (containerIds.length === 0) return [];

@@ -11,7 +11,7 @@ import * as t from './schema';
 type ForgettingScope = { documentIds: string[]; containerId: string | null };
 
 type Neighbours = Pick<ContainerRepository, 'getContainer' | 'deleteContainer'> & Pick<DocumentRepository, 'getDocument' | 'deleteDocument'>
-  & Pick<FactRepository, 'getMemory'>;
+  & Pick<FactRepository, 'getFact'>;
 
 export function forgettingRepository({ db, raw, transaction }: SqliteContext, store: Neighbours): ForgettingRepository {
   /** The documents a forgetting deletes, and the container when it is one; null when the account has no such target. */
@@ -31,7 +31,7 @@ export function forgettingRepository({ db, raw, transaction }: SqliteContext, st
       SELECT m.id FROM memories m JOIN json_each(?2) ids ON m.source_document_id = ids.value
        WHERE m.account_id = ?1 AND (?3 IS NULL OR m.container_id IS NOT ?3)
        ORDER BY m.created_at, m.rowid`).all(accountId, JSON.stringify(documentIds), containerId)
-      .map((r) => store.getMemory(accountId, r.id)!);
+      .map((r) => store.getFact(accountId, r.id)!);
     const inside = containerId
       ? db.select().from(t.memories).where(and(eq(t.memories.accountId, accountId), eq(t.memories.containerId, containerId)))
         .orderBy(t.memories.createdAt, sql`rowid`).all()
@@ -93,7 +93,7 @@ export function forgettingRepository({ db, raw, transaction }: SqliteContext, st
 
     forgetFact(accountId, id) {
       const passageIds = transaction(() => {
-        if (!store.getMemory(accountId, id)) return null;
+        if (!store.getFact(accountId, id)) return null;
         const ids = db.select({ id: t.passages.id }).from(t.passages).where(eq(t.passages.memoryId, id)).all().map((r) => r.id);
         db.delete(t.memories).where(and(eq(t.memories.accountId, accountId), eq(t.memories.id, id))).run();
         return ids;

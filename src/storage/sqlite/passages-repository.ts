@@ -61,7 +61,7 @@ export function passagesRepository(ctx: SqliteContext): PassageRepository {
 
     countPassages: () => raw.query<{ n: number }, []>('SELECT count(*) AS n FROM passages').get()!.n,
 
-    getMemoryPassage: (memoryId) => db.select({ id: t.passages.id, title: t.passages.title, content: t.passages.content })
+    getFactPassage: (memoryId) => db.select({ id: t.passages.id, title: t.passages.title, content: t.passages.content })
       .from(t.passages).where(eq(t.passages.memoryId, memoryId)).get() ?? null,
 
     getPassageHits(accountId, passageIds) {

@@ -221,7 +221,7 @@ describe('export and import', () => {
         expect(piano.source.position).toBe(1);
         expect((await call(target, 'GET', `/v1/documents/${piano.source.document_id}`, targetKey)).body).toMatchObject({ custom_id: 'sunday', learned: true });
         const accountId = target.services.store.getAccountByEmail('second@example.org')!.id;
-        expect(target.services.store.listMemoryHistory(accountId, lives.id).map((h) => h.content)).toEqual(['Lives in Paris.']);
+        expect(target.services.store.listFactHistory(accountId, lives.id).map((h) => h.content)).toEqual(['Lives in Paris.']);
         expect(profile.static.map((f: any) => f.content).sort()).toEqual(['I am vegetarian.', 'Lives in Berlin.']);
         expect(profile.dynamic.map((f: any) => f.content).sort()).toEqual(['Stand-up is at 9:30.', 'Started learning the piano.']);
 
@@ -377,7 +377,7 @@ describe('export and import', () => {
       const accountId = server.services.store.listAccounts()[0]!.id;
       expect(server.services.store.listContainers(accountId)).toEqual([]);
       expect(server.services.store.listDocumentsInInsertOrder(accountId, 0, 10).documents).toEqual([]);
-      expect(server.services.store.listMemories(accountId)).toEqual([]);
+      expect(server.services.store.listFacts(accountId)).toEqual([]);
       expect(await server.learning.drain()).toBe(0); // no job was queued either
     }
 

@@ -56,7 +56,7 @@ function holdings(server: TestServer, accountId: string) {
   return {
     containers: store.listContainers(accountId).length,
     documents: store.listDocumentsInInsertOrder(accountId, 0, 1000).documents.length,
-    facts: store.listMemories(accountId).length,
+    facts: store.listFacts(accountId).length,
     rules: store.listRules(accountId, null).length,
   };
 }
@@ -152,7 +152,7 @@ describe('importing the same export again', () => {
       expect(imported(fileA)).toContain('Imported 1 new containers, 1 documents (0 already there), 1 facts, 1 rules.');
       // The container is matched by its name; the rest is B's own.
       expect(imported(fileB)).toContain('Imported 0 new containers, 1 documents (0 already there), 1 facts, 1 rules.');
-      const facts = target.server.services.store.listMemories(target.accountId).map((m) => m.content).sort();
+      const facts = target.server.services.store.listFacts(target.accountId).map((m) => m.content).sort();
       expect(facts).toEqual(['Grows apples.', 'Grows pears.']);
       expect(holdings(target.server, target.accountId)).toEqual({ containers: 1, documents: 2, facts: 2, rules: 2 });
 

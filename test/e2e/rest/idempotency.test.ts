@@ -33,7 +33,7 @@ let write: string;
 let manage: string;
 
 /** How many facts of the account hold exactly `content`. */
-const factsWith = (content: string) => server.services.store.listMemories(accountId).filter((m) => m.content === content).length;
+const factsWith = (content: string) => server.services.store.listFacts(accountId).filter((m) => m.content === content).length;
 
 beforeAll(async () => {
   server = await startTestServer();
