@@ -1,11 +1,12 @@
 /**
  * The owner's reads of the access log: what one key or share, or one connected app (all its consent
- * tokens), read and wrote, newest first, a page at a time. The entries hold ids only, never content.
+ * tokens), read and wrote, newest first, a page at a time. The log holds ids only, never content;
+ * each item's `label` is read when the log is, from what the id names now.
  */
 import { z } from 'zod';
 import { iso } from '../clock';
 import { ServiceError } from '../errors';
-import type { AccessSubject, StoredAccessEntry } from '../storage/store';
+import type { AccessItem as AccessItemRow, AccessSubject } from '../storage/store';
 import { type Context, defineOperation } from './operation';
 
 const AccessItem = z.object({
@@ -14,6 +15,7 @@ const AccessItem = z.object({
   id: z.string(),
   container: z.string().nullable().optional().describe('The container it was returned from or written to.'),
   position: z.number().int().optional().describe("A document's passage: its position."),
+  label: z.string().nullable().describe("What the id names now: a container's name, a document's title (or first words), a fact's text; null once it is gone."),
 });
 
 const AccessEntry = z.object({
@@ -23,7 +25,7 @@ const AccessEntry = z.object({
   credential_id: z.string(),
   credential_kind: z.enum(['key', 'consent', 'share']),
   client_id: z.string().nullable().describe("A consent token's app."),
-  items: z.array(AccessItem).describe('What the call returned, wrote or removed, in the order of its answer; ids only.'),
+  items: z.array(AccessItem).describe('What the call returned, wrote or removed, in the order of its answer.'),
 });
 
 export const AccessLog = z.object({
@@ -43,14 +45,31 @@ function readLog(ctx: Context, subject: AccessSubject, input: { cursor?: string 
   ctx.accessLog.flush(); // the last second's entries are still in memory
   const limit = input.limit ?? 50;
   const rows = ctx.store.listAccessEntries(ctx.caller.accountId, subject, limit + 1, input.cursor == null ? null : Number(input.cursor));
-  const entries = rows.slice(0, limit).map(toEntry);
+  const label = labeller(ctx);
+  const entries = rows.slice(0, limit).map((e): z.output<typeof AccessEntry> => ({
+    id: String(e.id), at: iso(e.at)!, operation: e.operation, credential_id: e.credentialId, credential_kind: e.credentialKind,
+    client_id: e.clientId, items: e.items.map((item) => ({ ...item, label: label(item) })),
+  }));
   return { entries, next_cursor: rows.length > limit ? entries.at(-1)!.id : null };
 }
 
-const toEntry = (e: StoredAccessEntry): z.output<typeof AccessEntry> => ({
-  id: String(e.id), at: iso(e.at)!, operation: e.operation, credential_id: e.credentialId, credential_kind: e.credentialKind,
-  client_id: e.clientId, items: e.items,
-});
+/** Names what an item's id names now, each id read once a page. */
+function labeller(ctx: Context): (item: AccessItemRow) => string | null {
+  const { accountId } = ctx.caller;
+  const seen = new Map<string, string | null>();
+  const read = (item: AccessItemRow): string | null => {
+    if (item.kind === 'container') return ctx.store.getContainer(accountId, item.id)?.name ?? null;
+    if (item.kind === 'document') {
+      const doc = ctx.store.getDocument(accountId, item.id);
+      return doc ? doc.title ?? doc.content?.slice(0, 80) ?? doc.url ?? doc.id : null;
+    }
+    return ctx.store.getFact(accountId, item.id)?.content ?? null;
+  };
+  return (item) => {
+    if (!seen.has(item.id)) seen.set(item.id, read(item));
+    return seen.get(item.id)!;
+  };
+}
 
 export const keyAccessLog = defineOperation({
   name: 'key_access_log',

@@ -14,9 +14,6 @@ export type AccessLogView = z.infer<typeof AccessLog>;
 type Entry = AccessLogView['entries'][number];
 type Item = Entry['items'][number];
 
-/** What the page says of an id: a document's title or first words, a fact's text; null once gone. */
-export type Labels = Map<string, string | null>;
-
 export interface ActivityPageProps {
   /** Who: "key “Laptop”", "app “Claude”". */
   subject: string;
@@ -25,7 +22,6 @@ export interface ActivityPageProps {
   /** Where the subject's own page is. */
   back: { href: string; label: string };
   log: AccessLogView;
-  labels: Labels;
   /** How long entries are kept, when the server prunes them. */
   retentionDays: number | null;
   csrf: string;
@@ -75,7 +71,7 @@ export function ActivityPage(p: ActivityPageProps) {
   );
 }
 
-function EntryView({ entry: e, labels, path, csrf }: { entry: Entry } & ActivityPageProps) {
+function EntryView({ entry: e, path, csrf }: { entry: Entry } & ActivityPageProps) {
   const returned = e.items.filter((i) => i.action === 'returned');
   const written = e.items.filter((i) => i.action === 'written');
   const removed = e.items.filter((i) => i.action === 'removed');
@@ -90,13 +86,13 @@ function EntryView({ entry: e, labels, path, csrf }: { entry: Entry } & Activity
       {passages.length ? (
         <>
           <p>Showed these {passages.length} {passages.length === 1 ? 'passage' : 'passages'}:</p>
-          <ol class="shown">{passages.map((i) => <li><ItemLink item={i} labels={labels} /></li>)}</ol>
+          <ol class="shown">{passages.map((i) => <li><ItemLink item={i} /></li>)}</ol>
         </>
       ) : e.operation === 'search_memories' ? <p class="muted">Found nothing.</p> : null}
       {profile.length ? (
         <>
           <p>Read {profile.length} standing {profile.length === 1 ? 'fact' : 'facts'} of the profile:</p>
-          <ul class="plain">{profile.map((i) => <li><ItemLink item={i} labels={labels} /></li>)}</ul>
+          <ul class="plain">{profile.map((i) => <li><ItemLink item={i} /></li>)}</ul>
         </>
       ) : null}
       {containers.length ? <p>Saw {containers.length} {containers.length === 1 ? 'container' : 'containers'}.</p> : null}
@@ -106,8 +102,8 @@ function EntryView({ entry: e, labels, path, csrf }: { entry: Entry } & Activity
           <ul class="plain written">
             {written.map((i) => (
               <li data-id={i.id}>
-                <ItemLink item={i} labels={labels} />
-                {i.kind !== 'document' && labels.get(i.id) != null ? (
+                <ItemLink item={i} />
+                {i.kind !== 'document' && i.label != null ? (
                   <form method="post" action={`/facts/${i.id}/forget`} class="inline">
                     <input type="hidden" name="csrf" value={csrf} />
                     <input type="hidden" name="back" value={path} />
@@ -124,8 +120,8 @@ function EntryView({ entry: e, labels, path, csrf }: { entry: Entry } & Activity
   );
 }
 
-function ItemLink({ item, labels }: { item: Item; labels: Labels }) {
-  const label = labels.get(item.id);
+function ItemLink({ item }: { item: Item }) {
+  const { label } = item;
   if (label == null) return <span class="muted" data-gone={item.id}>{item.kind === 'document' ? 'a document' : 'a fact'} since removed (<code>{item.id}</code>)</span>;
   if (item.kind === 'document') {
     return (

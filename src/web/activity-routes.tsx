@@ -7,7 +7,7 @@ import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../http/app-env';
 import { appAccessLog, keyAccessLog, listConnectedApps, listShares, listKeys } from '../operations';
 import { invoke } from '../operations/operation';
-import { type AccessLogView, ActivityPage, type Labels } from './activity-page';
+import { type AccessLogView, ActivityPage } from './activity-page';
 import { fixable, idParam, type Owner, type OwnerKit } from './owner-kit';
 
 /** Entries a page; the export reads the largest pages the operation gives. */
@@ -22,21 +22,6 @@ export function activityRoutes({ services, html, flash, page }: OwnerKit): Hono<
   const read = (o: Owner, subject: Subject, cursor: string | null, limit: number): Promise<AccessLogView> =>
     'key_id' in subject ? invoke(keyAccessLog, o.ctx, { ...subject, cursor, limit }) : invoke(appAccessLog, o.ctx, { ...subject, cursor, limit });
 
-  /** What each id names now: a document's title (or first words), a fact's text; null once gone. */
-  const labelsOf = (accountId: string, log: AccessLogView): Labels => {
-    const labels: Labels = new Map();
-    for (const item of log.entries.flatMap((e) => e.items)) {
-      if (labels.has(item.id) || item.kind === 'container') continue;
-      if (item.kind === 'document') {
-        const doc = services.store.getDocument(accountId, item.id);
-        labels.set(item.id, doc ? doc.title ?? doc.content?.slice(0, 80) ?? doc.url ?? doc.id : null);
-      } else {
-        labels.set(item.id, services.store.getFact(accountId, item.id)?.content ?? null);
-      }
-    }
-    return labels;
-  };
-
   const timeline = (subject: Subject, describe: (o: Owner, c: Context<AppEnv>) => Promise<{ name: string; back: { href: string; label: string }; current: string }>) =>
     page(async (c, o, f) => {
       const { name, back, current } = await describe(o, c);
@@ -50,7 +35,7 @@ export function activityRoutes({ services, html, flash, page }: OwnerKit): Hono<
       }
       return html(c, (
         <ActivityPage
-          subject={name} path={c.req.path} back={back} log={log} labels={labelsOf(o.session.accountId, log)}
+          subject={name} path={c.req.path} back={back} log={log}
           retentionDays={services.accessLog.retentionDays} csrf={o.csrf} email={o.email} current={current} notice={f.notice} error={f.error}
         />
       ));

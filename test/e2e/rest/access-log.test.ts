@@ -87,7 +87,9 @@ describe('the access log', () => {
     const first = (await appLog('?limit=1')).body;
     expect(first.entries).toHaveLength(1);
     expect(first.entries[0].operation).toBe('get_profile');
-    expect(first.entries[0].items).toContainEqual({ action: 'returned', kind: 'profile', id: fact.body.id, container: null });
+    // The label is what the id names now, read with the log: the file holds the id alone.
+    expect(first.entries[0].items).toContainEqual({ action: 'returned', kind: 'profile', id: fact.body.id, container: null, label: 'Prefers window seats' });
+    expect(JSON.stringify(rowsOf(a.email))).not.toContain('window seats');
     const rest = (await appLog(`?cursor=${first.next_cursor}`)).body;
     expect(rest.entries.map((e: any) => e.operation)).toEqual(['search_memories', 'search_memories']);
     expect(rest.next_cursor).toBeNull();
