@@ -10,7 +10,7 @@ import { fixable, idParam, type OwnerKit, str } from './owner-kit';
 import { ProfilePage } from './profile-page';
 import { localPath } from './session';
 
-export function factRoutes({ services, html, flash, page, post }: OwnerKit): Hono<AppEnv> {
+export function factRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get('/facts/:id', page(async (c, o, f) => {
@@ -35,8 +35,12 @@ export function factRoutes({ services, html, flash, page, post }: OwnerKit): Hon
 
   app.get('/facts/:id/forget', page(async (c, o) => {
     const back = localPath(c.req.query('back'), '/profile');
-    const fact = services.store.getFact(o.session.accountId, idParam(c));
-    if (!fact) return c.redirect(back, 303);
+    const detail = await invoke(getFact, o.ctx, { memory_id: idParam(c) }).catch((err: unknown) => {
+      if (!fixable(err)) throw err;
+      return null;
+    });
+    if (!detail) return c.redirect(back, 303);
+    const { fact } = detail;
     return html(c, (
       <ConfirmPage
         title={fact.static ? 'Remove this standing fact?' : 'Forget this fact?'} csrf={o.csrf} email={o.email}
