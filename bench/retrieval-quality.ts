@@ -6,7 +6,7 @@
  * embedders (ENGRAM_EMBEDDER chooses them, as for the server); the table is recall@1/5/10 and
  * MRR@10 per search variant. A variant is one line in `variants` below.
  *
- *   bun bench/retrieval-quality.ts [--set conversations|quality] [--seed 17]
+ *   bun bench/retrieval-quality.ts [--set conversations|quality] [--seed 17] [--distractors 5000]
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
@@ -24,7 +24,7 @@ import { documentText, seeded } from './lib/corpus';
 import { ACCOUNT, CONTAINER, learnCorpus, tierIndex } from './lib/learned-corpus';
 import { type EvalSet, evaluate, formatScores, type Variant } from './lib/retrieval-eval';
 
-const { values } = parseArgs({ options: { set: { type: 'string', default: 'conversations' }, seed: { type: 'string', default: '17' } } });
+const { values } = parseArgs({ options: { set: { type: 'string', default: 'conversations' }, seed: { type: 'string', default: '17' }, distractors: { type: 'string', default: '5000' } } });
 const DEPTH = CANDIDATES; // candidates each side, as the server takes
 
 function conversationSet(seed: number): EvalSet {
@@ -36,7 +36,7 @@ function conversationSet(seed: number): EvalSet {
   };
 }
 
-/** The older sets: one passage a question, among 5,000 generated distractor documents. */
+/** The older sets: one passage a question, among generated distractor documents (5,000 unless --distractors says). */
 function qualitySets(): EvalSet[] {
   type Old = { passages: { id: number | string; text: string }[]; questions: { question: string; passage: number | string }[] };
   return ([['short passages', shortSet], ['long passages', longSet]] as [string, Old][]).map(([name, set]) => {
@@ -44,7 +44,7 @@ function qualitySets(): EvalSet[] {
     return {
       name,
       documents: [...set.passages.map((p) => ({ key: `eval_${p.id}`, text: p.text })),
-        ...Array.from({ length: 5000 }, (_, i) => ({ key: `noise_${i}`, text: documentText(random, 300 + Math.floor(random() * 500)) }))],
+        ...Array.from({ length: Number(values.distractors) }, (_, i) => ({ key: `noise_${i}`, text: documentText(random, 300 + Math.floor(random() * 500)) }))],
       questions: set.questions.map((q) => ({ question: q.question, kind: 'single', evidence: [`eval_${q.passage}`] })),
     };
   });

@@ -55,7 +55,7 @@ export async function seedStore(dir: string, passages: number, embedderChoice: s
     });
     const job = store.claimJobs(now, 1)[0]!;
     const parts = splitPassages(text, null);
-    const vectors = embedder ? await embedPassages(embedder, parts) : null;
+    const vectors = embedder ? await embedPassages(embedder, parts, 'fast') : null;
     store.completeDocument(job, parts, vectors, now);
     made += parts.length;
   }

@@ -4,6 +4,7 @@
  * the document's title. Search scores a passage by its best unit ("max-sim"), so one sentence that
  * answers a question is not drowned by the rest of its passage.
  */
+import type { VectorTier } from '../storage/store';
 import type { Embedder } from './embedder/embedder';
 import { sentences } from './passages';
 
@@ -27,10 +28,12 @@ export interface UnitSource {
 const wholeText = (p: UnitSource): string => (p.title ? `${p.title}\n${p.content}` : p.content);
 
 /**
- * Unit 0 is the whole passage; units 1… its sentence groups, in order, each prefixed with the
- * leading context. A passage of one sentence has only unit 0.
+ * The fast tier: unit 0 is the whole passage, units 1… its sentence groups, in order, each prefixed
+ * with the leading context. The strong tier: the sentence groups alone, since its cost is per token
+ * and the groups already hold the passage's text (the whole would double the work for about the same
+ * recall; docs/performance.md). A passage of one group is embedded whole by either.
  */
-export function embeddingUnits(p: UnitSource): string[] {
+export function embeddingUnits(p: UnitSource, tier: VectorTier): string[] {
   const whole = wholeText(p);
   const context = p.content.match(LEADING_CONTEXT)![0];
   const body = p.content.slice(context.length);
@@ -50,12 +53,14 @@ export function embeddingUnits(p: UnitSource): string[] {
   }
   if (groups.length <= 1) return [whole];
   const prefix = `${p.title ? `${p.title}\n` : ''}${context}`;
+  // More groups than units allowed (rare at ~800 characters a passage): the whole covers the rest.
+  if (tier === 'strong' && groups.length <= MAX_UNITS) return groups.map((g) => prefix + g);
   return [whole, ...groups.slice(0, MAX_UNITS - 1).map((g) => prefix + g)];
 }
 
-/** Embeds passages by their units in one call to the embedder; one array of unit vectors a passage. */
-export async function embedPassages(embedder: Embedder, passages: UnitSource[]): Promise<Float32Array[][]> {
-  const units = passages.map(embeddingUnits);
+/** Embeds passages by their units for a tier in one call to the embedder; one array of unit vectors a passage. */
+export async function embedPassages(embedder: Embedder, passages: UnitSource[], tier: VectorTier): Promise<Float32Array[][]> {
+  const units = passages.map((p) => embeddingUnits(p, tier));
   const flat = await embedder.embed(units.flat());
   let next = 0;
   return units.map((u) => {

@@ -31,7 +31,7 @@ export class Refiner {
       batch = this.store.listPassagesWithoutVectors('strong', this.after, REFINE_BATCH);
     }
     if (batch.length === 0) return 0;
-    const vectors = await embedPassages(this.embedder, batch);
+    const vectors = await embedPassages(this.embedder, batch, 'strong');
     const stored = this.store.storeVectors('strong', batch.map((p, i) => ({ passageId: p.id, vectors: vectors[i]! })));
     this.after = batch.at(-1)!.id;
     if (stored.length) this.onRefined(stored);

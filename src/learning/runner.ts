@@ -264,7 +264,7 @@ export class LearningRunner {
       passages = splitPassages(read.text, doc.title ?? read.title);
     }
     if (passages.length === 0) throw new PermanentLearningError('The document holds no text to learn.');
-    const vectors = embedder ? await embedPassages(embedder, passages) : null;
+    const vectors = embedder ? await embedPassages(embedder, passages, 'fast') : null;
     const facts = this.deps.extractor && !job.rebuild ? await this.deps.extractor.propose(store, doc, passages) : [];
     return () => {
       const now = clock.now();
@@ -278,7 +278,7 @@ export class LearningRunner {
   private async embedMemory(job: LearningJob): Promise<Commit> {
     const { store, clock, embedder } = this.deps;
     const passage = job.memoryId ? store.getFactPassage(job.memoryId) : null;
-    const vectors = embedder && passage ? (await embedPassages(embedder, [passage]))[0]! : null;
+    const vectors = embedder && passage ? (await embedPassages(embedder, [passage], 'fast'))[0]! : null;
     return () => {
       const stored = passage && vectors ? store.storeVectors('fast', [{ passageId: passage.id, vectors }]) : [];
       store.completeJob(job, clock.now());
@@ -294,7 +294,7 @@ export class LearningRunner {
     const { store, clock, embedder } = this.deps;
     for (let batch = store.listPassagesWithoutVectors('fast', 0, REEMBED_BATCH); embedder && batch.length;
       batch = store.listPassagesWithoutVectors('fast', batch.at(-1)!.id, REEMBED_BATCH)) {
-      const vectors = await embedPassages(embedder, batch);
+      const vectors = await embedPassages(embedder, batch, 'fast');
       this.deps.onIndexed('fast', store.storeVectors('fast', batch.map((p, i) => ({ passageId: p.id, vectors: vectors[i]! }))));
       // Stopping: the job stays running, and the next start queues it again.
       if (this.stopping) return () => [];

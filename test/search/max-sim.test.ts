@@ -50,16 +50,23 @@ function meanReciprocalRank(unitsOf: (text: string) => string[]): number {
 
 describe('max-sim', () => {
   it('splits a passage into its whole text and sentence groups, keeping a chat turn\'s date and speaker on each', () => {
-    const units = embeddingUnits({ title: null, content: `[8 May 2023] Caroline: ${LONG[0]}` });
+    const turn = { title: null, content: `[8 May 2023] Caroline: ${LONG[0]}` };
+    const units = embeddingUnits(turn, 'fast');
     expect(units[0]).toBe(`[8 May 2023] Caroline: ${LONG[0]}`);
     expect(units.length).toBeGreaterThan(2);
     for (const u of units.slice(1)) expect(u).toStartWith('[8 May 2023] Caroline: ');
-    expect(embeddingUnits({ title: 'Diary', content: 'One short sentence.' })).toEqual(['Diary\nOne short sentence.']);
+    // The strong tier embeds the same sentence groups without the whole: it pays per token.
+    expect(embeddingUnits(turn, 'strong')).toEqual(units.slice(1));
+    for (const tier of ['fast', 'strong'] as const) {
+      expect(embeddingUnits({ title: 'Diary', content: 'One short sentence.' }, tier)).toEqual(['Diary\nOne short sentence.']);
+    }
   });
 
   it('ranks the passage holding the answer higher than whole-passage vectors do', () => {
     const whole = meanReciprocalRank((text) => [text]);
-    const maxSim = meanReciprocalRank((text) => embeddingUnits({ title: null, content: text }));
+    const maxSim = meanReciprocalRank((text) => embeddingUnits({ title: null, content: text }, 'fast'));
     expect(maxSim).toBeGreaterThan(whole + 0.05);
+    // The strong tier's units (the groups without the whole) keep that gain.
+    expect(meanReciprocalRank((text) => embeddingUnits({ title: null, content: text }, 'strong'))).toBeGreaterThan(whole + 0.05);
   });
 });

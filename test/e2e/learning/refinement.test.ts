@@ -56,7 +56,7 @@ function strongUnits(): { complete: number; partial: number; passages: number } 
     let complete = 0;
     let partial = 0;
     for (const r of rows) {
-      if (r.n === embeddingUnits(r).length) complete++;
+      if (r.n === embeddingUnits(r, 'strong').length) complete++;
       else if (r.n !== 0) partial++;
     }
     return { complete, partial, passages: rows.length };
