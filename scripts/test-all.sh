@@ -50,7 +50,7 @@ echo "== Secret hygiene: every store and log of the run searched for raw keys, t
 # cannot pass silently. The floors are below what one run makes (65 in-process test servers).
 "$bun" test/helpers/secret-sweep.ts --report \
   --expect bun:test-server=40 --expect bun:crash=1 --expect bun:secret-hygiene=1 --expect bun:graceful-shutdown=1 \
-  --expect bun:cli=1 --expect bun:binary=1 --expect bun:backup-transfer=1 --expect sh:scripts/conformance-auth.sh=1 \
+  --expect bun:cli=1 --expect bun:binary=1 --expect bun:backup-transfer=1 --expect bun:operations=1 --expect sh:scripts/conformance-auth.sh=1 \
   --expect sh:clients/typescript/scripts/e2e.sh=1 --expect py:clients/python=1 --expect py:test/python=1 \
   --expect sh:scripts/conformance.sh=1 --expect sh:scripts/schemathesis.sh=1 --expect bench:soak.ts=1
 rm -rf "$hygiene"

@@ -5,7 +5,7 @@
  * code, then resolved from its bearer string by `authenticate`.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TurnBudget } from '../../src/agent/turn-budget';
@@ -27,6 +27,7 @@ import { UsageRecorder } from '../../src/operations/usage-recorder';
 import { SearchEngine } from '../../src/search/search-engine';
 import { openDatabase } from '../../src/storage/sqlite/open';
 import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { sweepThenRemove } from '../helpers/secret-sweep';
 
 export interface Harness {
   services: Services;
@@ -89,7 +90,8 @@ export async function openHarness(containerNames: string[]): Promise<Harness> {
       accessLog.stop();
       await services.search.close();
       store.close();
-      rmSync(dir, { recursive: true, force: true });
+      // The store holds what the minted keys, tokens and sessions left: searched for any raw one, as every harness's is.
+      sweepThenRemove({ harness: 'bun:operations', stores: [dir] }, dir);
     },
   };
 }
