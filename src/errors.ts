@@ -66,3 +66,13 @@ export function refusalOf(err: unknown): ServiceError | null {
   }
   return null;
 }
+
+/**
+ * A write refused because another row holds the same unique value (a container's name, an
+ * account's email). Each store implementation translates its engine's error into this, so that
+ * operations can answer `conflict` without knowing the engine. It lives here, not in storage, so
+ * that operations load no storage module (the light CLI commands load operations, never a store).
+ */
+export class UniqueViolation extends Error {
+  override readonly name = 'UniqueViolation';
+}

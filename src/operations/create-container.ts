@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { ServiceError } from '../errors';
+import { ServiceError, UniqueViolation } from '../errors';
 import { newId } from '../ids';
-import { UniqueViolation } from '../storage/unique-violation';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { LIMITS } from './schemas';

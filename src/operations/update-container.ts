@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../errors';
-import { UniqueViolation } from '../storage/unique-violation';
+import { ServiceError, UniqueViolation } from '../errors';
 import { containerFields } from './create-container';
 import { defineOperation } from './operation';
 import * as S from './schemas';

@@ -2,7 +2,7 @@
 import type { Database } from 'bun:sqlite';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import type { Transactions } from '../store';
-import { UniqueViolation } from '../unique-violation';
+import { UniqueViolation } from '../../errors';
 
 export interface SqliteContext extends Transactions {
   raw: Database;
