@@ -24,5 +24,5 @@ export async function createEmbedders(config: Config, use: 'learning' | 'search'
   const fast = loadStaticEmbedder();
   if (choice.kind === 'fast') return { fast, strong: null };
   const identity = strongIdentity ?? (await OnnxEmbedder.identify());
-  return { fast, strong: use === 'learning' ? new DeferredEmbedder(identity, () => loadOnnxEmbedder()) : new QueryEmbedder(identity) };
+  return { fast, strong: use === 'learning' ? new DeferredEmbedder(identity, () => loadOnnxEmbedder(undefined, { knownId: identity.id })) : new QueryEmbedder(identity) };
 }

@@ -12,7 +12,7 @@ import type { QueryReply, QueryRequest } from './query-embedder';
 const port = parentPort!;
 const { onnxRuntime, id } = workerData as { onnxRuntime: OnnxRuntimeFiles | null; id: string };
 useEmbeddedOnnxRuntime(onnxRuntime);
-const embedder = await loadOnnxEmbedder();
+const embedder = await loadOnnxEmbedder(undefined, { knownId: id });
 if (embedder.id !== id) throw new Error(`the model loaded as ${embedder.id}, not ${id}`);
 port.on('message', async ({ id, texts }: QueryRequest) => {
   try {

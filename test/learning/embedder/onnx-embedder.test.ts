@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'bun:test';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_ONNX_MODEL_DIR, loadOnnxEmbedder, type OnnxEmbedder } from '../../../src/learning/embedder/onnx-embedder';
+import { DEFAULT_ONNX_MODEL_DIR, loadOnnxEmbedder, OnnxEmbedder } from '../../../src/learning/embedder/onnx-embedder';
 import { materializeOnnxRuntime, packagedOnnxRuntimeDir } from '../../../src/learning/embedder/onnx-runtime';
 import pkg from '../../../node_modules/onnxruntime-node/package.json' with { type: 'json' };
 
@@ -77,6 +77,12 @@ describe('the ONNX MiniLM embedder', () => {
       expect(changed.id).not.toBe(embedder.id);
       expect(changed.id).toStartWith('onnx:all-minilm-l6-v2-int8:');
       changed.close();
+      // identify() names the files as load() does; a thread handed that id does not hash them again,
+      // and an id of another model is no such shortcut.
+      expect((await OnnxEmbedder.identify(dir)).id).toBe(changed.id);
+      const foreign = await loadOnnxEmbedder(dir, { knownId: 'onnx:another-model:0123456789ab' });
+      expect(foreign.id).toBe(changed.id);
+      foreign.close();
       const shorter = await loadOnnxEmbedder(dir, { maxTokens: 128 });
       expect(shorter.id).toEndWith(':max128');
       shorter.close();
