@@ -120,12 +120,16 @@ export class VectorIndex {
     this.scanner.groups[slot] = group;
     this.values.set(vector, slot * this.dimensions);
     const { codes, words } = this.scanner;
-    const codeBase = slot * words;
-    codes.fill(0, codeBase, codeBase + words);
     let norm = 0;
-    for (let i = 0; i < vector.length; i++) {
-      norm += vector[i]! * vector[i]!;
-      if (vector[i]! > 0) codes[codeBase + (i >>> 5)]! |= 1 << (i & 31);
+    // A code word at a time, built in a local: the codes live in WebAssembly memory, slower to update bit by bit.
+    for (let w = 0, base = slot * words; w < words; w++) {
+      let word = 0;
+      for (let i = w * 32, end = Math.min(vector.length, i + 32); i < end; i++) {
+        const x = vector[i]!;
+        norm += x * x;
+        if (x > 0) word |= 1 << (i & 31);
+      }
+      codes[base + w] = word;
     }
     this.inverseNorms[slot] = norm > 0 ? 1 / Math.sqrt(norm) : 0;
   }
