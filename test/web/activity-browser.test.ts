@@ -5,27 +5,19 @@
  * export holds every entry. Screenshots go to test-output/ (gitignored).
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser';
 import { addDocument } from '../helpers/rest';
 import { call, makeKey, startTestServer, type TestServer } from '../helpers/server';
 import { connect, type Owner, ownerWithBrowser } from '../oauth/helpers';
-
-const ROOT = join(import.meta.dir, '..', '..');
-const SCREENSHOTS = join(ROOT, 'test-output');
-const CHROMIUM = '/usr/bin/chromium';
-
-const ensured = Bun.spawnSync(['bash', join(ROOT, 'scripts', 'ensure-chromium.sh')], { stdout: 'inherit', stderr: 'inherit' });
-const canRun = ensured.exitCode === 0;
-if (!canRun) console.error(`\n!!! BROWSER TESTS SKIPPED: Chromium is not installed at ${CHROMIUM}. Install it with: apt-get install -y chromium\n`);
 
 setDefaultTimeout(30_000);
 
 /** The documents of a search answer's passages, in its order. */
 const documentsOf = (results: any[]) => results.filter((r) => r.document_id).map((r) => r.document_id);
 
-describe.skipIf(!canRun)('the activity pages in Chromium', () => {
+describe.skipIf(!browserAvailable)('the activity pages in Chromium', () => {
   let server: TestServer;
   let owner: Owner;
   let writer: { id: string; key: string };
@@ -34,7 +26,6 @@ describe.skipIf(!canRun)('the activity pages in Chromium', () => {
   const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `owner-activity-${name}.png`), fullPage: true });
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     server = await startTestServer();
     owner = await ownerWithBrowser(server, ['work']);
     for (const text of ['The garden plan: tomatoes along the south fence.', 'Garden chores: water the tomatoes every evening.']) {
@@ -42,11 +33,7 @@ describe.skipIf(!canRun)('the activity pages in Chromium', () => {
     }
     await server.learning.drain();
     writer = await makeKey(server, owner.token, { name: 'Garden bot', level: 'suggest', all_views: true, profile: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1000, height: 800 } })).newPage();
     await page.goto(`${server.url}/sign-in`);
     await page.getByLabel('Email').fill(owner.email);

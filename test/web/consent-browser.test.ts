@@ -8,24 +8,13 @@
  * (no root, no apt) is the suite skipped, loudly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser';
 import { call, makeContainer, makeOwner, startTestServer, type TestServer } from '../helpers/server';
 import { mcpCall, mcpTools, pkce, registerClientId, tokenRequest } from '../oauth/helpers';
 
-const ROOT = join(import.meta.dir, '..', '..');
-const SCREENSHOTS = join(ROOT, 'test-output');
-const CHROMIUM = '/usr/bin/chromium';
-
-const ensured = Bun.spawnSync(['bash', join(ROOT, 'scripts', 'ensure-chromium.sh')], { stdout: 'inherit', stderr: 'inherit' });
-const canRun = ensured.exitCode === 0;
-if (!canRun) {
-  const bar = '!'.repeat(100);
-  console.error(`\n${bar}\n!!! BROWSER TESTS SKIPPED: Chromium is not installed at ${CHROMIUM} and scripts/ensure-chromium.sh could not install it (exit ${ensured.exitCode}).\n!!! The sign-in and consent pages were NOT tested in a browser. Install it with: apt-get install -y chromium\n${bar}\n`);
-}
-
-describe.skipIf(!canRun)('sign-in and consent in Chromium', () => {
+describe.skipIf(!browserAvailable)('sign-in and consent in Chromium', () => {
   let server: TestServer;
   let browser: Browser;
   let app: ReturnType<typeof Bun.serve>;
@@ -48,11 +37,7 @@ describe.skipIf(!canRun)('sign-in and consent in Chromium', () => {
         return new Response('<!doctype html><title>App</title><p id="done">Connected. You can close this tab.</p>', { headers: { 'content-type': 'text/html' } });
       },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -99,7 +84,6 @@ describe.skipIf(!canRun)('sign-in and consent in Chromium', () => {
     await page.getByLabel('Work notes').check();
     await page.getByLabel('Travel plans').check();
     await page.getByLabel('Profile access').check();
-    mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: join(SCREENSHOTS, 'consent-screen.png'), fullPage: true });
 
     await page.getByRole('button', { name: 'Approve' }).click();

@@ -6,25 +6,17 @@
  * it holds and forgets all of it. Screenshots go to test-output/ (gitignored).
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser';
 import { call } from '../helpers/server';
 import { allFacts, forgettingWorld, type ForgettingWorld, SECRET_WORDS } from '../e2e/fixtures/forgetting';
-
-const ROOT = join(import.meta.dir, '..', '..');
-const SCREENSHOTS = join(ROOT, 'test-output');
-const CHROMIUM = '/usr/bin/chromium';
-
-const ensured = Bun.spawnSync(['bash', join(ROOT, 'scripts', 'ensure-chromium.sh')], { stdout: 'inherit', stderr: 'inherit' });
-const canRun = ensured.exitCode === 0;
-if (!canRun) console.error(`\n!!! BROWSER TESTS SKIPPED: Chromium is not installed at ${CHROMIUM}. Install it with: apt-get install -y chromium\n`);
 
 setDefaultTimeout(30_000);
 
 const PLUMBER = 'Remember to call the plumber about the kitchen sink on Friday morning, before work, and ask about the price of a new tap as well.';
 
-describe.skipIf(!canRun)('forgetting on the owner pages in Chromium', () => {
+describe.skipIf(!browserAvailable)('forgetting on the owner pages in Chromium', () => {
   let w: ForgettingWorld;
   let browser: Browser;
   let page: Page;
@@ -34,18 +26,13 @@ describe.skipIf(!canRun)('forgetting on the owner pages in Chromium', () => {
   const fact = (content: string) => page.locator('#facts li', { hasText: content });
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     w = await forgettingWorld();
     // A note without a title, and a page this server may not read (a private address): it fails.
     await call(w.server, 'POST', '/v1/documents', w.key, { container: w.container, content: PLUMBER });
     failedUrl = 'http://127.0.0.1:9/notes.html';
     await call(w.server, 'POST', '/v1/documents', w.key, { container: w.container, url: failedUrl });
     await w.server.learning.drain();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1000, height: 800 } })).newPage();
     await page.goto(`${w.server.url}/sign-in`);
     await page.getByLabel('Email').fill(w.login.email);

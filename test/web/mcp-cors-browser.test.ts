@@ -8,21 +8,12 @@
  * (no root, no apt) is the suite skipped, loudly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { browserAvailable, launchChromium } from '../helpers/browser';
 import { makeKey, makeOwner, startTestServer, type TestServer } from '../helpers/server';
 
-const ROOT = join(import.meta.dir, '..', '..');
-const CHROMIUM = '/usr/bin/chromium';
 /** Launching Chromium and loading a page can take seconds on a busy machine. */
 const BROWSER_MS = 30_000;
-
-const ensured = Bun.spawnSync(['bash', join(ROOT, 'scripts', 'ensure-chromium.sh')], { stdout: 'inherit', stderr: 'inherit' });
-const canRun = ensured.exitCode === 0;
-if (!canRun) {
-  const bar = '!'.repeat(100);
-  console.error(`\n${bar}\n!!! BROWSER TESTS SKIPPED: Chromium is not installed at ${CHROMIUM} and scripts/ensure-chromium.sh could not install it (exit ${ensured.exitCode}).\n!!! CORS on /mcp-http was NOT tested in a browser. Install it with: apt-get install -y chromium\n${bar}\n`);
-}
 
 /** What the page's script saw: each step's status and the headers it could read, or the error fetch threw. */
 interface Seen {
@@ -80,7 +71,7 @@ async function browserClient([mcpUrl, key]: [string, string]): Promise<Seen> {
   return seen;
 }
 
-describe.skipIf(!canRun)('/mcp-http from web pages in Chromium', () => {
+describe.skipIf(!browserAvailable)('/mcp-http from web pages in Chromium', () => {
   let server: TestServer;
   let browser: Browser;
   let allowedSite: ReturnType<typeof Bun.serve>;
@@ -100,11 +91,7 @@ describe.skipIf(!canRun)('/mcp-http from web pages in Chromium', () => {
     server = await startTestServer({ env: { ENGRAM_ALLOWED_ORIGINS: `http://127.0.0.1:${allowedSite.port}` } });
     const owner = (await makeOwner(server)).token;
     key = (await makeKey(server, owner, { level: 'read', all_views: true })).key;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
   }, BROWSER_MS);
 
   afterAll(async () => {

@@ -6,28 +6,17 @@
  * profile, rules and the search box. A screenshot of each page is kept in test-output/ (gitignored).
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { browserAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser';
 import { call, startTestServer, type TestServer } from '../helpers/server';
-
-const ROOT = join(import.meta.dir, '..', '..');
-const SCREENSHOTS = join(ROOT, 'test-output');
-const CHROMIUM = '/usr/bin/chromium';
-
-const ensured = Bun.spawnSync(['bash', join(ROOT, 'scripts', 'ensure-chromium.sh')], { stdout: 'inherit', stderr: 'inherit' });
-const canRun = ensured.exitCode === 0;
-if (!canRun) {
-  const bar = '!'.repeat(100);
-  console.error(`\n${bar}\n!!! BROWSER TESTS SKIPPED: Chromium is not installed at ${CHROMIUM} and scripts/ensure-chromium.sh could not install it (exit ${ensured.exitCode}).\n!!! The owner web app was NOT tested in a browser. Install it with: apt-get install -y chromium\n${bar}\n`);
-}
 
 setDefaultTimeout(30_000);
 
 const EMAIL = 'owner@example.org';
 const PASSWORD = 'a long enough passphrase';
 
-describe.skipIf(!canRun)('the owner web app in Chromium', () => {
+describe.skipIf(!browserAvailable)('the owner web app in Chromium', () => {
   let server: TestServer;
   let browser: Browser;
   let context: BrowserContext;
@@ -43,13 +32,8 @@ describe.skipIf(!canRun)('the owner web app in Chromium', () => {
   const path = () => new URL(page.url()).pathname;
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     server = await startTestServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
     page = await context.newPage();
     page.on('console', (m) => {

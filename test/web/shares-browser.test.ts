@@ -7,24 +7,16 @@
  * test-output/ (gitignored).
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser';
 import { type FakeModel, groundedFixture, startFakeModel } from '../agent/fake-model';
 import { addDocument, DAY_MS, keyFor, makeAccount, type TestAccount } from '../helpers/rest';
 import { call, startTestServer, type TestServer } from '../helpers/server';
 
-const ROOT = join(import.meta.dir, '..', '..');
-const SCREENSHOTS = join(ROOT, 'test-output');
-const CHROMIUM = '/usr/bin/chromium';
-
-const ensured = Bun.spawnSync(['bash', join(ROOT, 'scripts', 'ensure-chromium.sh')], { stdout: 'inherit', stderr: 'inherit' });
-const canRun = ensured.exitCode === 0;
-if (!canRun) console.error(`\n!!! BROWSER TESTS SKIPPED: Chromium is not installed at ${CHROMIUM}. Install it with: apt-get install -y chromium\n`);
-
 setDefaultTimeout(30_000);
 
-describe.skipIf(!canRun)('shares and workflows on the owner pages in Chromium', () => {
+describe.skipIf(!browserAvailable)('shares and workflows on the owner pages in Chromium', () => {
   let model: FakeModel;
   let server: TestServer;
   let account: TestAccount;
@@ -44,18 +36,13 @@ describe.skipIf(!canRun)('shares and workflows on the owner pages in Chromium', 
   }
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     model = startFakeModel(groundedFixture(['breakfast', 'oatmeal']));
     server = await startTestServer({ env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'test-model', ENGRAM_EMBEDDER: 'none' } });
     account = await makeAccount(server, ['Food', 'Work']);
     const key = await keyFor(server, account.owner, { level: 'suggest', containers: [account.containers.Food!] });
     await addDocument(server, key, { container: account.containers.Food, content: 'She eats oatmeal for breakfast every day.', title: 'Breakfast' });
     await server.learning.drain();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1000, height: 800 } })).newPage();
     await page.goto(`${server.url}/sign-in`);
     await signIn();

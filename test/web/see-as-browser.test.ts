@@ -7,18 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { browserAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser';
 import { exchangeCode, issueCode } from '../../src/auth/grants';
 import { resourceOf, SCOPE } from '../../src/oauth/metadata';
 import { registerClient } from '../../src/oauth/register';
 import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../helpers/server';
 
 setDefaultTimeout(60_000);
-
-const ROOT = join(import.meta.dir, '..', '..');
-const CHROMIUM = '/usr/bin/chromium';
 
 /** A passage of the page's answer, as its data attributes give it. */
 interface Shown {
@@ -211,17 +207,10 @@ describe('see as a key or app on the search page', () => {
   });
 });
 
-const ensured = Bun.spawnSync(['bash', join(ROOT, 'scripts', 'ensure-chromium.sh')], { stdout: 'inherit', stderr: 'inherit' });
-const canRun = ensured.exitCode === 0;
-if (!canRun) console.error(`\n!!! BROWSER TESTS SKIPPED: Chromium is not installed at ${CHROMIUM}. Install it with: apt-get install -y chromium\n`);
-
-describe.skipIf(!canRun)('see as in Chromium', () => {
+describe.skipIf(!browserAvailable)('see as in Chromium', () => {
   it('picks a key in the select and shows only what that key finds', async () => {
     const server = await startTestServer();
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM, headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    });
+    const browser = await launchChromium();
     try {
       const login = await makeOwner(server);
       const work = await makeContainer(server, login.token, 'Work');
@@ -247,8 +236,7 @@ describe.skipIf(!canRun)('see as in Chromium', () => {
       const shown = await page.locator('#results li').evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.container));
       expect(shown).toEqual(own.body.results.map((h: any) => h.container));
       expect(shown).toEqual([work]);
-      mkdirSync(join(ROOT, 'test-output'), { recursive: true });
-      await page.screenshot({ path: join(ROOT, 'test-output', 'owner-see-as.png'), fullPage: true });
+      await page.screenshot({ path: join(SCREENSHOTS, 'owner-see-as.png'), fullPage: true });
       // Without see-as, the owner finds both.
       await page.selectOption('#see-as', { value: '' });
       await page.getByRole('button', { name: 'Search' }).click();

@@ -6,26 +6,18 @@
  * and across accounts. Screenshots go to test-output/ (gitignored).
  */
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser';
 import { authenticate } from '../../src/auth/credentials';
 import { getFact, updateMemory } from '../../src/operations';
 import { contextFor, invoke } from '../../src/operations/operation';
 import { allFacts, forgettingWorld, type ForgettingWorld } from '../e2e/fixtures/forgetting';
 import { call, makeContainer, makeKey, makeOwner } from '../helpers/server';
 
-const ROOT = join(import.meta.dir, '..', '..');
-const SCREENSHOTS = join(ROOT, 'test-output');
-const CHROMIUM = '/usr/bin/chromium';
-
-const ensured = Bun.spawnSync(['bash', join(ROOT, 'scripts', 'ensure-chromium.sh')], { stdout: 'inherit', stderr: 'inherit' });
-const canRun = ensured.exitCode === 0;
-if (!canRun) console.error(`\n!!! BROWSER TESTS SKIPPED: Chromium is not installed at ${CHROMIUM}. Install it with: apt-get install -y chromium\n`);
-
 setDefaultTimeout(30_000);
 
-describe.skipIf(!canRun)('the fact page in Chromium', () => {
+describe.skipIf(!browserAvailable)('the fact page in Chromium', () => {
   let w: ForgettingWorld;
   let browser: Browser;
   let page: Page;
@@ -35,16 +27,11 @@ describe.skipIf(!canRun)('the fact page in Chromium', () => {
   const factId = async (content: string) => (await allFacts(w)).find((f) => f.content === content)!.id;
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     w = await forgettingWorld();
     keyId = w.key.split('_')[1]!;
     // Saved by the world's key (named "test key"), in the container.
     saved = (await call(w.server, 'POST', '/v1/memories', w.key, { container: w.container, content: 'Keeps bees on the roof.' })).body.id;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1000, height: 800 } })).newPage();
     await page.goto(`${w.server.url}/sign-in`);
     await page.getByLabel('Email').fill(w.login.email);
