@@ -8,6 +8,7 @@
  *
  *   bun bench/retrieval-quality.ts [--set conversations|quality] [--seed 17] [--distractors 5000]
  */
+import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { createEmbedders } from '../src/learning/create-embedder';
@@ -80,7 +81,7 @@ for (const set of sets) {
   };
   /** The server's search (its fusion included) with the given embedders. */
   const server = (tiers: typeof embedders) => {
-    const engine = SearchEngine.open(store, log, tiers);
+    const engine = SearchEngine.open(store, log, tiers, tmpdir());
     return async (q: string) => (await engine.search(ACCOUNT, [CONTAINER], q, 10, 'bench')).results
       .map((r) => corpus.passageAt(r.document_id!, r.position)!);
   };

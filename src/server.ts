@@ -83,7 +83,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const strong = embedders.strong && { id: embedders.strong.id, dimensions: embedders.strong.dimensions, similarityFloor: embedders.strong.similarityFloor ?? 0 };
   const worker = options.manualLearning ? null : LearningWorker.start(config, onIndexed, log, strong);
   try {
-    search = SearchEngine.open(store, log, embedders);
+    search = SearchEngine.open(store, log, embedders, config.dataDir);
   } catch (err) {
     await worker?.then((w) => w.stop(), () => {});
     throw err;

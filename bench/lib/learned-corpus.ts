@@ -89,7 +89,8 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
 
 /** A tier's vector index over every stored vector of the tier, as SearchEngine.open builds it. */
 export function tierIndex(store: Store, tier: VectorTier, dimensions: number): VectorIndex {
-  const index = new VectorIndex(dimensions);
+  const index = new VectorIndex(dimensions, tmpdir());
+  index.reserve(store.countVectorUnits(tier));
   for (let page = store.listVectors(tier, 0, 2_000); page.length; page = store.listVectors(tier, page.at(-1)!.passageId, 2_000)) {
     for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
   }

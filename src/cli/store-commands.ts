@@ -2,6 +2,7 @@
  * What the CLI's store commands (owner, containers, keys, export, import) do. They work on the store
  * directly, through the same operations as the API, acting as the owner of the chosen account.
  */
+import { tmpdir } from 'node:os';
 import { TurnBudget } from '../agent/turn-budget';
 import type { z } from 'zod';
 import type { Caller } from '../auth/caller';
@@ -43,7 +44,7 @@ function run<I extends z.ZodType, O extends z.ZodType>(store: Store, caller: Cal
   const log = createLogger('silent');
   const services: Services = {
     store, clock: systemClock, log, limiter: new RateLimiter(systemClock, Number.MAX_SAFE_INTEGER),
-    usage: new UsageRecorder(store), accessLog: new AccessRecorder(store, systemClock, log), search: SearchEngine.open(store, log, { fast: null, strong: null }), notifyQueued: () => {},
+    usage: new UsageRecorder(store), accessLog: new AccessRecorder(store, systemClock, log), search: SearchEngine.open(store, log, { fast: null, strong: null }, tmpdir()), notifyQueued: () => {},
     model: null, turns: new TurnBudget(),
   };
   return invoke(op, contextFor(services, caller, 'cli'), input);

@@ -51,14 +51,17 @@ export class SearchEngine {
   ) {}
 
   /** Builds each tier's vector index from the stored vectors. With no embedder, search is keyword-only. */
-  static open(store: Store, log: Logger, embedders: SearchEmbedders): SearchEngine {
-    const indexes: Record<VectorTier, VectorIndex | null> = {
-      strong: embedders.strong && new VectorIndex(embedders.strong.dimensions),
-      fast: embedders.fast && new VectorIndex(embedders.fast.dimensions),
+  static open(store: Store, log: Logger, embedders: SearchEmbedders, scratchDir: string): SearchEngine {
+    const index = (tier: VectorTier) => {
+      const embedder = embedders[tier];
+      return embedder && new VectorIndex(embedder.dimensions, scratchDir);
     };
+    const indexes: Record<VectorTier, VectorIndex | null> = { strong: index('strong'), fast: index('fast') };
     for (const tier of ['strong', 'fast'] as const) {
       const index = indexes[tier];
       if (!index) continue;
+      // Sized once: growing by doubling while loading would hold two copies at the switch.
+      index.reserve(store.countVectorUnits(tier));
       for (let page = store.listVectors(tier, 0, LOAD_PAGE); page.length; page = store.listVectors(tier, page.at(-1)!.passageId, LOAD_PAGE)) {
         for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
         // Each page read is garbage once indexed; collecting it before the next page keeps the
@@ -88,6 +91,8 @@ export class SearchEngine {
   /** Lets go of the embedders' threads, once the server has stopped answering. */
   async close(): Promise<void> {
     await Promise.all([this.embedders.fast?.close?.(), this.embedders.strong?.close?.()]);
+    this.indexes.fast?.close();
+    this.indexes.strong?.close();
   }
 
   /** Whether a strong tier refines passages. */

@@ -55,7 +55,7 @@ export async function openHarness(containerNames: string[]): Promise<Harness> {
   const accessLog = new AccessRecorder(store, clock, log);
   // As startServer composes them (src/server.ts), less HTTP and the learning worker.
   const services: Services = {
-    store, clock, log, usage, accessLog, search: SearchEngine.open(store, log, await createEmbedders(config, 'search')),
+    store, clock, log, usage, accessLog, search: SearchEngine.open(store, log, await createEmbedders(config, 'search'), dir),
     limiter: new RateLimiter(clock, config.rateLimitPerMin), notifyQueued: () => {}, model: null, turns: new TurnBudget(),
   };
   let traces = 0;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test';
+import { tmpdir } from 'node:os';
 import { VectorIndex } from '../../src/search/vector-index';
 import { quantize } from '../../src/storage/sqlite/vectors';
 
@@ -17,7 +18,7 @@ describe('the vector index', () => {
   };
 
   it('finds the exact nearest neighbours among candidates, within the asked containers only', () => {
-    const index = new VectorIndex(dims);
+    const index = new VectorIndex(dims, tmpdir());
     const vectors = Array.from({ length: 3000 }, () => unit(dims, random));
     for (const [i, v] of vectors.entries()) index.add(i + 1, i % 3 === 0 ? 'other' : 'mine', [quantize(v)]);
     const query = unit(dims, random);
@@ -34,7 +35,7 @@ describe('the vector index', () => {
   });
 
   it('forgets removed passages and answers nothing for unknown containers', () => {
-    const index = new VectorIndex(dims);
+    const index = new VectorIndex(dims, tmpdir());
     const v = unit(dims, random);
     index.add(7, 'c', [quantize(v)]);
     expect(index.search(v, ['c'], 5).map((h) => h.passageId)).toEqual([7]);
@@ -44,7 +45,7 @@ describe('the vector index', () => {
   });
 
   it('grows past its first capacity without losing vectors', () => {
-    const index = new VectorIndex(dims);
+    const index = new VectorIndex(dims, tmpdir());
     const vectors = Array.from({ length: 5000 }, () => unit(dims, random));
     for (const [i, v] of vectors.entries()) index.add(i, 'c', [quantize(v)]);
     expect(index.count).toBe(5000);
@@ -52,7 +53,7 @@ describe('the vector index', () => {
   });
 
   it('scores a passage by its best unit, whichever unit that is', () => {
-    const index = new VectorIndex(dims);
+    const index = new VectorIndex(dims, tmpdir());
     const query = unit(dims, random);
     const far = () => {
       let v = unit(dims, random);
@@ -69,7 +70,7 @@ describe('the vector index', () => {
   });
 
   it('replaces a passage\'s units, and keeps every other passage through the compaction of holes', () => {
-    const index = new VectorIndex(dims);
+    const index = new VectorIndex(dims, tmpdir());
     const vectors = Array.from({ length: 3000 }, () => unit(dims, random));
     for (const [i, v] of vectors.entries()) index.add(i, 'c', [quantize(v), quantize(unit(dims, random))]);
     // Replacing most passages leaves more holes than units: the index closes them.

@@ -103,6 +103,8 @@ export function passagesRepository(ctx: SqliteContext): PassageRepository {
          ORDER BY p.id, v.unit`).all(tier, JSON.stringify(passageIds)));
     },
 
+    countVectorUnits: (tier) => raw.query<{ n: number }, [VectorTier]>('SELECT count(*) AS n FROM passage_vectors WHERE tier = ?').get(tier)!.n,
+
     listPassagesWithoutVectors: (tier, afterPassageId, limit) => raw.query<PassageText, [VectorTier, number, number]>(`
       SELECT p.id, p.title, p.content FROM passages p
        WHERE p.id > ?2 AND NOT EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ?1 AND v.unit = 0)
