@@ -50,6 +50,9 @@ port.on('message', async (message: ToWorker) => {
   }
   if (message.type === 'stop') {
     await runner.stop();
+    // Waits for a model still loading: ONNX Runtime aborts the process when the thread it loads a
+    // session for is terminated under it.
+    await embedders.strong?.close?.();
     store.close();
     send({ type: 'stopped' });
   }

@@ -14,6 +14,7 @@ const { onnxRuntime, id } = workerData as { onnxRuntime: OnnxRuntimeFiles | null
 useEmbeddedOnnxRuntime(onnxRuntime);
 const embedder = await loadOnnxEmbedder(undefined, { knownId: id });
 if (embedder.id !== id) throw new Error(`the model loaded as ${embedder.id}, not ${id}`);
+port.postMessage({ ready: true } satisfies QueryReply);
 port.on('message', async ({ id, texts }: QueryRequest) => {
   try {
     const vectors = await embedder.embed(texts);
