@@ -37,7 +37,7 @@ export function ConfirmPage({ title, message, action, button, cancel, csrf, emai
           {Object.entries(hidden ?? {}).map(([name, value]) => (
             <input type="hidden" name={name} value={value} />
           ))}
-          {choices && choices.items.length ? (
+          {choices?.items.length ? (
             <fieldset id="kept-choices">
               <legend>{choices.legend}</legend>
               {choices.items.map((item) => (

@@ -25,13 +25,13 @@ export interface ContainerPageProps {
 }
 
 /** "812 B", "3.4 KB", "1.2 MB". */
-export function size(bytes: number): string {
+function size(bytes: number): string {
   if (bytes < 1000) return `${bytes} B`;
   return bytes < 1_000_000 ? `${(bytes / 1000).toFixed(1)} KB` : `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
 
 /** The first words of `text`, cut at a word and marked with an ellipsis when there is more. */
-export function firstWords(text: string, max = 80): string {
+function firstWords(text: string, max = 80): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (flat.length <= max) return flat;
   const cut = flat.lastIndexOf(' ', max);

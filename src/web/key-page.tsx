@@ -123,7 +123,7 @@ export function KeyPage({ keyView: k, replaces, replacedBy, containers, usage, t
 const CHART_DAYS = 14;
 
 /** Calls per day over the last two weeks, refused calls stacked in the danger colour; no script. */
-export function UsageChart({ perDay, today }: { perDay: UsageView['per_day']; today: string }) {
+function UsageChart({ perDay, today }: { perDay: UsageView['per_day']; today: string }) {
   const end = Date.parse(`${today}T00:00:00Z`);
   const days = Array.from({ length: CHART_DAYS }, (_, i) => new Date(end - (CHART_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));
   const byDay = new Map(perDay.map((d) => [d.day, d]));

@@ -36,34 +36,36 @@ export function SearchPage({ q, container, containers, as, seeAs, answer, csrf, 
         {refined !== null && refined < 100 ? (
           <p class="muted" id="search-quality">Search quality: {refined} % refined. Engram is reading your memory again with its stronger model; search gets better as this rises.</p>
         ) : null}
-        <form method="get" action="/search" role="search">
-          <label class="field">
-            <span>Query</span>
-            <input type="search" name="q" value={q} required />
-          </label>
-          <label class="field">
-            <span>See as</span>
-            <select name="as" id="see-as">
-              <option value="">You (every container)</option>
-              {seeAs.map((x) => (
-                <option value={x.id} selected={x.id === as}>{x.label}</option>
-              ))}
-            </select>
-          </label>
-          <p class="muted">Seen as a key or app, search has exactly its reach, profile tick and level; it does not count as the key's or app's use.</p>
-          <label class="field">
-            <span>In</span>
-            <select name="container">
-              <option value="*">{as ? 'All containers in its reach' : 'All containers'}</option>
-              {containers.map((c) => (
-                <option value={c.id} selected={c.id === container}>{c.name}</option>
-              ))}
-            </select>
-          </label>
-          <div class="actions">
-            <button type="submit" class="primary">Search</button>
-          </div>
-        </form>
+        <search>
+          <form method="get" action="/search">
+            <label class="field">
+              <span>Query</span>
+              <input type="search" name="q" value={q} required />
+            </label>
+            <label class="field">
+              <span>See as</span>
+              <select name="as" id="see-as">
+                <option value="">You (every container)</option>
+                {seeAs.map((x) => (
+                  <option value={x.id} selected={x.id === as}>{x.label}</option>
+                ))}
+              </select>
+            </label>
+            <p class="muted">Seen as a key or app, search has exactly its reach, profile tick and level; it does not count as the key's or app's use.</p>
+            <label class="field">
+              <span>In</span>
+              <select name="container">
+                <option value="*">{as ? 'All containers in its reach' : 'All containers'}</option>
+                {containers.map((c) => (
+                  <option value={c.id} selected={c.id === container}>{c.name}</option>
+                ))}
+              </select>
+            </label>
+            <div class="actions">
+              <button type="submit" class="primary">Search</button>
+            </div>
+          </form>
+        </search>
         {error ? <p class="error" role="alert">{error}</p> : null}
       </section>
       {answer ? (

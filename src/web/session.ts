@@ -14,7 +14,7 @@ import type { Services } from '../operations/operation';
 import type { Site } from '../site';
 import type { Store } from '../storage/store';
 
-export const SESSION_COOKIE = 'engram_session';
+const SESSION_COOKIE = 'engram_session';
 /** Before sign-in there is no session to bind a form to: a random value in this cookie stands in. */
 export const SIGN_IN_COOKIE = 'engram_sign_in';
 const SECRET_SETTING = 'web_csrf_secret';

@@ -28,7 +28,11 @@ export function useVectorExtensionFile(path: string | null): void {
   extensionFile = path;
 }
 
-/** Writes the binary's embedded extension to the cache directory (once per version) and uses it. */
+/**
+ * Writes the binary's embedded extension to the cache directory (once per version) and uses it.
+ * Called by the entry file scripts/build.ts generates, which the dead-code check cannot see.
+ * @public
+ */
 export async function materializeVectorExtension(embedded: string, version: string): Promise<void> {
   const dir = join(homedir(), '.cache', 'engram');
   const target = join(dir, `vec0-${version}${extname(embedded)}`);
