@@ -8,6 +8,7 @@ import type { MintedKey } from '../operations/schemas';
 import type { z } from 'zod';
 import { type ContainerView, EXPIRY_CHOICES, type KeyView, LEVEL_LABEL, reachText, when } from './format';
 import { Layout } from './layout';
+import { StateSections } from './state-sections';
 
 /** What the mint form starts with: empty, or the old key's grant when rotating. */
 export interface MintDraft {
@@ -93,37 +94,22 @@ export function KeysPage({ keys, containers, draft, minted, csrf, email, notice,
           </div>
         </form>
       </section>
-      {(['active', 'expired', 'revoked'] as const).map((state) => (
-        <section class="card" id={`keys-${state}`} aria-labelledby={`keys-${state}-title`}>
-          <h2 id={`keys-${state}-title`}>{{ active: 'Active', expired: 'Expired', revoked: 'Revoked' }[state]} keys</h2>
-          {keys[state].length === 0 ? (
-            <p class="muted">None.</p>
-          ) : (
-            <div class="table-scroll">
-              <table>
-                <thead>
-                  <tr><th>Name</th><th>Level</th><th>Reach</th><th>Profile</th><th>{state === 'revoked' ? 'Revoked' : 'Expires'}</th><th>Last used</th></tr>
-                </thead>
-                <tbody>
-                  {keys[state].map((k) => (
-                    <tr data-key-id={k.id}>
-                      <td>
-                        <a href={`/keys/${k.id}`}>{k.name}</a> <small class="muted">{k.hint}</small>
-                        {k.replaces ? <small class="muted lineage"> replaces {all.find((o) => o.id === k.replaces)?.name ?? k.replaces}</small> : null}
-                      </td>
-                      <td>{LEVEL_LABEL[k.level]}</td>
-                      <td>{reachText(k, containers)}</td>
-                      <td>{k.profile ? 'yes' : 'no'}</td>
-                      <td>{state === 'revoked' ? when(k.revoked_at) : when(k.expires_at)}</td>
-                      <td>{when(k.last_used_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-        </section>
-      ))}
+      <StateSections
+        prefix="keys" noun="keys" groups={keys} rowId="data-key-id"
+        head={<><th>Name</th><th>Level</th><th>Reach</th><th>Profile</th></>} tail={<th>Last used</th>}
+        cells={(k) => (
+          <>
+            <td>
+              <a href={`/keys/${k.id}`}>{k.name}</a> <small class="muted">{k.hint}</small>
+              {k.replaces ? <small class="muted lineage"> replaces {all.find((o) => o.id === k.replaces)?.name ?? k.replaces}</small> : null}
+            </td>
+            <td>{LEVEL_LABEL[k.level]}</td>
+            <td>{reachText(k, containers)}</td>
+            <td>{k.profile ? 'yes' : 'no'}</td>
+          </>
+        )}
+        tailCells={(k) => <td>{when(k.last_used_at)}</td>}
+      />
     </Layout>
   );
 }

@@ -6,8 +6,9 @@
  */
 import type { z } from 'zod';
 import type { Share, MintedShare } from '../operations/schemas';
-import { type ContainerView, EXPIRY_CHOICES, when } from './format';
+import { type ContainerView, EXPIRY_CHOICES } from './format';
 import { Layout } from './layout';
+import { StateSections } from './state-sections';
 
 export type ShareView = z.infer<typeof Share>;
 
@@ -101,32 +102,16 @@ export function SharesPage({ shares, containers, minted, csrf, email, notice, er
           </div>
         </form>
       </section>
-      {(['active', 'expired', 'revoked'] as const).map((state) => (
-        <section class="card" id={`shares-${state}`} aria-labelledby={`shares-${state}-title`}>
-          <h2 id={`shares-${state}-title`}>{{ active: 'Active', expired: 'Expired', revoked: 'Revoked' }[state]}</h2>
-          {shares[state].length === 0 ? (
-            <p class="muted">None.</p>
-          ) : (
-            <div class="table-scroll">
-              <table>
-                <thead>
-                  <tr><th>Name</th><th>Kind</th><th>Containers</th><th>{state === 'revoked' ? 'Revoked' : 'Expires'}</th></tr>
-                </thead>
-                <tbody>
-                  {shares[state].map((s) => (
-                    <tr data-share-id={s.id}>
-                      <td><a href={`/shares/${s.id}`}>{s.name}</a> <small class="muted">{s.hint}</small></td>
-                      <td>{KIND_LABEL[s.kind]}</td>
-                      <td>{containerNames(s, containers)}</td>
-                      <td>{state === 'revoked' ? when(s.revoked_at) : when(s.expires_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-        </section>
-      ))}
+      <StateSections
+        prefix="shares" groups={shares} rowId="data-share-id" head={<><th>Name</th><th>Kind</th><th>Containers</th></>}
+        cells={(s) => (
+          <>
+            <td><a href={`/shares/${s.id}`}>{s.name}</a> <small class="muted">{s.hint}</small></td>
+            <td>{KIND_LABEL[s.kind]}</td>
+            <td>{containerNames(s, containers)}</td>
+          </>
+        )}
+      />
     </Layout>
   );
 }
