@@ -42,14 +42,19 @@ export interface AuthenticateOptions {
   audience?: string;
 }
 
+/** A revoked or expired token (key, consent token or share) is refused, saying which. */
+function refuseEnded(token: { revokedAt: number | null; expiresAt: number | null }, now: number): void {
+  if (token.revokedAt != null) throw new AuthError('revoked');
+  if (token.expiresAt != null && token.expiresAt <= now) throw new AuthError('expired');
+}
+
 /**
  * The caller a stored key or consent token stands for, once its secret has matched (or the owner
  * sees as it): refused, with the reason, when issued for another resource, revoked or expired.
  */
 export function callerOf(credential: Credential, now: number, options: AuthenticateOptions = {}): Caller & { kind: 'key' | 'consent' } {
   if (credential.kind === 'consent_token' && options.audience && credential.audience !== options.audience) throw new AuthError('audience');
-  if (credential.revokedAt != null) throw new AuthError('revoked');
-  if (credential.expiresAt != null && credential.expiresAt <= now) throw new AuthError('expired');
+  refuseEnded(credential, now);
   return { kind: credential.kind === 'developer_key' ? 'key' : 'consent', accountId: credential.accountId, grant: grantOf(credential), credential };
 }
 
@@ -67,8 +72,7 @@ export function authenticate(store: Store, clock: Clock, bearer: string, options
   if (prefix === SHARE_PREFIX) {
     const share = store.getShareById(id);
     if (!share || !matchesHash(bearer, share.secretHash)) throw new AuthError('unknown');
-    if (share.revokedAt != null) throw new AuthError('revoked');
-    if (share.expiresAt != null && share.expiresAt <= now) throw new AuthError('expired');
+    refuseEnded(share, now);
     // A read-level grant over the share's containers, without the profile; the only tool it
     // holds is the one of its kind (`holdsTool`).
     const grant = { credentialId: share.id, name: share.name, level: 'read' as const, allContainers: false, containerIds: share.containerIds, profile: false };
