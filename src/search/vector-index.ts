@@ -8,10 +8,12 @@
  * time for the few hundred candidates of a search (~0.4 ms for 500 rows): in memory they were ~250 MiB
  * at 100k passages (docs/performance.md). The file is unlinked as soon as it is made, so it is the
  * process's own scratch space, gone when it exits or crashes; the index is rebuilt from SQLite at
- * every start, so no stale copy can ever be read.
+ * every start, so no stale copy can ever be read. A row the file refuses (a full disk) is kept in
+ * memory instead, so search goes on answering with every passage it has.
  */
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { isStorageFull } from '../errors';
 import { HammingScan } from './hamming-scan';
 
 /** Rows buffered before one write to the file: building the index appends slot after slot. */
@@ -38,6 +40,8 @@ export class VectorIndex {
   private pending = 0;
   private pendingFrom = 0;
   private readonly row: Int8Array;
+  /** Rows the file refused (a full disk), by slot, until the slot is written again. */
+  private readonly spilled = new Map<number, Int8Array>();
   /** 1 / the int8 vector's length, so that a dot product with a unit query is a cosine. */
   private inverseNorms = new Float32Array(1024);
   /** A passage's first slot and unit count, as first * 256 + count. */
@@ -174,12 +178,27 @@ export class VectorIndex {
   /** Writes the batched rows to the file. */
   private flush(): void {
     if (this.pending === 0) return;
-    const bytes = this.pending * this.dimensions;
-    writeSync(this.fd, this.batch, 0, bytes, this.pendingFrom * this.dimensions);
+    this.write(this.pendingFrom, this.batch.subarray(0, this.pending * this.dimensions));
     this.pending = 0;
   }
 
+  /** Writes rows from `slot` on; the ones a full disk refuses are kept in memory instead. */
+  private write(slot: number, rows: Int8Array): void {
+    const dims = this.dimensions;
+    let written = 0;
+    try {
+      written = writeSync(this.fd, rows, 0, rows.length, slot * dims);
+    } catch (err) {
+      if (!isStorageFull(err)) throw err;
+    }
+    const whole = Math.floor(written / dims);
+    if (this.spilled.size) for (let i = 0; i < whole; i++) this.spilled.delete(slot + i);
+    for (let i = whole; i < rows.length / dims; i++) this.spilled.set(slot + i, rows.slice(i * dims, (i + 1) * dims));
+  }
+
   private readRow(slot: number): Int8Array {
+    const spilled = this.spilled.size ? this.spilled.get(slot) : undefined;
+    if (spilled) return spilled;
     readSync(this.fd, this.row, 0, this.dimensions, slot * this.dimensions);
     return this.row;
   }
@@ -187,7 +206,6 @@ export class VectorIndex {
   /** Moves the live units down over the dead ones, keeping each passage's units together. */
   private compact(): void {
     this.flush();
-    const dims = this.dimensions;
     const { codes, groups, words } = this.scanner;
     let to = 0;
     for (let from = 0; from < this.size;) {
@@ -203,9 +221,10 @@ export class VectorIndex {
         groups[to] = groups[from]!;
         this.inverseNorms[to] = this.inverseNorms[from]!;
         codes.copyWithin(to * words, from * words, (from + 1) * words);
-        if (to !== from) writeSync(this.fd, this.readRow(from), 0, dims, to * dims);
+        if (to !== from) this.write(to, this.readRow(from));
       }
     }
+    for (const slot of this.spilled.keys()) if (slot >= to) this.spilled.delete(slot);
     this.size = to;
     this.dead = 0;
   }

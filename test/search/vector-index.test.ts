@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'bun:test';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { VectorIndex } from '../../src/search/vector-index';
 import { quantize } from '../../src/storage/sqlite/vectors';
 
@@ -79,5 +81,27 @@ describe('the vector index', () => {
     expect(index.count).toBe(2900);
     for (const i of [100, 1234, 2499, 2500, 2999]) expect(index.search(vectors[i]!, ['c'], 1)[0]!.passageId).toBe(i);
     expect(index.search(vectors[5]!, ['c'], 3).map((h) => h.passageId)).not.toContain(5);
+  });
+
+  // The int8 rows' scratch file sits beside the store: on a full disk the rows it refuses stay in
+  // memory, and every passage is still found, through compaction too. Needs root to mount a tmpfs.
+  const tiny = mkdtempSync(join(tmpdir(), 'engram-index-full-'));
+  mkdirSync(join(tiny, 'disk'));
+  const mounted = Bun.spawnSync(['mount', '-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', join(tiny, 'disk')]).exitCode === 0;
+  it.skipIf(!mounted)('keeps finding every passage when the disk under its scratch file is full', () => {
+    try {
+      const index = new VectorIndex(dims, join(tiny, 'disk'));
+      // 3,000 rows of 64 bytes: three times what the 64 KiB disk holds.
+      const vectors = Array.from({ length: 3000 }, () => unit(dims, random));
+      for (const [i, v] of vectors.entries()) index.add(i, 'c', [quantize(v), quantize(unit(dims, random))]);
+      for (const i of [0, 777, 2999]) expect(index.search(vectors[i]!, ['c'], 1)[0]!.passageId).toBe(i);
+      for (let i = 0; i < 2500; i++) index.add(i, 'c', [quantize(vectors[i]!)]);
+      expect(index.count).toBe(3000);
+      for (const i of [5, 1234, 2499, 2500, 2999]) expect(index.search(vectors[i]!, ['c'], 1)[0]!.passageId).toBe(i);
+      index.close();
+    } finally {
+      Bun.spawnSync(['umount', join(tiny, 'disk')]);
+      rmSync(tiny, { recursive: true, force: true });
+    }
   });
 });
