@@ -1,14 +1,18 @@
 /**
- * The server's peak memory with both embedding tiers at a given number of passages. Refining
- * 100,000 passages with the strong model takes many hours of CPU on small machines, so the
+ * The server's memory and search latency with both embedding tiers at a given number of passages.
+ * Refining 100,000 passages with the strong model takes many hours of CPU on small machines, so the
  * strong tier's vectors here are random unit vectors, as many a passage as refinement would store
  * (its embedding units): the index holds the same number of vectors of the same size, which is what
- * its memory depends on; their values are not measured. The last `--unrefined` passages are left
- * for the server's own refinement, so its learning thread loads the strong model and refines while
- * queries are answered, as at the end of a catch-up. Read from /proc: RSS after start and the
- * peak (VmHWM) after the queries and the refinement.
+ * its memory and scan time depend on; their values are not measured. The last `--unrefined`
+ * passages are left for the server's own refinement (again at each run on a kept store), so its
+ * learning thread loads the strong model at start, as at the end of a catch-up.
  *
- *   bun bench/peak-memory.ts --passages 100000 [--unrefined 40] [--queries 300] [--keep DIR]
+ * Then, over HTTP: `--queries` searches once everything is refined (the default configuration,
+ * strong query embedding included), and the same again while the server learns and refines
+ * `--added` new documents of 1 KiB. Read from /proc: RSS after start and at the end, and the peak
+ * (VmHWM) over the whole run.
+ *
+ *   bun bench/peak-memory.ts --passages 100000 [--unrefined 40] [--queries 300] [--added 40] [--keep DIR]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { embeddingUnits } from '../src/learning/embedding-units';
 import { openDatabase } from '../src/storage/sqlite/open';
 import { openSqliteStore } from '../src/storage/sqlite/sqlite-store';
-import { percentile, query, seeded } from './lib/corpus';
+import { documentText, percentile, query, seeded } from './lib/corpus';
 import { serve } from './lib/engram-process';
 import { seedStore } from './lib/seed';
 
@@ -26,6 +30,7 @@ const { values } = parseArgs({
     passages: { type: 'string', default: '100000' },
     unrefined: { type: 'string', default: '40' },
     queries: { type: 'string', default: '300' },
+    added: { type: 'string', default: '40' },
     keep: { type: 'string' },
   },
 });
@@ -47,6 +52,11 @@ if (!seed.reused) {
     store.transaction(() => store.storeVectors('strong', batch.map((p) => ({ passageId: p.id, vectors: embeddingUnits(p, 'strong').map(unitVector) }))));
   }
   store.close();
+} else {
+  // A kept store was refined to the end by its last run: the same passages wait again.
+  const db = openDatabase(dir, Date.now());
+  db.run("DELETE FROM passage_vectors WHERE tier = 'strong' AND passage_id IN (SELECT id FROM passages ORDER BY id DESC LIMIT ?)", [Number(values.unrefined)]);
+  db.close();
 }
 
 const status = (pid: number) => {
@@ -59,25 +69,44 @@ const server = await serve(dir, { ENGRAM_EMBEDDER: 'builtin' });
 const startMs = performance.now() - started;
 const afterStart = status(server.pid);
 const headers = { Authorization: `Bearer ${seed.key}`, 'Content-Type': 'application/json' };
-const health = async () => (await (await fetch(`${server.url}/healthz`)).json()) as { learning?: { refined?: number; passages?: number } };
+const health = async () => (await (await fetch(`${server.url}/healthz`)).json()) as { learning: { queue: number; refined: number; passages: number } };
+const refining = async () => {
+  const { learning } = await health();
+  return learning.queue > 0 || learning.refined < learning.passages;
+};
 const random = seeded(7);
-const times: number[] = [];
-for (let i = 0; i < Number(values.queries); i++) {
-  const t = performance.now();
-  const res = await fetch(`${server.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: query(random), limit: 10 }) });
-  await res.json();
-  if (!res.ok) throw new Error(`search answered ${res.status}`);
-  times.push(performance.now() - t);
+/** Searches one at a time, `count` of them or, with `until`, as long as it holds. */
+const searches = async (count: number, until?: () => Promise<boolean>) => {
+  const times: number[] = [];
+  while (times.length < count && (!until || (await until()))) {
+    const t = performance.now();
+    const res = await fetch(`${server.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: query(random), limit: 10 }) });
+    await res.json();
+    if (!res.ok) throw new Error(`search answered ${res.status}`);
+    times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b);
+};
+const figures = (times: number[]) => `${times.length} searches, p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms`;
+
+// The leftovers refined first, so that the next searches are the default configuration at rest.
+while (await refining()) await Bun.sleep(250);
+const settled = await searches(Number(values.queries));
+for (let i = 0; i < Number(values.added); i++) {
+  const res = await fetch(`${server.url}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content: documentText(random, 1024) }) });
+  if (!res.ok) throw new Error(`add answered ${res.status}`);
 }
-// The refinement of the passages left over, if it is still going.
-for (let h = await health(); (h.learning?.refined ?? 0) < (h.learning?.passages ?? 0); h = await health()) await Bun.sleep(500);
+const refiningStarted = performance.now();
+const whileRefining = await searches(Number(values.queries), refining);
+const refiningSeconds = (performance.now() - refiningStarted) / 1000;
+while (await refining()) await Bun.sleep(250);
 const end = status(server.pid);
-const learning = (await health()).learning;
+const { learning } = await health();
 await server.stop();
 if (!values.keep) rmSync(dir, { recursive: true, force: true });
 
-times.sort((a, b) => a - b);
-console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; ${seed.passages} passages (${learning?.refined} refined, ${values.unrefined} of them by the server during the run)`);
+console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; ${learning.passages} passages at the end (${values.unrefined} refined by the server at start, ${values.added} documents added)`);
 console.log(`start to first /healthz: ${startMs.toFixed(0)} ms; RSS then ${afterStart.rss.toFixed(0)} MiB`);
-console.log(`${times.length} searches while refining: p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms`);
+console.log(`all refined: ${figures(settled)}`);
+console.log(`while learning and refining the added documents (${refiningSeconds.toFixed(1)} s): ${figures(whileRefining)}`);
 console.log(`RSS at the end ${end.rss.toFixed(0)} MiB; peak (VmHWM) ${end.peak.toFixed(0)} MiB`);
