@@ -1,7 +1,8 @@
 /**
- * The codes and container groups of a vector index, held in a WebAssembly memory so that a SIMD
- * scan (hamming.wat) computes every slot's Hamming distance to a query in one call: about four
- * times faster than the same loop in JavaScript. Views onto the memory are remade when it grows.
+ * The codes and container groups of a vector index, held in a WebAssembly memory so that SIMD code
+ * (hamming.wat) makes each code from a vector, computes every slot's Hamming distance to a query in
+ * one call, and picks the nearest slots: several times faster than the same loops in JavaScript.
+ * Views onto the memory are remade when it grows: read them from here, never keep them.
  */
 import { HAMMING_WASM } from './hamming-wasm';
 
@@ -12,24 +13,35 @@ const align = (n: number) => Math.ceil(n / 16) * 16;
 export class HammingScan {
   /** 32-bit words a code takes, padded to whole 128-bit steps. */
   readonly words: number;
+  /** Floats `staged` holds: a power of two, at least `bits` and 32. */
+  readonly padded: number;
+  /** Where a vector is put, transformed but for the Hadamard step, for `encode` or `encodeQuery`. */
+  staged!: Float32Array;
   codes!: Uint32Array;
   groups!: Int32Array;
   distances!: Uint16Array;
   histogram!: Uint32Array;
+  private candidates!: Int32Array;
   private query!: Uint32Array;
   private wanted!: Uint8Array;
   private readonly memory: WebAssembly.Memory;
   private readonly scanFn: (...args: number[]) => void;
+  private readonly selectFn: (...args: number[]) => number;
+  private readonly encodeFn: (...args: number[]) => void;
   private capacity = 0;
   private groupCapacity = 0;
-  private offsets = { query: 0, histogram: 0, wanted: 0, codes: 0, groups: 0, distances: 0 };
+  private candidateCapacity = 0;
+  private offsets = { staged: 0, query: 0, histogram: 0, wanted: 0, codes: 0, groups: 0, distances: 0, candidates: 0 };
 
   constructor(private readonly bits: number, capacity: number) {
     this.words = Math.ceil(bits / 128) * 4;
+    this.padded = Math.max(32, 2 ** Math.ceil(Math.log2(bits)));
     const instance = new WebAssembly.Instance(module);
     this.memory = instance.exports.memory as WebAssembly.Memory;
     this.scanFn = instance.exports.scan as (...args: number[]) => void;
-    this.layout(capacity, 64);
+    this.selectFn = instance.exports.select as (...args: number[]) => number;
+    this.encodeFn = instance.exports.encode as (...args: number[]) => void;
+    this.layout(capacity, 64, 1024);
   }
 
   /** Makes room for `slots` codes and `groupCount` groups, keeping what is stored. */
@@ -39,16 +51,31 @@ export class HammingScan {
     while (capacity < slots) capacity *= 2;
     let groups = this.groupCapacity;
     while (groups < groupCount) groups *= 2;
-    this.layout(capacity, groups);
+    this.layout(capacity, groups, this.candidateCapacity);
+  }
+
+  /** Makes `staged` (Hadamard-transformed) the code of a slot. */
+  encode(slot: number): void {
+    this.encodeFn(this.offsets.staged, this.padded, this.bits, this.offsets.codes + slot * this.words * 4);
+  }
+
+  /** Makes `staged` (Hadamard-transformed) the code the next scan compares with. */
+  encodeQuery(): void {
+    this.query.fill(0);
+    this.encodeFn(this.offsets.staged, this.padded, this.bits, this.offsets.query);
+  }
+
+  /** Sets the code the next scan compares with as given. */
+  setQuery(code: Uint32Array): void {
+    this.query.fill(0);
+    this.query.set(code);
   }
 
   /**
    * Distances of slots 0…count−1 to the query's code (`unreachable` for a slot whose group is
    * negative or not wanted), and their histogram, in `distances` and `histogram`.
    */
-  scan(query: Uint32Array, count: number, wanted: Uint8Array, unreachable: number): void {
-    this.query.fill(0);
-    this.query.set(query);
+  scan(count: number, wanted: Uint8Array, unreachable: number): void {
     this.wanted.fill(0);
     this.wanted.set(wanted);
     this.histogram.fill(0);
@@ -56,23 +83,38 @@ export class HammingScan {
     this.scanFn(o.codes, count, this.words / 4, o.query, o.groups, o.wanted, o.distances, o.histogram, unreachable);
   }
 
-  private layout(capacity: number, groupCapacity: number): void {
+  /**
+   * The slots of the last scan nearer than `cutoff`, and of those at it the first `atCutoff`, in
+   * slot order (at most `most` of them, which the two must not exceed). A view, valid until the next call.
+   */
+  select(count: number, cutoff: number, atCutoff: number, most: number): Int32Array {
+    if (most > this.candidateCapacity) this.layout(this.capacity, this.groupCapacity, most);
+    const n = this.selectFn(this.offsets.distances, count, cutoff, atCutoff, this.offsets.candidates);
+    return this.candidates.subarray(0, n);
+  }
+
+  private layout(capacity: number, groupCapacity: number, candidateCapacity: number): void {
     const keep = this.capacity ? { codes: this.codes.slice(), groups: this.groups.slice() } : null;
-    const o = { query: 0, histogram: 0, wanted: 0, codes: 0, groups: 0, distances: 0 };
-    o.histogram = align(this.words * 4);
+    const o = { staged: 0, query: 0, histogram: 0, wanted: 0, codes: 0, groups: 0, distances: 0, candidates: 0 };
+    o.query = this.padded * 4;
+    o.histogram = o.query + align(this.words * 4);
     o.wanted = o.histogram + align((this.bits + 2) * 4);
     o.codes = o.wanted + align(groupCapacity);
     o.groups = o.codes + capacity * this.words * 4;
     o.distances = o.groups + capacity * 4;
-    const bytes = o.distances + align(capacity * 2);
+    // `select` reads distances eight at a time: 16 bytes of room past the last slot.
+    o.candidates = o.distances + align(capacity * 2 + 16);
+    const bytes = o.candidates + candidateCapacity * 4;
     if (bytes > this.memory.buffer.byteLength) this.memory.grow(Math.ceil((bytes - this.memory.buffer.byteLength) / PAGE));
     const buffer = this.memory.buffer;
+    this.staged = new Float32Array(buffer, o.staged, this.padded);
     this.query = new Uint32Array(buffer, o.query, this.words);
     this.histogram = new Uint32Array(buffer, o.histogram, this.bits + 2);
     this.wanted = new Uint8Array(buffer, o.wanted, groupCapacity);
     this.codes = new Uint32Array(buffer, o.codes, capacity * this.words);
     this.groups = new Int32Array(buffer, o.groups, capacity);
     this.distances = new Uint16Array(buffer, o.distances, capacity);
+    this.candidates = new Int32Array(buffer, o.candidates, candidateCapacity);
     if (keep) {
       this.codes.set(keep.codes);
       this.groups.set(keep.groups);
@@ -80,5 +122,6 @@ export class HammingScan {
     this.offsets = o;
     this.capacity = capacity;
     this.groupCapacity = groupCapacity;
+    this.candidateCapacity = candidateCapacity;
   }
 }

@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import type { Embedder } from '../learning/embedder/embedder';
 import type { Logger } from '../log';
 import type * as S from '../operations/schemas';
-import type { Container, PassageHit, Store, VectorTier } from '../storage/store';
+import type { Container, KeywordHit, Store, VectorTier } from '../storage/store';
 import { convexFusion, type Scored } from './fusion';
 import { VectorIndex } from './vector-index';
 
@@ -107,7 +107,9 @@ export class SearchEngine {
 
   async search(accountId: string, containers: Container[], q: string, limit: number, traceId: string): Promise<SearchResponse> {
     const depth = Math.max(limit, CANDIDATES);
-    const keyword: PassageHit[] = [];
+    // Asked first: the strong model embeds the query on its own thread while keyword search runs here.
+    const queries = { fast: this.embedQuery('fast', q, containers.length), strong: this.embedQuery('strong', q, containers.length) };
+    const keyword: KeywordHit[] = [];
     const searched: SearchResponse['containers'] = [];
     for (const c of containers) {
       try {
@@ -120,16 +122,15 @@ export class SearchEngine {
     }
     keyword.sort((a, b) => b.score - a.score);
     const reachable = containers.filter((_c, i) => !searched[i]!.error).map((c) => c.id);
-    const vector = await this.nearest(q, reachable, depth, traceId);
-    const byId = new Map(keyword.map((h) => [h.passageId, h]));
+    const vector = await this.nearest(queries, reachable, depth, traceId);
     const weights = this.indexes.strong?.count ? FUSION_WEIGHTS.refined : FUSION_WEIGHTS.fast;
     const fused = convexFusion([
       { hits: keyword.slice(0, depth).map((h) => ({ item: h.passageId, score: h.score })), weight: weights.keyword },
       { hits: vector.fast, weight: weights.fast },
       { hits: vector.strong, weight: weights.strong },
     ]).slice(0, limit);
-    const missing = fused.map((f) => f.item).filter((id) => !byId.has(id));
-    for (const h of this.store.getPassageHits(accountId, missing)) byId.set(h.passageId, h);
+    // Only the page's passages are read in full.
+    const byId = new Map(this.store.getPassageHits(accountId, fused.map((f) => f.item)).map((h) => [h.passageId, h]));
     const names = new Map(containers.map((c) => [c.id, c.name]));
     const results: SearchResponse['results'] = [];
     for (const { item, score } of fused) {
@@ -149,24 +150,36 @@ export class SearchEngine {
   }
 
   /**
+   * The query's vector in a tier, or the error that kept it from one; null when the tier is not
+   * searched (no embedder or no vectors yet, no container, or a re-embedding of the fast tier
+   * under way, whose vectors are partial meanwhile).
+   */
+  private embedQuery(tier: VectorTier, q: string, containers: number): Promise<Float32Array | Error> | null {
+    if (!this.indexes[tier]?.count || containers === 0 || (tier === 'fast' && this.store.hasPendingJob('reembed'))) return null;
+    const failure = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
+    try {
+      // Called now, not in a later microtask: the request must reach the model's thread before keyword search starts.
+      return Promise.resolve(this.embedders[tier]!.embed([q])).then(([vector]) => vector!, failure);
+    } catch (err) {
+      return Promise.resolve(failure(err));
+    }
+  }
+
+  /**
    * Each tier's nearest passages by cosine, above its model's similarity floor; empty lists when
-   * keyword-only. A tier whose query embedding fails is left out of this search, and the other
+   * keyword-only. A tier whose query embedding failed is left out of this search, and the other
    * still answers.
    */
-  private async nearest(q: string, containerIds: string[], k: number, traceId: string): Promise<Record<VectorTier, Scored<number>[]>> {
+  private async nearest(queries: Record<VectorTier, Promise<Float32Array | Error> | null>, containerIds: string[], k: number, traceId: string): Promise<Record<VectorTier, Scored<number>[]>> {
     const nearest = async (tier: VectorTier): Promise<Scored<number>[]> => {
-      const index = this.indexes[tier];
-      // While a re-embedding of the fast tier runs, its vectors are partial: none are used.
-      if (!index?.count || containerIds.length === 0 || (tier === 'fast' && this.store.hasPendingJob('reembed'))) return [];
-      const embedder = this.embedders[tier]!;
-      try {
-        const [query] = await embedder.embed([q]);
-        const floor = embedder.similarityFloor ?? 0;
-        return index.search(query!, containerIds, k).filter((h) => h.score > floor).map((h) => ({ item: h.passageId, score: h.score }));
-      } catch (err) {
-        this.log.warn('query embedding failed; this search goes without that tier', { trace_id: traceId, tier, error: String(err) });
+      const query = await queries[tier];
+      if (!query || containerIds.length === 0) return [];
+      if (query instanceof Error) {
+        this.log.warn('query embedding failed; this search goes without that tier', { trace_id: traceId, tier, error: String(query) });
         return [];
       }
+      const floor = this.embedders[tier]!.similarityFloor ?? 0;
+      return this.indexes[tier]!.search(query, containerIds, k).filter((h) => h.score > floor).map((h) => ({ item: h.passageId, score: h.score }));
     };
     const [fast, strong] = await Promise.all([nearest('fast'), nearest('strong')]);
     return { fast, strong };

@@ -9,6 +9,13 @@ export interface PassageInput {
   content: string;
 }
 
+/** A passage keyword search found, before its text is read (only the fused best few are). */
+export interface KeywordHit {
+  passageId: number;
+  /** BM25, higher is better. */
+  score: number;
+}
+
 export interface PassageHit {
   passageId: number;
   containerId: string;
@@ -53,8 +60,8 @@ export interface EmbeddingModel {
 }
 
 export interface PassageRepository {
-  /** BM25 full-text search over one container's passages; `query` is plain text, never FTS syntax. */
-  searchPassages(accountId: string, containerId: string, query: string, limit: number): PassageHit[];
+  /** BM25 full-text search over one container's passages, best first; `query` is plain text, never FTS syntax. */
+  searchPassages(accountId: string, containerId: string, query: string, limit: number): KeywordHit[];
   listPassages(accountId: string, documentId: string): PassageInput[];
   /** How many passages the server holds, every account together (a progress figure, no account data). */
   countPassages(): number;

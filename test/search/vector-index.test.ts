@@ -20,20 +20,32 @@ describe('the vector index', () => {
   };
 
   it('finds the exact nearest neighbours among candidates, within the asked containers only', () => {
+    // Vectors shaped as models make them: clustered, sharing a direction, with variance falling off
+    // by dimension (as after PCA). Codes taken as plain signs find 6.2 of each query's exact 10 here,
+    // about the mean 8.3; about the mean and spread by the Hadamard transform, 9.1.
+    const gauss = () => Math.sqrt(-2 * Math.log(random() || 1e-12)) * Math.cos(2 * Math.PI * random());
+    const normal = (v: Float32Array) => v.map((x) => x / Math.hypot(...v));
+    const shared = Float32Array.from({ length: dims }, gauss);
+    const falling = (scale: number) => Float32Array.from({ length: dims }, (_, i) => (scale * gauss()) / (1 + i / 4));
+    const centres = Array.from({ length: 150 }, () => falling(1).map((x, i) => x + 1.5 * shared[i]!));
+    const member = (c: Float32Array) => normal(falling(0.35).map((x, i) => x + c[i]!));
     const index = new VectorIndex(dims, tmpdir());
-    const vectors = Array.from({ length: 3000 }, () => unit(dims, random));
+    const vectors = Array.from({ length: 3000 }, (_, i) => member(centres[i % 150]!));
     for (const [i, v] of vectors.entries()) index.add(i + 1, i % 3 === 0 ? 'other' : 'mine', [quantize(v)]);
-    const query = unit(dims, random);
-    const exact = vectors
-      .map((v, i) => ({ id: i + 1, score: v.reduce((s, x, j) => s + x * query[j]!, 0), mine: i % 3 !== 0 }))
-      .filter((h) => h.mine)
-      .sort((a, b) => b.score - a.score)
-      .slice(0, 10);
-    const found = index.search(query, ['mine'], 10);
-    expect(found.every((h) => (h.passageId - 1) % 3 !== 0)).toBe(true);
-    const overlap = found.filter((h) => exact.some((e) => e.id === h.passageId)).length;
-    expect(overlap).toBeGreaterThanOrEqual(9);
-    expect(Math.abs(found[0]!.score - exact[0]!.score)).toBeLessThan(0.02);
+    let overlap = 0;
+    for (let q = 0; q < 100; q++) {
+      const query = member(centres[Math.floor(random() * 150)]!);
+      const exact = vectors
+        .map((v, i) => ({ id: i + 1, score: v.reduce((s, x, j) => s + x * query[j]!, 0), mine: i % 3 !== 0 }))
+        .filter((h) => h.mine)
+        .sort((a, b) => b.score - a.score)
+        .slice(0, 10);
+      const found = index.search(query, ['mine'], 10);
+      expect(found.every((h) => (h.passageId - 1) % 3 !== 0)).toBe(true);
+      overlap += found.filter((h) => exact.some((e) => e.id === h.passageId)).length;
+      expect(Math.abs(found[0]!.score - exact[0]!.score)).toBeLessThan(0.02);
+    }
+    expect(overlap / 100).toBeGreaterThanOrEqual(8.8);
   });
 
   it('forgets removed passages and answers nothing for unknown containers', () => {

@@ -1,6 +1,6 @@
 /** The search index: passages (drizzle for rows, hand-written SQL for FTS5) and their vectors of each tier. */
 import { and, eq } from 'drizzle-orm';
-import type { EmbeddingModel, PassageHit, PassageRepository, PassageText, StoredVectors, VectorTier } from '../passages';
+import type { EmbeddingModel, KeywordHit, PassageHit, PassageRepository, PassageText, StoredVectors, VectorTier } from '../passages';
 import type { SqliteContext } from './context';
 import { ftsQuery } from './fts-query';
 import { enqueue } from './jobs-repository';
@@ -36,20 +36,19 @@ export function passagesRepository(ctx: SqliteContext): PassageRepository {
     searchPassages(accountId, containerId, query, limit) {
       const match = ftsQuery(query);
       if (!match) return [];
-      const quick = raw.query<PassageHit, [string, number, string, string, number]>(`
+      const quick = raw.query<KeywordHit, [string, number, string, string, number]>(`
         WITH best AS MATERIALIZED (
           SELECT rowid AS id, -bm25(passages_fts, 0.5, 1.0) AS score FROM passages_fts
            WHERE passages_fts MATCH ? ORDER BY score DESC LIMIT ?)
-        ${PASSAGE_HIT_COLUMNS}, best.score AS score
-          FROM best CROSS JOIN passages p ON p.id = best.id LEFT JOIN documents d ON d.id = p.document_id
+        SELECT best.id AS passageId, best.score AS score
+          FROM best CROSS JOIN passages p ON p.id = best.id
          WHERE p.container_id = ? AND p.account_id = ?
          ORDER BY best.score DESC LIMIT ?`).all(match, limit * 10, containerId, accountId, limit);
       if (quick.length >= limit) return quick;
-      return raw.query<PassageHit, [string, string, string, number]>(`
-        ${PASSAGE_HIT_COLUMNS}, -bm25(passages_fts, 0.5, 1.0) AS score
+      return raw.query<KeywordHit, [string, string, string, number]>(`
+        SELECT p.id AS passageId, -bm25(passages_fts, 0.5, 1.0) AS score
           FROM passages_fts
           CROSS JOIN passages p ON p.id = passages_fts.rowid
-          LEFT JOIN documents d ON d.id = p.document_id
          WHERE passages_fts MATCH ? AND p.container_id = ? AND p.account_id = ?
          ORDER BY score DESC
          LIMIT ?`).all(match, containerId, accountId, limit);
