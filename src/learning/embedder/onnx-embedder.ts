@@ -122,10 +122,11 @@ export class OnnxEmbedder implements Embedder {
 
   /** Reads a model from its directory or its three files (default: the shipped model) and opens it. */
   static async load(source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES, options: OnnxEmbedderOptions = {}): Promise<OnnxEmbedder> {
-    const { config, vocab, model, fingerprint } = await readModel(source, options.knownId);
-    // The embedding tables stay int8 in memory (~34 MiB less a session): onnx-gather-first.ts; and
-    // the exporter's NaN guards go, which never change a value here (onnx-softmax-guard.ts).
-    const session = await openOnnxSession(dropSoftmaxNanGuard(gatherBeforeDequantize(model)), { threads: options.threads ?? 1 });
+    const { config, vocab, model, fingerprint } = await loadableModel(source, options.knownId);
+    // The file's bytes and the rewrite's intermediate copy (~46 MB) are garbage now: collected
+    // before ONNX Runtime parses and folds the model, they no longer add to that moment's peak.
+    Bun.gc(true);
+    const session = await openOnnxSession(model, { threads: options.threads ?? 1 });
     return new OnnxEmbedder(config, vocab, session, fingerprint, options);
   }
 
@@ -225,6 +226,16 @@ async function readModel(source: string | OnnxModelFiles, knownId?: string) {
   const known = knownId?.startsWith(`onnx:${config.name}:`) ? knownId.slice(`onnx:${config.name}:`.length) : null;
   const fingerprint = known ?? new Bun.CryptoHasher('sha256').update(model).update(vocab).digest('hex').slice(0, 12);
   return { config, vocab, model, fingerprint };
+}
+
+/**
+ * The model read and rewritten for loading: its embedding tables stay int8 in memory (~34 MiB less
+ * a session: onnx-gather-first.ts), and the exporter's NaN guards go, which never change a value
+ * here (onnx-softmax-guard.ts). Only the rewritten bytes outlive the call.
+ */
+async function loadableModel(source: string | OnnxModelFiles, knownId?: string) {
+  const read = await readModel(source, knownId);
+  return { ...read, model: dropSoftmaxNanGuard(gatherBeforeDequantize(read.model)) };
 }
 
 async function filesInDirectory(dir: string): Promise<OnnxModelFiles> {
