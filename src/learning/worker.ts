@@ -15,14 +15,20 @@ import { useVectorExtensionFile } from '../storage/sqlite/vectors';
 import { createEmbedders } from './create-embedder';
 import { useEmbeddedOnnxRuntime } from './embedder/onnx-runtime';
 import { LearningRunner } from './runner';
+import { lowerThreadPriority } from './thread-priority';
 import { urlReader } from './url-reader';
 import type { FromWorker, ToWorker, WorkerData } from './worker-messages';
+
+/** 10: under contention a thread at the default 0 gets ~9 times this one's share of a core. */
+const LEARNING_NICE = 10;
 
 const port = parentPort!;
 const { config, vectorExtension, onnxRuntime, restarted, strongIdentity } = workerData as WorkerData;
 useVectorExtensionFile(vectorExtension);
 useEmbeddedOnnxRuntime(onnxRuntime);
 const log = createLogger(config.logLevel);
+// Learning is background work: on Linux this thread yields the cores to the threads answering requests.
+lowerThreadPriority(LEARNING_NICE);
 const db = openDatabase(config.dataDir, systemClock.now());
 const store = openSqliteStore(db);
 const keywordIndex = new KeywordIndexRebuild(db, log);
