@@ -36,6 +36,9 @@ export interface SearchEmbedders {
   strong: Embedder | null;
 }
 
+/** Each tier's query vector on its way: the vector, the error that kept it, or null when the tier is not searched. */
+type QueryVectors = Record<VectorTier, Promise<Float32Array | Error> | null>;
+
 /** Figures for `GET /healthz`: how many passages each tier's index holds. */
 export interface IndexFigures {
   fast: number;
@@ -108,7 +111,7 @@ export class SearchEngine {
   async search(accountId: string, containers: Container[], q: string, limit: number, traceId: string): Promise<SearchResponse> {
     const depth = Math.max(limit, CANDIDATES);
     // Asked first: the strong model embeds the query on its own thread while keyword search runs here.
-    const queries = { fast: this.embedQuery('fast', q, containers.length), strong: this.embedQuery('strong', q, containers.length) };
+    const queries: QueryVectors = { fast: this.embedQuery('fast', q, containers.length), strong: this.embedQuery('strong', q, containers.length) };
     const keyword: KeywordHit[] = [];
     const searched: SearchResponse['containers'] = [];
     for (const c of containers) {
@@ -170,7 +173,7 @@ export class SearchEngine {
    * keyword-only. A tier whose query embedding failed is left out of this search, and the other
    * still answers.
    */
-  private async nearest(queries: Record<VectorTier, Promise<Float32Array | Error> | null>, containerIds: string[], k: number, traceId: string): Promise<Record<VectorTier, Scored<number>[]>> {
+  private async nearest(queries: QueryVectors, containerIds: string[], k: number, traceId: string): Promise<Record<VectorTier, Scored<number>[]>> {
     const nearest = async (tier: VectorTier): Promise<Scored<number>[]> => {
       const query = await queries[tier];
       if (!query || containerIds.length === 0) return [];
