@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 const ROOT = join(import.meta.dir, '..', '..');
 const CHROMIUM = '/usr/bin/chromium';
@@ -29,4 +29,18 @@ export function launchChromium(): Promise<Browser> {
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
   });
+}
+
+/**
+ * A new page in its own context (1000 × 800), signed in as the owner through the sign-in form, on
+ * the containers page the form leads to.
+ */
+export async function signedInPage(browser: Browser, origin: string, login: { email: string; password: string }): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width: 1000, height: 800 } })).newPage();
+  await page.goto(`${origin}/sign-in`);
+  await page.getByLabel('Email').fill(login.email);
+  await page.getByLabel('Password').fill(login.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((u) => u.pathname === '/containers');
+  return page;
 }

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { browserAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser';
+import { browserAvailable, launchChromium, SCREENSHOTS, signedInPage } from '../helpers/browser';
 import { addDocument } from '../helpers/rest';
 import { call, makeKey, startTestServer, type TestServer } from '../helpers/server';
 import { connect, type Owner, ownerWithBrowser } from '../oauth/helpers';
@@ -34,12 +34,7 @@ describe.skipIf(!browserAvailable)('the activity pages in Chromium', () => {
     await server.learning.drain();
     writer = await makeKey(server, owner.token, { name: 'Garden bot', level: 'suggest', all_views: true, profile: true });
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1000, height: 800 } })).newPage();
-    await page.goto(`${server.url}/sign-in`);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((u) => u.pathname === '/containers');
+    page = await signedInPage(browser, server.url, owner);
   });
 
   afterAll(async () => {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { browserAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser';
+import { browserAvailable, launchChromium, SCREENSHOTS, signedInPage } from '../helpers/browser';
 import { authenticate } from '../../src/auth/credentials';
 import { getFact, updateMemory } from '../../src/operations';
 import { contextFor, invoke } from '../../src/operations/operation';
@@ -32,12 +32,7 @@ describe.skipIf(!browserAvailable)('the fact page in Chromium', () => {
     // Saved by the world's key (named "test key"), in the container.
     saved = (await call(w.server, 'POST', '/v1/memories', w.key, { container: w.container, content: 'Keeps bees on the roof.' })).body.id;
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1000, height: 800 } })).newPage();
-    await page.goto(`${w.server.url}/sign-in`);
-    await page.getByLabel('Email').fill(w.login.email);
-    await page.getByLabel('Password').fill(w.login.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((u) => u.pathname === '/containers');
+    page = await signedInPage(browser, w.server.url, w.login);
   });
 
   afterAll(async () => {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { browserAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser';
+import { browserAvailable, launchChromium, SCREENSHOTS, signedInPage } from '../helpers/browser';
 import { call } from '../helpers/server';
 import { allFacts, forgettingWorld, type ForgettingWorld, SECRET_WORDS } from '../e2e/fixtures/forgetting';
 
@@ -33,12 +33,7 @@ describe.skipIf(!browserAvailable)('forgetting on the owner pages in Chromium', 
     await call(w.server, 'POST', '/v1/documents', w.key, { container: w.container, url: failedUrl });
     await w.server.learning.drain();
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1000, height: 800 } })).newPage();
-    await page.goto(`${w.server.url}/sign-in`);
-    await page.getByLabel('Email').fill(w.login.email);
-    await page.getByLabel('Password').fill(w.login.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((u) => u.pathname === '/containers');
+    page = await signedInPage(browser, w.server.url, w.login);
   });
 
   afterAll(async () => {

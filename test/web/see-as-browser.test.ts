@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { browserAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser';
+import { browserAvailable, launchChromium, SCREENSHOTS, signedInPage } from '../helpers/browser';
 import { exchangeCode, issueCode } from '../../src/auth/grants';
 import { resourceOf, SCOPE } from '../../src/oauth/metadata';
 import { registerClient } from '../../src/oauth/register';
@@ -221,12 +221,7 @@ describe.skipIf(!browserAvailable)('see as in Chromium', () => {
       const key = await makeKey(server, login.token, { name: 'Work bot', level: 'read', containers: [work] });
       const own = await call(server, 'POST', '/v1/search', key.key, { q: 'lighthouse', container: '*' });
 
-      const page = await (await browser.newContext()).newPage();
-      await page.goto(`${server.url}/sign-in`);
-      await page.getByLabel('Email').fill(login.email);
-      await page.getByLabel('Password').fill(login.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL((u) => u.pathname === '/containers');
+      const page = await signedInPage(browser, server.url, login);
       await page.goto(`${server.url}/search`);
       await page.getByLabel('Query').fill('lighthouse');
       const hint = (await call(server, 'GET', '/v1/api-keys', login.token)).body.active.find((k: any) => k.id === key.id).hint;
