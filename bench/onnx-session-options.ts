@@ -3,50 +3,40 @@
  * configuration loads all-MiniLM-L6-v2 in a fresh process and reports RSS after load and after
  * embedding 100 texts (VmRSS; VmHWM = the process's peak), CPU time (user + system) for a query
  * and for a 1 KiB document, and the lowest cosine to the Python reference vectors. `shipped` is
- * `loadOnnxEmbedder()` itself; the others open the add-on with the options listed.
+ * `loadOnnxEmbedder()` itself; the others open the model file through the same runtime
+ * (onnx-runtime.ts, which trims glibc's heap after load and after each run) with the options listed.
  *
  *   bun bench/onnx-session-options.ts [--only name,name] [--model other.onnx]
  */
-import { dlopen, FFIType } from 'bun:ffi';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { isMainThread } from 'node:worker_threads';
-import { Tensor } from 'onnxruntime-common';
 import type { Embedder } from '../src/learning/embedder/embedder';
 import { DEFAULT_ONNX_MODEL_DIR, loadOnnxEmbedder, OnnxEmbedder, type OnnxModelConfig } from '../src/learning/embedder/onnx-embedder';
 import { gatherBeforeDequantize } from '../src/learning/embedder/onnx-gather-first';
-import { ONNX_BINDING_FILE, packagedOnnxRuntimeDir } from '../src/learning/embedder/onnx-runtime';
+import { openOnnxSession, type OnnxSessionOptions } from '../src/learning/embedder/onnx-runtime';
 import { documents, QUERIES, SENTENCES } from './lib/english';
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, model: { type: 'string' }, case: { type: 'string' } } });
 
 interface Configuration {
-  /** Passed to the add-on's loadModel beside one thread, sequential execution and the CPU provider. */
-  readonly options?: Record<string, unknown>;
+  /** Passed to openOnnxSession beside one thread. */
+  readonly options?: Omit<OnnxSessionOptions, 'threads'>;
   /** Rewrite the embedding lookups to gather int8 rows (onnx-gather-first.ts). */
   readonly gatherFirst?: boolean;
-  /** malloc_trim(0) after load and after each run. */
-  readonly trim?: boolean;
 }
 
-const ALL = { graphOptimizationLevel: 'all' };
-const NO_ARENA = { ...ALL, enableCpuMemArena: false };
 const CONFIGURATIONS: Record<string, Configuration | 'shipped'> = {
-  'all (before)': { options: ALL },
-  'arena off': { options: NO_ARENA },
-  'memory pattern off': { options: { ...ALL, enableMemPattern: false } },
-  'arena and memory pattern off': { options: { ...NO_ARENA, enableMemPattern: false } },
-  'session.disable_prepacking': { options: { ...ALL, extra: { session: { disable_prepacking: '1' } } } },
-  'session.use_device_allocator_for_initializers': { options: { ...ALL, extra: { session: { use_device_allocator_for_initializers: '1' } } } },
-  'session.disable_quant_qdq, use_env_allocators': { options: { ...ALL, extra: { session: { disable_quant_qdq: '1', use_env_allocators: '1' } } } },
-  'basic': { options: { graphOptimizationLevel: 'basic' } },
-  'extended': { options: { graphOptimizationLevel: 'extended' } },
-  'disabled (weights stay int8)': { options: { graphOptimizationLevel: 'disabled' } },
-  'ConstantFolding off, arena off (weights stay int8)': { options: { ...NO_ARENA, extra: { optimization: { disable_specified_optimizers: 'ConstantFolding' } } } },
-  'arena off + malloc_trim': { options: NO_ARENA, trim: true },
-  'arena off + malloc_trim + int8 embedding tables': { options: NO_ARENA, trim: true, gatherFirst: true },
+  'arena on': { options: { arena: true } },
+  'arena off (the default)': {},
+  'memory pattern off': { options: { memoryPattern: false } },
+  'session.disable_prepacking': { options: { config: { 'session.disable_prepacking': '1' } } },
+  'session.use_device_allocator_for_initializers': { options: { config: { 'session.use_device_allocator_for_initializers': '1' } } },
+  'basic': { options: { optimization: 'basic' } },
+  'extended': { options: { optimization: 'extended' } },
+  'disabled (weights stay int8)': { options: { optimization: 'disabled' } },
+  'ConstantFolding off (weights stay int8)': { options: { config: { 'optimization.disable_specified_optimizers': 'ConstantFolding' } } },
+  'int8 embedding tables': { gatherFirst: true },
   'shipped': 'shipped',
 };
 
@@ -60,31 +50,11 @@ const cpuMs = () => {
   return (u.user + u.system) / 1000;
 };
 
-/** An embedder over a session opened with `c`'s options (the add-on loaded here, as onnx-runtime.ts does). */
+/** An embedder over a session opened with `c`'s options. */
 async function openWith(c: Configuration, modelPath: string): Promise<Embedder> {
-  const binding = createRequire(import.meta.url)(join(packagedOnnxRuntimeDir(), ONNX_BINDING_FILE));
-  binding.initOrtOnce(3, Tensor, isMainThread);
-  const libc = dlopen('libc.so.6', { malloc_trim: { args: [FFIType.u64], returns: FFIType.i32 } });
-  const trim = c.trim ? () => void libc.symbols.malloc_trim(0) : () => {};
   const bytes = await Bun.file(modelPath).bytes();
   const model = c.gatherFirst ? gatherBeforeDequantize(bytes) : bytes;
-  const native = new binding.InferenceSession();
-  native.loadModel(model.buffer, model.byteOffset, model.byteLength, {
-    intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', executionProviders: [{ name: 'cpu' }], ...c.options,
-  });
-  trim();
-  const outputNames = (native.outputMetadata as { name: string }[]).map((m) => m.name);
-  const fetches = Object.fromEntries(outputNames.map((n) => [n, null]));
-  const session = {
-    inputNames: (native.inputMetadata as { name: string }[]).map((m) => m.name),
-    outputNames,
-    run: (feeds: Record<string, Tensor>) => {
-      const result = native.run(feeds, fetches, {});
-      trim();
-      return result;
-    },
-    release: () => native.dispose(),
-  };
+  const session = await openOnnxSession(model, { threads: 1, ...c.options });
   const config = JSON.parse(readFileSync(join(DEFAULT_ONNX_MODEL_DIR, 'config.json'), 'utf8')) as OnnxModelConfig;
   return new OnnxEmbedder(config, readFileSync(join(DEFAULT_ONNX_MODEL_DIR, 'vocab.txt'), 'utf8'), session, 'bench');
 }

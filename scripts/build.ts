@@ -1,7 +1,7 @@
 /**
  * Builds the single `engram` executable for this machine's platform with `bun build --compile`.
  * The binary carries migrations, pages, the built-in models, the sqlite-vec extension and ONNX
- * Runtime's CPU add-on; the native files are platform-specific, so the entry that embeds them is
+ * Runtime's CPU library; the native files are platform-specific, so the entry that embeds them is
  * generated here for the platform.
  * Usage: bun scripts/build.ts [--outfile dist/engram] [--main src/main.ts]
  * `--main` puts another module after the same start-up (a test builds a small program that way).
@@ -9,6 +9,7 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ortPkg from '../node_modules/onnxruntime-node/package.json' with { type: 'json' };
+import { isRuntimeFile } from '../src/learning/embedder/onnx-runtime';
 
 const root = join(import.meta.dir, '..');
 const outfile = process.argv.includes('--outfile') ? process.argv[process.argv.indexOf('--outfile') + 1]! : join(root, 'dist', 'engram');
@@ -16,9 +17,9 @@ const os = process.platform === 'win32' ? 'windows' : process.platform;
 const ext = process.platform === 'win32' ? 'dll' : process.platform === 'darwin' ? 'dylib' : 'so';
 const extension = `sqlite-vec-${os}-${process.arch}/vec0.${ext}`;
 const argMain = process.argv.includes('--main') ? resolve(process.argv[process.argv.indexOf('--main') + 1]!) : null;
-// onnxruntime-node's add-on for this platform and the libraries it loads from its own folder.
+// ONNX Runtime's libraries for this platform, from onnxruntime-node's folder (its add-on is not used).
 const ortDir = `node_modules/onnxruntime-node/bin/napi-v6/${process.platform}/${process.arch}`;
-const ortFiles = readdirSync(join(root, ortDir)).sort();
+const ortFiles = readdirSync(join(root, ortDir)).filter(isRuntimeFile).sort();
 
 const buildDir = join(root, 'dist', 'build');
 mkdirSync(buildDir, { recursive: true });

@@ -10,6 +10,7 @@ import type { Config } from './config';
 import { TrustedProxies } from './http/client-address';
 import { PARSER_HEADER_BYTES } from './http/middleware/header-limit';
 import { createEmbedders } from './learning/create-embedder';
+import { QueryEmbedder } from './search/query-embedder';
 import { type Learning, LearningWorker } from './learning/learning-worker';
 import { LearningRunner } from './learning/runner';
 import { urlReader } from './learning/url-reader';
@@ -81,7 +82,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let search: SearchEngine | undefined;
   const onIndexed = (tier: VectorTier, ids: number[]) => search!.indexPassages(tier, ids);
   const strong = embedders.strong && { id: embedders.strong.id, dimensions: embedders.strong.dimensions, similarityFloor: embedders.strong.similarityFloor ?? 0 };
-  const worker = options.manualLearning ? null : LearningWorker.start(config, onIndexed, log, strong);
+  // Refinement runs the query thread's session: the process holds the strong model once.
+  const strongModel = embedders.strong instanceof QueryEmbedder ? () => (embedders.strong as QueryEmbedder).shared() : null;
+  const worker = options.manualLearning ? null : LearningWorker.start(config, onIndexed, log, strong, strongModel);
   try {
     search = SearchEngine.open(store, log, embedders, config.dataDir);
   } catch (err) {

@@ -3,26 +3,32 @@
  * without the built-in transformer (the strong tier, which refines), an OpenAI-compatible endpoint,
  * or none. The strong model is known by its identity at once, so it never delays a start: search
  * loads it on a thread of its own in the background (search/query-embedder.ts), since it would
- * otherwise hold the HTTP thread; learning loads it on the learning thread when it first refines.
+ * otherwise hold the HTTP thread; the learning thread takes up that same session when it first
+ * refines, or, with no server around it (benchmarks), loads its own.
  */
 import type { Config } from '../config';
 import { QueryEmbedder } from '../search/query-embedder';
 import type { SearchEmbedders } from '../search/search-engine';
 import { DeferredEmbedder } from './embedder/deferred-embedder';
-import { type EmbedderIdentity, loadOnnxEmbedder, OnnxEmbedder } from './embedder/onnx-embedder';
+import { type EmbedderIdentity, loadOnnxEmbedder, OnnxEmbedder, type SharedOnnxEmbedder } from './embedder/onnx-embedder';
 import { OpenAIEmbedder } from './embedder/openai-embedder';
 import { loadStaticEmbedder } from './embedder/static-embedder';
 
 /**
  * `strongIdentity`: the strong model's identity when the caller knows it already (the learning
  * thread is handed the one the HTTP thread computed), which spares hashing the 23 MB model again.
+ * `strongShared`: the query thread's session, for learning to run instead of loading its own.
  */
-export async function createEmbedders(config: Config, use: 'learning' | 'search', strongIdentity?: EmbedderIdentity): Promise<SearchEmbedders> {
+export async function createEmbedders(
+  config: Config, use: 'learning' | 'search', strongIdentity?: EmbedderIdentity, strongShared?: () => Promise<SharedOnnxEmbedder>,
+): Promise<SearchEmbedders> {
   const choice = config.embedder;
   if (choice.kind === 'none') return { fast: null, strong: null };
   if (choice.kind === 'openai') return { fast: await OpenAIEmbedder.connect({ url: choice.url, model: choice.model, key: choice.key }), strong: null };
   const fast = loadStaticEmbedder();
   if (choice.kind === 'fast') return { fast, strong: null };
   const identity = strongIdentity ?? (await OnnxEmbedder.identify());
-  return { fast, strong: use === 'learning' ? new DeferredEmbedder(identity, () => loadOnnxEmbedder(undefined, { knownId: identity.id })) : new QueryEmbedder(identity) };
+  if (use === 'search') return { fast, strong: new QueryEmbedder(identity) };
+  const load = strongShared ? async () => OnnxEmbedder.attach(await strongShared()) : () => loadOnnxEmbedder(undefined, { knownId: identity.id });
+  return { fast, strong: new DeferredEmbedder(identity, load) };
 }

@@ -8,7 +8,7 @@ import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { VectorTier } from '../storage/store';
 import { vectorExtensionFile } from '../storage/sqlite/vectors';
-import type { EmbedderIdentity } from './embedder/onnx-embedder';
+import type { EmbedderIdentity, SharedOnnxEmbedder } from './embedder/onnx-embedder';
 import { embeddedOnnxRuntime } from './embedder/onnx-runtime';
 import type { FromWorker, ToWorker, WorkerData } from './worker-messages';
 
@@ -54,17 +54,20 @@ export class LearningWorker implements Learning {
     private readonly onIndexed: (tier: VectorTier, passageIds: number[]) => void,
     private readonly log: Logger,
     private readonly strongIdentity: EmbedderIdentity | null,
+    private readonly strongModel: (() => Promise<SharedOnnxEmbedder>) | null,
   ) {}
 
   /**
    * Starts the worker and resolves once it has opened the store and is learning. A first worker
    * that fails to start rejects (the server does not start on a broken set-up); from then on the
-   * worker is supervised. `strongIdentity` is handed to the worker (see createEmbedders).
+   * worker is supervised. `strongIdentity` is handed to the worker (see createEmbedders), and
+   * `strongModel`'s model once loaded, for refinement to run (each worker gets it when ready).
    */
   static async start(
     config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void, log: Logger, strongIdentity: EmbedderIdentity | null = null,
+    strongModel: (() => Promise<SharedOnnxEmbedder>) | null = null,
   ): Promise<LearningWorker> {
-    const handle = new LearningWorker(config, onIndexed, log, strongIdentity);
+    const handle = new LearningWorker(config, onIndexed, log, strongIdentity, strongModel);
     await handle.launch();
     return handle;
   }
@@ -100,7 +103,7 @@ export class LearningWorker implements Learning {
   private launch(): Promise<void> {
     const workerData: WorkerData = {
       config: this.config, vectorExtension: vectorExtensionFile(), onnxRuntime: embeddedOnnxRuntime(), restarted: this.deaths > 0,
-      strongIdentity: this.strongIdentity,
+      strongIdentity: this.strongIdentity, sharedStrong: this.strongModel !== null,
     };
     const worker = new Worker(WORKER_ENTRY, { workerData });
     this.worker = worker;
@@ -113,6 +116,10 @@ export class LearningWorker implements Learning {
           this.readyAt = Date.now();
           resolve();
           for (const id of this.drains.keys()) worker.postMessage({ type: 'drain', id } satisfies ToWorker);
+          this.strongModel?.().then(
+            (shared) => this.worker === worker && worker.postMessage({ type: 'strong-model', shared } satisfies ToWorker),
+            (err) => this.worker === worker && worker.postMessage({ type: 'strong-model', error: String(err) } satisfies ToWorker),
+          );
         }
         if (m.type === 'indexed') this.onIndexed(m.tier, m.passageIds);
         if (m.type === 'drained') {

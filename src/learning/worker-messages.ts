@@ -1,7 +1,7 @@
 /** The messages between the HTTP thread and the learning worker, and what the worker starts with. */
 import type { Config } from '../config';
 import type { VectorTier } from '../storage/store';
-import type { EmbedderIdentity } from './embedder/onnx-embedder';
+import type { EmbedderIdentity, SharedOnnxEmbedder } from './embedder/onnx-embedder';
 import type { OnnxRuntimeFiles } from './embedder/onnx-runtime';
 
 export interface WorkerData {
@@ -13,9 +13,17 @@ export interface WorkerData {
   restarted: boolean;
   /** The strong model's identity as the HTTP thread computed it (null without a strong tier). */
   strongIdentity: EmbedderIdentity | null;
+  /** Whether the HTTP thread will send the query thread's strong model (`strong-model`) for refinement to run. */
+  sharedStrong: boolean;
 }
 
-export type ToWorker = { type: 'wake' } | { type: 'drain'; id: number } | { type: 'stop' };
+export type ToWorker =
+  | { type: 'wake' }
+  | { type: 'drain'; id: number }
+  | { type: 'stop' }
+  /** The query thread's loaded strong model, or why there is none. */
+  | { type: 'strong-model'; shared: SharedOnnxEmbedder }
+  | { type: 'strong-model'; error: string };
 
 export type FromWorker =
   | { type: 'ready' }

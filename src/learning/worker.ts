@@ -13,6 +13,7 @@ import { openDatabase } from '../storage/sqlite/open';
 import { openSqliteStore } from '../storage/sqlite/sqlite-store';
 import { useVectorExtensionFile } from '../storage/sqlite/vectors';
 import { createEmbedders } from './create-embedder';
+import type { SharedOnnxEmbedder } from './embedder/onnx-embedder';
 import { useEmbeddedOnnxRuntime } from './embedder/onnx-runtime';
 import { LearningRunner } from './runner';
 import { lowerThreadPriority } from './thread-priority';
@@ -23,7 +24,7 @@ import type { FromWorker, ToWorker, WorkerData } from './worker-messages';
 const LEARNING_NICE = 10;
 
 const port = parentPort!;
-const { config, vectorExtension, onnxRuntime, restarted, strongIdentity } = workerData as WorkerData;
+const { config, vectorExtension, onnxRuntime, restarted, strongIdentity, sharedStrong } = workerData as WorkerData;
 useVectorExtensionFile(vectorExtension);
 useEmbeddedOnnxRuntime(onnxRuntime);
 const log = createLogger(config.logLevel);
@@ -39,7 +40,10 @@ if (restarted) {
   if (jobs) log.info('learning resumes the jobs of the worker that died', { jobs });
 }
 const send = (m: FromWorker) => port.postMessage(m);
-const embedders = await createEmbedders(config, 'learning', strongIdentity ?? undefined);
+// The query thread's strong model, once the HTTP thread sends it: refinement waits for it.
+const strongModel = Promise.withResolvers<SharedOnnxEmbedder>();
+strongModel.promise.catch(() => {}); // a failure is seen by the refinement that awaits it
+const embedders = await createEmbedders(config, 'learning', strongIdentity ?? undefined, sharedStrong ? () => strongModel.promise : undefined);
 const runner = new LearningRunner({
   store, clock: systemClock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config),
   onIndexed: (tier, passageIds) => send({ type: 'indexed', tier, passageIds }),
@@ -50,6 +54,10 @@ runner.start();
 
 port.on('message', async (message: ToWorker) => {
   if (message.type === 'wake') runner.notify();
+  if (message.type === 'strong-model') {
+    if ('shared' in message) strongModel.resolve(message.shared);
+    else strongModel.reject(new Error(`the strong model is not loaded: ${message.error}`));
+  }
   if (message.type === 'drain') {
     // Answered either way: a rejection here would be thrown on the thread and end it.
     send(await runner.drain().then((jobs) => ({ type: 'drained', id: message.id, jobs }), (err) => ({ type: 'drained', id: message.id, error: String(err) })));

@@ -1,8 +1,10 @@
 /**
  * The query embedder's thread: the strong model, answering one query at a time. ONNX Runtime runs
  * synchronously, so on the HTTP thread every search would hold every other request for the
- * model's few milliseconds; here it holds only this thread. A model that fails to load, or is not
- * the one the server was started with, throws here, which ends the thread (see query-embedder.ts).
+ * model's few milliseconds; here it holds only this thread. The session it opens is the process's
+ * one: the learning thread runs it too (query-embedder.ts), and this thread frees it when told to
+ * close. A model that fails to load, or is not the one the server was started with, throws here,
+ * which ends the thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadOnnxEmbedder } from '../learning/embedder/onnx-embedder';
@@ -14,8 +16,14 @@ const { onnxRuntime, id } = workerData as { onnxRuntime: OnnxRuntimeFiles | null
 useEmbeddedOnnxRuntime(onnxRuntime);
 const embedder = await loadOnnxEmbedder(undefined, { knownId: id });
 if (embedder.id !== id) throw new Error(`the model loaded as ${embedder.id}, not ${id}`);
-port.postMessage({ ready: true } satisfies QueryReply);
-port.on('message', async ({ id, texts }: QueryRequest) => {
+port.postMessage({ ready: embedder.share() } satisfies QueryReply);
+port.on('message', async (request: QueryRequest) => {
+  if ('close' in request) {
+    embedder.close();
+    port.postMessage({ closed: true } satisfies QueryReply);
+    return;
+  }
+  const { id, texts } = request;
   try {
     const vectors = await embedder.embed(texts);
     port.postMessage({ id, vectors } satisfies QueryReply, vectors.map((v) => v.buffer as ArrayBuffer));

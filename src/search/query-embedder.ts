@@ -1,15 +1,16 @@
 /**
  * The strong model for queries, on a thread of its own (query-embedder-worker.ts), behind the
  * Embedder interface: search awaits a vector while the HTTP thread goes on answering. The thread
- * loads the model after the server has started; queries sent meanwhile wait in its port.
+ * loads the model after the server has started; queries sent meanwhile wait in its port. Its session
+ * is the process's only one: `shared()` hands it to the learning thread, which refines with it.
  */
 import { Worker } from 'node:worker_threads';
 import type { Embedder } from '../learning/embedder/embedder';
-import type { EmbedderIdentity } from '../learning/embedder/onnx-embedder';
+import type { EmbedderIdentity, SharedOnnxEmbedder } from '../learning/embedder/onnx-embedder';
 import { embeddedOnnxRuntime } from '../learning/embedder/onnx-runtime';
 
-export type QueryRequest = { id: number; texts: string[] };
-export type QueryReply = { id: number; vectors: Float32Array[] } | { id: number; error: string } | { ready: true };
+export type QueryRequest = { id: number; texts: string[] } | { close: true };
+export type QueryReply = { id: number; vectors: Float32Array[] } | { id: number; error: string } | { ready: SharedOnnxEmbedder } | { closed: true };
 
 /** In a compiled binary the worker is an entrypoint of its own (scripts/build.ts); from a checkout it sits beside this file. */
 const ENTRY = import.meta.url.includes('/$bunfs/') ? './src/search/query-embedder-worker.ts' : new URL('./query-embedder-worker.ts', import.meta.url);
@@ -22,17 +23,19 @@ export class QueryEmbedder implements Embedder {
   private readonly waiting = new Map<number, { resolve(v: Float32Array[]): void; reject(e: Error): void }>();
   private next = 0;
   private failure: Error | null = null;
-  /** Settles once the thread has loaded its model, or has ended. */
-  private readonly settled: Promise<void>;
+  /** Settles once the thread has loaded its model (with the model, shared), or has ended (null). */
+  private readonly settled: Promise<SharedOnnxEmbedder | null>;
+  private exited = false;
 
   /** Starts the thread; it loads the model (identified by `identity`) on its own time. */
   constructor(identity: EmbedderIdentity) {
     ({ id: this.id, dimensions: this.dimensions, similarityFloor: this.similarityFloor } = identity);
     this.worker = new Worker(ENTRY, { workerData: { onnxRuntime: embeddedOnnxRuntime(), id: identity.id } });
-    let settle = () => {};
+    let settle = (_shared: SharedOnnxEmbedder | null) => {};
     this.settled = new Promise((resolve) => { settle = resolve; });
     this.worker.on('message', (m: QueryReply) => {
-      if ('ready' in m) return settle();
+      if ('ready' in m) return settle(m.ready);
+      if ('closed' in m) return;
       const waiter = this.waiting.get(m.id);
       this.waiting.delete(m.id);
       if ('vectors' in m) waiter?.resolve(m.vectors);
@@ -42,7 +45,8 @@ export class QueryEmbedder implements Embedder {
     // this tier (and says so in the log).
     this.worker.on('error', (err) => this.fail(err as Error));
     this.worker.on('exit', () => {
-      settle();
+      this.exited = true;
+      settle(null);
       this.fail(new Error('the query embedder stopped'));
     });
     this.worker.unref();
@@ -57,12 +61,27 @@ export class QueryEmbedder implements Embedder {
     });
   }
 
+  /** The loaded model, for another thread to run (OnnxEmbedder.attach); rejects if the thread ended before loading it. */
+  async shared(): Promise<SharedOnnxEmbedder> {
+    const shared = await this.settled;
+    if (!shared) throw this.failure ?? new Error('the query embedder stopped');
+    return shared;
+  }
+
   /**
-   * Ends the thread, once its model has loaded: ONNX Runtime aborts the whole process when the
-   * thread it is loading a session for is torn down under it (a stop right after start).
+   * Frees the model and ends the thread, once the model has loaded: ONNX Runtime aborts the whole
+   * process when the thread it is loading a session for is torn down under it (a stop right after
+   * start). Every other thread running the shared model must have stopped first.
    */
   async close(): Promise<void> {
-    await this.settled;
+    if (await this.settled && !this.exited) {
+      const closed = new Promise<void>((resolve) => {
+        this.worker.on('message', (m: QueryReply) => 'closed' in m && resolve());
+        this.worker.once('exit', () => resolve());
+      });
+      this.worker.postMessage({ close: true } satisfies QueryRequest);
+      await closed;
+    }
     await this.worker.terminate();
   }
 

@@ -43,7 +43,7 @@ describe('the strong embedder in a compiled binary', () => {
     });
 
     const cached = join(home, '.cache', 'engram', `onnxruntime-${ortPkg.version}-${process.platform}-${process.arch}`);
-    expect(readdirSync(cached)).toContain('onnxruntime_binding.node');
+    expect(readdirSync(cached)).toContain('libonnxruntime.so.1');
     expect(readdirSync(cached).some((f) => f.endsWith('.tmp'))).toBe(false);
     // ONNX Runtime's telemetry (a device id and an event queue) is switched off before it starts.
     expect(existsSync(join(home, '.cache', 'Microsoft'))).toBe(false);

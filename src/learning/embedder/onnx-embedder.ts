@@ -7,13 +7,12 @@
  * and the native runtime when called, on whichever thread calls it.
  */
 import { join } from 'node:path';
-import { Tensor } from 'onnxruntime-common';
 import defaultConfigFile from '../../../models/minilm-l6-int8/config.json' with { type: 'file' };
 import defaultVocabFile from '../../../models/minilm-l6-int8/vocab.txt' with { type: 'file' };
 import defaultModelFile from '../../../models/minilm-l6-int8/model.onnx' with { type: 'file' };
 import type { Embedder } from './embedder';
 import { gatherBeforeDequantize } from './onnx-gather-first';
-import { openOnnxSession, type OnnxSession } from './onnx-runtime';
+import { attachOnnxSession, type OnnxSession, openOnnxSession, type SharedOnnxSession } from './onnx-runtime';
 import { dropSoftmaxNanGuard } from './onnx-softmax-guard';
 import { WordPieceTokenizer, type WordPieceOptions } from './wordpiece';
 
@@ -82,6 +81,15 @@ export interface EmbedderIdentity {
   similarityFloor: number;
 }
 
+/**
+ * An opened model as another thread of this process takes it up (`OnnxEmbedder.attach`): plain
+ * data, for `postMessage`. The thread that opened it keeps it open while others use it.
+ */
+export interface SharedOnnxEmbedder {
+  readonly id: string;
+  readonly session: SharedOnnxSession;
+}
+
 export class OnnxEmbedder implements Embedder {
   readonly id: string;
   readonly dimensions: number;
@@ -131,6 +139,24 @@ export class OnnxEmbedder implements Embedder {
   }
 
   /**
+   * The shipped model (or the one `source` names) as another thread opened it: this thread reads only
+   * the configuration and the vocabulary, and runs the other's session, so the process holds the
+   * model's weights once. `close()` lets go of nothing but this thread's tokenizer.
+   */
+  static async attach(shared: SharedOnnxEmbedder, source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES): Promise<OnnxEmbedder> {
+    const { config, vocab } = await readTokenizer(source);
+    const prefix = `onnx:${config.name}:`;
+    if (!shared.id.startsWith(prefix)) throw new Error(`the shared model is ${shared.id}, not ${config.name}`);
+    const [fingerprint, suffix] = shared.id.slice(prefix.length).split(':max') as [string, string?];
+    return new OnnxEmbedder(config, vocab, await attachOnnxSession(shared.session), fingerprint, suffix ? { maxTokens: Number(suffix) } : {});
+  }
+
+  /** What another thread needs to run this model without loading it again (see `attach`). */
+  share(): SharedOnnxEmbedder {
+    return { id: this.id, session: this.session.shared };
+  }
+
+  /**
    * The id and dimensions `load` would give, without opening the model (tens of milliseconds, not
    * hundreds): a server checks its stored vectors against them and starts while the model loads.
    */
@@ -167,7 +193,7 @@ export class OnnxEmbedder implements Embedder {
     return out;
   }
 
-  /** Frees the model's native memory; embed() fails afterwards. */
+  /** Frees the model's native memory (one taken up with `attach` is left to its opener); embed() fails afterwards. */
   close(): void {
     this.session.release();
   }
@@ -185,11 +211,11 @@ export class OnnxEmbedder implements Embedder {
     });
     const [idsName, maskName, typesName] = this.config.model.inputs as [string, string, string];
     const result = this.session.run({
-      [idsName]: new Tensor('int64', ids, [rows, width]),
-      [maskName]: new Tensor('int64', mask, [rows, width]),
-      [typesName]: new Tensor('int64', new BigInt64Array(rows * width), [rows, width]),
+      [idsName]: { data: ids, dims: [rows, width] },
+      [maskName]: { data: mask, dims: [rows, width] },
+      [typesName]: { data: new BigInt64Array(rows * width), dims: [rows, width] },
     });
-    const hidden = result[this.config.model.output]!.data as Float32Array;
+    const hidden = result[this.config.model.output]!.data;
     const dims = this.dimensions;
     return batch.map((row, r) => {
       // Mean over the real tokens ([CLS] and [SEP] included, padding not), then unit length.
@@ -217,10 +243,14 @@ export function loadOnnxEmbedder(source?: string | OnnxModelFiles, options?: Onn
   return OnnxEmbedder.load(source, options);
 }
 
-async function readModel(source: string | OnnxModelFiles, knownId?: string) {
+async function readTokenizer(source: string | OnnxModelFiles) {
   const files = typeof source === 'string' ? await filesInDirectory(source) : source;
   const config = (await Bun.file(files.config).json()) as OnnxModelConfig;
-  const vocab = await Bun.file(files.vocab).text();
+  return { files, config, vocab: await Bun.file(files.vocab).text() };
+}
+
+async function readModel(source: string | OnnxModelFiles, knownId?: string) {
+  const { files, config, vocab } = await readTokenizer(source);
   // Read as bytes, not handed over as a path: inside the executable the file is not on disk.
   const model = await Bun.file(files.model).bytes();
   const known = knownId?.startsWith(`onnx:${config.name}:`) ? knownId.slice(`onnx:${config.name}:`.length) : null;

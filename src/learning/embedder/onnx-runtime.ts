@@ -1,22 +1,21 @@
 /**
- * ONNX Runtime's CPU build, loaded straight from onnxruntime-node's native add-on without that
- * package's JavaScript wrapper: the wrapper finds the add-on by a path relative to itself, which a
- * compiled executable does not have. In a checkout the add-on is read from node_modules; the
- * compiled binary registers its embedded copies (scripts/build.ts), which are written to the cache
- * directory on first use, since a native library can be loaded only from a real file.
+ * ONNX Runtime's CPU build, called through its C API with bun:ffi. The library comes from
+ * onnxruntime-node's platform folder (its add-on and JavaScript wrapper are not used); the compiled
+ * binary registers its embedded copies (scripts/build.ts), which are written to the cache directory
+ * on first use, since a native library can be loaded only from a real file.
+ *
+ * Why the C API: a session made through it is a pointer that any thread of the process may run
+ * (ONNX Runtime's Run is thread-safe), so the query thread and the learning thread share one copy of
+ * the model's weights. The add-on's session is a JavaScript object bound to the thread that made
+ * it, so each thread held its own (~100 MiB each; docs/embedding-model.md).
  */
-import { dlopen, FFIType, ptr } from 'bun:ffi';
+import { CFunction, CString, dlopen, FFIType, type Pointer, ptr, read, toArrayBuffer } from 'bun:ffi';
 import { mkdirSync, renameSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { isMainThread } from 'node:worker_threads';
-import { Tensor } from 'onnxruntime-common';
 
-/** The add-on's file name in every platform folder of onnxruntime-node. */
-export const ONNX_BINDING_FILE = 'onnxruntime_binding.node';
-
-/** A platform's runtime files (the add-on and the libraries beside it), by file name. */
+/** A platform's runtime files (the library and what it loads beside it), by file name. */
 export interface OnnxRuntimeFiles {
   /** onnxruntime-node's version: names the cache folder, so a new release is written anew. */
   readonly version: string;
@@ -24,35 +23,59 @@ export interface OnnxRuntimeFiles {
   readonly files: Readonly<Record<string, string>>;
 }
 
+/** The shared library's name in onnxruntime-node's folder for each platform. */
+const LIBRARY_FILE: Readonly<Record<string, string>> = { linux: 'libonnxruntime.so.1', darwin: 'libonnxruntime.1.dylib', win32: 'onnxruntime.dll' };
+
+/** The runtime files a platform needs: every file of its folder but onnxruntime-node's add-on. */
+export const isRuntimeFile = (name: string): boolean => !name.endsWith('.node');
+
 export interface OnnxSessionOptions {
   /** Threads one inference may use; 1 keeps it on the calling thread's core. */
   readonly threads: number;
+  /** ONNX Runtime's CPU memory arena (default off: see openOnnxSession). */
+  readonly arena?: boolean;
+  /** Memory patterns: buffers planned from the previous run of the same shape (default on). */
+  readonly memoryPattern?: boolean;
+  /** Graph optimisations (default all). */
+  readonly optimization?: keyof typeof OPTIMIZATION_LEVEL;
+  /** Session configuration entries, such as `session.disable_prepacking`: '1'. */
+  readonly config?: Readonly<Record<string, string>>;
+}
+
+/** An input: int64 values (token ids, masks) and their shape. */
+export interface OnnxInput {
+  readonly data: BigInt64Array;
+  readonly dims: readonly number[];
+}
+
+/** An output: float32 values and their shape. */
+export interface OnnxOutput {
+  readonly data: Float32Array;
+  readonly dims: readonly number[];
+}
+
+/**
+ * A session as another thread of this process can take it up (`attachOnnxSession`): plain data, so
+ * it passes through `postMessage`. Valid until its owner releases it.
+ */
+export interface SharedOnnxSession {
+  readonly address: number;
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
 }
 
 /** A loaded model. `run` is synchronous: it holds the calling thread until the result is ready. */
 export interface OnnxSession {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
-  run(feeds: Record<string, Tensor>): Record<string, { readonly data: unknown; readonly dims: readonly number[] }>;
-  /** Frees the model's native memory; run() fails afterwards. */
+  /** What another thread needs to run this same session. */
+  readonly shared: SharedOnnxSession;
+  run(feeds: Record<string, OnnxInput>): Record<string, OnnxOutput>;
+  /** The owner frees the model's native memory (run() fails afterwards); a session taken up from another thread lets go of nothing. */
   release(): void;
 }
 
-interface NativeSession {
-  loadModel(buffer: ArrayBufferLike, offset: number, length: number, options: object): void;
-  readonly inputMetadata: readonly { name: string }[];
-  readonly outputMetadata: readonly { name: string }[];
-  run(feeds: Record<string, Tensor>, fetches: Record<string, null>, options: object): Record<string, { data: unknown; dims: readonly number[] }>;
-  dispose(): void;
-}
-
-interface NativeBinding {
-  InferenceSession: new () => NativeSession;
-  initOrtOnce(logLevel: number, tensor: typeof Tensor, isMainThread: boolean): void;
-}
-
 let embedded: OnnxRuntimeFiles | null = null;
-let binding: NativeBinding | null = null;
 
 /** Called by the compiled binary's entry with its embedded runtime files; no file is written yet. */
 export function useEmbeddedOnnxRuntime(files: OnnxRuntimeFiles | null): void {
@@ -62,7 +85,7 @@ export function useEmbeddedOnnxRuntime(files: OnnxRuntimeFiles | null): void {
 /** The embedded runtime in use, if any: a worker thread is handed it to call `useEmbeddedOnnxRuntime` itself. */
 export const embeddedOnnxRuntime = (): OnnxRuntimeFiles | null => embedded;
 
-/** The folder of this platform's add-on inside onnxruntime-node (a checkout's node_modules). */
+/** The folder of this platform's runtime inside onnxruntime-node (a checkout's node_modules). */
 export function packagedOnnxRuntimeDir(): string {
   const pkg = createRequire(import.meta.url).resolve('onnxruntime-node/package.json');
   return join(dirname(pkg), 'bin', 'napi-v6', process.platform, process.arch);
@@ -75,8 +98,9 @@ export function packagedOnnxRuntimeDir(): string {
  */
 export async function materializeOnnxRuntime(runtime: OnnxRuntimeFiles, cacheRoot = join(homedir(), '.cache', 'engram')): Promise<string> {
   const dir = join(cacheRoot, `onnxruntime-${runtime.version}-${process.platform}-${process.arch}`);
-  // The add-on last: a folder that has it has the libraries it needs.
-  const names = Object.keys(runtime.files).sort((a, b) => Number(a === ONNX_BINDING_FILE) - Number(b === ONNX_BINDING_FILE));
+  // The main library last: a folder that has it has the libraries it needs.
+  const main = LIBRARY_FILE[process.platform];
+  const names = Object.keys(runtime.files).sort((a, b) => Number(a === main) - Number(b === main));
   for (const name of names) {
     const source = Bun.file(runtime.files[name]!);
     const target = join(dir, name);
@@ -90,23 +114,117 @@ export async function materializeOnnxRuntime(runtime: OnnxRuntimeFiles, cacheRoo
   return dir;
 }
 
-/** The native add-on, loaded once per thread: the embedded copy if one is registered, else node_modules'. */
-async function loadBinding(): Promise<NativeBinding> {
-  if (binding) return binding;
+// The C API: a table of function pointers, in the order of OrtApi in onnxruntime_c_api.h (the table
+// only ever grows, so an index stays valid in every later release). Version 13 has all of these.
+const API_VERSION = 13;
+const { ptr: P, u32, i32, u64 } = FFIType;
+const API = {
+  GetErrorMessage: [2, [P], FFIType.cstring],
+  CreateEnv: [3, [i32, P, P]],
+  CreateSessionFromArray: [8, [P, P, u64, P, P]],
+  Run: [9, [P, P, P, P, u64, P, u64, P]],
+  CreateSessionOptions: [10, [P]],
+  EnableMemPattern: [16, [P]],
+  DisableMemPattern: [17, [P]],
+  EnableCpuMemArena: [18, [P]],
+  DisableCpuMemArena: [19, [P]],
+  SetSessionGraphOptimizationLevel: [23, [P, i32]],
+  SetIntraOpNumThreads: [24, [P, i32]],
+  SetInterOpNumThreads: [25, [P, i32]],
+  SessionGetInputCount: [30, [P, P]],
+  SessionGetOutputCount: [31, [P, P]],
+  SessionGetInputName: [36, [P, u64, P, P]],
+  SessionGetOutputName: [37, [P, u64, P, P]],
+  CreateTensorWithDataAsOrtValue: [49, [P, P, u64, P, u64, i32, P]],
+  GetTensorMutableData: [51, [P, P]],
+  GetTensorElementType: [60, [P, P]],
+  GetDimensionsCount: [61, [P, P]],
+  GetDimensions: [62, [P, P, u64]],
+  GetTensorTypeAndShape: [65, [P, P]],
+  CreateCpuMemoryInfo: [69, [i32, i32, P]],
+  AllocatorFree: [76, [P, P]],
+  GetAllocatorWithDefaultOptions: [78, [P]],
+  ReleaseStatus: [93, [P], FFIType.void],
+  ReleaseSession: [95, [P], FFIType.void],
+  ReleaseValue: [96, [P], FFIType.void],
+  ReleaseTensorTypeAndShapeInfo: [99, [P], FFIType.void],
+  ReleaseSessionOptions: [100, [P], FFIType.void],
+  AddSessionConfigEntry: [130, [P, P, P]],
+} as const satisfies Record<string, readonly [number, readonly FFIType[], FFIType?]>;
+
+type Api = { [name in keyof typeof API]: (...args: unknown[]) => unknown };
+
+const LOG_ERRORS_ONLY = 3;
+const OPTIMIZATION_LEVEL = { disabled: 0, basic: 1, extended: 2, all: 99 } as const;
+const DEVICE_ALLOCATOR = 0;
+const MEM_TYPE_DEFAULT = 0;
+const ELEMENT_FLOAT = 1;
+const ELEMENT_INT64 = 7;
+
+/** What this thread has of the library: the API table and the objects made once per thread. */
+interface Runtime {
+  api: Api;
+  env: Pointer;
+  cpu: Pointer;
+  allocator: Pointer;
+}
+
+let runtime: Runtime | null = null;
+
+/** The library, loaded once per thread: the embedded copy if one is registered, else node_modules'. */
+async function loadRuntime(): Promise<Runtime> {
+  if (runtime) return runtime;
   const dir = embedded ? await materializeOnnxRuntime(embedded) : packagedOnnxRuntimeDir();
+  const file = LIBRARY_FILE[process.platform];
+  if (!file) throw new Error(`ONNX Runtime is not packaged for ${process.platform}`);
   disableOnnxTelemetry();
-  const loaded = createRequire(import.meta.url)(join(dir, ONNX_BINDING_FILE)) as NativeBinding;
-  // Log level 3 = errors only; the Tensor class is what the add-on builds its outputs with.
-  loaded.initOrtOnce(3, Tensor, isMainThread);
-  binding = loaded;
-  return loaded;
+  const lib = dlopen(join(dir, file), { OrtGetApiBase: { args: [], returns: P } });
+  const base = lib.symbols.OrtGetApiBase()!;
+  // OrtApiBase is { GetApi(version), GetVersionString() }.
+  const getApi = CFunction({ ptr: read.ptr(base, 0) as Pointer, args: [u32], returns: P });
+  const table = getApi(API_VERSION) as Pointer | null;
+  if (!table) throw new Error(`this ONNX Runtime does not offer C API version ${API_VERSION}`);
+  const api = Object.fromEntries(Object.entries(API).map(([name, [index, args, returns]]) => {
+    const fn = CFunction({ ptr: read.ptr(table, index * 8) as Pointer, args: [...args], returns: returns ?? P });
+    return [name, fn];
+  })) as unknown as Api;
+  // The environment is the process's one (ONNX Runtime counts its references) and is never
+  // released: a session made under it may outlive this thread.
+  const env = out((o) => api.CreateEnv(LOG_ERRORS_ONLY, cstr('engram'), o), api);
+  const cpu = out((o) => api.CreateCpuMemoryInfo(DEVICE_ALLOCATOR, MEM_TYPE_DEFAULT, o), api);
+  const allocator = out((o) => api.GetAllocatorWithDefaultOptions(o), api);
+  runtime = { api, env, cpu, allocator };
+  return runtime;
+}
+
+/** A NUL-terminated copy of a string, for a `const char*`. */
+const cstr = (s: string): Buffer => Buffer.from(`${s}\0`);
+
+/** Throws the status's message if a call failed (a non-null OrtStatus*), after freeing it. */
+function check(status: unknown, api: Api): void {
+  if (!status) return;
+  const message = String(api.GetErrorMessage(status));
+  api.ReleaseStatus(status);
+  throw new Error(`ONNX Runtime: ${message}`);
+}
+
+/** Calls a function whose last argument receives a pointer, and returns that pointer. */
+function out(call: (slot: BigUint64Array) => unknown, api: Api): Pointer {
+  const slot = new BigUint64Array(1);
+  check(call(slot), api);
+  return Number(slot[0]) as Pointer;
+}
+
+/** Calls a function whose last argument receives a size_t. */
+function count(call: (slot: BigUint64Array) => unknown, api: Api): number {
+  return out(call, api) as unknown as number;
 }
 
 /**
  * ONNX Runtime's Linux and macOS builds keep a device id and a queue of usage events under
  * ~/.cache/Microsoft and try to upload them; a local-first memory sends nothing anywhere. The
  * library reads ORT_DISABLE_TELEMETRY from the C environment when it starts, which assigning
- * process.env does not reach in Bun, so libc's setenv is called before the add-on is loaded.
+ * process.env does not reach in Bun, so libc's setenv is called before the library is loaded.
  */
 function disableOnnxTelemetry(): void {
   if (process.platform !== 'linux' && process.platform !== 'darwin') return;
@@ -114,8 +232,8 @@ function disableOnnxTelemetry(): void {
     setenv: { args: [FFIType.cstring, FFIType.cstring, FFIType.i32], returns: FFIType.i32 },
   });
   // Held in variables so that neither buffer can be collected before the call.
-  const name = Buffer.from('ORT_DISABLE_TELEMETRY\0');
-  const value = Buffer.from('1\0');
+  const name = cstr('ORT_DISABLE_TELEMETRY');
+  const value = cstr('1');
   const failed = libc.symbols.setenv(ptr(name), ptr(value), 1);
   libc.close();
   if (failed !== 0) throw new Error('could not set ORT_DISABLE_TELEMETRY');
@@ -145,36 +263,105 @@ function heapTrimmer(): () => void {
 }
 
 /**
- * Opens a model held in memory on the CPU, with graph optimisations on and `threads` intra-op threads.
- * ONNX Runtime's memory arena is off: it keeps its peak (a batch of long texts) for the session's
- * life, ~35–100 MiB, for no measurable speed; docs/embedding-model.md has the table.
+ * Opens a model held in memory on the CPU, with `threads` intra-op threads and, unless the options
+ * say otherwise, every graph optimisation on and ONNX Runtime's memory arena off: the arena keeps
+ * its peak (a batch of long texts) for the session's life, ~35–100 MiB, for no measurable speed;
+ * docs/embedding-model.md has the table. The calling thread owns the session: it releases it, once
+ * no other thread runs it.
  */
 export async function openOnnxSession(model: Uint8Array, options: OnnxSessionOptions): Promise<OnnxSession> {
   if (!Number.isInteger(options.threads) || options.threads < 1) throw new Error('threads must be a positive integer');
-  const native = new (await loadBinding()).InferenceSession();
-  native.loadModel(model.buffer, model.byteOffset, model.byteLength, {
-    intraOpNumThreads: options.threads,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-    enableCpuMemArena: false,
-    executionProviders: [{ name: 'cpu' }],
-  });
+  const rt = await loadRuntime();
+  const { api } = rt;
+  const settings = out((o) => api.CreateSessionOptions(o), api);
+  let session: Pointer;
+  try {
+    check(api.SetIntraOpNumThreads(settings, options.threads), api);
+    check(api.SetInterOpNumThreads(settings, 1), api);
+    check(api.SetSessionGraphOptimizationLevel(settings, OPTIMIZATION_LEVEL[options.optimization ?? 'all']), api);
+    check(options.arena ? api.EnableCpuMemArena(settings) : api.DisableCpuMemArena(settings), api);
+    check(options.memoryPattern === false ? api.DisableMemPattern(settings) : api.EnableMemPattern(settings), api);
+    for (const [key, value] of Object.entries(options.config ?? {})) check(api.AddSessionConfigEntry(settings, cstr(key), cstr(value)), api);
+    session = out((o) => api.CreateSessionFromArray(rt.env, model, model.byteLength, settings, o), api);
+  } finally {
+    api.ReleaseSessionOptions(settings);
+  }
+  const names = (countOf: 'SessionGetInputCount' | 'SessionGetOutputCount', nameOf: 'SessionGetInputName' | 'SessionGetOutputName') =>
+    Array.from({ length: count((o) => api[countOf](session, o), api) }, (_, i) => {
+      const name = out((o) => api[nameOf](session, i, rt.allocator, o), api);
+      try {
+        return new CString(name).toString();
+      } finally {
+        check(api.AllocatorFree(rt.allocator, name), api);
+      }
+    });
+  const shared = { address: session as number, inputNames: names('SessionGetInputCount', 'SessionGetInputName'), outputNames: names('SessionGetOutputCount', 'SessionGetOutputName') };
+  heapTrimmer()();
+  return sessionOf(rt, shared, true);
+}
+
+/** Takes up, on this thread, a session another thread of this process opened (see `SharedOnnxSession`). */
+export async function attachOnnxSession(shared: SharedOnnxSession): Promise<OnnxSession> {
+  return sessionOf(await loadRuntime(), shared, false);
+}
+
+function sessionOf(rt: Runtime, shared: SharedOnnxSession, owned: boolean): OnnxSession {
+  const { api } = rt;
+  const session = shared.address as Pointer;
   const trim = heapTrimmer();
-  trim();
-  const outputNames = native.outputMetadata.map((m) => m.name);
-  const fetches = Object.fromEntries(outputNames.map((name) => [name, null]));
+  let released = false;
   return {
-    inputNames: native.inputMetadata.map((m) => m.name),
-    outputNames,
-    run: (feeds) => {
-      const result = native.run(feeds, fetches, {});
-      trim();
-      return result;
+    inputNames: shared.inputNames,
+    outputNames: shared.outputNames,
+    shared,
+    run(feeds) {
+      if (released) throw new Error('the ONNX session was released');
+      const inputNames = Object.keys(feeds);
+      // Every buffer a pointer is taken from is held here until the run has returned.
+      const nameBuffers = [...inputNames, ...shared.outputNames].map(cstr);
+      const names = BigUint64Array.from(nameBuffers, (b) => BigInt(ptr(b)));
+      const shapes = inputNames.map((n) => BigInt64Array.from(feeds[n]!.dims, BigInt));
+      const inputs = new BigUint64Array(inputNames.length);
+      const outputs = new BigUint64Array(shared.outputNames.length);
+      try {
+        inputNames.forEach((n, i) => {
+          const { data, dims } = feeds[n]!;
+          if (data.length !== dims.reduce((a, b) => a * b, 1)) throw new Error(`input ${n} has ${data.length} values for shape [${dims.join(', ')}]`);
+          inputs[i] = BigInt(out((o) => api.CreateTensorWithDataAsOrtValue(rt.cpu, data, data.byteLength, shapes[i]!, dims.length, ELEMENT_INT64, o), api));
+        });
+        check(api.Run(session, null, names, inputs, inputNames.length, names.subarray(inputNames.length), outputs.length, outputs), api);
+        return Object.fromEntries(shared.outputNames.map((name, i) => [name, readOutput(rt, Number(outputs[i]) as Pointer, name)]));
+      } finally {
+        for (const value of [...inputs, ...outputs]) if (value) api.ReleaseValue(Number(value));
+        trim();
+      }
     },
-    release: () => {
-      native.dispose();
+    release() {
+      if (released) return;
+      released = true;
+      if (!owned) return;
+      api.ReleaseSession(session);
       trim();
     },
   };
+}
+
+/** Copies a float tensor out of ONNX Runtime's memory, with its shape. */
+function readOutput(rt: Runtime, value: Pointer, name: string): OnnxOutput {
+  const { api } = rt;
+  const info = out((o) => api.GetTensorTypeAndShape(value, o), api);
+  let dims: number[];
+  try {
+    const type = count((o) => api.GetTensorElementType(info, o), api);
+    if (type !== ELEMENT_FLOAT) throw new Error(`output ${name} is not float32 (element type ${type})`);
+    const shape = new BigInt64Array(count((o) => api.GetDimensionsCount(info, o), api));
+    check(api.GetDimensions(info, shape, shape.length), api);
+    dims = Array.from(shape, Number);
+  } finally {
+    api.ReleaseTensorTypeAndShapeInfo(info);
+  }
+  const length = dims.reduce((a, b) => a * b, 1);
+  const data = out((o) => api.GetTensorMutableData(value, o), api);
+  // A copy: the tensor's memory goes back to ONNX Runtime when the value is released.
+  return { data: length ? new Float32Array(toArrayBuffer(data, 0, length * 4).slice(0)) : new Float32Array(0), dims };
 }

@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_ONNX_MODEL_DIR, loadOnnxEmbedder, OnnxEmbedder } from '../../../src/learning/embedder/onnx-embedder';
-import { materializeOnnxRuntime, packagedOnnxRuntimeDir } from '../../../src/learning/embedder/onnx-runtime';
+import { isRuntimeFile, materializeOnnxRuntime, packagedOnnxRuntimeDir } from '../../../src/learning/embedder/onnx-runtime';
 import pkg from '../../../node_modules/onnxruntime-node/package.json' with { type: 'json' };
 
 interface ParityCase {
@@ -93,25 +93,51 @@ describe('the ONNX MiniLM embedder', () => {
 });
 
 describe('the ONNX MiniLM embedder on a worker thread', () => {
-  it('loads and embeds there as on the main thread', async () => {
+  /** A worker running fixtures/onnx-worker.ts, and its replies in order. */
+  const start = () => {
     const worker = new Worker(join(import.meta.dir, 'fixtures', 'onnx-worker.ts'));
+    const replies: unknown[] = [];
+    let wake = () => {};
+    worker.onmessage = (event) => {
+      replies.push(event.data);
+      wake();
+    };
+    const next = async () => {
+      while (replies.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      return replies.shift();
+    };
+    return { worker, next };
+  };
+
+  it('loads and embeds there as on the main thread', async () => {
+    const { worker, next } = start();
     try {
-      const replies: unknown[] = [];
-      let wake = () => {};
-      worker.onmessage = (event) => {
-        replies.push(event.data);
-        wake();
-      };
-      const next = async () => {
-        while (replies.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-        return replies.shift();
-      };
-      expect(await next()).toBe('ready');
+      expect(await next()).toBe('started');
       const texts = fixture.cases.slice(0, 3).map((c) => c.text);
       worker.postMessage(texts);
       const reply = (await next()) as { id: string; vectors: Float32Array[] };
       expect(reply.id).toBe(embedder.id);
       expect(reply.vectors).toEqual(await embedder.embed(texts));
+    } finally {
+      worker.terminate();
+    }
+  }, 60_000);
+
+  it('runs the session this thread opened, at the same moment as this thread, with the same vectors', async () => {
+    const { worker, next } = start();
+    try {
+      expect(await next()).toBe('started');
+      worker.postMessage({ attach: embedder.share() });
+      expect(await next()).toBe('ready');
+      const texts = fixture.cases.map((c) => c.text);
+      const alone = await embedder.embed(texts);
+      // Sent first, so the worker is embedding while this thread embeds too.
+      worker.postMessage(texts);
+      const together = await embedder.embed(texts);
+      const reply = (await next()) as { id: string; vectors: Float32Array[] };
+      expect(reply.id).toBe(embedder.id);
+      expect(reply.vectors).toEqual(alone);
+      expect(together).toEqual(alone);
     } finally {
       worker.terminate();
     }
@@ -123,15 +149,16 @@ describe('materializeOnnxRuntime', () => {
     const cache = mkdtempSync(join(tmpdir(), 'engram-onnx-cache-'));
     try {
       const source = packagedOnnxRuntimeDir();
-      const files = Object.fromEntries(readdirSync(source).map((name) => [name, join(source, name)]));
+      const files = Object.fromEntries(readdirSync(source).filter(isRuntimeFile).map((name) => [name, join(source, name)]));
       const dir = await materializeOnnxRuntime({ version: pkg.version, files }, cache);
       expect(dir).toBe(join(cache, `onnxruntime-${pkg.version}-${process.platform}-${process.arch}`));
       expect(readdirSync(dir).sort()).toEqual(Object.keys(files).sort());
       for (const name of Object.keys(files)) expect(statSync(join(dir, name)).size).toBe(statSync(files[name]!).size);
-      const written = statSync(join(dir, 'onnxruntime_binding.node')).mtimeMs;
+      const library = Object.keys(files).find((name) => name.includes('onnxruntime'))!;
+      const written = statSync(join(dir, library)).mtimeMs;
       await Bun.sleep(20);
       await materializeOnnxRuntime({ version: pkg.version, files }, cache);
-      expect(statSync(join(dir, 'onnxruntime_binding.node')).mtimeMs).toBe(written);
+      expect(statSync(join(dir, library)).mtimeMs).toBe(written);
     } finally {
       rmSync(cache, { recursive: true, force: true });
     }

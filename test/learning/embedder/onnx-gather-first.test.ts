@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
-import { Tensor } from 'onnxruntime-common';
 import { DEFAULT_ONNX_MODEL_DIR } from '../../../src/learning/embedder/onnx-embedder';
 import { gatherBeforeDequantize } from '../../../src/learning/embedder/onnx-gather-first';
 import { openOnnxSession } from '../../../src/learning/embedder/onnx-runtime';
@@ -35,12 +34,12 @@ describe('gatherBeforeDequantize', () => {
       const ids = BigInt64Array.from(rows.flat(), BigInt);
       const mask = BigInt64Array.from(rows.flat(), (id) => BigInt(id === 0 ? 0 : 1));
       const feeds = () => ({
-        input_ids: new Tensor('int64', ids, [2, 10]),
-        attention_mask: new Tensor('int64', mask, [2, 10]),
-        token_type_ids: new Tensor('int64', new BigInt64Array(20), [2, 10]),
+        input_ids: { data: ids, dims: [2, 10] },
+        attention_mask: { data: mask, dims: [2, 10] },
+        token_type_ids: { data: new BigInt64Array(20), dims: [2, 10] },
       });
-      const a = original.run(feeds()).last_hidden_state!.data as Float32Array;
-      const b = rewritten.run(feeds()).last_hidden_state!.data as Float32Array;
+      const a = original.run(feeds()).last_hidden_state!.data;
+      const b = rewritten.run(feeds()).last_hidden_state!.data;
       expect(b.length).toBe(2 * 10 * 384);
       expect(Buffer.from(b.buffer, b.byteOffset, b.byteLength).equals(Buffer.from(a.buffer, a.byteOffset, a.byteLength))).toBe(true);
     } finally {
