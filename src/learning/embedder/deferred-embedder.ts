@@ -1,10 +1,9 @@
 /**
  * An embedder known by id and dimensions at once, whose model is loaded by its first `embed`: a
- * thread starts without waiting for a transformer, and one with nothing to embed never holds it
- * (a loading ONNX session briefly takes some 100 MiB more than it keeps, so two threads loading
- * theirs at once would make the process's peak; docs/embedding-model.md). After a quiet spell
- * (refinement caught up) the model is let go, ~100 MiB of RSS at 100k passages, and loaded again by
- * the next `embed`.
+ * thread starts without waiting for a transformer, and one with nothing to embed never holds it.
+ * After a quiet spell (refinement caught up) the model is let go and loaded again by the next
+ * `embed`. In the server, "loading" takes up the query thread's session (create-embedder.ts), so
+ * letting go frees only this thread's tokenizer (~10 MiB); a model loaded on its own is ~130 MiB.
  */
 import type { Embedder } from './embedder';
 import type { EmbedderIdentity } from './onnx-embedder';

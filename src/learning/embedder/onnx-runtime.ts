@@ -135,13 +135,12 @@ const API = {
   SessionGetOutputCount: [31, [P, P]],
   SessionGetInputName: [36, [P, u64, P, P]],
   SessionGetOutputName: [37, [P, u64, P, P]],
-  CreateTensorWithDataAsOrtValue: [49, [P, P, u64, P, u64, i32, P]],
+  CreateTensorAsOrtValue: [48, [P, P, u64, i32, P]],
   GetTensorMutableData: [51, [P, P]],
   GetTensorElementType: [60, [P, P]],
   GetDimensionsCount: [61, [P, P]],
   GetDimensions: [62, [P, P, u64]],
   GetTensorTypeAndShape: [65, [P, P]],
-  CreateCpuMemoryInfo: [69, [i32, i32, P]],
   AllocatorFree: [76, [P, P]],
   GetAllocatorWithDefaultOptions: [78, [P]],
   ReleaseStatus: [93, [P], FFIType.void],
@@ -156,8 +155,6 @@ type Api = { [name in keyof typeof API]: (...args: unknown[]) => unknown };
 
 const LOG_ERRORS_ONLY = 3;
 const OPTIMIZATION_LEVEL = { disabled: 0, basic: 1, extended: 2, all: 99 } as const;
-const DEVICE_ALLOCATOR = 0;
-const MEM_TYPE_DEFAULT = 0;
 const ELEMENT_FLOAT = 1;
 const ELEMENT_INT64 = 7;
 
@@ -165,7 +162,6 @@ const ELEMENT_INT64 = 7;
 interface Runtime {
   api: Api;
   env: Pointer;
-  cpu: Pointer;
   allocator: Pointer;
 }
 
@@ -191,9 +187,8 @@ async function loadRuntime(): Promise<Runtime> {
   // The environment is the process's one (ONNX Runtime counts its references) and is never
   // released: a session made under it may outlive this thread.
   const env = out((o) => api.CreateEnv(LOG_ERRORS_ONLY, cstr('engram'), o), api);
-  const cpu = out((o) => api.CreateCpuMemoryInfo(DEVICE_ALLOCATOR, MEM_TYPE_DEFAULT, o), api);
   const allocator = out((o) => api.GetAllocatorWithDefaultOptions(o), api);
-  runtime = { api, env, cpu, allocator };
+  runtime = { api, env, allocator };
   return runtime;
 }
 
@@ -309,6 +304,16 @@ function sessionOf(rt: Runtime, shared: SharedOnnxSession, owned: boolean): Onnx
   const { api } = rt;
   const session = shared.address as Pointer;
   const trim = heapTrimmer();
+  // Every name as a C string, in one buffer this session holds for its life: a pointer into a
+  // buffer made for one call could outlive the buffer, which the collector may take once the
+  // call's code no longer reads it (seen: "Invalid input name" with garbage under load).
+  const allNames = [...shared.inputNames, ...shared.outputNames];
+  const nameBlock = new TextEncoder().encode(allNames.map((n) => `${n}\0`).join(''));
+  const nameAt = new Map<string, bigint>();
+  allNames.reduce((offset, n) => {
+    nameAt.set(n, BigInt(ptr(nameBlock, offset)));
+    return offset + Buffer.byteLength(n) + 1;
+  }, 0);
   let released = false;
   return {
     inputNames: shared.inputNames,
@@ -317,17 +322,21 @@ function sessionOf(rt: Runtime, shared: SharedOnnxSession, owned: boolean): Onnx
     run(feeds) {
       if (released) throw new Error('the ONNX session was released');
       const inputNames = Object.keys(feeds);
-      // Every buffer a pointer is taken from is held here until the run has returned.
-      const nameBuffers = [...inputNames, ...shared.outputNames].map(cstr);
-      const names = BigUint64Array.from(nameBuffers, (b) => BigInt(ptr(b)));
-      const shapes = inputNames.map((n) => BigInt64Array.from(feeds[n]!.dims, BigInt));
+      const names = BigUint64Array.from([...inputNames, ...shared.outputNames], (n) => {
+        const at = nameAt.get(n);
+        if (at === undefined) throw new Error(`the model has no input ${n}`);
+        return at;
+      });
       const inputs = new BigUint64Array(inputNames.length);
       const outputs = new BigUint64Array(shared.outputNames.length);
       try {
         inputNames.forEach((n, i) => {
           const { data, dims } = feeds[n]!;
           if (data.length !== dims.reduce((a, b) => a * b, 1)) throw new Error(`input ${n} has ${data.length} values for shape [${dims.join(', ')}]`);
-          inputs[i] = BigInt(out((o) => api.CreateTensorWithDataAsOrtValue(rt.cpu, data, data.byteLength, shapes[i]!, dims.length, ELEMENT_INT64, o), api));
+          // Copied into memory ONNX Runtime allocates, for the same reason as the names.
+          const value = out((o) => api.CreateTensorAsOrtValue(rt.allocator, BigInt64Array.from(dims, BigInt), dims.length, ELEMENT_INT64, o), api);
+          inputs[i] = BigInt(value);
+          if (data.length) new BigInt64Array(toArrayBuffer(out((o) => api.GetTensorMutableData(value, o), api), 0, data.byteLength)).set(data);
         });
         check(api.Run(session, null, names, inputs, inputNames.length, names.subarray(inputNames.length), outputs.length, outputs), api);
         return Object.fromEntries(shared.outputNames.map((name, i) => [name, readOutput(rt, Number(outputs[i]) as Pointer, name)]));
