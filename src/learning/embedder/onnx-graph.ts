@@ -2,7 +2,7 @@
  * Just enough of ONNX's protobuf encoding to rewrite a model's graph in memory: its nodes are
  * decoded (inputs, outputs, operator, attributes), a rewrite drops or replaces some of them, and
  * every other byte of the model is copied as it was. Used by the load-time rewrites beside it
- * (onnx-gather-first.ts, onnx-softmax-guard.ts).
+ * (onnx-gather-first.ts, onnx-softmax-guard.ts, onnx-gelu.ts).
  */
 
 /** One field of a protobuf message: its number, wire type, and where its bytes lie. */
@@ -87,6 +87,9 @@ export function concat(parts: readonly Uint8Array[]): Uint8Array {
 
 // Field numbers from onnx.proto.
 const MODEL_GRAPH = 7;
+const MODEL_OPSET_IMPORT = 8;
+const OPSET_DOMAIN = 1;
+const OPSET_VERSION = 2;
 const GRAPH_NODE = 1;
 const GRAPH_INITIALIZER = 5;
 const GRAPH_OUTPUT = 12;
@@ -100,7 +103,11 @@ const NODE_DOMAIN = 7;
 const ATTRIBUTE_NAME = 1;
 const ATTRIBUTE_INT = 3;
 const TENSOR_DIMS = 1;
+const TENSOR_DATA_TYPE = 2;
+const TENSOR_FLOAT_DATA = 4;
 const TENSOR_NAME = 8;
+const TENSOR_RAW_DATA = 9;
+const FLOAT = 1;
 
 interface Node {
   readonly field: Field;
@@ -136,15 +143,21 @@ function readNode(buf: Uint8Array, field: Field): Node {
   return { field, name, inputs, outputs, opType, domain, attributes };
 }
 
-/** An initializer's dims (TensorProto field 1, packed or not). */
-function initializerDims(buf: Uint8Array, graph: readonly Field[]): Map<string, number[]> {
+/** Each initializer's dims (TensorProto field 1, packed or not), and the value of each float32 one holding a single value. */
+function initializers(buf: Uint8Array, graph: readonly Field[]): { dims: Map<string, number[]>; scalars: Map<string, number> } {
   const dims = new Map<string, number[]>();
+  const scalars = new Map<string, number>();
   for (const f of graph) {
     if (f.no !== GRAPH_INITIALIZER) continue;
     let name = '';
+    let type = 0;
+    let value: Uint8Array | null = null;
     const shape: number[] = [];
     for (const t of fields(buf, f.dataStart, f.dataEnd)) {
       if (t.no === TENSOR_NAME) name = text.decode(buf.subarray(t.dataStart, t.dataEnd));
+      else if (t.no === TENSOR_DATA_TYPE) type = readVarint(buf, t.dataStart)[0];
+      // A single float, raw (little-endian) or in float_data (packed, or one fixed32 field).
+      else if ((t.no === TENSOR_RAW_DATA || t.no === TENSOR_FLOAT_DATA) && t.dataEnd - t.dataStart === 4) value = buf.slice(t.dataStart, t.dataEnd);
       else if (t.no === TENSOR_DIMS && t.wire === 0) shape.push(readVarint(buf, t.dataStart)[0]);
       else if (t.no === TENSOR_DIMS && t.wire === 2) {
         for (let pos = t.dataStart; pos < t.dataEnd;) {
@@ -155,8 +168,9 @@ function initializerDims(buf: Uint8Array, graph: readonly Field[]): Map<string, 
       }
     }
     dims.set(name, shape);
+    if (type === FLOAT && value && shape.every((d) => d === 1)) scalars.set(name, new DataView(value.buffer).getFloat32(0, true));
   }
-  return dims;
+  return { dims, scalars };
 }
 
 /** An AttributeProto's integer value (absent: the default). */
@@ -166,13 +180,16 @@ export function intAttribute(attribute: Uint8Array | undefined, fallback: number
   return f ? readVarint(attribute, f.dataStart)[0] : fallback;
 }
 
-export function encodeNode(name: string, opType: string, inputs: readonly string[], outputs: readonly string[], attributes: readonly Uint8Array[]): Uint8Array {
+export function encodeNode(
+  name: string, opType: string, inputs: readonly string[], outputs: readonly string[], attributes: readonly Uint8Array[], domain = '',
+): Uint8Array {
   return delimited(GRAPH_NODE, concat([
     ...inputs.map((s) => delimited(NODE_INPUT, utf8.encode(s))),
     ...outputs.map((s) => delimited(NODE_OUTPUT, utf8.encode(s))),
     delimited(NODE_NAME, utf8.encode(name)),
     delimited(NODE_OP_TYPE, utf8.encode(opType)),
     ...attributes.map((a) => delimited(NODE_ATTRIBUTE, a)),
+    ...(domain ? [delimited(NODE_DOMAIN, utf8.encode(domain))] : []),
   ]));
 }
 
@@ -185,16 +202,20 @@ export interface Graph {
   readonly nodes: readonly Node[];
   /** Each initializer's dims, by name. */
   readonly dims: ReadonlyMap<string, number[]>;
+  /** The value of each float32 initializer that holds one value, by name. */
+  readonly scalars: ReadonlyMap<string, number>;
   /** How many nodes read each value; a graph output counts as infinitely many (its value must stay). */
   readonly readers: ReadonlyMap<string, number>;
   /** The node that computes each value. */
   readonly producer: ReadonlyMap<string, Node>;
 }
 
-/** What a rewrite does to a graph's nodes: some dropped, some replaced by encoded nodes. */
+/** What a rewrite does to a graph's nodes: some dropped, some replaced by encoded nodes; and the operator sets its new nodes need. */
 export interface GraphEdit {
   readonly dropped: Set<Node>;
   readonly replaced: Map<Node, Uint8Array>;
+  /** Operator set versions by domain, imported unless the model imports the domain already. */
+  readonly imports: Map<string, number>;
 }
 
 /**
@@ -215,9 +236,15 @@ export function rewriteGraph(model: Uint8Array, edit: (graph: Graph, changes: Gr
   }
   const producer = new Map<string, Node>();
   for (const n of nodes) for (const o of n.outputs) producer.set(o, n);
-  const changes: GraphEdit = { dropped: new Set(), replaced: new Map() };
-  edit({ nodes, dims: initializerDims(model, graph), readers, producer }, changes);
+  const changes: GraphEdit = { dropped: new Set(), replaced: new Map(), imports: new Map() };
+  edit({ nodes, ...initializers(model, graph), readers, producer }, changes);
   if (changes.dropped.size === 0 && changes.replaced.size === 0) return model;
+  for (const f of top.filter((t) => t.no === MODEL_OPSET_IMPORT)) {
+    const domain = fields(model, f.dataStart, f.dataEnd).find((d) => d.no === OPSET_DOMAIN);
+    changes.imports.delete(domain ? text.decode(model.subarray(domain.dataStart, domain.dataEnd)) : '');
+  }
+  const imports = [...changes.imports].map(([domain, version]) =>
+    delimited(MODEL_OPSET_IMPORT, concat([delimited(OPSET_DOMAIN, utf8.encode(domain)), new Uint8Array([OPSET_VERSION * 8, ...varint(version)])])));
 
   const byField = new Map(nodes.map((n) => [n.field, n]));
   // One copy of the model's bytes, not two: the graph's parts go straight behind its new header.
@@ -227,5 +254,5 @@ export function rewriteGraph(model: Uint8Array, edit: (graph: Graph, changes: Gr
     return [(node && changes.replaced.get(node)) ?? model.subarray(f.start, f.end)];
   });
   const graphHeader = new Uint8Array([...varint(MODEL_GRAPH * 8 + 2), ...varint(graphParts.reduce((n, p) => n + p.length, 0))]);
-  return concat(top.flatMap((f) => (f === graphField ? [graphHeader, ...graphParts] : [model.subarray(f.start, f.end)])));
+  return concat([...top.flatMap((f) => (f === graphField ? [graphHeader, ...graphParts] : [model.subarray(f.start, f.end)])), ...imports]);
 }
