@@ -10,7 +10,7 @@
  * Then, over HTTP: `--queries` searches once everything is refined (the default configuration,
  * strong query embedding included), and the same again while the server learns and refines
  * `--added` new documents of 1 KiB. Read from /proc: RSS after start and at the end, and the peak
- * (VmHWM) over the whole run.
+ * (VmHWM) as it stands after each step.
  *
  *   bun bench/peak-memory.ts --passages 100000 [--unrefined 40] [--queries 300] [--added 40] [--keep DIR]
  */
@@ -91,7 +91,9 @@ const figures = (times: number[]) => `${times.length} searches, p50 ${percentile
 
 // The leftovers refined first, so that the next searches are the default configuration at rest.
 while (await refining()) await Bun.sleep(250);
+const afterCatchUp = status(server.pid);
 const settled = await searches(Number(values.queries));
+const afterSearches = status(server.pid);
 for (let i = 0; i < Number(values.added); i++) {
   const res = await fetch(`${server.url}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content: documentText(random, 1024) }) });
   if (!res.ok) throw new Error(`add answered ${res.status}`);
@@ -107,6 +109,7 @@ if (!values.keep) rmSync(dir, { recursive: true, force: true });
 
 console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; ${learning.passages} passages at the end (${values.unrefined} refined by the server at start, ${values.added} documents added)`);
 console.log(`start to first /healthz: ${startMs.toFixed(0)} ms; RSS then ${afterStart.rss.toFixed(0)} MiB`);
+console.log(`peak (VmHWM) after start ${afterStart.peak.toFixed(0)} MiB, after the start's refinement ${afterCatchUp.peak.toFixed(0)} MiB, after the searches at rest ${afterSearches.peak.toFixed(0)} MiB`);
 console.log(`all refined: ${figures(settled)}`);
 console.log(`while learning and refining the added documents (${refiningSeconds.toFixed(1)} s): ${figures(whileRefining)}`);
 console.log(`RSS at the end ${end.rss.toFixed(0)} MiB; peak (VmHWM) ${end.peak.toFixed(0)} MiB`);
