@@ -10,7 +10,6 @@ import type { Config } from './config';
 import { TrustedProxies } from './http/client-address';
 import { PARSER_HEADER_BYTES } from './http/middleware/header-limit';
 import { createEmbedders } from './learning/create-embedder';
-import { QueryEmbedder } from './search/query-embedder';
 import { type Learning, LearningWorker } from './learning/learning-worker';
 import { LearningRunner } from './learning/runner';
 import { urlReader } from './learning/url-reader';
@@ -23,6 +22,7 @@ import { RateLimiter } from './operations/rate-limiter';
 import { UsageRecorder } from './operations/usage-recorder';
 import { AccessRecorder } from './operations/access-recorder';
 import type { ClientMetadataOptions } from './oauth/client-metadata';
+import { QueryEmbedder } from './search/query-embedder';
 import { SearchEngine } from './search/search-engine';
 import { type Site, siteFor } from './site';
 import { lockDataDir, openDatabase } from './storage/sqlite/open';
@@ -83,7 +83,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const onIndexed = (tier: VectorTier, ids: number[]) => search!.indexPassages(tier, ids);
   const strong = embedders.strong && { id: embedders.strong.id, dimensions: embedders.strong.dimensions, similarityFloor: embedders.strong.similarityFloor ?? 0 };
   // Refinement runs the query thread's session: the process holds the strong model once.
-  const strongModel = embedders.strong instanceof QueryEmbedder ? () => (embedders.strong as QueryEmbedder).shared() : null;
+  const queryModel = embedders.strong instanceof QueryEmbedder ? embedders.strong : null;
+  const strongModel = queryModel && (() => queryModel.shared());
   const worker = options.manualLearning ? null : LearningWorker.start(config, onIndexed, log, strong, strongModel);
   try {
     search = SearchEngine.open(store, log, embedders, config.dataDir);
