@@ -7,7 +7,7 @@ import { describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
 import { DEFAULT_ONNX_MODEL_DIR } from '../../../src/learning/embedder/onnx-embedder';
 import { gatherBeforeDequantize } from '../../../src/learning/embedder/onnx-gather-first';
-import { openOnnxSession } from '../../../src/learning/embedder/onnx-runtime';
+import { hiddenStates, PADDED_ROWS, sameBits } from './fixtures/hidden-states';
 
 const model = await Bun.file(join(DEFAULT_ONNX_MODEL_DIR, 'model.onnx')).bytes();
 const contains = (bytes: Uint8Array, s: string) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(s);
@@ -26,25 +26,8 @@ describe('gatherBeforeDequantize', () => {
   });
 
   it('gives the same last_hidden_state as the model file, bit for bit', async () => {
-    const original = await openOnnxSession(model, { threads: 1 });
-    const rewritten = await openOnnxSession(gatherBeforeDequantize(model), { threads: 1 });
-    try {
-      // [CLS] "a man is eating food ." [SEP], then the same padded behind a longer row.
-      const rows = [[101, 1037, 2158, 2003, 5983, 2833, 1012, 102, 0, 0], [101, 2054, 2003, 2026, 2905, 16661, 2000, 1029, 2651, 102]];
-      const ids = BigInt64Array.from(rows.flat(), BigInt);
-      const mask = BigInt64Array.from(rows.flat(), (id) => BigInt(id === 0 ? 0 : 1));
-      const feeds = () => ({
-        input_ids: { data: ids, dims: [2, 10] },
-        attention_mask: { data: mask, dims: [2, 10] },
-        token_type_ids: { data: new BigInt64Array(20), dims: [2, 10] },
-      });
-      const a = original.run(feeds()).last_hidden_state!.data;
-      const b = rewritten.run(feeds()).last_hidden_state!.data;
-      expect(b.length).toBe(2 * 10 * 384);
-      expect(Buffer.from(b.buffer, b.byteOffset, b.byteLength).equals(Buffer.from(a.buffer, a.byteOffset, a.byteLength))).toBe(true);
-    } finally {
-      original.release();
-      rewritten.release();
-    }
+    const [a, b] = await hiddenStates([model, gatherBeforeDequantize(model)], PADDED_ROWS);
+    expect(b!.length).toBe(2 * 10 * 384);
+    expect(sameBits(a!, b!)).toBe(true);
   }, 60_000);
 });
