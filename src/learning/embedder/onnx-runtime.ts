@@ -180,6 +180,7 @@ async function loadRuntime(): Promise<Runtime> {
   const getApi = CFunction({ ptr: read.ptr(base, 0) as Pointer, args: [u32], returns: P });
   const table = getApi(API_VERSION) as Pointer | null;
   if (!table) throw new Error(`this ONNX Runtime does not offer C API version ${API_VERSION}`);
+  // Eight bytes a function pointer: every platform onnxruntime-node ships is 64-bit.
   const api = Object.fromEntries(Object.entries(API).map(([name, [index, args, returns]]) => {
     const fn = CFunction({ ptr: read.ptr(table, index * 8) as Pointer, args: [...args], returns: returns ?? P });
     return [name, fn];
