@@ -97,8 +97,10 @@ export interface EmbedderIdentity {
  * data, for `postMessage`. The thread that opened it keeps it open while others use it.
  */
 export interface SharedOnnxEmbedder {
-  readonly id: string;
   readonly session: SharedOnnxSession;
+  /** What the opener's id was made of (see the constructor), so the taker's id is the same. */
+  readonly fingerprint: string;
+  readonly maxTokens: number;
 }
 
 export class OnnxEmbedder implements Embedder {
@@ -109,6 +111,7 @@ export class OnnxEmbedder implements Embedder {
   readonly tokenizer: WordPieceTokenizer;
   readonly maxTokens: number;
   private readonly session: OnnxSession;
+  private readonly fingerprint: string;
   private readonly batchTokens: number;
   private readonly cls: number;
   private readonly sep: number;
@@ -130,6 +133,7 @@ export class OnnxEmbedder implements Embedder {
     this.pad = idOf(config.tokenizer.padToken);
     this.config = config;
     this.session = session;
+    this.fingerprint = fingerprint;
     this.dimensions = config.dimensions;
     this.maxTokens = options.maxTokens ?? config.maxTokens;
     if (!Number.isInteger(this.maxTokens) || this.maxTokens < 2) throw new Error('maxTokens must be at least 2 ([CLS] and [SEP])');
@@ -156,15 +160,12 @@ export class OnnxEmbedder implements Embedder {
    */
   static async attach(shared: SharedOnnxEmbedder, source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES): Promise<OnnxEmbedder> {
     const { config, vocab } = await readTokenizer(source);
-    const prefix = `onnx:${config.name}:`;
-    if (!shared.id.startsWith(prefix)) throw new Error(`the shared model is ${shared.id}, not ${config.name}`);
-    const [fingerprint, suffix] = shared.id.slice(prefix.length).split(':max') as [string, string?];
-    return new OnnxEmbedder(config, vocab, await attachOnnxSession(shared.session), fingerprint, suffix ? { maxTokens: Number(suffix) } : {});
+    return new OnnxEmbedder(config, vocab, await attachOnnxSession(shared.session), shared.fingerprint, { maxTokens: shared.maxTokens });
   }
 
   /** What another thread needs to run this model without loading it again (see `attach`). */
   share(): SharedOnnxEmbedder {
-    return { id: this.id, session: this.session.shared };
+    return { session: this.session.shared, fingerprint: this.fingerprint, maxTokens: this.maxTokens };
   }
 
   /**
