@@ -90,4 +90,6 @@ export interface PassageRepository {
   countVectorUnits(tier: VectorTier): number;
   /** Passages after `afterPassageId` with no vector of the tier yet, oldest first: re-embedding's and refinement's work list. */
   listPassagesWithoutVectors(tier: VectorTier, afterPassageId: number, limit: number): PassageText[];
+  /** The highest passage id ever given (ids are never reused), 0 before the first passage. */
+  lastPassageId(): number;
 }

@@ -108,6 +108,8 @@ export function passagesRepository(ctx: SqliteContext): PassageRepository {
       SELECT p.id, p.title, p.content FROM passages p
        WHERE p.id > ?2 AND NOT EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ?1 AND v.unit = 0)
        ORDER BY p.id LIMIT ?3`).all(tier, afterPassageId, limit),
+
+    lastPassageId: () => raw.query<{ seq: number }, []>("SELECT seq FROM sqlite_sequence WHERE name = 'passages'").get()?.seq ?? 0,
   };
 }
 
