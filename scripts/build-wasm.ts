@@ -11,7 +11,7 @@ const dir = join(import.meta.dir, '..', 'src', 'search');
 /** The .wat compiled to the bytes of a WebAssembly module. */
 export async function compileHammingWat(): Promise<Uint8Array> {
   const wabt = await wabtInit();
-  const module = wabt.parseWat('hamming.wat', await Bun.file(join(dir, 'hamming.wat')).text(), { simd: true });
+  const module = wabt.parseWat('hamming.wat', await Bun.file(join(dir, 'hamming.wat')).text(), { simd: true, threads: true });
   try {
     return new Uint8Array(module.toBinary({}).buffer);
   } finally {

@@ -2,9 +2,11 @@
  * The codes and container groups of a vector index, held in a WebAssembly memory so that SIMD code
  * (hamming.wat) makes each code from a vector, computes every slot's Hamming distance to a query in
  * one call, and picks the nearest slots: several times faster than the same loops in JavaScript.
- * Views onto the memory are remade when it grows: read them from here, never keep them.
+ * Views onto the memory are remade when it grows: read them from here, never keep them. The memory
+ * is shared, so that another thread may take part in scans (shared-scan.ts).
  */
 import { HAMMING_WASM } from './hamming-wasm';
+import { type ScanShare, SharedScanJobs } from './shared-scan';
 
 const module = new WebAssembly.Module(Buffer.from(HAMMING_WASM, 'base64'));
 const PAGE = 65_536;
@@ -21,23 +23,28 @@ export class HammingScan {
   groups!: Int32Array;
   distances!: Uint16Array;
   histogram!: Uint32Array;
+  /** A helper thread's histogram, added to `histogram` at the end of a scan it took part in. */
+  private helperHistogram!: Uint32Array;
   private candidates!: Int32Array;
   private query!: Uint32Array;
   private wanted!: Uint8Array;
   private readonly memory: WebAssembly.Memory;
   private readonly scanFn: (...args: number[]) => void;
+  /** Its scans, as jobs a helper thread may take part in. */
+  readonly jobs = new SharedScanJobs();
   private readonly selectFn: (...args: number[]) => number;
   private readonly encodeFn: (...args: number[]) => void;
   private capacity = 0;
   private groupCapacity = 0;
   private candidateCapacity = 0;
-  private offsets = { staged: 0, query: 0, histogram: 0, wanted: 0, codes: 0, groups: 0, distances: 0, candidates: 0 };
+  private offsets = { staged: 0, query: 0, histogram: 0, helperHistogram: 0, wanted: 0, codes: 0, groups: 0, distances: 0, candidates: 0 };
 
   constructor(private readonly bits: number, capacity: number) {
     this.words = Math.ceil(bits / 128) * 4;
     this.padded = Math.max(32, 2 ** Math.ceil(Math.log2(bits)));
-    const instance = new WebAssembly.Instance(module);
-    this.memory = instance.exports.memory as WebAssembly.Memory;
+    // Shared memory needs a maximum: 4 GiB, the most a 32-bit module addresses (address space only).
+    this.memory = new WebAssembly.Memory({ initial: 1, maximum: 65_536, shared: true });
+    const instance = new WebAssembly.Instance(module, { env: { memory: this.memory } });
     this.scanFn = instance.exports.scan as (...args: number[]) => void;
     this.selectFn = instance.exports.select as (...args: number[]) => number;
     this.encodeFn = instance.exports.encode as (...args: number[]) => void;
@@ -52,6 +59,12 @@ export class HammingScan {
     let groups = this.groupCapacity;
     while (groups < groupCount) groups *= 2;
     this.layout(capacity, groups, this.candidateCapacity);
+  }
+
+  /** Lends the scans a helper thread (which calls `helpWithScans` with this). */
+  share(): ScanShare {
+    this.jobs.helped = true;
+    return { memory: this.memory, control: this.jobs.control.buffer as SharedArrayBuffer };
   }
 
   /** Makes `staged` (Hadamard-transformed) the code of a slot. */
@@ -80,7 +93,8 @@ export class HammingScan {
     this.wanted.set(wanted);
     this.histogram.fill(0);
     const o = this.offsets;
-    this.scanFn(o.codes, count, this.words / 4, o.query, o.groups, o.wanted, o.distances, o.histogram, unreachable);
+    const args = { codes: o.codes, vecs: this.words / 4, query: o.query, groups: o.groups, wanted: o.wanted, dist: o.distances, hist: o.histogram, helperHist: o.helperHistogram, unreachable };
+    this.jobs.scan(this.scanFn, count, args, this.histogram, this.helperHistogram);
   }
 
   /**
@@ -95,10 +109,11 @@ export class HammingScan {
 
   private layout(capacity: number, groupCapacity: number, candidateCapacity: number): void {
     const keep = this.capacity ? { codes: this.codes.slice(), groups: this.groups.slice() } : null;
-    const o = { staged: 0, query: 0, histogram: 0, wanted: 0, codes: 0, groups: 0, distances: 0, candidates: 0 };
+    const o = { staged: 0, query: 0, histogram: 0, helperHistogram: 0, wanted: 0, codes: 0, groups: 0, distances: 0, candidates: 0 };
     o.query = this.padded * 4;
     o.histogram = o.query + align(this.words * 4);
-    o.wanted = o.histogram + align((this.bits + 2) * 4);
+    o.helperHistogram = o.histogram + align((this.bits + 2) * 4);
+    o.wanted = o.helperHistogram + align((this.bits + 2) * 4);
     o.codes = o.wanted + align(groupCapacity);
     o.groups = o.codes + capacity * this.words * 4;
     o.distances = o.groups + capacity * 4;
@@ -110,6 +125,7 @@ export class HammingScan {
     this.staged = new Float32Array(buffer, o.staged, this.padded);
     this.query = new Uint32Array(buffer, o.query, this.words);
     this.histogram = new Uint32Array(buffer, o.histogram, this.bits + 2);
+    this.helperHistogram = new Uint32Array(buffer, o.helperHistogram, this.bits + 2);
     this.wanted = new Uint8Array(buffer, o.wanted, groupCapacity);
     this.codes = new Uint32Array(buffer, o.codes, capacity * this.words);
     this.groups = new Int32Array(buffer, o.groups, capacity);

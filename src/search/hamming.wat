@@ -6,7 +6,8 @@
 ;; steps cannot overflow).
 ;; Slots whose group is negative (a removed passage) or not wanted get `unreachable`.
 (module
-  (memory (export "memory") 1)
+  ;; The memory is the index's (hamming-scan.ts), shared with a helper thread's instance (shared-scan.ts).
+  (import "env" "memory" (memory 1 65536 shared))
   ;; Where the touch loads' values go, so that no compiler drops them as unused.
   (global $touched (mut i32) (i32.const 0))
   (func (export "scan")

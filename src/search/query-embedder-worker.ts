@@ -3,13 +3,15 @@
  * synchronously, so on the HTTP thread every search would hold every other request for the
  * model's few milliseconds; here it holds only this thread. The session it opens is the process's
  * one: the learning thread runs it too (query-embedder.ts), and this thread frees it when told to
- * close. A model that fails to load, or is not the one the server was started with, throws here,
- * which ends the thread.
+ * close. Once the search engine asks, it also scans part of the strong tier's index for each
+ * search while it is otherwise idle (shared-scan.ts). A model that fails to load, or is not the
+ * one the server was started with, throws here, which ends the thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadOnnxEmbedder } from '../learning/embedder/onnx-embedder';
 import { type OnnxRuntimeFiles, useEmbeddedOnnxRuntime } from '../learning/embedder/onnx-runtime';
 import type { QueryReply, QueryRequest } from './query-embedder';
+import { helpWithScans } from './shared-scan';
 
 const port = parentPort!;
 const { onnxRuntime, id } = workerData as { onnxRuntime: OnnxRuntimeFiles | null; id: string };
@@ -21,6 +23,12 @@ port.on('message', async (request: QueryRequest) => {
   if ('close' in request) {
     embedder.close();
     port.postMessage({ closed: true } satisfies QueryReply);
+    return;
+  }
+  if ('scans' in request) {
+    // Runs for the thread's life, in the gaps between queries. A helper that cannot start leaves
+    // every scan to the searching thread, which scans whatever no helper takes anyway.
+    helpWithScans(request.scans).catch(() => {});
     return;
   }
   const { id, texts } = request;

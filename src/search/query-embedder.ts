@@ -3,13 +3,15 @@
  * Embedder interface: search awaits a vector while the HTTP thread goes on answering. The thread
  * loads the model after the server has started; queries sent meanwhile wait in its port. Its session
  * is the process's only one: `shared()` hands it to the learning thread, which refines with it.
+ * Between queries the thread helps scan the strong tier's index (`helpScans`, shared-scan.ts).
  */
 import { Worker } from 'node:worker_threads';
 import type { Embedder } from '../learning/embedder/embedder';
 import type { EmbedderIdentity, SharedOnnxEmbedder } from '../learning/embedder/onnx-embedder';
 import { embeddedOnnxRuntime } from '../learning/embedder/onnx-runtime';
+import type { ScanShare } from './shared-scan';
 
-export type QueryRequest = { id: number; texts: string[] } | { close: true };
+export type QueryRequest = { id: number; texts: string[] } | { scans: ScanShare } | { close: true };
 export type QueryReply = { id: number; vectors: Float32Array[] } | { id: number; error: string } | { ready: SharedOnnxEmbedder } | { closed: true };
 
 /** In a compiled binary the worker is an entrypoint of its own (scripts/build.ts); from a checkout it sits beside this file. */
@@ -59,6 +61,11 @@ export class QueryEmbedder implements Embedder {
       this.waiting.set(id, { resolve, reject });
       this.worker.postMessage({ id, texts } satisfies QueryRequest);
     });
+  }
+
+  /** Has the thread take part in the index's scans whenever it is idle. */
+  helpScans(share: ScanShare): void {
+    this.worker.postMessage({ scans: share } satisfies QueryRequest);
   }
 
   /** The loaded model, for another thread to run (OnnxEmbedder.attach); rejects if the thread ended before loading it. */

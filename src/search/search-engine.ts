@@ -12,6 +12,7 @@ import type { Logger } from '../log';
 import type * as S from '../operations/schemas';
 import type { Container, KeywordHit, Store, VectorTier } from '../storage/store';
 import { convexFusion, type Scored } from './fusion';
+import { QueryEmbedder } from './query-embedder';
 import { VectorIndex } from './vector-index';
 
 type SearchResponse = z.infer<typeof S.SearchResponse>;
@@ -73,6 +74,9 @@ export class SearchEngine {
         if (page.length === LOAD_PAGE) Bun.gc(true);
       }
     }
+    // The strong query vector's thread is idle once it has sent the vector: it scans half the
+    // strong index alongside this thread, which is waiting on that vector to scan.
+    if (indexes.strong && embedders.strong instanceof QueryEmbedder) embedders.strong.helpScans(indexes.strong.shareScans());
     return new SearchEngine(store, log, embedders, indexes);
   }
 

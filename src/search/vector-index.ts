@@ -23,6 +23,7 @@ import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { isStorageFull } from '../errors';
 import { HammingScan } from './hamming-scan';
+import type { ScanShare } from './shared-scan';
 
 /** Rows buffered before one write to the file: building the index appends slot after slot. */
 const WRITE_BATCH = 4096;
@@ -87,6 +88,11 @@ export class VectorIndex {
   reserve(units: number): void {
     this.scanner.reserve(this.size + units, this.groupOf.size + 1);
     this.grow(this.size + units);
+  }
+
+  /** Lends the scans a helper thread (shared-scan.ts). */
+  shareScans(): ScanShare {
+    return this.scanner.share();
   }
 
   /** Lets go of the scratch file. */

@@ -1,0 +1,77 @@
+/**
+ * The strong tier's scan shared with a helper thread (src/search/shared-scan.ts): the same
+ * distances and histogram as one thread makes, with the helper really taking chunks; and a helper
+ * that never finishes its part is given up on, with the scan still whole.
+ */
+import { afterEach, describe, expect, it } from 'bun:test';
+import { Worker } from 'node:worker_threads';
+import { HammingScan } from '../../src/search/hamming-scan';
+import { SHARED_SCAN_MIN } from '../../src/search/shared-scan';
+
+const BITS = 384;
+const SLOTS = 20 * SHARED_SCAN_MIN;
+
+/** An index of random codes in 50 groups, some slots removed, and what one thread's scan of it gives. */
+function filled(): { scan: HammingScan; wanted: Uint8Array; distances: Uint16Array; histogram: Uint32Array } {
+  const scan = new HammingScan(BITS, 1024);
+  scan.reserve(SLOTS, 50);
+  let seed = 7;
+  const random = () => {
+    seed = (seed * 16807) % 2147483647;
+    return seed / 2147483647;
+  };
+  for (let i = 0; i < SLOTS * scan.words; i++) scan.codes[i] = (random() * 2 ** 32) >>> 0;
+  for (let s = 0; s < SLOTS; s++) scan.groups[s] = s % 11 === 0 ? -1 : s % 50;
+  scan.setQuery(new Uint32Array(scan.words).map(() => (random() * 2 ** 32) >>> 0));
+  const wanted = new Uint8Array(50).map((_, g) => (g % 4 === 0 ? 0 : 1));
+  scan.scan(SLOTS, wanted, BITS + 1);
+  return { scan, wanted, distances: scan.distances.slice(0, SLOTS), histogram: scan.histogram.slice() };
+}
+
+const workers: Worker[] = [];
+async function lend(scan: HammingScan, mode: 'help' | 'stuck'): Promise<void> {
+  const worker = new Worker(new URL('./fixtures/scan-helper.ts', import.meta.url));
+  workers.push(worker);
+  const ready = new Promise((resolve) => worker.once('message', resolve));
+  worker.postMessage({ share: scan.share(), mode });
+  if (mode === 'help') await ready;
+  else await Bun.sleep(100); // it is waiting for the next job
+}
+
+describe('a scan shared with a helper thread', () => {
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.terminate()));
+  });
+
+  it('gives the distances and histogram one thread gives, the helper taking chunks', async () => {
+    const { scan, wanted, distances, histogram } = filled();
+    await lend(scan, 'help');
+    // The helper wakes within microseconds; a few scans make sure it has had its turn.
+    for (let i = 0; i < 20 && scan.jobs.helperChunks === 0; i++) {
+      scan.distances.fill(0, 0, SLOTS);
+      scan.scan(SLOTS, wanted, BITS + 1);
+      expect(scan.distances.slice(0, SLOTS)).toEqual(distances);
+      expect(scan.histogram).toEqual(histogram);
+      await Bun.sleep(5);
+    }
+    expect(scan.jobs.helperChunks).toBeGreaterThan(0);
+    expect(scan.jobs.helped).toBe(true);
+  });
+
+  it('gives up on a helper that never finishes, and still scans every slot', async () => {
+    const { scan, wanted, distances, histogram } = filled();
+    await lend(scan, 'stuck');
+    scan.distances.fill(0, 0, SLOTS);
+    const started = performance.now();
+    scan.scan(SLOTS, wanted, BITS + 1);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(90);
+    expect(scan.distances.slice(0, SLOTS)).toEqual(distances);
+    expect(scan.histogram).toEqual(histogram);
+    expect(scan.jobs.helped).toBe(false);
+    // From then on the scan is this thread's alone, and does not wait.
+    const again = performance.now();
+    scan.scan(SLOTS, wanted, BITS + 1);
+    expect(performance.now() - again).toBeLessThan(50);
+    expect(scan.histogram).toEqual(histogram);
+  });
+});
