@@ -9,8 +9,8 @@
  *
  * Then, over HTTP: `--queries` searches once everything is refined (the default configuration,
  * strong query embedding included), and the same again while the server learns and refines
- * `--added` new documents of 1 KiB. Read from /proc: RSS after start and at the end, and the peak
- * (VmHWM) as it stands after each step.
+ * `--added` new documents of 1 KiB. Read from /proc: RSS after start and at the end, the peak
+ * (VmHWM) as it stands after each step, and the CPU the server uses while idle, once refined.
  *
  *   bun bench/peak-memory.ts --passages 100000 [--unrefined 40] [--queries 300] [--added 40] [--keep DIR]
  */
@@ -64,6 +64,11 @@ const status = (pid: number) => {
   const mib = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(s)![1]) / 1024;
   return { rss: mib('VmRSS'), peak: mib('VmHWM') };
 };
+/** The process's CPU time so far, in seconds (utime + stime, in clock ticks of 1/100 s). */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 const started = performance.now();
 const server = await serve(dir, { ENGRAM_EMBEDDER: 'builtin' });
 const startMs = performance.now() - started;
@@ -92,6 +97,9 @@ const figures = (times: number[]) => `${times.length} searches, p50 ${percentile
 // The leftovers refined first, so that the next searches are the default configuration at rest.
 while (await refining()) await Bun.sleep(250);
 const afterCatchUp = status(server.pid);
+const idleFrom = cpuSeconds(server.pid);
+await Bun.sleep(5000);
+const idleCpu = (cpuSeconds(server.pid) - idleFrom) / 5;
 const settled = await searches(Number(values.queries));
 const afterSearches = status(server.pid);
 for (let i = 0; i < Number(values.added); i++) {
@@ -110,6 +118,7 @@ if (!values.keep) rmSync(dir, { recursive: true, force: true });
 console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; ${learning.passages} passages at the end (${values.unrefined} refined by the server at start, ${values.added} documents added)`);
 console.log(`start to first /healthz: ${startMs.toFixed(0)} ms; RSS then ${afterStart.rss.toFixed(0)} MiB`);
 console.log(`peak (VmHWM) after start ${afterStart.peak.toFixed(0)} MiB, after the start's refinement ${afterCatchUp.peak.toFixed(0)} MiB, after the searches at rest ${afterSearches.peak.toFixed(0)} MiB`);
+console.log(`idle once refined: ${(idleCpu * 100).toFixed(1)} % of a core over 5 s`);
 console.log(`all refined: ${figures(settled)}`);
 console.log(`while learning and refining the added documents (${refiningSeconds.toFixed(1)} s): ${figures(whileRefining)}`);
 console.log(`RSS at the end ${end.rss.toFixed(0)} MiB; peak (VmHWM) ${end.peak.toFixed(0)} MiB`);
