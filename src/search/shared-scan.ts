@@ -101,8 +101,8 @@ export class SharedScanJobs {
     // Closed: no helper joins from here on; wait for the ones inside to finish their chunks.
     const inside = Atomics.and(c, GATE, INSIDE) & INSIDE;
     if (inside && !this.waitForHelpers()) {
-      // A helper that does not finish (its thread died mid-chunk) is never asked again; its
-      // chunks are scanned here, and its histogram is dropped for the one this scan makes.
+      // A helper that does not finish (its thread died mid-chunk) is never asked again, and the
+      // whole scan is done again here: the same distances, and a histogram of this thread's own.
       this.helped = false;
       histogram.fill(0);
       scan(codes, count, vecs, query, groups, wanted, dist, hist, unreachable);
