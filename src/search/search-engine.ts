@@ -17,7 +17,13 @@ import { VectorIndex } from './vector-index';
 
 type SearchResponse = z.infer<typeof S.SearchResponse>;
 
-const LOAD_PAGE = 5_000;
+/**
+ * Passages read a page while an index is built, each page collected once indexed. Freed pages are
+ * given back to the system only a while later, so a bigger page piles more up while the build
+ * runs: at 5,000 the start-up peak at 100k passages was 35–45 MiB higher, for a start ~0.9 s
+ * shorter (docs/performance.md).
+ */
+const LOAD_PAGE = 2_000;
 
 /** Candidates taken from keyword search and from each vector tier before fusing. */
 export const CANDIDATES = 50;
@@ -66,12 +72,15 @@ export class SearchEngine {
       if (!index) continue;
       // Sized once: growing by doubling while loading would hold two copies at the switch.
       index.reserve(store.countVectorUnits(tier));
+      let first = true;
       for (let page = store.listVectors(tier, 0, LOAD_PAGE); page.length; page = store.listVectors(tier, page.at(-1)!.passageId, LOAD_PAGE)) {
         for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
         // Each page read is garbage once indexed; collecting it before the next page keeps the
-        // start-up peak near the indexes' own size instead of the whole table's. A short page is
-        // the last: no collection (~20 ms) to wait for.
-        if (page.length === LOAD_PAGE) Bun.gc(true);
+        // start-up peak near the indexes' own size instead of the whole table's, and after the
+        // last of several, the memory at rest. A store of one short page is not collected: no
+        // collection (~20 ms) to wait for at a small store's start.
+        if (page.length === LOAD_PAGE || !first) Bun.gc(true);
+        first = false;
       }
     }
     // The strong query vector's thread is idle once it has sent the vector: it scans half the
