@@ -64,7 +64,7 @@ export class HammingScan {
   /** Lends the scans a helper thread (which calls `helpWithScans` with this). */
   share(): ScanShare {
     this.jobs.helped = true;
-    return { memory: this.memory, control: this.jobs.control.buffer as SharedArrayBuffer };
+    return { module, memory: this.memory, control: this.jobs.control.buffer as SharedArrayBuffer };
   }
 
   /** Makes `staged` (Hadamard-transformed) the code of a slot. */

@@ -11,8 +11,6 @@
  * itself, so a job never waits on the helper to start. Jobs run only inside a synchronous call on
  * the searching thread, so the index cannot change under a helper.
  */
-import { HAMMING_WASM } from './hamming-wasm';
-
 /** Slots a chunk: ~40 µs of scanning, so that a helper joining late still takes a fair share. */
 const CHUNK = 8192;
 /** Below this many slots a scan is left to one thread: waking the helper costs more than it saves. */
@@ -32,8 +30,9 @@ const WORDS = ARGS + 8;
 const OPEN = 1 << 16;
 const INSIDE = OPEN - 1;
 
-/** What a helper thread needs: the index's memory and the jobs' control block. */
+/** What a helper thread needs: the compiled scan, the index's memory and the jobs' control block. */
 export interface ScanShare {
+  module: WebAssembly.Module;
   memory: WebAssembly.Memory;
   control: SharedArrayBuffer;
 }
@@ -127,8 +126,7 @@ export class SharedScanJobs {
  * thread is idle, for as long as the thread lives. Waits without blocking its other messages.
  */
 export async function helpWithScans(share: ScanShare): Promise<void> {
-  const module = new WebAssembly.Module(Buffer.from(HAMMING_WASM, 'base64'));
-  const scan = new WebAssembly.Instance(module, { env: { memory: share.memory } }).exports.scan as ScanFn;
+  const scan = new WebAssembly.Instance(share.module, { env: { memory: share.memory } }).exports.scan as ScanFn;
   const c = new Int32Array(share.control);
   for (let seen = Atomics.load(c, SEQ); ; seen = Atomics.load(c, SEQ)) {
     const wait = Atomics.waitAsync(c, SEQ, seen);
