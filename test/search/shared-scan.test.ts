@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'bun:test';
 import { Worker } from 'node:worker_threads';
+import { seeded } from '../../bench/lib/corpus';
 import { HammingScan } from '../../src/search/hamming-scan';
 import { SHARED_SCAN_MIN } from '../../src/search/shared-scan';
 
@@ -15,11 +16,7 @@ const SLOTS = 20 * SHARED_SCAN_MIN;
 function filled(): { scan: HammingScan; wanted: Uint8Array; distances: Uint16Array<ArrayBuffer>; histogram: Uint32Array<ArrayBuffer> } {
   const scan = new HammingScan(BITS, 1024);
   scan.reserve(SLOTS, 50);
-  let seed = 7;
-  const random = () => {
-    seed = (seed * 16807) % 2147483647;
-    return seed / 2147483647;
-  };
+  const random = seeded(7);
   for (let i = 0; i < SLOTS * scan.words; i++) scan.codes[i] = (random() * 2 ** 32) >>> 0;
   for (let s = 0; s < SLOTS; s++) scan.groups[s] = s % 11 === 0 ? -1 : s % 50;
   scan.setQuery(new Uint32Array(scan.words).map(() => (random() * 2 ** 32) >>> 0));
