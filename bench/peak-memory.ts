@@ -8,9 +8,10 @@
  * learning thread loads the strong model at start, as at the end of a catch-up.
  *
  * Then, over HTTP: `--queries` searches once everything is refined (the default configuration,
- * strong query embedding included), and the same again while the server learns and refines
- * `--added` new documents of 1 KiB. Read from /proc: RSS after start and at the end, the peak
- * (VmHWM) as it stands after each step, and the CPU the server uses while idle, once refined.
+ * strong query embedding included), and the same again while the server refines `--added` new
+ * documents of 1 KiB once it has learned them, with how far refinement got meanwhile. Read from
+ * /proc: RSS after start and at the end, the peak (VmHWM) as it stands after each step, and the
+ * CPU the server uses while idle, once refined.
  *
  *   bun bench/peak-memory.ts --passages 100000 [--unrefined 40] [--queries 300] [--added 40] [--keep DIR]
  */
@@ -106,10 +107,17 @@ for (let i = 0; i < Number(values.added); i++) {
   const res = await fetch(`${server.url}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content: documentText(random, 1024) }) });
   if (!res.ok) throw new Error(`add answered ${res.status}`);
 }
+// Refinement yields to searches sent back to back (search/search-activity.ts): how far it got
+// while they ran, and how long the rest took once they stopped.
+while ((await health()).learning.queue > 0) await Bun.sleep(50);
+const unrefinedBefore = await health();
 const refiningStarted = performance.now();
 const whileRefining = await searches(Number(values.queries), refining);
 const refiningSeconds = (performance.now() - refiningStarted) / 1000;
-while (await refining()) await Bun.sleep(250);
+const unrefinedAfter = await health();
+const restStarted = performance.now();
+while (await refining()) await Bun.sleep(50);
+const restSeconds = (performance.now() - restStarted) / 1000;
 const end = status(server.pid);
 const { learning } = await health();
 await server.stop();
@@ -120,5 +128,7 @@ console.log(`start to first /healthz: ${startMs.toFixed(0)} ms; RSS then ${after
 console.log(`peak (VmHWM) after start ${afterStart.peak.toFixed(0)} MiB, after the start's refinement ${afterCatchUp.peak.toFixed(0)} MiB, after the searches at rest ${afterSearches.peak.toFixed(0)} MiB`);
 console.log(`idle once refined: ${(idleCpu * 100).toFixed(1)} % of a core over 5 s`);
 console.log(`all refined: ${figures(settled)}`);
-console.log(`while learning and refining the added documents (${refiningSeconds.toFixed(1)} s): ${figures(whileRefining)}`);
+console.log(`while refining the added documents (${refiningSeconds.toFixed(1)} s): ${figures(whileRefining)}`);
+const toRefine = ({ learning: l }: typeof unrefinedBefore) => l.passages - l.refined;
+console.log(`refined meanwhile: ${toRefine(unrefinedBefore) - toRefine(unrefinedAfter)} of ${toRefine(unrefinedBefore)} passages; the rest in ${restSeconds.toFixed(1)} s once the searches stopped`);
 console.log(`RSS at the end ${end.rss.toFixed(0)} MiB; peak (VmHWM) ${end.peak.toFixed(0)} MiB`);

@@ -23,6 +23,7 @@ import { UsageRecorder } from './operations/usage-recorder';
 import { AccessRecorder } from './operations/access-recorder';
 import type { ClientMetadataOptions } from './oauth/client-metadata';
 import { QueryEmbedder } from './search/query-embedder';
+import { SearchActivity } from './search/search-activity';
 import { SearchEngine } from './search/search-engine';
 import { type Site, siteFor } from './site';
 import { lockDataDir, openDatabase } from './storage/sqlite/open';
@@ -85,9 +86,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // Refinement runs the query thread's session: the process holds the strong model once.
   const queryModel = embedders.strong instanceof QueryEmbedder ? embedders.strong : null;
   const strongModel = queryModel && (() => queryModel.shared());
-  const worker = options.manualLearning ? null : LearningWorker.start(config, onIndexed, log, strong, strongModel);
+  // Searches in flight, which refinement's model runs keep out of the way of.
+  const searches = new SearchActivity();
+  const worker = options.manualLearning ? null : LearningWorker.start(config, onIndexed, log, { strongIdentity: strong, strongModel, searches: searches.buffer });
   try {
-    search = SearchEngine.open(store, log, embedders, config.dataDir);
+    search = SearchEngine.open(store, log, embedders, config.dataDir, searches);
   } catch (err) {
     await worker?.then((w) => w.stop(), () => {});
     throw err;

@@ -14,21 +14,25 @@ import { type EmbedderIdentity, loadOnnxEmbedder, OnnxEmbedder, type SharedOnnxE
 import { OpenAIEmbedder } from './embedder/openai-embedder';
 import { loadStaticEmbedder } from './embedder/static-embedder';
 
-/**
- * `strongIdentity`: the strong model's identity when the caller knows it already (the learning
- * thread is handed the one the HTTP thread computed), which spares hashing the 23 MB model again.
- * `strongShared`: the query thread's session, for learning to run instead of loading its own.
- */
-export async function createEmbedders(
-  config: Config, use: 'learning' | 'search', strongIdentity?: EmbedderIdentity, strongShared?: () => Promise<SharedOnnxEmbedder>,
-): Promise<SearchEmbedders> {
+/** What the learning thread knows of the strong model before it loads it. */
+export interface StrongModelSource {
+  /** Its identity as the HTTP thread computed it: the 23 MB model is not hashed again. */
+  identity?: EmbedderIdentity;
+  /** The query thread's session, for learning to run instead of loading its own. */
+  shared?: () => Promise<SharedOnnxEmbedder>;
+  /** Awaited before each of its model runs (the learning thread yields to searches there). */
+  beforeRun?: () => Promise<void>;
+}
+
+export async function createEmbedders(config: Config, use: 'learning' | 'search', strongModel: StrongModelSource = {}): Promise<SearchEmbedders> {
   const choice = config.embedder;
   if (choice.kind === 'none') return { fast: null, strong: null };
   if (choice.kind === 'openai') return { fast: await OpenAIEmbedder.connect({ url: choice.url, model: choice.model, key: choice.key }), strong: null };
   const fast = loadStaticEmbedder();
   if (choice.kind === 'fast') return { fast, strong: null };
-  const identity = strongIdentity ?? (await OnnxEmbedder.identify());
+  const identity = strongModel.identity ?? (await OnnxEmbedder.identify());
   if (use === 'search') return { fast, strong: new QueryEmbedder(identity) };
-  const load = strongShared ? async () => OnnxEmbedder.attach(await strongShared()) : () => loadOnnxEmbedder(undefined, { knownId: identity.id });
+  const { shared, beforeRun } = strongModel;
+  const load = shared ? async () => OnnxEmbedder.attach(await shared(), { beforeRun }) : () => loadOnnxEmbedder(undefined, { knownId: identity.id, beforeRun });
   return { fast, strong: new DeferredEmbedder(identity, load) };
 }

@@ -36,6 +36,16 @@ const HEALTHY_MS = 60_000;
 
 type Drain = { resolve(jobs: number): void; reject(err: Error): void };
 
+/** What refinement is handed: the strong model's identity and the query thread's loaded model, and the searches to yield to. */
+export interface RefineWith {
+  /** The identity the HTTP thread computed (see createEmbedders). */
+  strongIdentity: EmbedderIdentity | null;
+  /** The query thread's model once loaded, for refinement to run (each worker gets it when ready). */
+  strongModel: (() => Promise<SharedOnnxEmbedder>) | null;
+  /** The search engine's record of searches in flight (search/search-activity.ts). */
+  searches: SharedArrayBuffer | null;
+}
+
 export class LearningWorker implements Learning {
   private worker: Worker | null = null;
   /** Drains asked for and not yet answered; sent again to a restarted worker. */
@@ -53,21 +63,19 @@ export class LearningWorker implements Learning {
     private readonly config: Config,
     private readonly onIndexed: (tier: VectorTier, passageIds: number[]) => void,
     private readonly log: Logger,
-    private readonly strongIdentity: EmbedderIdentity | null,
-    private readonly strongModel: (() => Promise<SharedOnnxEmbedder>) | null,
+    private readonly refine: RefineWith,
   ) {}
 
   /**
    * Starts the worker and resolves once it has opened the store and is learning. A first worker
    * that fails to start rejects (the server does not start on a broken set-up); from then on the
-   * worker is supervised. `strongIdentity` is handed to the worker (see createEmbedders), and
-   * `strongModel`'s model once loaded, for refinement to run (each worker gets it when ready).
+   * worker is supervised.
    */
   static async start(
-    config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void, log: Logger, strongIdentity: EmbedderIdentity | null = null,
-    strongModel: (() => Promise<SharedOnnxEmbedder>) | null = null,
+    config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void, log: Logger,
+    refine: RefineWith,
   ): Promise<LearningWorker> {
-    const handle = new LearningWorker(config, onIndexed, log, strongIdentity, strongModel);
+    const handle = new LearningWorker(config, onIndexed, log, refine);
     await handle.launch();
     return handle;
   }
@@ -101,9 +109,10 @@ export class LearningWorker implements Learning {
 
   /** Starts a worker thread; resolves once it is ready, rejects if it dies before. */
   private launch(): Promise<void> {
+    const { strongIdentity, strongModel, searches } = this.refine;
     const workerData: WorkerData = {
       config: this.config, vectorExtension: vectorExtensionFile(), onnxRuntime: embeddedOnnxRuntime(), restarted: this.deaths > 0,
-      strongIdentity: this.strongIdentity, sharedStrong: this.strongModel !== null,
+      strongIdentity, sharedStrong: strongModel !== null, searches,
     };
     const worker = new Worker(WORKER_ENTRY, { workerData });
     this.worker = worker;
@@ -116,7 +125,7 @@ export class LearningWorker implements Learning {
           this.readyAt = Date.now();
           resolve();
           for (const id of this.drains.keys()) worker.postMessage({ type: 'drain', id } satisfies ToWorker);
-          this.strongModel?.().then(
+          strongModel?.().then(
             (shared) => this.worker === worker && worker.postMessage({ type: 'strong-model', shared } satisfies ToWorker),
             (err) => this.worker === worker && worker.postMessage({ type: 'strong-model', error: String(err) } satisfies ToWorker),
           );

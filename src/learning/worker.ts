@@ -9,6 +9,7 @@ import { ModelClient } from '../agent/model-client';
 import { systemClock } from '../clock';
 import { createLogger } from '../log';
 import { KeywordIndexRebuild } from '../storage/sqlite/fts-rebuild';
+import { SearchActivity } from '../search/search-activity';
 import { openDatabase } from '../storage/sqlite/open';
 import { openSqliteStore } from '../storage/sqlite/sqlite-store';
 import { useVectorExtensionFile } from '../storage/sqlite/vectors';
@@ -24,7 +25,7 @@ import type { FromWorker, ToWorker, WorkerData } from './worker-messages';
 const LEARNING_NICE = 10;
 
 const port = parentPort!;
-const { config, vectorExtension, onnxRuntime, restarted, strongIdentity, sharedStrong } = workerData as WorkerData;
+const { config, vectorExtension, onnxRuntime, restarted, strongIdentity, sharedStrong, searches } = workerData as WorkerData;
 useVectorExtensionFile(vectorExtension);
 useEmbeddedOnnxRuntime(onnxRuntime);
 const log = createLogger(config.logLevel);
@@ -43,7 +44,10 @@ const send = (m: FromWorker) => port.postMessage(m);
 // The query thread's strong model, once the HTTP thread sends it: refinement waits for it.
 const strongModel = Promise.withResolvers<SharedOnnxEmbedder>();
 strongModel.promise.catch(() => {}); // a failure is seen by the refinement that awaits it
-const embedders = await createEmbedders(config, 'learning', strongIdentity ?? undefined, sharedStrong ? () => strongModel.promise : undefined);
+const activity = searches && new SearchActivity(searches);
+const embedders = await createEmbedders(config, 'learning', {
+  identity: strongIdentity ?? undefined, shared: sharedStrong ? () => strongModel.promise : undefined, beforeRun: activity ? () => activity.quiet() : undefined,
+});
 const runner = new LearningRunner({
   store, clock: systemClock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config),
   onIndexed: (tier, passageIds) => send({ type: 'indexed', tier, passageIds }),

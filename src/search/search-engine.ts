@@ -13,6 +13,7 @@ import type * as S from '../operations/schemas';
 import type { Container, KeywordHit, Store, VectorTier } from '../storage/store';
 import { convexFusion, type Scored } from './fusion';
 import { QueryEmbedder } from './query-embedder';
+import { SearchActivity } from './search-activity';
 import { VectorIndex } from './vector-index';
 
 type SearchResponse = z.infer<typeof S.SearchResponse>;
@@ -58,10 +59,14 @@ export class SearchEngine {
     private readonly log: Logger,
     private readonly embedders: SearchEmbedders,
     private readonly indexes: Record<VectorTier, VectorIndex | null>,
+    private readonly activity: SearchActivity,
   ) {}
 
-  /** Builds each tier's vector index from the stored vectors. With no embedder, search is keyword-only. */
-  static open(store: Store, log: Logger, embedders: SearchEmbedders, scratchDir: string): SearchEngine {
+  /**
+   * Builds each tier's vector index from the stored vectors. With no embedder, search is
+   * keyword-only. Each search is recorded in `activity`, which the learning thread reads.
+   */
+  static open(store: Store, log: Logger, embedders: SearchEmbedders, scratchDir: string, activity = new SearchActivity()): SearchEngine {
     const index = (tier: VectorTier) => {
       const embedder = embedders[tier];
       return embedder && new VectorIndex(embedder.dimensions, scratchDir);
@@ -86,7 +91,7 @@ export class SearchEngine {
     // The strong query vector's thread is idle once it has sent the vector: it scans half the
     // strong index alongside this thread, which is waiting on that vector to scan.
     if (indexes.strong && embedders.strong instanceof QueryEmbedder) embedders.strong.helpScans(indexes.strong.shareScans());
-    return new SearchEngine(store, log, embedders, indexes);
+    return new SearchEngine(store, log, embedders, indexes, activity);
   }
 
   /** Adds passages whose vectors of a tier the learning worker just stored. */
@@ -121,7 +126,11 @@ export class SearchEngine {
     return { fast: this.indexes.fast?.count ?? 0, strong: this.indexes.strong?.count ?? 0 };
   }
 
-  async search(accountId: string, containers: Container[], q: string, limit: number, traceId: string): Promise<SearchResponse> {
+  search(accountId: string, containers: Container[], q: string, limit: number, traceId: string): Promise<SearchResponse> {
+    return this.activity.during(() => this.run(accountId, containers, q, limit, traceId));
+  }
+
+  private async run(accountId: string, containers: Container[], q: string, limit: number, traceId: string): Promise<SearchResponse> {
     const depth = Math.max(limit, CANDIDATES);
     // Asked first: the strong model embeds the query on its own thread while keyword search runs here.
     const queries: QueryVectors = { fast: this.embedQuery('fast', q, containers.length), strong: this.embedQuery('strong', q, containers.length) };

@@ -71,6 +71,11 @@ export interface OnnxEmbedderOptions {
    * hashed again (~80 ms of CPU on the way to a thread's first vector).
    */
   readonly knownId?: string;
+  /**
+   * Awaited before each model run. The learning thread waits there while searches run
+   * (search/search-activity.ts): the model is memory-bound and would slow them.
+   */
+  readonly beforeRun?: () => Promise<void>;
 }
 
 const DEFAULT_BATCH_TOKENS = 256;
@@ -113,6 +118,7 @@ export class OnnxEmbedder implements Embedder {
   private readonly session: OnnxSession;
   private readonly fingerprint: string;
   private readonly batchTokens: number;
+  private readonly beforeRun: (() => Promise<void>) | undefined;
   private readonly cls: number;
   private readonly sep: number;
   private readonly pad: number;
@@ -139,6 +145,7 @@ export class OnnxEmbedder implements Embedder {
     if (!Number.isInteger(this.maxTokens) || this.maxTokens < 2) throw new Error('maxTokens must be at least 2 ([CLS] and [SEP])');
     this.batchTokens = options.batchTokens ?? DEFAULT_BATCH_TOKENS;
     if (!(this.batchTokens >= this.maxTokens)) throw new Error('batchTokens must be at least maxTokens');
+    this.beforeRun = options.beforeRun;
     const suffix = this.maxTokens === config.maxTokens ? '' : `:max${this.maxTokens}`;
     this.id = `onnx:${config.name}:${fingerprint}${suffix}`;
   }
@@ -158,9 +165,11 @@ export class OnnxEmbedder implements Embedder {
    * the configuration and the vocabulary, and runs the other's session, so the process holds the
    * model's weights once. `close()` lets go of nothing but this thread's tokenizer.
    */
-  static async attach(shared: SharedOnnxEmbedder, source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES): Promise<OnnxEmbedder> {
+  static async attach(
+    shared: SharedOnnxEmbedder, options: Pick<OnnxEmbedderOptions, 'beforeRun'> = {}, source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES,
+  ): Promise<OnnxEmbedder> {
     const { config, vocab } = await readTokenizer(source);
-    return new OnnxEmbedder(config, vocab, await attachOnnxSession(shared.session), shared.fingerprint, { maxTokens: shared.maxTokens });
+    return new OnnxEmbedder(config, vocab, await attachOnnxSession(shared.session), shared.fingerprint, { ...options, maxTokens: shared.maxTokens });
   }
 
   /** What another thread needs to run this model without loading it again (see `attach`). */
@@ -198,6 +207,7 @@ export class OnnxEmbedder implements Embedder {
       let end = start + 1;
       while (end < order.length && (end - start + 1) * encoded[order[end]!]!.length <= this.batchTokens) end++;
       const rows = order.slice(start, end);
+      if (this.beforeRun) await this.beforeRun();
       const vectors = this.runBatch(rows.map((i) => encoded[i]!));
       for (const [k, i] of rows.entries()) out[i] = vectors[k]!;
       start = end;

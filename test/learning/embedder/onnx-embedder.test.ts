@@ -62,6 +62,30 @@ describe('the ONNX MiniLM embedder', () => {
     expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!) + 0.3);
   }, 60_000);
 
+  it('awaits beforeRun before each model run, and runs nothing while it is pending', async () => {
+    const gates: (() => void)[] = [];
+    const gated = await loadOnnxEmbedder(undefined, { beforeRun: () => new Promise<void>((resolve) => gates.push(resolve)) });
+    try {
+      // Texts of 256 tokens: one a run.
+      const long = fixture.cases.find((c) => c.ids.length === 256)!.text;
+      let done = false;
+      const vectors = gated.embed([long, long, long]).then((v) => {
+        done = true;
+        return v;
+      });
+      for (let run = 1; run <= 3; run++) {
+        while (gates.length < run) await Bun.sleep(2);
+        await Bun.sleep(20);
+        expect({ run, asked: gates.length, done }).toEqual({ run, asked: run, done: false });
+        gates[run - 1]!();
+      }
+      expect(await vectors).toEqual(await embedder.embed([long, long, long]));
+      expect(gates.length).toBe(3);
+    } finally {
+      gated.close();
+    }
+  }, 60_000);
+
   it('names the model by its bytes: a changed weight changes the id (and a copy of the same files keeps it)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'engram-onnx-model-'));
     try {
