@@ -9,7 +9,10 @@ export interface LearningProgress {
   queue: number;
   /** Passages stored. */
   passages: number;
-  /** Passages the strong tier has refined; null when refinement is off. */
+  /**
+   * Passages the strong tier has refined, as its search index holds them (for the first seconds
+   * of a start on a large store, those it has read so far); null when refinement is off.
+   */
   refined: number | null;
 }
 

@@ -21,10 +21,12 @@ type SearchResponse = z.infer<typeof S.SearchResponse>;
 /**
  * Passages read a page while an index is built, each page collected once indexed. Freed pages are
  * given back to the system only a while later, so a bigger page piles more up while the build
- * runs: at 5,000 the start-up peak at 100k passages was 35–45 MiB higher, for a start ~0.9 s
- * shorter (docs/performance.md).
+ * runs: at 5,000 the start-up peak at 100k passages was 35–45 MiB higher, for a build ~0.9 s
+ * shorter (docs/performance.md). The server answers other requests between two pages.
  */
 const LOAD_PAGE = 2_000;
+/** Passage ids a tier's units are counted over at a time before its index is built (~20 ms at 100k). */
+const COUNT_SLICE = 20_000;
 
 /** Candidates taken from keyword search and from each vector tier before fusing. */
 export const CANDIDATES = 50;
@@ -54,44 +56,84 @@ export interface IndexFigures {
 }
 
 export class SearchEngine {
+  /** Settles once the indexes hold every vector stored at start; searches wait for it. */
+  private readonly loaded: Promise<void>;
+  private loading = true;
+  private closing = false;
+
   private constructor(
     private readonly store: Store,
     private readonly log: Logger,
     private readonly embedders: SearchEmbedders,
     private readonly indexes: Record<VectorTier, VectorIndex | null>,
     private readonly activity: SearchActivity,
-  ) {}
+  ) {
+    this.loaded = this.load();
+  }
 
   /**
-   * Builds each tier's vector index from the stored vectors. With no embedder, search is
-   * keyword-only. Each search is recorded in `activity`, which the learning thread reads.
+   * Opens each tier's vector index and starts filling it from the stored vectors (see `load`).
+   * With no embedder, search is keyword-only. Each search is recorded in `activity`, which the
+   * learning thread reads.
    */
   static open(store: Store, log: Logger, embedders: SearchEmbedders, scratchDir: string, activity = new SearchActivity()): SearchEngine {
     const index = (tier: VectorTier) => {
       const embedder = embedders[tier];
       return embedder && new VectorIndex(embedder.dimensions, scratchDir);
     };
-    const indexes: Record<VectorTier, VectorIndex | null> = { strong: index('strong'), fast: index('fast') };
-    for (const tier of ['strong', 'fast'] as const) {
-      const index = indexes[tier];
-      if (!index) continue;
-      // Sized once: growing by doubling while loading would hold two copies at the switch.
-      index.reserve(store.countVectorUnits(tier));
-      let first = true;
-      for (let page = store.listVectors(tier, 0, LOAD_PAGE); page.length; page = store.listVectors(tier, page.at(-1)!.passageId, LOAD_PAGE)) {
-        for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
-        // Each page read is garbage once indexed; collecting it before the next page keeps the
-        // start-up peak near the indexes' own size instead of the whole table's, and after the
-        // last of several, the memory at rest. A store of one short page is not collected: no
-        // collection (~20 ms) to wait for at a small store's start.
-        if (page.length === LOAD_PAGE || !first) Bun.gc(true);
-        first = false;
+    return new SearchEngine(store, log, embedders, { strong: index('strong'), fast: index('fast') }, activity);
+  }
+
+  /**
+   * Reads every stored vector into its tier's index, a page at a time. A store of one page is read
+   * before `open` returns; a larger one is read between requests from the start, counting included
+   * (~5 s at 100k passages), so the server answers at once and its searches wait for the indexes. Vectors stored or forgotten
+   * meanwhile are applied as they come: a passage read twice is replaced, not doubled. Should the
+   * store fail to give its vectors, search goes on by keyword alone until the next start.
+   */
+  private async load(): Promise<void> {
+    const started = performance.now();
+    const last = this.store.lastPassageId();
+    const large = last > LOAD_PAGE;
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    try {
+      if (large) await turn();
+      for (const tier of ['strong', 'fast'] as const) {
+        const index = this.indexes[tier];
+        if (!index) continue;
+        // Sized once: growing by doubling while loading would hold two copies at the switch.
+        let units = 0;
+        for (let after = 0; after < last; after += COUNT_SLICE) {
+          units += this.store.countVectorUnits(tier, after, after + COUNT_SLICE);
+          if (large) await turn();
+        }
+        index.reserve(units);
+        let first = true;
+        for (let page = this.store.listVectors(tier, 0, LOAD_PAGE); page.length; page = this.store.listVectors(tier, page.at(-1)!.passageId, LOAD_PAGE)) {
+          for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
+          // Each page read is garbage once indexed; collecting it before the next page keeps the
+          // start-up peak near the indexes' own size instead of the whole table's, and after the
+          // last of several, the memory at rest. A store of one short page is not collected: no
+          // collection (~20 ms) to wait for at a small store's start.
+          if (page.length === LOAD_PAGE || !first) Bun.gc(true);
+          first = false;
+          if (large) await turn();
+          if (this.closing) return;
+        }
       }
+      // The strong query vector's thread is idle once it has sent the vector: it scans half the
+      // strong index alongside this thread, which is waiting on that vector to scan.
+      if (this.indexes.strong && this.embedders.strong instanceof QueryEmbedder) this.embedders.strong.helpScans(this.indexes.strong.shareScans());
+      if (this.indexes.fast) this.log.info('search indexes loaded', { ...this.figures(), ms: Math.round(performance.now() - started) });
+    } catch (err) {
+      this.log.error('the vector indexes could not be built; search is by keyword alone until the next start', { error: String(err) });
+      for (const tier of ['strong', 'fast'] as const) {
+        this.indexes[tier]?.close();
+        this.indexes[tier] = null;
+      }
+    } finally {
+      this.loading = false;
     }
-    // The strong query vector's thread is idle once it has sent the vector: it scans half the
-    // strong index alongside this thread, which is waiting on that vector to scan.
-    if (indexes.strong && embedders.strong instanceof QueryEmbedder) embedders.strong.helpScans(indexes.strong.shareScans());
-    return new SearchEngine(store, log, embedders, indexes, activity);
   }
 
   /** Adds passages whose vectors of a tier the learning worker just stored. */
@@ -111,6 +153,8 @@ export class SearchEngine {
 
   /** Lets go of the embedders' threads, once the server has stopped answering. */
   async close(): Promise<void> {
+    this.closing = true;
+    await this.loaded;
     await Promise.all([this.embedders.fast?.close?.(), this.embedders.strong?.close?.()]);
     this.indexes.fast?.close();
     this.indexes.strong?.close();
@@ -121,12 +165,13 @@ export class SearchEngine {
     return this.indexes.strong !== null;
   }
 
-  /** Passages each tier's index holds. */
+  /** Passages each tier's index holds; while the indexes load at start, those read so far. */
   figures(): IndexFigures {
     return { fast: this.indexes.fast?.count ?? 0, strong: this.indexes.strong?.count ?? 0 };
   }
 
-  search(accountId: string, containers: Container[], q: string, limit: number, traceId: string): Promise<SearchResponse> {
+  async search(accountId: string, containers: Container[], q: string, limit: number, traceId: string): Promise<SearchResponse> {
+    if (this.loading) await this.loaded;
     return this.activity.during(() => this.run(accountId, containers, q, limit, traceId));
   }
 

@@ -86,8 +86,8 @@ export interface PassageRepository {
   /** A tier's stored vectors by passage, for building the in-memory index; `after` pages by passage id. */
   listVectors(tier: VectorTier, afterPassageId: number, limit: number): StoredVectors[];
   getVectors(tier: VectorTier, passageIds: number[]): StoredVectors[];
-  /** How many unit vectors a tier holds, for sizing its index before building it. */
-  countVectorUnits(tier: VectorTier): number;
+  /** How many unit vectors a tier holds (of passages in the id range, when given), for sizing its index before building it. */
+  countVectorUnits(tier: VectorTier, afterPassageId?: number, upToPassageId?: number): number;
   /** Passages after `afterPassageId` with no vector of the tier yet, oldest first: re-embedding's and refinement's work list. */
   listPassagesWithoutVectors(tier: VectorTier, afterPassageId: number, limit: number): PassageText[];
   /** The highest passage id ever given (ids are never reused), 0 before the first passage. */

@@ -102,7 +102,8 @@ export function passagesRepository(ctx: SqliteContext): PassageRepository {
          ORDER BY p.id, v.unit`).all(tier, JSON.stringify(passageIds)));
     },
 
-    countVectorUnits: (tier) => raw.query<{ n: number }, [VectorTier]>('SELECT count(*) AS n FROM passage_vectors WHERE tier = ?').get(tier)!.n,
+    countVectorUnits: (tier, afterPassageId = 0, upToPassageId = Number.MAX_SAFE_INTEGER) => raw.query<{ n: number }, [number, number, VectorTier]>(
+      'SELECT count(*) AS n FROM passage_vectors WHERE passage_id > ? AND passage_id <= ? AND tier = ?').get(afterPassageId, upToPassageId, tier)!.n,
 
     listPassagesWithoutVectors: (tier, afterPassageId, limit) => raw.query<PassageText, [VectorTier, number, number]>(`
       SELECT p.id, p.title, p.content FROM passages p
