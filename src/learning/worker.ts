@@ -29,8 +29,6 @@ const { config, vectorExtension, onnxRuntime, restarted, strongIdentity, sharedS
 useVectorExtensionFile(vectorExtension);
 useEmbeddedOnnxRuntime(onnxRuntime);
 const log = createLogger(config.logLevel);
-// Learning is background work: on Linux this thread yields the cores to the threads answering requests.
-lowerThreadPriority(LEARNING_NICE);
 const db = openDatabase(config.dataDir, systemClock.now());
 const store = openSqliteStore(db);
 const keywordIndex = new KeywordIndexRebuild(db, log);
@@ -76,3 +74,6 @@ port.on('message', async (message: ToWorker) => {
   }
 });
 send({ type: 'ready' });
+// Learning is background work: on Linux this thread yields the cores to the threads answering
+// requests. Only once ready: the server waits for this thread to start before it answers.
+lowerThreadPriority(LEARNING_NICE);
