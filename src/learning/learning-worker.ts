@@ -71,10 +71,7 @@ export class LearningWorker implements Learning {
    * that fails to start rejects (the server does not start on a broken set-up); from then on the
    * worker is supervised.
    */
-  static async start(
-    config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void, log: Logger,
-    refine: RefineWith,
-  ): Promise<LearningWorker> {
+  static async start(config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void, log: Logger, refine: RefineWith): Promise<LearningWorker> {
     const handle = new LearningWorker(config, onIndexed, log, refine);
     await handle.launch();
     return handle;

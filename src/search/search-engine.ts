@@ -87,9 +87,10 @@ export class SearchEngine {
   /**
    * Reads every stored vector into its tier's index, a page at a time. A store of one page is read
    * before `open` returns; a larger one is read between requests from the start, counting included
-   * (~5 s at 100k passages), so the server answers at once and its searches wait for the indexes. Vectors stored or forgotten
-   * meanwhile are applied as they come: a passage read twice is replaced, not doubled. Should the
-   * store fail to give its vectors, search goes on by keyword alone until the next start.
+   * (~5 s at 100k passages), so the server answers at once and its searches wait for the indexes.
+   * Vectors stored or forgotten meanwhile are applied as they come: a passage read twice is
+   * replaced, not doubled. Should the store fail to give its vectors, search goes on by keyword
+   * alone until the next start.
    */
   private async load(): Promise<void> {
     const started = performance.now();
