@@ -40,6 +40,12 @@ const { key, passages } = seed;
 
 // The server, then the clients, each its own process.
 const server = await serve(dir, env);
+/** Passages the strong tier had refined (null: no strong tier): refinement yields to searches, so it shows how far it got. */
+const refined = async () => ((await (await fetch(`${server.url}/healthz`)).json()) as { learning: { refined: number | null } }).learning.refined;
+// One search first: it waits for the server's indexes to load, so the count is the store's.
+const first = await fetch(`${server.url}/v1/search`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{"q":"start"}' });
+if (!first.ok) throw new Error(`search answered ${first.status}`);
+const refinedBefore = await refined();
 const runId = Date.now().toString(36);
 const out = join(tmpdir(), `engram-soak-${runId}.json`);
 const clients = Bun.spawn([
@@ -47,6 +53,7 @@ const clients = Bun.spawn([
   '--minutes', values.minutes!, '--run', runId, '--out', out, '--think-ms', values['think-ms']!,
 ], { stdout: 'inherit', stderr: 'inherit' });
 const clientsExit = await clients.exited;
+const refinedAfter = await refined();
 if (clientsExit !== 0) {
   await server.stop();
   throw new Error(`soak-clients exited ${clientsExit}`);
@@ -169,6 +176,7 @@ for (const [k, v] of rows) line(`  ${k}`, v);
 const queuedDocs = rec.docs.filter((d) => d.status === 'queued').length;
 console.log(`acknowledged: ${rec.docs.length} document adds (${queuedDocs} queued, ${rec.docs.length - queuedDocs} exists), ${rec.facts.length} facts; ${rec.reuses.length} re-adds of a known custom_id, ${rec.pairs.length} concurrent duplicate pairs`);
 console.log(`HTTP statuses seen by the clients: ${JSON.stringify(rec.httpStatuses)}; failed calls: ${rec.failureCount}`);
+if (refinedBefore !== null) console.log(`refined while the clients ran: ${refinedAfter! - refinedBefore} passages`);
 console.log(`learning caught up ${learnWait.toFixed(1)} s after the clients stopped; server peak memory (VmHWM) ${peak.toFixed(0)} MiB; store ${(bytes / 1024 / 1024).toFixed(0)} MiB`);
 console.log(`wall time ${((performance.now() - wallStart) / 1000).toFixed(0)} s`);
 if (problems.length === 0) {

@@ -2,7 +2,8 @@
  * Refinement by the strong embedding tier, on the real `engram serve` with its learning thread:
  * it catches up with every learned passage, never delays a new document's `learned` nor a graceful
  * stop, survives a SIGKILL mid-batch and a restart without losing, doubling or half-writing a
- * passage's vectors, holds the strong model once, and search then finds a paraphrase through it.
+ * passage's vectors, holds the strong model once, and search then finds a paraphrase through it;
+ * and it keeps out of the way of searches sent back to back, catching up once they stop.
  */
 import { Database } from 'bun:sqlite';
 import { afterAll, describe, expect, it } from 'bun:test';
@@ -17,6 +18,7 @@ import { sweepThenRemove } from '../../helpers/secret-sweep';
 const dataDir = mkdtempSync(join(tmpdir(), 'engram-refine-'));
 const logFile = `${dataDir}.serve.log`;
 let served: Served | null = null;
+let key = '';
 
 afterAll(async () => {
   served?.proc.kill('SIGKILL');
@@ -67,7 +69,7 @@ function strongUnits(): { complete: number; partial: number; passages: number } 
 
 describe('refinement by the strong tier', () => {
   it('refines in the background without delaying learning, survives SIGKILL mid-batch, and finds a paraphrase', async () => {
-    const { key } = setUp(dataDir);
+    ({ key } = setUp(dataDir));
     served = await spawnServer(dataDir, { ENGRAM_EMBEDDER: 'builtin' }, logFile);
     const post = (content: string) => fetch(`${served!.url}/v1/documents`, {
       method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ content }),
@@ -135,4 +137,35 @@ describe('refinement by the strong tier', () => {
     expect(results[0]!.content).toContain('violin');
     console.log(`refinement: ${done.passages} passages; a new document learned in ${learnMs} ms while ${during.passages - during.refined!} waited for refinement; stopped by SIGTERM in ${stopMs.toFixed(0)} ms; peak ${peakMiB.toFixed(0)} MiB`);
   }, 300_000);
+
+  it('waits while searches come back to back, and catches up once they stop', async () => {
+    const url = served!.url;
+    const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+    for (let i = 100; i < 112; i++) {
+      await fetch(`${url}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content: entry(i) }) });
+    }
+    const before = await until('the new documents to be learned', async () => {
+      const h = await health(url);
+      return h.queue === 0 ? h : null;
+    });
+    const pending = before.passages - before.refined!;
+    // Unhindered, the learning thread refines these in about a second.
+    const searchUntil = Date.now() + 3_000;
+    let searches = 0;
+    while (Date.now() < searchUntil) {
+      const res = await fetch(`${url}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: 'what did I write about the garden' }) });
+      expect(res.status).toBe(200);
+      await res.json();
+      searches++;
+    }
+    const meanwhile = (await health(url)).refined! - before.refined!;
+    expect(pending).toBeGreaterThan(12);
+    expect(meanwhile).toBeLessThan(pending / 2);
+    const caughtUp = performance.now();
+    await until('refinement to catch up once the searches stopped', async () => {
+      const h = await health(url);
+      return h.refined === h.passages ? h : null;
+    }, 30_000);
+    console.log(`refinement beside ${searches} searches in 3 s: ${meanwhile} of ${pending} passages; the rest ${((performance.now() - caughtUp) / 1000).toFixed(1)} s after`);
+  }, 60_000);
 });
