@@ -23,6 +23,7 @@ import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { isStorageFull } from '../errors';
 import { HammingScan } from './hamming-scan';
+import { PassageSlots } from './passage-slots';
 import type { ScanShare } from './shared-scan';
 
 /** Rows buffered before one write to the file: building the index appends slot after slot. */
@@ -64,7 +65,7 @@ export class VectorIndex {
   /** The transform's random sign for each dimension. */
   private readonly signs: Float32Array;
   /** A passage's first slot and unit count, as first * 256 + count. */
-  private readonly slotsOf = new Map<number, number>();
+  private readonly slotsOf = new PassageSlots();
   private readonly groupOf = new Map<string, number>();
 
   /** `scratchDir`: where the int8 rows' file is made (and at once unlinked). */
