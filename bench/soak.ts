@@ -44,7 +44,10 @@ const server = await serve(dir, env);
 const refined = async () => ((await (await fetch(`${server.url}/healthz`)).json()) as { learning: { refined: number | null } }).learning.refined;
 // One search first: it waits for the server's indexes to load, so the count is the store's.
 const first = await fetch(`${server.url}/v1/search`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{"q":"start"}' });
-if (!first.ok) throw new Error(`search answered ${first.status}`);
+if (!first.ok) {
+  await server.stop();
+  throw new Error(`search answered ${first.status}`);
+}
 const refinedBefore = await refined();
 const runId = Date.now().toString(36);
 const out = join(tmpdir(), `engram-soak-${runId}.json`);

@@ -43,7 +43,7 @@ export interface RefineWith {
   /** The query thread's model once loaded, for refinement to run (each worker gets it when ready). */
   strongModel: (() => Promise<SharedOnnxEmbedder>) | null;
   /** The search engine's record of searches in flight (search/search-activity.ts). */
-  searches: SharedArrayBuffer | null;
+  searches: SharedArrayBuffer;
 }
 
 export class LearningWorker implements Learning {

@@ -42,9 +42,9 @@ const send = (m: FromWorker) => port.postMessage(m);
 // The query thread's strong model, once the HTTP thread sends it: refinement waits for it.
 const strongModel = Promise.withResolvers<SharedOnnxEmbedder>();
 strongModel.promise.catch(() => {}); // a failure is seen by the refinement that awaits it
-const activity = searches && new SearchActivity(searches);
+const activity = new SearchActivity(searches);
 const embedders = await createEmbedders(config, 'learning', {
-  identity: strongIdentity ?? undefined, shared: sharedStrong ? () => strongModel.promise : undefined, beforeRun: activity ? () => activity.quiet() : undefined,
+  identity: strongIdentity ?? undefined, shared: sharedStrong ? () => strongModel.promise : undefined, beforeRun: () => activity.quiet(),
 });
 const runner = new LearningRunner({
   store, clock: systemClock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config),

@@ -58,7 +58,6 @@ export interface IndexFigures {
 export class SearchEngine {
   /** Settles once the indexes hold every vector stored at start; searches wait for it. */
   private readonly loaded: Promise<void>;
-  private loading = true;
   private closing = false;
 
   private constructor(
@@ -109,16 +108,15 @@ export class SearchEngine {
           if (large) await turn();
         }
         index.reserve(units);
-        let first = true;
         for (let page = this.store.listVectors(tier, 0, LOAD_PAGE); page.length; page = this.store.listVectors(tier, page.at(-1)!.passageId, LOAD_PAGE)) {
           for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
           // Each page read is garbage once indexed; collecting it before the next page keeps the
           // start-up peak near the indexes' own size instead of the whole table's, and after the
-          // last of several, the memory at rest. A store of one short page is not collected: no
-          // collection (~20 ms) to wait for at a small store's start.
-          if (page.length === LOAD_PAGE || !first) Bun.gc(true);
-          first = false;
-          if (large) await turn();
+          // last, the memory at rest. A small store is not collected: no collection (~20 ms) to
+          // wait for at its start.
+          if (!large) continue;
+          Bun.gc(true);
+          await turn();
           if (this.closing) return;
         }
       }
@@ -132,8 +130,6 @@ export class SearchEngine {
         this.indexes[tier]?.close();
         this.indexes[tier] = null;
       }
-    } finally {
-      this.loading = false;
     }
   }
 
@@ -172,7 +168,7 @@ export class SearchEngine {
   }
 
   async search(accountId: string, containers: Container[], q: string, limit: number, traceId: string): Promise<SearchResponse> {
-    if (this.loading) await this.loaded;
+    await this.loaded;
     return this.activity.during(() => this.run(accountId, containers, q, limit, traceId));
   }
 
