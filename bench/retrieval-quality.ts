@@ -8,7 +8,6 @@
  *
  *   bun bench/retrieval-quality.ts [--set conversations|quality] [--seed 17] [--distractors 5000]
  */
-import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { createEmbedders } from '../src/learning/create-embedder';
@@ -20,6 +19,7 @@ import type { VectorIndex } from '../src/search/vector-index';
 import type { VectorTier } from '../src/storage/store';
 import shortSet from '../test/learning/embedder/quality/eval-set.json';
 import longSet from '../test/learning/embedder/quality/eval-set-long.json';
+import { scratchDir } from '../test/helpers/scratch';
 import { generateConversations, turnDocument } from './conversations/generate';
 import { documentText, seeded } from './lib/corpus';
 import { ACCOUNT, CONTAINER, learnCorpus, tierIndex } from './lib/learned-corpus';
@@ -81,7 +81,7 @@ for (const set of sets) {
   };
   /** The server's search (its fusion included) with the given embedders. */
   const server = (tiers: typeof embedders) => {
-    const engine = SearchEngine.open(store, log, tiers, tmpdir());
+    const engine = SearchEngine.open(store, log, tiers, scratchDir());
     return async (q: string) => (await engine.search(ACCOUNT, [CONTAINER], q, 10, 'bench')).results
       .map((r) => corpus.passageAt(r.document_id!, r.position)!);
   };

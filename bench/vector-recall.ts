@@ -10,15 +10,14 @@
  *
  *   bun bench/vector-recall.ts --store DIR [--queries 100] [--tier fast|strong]
  */
-import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { createEmbedders } from '../src/learning/create-embedder';
-import { VectorIndex } from '../src/search/vector-index';
 import { openDatabase } from '../src/storage/sqlite/open';
 import { openSqliteStore } from '../src/storage/sqlite/sqlite-store';
 import type { VectorTier } from '../src/storage/store';
 import { percentile, query, seeded } from './lib/corpus';
+import { scratchIndex } from '../test/helpers/scratch';
 
 const { values } = parseArgs({ options: { store: { type: 'string' }, queries: { type: 'string', default: '100' }, tier: { type: 'string' } } });
 if (!values.store) throw new Error('--store DIR: a data directory a benchmark kept');
@@ -29,7 +28,7 @@ const tiers = (values.tier ? [values.tier] : ['fast', 'strong']) as VectorTier[]
 
 for (const tier of tiers) {
   const embedder = embedders[tier]!;
-  const index = new VectorIndex(embedder.dimensions, tmpdir());
+  const index = scratchIndex(embedder.dimensions);
   index.reserve(store.countVectorUnits(tier));
   const passages: { id: number; units: Float32Array[] }[] = [];
   let container = '';

@@ -11,16 +11,19 @@ import { createLogger } from '../../src/log';
 import { Refiner } from '../../src/learning/refiner';
 import { LearningRunner } from '../../src/learning/runner';
 import type { SearchEmbedders } from '../../src/search/search-engine';
-import { VectorIndex } from '../../src/search/vector-index';
 import { openDatabase } from '../../src/storage/sqlite/open';
 import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import type { Store, VectorTier } from '../../src/storage/store';
+import type { VectorIndex } from '../../src/search/vector-index';
+import { scratchIndex } from '../../test/helpers/scratch';
 
 export const ACCOUNT = 'acc_bench';
 export const CONTAINER = { id: 'ctr_bench', accountId: ACCOUNT, name: 'bench', description: '', createdAt: 0, updatedAt: 0 };
 
 export interface LearnedCorpus {
   store: Store;
+  /** The store's data directory. */
+  dir: string;
   /** A passage's document key, for every passage learned. */
   keyOf(passageId: number): string | undefined;
   /** The passage at a position of a document (search results name passages that way). */
@@ -78,6 +81,7 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
   if (new Set(keyOf.values()).size !== documents.length) throw new Error(`only ${new Set(keyOf.values()).size} of ${documents.length} documents were learned`);
   return {
     store,
+    dir,
     keyOf: (id) => keyOf.get(id),
     passageAt: (documentId, position) => passageAt.get(`${documentId}#${position}`),
     close() {
@@ -89,7 +93,7 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
 
 /** A tier's vector index over every stored vector of the tier, as SearchEngine.open builds it. */
 export function tierIndex(store: Store, tier: VectorTier, dimensions: number): VectorIndex {
-  const index = new VectorIndex(dimensions, tmpdir());
+  const index = scratchIndex(dimensions);
   index.reserve(store.countVectorUnits(tier));
   for (let page = store.listVectors(tier, 0, 2_000); page.length; page = store.listVectors(tier, page.at(-1)!.passageId, 2_000)) {
     for (const p of page) index.add(p.passageId, p.containerId, p.vectors);

@@ -17,6 +17,23 @@ export class PassageSlots {
   private length = 0;
   private removed = 0;
 
+  /** Entries as stored (ids, and values with tombstones), for saving; views, valid until the next change. */
+  entries(): [Float64Array, Float64Array] {
+    return [this.ids.subarray(0, this.length), this.values.subarray(0, this.length)];
+  }
+
+  /** Entries saved by `entries`, of which there are `length`: `fill` puts them in the two arrays it is given. */
+  static restore(length: number, fill: (ids: Float64Array, values: Float64Array) => void): PassageSlots {
+    const slots = new PassageSlots();
+    const capacity = Math.max(1024, 2 ** Math.ceil(Math.log2(length)));
+    slots.ids = new Float64Array(capacity);
+    slots.values = new Float64Array(capacity);
+    fill(slots.ids.subarray(0, length), slots.values.subarray(0, length));
+    slots.length = length;
+    for (let i = 0; i < length; i++) if (slots.values[i] === REMOVED) slots.removed++;
+    return slots;
+  }
+
   /** Passages held. */
   get size(): number {
     return this.length - this.removed;

@@ -78,9 +78,11 @@ export class QueryEmbedder implements Embedder {
   /**
    * Frees the model and ends the thread, once the model has loaded: ONNX Runtime aborts the whole
    * process when the thread it is loading a session for is torn down under it (a stop right after
-   * start). Every other thread running the shared model must have stopped first.
+   * start). Every other thread running the shared model must have stopped first. The thread keeps
+   * the process alive meanwhile: by then nothing else may, and the process would end mid-stop.
    */
   async close(): Promise<void> {
+    this.worker.ref();
     if (await this.settled && !this.exited) {
       const closed = new Promise<void>((resolve) => {
         this.worker.on('message', (m: QueryReply) => 'closed' in m && resolve());

@@ -6,10 +6,13 @@
  * container, so one that fails is reported in `containers[].error` instead of looking like an empty
  * memory. Without an embedder, or while a re-embedding runs, search is keyword-only.
  */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { z } from 'zod';
 import type { Embedder } from '../learning/embedder/embedder';
 import type { Logger } from '../log';
 import type * as S from '../operations/schemas';
+import { INDEX_DIR } from '../storage/sqlite/open';
 import type { Container, KeywordHit, Store, VectorTier } from '../storage/store';
 import { convexFusion, type Scored } from './fusion';
 import { QueryEmbedder } from './query-embedder';
@@ -27,6 +30,12 @@ type SearchResponse = z.infer<typeof S.SearchResponse>;
 const LOAD_PAGE = 2_000;
 /** Passage ids a tier's units are counted over at a time before its index is built (~20 ms at 100k). */
 const COUNT_SLICE = 20_000;
+
+/** The setting that holds the token of the indexes saved at the last clean stop (migrations/0017_vector_snapshot.sql). */
+const SAVED_TOKEN = 'vector_snapshot';
+const TIERS = ['strong', 'fast'] as const;
+/** Each tier's rows file, and its state saved between a stop and a start. */
+const indexFiles = (dataDir: string, tier: VectorTier) => ({ rows: join(dataDir, INDEX_DIR, `${tier}.rows`), state: join(dataDir, INDEX_DIR, `${tier}.state`) });
 
 /** Candidates taken from keyword search and from each vector tier before fusing. */
 export const CANDIDATES = 50;
@@ -58,6 +67,8 @@ export interface IndexFigures {
 export class SearchEngine {
   /** Settles once the indexes hold every vector stored at start; searches wait for it. */
   private readonly loaded: Promise<void>;
+  /** Whether the indexes hold every stored vector: not when their load failed or was cut short. */
+  private whole = false;
   private closing = false;
 
   private constructor(
@@ -66,21 +77,46 @@ export class SearchEngine {
     private readonly embedders: SearchEmbedders,
     private readonly indexes: Record<VectorTier, VectorIndex | null>,
     private readonly activity: SearchActivity,
+    private readonly dataDir: string,
+    restored: ReadonlySet<VectorTier>,
   ) {
-    this.loaded = this.load();
+    this.loaded = this.load(restored);
   }
 
   /**
-   * Opens each tier's vector index and starts filling it from the stored vectors (see `load`).
-   * With no embedder, search is keyword-only. Each search is recorded in `activity`, which the
-   * learning thread reads.
+   * Opens each tier's vector index: the one saved at the last clean stop when the store still holds
+   * its token (no stored vector has changed since), read in a few milliseconds; otherwise a new one,
+   * filled from the stored vectors (see `load`). The token and the saved state are used up here, so
+   * a server killed later rebuilds at its next start. With no embedder, search is keyword-only and
+   * the store is not touched. Each search is recorded in `activity`, which the learning thread reads.
    */
-  static open(store: Store, log: Logger, embedders: SearchEmbedders, scratchDir: string, activity = new SearchActivity()): SearchEngine {
-    const index = (tier: VectorTier) => {
-      const embedder = embedders[tier];
-      return embedder && new VectorIndex(embedder.dimensions, scratchDir);
-    };
-    return new SearchEngine(store, log, embedders, { strong: index('strong'), fast: index('fast') }, activity);
+  static open(store: Store, log: Logger, embedders: SearchEmbedders, dataDir: string, activity = new SearchActivity()): SearchEngine {
+    const started = performance.now();
+    const indexes: Record<VectorTier, VectorIndex | null> = { strong: null, fast: null };
+    const restored = new Set<VectorTier>();
+    const searched = TIERS.filter((tier) => embedders[tier]);
+    // A search without vectors (a command's, or keyword-only) leaves the indexes' files and token alone.
+    if (searched.length) {
+      const token = store.takeSetting(SAVED_TOKEN);
+      mkdirSync(join(dataDir, INDEX_DIR), { recursive: true, mode: 0o700 });
+      for (const tier of TIERS) {
+        const files = indexFiles(dataDir, tier);
+        const dimensions = embedders[tier]?.dimensions;
+        if (dimensions) {
+          const saved = token ? VectorIndex.restore(dimensions, files.rows, files.state, token) : null;
+          if (saved) restored.add(tier);
+          indexes[tier] = saved ?? new VectorIndex(dimensions, files.rows);
+        } else {
+          // A tier no longer searched (its embedder switched off) keeps no files.
+          rmSync(files.rows, { force: true });
+        }
+        // Used up: a server killed from now on rebuilds at its next start.
+        rmSync(files.state, { force: true });
+      }
+      if (restored.size) log.info('search indexes read as saved at the last stop', { tiers: [...restored], ms: Math.round(performance.now() - started) });
+      if (token && restored.size < searched.length) log.warn('search indexes saved at the last stop could not be read; they are rebuilt from the store');
+    }
+    return new SearchEngine(store, log, embedders, indexes, activity, dataDir, restored);
   }
 
   /**
@@ -89,18 +125,18 @@ export class SearchEngine {
    * (~5 s at 100k passages), so the server answers at once and its searches wait for the indexes.
    * Vectors stored or forgotten meanwhile are applied as they come: a passage read twice is
    * replaced, not doubled. Should the store fail to give its vectors, search goes on by keyword
-   * alone until the next start.
+   * alone until the next start. A `restored` tier's index is whole already.
    */
-  private async load(): Promise<void> {
+  private async load(restored: ReadonlySet<VectorTier>): Promise<void> {
     const started = performance.now();
     const last = this.store.lastPassageId();
     const large = last > LOAD_PAGE;
     const turn = () => new Promise((resolve) => setImmediate(resolve));
     try {
       if (large) await turn();
-      for (const tier of ['strong', 'fast'] as const) {
+      for (const tier of TIERS) {
         const index = this.indexes[tier];
-        if (!index) continue;
+        if (!index || restored.has(tier)) continue;
         // Sized once: growing by doubling while loading would hold two copies at the switch.
         let units = 0;
         for (let after = 0; after < last; after += COUNT_SLICE) {
@@ -124,9 +160,10 @@ export class SearchEngine {
       // strong index alongside this thread, which is waiting on that vector to scan.
       if (this.indexes.strong && this.embedders.strong instanceof QueryEmbedder) this.embedders.strong.helpScans(this.indexes.strong.shareScans());
       if (this.indexes.fast) this.log.info('search indexes loaded', { ...this.figures(), ms: Math.round(performance.now() - started) });
+      this.whole = true;
     } catch (err) {
       this.log.error('the vector indexes could not be built; search is by keyword alone until the next start', { error: String(err) });
-      for (const tier of ['strong', 'fast'] as const) {
+      for (const tier of TIERS) {
         this.indexes[tier]?.close();
         this.indexes[tier] = null;
       }
@@ -148,13 +185,41 @@ export class SearchEngine {
     }
   }
 
-  /** Lets go of the embedders' threads, once the server has stopped answering. */
+  /**
+   * Lets go of the embedders' threads and saves the indexes for the next start (see `save`), once
+   * the server has stopped answering and learning has stopped.
+   */
   async close(): Promise<void> {
     this.closing = true;
     await this.loaded;
     await Promise.all([this.embedders.fast?.close?.(), this.embedders.strong?.close?.()]);
+    if (this.whole) this.save();
     this.indexes.fast?.close();
     this.indexes.strong?.close();
+  }
+
+  /**
+   * Saves each index with a new token, then records the token in the store: a start trusts the
+   * saved indexes only while it stands, and any change to the stored vectors drops it. Nothing is
+   * saved unless each index holds as many vectors as the store (~0.1 s a tier to count at 100k
+   * passages): one that missed a change is rebuilt at the next start rather than kept.
+   */
+  private save(): void {
+    const tiers = TIERS.filter((tier) => this.indexes[tier]);
+    if (!tiers.length) return;
+    const token = crypto.randomUUID();
+    try {
+      for (const tier of tiers) {
+        const index = this.indexes[tier]!;
+        const stored = this.store.countVectorUnits(tier);
+        if (stored !== index.units) throw new Error(`the ${tier} index holds ${index.units} vectors, the store ${stored}`);
+        index.save(indexFiles(this.dataDir, tier).state, token);
+      }
+      this.store.setSetting(SAVED_TOKEN, token);
+    } catch (err) {
+      this.log.warn('the search indexes were not saved; the next start rebuilds them', { error: String(err) });
+      for (const tier of tiers) rmSync(indexFiles(this.dataDir, tier).state, { force: true });
+    }
   }
 
   /** Whether a strong tier refines passages. */

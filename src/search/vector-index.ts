@@ -14,15 +14,15 @@
  *
  * The int8 copies live outside the heap, in a file of fixed-size rows by slot, read back a row at a
  * time for the few hundred candidates of a search (~0.4 ms for 500 rows): in memory they were ~250 MiB
- * at 100k passages (docs/performance.md). The file is unlinked as soon as it is made, so it is the
- * process's own scratch space, gone when it exits or crashes; the index is rebuilt from SQLite at
- * every start, so no stale copy can ever be read. A row the file refuses (a full disk) is kept in
- * memory instead, so search goes on answering with every passage it has.
+ * at 100k passages (docs/performance.md). The file is made anew with the index, or kept with the
+ * rest of its state by `save` for `restore` at the next start (search-engine.ts says when a saved
+ * copy is trusted). A row the file refuses (a full disk) is kept in memory instead, so search goes
+ * on answering with every passage it has.
  */
-import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { isStorageFull } from '../errors';
 import { HammingScan } from './hamming-scan';
+import { readSnapshot, writeSnapshot } from './index-snapshot';
 import { PassageSlots } from './passage-slots';
 import type { ScanShare } from './shared-scan';
 
@@ -33,6 +33,24 @@ const RESCORE_MIN = 200;
 
 /** Units after which the mean is taken as settled: later doublings would redo every code for nothing. */
 const RECENTER_UNTIL = 32_768;
+
+/** Raised whenever codes are made differently or the state saved changes: a copy saved by another release is then rebuilt. */
+const SAVED_FORMAT = 1;
+
+/** What `save` writes before the arrays, and `restore` checks. */
+interface SavedHeader {
+  format: number;
+  token: string;
+  dimensions: number;
+  size: number;
+  dead: number;
+  summed: number;
+  centeredAt: number;
+  /** Container ids by group. */
+  containers: string[];
+  /** Entries of the passage-to-slots table. */
+  entries: number;
+}
 
 export interface VectorHit {
   passageId: number;
@@ -65,15 +83,13 @@ export class VectorIndex {
   /** The transform's random sign for each dimension. */
   private readonly signs: Float32Array;
   /** A passage's first slot and unit count, as first * 256 + count. */
-  private readonly slotsOf = new PassageSlots();
+  private slotsOf = new PassageSlots();
   private readonly groupOf = new Map<string, number>();
 
-  /** `scratchDir`: where the int8 rows' file is made (and at once unlinked). */
-  constructor(readonly dimensions: number, scratchDir: string) {
+  /** `rowsPath`: the file of int8 rows, made anew unless `keepRows` (a restored index's). */
+  constructor(readonly dimensions: number, rowsPath: string, keepRows = false) {
     this.scanner = new HammingScan(dimensions, 1024);
-    const path = join(scratchDir, `.vector-rows-${process.pid}-${crypto.randomUUID()}`);
-    this.fd = openSync(path, 'wx+', 0o600);
-    unlinkSync(path);
+    this.fd = openSync(rowsPath, keepRows ? 'r+' : 'w+', 0o600);
     this.batch = new Int8Array(WRITE_BATCH * dimensions);
     this.row = new Int8Array(dimensions);
     this.center = new Float32Array(dimensions);
@@ -96,7 +112,62 @@ export class VectorIndex {
     return this.scanner.share();
   }
 
-  /** Lets go of the scratch file. */
+  /**
+   * The index as `save` left it at `statePath`, its rows in `rowsPath`; null when there is no copy
+   * saved with `token` for these dimensions, or it cannot be read whole.
+   */
+  static restore(dimensions: number, rowsPath: string, statePath: string, token: string): VectorIndex | null {
+    const reader = readSnapshot(statePath);
+    if (!reader) return null;
+    let index: VectorIndex | null = null;
+    try {
+      const saved = reader.header as unknown as SavedHeader;
+      if (saved.format !== SAVED_FORMAT || saved.token !== token || saved.dimensions !== dimensions) return null;
+      index = new VectorIndex(dimensions, rowsPath, true);
+      if (fstatSync(index.fd).size < saved.size * dimensions) throw new Error('the rows file is short');
+      const { size } = saved;
+      index.grow(size);
+      index.scanner.reserve(size, Math.max(1, saved.containers.length));
+      for (const [group, id] of saved.containers.entries()) index.groupOf.set(id, group);
+      for (const section of [index.ids.subarray(0, size), index.inverseNorms.subarray(0, size), index.center, index.sum]) reader.next(section);
+      reader.next(index.scanner.codes.subarray(0, size * index.scanner.words));
+      reader.next(index.scanner.groups.subarray(0, size));
+      index.slotsOf = PassageSlots.restore(saved.entries, (ids, values) => {
+        reader.next(ids);
+        reader.next(values);
+      });
+      index.size = size;
+      index.dead = saved.dead;
+      index.summed = saved.summed;
+      index.centeredAt = saved.centeredAt;
+      return index;
+    } catch {
+      index?.close();
+      return null;
+    } finally {
+      reader.close();
+    }
+  }
+
+  /**
+   * Writes the index's state to `statePath` for `restore`, which must present `token`; its rows are
+   * flushed to their file and to disk first. Throws if a row cannot be written (a full disk).
+   */
+  save(statePath: string, token: string): void {
+    this.flush();
+    for (const [slot, row] of this.spilled) this.write(slot, row);
+    if (this.spilled.size) throw new Error('the disk refuses some rows of the index');
+    fsyncSync(this.fd);
+    const [ids, values] = this.slotsOf.entries();
+    const { size, dead, summed, centeredAt } = this;
+    const header: SavedHeader = { format: SAVED_FORMAT, token, dimensions: this.dimensions, size, dead, summed, centeredAt, containers: [...this.groupOf.keys()], entries: ids.length };
+    writeSnapshot(statePath, header, [
+      this.ids.subarray(0, size), this.inverseNorms.subarray(0, size), this.center, this.sum,
+      this.scanner.codes.subarray(0, size * this.scanner.words), this.scanner.groups.subarray(0, size), ids, values,
+    ]);
+  }
+
+  /** Lets go of the rows file. */
   close(): void {
     closeSync(this.fd);
   }
@@ -104,6 +175,11 @@ export class VectorIndex {
   /** How many passages the index holds. */
   get count(): number {
     return this.slotsOf.size;
+  }
+
+  /** How many unit vectors the index holds. */
+  get units(): number {
+    return this.size - this.dead;
   }
 
   /** Adds or replaces a passage's unit vectors (at most 255), filed under its container. */

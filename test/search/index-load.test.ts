@@ -4,13 +4,13 @@
  * stored meanwhile are taken; a store that fails mid-way leaves search by keyword alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { tmpdir } from 'node:os';
 import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder';
 import { createLogger } from '../../src/log';
 import { SearchEngine } from '../../src/search/search-engine';
 import type { Store } from '../../src/storage/store';
 import { documentText, seeded } from '../../bench/lib/corpus';
 import { ACCOUNT, CONTAINER, type LearnedCorpus, learnCorpus } from '../../bench/lib/learned-corpus';
+import { scratchDir } from '../helpers/scratch';
 
 const fast = loadStaticEmbedder();
 /** Over two pages of the load (2,000 passages a page), one passage a document. */
@@ -36,7 +36,7 @@ const search = (engine: SearchEngine, q: string) => engine.search(ACCOUNT, [cont
 
 describe('loading the indexes at start', () => {
   it('reads the vectors between turns, and a search asked at once waits for all of them', async () => {
-    const engine = SearchEngine.open(corpus.store, createLogger('silent'), { fast, strong: null }, tmpdir());
+    const engine = SearchEngine.open(corpus.store, createLogger('silent'), { fast, strong: null }, scratchDir());
     try {
       expect(engine.figures().fast).toBe(0);
       const res = await search(engine, QUERY);
@@ -62,7 +62,7 @@ describe('loading the indexes at start', () => {
       },
     });
     const lines: string[] = [];
-    const engine = SearchEngine.open(failing, createLogger('error', (l) => lines.push(l)), { fast, strong: null }, tmpdir());
+    const engine = SearchEngine.open(failing, createLogger('error', (l) => lines.push(l)), { fast, strong: null }, scratchDir());
     try {
       const res = await search(engine, 'grandmother bees orchard');
       expect(res.results[0]!.content).toBe(LAST);
@@ -74,7 +74,7 @@ describe('loading the indexes at start', () => {
   });
 
   it('stops loading when closed', async () => {
-    const engine = SearchEngine.open(corpus.store, createLogger('silent'), { fast, strong: null }, tmpdir());
+    const engine = SearchEngine.open(corpus.store, createLogger('silent'), { fast, strong: null }, scratchDir());
     await engine.close();
     expect(engine.figures().fast).toBeLessThan(passages);
   });
@@ -82,7 +82,7 @@ describe('loading the indexes at start', () => {
   it('takes vectors stored while it loads, for a passage it has already read', async () => {
     const { store } = corpus;
     const first = store.listVectors('fast', 0, 1)[0]!;
-    const engine = SearchEngine.open(store, createLogger('silent'), { fast, strong: null }, tmpdir());
+    const engine = SearchEngine.open(store, createLogger('silent'), { fast, strong: null }, scratchDir());
     try {
       while (engine.figures().fast === 0) await new Promise((resolve) => setImmediate(resolve));
       expect(engine.figures().fast).toBeLessThan(passages);

@@ -3,11 +3,10 @@
  * many things, where the passage's one whole-text vector, an average of all its topics, does not.
  */
 import { describe, expect, it } from 'bun:test';
-import { tmpdir } from 'node:os';
 import { embeddingUnits } from '../../src/learning/embedding-units';
 import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder';
-import { VectorIndex } from '../../src/search/vector-index';
 import { quantize } from '../../src/storage/sqlite/vectors';
+import { scratchIndex } from '../helpers/scratch';
 
 const embedder = loadStaticEmbedder();
 
@@ -39,7 +38,7 @@ const QUESTIONS: [string, number][] = [
 ];
 
 function meanReciprocalRank(unitsOf: (text: string) => string[]): number {
-  const index = new VectorIndex(embedder.dimensions, tmpdir());
+  const index = scratchIndex(embedder.dimensions);
   for (const [id, text] of [...LONG, ...SHORT].entries()) index.add(id, 'c', embedder.embed(unitsOf(text)).map(quantize));
   let total = 0;
   for (const [q, want] of QUESTIONS) {

@@ -4,7 +4,6 @@
  * from keyword search and the other tier, and says so in the log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { tmpdir } from 'node:os';
 import type { Embedder } from '../../src/learning/embedder/embedder';
 import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder';
 import { LearningRunner } from '../../src/learning/runner';
@@ -12,6 +11,7 @@ import { createLogger } from '../../src/log';
 import * as ops from '../../src/operations/index';
 import { SearchEngine } from '../../src/search/search-engine';
 import { type Harness, openHarness } from '../operations/harness';
+import { scratchDir } from '../helpers/scratch';
 
 const fast = loadStaticEmbedder();
 const STRONG_DIMENSIONS = 384;
@@ -47,7 +47,7 @@ describe('search with a failing query embedder', () => {
   for (const how of ['rejects', 'throws'] as const) {
     it(`answers from keyword search and the fast tier when the strong tier's embedder ${how}`, async () => {
       const lines: string[] = [];
-      const engine = SearchEngine.open(h.services.store, createLogger('warn', (l) => lines.push(l)), { fast, strong: failing(how) }, tmpdir());
+      const engine = SearchEngine.open(h.services.store, createLogger('warn', (l) => lines.push(l)), { fast, strong: failing(how) }, scratchDir());
       const [container] = h.services.store.listContainers(accountId);
       const res = await engine.search(accountId, [container!], 'which instrument does my sister play', 10, 'tr_test');
       expect(res.results[0]!.content).toBe('My sister plays the violin every evening.');

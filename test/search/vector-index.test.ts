@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VectorIndex } from '../../src/search/vector-index';
 import { quantize } from '../../src/storage/sqlite/vectors';
+import { scratchIndex } from '../helpers/scratch';
 
 function unit(dims: number, random: () => number): Float32Array {
   const v = new Float32Array(dims).map(() => random() - 0.5);
@@ -29,7 +30,7 @@ describe('the vector index', () => {
     const falling = (scale: number) => Float32Array.from({ length: dims }, (_, i) => (scale * gauss()) / (1 + i / 4));
     const centres = Array.from({ length: 150 }, () => falling(1).map((x, i) => x + 1.5 * shared[i]!));
     const member = (c: Float32Array) => normal(falling(0.35).map((x, i) => x + c[i]!));
-    const index = new VectorIndex(dims, tmpdir());
+    const index = scratchIndex(dims);
     const vectors = Array.from({ length: 3000 }, (_, i) => member(centres[i % 150]!));
     for (const [i, v] of vectors.entries()) index.add(i + 1, i % 3 === 0 ? 'other' : 'mine', [quantize(v)]);
     let overlap = 0;
@@ -49,7 +50,7 @@ describe('the vector index', () => {
   });
 
   it('forgets removed passages and answers nothing for unknown containers', () => {
-    const index = new VectorIndex(dims, tmpdir());
+    const index = scratchIndex(dims);
     const v = unit(dims, random);
     index.add(7, 'c', [quantize(v)]);
     expect(index.search(v, ['c'], 5).map((h) => h.passageId)).toEqual([7]);
@@ -59,7 +60,7 @@ describe('the vector index', () => {
   });
 
   it('grows past its first capacity without losing vectors', () => {
-    const index = new VectorIndex(dims, tmpdir());
+    const index = scratchIndex(dims);
     const vectors = Array.from({ length: 5000 }, () => unit(dims, random));
     for (const [i, v] of vectors.entries()) index.add(i, 'c', [quantize(v)]);
     expect(index.count).toBe(5000);
@@ -67,7 +68,7 @@ describe('the vector index', () => {
   });
 
   it('scores a passage by its best unit, whichever unit that is', () => {
-    const index = new VectorIndex(dims, tmpdir());
+    const index = scratchIndex(dims);
     const query = unit(dims, random);
     const far = () => {
       let v = unit(dims, random);
@@ -84,7 +85,7 @@ describe('the vector index', () => {
   });
 
   it('replaces a passage\'s units, and keeps every other passage through the compaction of holes', () => {
-    const index = new VectorIndex(dims, tmpdir());
+    const index = scratchIndex(dims);
     const vectors = Array.from({ length: 3000 }, () => unit(dims, random));
     for (const [i, v] of vectors.entries()) index.add(i, 'c', [quantize(v), quantize(unit(dims, random))]);
     // Replacing most passages leaves more holes than units: the index closes them.
@@ -102,7 +103,7 @@ describe('the vector index', () => {
   const mounted = Bun.spawnSync(['mount', '-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', join(tiny, 'disk')]).exitCode === 0;
   it.skipIf(!mounted)('keeps finding every passage when the disk under its scratch file is full', () => {
     try {
-      const index = new VectorIndex(dims, join(tiny, 'disk'));
+      const index = new VectorIndex(dims, join(tiny, 'disk', 'rows'));
       // 3,000 rows of 64 bytes: three times what the 64 KiB disk holds.
       const vectors = Array.from({ length: 3000 }, () => unit(dims, random));
       for (const [i, v] of vectors.entries()) index.add(i, 'c', [quantize(v), quantize(unit(dims, random))]);

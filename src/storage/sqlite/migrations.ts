@@ -21,6 +21,7 @@ import keywordSecureDelete from '../../../migrations/0013_keyword_secure_delete.
 import factWriter from '../../../migrations/0014_fact_writer.sql' with { type: 'text' };
 import exposureExpiry from '../../../migrations/0015_exposure_expiry.sql' with { type: 'text' };
 import accessLog from '../../../migrations/0016_access_log.sql' with { type: 'text' };
+import vectorSnapshot from '../../../migrations/0017_vector_snapshot.sql' with { type: 'text' };
 
 export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
@@ -39,6 +40,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: 
   { version: '0014_fact_writer', sql: factWriter },
   { version: '0015_exposure_expiry', sql: exposureExpiry },
   { version: '0016_access_log', sql: accessLog },
+  { version: '0017_vector_snapshot', sql: vectorSnapshot },
 ];
 
 /** The stemmed index of a rebuild still under way (0008) deletes securely too once it takes over. */

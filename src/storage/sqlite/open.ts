@@ -15,8 +15,10 @@ export const DB_FILE = 'engram.db';
 const LOCK_FILE = 'server.lock';
 /** The files SQLite keeps beside a database; it makes them with the database file's mode. */
 const SIDE_SUFFIXES = ['-wal', '-shm', '-journal'];
+/** The folder of the search indexes' files (search/search-engine.ts), which can always be made again from the store. */
+export const INDEX_DIR = 'vector-index';
 /** The names Engram itself keeps in a data directory (a restore stages its copy as `engram.db.restoring`). */
-const ENGRAM_FILE = /^(engram\.db(\.restoring)?|server\.lock)(-wal|-shm|-journal)?$/;
+const ENGRAM_FILE = /^((engram\.db(\.restoring)?|server\.lock)(-wal|-shm|-journal)?|vector-index)$/;
 
 /**
  * Opens (creating if needed) the store's file with durable settings and applies migrations.

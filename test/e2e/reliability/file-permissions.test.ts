@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engram, type Served, spawnServer } from '../../../bench/lib/engram-process';
-import { DB_FILE } from '../../../src/storage/sqlite/open';
+import { DB_FILE, INDEX_DIR } from '../../../src/storage/sqlite/open';
 import { sweepThenRemove } from '../../helpers/secret-sweep';
 
 let home: string;
@@ -36,7 +36,9 @@ afterEach(async () => {
 });
 
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8).padStart(4, '0');
-const modes = (dir: string) => Object.fromEntries(readdirSync(dir).map((name) => [name, modeOf(join(dir, name))]));
+/** Each file's mode by its path in `dir`, the search indexes' folder included. */
+const modes = (dir: string) => Object.fromEntries(readdirSync(dir, { recursive: true }).map(String)
+  .filter((name) => statSync(join(dir, name)).isFile()).map((name) => [name, modeOf(join(dir, name))]));
 const warnings = () => readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.level === 'warn');
 
 it('makes a data directory of its own private (0700) and writes every file 0600, backups and exports included', async () => {
@@ -46,9 +48,19 @@ it('makes a data directory of its own private (0700) and writes every file 0600,
 
   expect(modeOf(data)).toBe('0700');
   const files = modes(data);
-  expect(Object.keys(files)).toEqual(expect.arrayContaining([DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, 'server.lock']));
+  expect(Object.keys(files)).toEqual(expect.arrayContaining([DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, 'server.lock', join(INDEX_DIR, 'fast.rows')]));
   for (const [name, mode] of Object.entries(files)) expect(`${name} ${mode}`).toBe(`${name} 0600`);
+  expect(modeOf(join(data, INDEX_DIR))).toBe('0700');
   expect(warnings()).toEqual([expect.objectContaining({ msg: 'the data directory was open to other users; it is now private (0700)', data_dir: data, was: '0755' })]);
+
+  // The search indexes' folder is Engram's too: a directory that holds it is still Engram's alone.
+  server.proc.kill('SIGTERM');
+  expect(await server.proc.exited).toBe(0);
+  chmodSync(data, 0o755);
+  writeFileSync(logFile, '');
+  server = await spawnServer(data, { ENGRAM_LOG_LEVEL: 'warn' }, logFile);
+  expect(modeOf(data)).toBe('0700');
+  for (const [name, mode] of Object.entries(modes(data))) expect(`${name} ${mode}`).toBe(`${name} 0600`);
 
   const backup = join(home, 'backup.db');
   engram(data, ['backup', backup]);

@@ -1,0 +1,25 @@
+/** Temporary folders and vector indexes for tests and benches, gone when the process ends. */
+import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { VectorIndex } from '../../src/search/vector-index';
+
+const made: string[] = [];
+process.on('exit', () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new empty folder, removed when the process exits. */
+export function scratchDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-scratch-'));
+  made.push(dir);
+  return dir;
+}
+
+/** A vector index whose rows file is unlinked as soon as it is open: its space is freed with the index. */
+export function scratchIndex(dimensions: number): VectorIndex {
+  const rows = join(scratchDir(), 'rows');
+  const index = new VectorIndex(dimensions, rows);
+  unlinkSync(rows);
+  return index;
+}

@@ -1,0 +1,172 @@
+/**
+ * Search indexes saved at a clean stop and read back at the next start: the restored index answers
+ * exactly as the one saved and takes changes the same way; a copy saved with another token, for
+ * other dimensions, or cut short is refused. The engine trusts a saved copy only while the store
+ * holds its token: a start uses both up (a server killed later rebuilds), any change to the stored
+ * vectors drops the token, and an index that missed a stored vector is not saved.
+ */
+import { Database } from 'bun:sqlite';
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { copyFileSync, existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder';
+import { createLogger } from '../../src/log';
+import { SearchEngine } from '../../src/search/search-engine';
+import { VectorIndex } from '../../src/search/vector-index';
+import { quantize } from '../../src/storage/sqlite/vectors';
+import { documentText, seeded } from '../../bench/lib/corpus';
+import { ACCOUNT, CONTAINER, type LearnedCorpus, learnCorpus } from '../../bench/lib/learned-corpus';
+import { scratchDir } from '../helpers/scratch';
+
+const dims = 64;
+const random = seeded(11);
+function unit(): Float32Array {
+  const v = Float32Array.from({ length: dims }, () => random() - 0.5);
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+
+describe('a vector index saved and restored', () => {
+  /** An index of 2,000 passages of 1–3 units in two containers, some replaced and some removed. */
+  function built(dir: string): { index: VectorIndex; vectors: Float32Array[] } {
+    const index = new VectorIndex(dims, join(dir, 'rows'));
+    const vectors: Float32Array[] = [];
+    for (let id = 1; id <= 2000; id++) {
+      const units = Array.from({ length: 1 + (id % 3) }, unit);
+      vectors[id] = units[0]!;
+      index.add(id, id % 4 === 0 ? 'other' : 'mine', units.map(quantize));
+    }
+    for (let id = 10; id <= 2000; id += 50) index.remove(id);
+    for (let id = 7; id <= 2000; id += 90) index.add(id, id % 4 === 0 ? 'other' : 'mine', [quantize(vectors[id]!)]);
+    return { index, vectors };
+  }
+  const answers = (index: VectorIndex, queries: Float32Array[]) => queries.map((q) => index.search(q, ['mine'], 10));
+
+  it('answers as the saved index did, and takes changes as it would have', () => {
+    const dir = scratchDir();
+    const { index, vectors } = built(dir);
+    index.save(join(dir, 'state'), 'token-1');
+    // The restored index gets a copy of the rows, so that each can be changed on its own.
+    const copy = scratchDir();
+    copyFileSync(join(dir, 'rows'), join(copy, 'rows'));
+    const restored = VectorIndex.restore(dims, join(copy, 'rows'), join(dir, 'state'), 'token-1')!;
+    expect(restored).not.toBeNull();
+    expect([restored.count, restored.units]).toEqual([index.count, index.units]);
+    const queries = [...vectors.slice(1, 40), ...Array.from({ length: 20 }, unit)];
+    expect(answers(restored, queries)).toEqual(answers(index, queries));
+    expect(restored.search(vectors[10]!, ['mine', 'other'], 1)[0]!.passageId).not.toBe(10);
+
+    // New passages after the saved ones, a new container, and removals up to a compaction.
+    const added = Array.from({ length: 200 }, () => [quantize(unit()), quantize(unit())]);
+    for (const target of [index, restored]) {
+      for (const [i, units] of added.entries()) target.add(2001 + i, 'third', units);
+      for (let id = 1; id <= 1500; id++) target.remove(id);
+    }
+    const later = [...vectors.slice(1500, 1540), ...Array.from({ length: 20 }, unit)];
+    expect(answers(restored, later)).toEqual(answers(index, later));
+    expect(restored.search(later[0]!, ['third'], 5)).toEqual(index.search(later[0]!, ['third'], 5));
+    index.close();
+    restored.close();
+  });
+
+  it('refuses a copy saved with another token, for other dimensions, or cut short', () => {
+    const dir = scratchDir();
+    const { index } = built(dir);
+    const state = join(dir, 'state');
+    index.save(state, 'token-1');
+    index.close();
+    expect(VectorIndex.restore(dims, join(dir, 'rows'), state, 'token-2')).toBeNull();
+    expect(VectorIndex.restore(dims * 2, join(dir, 'rows'), state, 'token-1')).toBeNull();
+    expect(VectorIndex.restore(dims, join(dir, 'rows'), join(dir, 'missing'), 'token-1')).toBeNull();
+    const whole = readFileSync(state);
+    truncateSync(state, whole.length - 100);
+    expect(VectorIndex.restore(dims, join(dir, 'rows'), state, 'token-1')).toBeNull();
+    writeFileSync(state, 'not a saved index');
+    expect(VectorIndex.restore(dims, join(dir, 'rows'), state, 'token-1')).toBeNull();
+    writeFileSync(state, whole);
+    truncateSync(join(dir, 'rows'), 1000);
+    expect(VectorIndex.restore(dims, join(dir, 'rows'), state, 'token-1')).toBeNull();
+  });
+});
+
+describe('the search engine across a stop and a start', () => {
+  const fast = loadStaticEmbedder();
+  const QUERY = 'grandma beekeeping';
+  const LAST = 'Grandmother keeps her bees behind the orchard wall.';
+  let corpus: LearnedCorpus;
+  let passages: number;
+  beforeAll(async () => {
+    const text = seeded(3);
+    const documents = Array.from({ length: 300 }, (_, i) => ({ key: `d${i}`, text: documentText(text, 160) }));
+    documents.push({ key: 'last', text: LAST });
+    corpus = await learnCorpus(documents, { fast, strong: null });
+    passages = corpus.store.countPassages();
+  }, 60_000);
+  afterAll(() => corpus.close());
+
+  const container = { ...CONTAINER };
+  const open = (dir: string, lines: string[] = []) => SearchEngine.open(corpus.store, createLogger('info', (l) => lines.push(l)), { fast, strong: null }, dir);
+  const messages = (lines: string[]) => lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+  const search = async (engine: SearchEngine) => (await engine.search(ACCOUNT, [container], QUERY, 5, 'tr_test')).results;
+  const state = (dir: string) => join(dir, 'vector-index', 'fast.state');
+  const token = () => corpus.store.takeSetting('vector_snapshot');
+
+  it('reads the index saved at a clean stop, whole at once, and uses up the saved copy and its token', async () => {
+    const dir = scratchDir();
+    const first = open(dir);
+    const before = await search(first);
+    expect(before[0]!.content).toBe(LAST);
+    await first.close();
+    expect(existsSync(state(dir))).toBe(true);
+
+    const lines: string[] = [];
+    const second = open(dir, lines);
+    expect(second.figures().fast).toBe(passages);
+    expect(messages(lines)).toContain('search indexes read as saved at the last stop');
+    // Used up: a server killed from now on rebuilds at its next start.
+    expect(existsSync(state(dir))).toBe(false);
+    expect(token()).toBeNull();
+    expect(await search(second)).toEqual(before);
+    await second.close();
+    expect(token()).not.toBeNull();
+  });
+
+  it('rebuilds once any program has changed the stored vectors since the stop', async () => {
+    const dir = scratchDir();
+    const first = open(dir);
+    await first.close();
+    // Another program forgets the best passage: the cascade to its vectors drops the token.
+    const best = corpus.store.listVectors('fast', 0, passages).at(-1)!;
+    const db = new Database(join(corpus.dir, 'engram.db'));
+    db.run('PRAGMA foreign_keys = ON');
+    try {
+      db.run('DELETE FROM passages WHERE id = ?', [best.passageId]);
+    } finally {
+      db.close();
+    }
+    const lines: string[] = [];
+    const second = open(dir, lines);
+    try {
+      expect(messages(lines)).not.toContain('search indexes read as saved at the last stop');
+      expect((await search(second)).map((r) => r.content)).not.toContain(LAST);
+      expect(second.figures().fast).toBe(passages - 1);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('saves nothing when its index missed a stored vector, and says so', async () => {
+    const dir = scratchDir();
+    const lines: string[] = [];
+    const engine = open(dir, lines);
+    await search(engine);
+    // Stored without telling the engine, as if a notice from the learning thread were lost.
+    const [vector] = fast.embed(['a passage the index never heard of']);
+    const first = corpus.store.listVectors('fast', 0, 1)[0]!;
+    corpus.store.storeVectors('fast', [{ passageId: first.passageId, vectors: [...first.vectors.map(() => vector!), vector!] }]);
+    await engine.close();
+    expect(messages(lines)).toContain('the search indexes were not saved; the next start rebuilds them');
+    expect(existsSync(state(dir))).toBe(false);
+    expect(token()).toBeNull();
+  });
+});
