@@ -3,11 +3,12 @@
  * exactly as the one saved and takes changes the same way; a copy saved with another token, for
  * other dimensions, or cut short is refused. The engine trusts a saved copy only while the store
  * holds its token: a start uses both up (a server killed later rebuilds), any change to the stored
- * vectors drops the token, and an index that missed a stored vector is not saved.
+ * vectors drops the token, and nothing is saved by an index that missed a stored vector or on a
+ * full disk.
  */
 import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { copyFileSync, existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder';
 import { createLogger } from '../../src/log';
@@ -107,7 +108,7 @@ describe('the search engine across a stop and a start', () => {
   const container = { ...CONTAINER };
   const open = (dir: string, lines: string[] = []) => SearchEngine.open(corpus.store, createLogger('info', (l) => lines.push(l)), { fast, strong: null }, dir);
   const messages = (lines: string[]) => lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
-  const search = async (engine: SearchEngine) => (await engine.search(ACCOUNT, [container], QUERY, 5, 'tr_test')).results;
+  const search = async (engine: SearchEngine, q = QUERY) => (await engine.search(ACCOUNT, [container], q, 5, 'tr_test')).results;
   const state = (dir: string) => join(dir, 'vector-index', 'fast.state');
   const token = () => corpus.store.takeSetting('vector_snapshot');
 
@@ -153,6 +154,30 @@ describe('the search engine across a stop and a start', () => {
     } finally {
       await second.close();
     }
+  });
+
+  // Needs root to mount a tmpfs.
+  const full = join(scratchDir(), 'disk');
+  mkdirSync(full);
+  const mounted = Bun.spawnSync(['mount', '-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', full]).exitCode === 0;
+  afterAll(() => void (mounted && Bun.spawnSync(['umount', full])));
+  it.skipIf(!mounted)('saves nothing on a full disk, says so, leaves no part of a copy, and the next start rebuilds', async () => {
+    const lines: string[] = [];
+    // The rows (~300 KiB) do not fit: most stay in memory, and search goes on as before.
+    const engine = open(full, lines);
+    const first = corpus.store.listVectors('fast', 0, 1)[0]!.passageId;
+    const q = corpus.store.getPassageHits(ACCOUNT, [first])[0]!.content.split(' ').slice(0, 8).join(' ');
+    const before = await search(engine, q);
+    expect(before[0]!.content.startsWith(q)).toBe(true);
+    await engine.close();
+    expect(messages(lines)).toContain('the search indexes were not saved; the next start rebuilds them');
+    expect(readdirSync(join(full, 'vector-index'))).toEqual(['fast.rows']);
+    expect(token()).toBeNull();
+    const next: string[] = [];
+    const again = open(full, next);
+    expect(messages(next)).not.toContain('search indexes read as saved at the last stop');
+    expect(await search(again, q)).toEqual(before);
+    await again.close();
   });
 
   it('saves nothing when its index missed a stored vector, and says so', async () => {
