@@ -85,10 +85,11 @@ export class SearchEngine {
 
   /**
    * Opens each tier's vector index: the one saved at the last clean stop when the store still holds
-   * its token (no stored vector has changed since), read in a few milliseconds; otherwise a new one,
-   * filled from the stored vectors (see `load`). The token and the saved state are used up here, so
-   * a server killed later rebuilds at its next start. With no embedder, search is keyword-only and
-   * the store is not touched. Each search is recorded in `activity`, which the learning thread reads.
+   * its token (no stored vector removed or changed since), read in a few milliseconds; otherwise a
+   * new one, filled from the stored vectors (see `load`). The token and the saved state are used up
+   * here, so a server killed later rebuilds at its next start. With no embedder, search is
+   * keyword-only and the store is not touched. Each search is recorded in `activity`, which the
+   * learning thread reads.
    */
   static open(store: Store, log: Logger, embedders: SearchEmbedders, dataDir: string, activity = new SearchActivity()): SearchEngine {
     const started = performance.now();
@@ -200,7 +201,7 @@ export class SearchEngine {
 
   /**
    * Saves each index with a new token, then records the token in the store: a start trusts the
-   * saved indexes only while it stands, and any change to the stored vectors drops it. Nothing is
+   * saved indexes only while it stands, and removing or changing stored vectors drops it. Nothing is
    * saved unless each index holds as many vectors as the store (~0.1 s a tier to count at 100k
    * passages): one that missed a change is rebuilt at the next start rather than kept.
    */

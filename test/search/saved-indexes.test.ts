@@ -2,8 +2,8 @@
  * Search indexes saved at a clean stop and read back at the next start: the restored index answers
  * exactly as the one saved and takes changes the same way; a copy saved with another token, for
  * other dimensions, or cut short is refused. The engine trusts a saved copy only while the store
- * holds its token: a start uses both up (a server killed later rebuilds), any change to the stored
- * vectors drops the token, and nothing is saved by an index that missed a stored vector or on a
+ * holds its token: a start uses both up (a server killed later rebuilds), vectors removed by any
+ * program drop the token, and nothing is saved by an index that missed a stored vector or on a
  * full disk.
  */
 import { Database } from 'bun:sqlite';
@@ -132,7 +132,7 @@ describe('the search engine across a stop and a start', () => {
     expect(token()).not.toBeNull();
   });
 
-  it('rebuilds once any program has changed the stored vectors since the stop', async () => {
+  it('rebuilds once any program has removed stored vectors since the stop', async () => {
     const dir = scratchDir();
     const first = open(dir);
     await first.close();
