@@ -15,6 +15,10 @@
  *
  * `--gap` spaces the searches, as a person or an agent between two questions would.
  *
+ * On a kept store the server reads its indexes as its last run saved them at stop, unless vectors
+ * were removed since: `--unrefined` above 0 removes some, so the start rebuilds them from the store;
+ * `--unrefined 0` measures a start that reads them as saved (docs/decisions.md).
+ *
  *   bun bench/peak-memory.ts --passages 100000 [--unrefined 40] [--queries 300] [--added 40] [--gap 0] [--keep DIR]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
