@@ -66,9 +66,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   if (!embedders.fast) log.info('no embedder configured: search is keyword-only');
   for (const tier of ['fast', 'strong'] as const) {
     const embedder = embedders[tier];
-    // A different model than the stored vectors came from: they are dropped and made again.
-    if (embedder && store.setEmbeddingModel(tier, { id: embedder.id, dimensions: embedder.dimensions }, clock.now())) {
-      log.info('embedding model set; passages will be embedded again in the background', { tier, model: embedder.id });
+    // A different model than the stored vectors came from: they are dropped and made again. Passages
+    // a server learned without an embedder are embedded once one is back.
+    if (store.setEmbeddingModel(tier, embedder && { id: embedder.id, dimensions: embedder.dimensions }, clock.now())) {
+      log.info('passages will be embedded in the background', { tier, model: embedder!.id });
     }
   }
   const requeued = store.requeueRunningJobs(clock.now());

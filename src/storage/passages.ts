@@ -78,11 +78,13 @@ export interface PassageRepository {
   /** The model a tier's stored vectors come from, or null when none has been used. */
   getEmbeddingModel(tier: VectorTier): EmbeddingModel | null;
   /**
-   * Records the model a tier uses. A different one drops the tier's stored vectors; for the fast
-   * tier it also queues a re-embedding job (the strong tier refines on its own). Returns whether
-   * the model changed.
+   * Records the model a tier uses, or that it has none (null). A different model drops the tier's
+   * stored vectors; for the fast tier it also queues a re-embedding job (the strong tier refines
+   * on its own). Passages learned while the fast tier had no model get none of its vectors: the
+   * next call with its model queues a re-embedding for them (the job embeds only passages without
+   * vectors). Returns whether passages will be embedded in the background.
    */
-  setEmbeddingModel(tier: VectorTier, model: EmbeddingModel, now: number): boolean;
+  setEmbeddingModel(tier: VectorTier, model: EmbeddingModel | null, now: number): boolean;
   /** A tier's stored vectors by passage, for building the in-memory index; `after` pages by passage id. */
   listVectors(tier: VectorTier, afterPassageId: number, limit: number): StoredVectors[];
   getVectors(tier: VectorTier, passageIds: number[]): StoredVectors[];

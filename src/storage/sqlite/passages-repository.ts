@@ -9,6 +9,8 @@ import { insertVectors, int8Vector } from './vectors';
 
 /** The settings row naming each tier's model (the fast tier's keeps the name it had before tiers). */
 const EMBEDDING_MODEL_KEYS: Record<VectorTier, string> = { fast: 'embedding_model', strong: 'embedding_model_strong' };
+/** Set once a server has run without a fast embedder on a store that had one: passages it learned have no fast vectors. */
+const FAST_MODEL_ABSENT = 'embedding_model_absent';
 
 /** What a search hit reads of a passage (`p`) and its document (`d`). */
 const PASSAGE_HIT_COLUMNS = `SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
@@ -77,10 +79,20 @@ export function passagesRepository(ctx: SqliteContext): PassageRepository {
 
     setEmbeddingModel: (tier, model, now) => transaction(() => {
       const current = getEmbeddingModel(tier);
-      if (current && current.id === model.id && current.dimensions === model.dimensions) return false;
-      raw.run('DELETE FROM passage_vectors WHERE tier = ?', [tier]);
-      const value = JSON.stringify(model);
-      db.insert(t.settings).values({ key: EMBEDDING_MODEL_KEYS[tier], value }).onConflictDoUpdate({ target: t.settings.key, set: { value } }).run();
+      // The strong tier's refinement finds passages without its vectors by itself.
+      if (tier === 'strong' && !model) return false;
+      if (!model) {
+        if (current) db.insert(t.settings).values({ key: FAST_MODEL_ABSENT, value: '1' }).onConflictDoNothing().run();
+        return false;
+      }
+      const gaps = tier === 'fast' && db.delete(t.settings).where(eq(t.settings.key, FAST_MODEL_ABSENT)).returning().get() !== undefined;
+      const same = current?.id === model.id && current.dimensions === model.dimensions;
+      if (same && !gaps) return false;
+      if (!same) {
+        raw.run('DELETE FROM passage_vectors WHERE tier = ?', [tier]);
+        const value = JSON.stringify(model);
+        db.insert(t.settings).values({ key: EMBEDDING_MODEL_KEYS[tier], value }).onConflictDoUpdate({ target: t.settings.key, set: { value } }).run();
+      }
       if (tier === 'fast' && raw.query('SELECT 1 FROM passages LIMIT 1').get()) enqueue(ctx, null, 'reembed', {}, now);
       return true;
     }),

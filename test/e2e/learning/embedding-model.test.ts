@@ -1,7 +1,8 @@
 /**
  * Embedders chosen by configuration, and a change of model: an OpenAI-compatible endpoint (a small
  * local server speaking /v1/embeddings) replaces the built-in model, the stored vectors are made
- * again in the background, and search works, keyword-only, while that runs.
+ * again in the background, and search works, keyword-only, while that runs. Passages learned while
+ * no embedder ran are embedded once one is back.
  */
 import { afterAll, describe, expect, it } from 'bun:test';
 import { call, makeContainer, makeKey, makeOwner, startTestServer } from '../../helpers/server';
@@ -55,6 +56,36 @@ describe('changing the embedding model', () => {
     expect(after.body.results[0].content).toContain('northern pier');
     // Letter-count vectors of any two English texts are close: the fact now comes in by vector.
     expect(after.body.results.map((r: { content: string }) => r.content)).toContain('Prefers tea to coffee.');
+    await server.close();
+  });
+
+  it('embeds what a server learned without an embedder once one is back, and only that', async () => {
+    const letters = { ENGRAM_EMBEDDER: 'openai', ENGRAM_EMBED_URL: `http://127.0.0.1:${endpoint.port}`, ENGRAM_EMBED_MODEL: 'letters' };
+    let server = await startTestServer({ env: letters });
+    const owner = (await makeOwner(server)).token;
+    const container = await makeContainer(server, owner, 'Notes');
+    const { key } = await makeKey(server, owner, { level: 'suggest', containers: [container] });
+    const store = () => server.services.store;
+    const before = 'The kettle whistles on the old stove.';
+    const without = 'Grandmother keeps her bees behind the orchard wall.';
+    await call(server, 'POST', '/v1/documents', key, { content: before });
+    await server.learning.drain();
+
+    server = await server.restart({ env: { ENGRAM_EMBEDDER: 'none' } });
+    await call(server, 'POST', '/v1/documents', key, { content: without });
+    await server.learning.drain();
+    expect(store().listPassagesWithoutVectors('fast', 0, 10).map((p) => p.content)).toEqual([without]);
+
+    server = await server.restart({ env: letters });
+    expect(store().hasPendingJob('reembed')).toBe(true);
+    await server.learning.drain();
+    expect(store().listPassagesWithoutVectors('fast', 0, 10)).toEqual([]);
+    // The vectors made before were kept: only the passage learned without an embedder was embedded.
+    expect(seen.filter((text) => text === before)).toHaveLength(1);
+    expect(seen.filter((text) => text === without)).toHaveLength(1);
+    // And no further start embeds anything again.
+    server = await server.restart({ env: letters });
+    expect(store().hasPendingJob('reembed')).toBe(false);
     await server.close();
   });
 });
