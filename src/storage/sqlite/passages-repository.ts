@@ -79,10 +79,9 @@ export function passagesRepository(ctx: SqliteContext): PassageRepository {
 
     setEmbeddingModel: (tier, model, now) => transaction(() => {
       const current = getEmbeddingModel(tier);
-      // The strong tier's refinement finds passages without its vectors by itself.
-      if (tier === 'strong' && !model) return false;
       if (!model) {
-        if (current) db.insert(t.settings).values({ key: FAST_MODEL_ABSENT, value: '1' }).onConflictDoNothing().run();
+        // The strong tier's refinement finds passages without its vectors by itself.
+        if (tier === 'fast' && current) db.insert(t.settings).values({ key: FAST_MODEL_ABSENT, value: '1' }).onConflictDoNothing().run();
         return false;
       }
       const gaps = tier === 'fast' && db.delete(t.settings).where(eq(t.settings.key, FAST_MODEL_ABSENT)).returning().get() !== undefined;
