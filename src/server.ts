@@ -69,7 +69,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     // A different model than the stored vectors came from: they are dropped and made again. Passages
     // a server learned without an embedder are embedded once one is back.
     if (store.setEmbeddingModel(tier, embedder && { id: embedder.id, dimensions: embedder.dimensions }, clock.now())) {
-      log.info('passages will be embedded in the background', { tier, model: embedder!.id });
+      log.info('passages will be embedded in the background', { tier, model: embedder?.id });
     }
   }
   const requeued = store.requeueRunningJobs(clock.now());

@@ -5,6 +5,7 @@ import type { SqliteContext } from './context';
 import { ftsQuery } from './fts-query';
 import { enqueue } from './jobs-repository';
 import * as t from './schema';
+import { readSetting, takeSetting, writeSetting } from './settings-repository';
 import { insertVectors, int8Vector } from './vectors';
 
 /** The settings row naming each tier's model (the fast tier's keeps the name it had before tiers). */
@@ -22,8 +23,8 @@ export function passagesRepository(ctx: SqliteContext): PassageRepository {
   const { db, raw, transaction } = ctx;
 
   function getEmbeddingModel(tier: VectorTier): EmbeddingModel | null {
-    const row = db.select().from(t.settings).where(eq(t.settings.key, EMBEDDING_MODEL_KEYS[tier])).get();
-    return row ? (JSON.parse(row.value) as EmbeddingModel) : null;
+    const value = readSetting(db, EMBEDDING_MODEL_KEYS[tier]);
+    return value === null ? null : (JSON.parse(value) as EmbeddingModel);
   }
 
   return {
@@ -81,16 +82,15 @@ export function passagesRepository(ctx: SqliteContext): PassageRepository {
       const current = getEmbeddingModel(tier);
       if (!model) {
         // The strong tier's refinement finds passages without its vectors by itself.
-        if (tier === 'fast' && current) db.insert(t.settings).values({ key: FAST_MODEL_ABSENT, value: '1' }).onConflictDoNothing().run();
+        if (tier === 'fast' && current) writeSetting(db, FAST_MODEL_ABSENT, '1');
         return false;
       }
-      const gaps = tier === 'fast' && db.delete(t.settings).where(eq(t.settings.key, FAST_MODEL_ABSENT)).returning().get() !== undefined;
+      const gaps = tier === 'fast' && takeSetting(db, FAST_MODEL_ABSENT) !== null;
       const same = current?.id === model.id && current.dimensions === model.dimensions;
       if (same && !gaps) return false;
       if (!same) {
         raw.run('DELETE FROM passage_vectors WHERE tier = ?', [tier]);
-        const value = JSON.stringify(model);
-        db.insert(t.settings).values({ key: EMBEDDING_MODEL_KEYS[tier], value }).onConflictDoUpdate({ target: t.settings.key, set: { value } }).run();
+        writeSetting(db, EMBEDDING_MODEL_KEYS[tier], JSON.stringify(model));
       }
       if (tier === 'fast' && raw.query('SELECT 1 FROM passages LIMIT 1').get()) enqueue(ctx, null, 'reembed', {}, now);
       return true;

@@ -3,15 +3,25 @@ import type { SettingsRepository } from '../settings';
 import type { SqliteContext } from './context';
 import * as t from './schema';
 
+type Db = SqliteContext['db'];
+
+/** A setting's value, null when there is none; for the repositories that keep theirs in `settings`. */
+export const readSetting = (db: Db, key: string): string | null => db.select().from(t.settings).where(eq(t.settings.key, key)).get()?.value ?? null;
+
+export function writeSetting(db: Db, key: string, value: string): void {
+  db.insert(t.settings).values({ key, value }).onConflictDoUpdate({ target: t.settings.key, set: { value } }).run();
+}
+
+/** A setting's value, removed as it is read; null when there is none. */
+export const takeSetting = (db: Db, key: string): string | null => db.delete(t.settings).where(eq(t.settings.key, key)).returning().get()?.value ?? null;
+
 export function settingsRepository({ db, transaction }: SqliteContext): SettingsRepository {
   return {
     ensureSetting: (key, make) => transaction(() => {
       db.insert(t.settings).values({ key, value: make() }).onConflictDoNothing().run();
-      return db.select().from(t.settings).where(eq(t.settings.key, key)).get()!.value;
+      return readSetting(db, key)!;
     }),
-    setSetting: (key, value) => {
-      db.insert(t.settings).values({ key, value }).onConflictDoUpdate({ target: t.settings.key, set: { value } }).run();
-    },
-    takeSetting: (key) => db.delete(t.settings).where(eq(t.settings.key, key)).returning().get()?.value ?? null,
+    setSetting: (key, value) => writeSetting(db, key, value),
+    takeSetting: (key) => takeSetting(db, key),
   };
 }
