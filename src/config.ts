@@ -16,6 +16,11 @@ export interface Config {
   readonly consentTtlDays: number;
   /** How many days the access log keeps what each credential read and wrote. */
   readonly accessLogDays: number;
+  /**
+   * Seconds the search indexes stay unchanged before they are saved while the server runs, so that
+   * a start after a crash reads them instead of rebuilding them; 0 saves them at a clean stop only.
+   */
+  readonly indexSaveSeconds: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Browser origins allowed to call /mcp-http besides the server's own (DNS-rebinding defence). */
   readonly allowedOrigins: readonly string[];
@@ -53,6 +58,7 @@ const DEFAULTS = {
   ENGRAM_RATE_LIMIT_PER_MIN: '600',
   ENGRAM_CONSENT_TTL_DAYS: '30',
   ENGRAM_ACCESS_LOG_DAYS: '90',
+  ENGRAM_INDEX_SAVE_SECONDS: '60',
   ENGRAM_LOG_LEVEL: 'info',
 } as const;
 
@@ -76,6 +82,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const rateLimitPerMin = int('ENGRAM_RATE_LIMIT_PER_MIN', 1, 1_000_000);
   const consentTtlDays = int('ENGRAM_CONSENT_TTL_DAYS', 1, 3650);
   const accessLogDays = int('ENGRAM_ACCESS_LOG_DAYS', 1, 3650);
+  const indexSaveSeconds = int('ENGRAM_INDEX_SAVE_SECONDS', 0, 86_400);
   const logLevel = get('ENGRAM_LOG_LEVEL') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`ENGRAM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const publicUrl = env.ENGRAM_PUBLIC_URL ? env.ENGRAM_PUBLIC_URL.replace(/\/+$/, '') : null;
@@ -98,6 +105,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMin,
     consentTtlDays,
     accessLogDays,
+    indexSaveSeconds,
     logLevel,
     allowedOrigins,
     trustedProxies,

@@ -91,7 +91,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const searches = new SearchActivity();
   const worker = options.manualLearning ? null : LearningWorker.start(config, onIndexed, log, { strongIdentity: strong, strongModel, searches: searches.buffer });
   try {
-    search = SearchEngine.open(store, log, embedders, config.dataDir, searches);
+    search = SearchEngine.open(store, log, embedders, config.dataDir, searches, config.indexSaveSeconds * 1000);
   } catch (err) {
     await worker?.then((w) => w.stop(), () => {});
     throw err;

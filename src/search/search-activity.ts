@@ -40,6 +40,11 @@ export class SearchActivity {
     }
   }
 
+  /** Milliseconds since the last search ended; 0 while one is in flight. */
+  idleFor(): number {
+    return Atomics.load(this.inFlight, 0) > 0 ? 0 : Date.now() - Number(Atomics.load(this.lastEnd, 0));
+  }
+
   /** Resolves once no search has run for QUIET_MS, or after MAX_WAIT_MS at most. */
   async quiet(): Promise<void> {
     const deadline = Date.now() + MAX_WAIT_MS;

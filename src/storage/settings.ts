@@ -4,6 +4,13 @@ export interface SettingsRepository {
   /** The value of a server-wide setting, inserted first as `make()` when there is none (race-free). */
   ensureSetting(key: string, make: () => string): string;
   setSetting(key: string, value: string): void;
-  /** The value of a setting, removed as it is read; null when there is none. */
-  takeSetting(key: string): string | null;
+  /** The value of a setting; null when there is none. */
+  getSetting(key: string): string | null;
 }
+
+/**
+ * The setting that holds the token of the search indexes saved in the data directory
+ * (src/search/search-engine.ts). Any change to the stored vectors drops it: the triggers of
+ * migrations/0017_vector_snapshot.sql for updates and removals, the learning's writes for inserts.
+ */
+export const VECTOR_SNAPSHOT_SETTING = 'vector_snapshot';

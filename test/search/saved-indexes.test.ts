@@ -1,14 +1,14 @@
 /**
- * Search indexes saved at a clean stop and read back at the next start: the restored index answers
- * exactly as the one saved and takes changes the same way; a copy saved with another token, for
- * other dimensions, or cut short is refused. The engine trusts a saved copy only while the store
- * holds its token: a start uses both up (a server killed later rebuilds), vectors removed by any
- * program drop the token, and nothing is saved by an index that missed a stored vector or on a
- * full disk.
+ * Search indexes saved (at a clean stop, or while the server rests) and read back at the next start:
+ * the restored index answers exactly as the one saved and takes changes the same way; a copy saved
+ * with another token, for other dimensions, or cut short is refused. The engine trusts a saved copy
+ * only while the store holds its token: vectors added, removed or changed by any program drop it,
+ * the engine's own first change removes the copy, and nothing is saved by an index that missed a
+ * stored vector or on a full disk.
  */
 import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder';
 import { createLogger } from '../../src/log';
@@ -106,30 +106,98 @@ describe('the search engine across a stop and a start', () => {
   afterAll(() => corpus.close());
 
   const container = { ...CONTAINER };
-  const open = (dir: string, lines: string[] = []) => SearchEngine.open(corpus.store, createLogger('info', (l) => lines.push(l)), { fast, strong: null }, dir);
+  const open = (dir: string, lines: string[] = [], saveAfterMs = 0) =>
+    SearchEngine.open(corpus.store, createLogger('info', (l) => lines.push(l)), { fast, strong: null }, dir, undefined, saveAfterMs);
   const messages = (lines: string[]) => lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
   const search = async (engine: SearchEngine, q = QUERY) => (await engine.search(ACCOUNT, [container], q, 5, 'tr_test')).results;
   const state = (dir: string) => join(dir, 'vector-index', 'fast.state');
-  const token = () => corpus.store.takeSetting('vector_snapshot');
+  const token = () => corpus.store.getSetting('vector_snapshot');
+  const READ = 'search indexes read as last saved';
+  /** A passage's stored fast vectors, as the learning thread would store them again. */
+  const vectorsOf = (passageId: number) => corpus.store.getVectors('fast', [passageId])[0]!.vectors;
+  const again = (passageId: number) => vectorsOf(passageId).map((v) => Float32Array.from(v, (x) => x / 127));
+  function removeVectors(passageId: number): void {
+    const db = new Database(join(corpus.dir, 'engram.db'));
+    try {
+      db.run("DELETE FROM passage_vectors WHERE passage_id = ? AND tier = 'fast'", [passageId]);
+    } finally {
+      db.close();
+    }
+  }
+  async function until(done: () => boolean): Promise<void> {
+    for (const deadline = Date.now() + 10_000; !done(); await Bun.sleep(20)) expect(Date.now()).toBeLessThan(deadline);
+  }
 
-  it('reads the index saved at a clean stop, whole at once, and uses up the saved copy and its token', async () => {
+  it('reads the index saved at a clean stop, whole at once, and keeps the copy while nothing changes', async () => {
     const dir = scratchDir();
     const first = open(dir);
     const before = await search(first);
     expect(before[0]!.content).toBe(LAST);
     await first.close();
     expect(existsSync(state(dir))).toBe(true);
+    const saved = token();
 
     const lines: string[] = [];
     const second = open(dir, lines);
     expect(second.figures().fast).toBe(passages);
-    expect(messages(lines)).toContain('search indexes read as saved at the last stop');
-    // Used up: a server killed from now on rebuilds at its next start.
-    expect(existsSync(state(dir))).toBe(false);
-    expect(token()).toBeNull();
+    expect(messages(lines)).toContain(READ);
     expect(await search(second)).toEqual(before);
-    await second.close();
+    // Nothing changed: a server killed now reads the same copy at its next start, and a stop writes nothing.
+    const killed = open(dir);
+    expect(await search(killed)).toEqual(before);
+    const written = statSync(state(dir)).mtimeMs;
+    for (const e of [killed, second]) await e.close();
+    expect(token()).toBe(saved);
+    expect(statSync(state(dir)).mtimeMs).toBe(written);
+  });
+
+  it('saves while running once the index rests, and removes the copy at its first change', async () => {
+    const dir = scratchDir();
+    const engine = open(dir, [], 100);
+    await search(engine);
+    // Rebuilt: saved a second after the last search (the index rests from its load on).
+    await until(() => existsSync(state(dir)) && token() !== null);
+    const saved = token();
+    const killed: string[] = [];
+    const restored = open(dir, killed);
+    expect(messages(killed)).toContain(READ);
+    expect(await search(restored)).toEqual(await search(engine));
+    await restored.close();
+
+    // A passage learned again, as the learning thread does: the store drops the token, the engine the copy.
+    const first = corpus.store.listVectors('fast', 0, 1)[0]!.passageId;
+    corpus.store.storeVectors('fast', [{ passageId: first, vectors: again(first) }]);
+    expect(token()).toBeNull();
+    engine.indexPassages('fast', [first]);
+    expect(existsSync(state(dir))).toBe(false);
+    // Saved again, ten rests (a second here) after the last save.
+    await until(() => existsSync(state(dir)) && token() !== null);
+    expect(token()).not.toBe(saved);
+    const next: string[] = [];
+    const after = open(dir, next);
+    expect(messages(next)).toContain(READ);
+    expect(after.figures().fast).toBe(passages);
+    for (const e of [after, engine]) await e.close();
+  });
+
+  it('rebuilds once the learning has stored vectors since the save', async () => {
+    const dir = scratchDir();
+    const last = corpus.store.listVectors('fast', 0, passages).at(-1)!.passageId;
+    const vectors = again(last);
+    removeVectors(last);
+    const first = open(dir);
+    expect(first.figures().fast).toBe(passages - 1);
+    await first.close();
     expect(token()).not.toBeNull();
+    // An insert drops the token as removals and changes do.
+    corpus.store.storeVectors('fast', [{ passageId: last, vectors }]);
+    expect(token()).toBeNull();
+    const lines: string[] = [];
+    const second = open(dir, lines);
+    expect(messages(lines)).not.toContain(READ);
+    expect(second.figures().fast).toBe(passages);
+    expect((await search(second))[0]!.content).toBe(LAST);
+    await second.close();
   });
 
   it('rebuilds once any program has removed stored vectors since the stop', async () => {
@@ -148,7 +216,7 @@ describe('the search engine across a stop and a start', () => {
     const lines: string[] = [];
     const second = open(dir, lines);
     try {
-      expect(messages(lines)).not.toContain('search indexes read as saved at the last stop');
+      expect(messages(lines)).not.toContain('search indexes read as last saved');
       expect((await search(second)).map((r) => r.content)).not.toContain(LAST);
       expect(second.figures().fast).toBe(passages - 1);
     } finally {
@@ -172,10 +240,9 @@ describe('the search engine across a stop and a start', () => {
     await engine.close();
     expect(messages(lines)).toContain('the search indexes were not saved; the next start rebuilds them');
     expect(readdirSync(join(full, 'vector-index'))).toEqual(['fast.rows']);
-    expect(token()).toBeNull();
     const next: string[] = [];
     const again = open(full, next);
-    expect(messages(next)).not.toContain('search indexes read as saved at the last stop');
+    expect(messages(next)).not.toContain('search indexes read as last saved');
     expect(await search(again, q)).toEqual(before);
     await again.close();
   });

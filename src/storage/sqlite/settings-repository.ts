@@ -22,6 +22,6 @@ export function settingsRepository({ db, transaction }: SqliteContext): Settings
       return readSetting(db, key)!;
     }),
     setSetting: (key, value) => writeSetting(db, key, value),
-    takeSetting: (key) => takeSetting(db, key),
+    getSetting: (key) => readSetting(db, key),
   };
 }

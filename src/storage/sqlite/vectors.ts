@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import type { PassageVectors, VectorTier } from '../passages';
+import { VECTOR_SNAPSHOT_SETTING } from '../settings';
 import type { SqliteContext } from './context';
 
 let extensionFile: string | null = null;
@@ -79,5 +80,8 @@ export function insertVectors({ raw }: SqliteContext, tier: VectorTier, vectors:
     for (const [unit, v] of p.vectors.entries()) insert.run(p.passageId, tier, unit, storedVector(v));
     stored.push(p.passageId);
   }
+  // Inserts drop the saved indexes' token here, once a call: a trigger would run for every row,
+  // and one cost 3–5 % of learning's throughput (updates and removals have theirs, migration 0017).
+  if (stored.length) raw.query('DELETE FROM settings WHERE key = ?').run(VECTOR_SNAPSHOT_SETTING);
   return stored;
 }

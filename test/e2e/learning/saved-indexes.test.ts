@@ -1,11 +1,12 @@
 /**
- * The search indexes across stops and starts of the real `engram serve`: a clean stop saves them and
- * the next start reads them back, whole before its first answer; a server killed instead rebuilds
- * them at its next start; and a store replaced while the server is stopped (`engram restore`) is
- * never searched through the indexes saved for the store it replaced.
+ * The search indexes across stops and starts of the real `engram serve`: saved while the server
+ * rests, a server killed then reads them back at its next start, whole before its first answer; a
+ * clean stop saves them too; a server killed after a change they have not been saved with rebuilds
+ * them; and a store replaced while the server is stopped (`engram restore`) is never searched
+ * through the indexes saved for the store it replaced.
  */
 import { afterAll, describe, expect, it } from 'bun:test';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engram, type Served, setUp, spawnServer } from '../../../bench/lib/engram-process';
@@ -23,13 +24,14 @@ afterAll(async () => {
   sweepThenRemove({ harness: 'bun:saved-indexes', stores: [dataDir, backup], logs: [logFile] }, dataDir, logFile, backup);
 });
 
-async function start(): Promise<void> {
+/** Starts the server; its indexes are saved once unchanged for `saveSeconds` (0: only at a clean stop). */
+async function start(saveSeconds = 1): Promise<void> {
   writeFileSync(logFile, '');
-  served = await spawnServer(dataDir, { ENGRAM_EMBEDDER: 'builtin', ENGRAM_LOG_LEVEL: 'info' }, logFile);
+  served = await spawnServer(dataDir, { ENGRAM_EMBEDDER: 'builtin', ENGRAM_LOG_LEVEL: 'info', ENGRAM_INDEX_SAVE_SECONDS: String(saveSeconds) }, logFile);
 }
 /** Lines of this start's log with the message. */
 const said = (msg: string) => readFileSync(logFile, 'utf8').split('\n').filter((l) => l.includes(`"msg":"${msg}"`)).length;
-const READ_AS_SAVED = 'search indexes read as saved at the last stop';
+const READ_AS_SAVED = 'search indexes read as last saved';
 
 async function call(path: string, body?: unknown): Promise<any> {
   const res = await fetch(`${served!.url}${path}`, {
@@ -54,6 +56,12 @@ async function refinedAll(): Promise<void> {
   }
 }
 
+async function kill(): Promise<void> {
+  served!.proc.kill('SIGKILL');
+  await served!.proc.exited;
+  served = null;
+}
+
 async function stop(): Promise<void> {
   served!.proc.kill('SIGTERM');
   expect(await served!.proc.exited).toBe(0);
@@ -65,9 +73,12 @@ const BOATS = 'My brother spends his weekends restoring an old wooden sailing bo
 /** Share no word with the passages they find (stemmed): only vectors find them. */
 const INSTRUMENT = 'Which musical instrument is she learning?';
 const HOBBY = 'What hobby does he have at sea?';
+const CAMERA = 'Our grandfather gave me his old film camera, and I develop the rolls myself in the bathroom.';
+const PHOTOS = 'Who handed down a device for taking pictures?';
+const STATE = join(dataDir, 'vector-index', 'strong.state');
 
-describe('search indexes saved at a clean stop', () => {
-  it('are read back at the next start, rebuilt after a kill, and never used for a store restored meanwhile', async () => {
+describe('search indexes saved while the server rests and at a clean stop', () => {
+  it('are read back after a kill or a stop, rebuilt after a kill that came before a save, and never used for a store restored meanwhile', async () => {
     ({ key } = setUp(dataDir));
     await start();
     for (const content of [VIOLIN, 'The garden needs weeding before the rain comes.', 'We booked a cabin in the mountains for the winter holiday.']) {
@@ -80,13 +91,14 @@ describe('search indexes saved at a clean stop', () => {
     await call('/v1/documents', { content: BOATS });
     await refinedAll();
     const { passages } = await learning();
+    const savedAfter = Date.now();
 
-    // Idle a while first: with no timer or connection left to keep the process alive, the stop
-    // must keep it alive itself until it has saved the indexes (and said "stopped").
-    await Bun.sleep(3000);
-    await stop();
-    expect(said('stopped')).toBe(1);
-    expect(existsSync(join(dataDir, 'vector-index', 'strong.state'))).toBe(true);
+    // Saved once the indexes rest (a second here; saves come at least ten of those apart), then killed.
+    while (!existsSync(STATE) || statSync(STATE).mtimeMs < savedAfter) {
+      expect(Date.now() - savedAfter).toBeLessThan(30_000);
+      await Bun.sleep(100);
+    }
+    await kill();
     await start();
     expect(said(READ_AS_SAVED)).toBe(1);
     // Whole from the first answer: every passage refined and searchable at once.
@@ -94,18 +106,30 @@ describe('search indexes saved at a clean stop', () => {
     expect(await search(INSTRUMENT)).toEqual(before);
     expect((await search(HOBBY))[0]).toBe(BOATS);
 
-    // Killed: nothing was saved, the start used up the last copy, and the next start rebuilds.
-    served!.proc.kill('SIGKILL');
-    await served!.proc.exited;
+    // Idle a while first: with no timer or connection left to keep the process alive, the stop
+    // must keep it alive itself until it is done (and said "stopped").
+    await Bun.sleep(3000);
+    await stop();
+    expect(said('stopped')).toBe(1);
+    expect(existsSync(STATE)).toBe(true);
+
+    // Saved at a clean stop only: a document learned since, then a kill, and the next start rebuilds with it.
+    await start(0);
+    expect(said(READ_AS_SAVED)).toBe(1);
+    await call('/v1/documents', { content: CAMERA });
+    await refinedAll();
+    expect(existsSync(STATE)).toBe(false);
+    await kill();
     await start();
-    expect(await search(INSTRUMENT)).toEqual(before);
     expect(said(READ_AS_SAVED)).toBe(0);
-    expect(await learning()).toEqual({ queue: 0, passages, refined: passages });
+    expect(await learning()).toEqual({ queue: 0, passages: passages + 1, refined: passages + 1 });
+    expect((await search(PHOTOS))[0]).toBe(CAMERA);
+    expect(await search(INSTRUMENT)).toEqual(before);
 
     // The store goes back to the backup, made before BOATS, while the server is stopped.
     await stop();
     expect(said('stopped')).toBe(1);
-    expect(existsSync(join(dataDir, 'vector-index', 'strong.state'))).toBe(true);
+    expect(existsSync(STATE)).toBe(true);
     engram(dataDir, ['restore', backup]);
     await start();
     expect(await search(HOBBY)).not.toContain(BOATS);
