@@ -41,6 +41,9 @@ const SAVE_IDLE_MS = 1000;
 /** Saves while running come at most this many quiet times apart: each writes every code again (~50 MB at 100k passages). */
 const SAVE_SPACING = 10;
 
+/** Lets the server answer what came in meanwhile. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
 /** Candidates taken from keyword search and from each vector tier before fusing. */
 export const CANDIDATES = 50;
 
@@ -78,10 +81,12 @@ export class SearchEngine {
   private savedToken: string | null;
   /** Whether some tier's saved state may be on disk: removed at the first change, before the rows file can be rewritten. */
   private stateOnDisk: boolean;
-  /** When the indexes last changed (or became whole), and were last saved while running. */
+  /** When the indexes last changed (or became whole), and were last written. */
   private changedAt = 0;
   private savedAt = 0;
   private saveTimer: Timer | null = null;
+  /** A save while running under way, which a stop lets finish first. */
+  private saving: Promise<void> | null = null;
 
   private constructor(
     private readonly store: Store,
@@ -150,21 +155,17 @@ export class SearchEngine {
    */
   private async load(restored: ReadonlySet<VectorTier>): Promise<void> {
     const started = performance.now();
-    const last = this.store.lastPassageId();
-    const large = last > LOAD_PAGE;
-    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const large = this.store.lastPassageId() > LOAD_PAGE;
     try {
       if (large) await turn();
       for (const tier of TIERS) {
         const index = this.indexes[tier];
         if (!index || restored.has(tier)) continue;
         // Sized once: growing by doubling while loading would hold two copies at the switch.
-        let units = 0;
-        for (let after = 0; after < last; after += COUNT_SLICE) {
-          units += this.store.countVectorUnits(tier, after, after + COUNT_SLICE);
-          if (large) await turn();
-        }
-        index.reserve(units);
+        const counting = this.countStored(tier);
+        let counted = counting.next();
+        for (; !counted.done; counted = counting.next()) if (large) await turn();
+        index.reserve(counted.value);
         for (let page = this.store.listVectors(tier, 0, LOAD_PAGE); page.length; page = this.store.listVectors(tier, page.at(-1)!.passageId, LOAD_PAGE)) {
           for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
           // Each page read is garbage once indexed; collecting it before the next page keeps the
@@ -189,6 +190,19 @@ export class SearchEngine {
         this.indexes[tier]?.close();
         this.indexes[tier] = null;
       }
+    }
+  }
+
+  /** A tier's stored unit vectors, counted a slice of passages at a time: it yields between slices (for the server to answer), and returns the count. */
+  private *countStored(tier: VectorTier): Generator<void, number> {
+    const last = this.store.lastPassageId();
+    let units = 0;
+    for (let after = 0; ; after += COUNT_SLICE) {
+      // The last slice is open-ended: passages stored since `last` was read count too.
+      const end = after + COUNT_SLICE < last ? after + COUNT_SLICE : Number.MAX_SAFE_INTEGER;
+      units += this.store.countVectorUnits(tier, after, end);
+      if (end === Number.MAX_SAFE_INTEGER) return units;
+      yield;
     }
   }
 
@@ -238,8 +252,9 @@ export class SearchEngine {
       const now = Date.now();
       const wait = Math.max(this.changedAt + this.saveAfterMs - now, this.savedAt + SAVE_SPACING * this.saveAfterMs - now, SAVE_IDLE_MS - this.activity.idleFor());
       if (wait > 0) return this.scheduleSave(wait);
-      this.savedAt = now;
-      this.save('a start after a crash rebuilds them');
+      this.saving = this.save('a start after a crash rebuilds them').finally(() => {
+        this.saving = null;
+      });
     }, delayMs);
     // A pending save never keeps the process alive.
     this.saveTimer.unref();
@@ -254,8 +269,9 @@ export class SearchEngine {
     this.closing = true;
     if (this.saveTimer) clearTimeout(this.saveTimer);
     await this.loaded;
+    await this.saving;
     await Promise.all([this.embedders.fast?.close?.(), this.embedders.strong?.close?.()]);
-    if (this.whole) this.save('the next start rebuilds them');
+    if (this.whole) await this.save('the next start rebuilds them');
     this.indexes.fast?.close();
     this.indexes.strong?.close();
   }
@@ -264,25 +280,47 @@ export class SearchEngine {
    * Saves each index with a new token, then records the token in the store: a start trusts the
    * saved indexes only while it stands, and adding, removing or changing stored vectors drops it.
    * Nothing is saved unless each index holds as many vectors as the store (~0.1 s a tier to count at
-   * 100k passages): one that missed a change, or a store changed by an older release that keeps no
-   * token, is rebuilt at the next start rather than kept. Indexes still as saved are only counted.
+   * 100k passages, in slices the server answers between): one that missed a change, or a store
+   * changed by an older release that keeps no token, is rebuilt at the next start rather than kept.
+   * Indexes still as saved are only counted. The server answers between tiers too. A save gives up
+   * when the indexes change meanwhile, or the learning thread commits (a change on its way to them):
+   * `changed` schedules the next.
    */
-  private save(otherwise: string): void {
+  private async save(otherwise: string): Promise<void> {
     const tiers = TIERS.filter((tier) => this.indexes[tier]);
     if (!tiers.length) return;
     const started = performance.now();
+    const changedAt = this.changedAt;
+    const commits = this.store.commitsByOthers();
     const kept = this.savedToken !== null && this.store.getSetting(VECTOR_SNAPSHOT_SETTING) === this.savedToken;
     const token = crypto.randomUUID();
     try {
       for (const tier of tiers) {
-        const index = this.indexes[tier]!;
-        const stored = this.store.countVectorUnits(tier);
-        if (stored !== index.units) throw new Error(`the ${tier} index holds ${index.units} vectors, the store ${stored}`);
-        if (!kept) index.save(indexFiles(this.dataDir, tier).state, token);
+        const counting = this.countStored(tier);
+        let counted = counting.next();
+        for (; !counted.done; counted = counting.next()) if (!this.closing) await turn();
+        const stored = counted.value;
+        if (this.changedAt !== changedAt) return;
+        const { units } = this.indexes[tier]!;
+        if (stored !== units) throw new Error(`the ${tier} index holds ${units} vectors, the store ${stored}`);
       }
       if (kept) return;
+      this.savedAt = Date.now();
       this.stateOnDisk = true;
-      this.store.setSetting(VECTOR_SNAPSHOT_SETTING, token);
+      for (const tier of tiers) {
+        this.indexes[tier]!.save(indexFiles(this.dataDir, tier).state, token);
+        if (!this.closing) await turn();
+        if (this.changedAt !== changedAt) return;
+      }
+      const recorded = this.store.transaction(() => {
+        if (this.store.commitsByOthers() !== commits) return false;
+        this.store.setSetting(VECTOR_SNAPSHOT_SETTING, token);
+        return true;
+      });
+      if (!recorded) {
+        this.log.info(`the search indexes were not saved: the store changed as they were written; ${otherwise}`);
+        return this.scheduleSave(this.saveAfterMs);
+      }
       this.savedToken = token;
       this.log.info('search indexes saved', { ...this.figures(), ms: Math.round(performance.now() - started) });
     } catch (err) {

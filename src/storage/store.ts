@@ -46,6 +46,8 @@ export interface Transactions {
    * export while the server runs). Writes belong in `transaction`.
    */
   snapshot<T>(fn: () => T): T;
+  /** A number that changes whenever another connection (the learning thread's, a command's) commits to the store. */
+  commitsByOthers(): number;
   close(): void;
 }
 

@@ -180,6 +180,34 @@ describe('the search engine across a stop and a start', () => {
     for (const e of [after, engine]) await e.close();
   });
 
+  it('records no token for a copy written while another connection committed, and saves again later', async () => {
+    const dir = scratchDir();
+    const lines: string[] = [];
+    // The learning thread's connection commits while the first save counts: what it wrote may be on
+    // its way to the index, so that copy must not be trusted.
+    const other = new Database(join(corpus.dir, 'engram.db'));
+    let commits = 0;
+    const store = { ...corpus.store, countVectorUnits: (...args: Parameters<typeof corpus.store.countVectorUnits>) => {
+      if (commits-- > 0) other.run("INSERT INTO settings (key, value) VALUES ('unrelated', '1') ON CONFLICT (key) DO UPDATE SET value = value + 1");
+      return corpus.store.countVectorUnits(...args);
+    } };
+    const before = token();
+    const engine = SearchEngine.open(store, createLogger('info', (l) => lines.push(l)), { fast, strong: null }, dir, undefined, 100);
+    commits = 1;
+    try {
+      await until(() => messages(lines).some((m) => m.startsWith('the search indexes were not saved: the store changed')));
+      expect(token()).toBe(before);
+      await until(() => token() !== before);
+      expect(messages(lines)).toContain('search indexes saved');
+      const next: string[] = [];
+      await open(dir, next).close();
+      expect(messages(next)).toContain(READ);
+    } finally {
+      other.close();
+      await engine.close();
+    }
+  }, 15_000);
+
   it('rebuilds once the learning has stored vectors since the save', async () => {
     const dir = scratchDir();
     const last = corpus.store.listVectors('fast', 0, passages).at(-1)!.passageId;

@@ -21,6 +21,7 @@ export function sqliteContext(raw: Database): SqliteContext {
     transaction: (fn) => raw.transaction(fn).immediate(),
     /** BEGIN DEFERRED: in WAL mode the first read fixes the snapshot, and writers go on meanwhile. */
     snapshot: (fn) => raw.transaction(fn).deferred(),
+    commitsByOthers: () => raw.query<{ data_version: number }, []>('PRAGMA data_version').get()!.data_version,
     close: () => raw.close(),
   };
 }

@@ -26,12 +26,12 @@ import { accessLogRepository } from './access-log-repository';
 /** The Store over an open database (see `openDatabase`); closing the store closes the database. */
 export function openSqliteStore(raw: Database): Store {
   const ctx = sqliteContext(raw);
-  const { transaction, snapshot, close } = ctx;
+  const { transaction, snapshot, commitsByOthers, close } = ctx;
   const containers = containersRepository(ctx);
   const documents = documentsRepository(ctx);
   const facts = factsRepository(ctx);
   return {
-    transaction, snapshot, close,
+    transaction, snapshot, commitsByOthers, close,
     ...accountsRepository(ctx),
     ...containers,
     ...credentialsRepository(ctx),
