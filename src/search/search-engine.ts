@@ -36,7 +36,7 @@ const TIERS = ['strong', 'fast'] as const;
 /** Each tier's rows file, and its state saved for the next start. */
 const indexFiles = (dataDir: string, tier: VectorTier) => ({ rows: join(dataDir, INDEX_DIR, `${tier}.rows`), state: join(dataDir, INDEX_DIR, `${tier}.state`) });
 
-/** How long a search must be past before the indexes are saved while running: a save holds this thread ~0.3 s at 100k passages. */
+/** How long a search must be past before the indexes are saved while running: a save takes ~0.3 s at 100k passages, in pieces of up to ~50 ms. */
 const SAVE_IDLE_MS = 1000;
 /** Saves while running come at most this many quiet times apart: each writes every code again (~50 MB at 100k passages). */
 const SAVE_SPACING = 10;
