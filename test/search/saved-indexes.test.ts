@@ -10,6 +10,7 @@ import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config';
 import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder';
 import { createLogger } from '../../src/log';
 import { SearchEngine } from '../../src/search/search-engine';
@@ -288,5 +289,13 @@ describe('the search engine across a stop and a start', () => {
     expect(messages(lines)).toContain('the search indexes were not saved; the next start rebuilds them');
     expect(existsSync(state(dir))).toBe(false);
     expect(token()).toBeNull();
+  });
+});
+
+describe('ENGRAM_INDEX_SAVE_SECONDS', () => {
+  it('is 60 by default, may be 0 (saved at a clean stop only), and refuses what is not a whole number of seconds', () => {
+    expect(loadConfig({}).indexSaveSeconds).toBe(60);
+    expect(loadConfig({ ENGRAM_INDEX_SAVE_SECONDS: '0' }).indexSaveSeconds).toBe(0);
+    for (const bad of ['-1', '1.5', 'soon', '86401']) expect(() => loadConfig({ ENGRAM_INDEX_SAVE_SECONDS: bad })).toThrow(ConfigError);
   });
 });
