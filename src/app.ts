@@ -18,6 +18,7 @@ import { LIMITS } from './operations/schemas';
 import type { Site } from './site';
 import { webRoutes } from './web/routes';
 import { FormTokens } from './web/session';
+import { collectYoungGarbageSoon } from './young-garbage';
 
 /** The largest request body: 1 MiB of content can take several times that once escaped in JSON. */
 const MAX_BODY_BYTES = 8 * LIMITS.contentBytes;
@@ -25,6 +26,11 @@ const MAX_BODY_BYTES = 8 * LIMITS.contentBytes;
 export function createApp(services: Services, site: Site, oauth: OAuthOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(traceId(services.log));
+  // Each request's garbage is collected young (young-garbage.ts): it kept the peak under a flood of writes ~110 MiB lower.
+  app.use(async (_c, next) => {
+    await next();
+    collectYoungGarbageSoon();
+  });
   app.use(headerLimit());
   app.use(bodyLimit({
     maxSize: MAX_BODY_BYTES,

@@ -13,6 +13,7 @@ import type { Embedder } from './embedder/embedder';
 import { embedPassages } from './embedding-units';
 import { splitPassages } from './passages';
 import { Refiner } from './refiner';
+import { collectYoungGarbageSoon } from '../young-garbage';
 
 const MAX_ATTEMPTS = 5;
 const IDLE_POLL_MS = 1000;
@@ -109,6 +110,7 @@ export class LearningRunner {
       let busy = false;
       try {
         busy = await this.round();
+        if (busy) collectYoungGarbageSoon();
         if (pauseMs) this.deps.log.info('learning resumed', { paused_ms: this.deps.clock.now() - pausedAt });
         pauseMs = 0;
       } catch (err) {
