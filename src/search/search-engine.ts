@@ -162,10 +162,7 @@ export class SearchEngine {
         const index = this.indexes[tier];
         if (!index || restored.has(tier)) continue;
         // Sized once: growing by doubling while loading would hold two copies at the switch.
-        const counting = this.countStored(tier);
-        let counted = counting.next();
-        for (; !counted.done; counted = counting.next()) if (large) await turn();
-        index.reserve(counted.value);
+        index.reserve(large ? await this.countStored(tier) : this.store.countVectorUnits(tier));
         for (let page = this.store.listVectors(tier, 0, LOAD_PAGE); page.length; page = this.store.listVectors(tier, page.at(-1)!.passageId, LOAD_PAGE)) {
           for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
           // Each page read is garbage once indexed; collecting it before the next page keeps the
@@ -193,8 +190,8 @@ export class SearchEngine {
     }
   }
 
-  /** A tier's stored unit vectors, counted a slice of passages at a time: it yields between slices (for the server to answer), and returns the count. */
-  private *countStored(tier: VectorTier): Generator<void, number> {
+  /** A tier's stored unit vectors, counted a slice of passages at a time, the server answering between slices. */
+  private async countStored(tier: VectorTier): Promise<number> {
     const last = this.store.lastPassageId();
     let units = 0;
     for (let after = 0; ; after += COUNT_SLICE) {
@@ -202,7 +199,7 @@ export class SearchEngine {
       const end = after + COUNT_SLICE < last ? after + COUNT_SLICE : Number.MAX_SAFE_INTEGER;
       units += this.store.countVectorUnits(tier, after, end);
       if (end === Number.MAX_SAFE_INTEGER) return units;
-      yield;
+      await turn();
     }
   }
 
@@ -296,10 +293,7 @@ export class SearchEngine {
     const token = crypto.randomUUID();
     try {
       for (const tier of tiers) {
-        const counting = this.countStored(tier);
-        let counted = counting.next();
-        for (; !counted.done; counted = counting.next()) if (!this.closing) await turn();
-        const stored = counted.value;
+        const stored = await this.countStored(tier);
         if (this.changedAt !== changedAt) return;
         const { units } = this.indexes[tier]!;
         if (stored !== units) throw new Error(`the ${tier} index holds ${units} vectors, the store ${stored}`);
@@ -309,7 +303,7 @@ export class SearchEngine {
       this.stateOnDisk = true;
       for (const tier of tiers) {
         this.indexes[tier]!.save(indexFiles(this.dataDir, tier).state, token);
-        if (!this.closing) await turn();
+        await turn();
         if (this.changedAt !== changedAt) return;
       }
       const recorded = this.store.transaction(() => {
