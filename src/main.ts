@@ -23,14 +23,16 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /**
- * Whether `err` carries a message written for the person (a refused operation, a busy data directory,
- * a bad backup or export). Their modules are imported only here, on failure: a command that threw
- * one has loaded its module already, and a light command stays light.
+ * Whether `err` carries a message written for the person (a refused operation, a busy data
+ * directory, a store of a newer release, a bad backup or export). Their modules are imported only
+ * here, on failure: a command that threw one has loaded its module already, and a light command
+ * stays light.
  */
 async function isForThePerson(err: unknown): Promise<boolean> {
   const kinds = await Promise.all([
     import('./errors').then((m) => m.ServiceError),
     import('./storage/sqlite/open').then((m) => m.DataDirBusyError),
+    import('./storage/sqlite/migrations').then((m) => m.NewerStoreError),
     import('./storage/sqlite/backup').then((m) => m.BackupError),
     import('./cli/transfer').then((m) => m.ImportError),
   ]);

@@ -6,7 +6,7 @@ import { Database } from 'bun:sqlite';
 import { closeSync, copyFileSync, existsSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DB_FILE, lockDataDir } from './open';
-import { MIGRATIONS } from './migrations';
+import { newerMigrations } from './migrations';
 import { loadVectorExtension } from './vectors';
 
 export class BackupError extends Error {}
@@ -59,10 +59,8 @@ function checkBackup(file: string): void {
     loadVectorExtension(db);
     const integrity = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get();
     if (integrity?.integrity_check !== 'ok') throw new BackupError(`${file} is damaged: ${integrity?.integrity_check}`);
-    const versions = db.query<{ version: string }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version);
-    const known = new Set(MIGRATIONS.map((m) => m.version));
-    const unknown = versions.filter((v) => !known.has(v));
-    if (unknown.length) throw new BackupError(`${file} comes from a newer Engram (migrations ${unknown.join(', ')}); upgrade first.`);
+    const newer = newerMigrations(db);
+    if (newer.length) throw new BackupError(`${file} comes from a newer Engram (migrations ${newer.join(', ')}); upgrade first.`);
   } catch (err) {
     if (err instanceof BackupError) throw err;
     throw new BackupError(`${file} is not an Engram backup: ${(err as Error).message}`);

@@ -23,7 +23,7 @@ import exposureExpiry from '../../../migrations/0015_exposure_expiry.sql' with {
 import accessLog from '../../../migrations/0016_access_log.sql' with { type: 'text' };
 import vectorSnapshot from '../../../migrations/0017_vector_snapshot.sql' with { type: 'text' };
 
-export const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
+const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
   { version: '0002_learning', sql: learning },
   { version: '0003_oauth', sql: oauth },
@@ -50,9 +50,25 @@ function secureDeleteStemIndex(db: Database): void {
   }
 }
 
-/** Applies every migration not yet recorded; returns the versions it applied. */
+/** A store that a newer Engram has migrated: this release would misread what that one stores. */
+export class NewerStoreError extends Error {}
+
+/** The migrations recorded in a store that this release does not know: a newer release applied them. */
+export function newerMigrations(db: Database): string[] {
+  const known = new Set(MIGRATIONS.map((m) => m.version));
+  return db.query<{ version: string }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version).filter((v) => !known.has(v));
+}
+
+/**
+ * Applies every migration not yet recorded; returns the versions it applied. A store migrated by a
+ * newer release is refused untouched (NewerStoreError), as `engram restore` refuses its backups.
+ */
 export function migrate(db: Database, now: number): string[] {
   db.run('CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  const newer = newerMigrations(db);
+  if (newer.length) {
+    throw new NewerStoreError(`The store in this data directory was written by a newer Engram (migrations ${newer.join(', ')}): run that release or a later one; this one could misread it.`);
+  }
   const applied = new Set(
     db.query<{ version: string }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version),
   );

@@ -22,7 +22,8 @@ const ENGRAM_FILE = /^((engram\.db(\.restoring)?|server\.lock)(-wal|-shm|-journa
 
 /**
  * Opens (creating if needed) the store's file with durable settings and applies migrations.
- * Throws a `storage_full` ServiceError when the disk has no room for that.
+ * Throws a `storage_full` ServiceError when the disk has no room for that, and NewerStoreError
+ * for a store a newer release has migrated.
  */
 export function openDatabase(dataDir: string, now: number): Database {
   let db: Database | null = null;
