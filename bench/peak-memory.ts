@@ -67,20 +67,11 @@ if (!seed.reused) {
   db.close();
 }
 
-const status = (pid: number) => {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const mib = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(s)![1]) / 1024;
-  return { rss: mib('VmRSS'), peak: mib('VmHWM') };
-};
-/** The process's CPU time so far, in seconds (utime + stime, in clock ticks of 1/100 s). */
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
 const started = performance.now();
 const server = await serve(dir, { ENGRAM_EMBEDDER: 'builtin' });
 const startMs = performance.now() - started;
-const afterStart = status(server.pid);
+const status = () => ({ rss: server.rssMiB(), peak: server.peakMiB() });
+const afterStart = status();
 const headers = { Authorization: `Bearer ${seed.key}`, 'Content-Type': 'application/json' };
 const health = async () => (await (await fetch(`${server.url}/healthz`)).json()) as { learning: { queue: number; refined: number; passages: number } };
 const refining = async () => {
@@ -110,12 +101,12 @@ const figures = (times: number[]) => `${times.length} searches, p50 ${percentile
 
 // The leftovers refined first, so that the next searches are the default configuration at rest.
 while (await refining()) await Bun.sleep(250);
-const afterCatchUp = status(server.pid);
-const idleFrom = cpuSeconds(server.pid);
+const afterCatchUp = status();
+const idleFrom = server.cpuSeconds();
 await Bun.sleep(5000);
-const idleCpu = (cpuSeconds(server.pid) - idleFrom) / 5;
+const idleCpu = (server.cpuSeconds() - idleFrom) / 5;
 const settled = await searches(Number(values.queries));
-const afterSearches = status(server.pid);
+const afterSearches = status();
 for (let i = 0; i < Number(values.added); i++) {
   const res = await fetch(`${server.url}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content: documentText(random, 1024) }) });
   if (!res.ok) throw new Error(`add answered ${res.status}`);
@@ -131,7 +122,7 @@ const unrefinedAfter = await health();
 const restStarted = performance.now();
 while (await refining()) await Bun.sleep(50);
 const restSeconds = (performance.now() - restStarted) / 1000;
-const end = status(server.pid);
+const end = status();
 const { learning } = await health();
 await server.stop();
 if (!values.keep) rmSync(dir, { recursive: true, force: true });

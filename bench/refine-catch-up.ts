@@ -44,14 +44,6 @@ const documents = (() => {
   return n;
 })();
 
-const proc = (pid: number, file: string) => readFileSync(`/proc/${pid}/${file}`, 'utf8');
-const mib = (pid: number, key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(proc(pid, 'status'))![1]) / 1024;
-/** utime + stime in clock ticks of 1/100 s. */
-const cpuSeconds = (pid: number) => {
-  const fields = proc(pid, 'stat').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
-
 const server = await serve(dir, { ENGRAM_EMBEDDER: 'builtin' });
 const started = performance.now();
 const elapsed = () => (performance.now() - started) / 1000;
@@ -93,16 +85,16 @@ while (last.refined < last.passages) {
   if (elapsed() >= nextLine || last.refined >= last.passages) {
     const s = elapsed();
     console.log(
-      `${(s / 60).toFixed(1)} min: ${last.refined} of ${last.passages} refined (${(last.refined / s).toFixed(1)} passages/s), server CPU ${cpuSeconds(server.pid).toFixed(0)} s, RSS ${mib(server.pid, 'VmRSS').toFixed(0)} MiB, peak ${mib(server.pid, 'VmHWM').toFixed(0)} MiB`,
+      `${(s / 60).toFixed(1)} min: ${last.refined} of ${last.passages} refined (${(last.refined / s).toFixed(1)} passages/s), server CPU ${server.cpuSeconds().toFixed(0)} s, RSS ${server.rssMiB().toFixed(0)} MiB, peak ${server.peakMiB().toFixed(0)} MiB`,
     );
     nextLine += 60;
   }
 }
 const seconds = elapsed();
-const cpu = cpuSeconds(server.pid);
+const cpu = server.cpuSeconds();
 const after = await probe();
-const peak = mib(server.pid, 'VmHWM');
-const rss = mib(server.pid, 'VmRSS');
+const peak = server.peakMiB();
+const rss = server.rssMiB();
 await server.stop();
 if (!values.keep) rmSync(dir, { recursive: true, force: true });
 

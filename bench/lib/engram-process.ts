@@ -3,7 +3,7 @@
  * The server's standard error goes to the terminal and to a log beside the data directory; at
  * stop both are swept for secrets (test/helpers/secret-sweep.ts) and the log is removed.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { sweepThenRemove } from '../../test/helpers/secret-sweep';
 
@@ -72,8 +72,18 @@ export interface ServerProcess {
   logFile: string;
   /** Peak resident memory so far, in MiB (VmHWM). */
   peakMiB(): number;
+  /** Resident memory now, in MiB (VmRSS). */
+  rssMiB(): number;
+  /** CPU time used so far (user + system), in seconds. */
+  cpuSeconds(): number;
   /** Stops it, then sweeps the data directory and the log for secrets (throws SecretLeakError on a finding). */
   stop(): Promise<void>;
+}
+
+/** A figure of /proc/PID/status given in kB, in MiB. */
+function statusMiB(pid: number, key: string): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)![1]) / 1024;
 }
 
 /** `bench-key`: the seeding keeps the key of a kept directory there on purpose (bench/lib/seed.ts). */
@@ -95,9 +105,12 @@ export async function serve(dataDir: string, env: Record<string, string> = {}): 
     url,
     pid: proc.pid,
     logFile,
-    peakMiB: () => {
-      const status = require('node:fs').readFileSync(`/proc/${proc.pid}/status`, 'utf8') as string;
-      return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024;
+    peakMiB: () => statusMiB(proc.pid, 'VmHWM'),
+    rssMiB: () => statusMiB(proc.pid, 'VmRSS'),
+    cpuSeconds: () => {
+      // utime and stime, in clock ticks of 1/100 s.
+      const fields = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
     },
     async stop() {
       proc.kill('SIGTERM');
