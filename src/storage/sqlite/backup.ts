@@ -6,7 +6,7 @@ import { Database } from 'bun:sqlite';
 import { closeSync, copyFileSync, existsSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DB_FILE, lockDataDir } from './open';
-import { newerMigrations } from './migrations';
+import { newerMigrations, recordedMigrations } from './migrations';
 import { loadVectorExtension } from './vectors';
 
 export class BackupError extends Error {}
@@ -59,7 +59,7 @@ function checkBackup(file: string): void {
     loadVectorExtension(db);
     const integrity = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get();
     if (integrity?.integrity_check !== 'ok') throw new BackupError(`${file} is damaged: ${integrity?.integrity_check}`);
-    const newer = newerMigrations(db);
+    const newer = newerMigrations(recordedMigrations(db));
     if (newer.length) throw new BackupError(`${file} comes from a newer Engram (migrations ${newer.join(', ')}); upgrade first.`);
   } catch (err) {
     if (err instanceof BackupError) throw err;

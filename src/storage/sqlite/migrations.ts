@@ -53,10 +53,15 @@ function secureDeleteStemIndex(db: Database): void {
 /** A store that a newer Engram has migrated: this release would misread what that one stores. */
 export class NewerStoreError extends Error {}
 
-/** The migrations recorded in a store that this release does not know: a newer release applied them. */
-export function newerMigrations(db: Database): string[] {
+/** The migrations a store records as applied. */
+export function recordedMigrations(db: Database): string[] {
+  return db.query<{ version: string }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version);
+}
+
+/** Of a store's recorded migrations, those this release does not know: a newer release applied them. */
+export function newerMigrations(recorded: string[]): string[] {
   const known = new Set(MIGRATIONS.map((m) => m.version));
-  return db.query<{ version: string }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version).filter((v) => !known.has(v));
+  return recorded.filter((v) => !known.has(v));
 }
 
 /**
@@ -65,13 +70,12 @@ export function newerMigrations(db: Database): string[] {
  */
 export function migrate(db: Database, now: number): string[] {
   db.run('CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
-  const newer = newerMigrations(db);
+  const recorded = recordedMigrations(db);
+  const newer = newerMigrations(recorded);
   if (newer.length) {
     throw new NewerStoreError(`The store in this data directory was written by a newer Engram (migrations ${newer.join(', ')}): run that release or a later one; this one could misread it.`);
   }
-  const applied = new Set(
-    db.query<{ version: string }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version),
-  );
+  const applied = new Set(recorded);
   const done: string[] = [];
   for (const m of MIGRATIONS) {
     if (applied.has(m.version)) continue;
