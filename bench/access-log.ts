@@ -27,12 +27,12 @@ const server = await startServer(loadConfig({ ENGRAM_DATA_DIR: dir, ENGRAM_PORT:
 const { services } = server;
 try {
   const account = await createAccount(services.store, systemClock, 'bench@example.org', 'correct horse battery staple');
-  const owner = authenticate(services.store, systemClock, startSession(services.store, systemClock, account.id).token);
+  const owner = await authenticate(services.store, systemClock, (await startSession(services.store, systemClock, account.id)).token);
   const as = (caller: typeof owner) => contextFor(services, caller, 'bench');
   const container = (await invoke(ops.createContainer, as(owner), { name: 'bench' })).id;
   for (let i = 0; i < Number(values.docs); i++) await invoke(ops.addDocument, as(owner), { container, content: sentence(i) });
   await server.learning.drain();
-  const key = authenticate(services.store, systemClock, (await invoke(ops.createKey, as(owner), { name: 'bench', level: 'read', all_views: true })).key);
+  const key = await authenticate(services.store, systemClock, (await invoke(ops.createKey, as(owner), { name: 'bench', level: 'read', all_views: true })).key);
   if (key.kind === 'owner') throw new Error('a key was expected');
 
   const logged = ops.searchMemories;
@@ -53,18 +53,18 @@ try {
 
   // The record (ids out of a 10-hit answer, queued) with its share of the writes, then one batched write alone.
   const answer = await invoke(unlogged, as(key), { q: 'garden tomato', container });
-  services.accessLog.flush();
+  await services.accessLog.flush();
   const n = 20_000;
   let t = performance.now();
   for (let i = 0; i < n; i++) services.accessLog.record(key, 'search_memories', hitsReturned(answer.results));
   const recordUs = ((performance.now() - t) * 1000) / n;
-  services.accessLog.flush();
+  await services.accessLog.flush();
   const batches = 20;
   const flushMs: number[] = [];
   for (let b = 0; b < batches; b++) {
     for (let i = 0; i < 499; i++) services.accessLog.record(key, 'search_memories', hitsReturned(answer.results));
     t = performance.now();
-    services.accessLog.flush();
+    await services.accessLog.flush();
     flushMs.push(performance.now() - t);
   }
 

@@ -7,7 +7,7 @@
  *
  * DIR is a data directory made by the release before migration 0008, e.g. by running
  * `bun bench/search-latency.ts --passages 100000 --embedder none --keep DIR` in a worktree of it.
- * It is copied, never changed. Searches go through the store (`searchPassages`) on one connection
+ * It is copied, never changed. Searches go through the store (`passages.search`) on one connection
  * while a child process rebuilds on its own, as the learning worker does beside the HTTP thread;
  * `--limit` is how many each search asks for (100: the keyword depth the server's search fuses).
  */
@@ -59,8 +59,8 @@ function copyStore(): string {
  * so that a paired comparison sees the same queries under the same load; `until` stops them early.
  */
 async function searches(stores: Store[], n: number, until?: () => boolean): Promise<number[][]> {
-  const [account] = stores[0]!.listAccounts();
-  const [container] = stores[0]!.listContainers(account!.id);
+  const [account] = await stores[0]!.accounts.list();
+  const [container] = await stores[0]!.containers.list(account!.id);
   const random = seeded(7);
   const times: number[][] = stores.map(() => []);
   for (let i = 0; i < n && !until?.(); i++) {
@@ -68,7 +68,7 @@ async function searches(stores: Store[], n: number, until?: () => boolean): Prom
     for (let k = 0; k < stores.length; k++) {
       const which = (k + i) % stores.length;
       const t = performance.now();
-      stores[which]!.searchPassages(account!.id, container!.id, q, limit);
+      await stores[which]!.passages.search(account!.id, container!.id, q, limit);
       times[which]!.push(performance.now() - t);
     }
     // Let the child's result in, as an HTTP thread would between requests.
@@ -113,7 +113,7 @@ const old = openSqliteStore(openDatabase(oldDir, Date.now()));
 const [onOld, onNew] = await searches([old, store], queries);
 line('keyword search, old index (unicode61), paired', onOld!);
 line('keyword search, stemmed index (porter unicode61), paired', onNew!);
-old.close();
-store.close();
+await old.close();
+await store.close();
 rmSync(oldDir, { recursive: true, force: true });
 rmSync(dir, { recursive: true, force: true });

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { newId } from '../src/ids';
+import { insertDocument } from '../src/learning/queue';
 import { openDatabase } from '../src/storage/sqlite/open';
 import { openSqliteStore } from '../src/storage/sqlite/sqlite-store';
 import { documentText, seeded } from './lib/corpus';
@@ -64,18 +65,18 @@ async function untilLearned(dir: string): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-bench-'));
   setUp(dir);
   const store = openSqliteStore(openDatabase(dir, Date.now()));
-  const [account] = store.listAccounts();
-  const [container] = store.listContainers(account!.id);
-  store.transaction(() => {
+  const [account] = await store.accounts.list();
+  const [container] = await store.containers.list(account!.id);
+  await store.transaction(async (tx) => {
     for (const content of texts) {
       const now = Date.now();
-      store.insertDocument({
+      await insertDocument(tx, {
         id: newId('doc'), accountId: account!.id, containerId: container!.id, title: null, content, url: null, customId: null,
         metadata: null, status: 'queued', error: null, createdAt: now, updatedAt: now, learnedAt: null,
       });
     }
   });
-  store.close();
+  await store.close();
   const started = performance.now();
   const server = await serve(dir, env);
   const failed = await untilLearned(dir);

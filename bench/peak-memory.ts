@@ -53,13 +53,13 @@ if (!seed.reused) {
     const norm = Math.hypot(...v);
     return v.map((x) => x / norm);
   };
-  const all = store.listPassagesWithoutVectors('strong', 0, Number.MAX_SAFE_INTEGER);
+  const all = await store.passages.listWithoutVectors('strong', 0, Number.MAX_SAFE_INTEGER);
   const synthetic = all.slice(0, Math.max(0, all.length - Number(values.unrefined)));
   for (let i = 0; i < synthetic.length; i += 500) {
     const batch = synthetic.slice(i, i + 500);
-    store.transaction(() => store.storeVectors('strong', batch.map((p) => ({ passageId: p.id, vectors: embeddingUnits(p, 'strong').map(unitVector) }))));
+    await store.vectors.put('strong', batch.map((p) => ({ passageId: p.id, vectors: embeddingUnits(p, 'strong').map(unitVector) })));
   }
-  store.close();
+  await store.close();
 } else {
   // A kept store was refined to the end by its last run: the same passages wait again.
   const db = openDatabase(dir, Date.now());

@@ -35,7 +35,7 @@ const tokenizer = await loadOnnxEmbedder();
 
 async function measure(name: string, documents: { key: string; text: string }[]): Promise<void> {
   const corpus = await learnCorpus(documents, { fast, strong: null });
-  const passages = corpus.store.listPassagesWithoutVectors('strong', 0, 1_000_000);
+  const passages = await corpus.store.passages.listWithoutVectors('strong', 0, 1_000_000);
   const units = passages.map((p) => embeddingUnits(p, 'strong'));
   const tokens = units.flat().reduce((n, u) => n + tokenizer.encode(u).length, 0);
   const refiner = new Refiner(corpus.store, strong!, () => {});
@@ -45,8 +45,8 @@ async function measure(name: string, documents: { key: string; text: string }[])
   for (let n = await refiner.step(); n > 0; n = await refiner.step()) refined += n;
   const cpu = (cpuMs() - cpu0) / 1000;
   const wall = (performance.now() - t0) / 1000;
-  if (refined !== passages.length || corpus.store.listPassagesWithoutVectors('strong', 0, 1).length) throw new Error('not every passage was refined');
-  corpus.close();
+  if (refined !== passages.length || (await corpus.store.passages.listWithoutVectors('strong', 0, 1)).length) throw new Error('not every passage was refined');
+  await corpus.close();
   const f = (x: number, d = 1) => x.toFixed(d);
   console.log(`| ${name} | ${documents.length} | ${passages.length} | ${f(units.flat().length / passages.length, 2)} | ${f(tokens / documents.length, 0)} | ` +
     `${f(cpu)} s (${f(wall)} s) | ${f(documents.length / cpu, 2)} | ${f(tokens / cpu, 0)} |`);

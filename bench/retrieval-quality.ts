@@ -70,20 +70,23 @@ for (const set of sets) {
       return seen.get(q)!;
     };
   };
-  const keyword = memo(async (q) => store.searchPassages(ACCOUNT, CONTAINER.id, q, DEPTH).map((h) => ({ item: h.passageId, score: h.score })));
+  const keyword = memo(async (q) => (await store.passages.search(ACCOUNT, CONTAINER.id, q, DEPTH)).map((h) => ({ item: h.passageId, score: h.score })));
   /** The vector half of search with one tier: its cosine above the model's floor, best first. */
   const vectorSearch = (tier: VectorTier, embedder: Embedder) => {
-    const index: VectorIndex = tierIndex(store, tier, embedder.dimensions);
+    const built: Promise<VectorIndex> = tierIndex(store, tier, embedder.dimensions);
     return memo(async (q) => {
       const [query] = await embedder.embed([q]);
+      const index = await built;
       return index.search(query!, [CONTAINER.id], DEPTH).filter((h) => h.score > (embedder.similarityFloor ?? 0)).map((h) => ({ item: h.passageId, score: h.score }));
     });
   };
   /** The server's search (its fusion included) with the given embedders. */
   const server = (tiers: typeof embedders) => {
-    const engine = SearchEngine.open(store, log, tiers, scratchDir());
-    return async (q: string) => (await engine.search(ACCOUNT, [CONTAINER], q, 10, 'bench')).results
-      .map((r) => corpus.passageAt(r.document_id!, r.position)!);
+    const opened = SearchEngine.open(store, log, tiers, scratchDir());
+    return async (q: string) => {
+      const engine = await opened;
+      return (await engine.search(ACCOUNT, [CONTAINER], q, 10, 'bench')).results.map((r) => corpus.passageAt(r.document_id!, r.position)!);
+    };
   };
   const fast = embedders.fast && vectorSearch('fast', embedders.fast);
   const strong = embedders.strong && vectorSearch('strong', embedders.strong);
@@ -121,7 +124,7 @@ for (const set of sets) {
   };
   const present = Object.fromEntries(Object.entries(variants).filter((e): e is [string, Variant] => e[1] !== null));
   const results = await evaluate(set, present, corpus.keyOf);
-  corpus.close();
+  await corpus.close();
   console.log(`\n${set.name}: ${set.documents.length} documents, ${set.questions.length} questions; learned in ${(learnedMs / 1000).toFixed(1)} s, ` +
     `searched in ${((performance.now() - started - learnedMs) / 1000).toFixed(1)} s; embedders: ${embedders.fast?.id ?? 'none'}, ${embedders.strong?.id ?? 'no strong tier'}\n`);
   console.log(formatScores(results));

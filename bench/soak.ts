@@ -149,8 +149,9 @@ if (incompletePairs > 0) problems.push(`${incompletePairs} concurrent duplicate 
 
 // Facts: no read-back route lists every fact, so they are read from the store once the server is down.
 const store = openSqliteStore(openDatabase(dir, Date.now()));
-const lostFacts = rec.facts.filter((f) => store.getFact(seed.accountId, f.id) === null);
-store.close();
+const lostFacts: typeof rec.facts = [];
+for (const f of rec.facts) if ((await store.facts.get(seed.accountId, f.id)) === null) lostFacts.push(f);
+await store.close();
 if (lostFacts.length > 0) problems.push(`${lostFacts.length} acknowledged facts missing (${lostFacts.slice(0, 3).map((f) => f.id).join(', ')})`);
 
 const bytes = readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);

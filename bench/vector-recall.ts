@@ -29,10 +29,10 @@ const tiers = (values.tier ? [values.tier] : ['fast', 'strong']) as VectorTier[]
 for (const tier of tiers) {
   const embedder = embedders[tier]!;
   const index = scratchIndex(embedder.dimensions);
-  index.reserve(store.countVectorUnits(tier));
+  index.reserve(await store.vectors.countUnits(tier));
   const passages: { id: number; units: Float32Array[] }[] = [];
   let container = '';
-  for (let page = store.listVectors(tier, 0, 5000); page.length; page = store.listVectors(tier, page.at(-1)!.passageId, 5000)) {
+  for (let page = await store.vectors.list(tier, 0, 5000); page.length; page = (await store.vectors.list(tier, page.at(-1)!.passageId, 5000))) {
     for (const p of page) {
       index.add(p.passageId, p.containerId, p.vectors);
       container = p.containerId;
@@ -60,7 +60,7 @@ for (const tier of tiers) {
   console.log(`${tier}: ${passages.length} passages, ${units} units; recall against exact max-sim @10 ${(found[10] / (10 * n)).toFixed(3)}, @50 ${(found[50] / (50 * n)).toFixed(3)}; index search p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms (${n} queries)`);
 }
 await embedders.strong?.close?.();
-store.close();
+await store.close();
 
 function normalised(v: Int8Array): Float32Array {
   const norm = Math.hypot(...v) || 1;

@@ -38,13 +38,18 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
       throw malformed(`The body is larger than ${MAX_BODY_BYTES} bytes.`, { limit_bytes: MAX_BODY_BYTES });
     },
   }));
-  app.get('/healthz', (c) => c.json({ status: 'ok', learning: learningProgress(services) }));
+  app.get('/healthz', async (c) => c.json({ status: 'ok', learning: await learningProgress(services) }));
   let openapi: object | null = null; // built on first request: the site is known only once listening
   app.get(OPENAPI_PATH, (c) => {
     openapi ??= openApiDocument(site);
     return c.json(openapi);
   });
   const forms = new FormTokens(services.store);
+  // The forms' secret is read from the store once, before the first request that signs or checks a form.
+  app.use(async (_c, next) => {
+    await forms.ready();
+    await next();
+  });
   const passwords = new PasswordThrottle(services.clock, site);
   app.route('/', oauthRoutes(services, site, forms, oauth));
   app.route('/', webRoutes({ services, site, forms, passwords }));

@@ -11,6 +11,7 @@ import { TrustedProxies } from './http/client-address';
 import { PARSER_HEADER_BYTES } from './http/middleware/header-limit';
 import { createEmbedders } from './learning/create-embedder';
 import { type Learning, LearningWorker } from './learning/learning-worker';
+import { useEmbeddingModel } from './learning/queue';
 import { LearningRunner } from './learning/runner';
 import { urlReader } from './learning/url-reader';
 import { createLogger, type Logger } from './log';
@@ -68,21 +69,22 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const embedder = embedders[tier];
     // A different model than the stored vectors came from: they are dropped and made again. Passages
     // a server learned without an embedder are embedded once one is back.
-    if (store.setEmbeddingModel(tier, embedder && { id: embedder.id, dimensions: embedder.dimensions }, clock.now())) {
+    if (await useEmbeddingModel(store, tier, embedder && { id: embedder.id, dimensions: embedder.dimensions }, clock.now())) {
       log.info('passages will be embedded in the background', { tier, model: embedder?.id });
     }
   }
-  const requeued = store.requeueRunningJobs(clock.now());
+  const requeued = await store.jobs.requeueRunning(clock.now());
   if (requeued) log.info('learning resumes jobs a stopped server left running', { jobs: requeued });
   // No request runs yet: a write left pending by a stopped server has an unknown outcome.
-  store.deleteExpiredIdempotencyKeys(clock.now());
-  const interrupted = store.interruptPendingIdempotencyKeys();
+  await store.idempotency.deleteExpired(clock.now());
+  const interrupted = await store.idempotency.interruptPending();
   if (interrupted) log.warn('writes a stopped server left running are marked interrupted', { idempotency_keys: interrupted });
   // The learning worker boots (its imports, its store, the fast model: a few hundred ms) while this
-  // thread builds the search index. Building it is synchronous, so the worker's messages are
-  // handled once it exists; vectors stored before then are read by SearchEngine.open itself.
-  let search: SearchEngine | undefined;
-  const onIndexed = (tier: VectorTier, ids: number[]) => search!.indexPassages(tier, ids);
+  // thread opens the search index. The worker's reports of passages indexed wait for it (`onIndexed`);
+  // vectors stored before SearchEngine.open reads them are read by it.
+  const opened = Promise.withResolvers<SearchEngine>();
+  opened.promise.catch(() => {}); // a failure to open is the start's, below
+  const onIndexed = async (tier: VectorTier, ids: number[]) => (await opened.promise).indexPassages(tier, ids);
   const strong = embedders.strong && { id: embedders.strong.id, dimensions: embedders.strong.dimensions, similarityFloor: embedders.strong.similarityFloor ?? 0 };
   // Refinement runs the query thread's session: the process holds the strong model once.
   const queryModel = embedders.strong instanceof QueryEmbedder ? embedders.strong : null;
@@ -90,9 +92,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // Searches in flight, which refinement's model runs keep out of the way of.
   const searches = new SearchActivity();
   const worker = options.manualLearning ? null : LearningWorker.start(config, onIndexed, log, { strongIdentity: strong, strongModel, searches: searches.buffer });
+  let search: SearchEngine;
   try {
-    search = SearchEngine.open(store, log, embedders, config.dataDir, searches, config.indexSaveSeconds * 1000);
+    search = await SearchEngine.open(store, log, embedders, config.dataDir, searches, config.indexSaveSeconds * 1000);
+    opened.resolve(search);
   } catch (err) {
+    opened.reject(err);
     await worker?.then((w) => w.stop(), () => {});
     throw err;
   }
@@ -135,9 +140,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     async stop() {
       await Promise.all([http.stop(), learning.stop()]);
       await search.close();
-      usage.flush();
-      accessLog.stop();
-      store.close();
+      await usage.flush();
+      await accessLog.stop();
+      await store.close();
       lock.release();
     },
   };

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { ManualClock } from '../../src/clock';
 import { createLogger } from '../../src/log';
 import { Refiner } from '../../src/learning/refiner';
+import { insertDocument, useEmbeddingModel } from '../../src/learning/queue';
 import { LearningRunner } from '../../src/learning/runner';
 import type { SearchEmbedders } from '../../src/search/search-engine';
 import { openDatabase } from '../../src/storage/sqlite/open';
@@ -28,7 +29,7 @@ export interface LearnedCorpus {
   keyOf(passageId: number): string | undefined;
   /** The passage at a position of a document (search results name passages that way). */
   passageAt(documentId: string, position: number): number | undefined;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Learns the documents (key → text) with the given embedders; the strong tier refines every passage. */
@@ -39,19 +40,21 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
   const db = openDatabase(dir, clock.now());
   db.run('PRAGMA synchronous = OFF'); // a benchmark's scratch store: durability is not measured here
   const store = openSqliteStore(db);
-  store.insertAccount({ id: ACCOUNT, email: 'bench@example.org', passwordHash: '-', createdAt: 0 });
-  store.insertContainer(CONTAINER);
+  await store.accounts.insert({ id: ACCOUNT, email: 'bench@example.org', passwordHash: '-', createdAt: 0 });
+  await store.containers.insert(CONTAINER);
   for (const tier of ['fast', 'strong'] as const) {
     const e = embedders[tier];
-    if (e) store.setEmbeddingModel(tier, { id: e.id, dimensions: e.dimensions }, clock.now());
+    if (e) await useEmbeddingModel(store, tier, { id: e.id, dimensions: e.dimensions }, clock.now());
   }
   const keyOfDocument = new Map<string, string>();
-  store.transaction(() => documents.forEach(({ key, text }, i) => {
-    const id = `doc_${i}`;
-    keyOfDocument.set(id, key);
-    store.insertDocument({ id, accountId: ACCOUNT, containerId: CONTAINER.id, title: null, content: text, url: null, customId: null,
-      metadata: null, status: 'queued', error: null, createdAt: clock.now(), updatedAt: clock.now(), learnedAt: null });
-  }));
+  await store.transaction(async (tx) => {
+    for (const [i, { key, text }] of documents.entries()) {
+      const id = `doc_${i}`;
+      keyOfDocument.set(id, key);
+      await insertDocument(tx, { id, accountId: ACCOUNT, containerId: CONTAINER.id, title: null, content: text, url: null, customId: null,
+        metadata: null, status: 'queued', error: null, createdAt: clock.now(), updatedAt: clock.now(), learnedAt: null });
+    }
+  });
 
   const indexed = new Set<number>();
   const onIndexed = (_: VectorTier, ids: number[]) => {
@@ -73,7 +76,7 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
   const passageAt = new Map<string, number>();
   const ids = [...indexed];
   for (let i = 0; i < ids.length; i += 500) {
-    for (const hit of store.getPassageHits(ACCOUNT, ids.slice(i, i + 500))) {
+    for (const hit of await store.passages.getHits(ACCOUNT, ids.slice(i, i + 500))) {
       keyOf.set(hit.passageId, keyOfDocument.get(hit.documentId!)!);
       passageAt.set(`${hit.documentId}#${hit.position}`, hit.passageId);
     }
@@ -84,18 +87,18 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
     dir,
     keyOf: (id) => keyOf.get(id),
     passageAt: (documentId, position) => passageAt.get(`${documentId}#${position}`),
-    close() {
-      store.close();
+    async close() {
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
 /** A tier's vector index over every stored vector of the tier, as SearchEngine.open builds it. */
-export function tierIndex(store: Store, tier: VectorTier, dimensions: number): VectorIndex {
+export async function tierIndex(store: Store, tier: VectorTier, dimensions: number): Promise<VectorIndex> {
   const index = scratchIndex(dimensions);
-  index.reserve(store.countVectorUnits(tier));
-  for (let page = store.listVectors(tier, 0, 2_000); page.length; page = store.listVectors(tier, page.at(-1)!.passageId, 2_000)) {
+  index.reserve(await store.vectors.countUnits(tier));
+  for (let page = await store.vectors.list(tier, 0, 2_000); page.length; page = await store.vectors.list(tier, page.at(-1)!.passageId, 2_000)) {
     for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
   }
   return index;

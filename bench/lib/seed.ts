@@ -13,6 +13,7 @@ import { createEmbedders } from '../../src/learning/create-embedder';
 import { embedPassages } from '../../src/learning/embedding-units';
 import { Refiner } from '../../src/learning/refiner';
 import { splitPassages } from '../../src/learning/passages';
+import { completeDocument, insertDocument, useEmbeddingModel } from '../../src/learning/queue';
 import { openDatabase } from '../../src/storage/sqlite/open';
 import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { documentText, seeded } from './corpus';
@@ -39,24 +40,24 @@ export async function seedStore(dir: string, passages: number, embedderChoice: s
   const embedder = embedders.fast;
   for (const tier of ['fast', 'strong'] as const) {
     const e = embedders[tier];
-    if (e) store.setEmbeddingModel(tier, { id: e.id, dimensions: e.dimensions }, Date.now());
+    if (e) await useEmbeddingModel(store, tier, { id: e.id, dimensions: e.dimensions }, Date.now());
   }
-  const [account] = store.listAccounts();
-  const [container] = store.listContainers(account!.id);
+  const [account] = await store.accounts.list();
+  const [container] = await store.containers.list(account!.id);
   const random = seeded(42);
   const started = performance.now();
   let made = reused ? passages : 0;
   while (made < passages) {
     const text = documentText(random, 1024);
     const now = Date.now();
-    store.insertDocument({
+    await insertDocument(store, {
       id: newId('doc'), accountId: account!.id, containerId: container!.id, title: null, content: text, url: null, customId: null,
       metadata: null, status: 'queued', error: null, createdAt: now, updatedAt: now, learnedAt: null,
     });
-    const job = store.claimJobs(now, 1)[0]!;
+    const job = (await store.jobs.claim(now, 1))[0]!;
     const parts = splitPassages(text, null);
     const vectors = embedder ? await embedPassages(embedder, parts, 'fast') : null;
-    store.completeDocument(job, parts, vectors, now);
+    await completeDocument(store, job, parts, vectors, now);
     made += parts.length;
   }
   const learnedAt = performance.now();
@@ -66,7 +67,7 @@ export async function seedStore(dir: string, passages: number, embedderChoice: s
     while ((await refiner.step()) > 0);
     refineSeconds = (performance.now() - learnedAt) / 1000;
   }
-  store.close();
+  await store.close();
   if (keep) await Bun.write(keyFile, key);
   return { key, accountId: account!.id, containerId: container!.id, passages: made, seconds: (learnedAt - started) / 1000, refineSeconds, reused };
 }

@@ -5,8 +5,9 @@
  */
 import { z } from 'zod';
 import { newId } from '../ids';
+import { insertFact, rewordFact } from '../learning/queue';
 import type { Logger } from '../log';
-import type { DocumentRow, Fact, PassageInput, Store } from '../storage/store';
+import type { DocumentRow, Fact, PassageInput, Repositories, Transaction } from '../storage/store';
 import type { ChatMessage, ModelClient } from './model-client';
 
 /** How many known facts (static and the container's) the model compares new ones with. */
@@ -43,8 +44,8 @@ export class FactExtractor {
    * Proposes the document's facts. A model that fails leaves the document learned without facts
    * (learning still indexes); the failure is logged, not raised.
    */
-  async propose(store: Store, doc: DocumentRow, passages: PassageInput[]): Promise<FactAction[]> {
-    const known = knownFacts(store, doc);
+  async propose(store: Repositories, doc: DocumentRow, passages: PassageInput[]): Promise<FactAction[]> {
+    const known = await knownFacts(store, doc);
     const read = passages.slice(0, PASSAGES_READ);
     const messages: ChatMessage[] = [
       { role: 'system', content: EXTRACT_SYSTEM },
@@ -76,9 +77,9 @@ export class FactExtractor {
   }
 }
 
-function knownFacts(store: Store, doc: DocumentRow): Fact[] {
+async function knownFacts(store: Repositories, doc: DocumentRow): Promise<Fact[]> {
   const half = KNOWN_FACTS / 2;
-  return [...store.listStaticFacts(doc.accountId).slice(0, half), ...store.listRecentFacts(doc.accountId, [doc.containerId], half)];
+  return [...(await store.facts.listStatic(doc.accountId)).slice(0, half), ...(await store.facts.listRecent(doc.accountId, [doc.containerId], half))];
 }
 
 /**
@@ -86,17 +87,17 @@ function knownFacts(store: Store, doc: DocumentRow): Fact[] {
  * a recent one to the document's container (the profile's dynamic side); a replacing fact
  * rewrites the old one, keeping its history. A fact already known word for word is not saved twice.
  */
-export function applyFacts(store: Store, doc: DocumentRow, actions: FactAction[], now: number): void {
+export async function applyFacts(tx: Transaction, doc: DocumentRow, actions: FactAction[], now: number): Promise<void> {
   const known = new Set(
-    [...store.listStaticFacts(doc.accountId), ...store.listRecentFacts(doc.accountId, [doc.containerId], 1000)].map((m) => norm(m.content)),
+    [...(await tx.facts.listStatic(doc.accountId)), ...(await tx.facts.listRecent(doc.accountId, [doc.containerId], 1000))].map((m) => norm(m.content)),
   );
   for (const a of actions) {
     if (known.has(norm(a.content))) continue;
     known.add(norm(a.content));
     const source = { documentId: doc.id, position: a.position };
-    if (a.kind === 'replace' && store.updateFactContent(doc.accountId, a.factId, a.content, now, source)) continue;
+    if (a.kind === 'replace' && (await rewordFact(tx, doc.accountId, a.factId, a.content, now, source))) continue;
     const standing = a.kind === 'add' && a.standing;
-    store.insertFact({
+    await insertFact(tx, {
       id: newId('mem'), accountId: doc.accountId, containerId: standing ? null : doc.containerId, content: a.content, title: null,
       static: standing, createdAt: now, updatedAt: now, sourceDocumentId: doc.id, sourcePosition: a.position,
     });

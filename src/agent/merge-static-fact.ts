@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { newId } from '../ids';
+import { insertFact, rewordFact } from '../learning/queue';
 import type { Context } from '../operations/operation';
 import type { Fact } from '../storage/store';
 import type { ChatMessage } from './model-client';
@@ -27,21 +28,21 @@ export const MERGE_SYSTEM =
 /** Saves a static fact for the caller's account; returns the fact the profile now holds for it. */
 export async function mergeStaticFact(ctx: Context, content: string, title: string | null): Promise<Fact> {
   const accountId = ctx.caller.accountId;
-  const existing = ctx.model ? ctx.store.listStaticFacts(accountId).slice(0, COMPARED_FACTS) : [];
+  const existing = ctx.model ? (await ctx.store.facts.listStatic(accountId)).slice(0, COMPARED_FACTS) : [];
   if (ctx.model && existing.length) {
     const decision = await decide(ctx, existing, content);
     const target = decision?.fact != null ? existing[decision.fact - 1] : undefined;
     if (decision?.action === 'duplicate' && target) return target;
     if (decision?.action === 'update' && target) {
       const merged = decision.content?.trim() || content;
-      ctx.store.updateFactContent(accountId, target.id, merged, ctx.clock.now());
-      return ctx.store.getFact(accountId, target.id)!;
+      await rewordFact(ctx.store, accountId, target.id, merged, ctx.clock.now());
+      return (await ctx.store.facts.get(accountId, target.id))!;
     }
   }
   const now = ctx.clock.now();
   const writtenBy = ctx.caller.kind === 'owner' ? null : ctx.caller.grant.credentialId;
   const memory: Fact = { id: newId('mem'), accountId, containerId: null, content, title, static: true, createdAt: now, updatedAt: now, writtenBy };
-  ctx.store.insertFact(memory);
+  await insertFact(ctx.store, memory);
   return memory;
 }
 

@@ -3,7 +3,7 @@
  * Every check here runs on the server from the credential; nothing is taken from the client.
  */
 import { ServiceError } from '../errors';
-import type { Container, Level, Store } from '../storage/store';
+import type { Container, Level, Repositories } from '../storage/store';
 import type { Caller } from './caller';
 
 /** The access an operation needs. `owner` is the owner's signed-in session only. */
@@ -56,20 +56,20 @@ export function refuseOwnerOnly(tool: string, caller?: Caller): ServiceError {
 
 interface AccessContext {
   caller: Caller;
-  store: Store;
+  store: Repositories;
 }
 
 /** The containers the caller may use, oldest first. Reach "all" includes containers made later. */
-export function containersInReach(ctx: AccessContext): Container[] {
-  const all = ctx.store.listContainers(ctx.caller.accountId);
+export async function containersInReach(ctx: AccessContext): Promise<Container[]> {
+  const all = await ctx.store.containers.list(ctx.caller.accountId);
   if (ctx.caller.kind === 'owner' || ctx.caller.grant.allContainers) return all;
   const ticked = new Set(ctx.caller.grant.containerIds);
   return all.filter((c) => ticked.has(c.id));
 }
 
 /** A container outside reach is refused exactly like one that does not exist. */
-export function requireReach(ctx: AccessContext, containerId: string): Container {
-  const container = containersInReach(ctx).find((c) => c.id === containerId);
+export async function requireReach(ctx: AccessContext, containerId: string): Promise<Container> {
+  const container = (await containersInReach(ctx)).find((c) => c.id === containerId);
   if (!container) {
     throw new ServiceError('unauthorized', `The container ${containerId} may not be used with this credential.`, { container: containerId });
   }
@@ -80,9 +80,9 @@ export function requireReach(ctx: AccessContext, containerId: string): Container
  * The container an operation acts on: the one named, or the only one in reach when none is named.
  * With several (or none) in reach and none named, the caller must say which: 400 `validation`.
  */
-export function resolveContainer(ctx: AccessContext, containerId: string | null | undefined): Container {
+export async function resolveContainer(ctx: AccessContext, containerId: string | null | undefined): Promise<Container> {
   if (containerId) return requireReach(ctx, containerId);
-  const reach = containersInReach(ctx);
+  const reach = await containersInReach(ctx);
   if (reach.length === 1) return reach[0]!;
   throw new ServiceError(
     'validation',

@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../clock';
 import { hintOf, matchesHash, randomBase62, sha256 } from '../ids';
-import type { Credential, Store } from '../storage/store';
+import type { Credential, Repositories } from '../storage/store';
 import { type Caller, grantOf } from './caller';
 
 export const KEY_PREFIX = 'egm';
@@ -59,18 +59,18 @@ export function callerOf(credential: Credential, now: number, options: Authentic
 }
 
 /** Resolves a bearer credential; throws AuthError saying why it is not accepted. */
-export function authenticate(store: Store, clock: Clock, bearer: string, options: AuthenticateOptions = {}): Caller {
+export async function authenticate(store: Repositories, clock: Clock, bearer: string, options: AuthenticateOptions = {}): Promise<Caller> {
   const [prefix, id, secret, ...rest] = bearer.split('_');
   if (!id || !secret || rest.length) throw new AuthError('unknown');
   const now = clock.now();
   if (prefix === KEY_PREFIX || prefix === CONSENT_PREFIX) {
-    const credential = store.getCredentialById(id);
+    const credential = await store.credentials.getById(id);
     const kind = prefix === KEY_PREFIX ? 'developer_key' : 'consent_token';
     if (!credential || credential.kind !== kind || !matchesHash(bearer, credential.secretHash)) throw new AuthError('unknown');
     return callerOf(credential, now, options);
   }
   if (prefix === SHARE_PREFIX) {
-    const share = store.getShareById(id);
+    const share = await store.shares.getById(id);
     if (!share || !matchesHash(bearer, share.secretHash)) throw new AuthError('unknown');
     refuseEnded(share, now);
     // A read-level grant over the share's containers, without the profile; the only tool it
@@ -79,7 +79,7 @@ export function authenticate(store: Store, clock: Clock, bearer: string, options
     return { kind: 'share', accountId: share.accountId, grant, share };
   }
   if (prefix === SESSION_PREFIX) {
-    const session = store.getSession(id);
+    const session = await store.sessions.get(id);
     if (!session || !matchesHash(bearer, session.secretHash)) throw new AuthError('unknown');
     if (session.expiresAt <= now) throw new AuthError('expired');
     return { kind: 'owner', accountId: session.accountId, sessionId: session.id };

@@ -7,7 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock';
 import { DAY_MS } from '../clock';
 import { matchesHash } from '../ids';
-import type { AuthorizationCode, Credential, Store } from '../storage/store';
+import type { AuthorizationCode, Credential, Repositories, Transaction } from '../storage/store';
 import { CONSENT_PREFIX, mintSecret } from './credentials';
 
 /** Authorization codes look like `ega_<id>_<secret>`; only a SHA-256 hash of them is stored. */
@@ -33,16 +33,16 @@ export type Approval = Pick<
 >;
 
 /** Issues a single-use authorization code for an approval; returns the code to hand to the app. */
-export function issueCode(store: Store, clock: Clock, approval: Approval): string {
+export async function issueCode(store: Transaction, clock: Clock, approval: Approval): Promise<string> {
   const now = clock.now();
   const secret = mintSecret(CODE_PREFIX, 16);
-  store.transaction(() => {
-    store.deleteExpiredAuthorizationCodes(now - CODE_KEPT_MS);
-    store.insertAuthorizationCode({
+  await store.transaction(async (tx) => {
+    await tx.oauth.deleteExpiredCodes(now - CODE_KEPT_MS);
+    await tx.oauth.insertCode({
       id: secret.id, secretHash: secret.hash, ...approval, containerIds: [...new Set(approval.containerIds)],
       createdAt: now, expiresAt: now + CODE_TTL_MS, usedAt: null, tokenId: null,
     });
-    store.markOAuthClientUsed(approval.clientId, now);
+    await tx.oauth.markClientUsed(approval.clientId, now);
   });
   return secret.token;
 }
@@ -80,14 +80,14 @@ function verifierMatches(verifier: string, challenge: string): boolean {
  * ticked, bound to the code's resource, expiring after `ttlDays`, no refresh token. A code works
  * once: presenting a used code again revokes the token it was exchanged for. Throws GrantError.
  */
-export function exchangeCode(store: Store, clock: Clock, x: Exchange): IssuedToken {
+export async function exchangeCode(store: Transaction, clock: Clock, x: Exchange): Promise<IssuedToken> {
   const now = clock.now();
   const [prefix, id, secret, ...rest] = x.code.split('_');
-  const code = prefix === CODE_PREFIX && id && secret && !rest.length ? store.getAuthorizationCode(id) : null;
+  const code = prefix === CODE_PREFIX && id && secret && !rest.length ? await store.oauth.getCode(id) : null;
   if (!code || !matchesHash(x.code, code.secretHash)) throw new GrantError('invalid_grant', 'The authorization code is not known.');
   if (code.usedAt != null) {
     // RFC 6749 §4.1.2: a code used twice means it leaked; what it minted is no longer trusted.
-    revokeCodeToken(store, code.accountId, code.tokenId, now);
+    await revokeCodeToken(store, code.accountId, code.tokenId, now);
     throw new GrantError('invalid_grant', 'The authorization code was already used; the token issued for it has been revoked.');
   }
   if (code.expiresAt <= now) throw new GrantError('invalid_grant', 'The authorization code has expired; authorize again.');
@@ -102,46 +102,46 @@ export function exchangeCode(store: Store, clock: Clock, x: Exchange): IssuedTok
 
   const minted = mintSecret(CONSENT_PREFIX, 12);
   const ttlMs = x.ttlDays * DAY_MS;
-  const credential = store.transaction(() => {
-    if (!store.useAuthorizationCode(code.id, now)) {
+  const credential = await store.transaction(async (tx) => {
+    if (!(await tx.oauth.useCode(code.id, now))) {
       throw new GrantError('invalid_grant', 'The authorization code was already used.');
     }
     // A container deleted between the approval and the exchange is simply not in reach.
-    const own = new Set(store.listContainers(code.accountId).map((c) => c.id));
+    const own = new Set((await tx.containers.list(code.accountId)).map((c) => c.id));
     const row: Credential = {
       id: minted.id, accountId: code.accountId, kind: 'consent_token', name: x.clientName, secretHash: minted.hash, hint: minted.hint,
       level: 'read', allContainers: false, profile: code.profile, expiresInDays: x.ttlDays, expiresAt: now + ttlMs, revokedAt: null,
       replaces: null, createdAt: now, lastUsedAt: null, containerIds: code.containerIds.filter((c) => own.has(c)),
       clientId: code.clientId, audience: code.resource,
     };
-    store.insertCredential(row);
-    store.setAuthorizationCodeToken(code.id, row.id);
-    store.markOAuthClientUsed(code.clientId, now);
+    await tx.credentials.insert(row);
+    await tx.oauth.setCodeToken(code.id, row.id);
+    await tx.oauth.markClientUsed(code.clientId, now);
     return row;
   });
   return { token: minted.token, expiresIn: Math.floor(ttlMs / 1000), scope: code.scope, credential };
 }
 
-function revokeCodeToken(store: Store, accountId: string, tokenId: string | null, now: number): void {
+async function revokeCodeToken(store: Repositories, accountId: string, tokenId: string | null, now: number): Promise<void> {
   if (!tokenId) return;
-  const token = store.getCredential(accountId, tokenId);
-  if (token && token.revokedAt == null) store.updateCredential(accountId, tokenId, { revokedAt: now });
+  const token = await store.credentials.get(accountId, tokenId);
+  if (token && token.revokedAt == null) await store.credentials.update(accountId, tokenId, { revokedAt: now });
 }
 
 /** Disconnect: revokes every consent token the app holds on the account at once; returns how many. */
-export function revokeApp(store: Store, clock: Clock, accountId: string, clientId: string): number {
-  return store.revokeConsentTokens(accountId, clientId, clock.now());
+export function revokeApp(store: Repositories, clock: Clock, accountId: string, clientId: string): Promise<number> {
+  return store.credentials.revokeConsentTokens(accountId, clientId, clock.now());
 }
 
 /**
  * Token revocation (RFC 7009) of one consent token, presented by the app holding it. Anything
  * that is not a live consent token of that app is left alone; the answer does not say which.
  */
-export function revokeConsentToken(store: Store, clock: Clock, token: string, clientId: string | null): void {
+export async function revokeConsentToken(store: Repositories, clock: Clock, token: string, clientId: string | null): Promise<void> {
   const [prefix, id, secret, ...rest] = token.split('_');
   if (prefix !== CONSENT_PREFIX || !id || !secret || rest.length) return;
-  const credential = store.getCredentialById(id);
+  const credential = await store.credentials.getById(id);
   if (credential?.kind !== 'consent_token' || !matchesHash(token, credential.secretHash)) return;
   if (clientId && credential.clientId !== clientId) return;
-  if (credential.revokedAt == null) store.updateCredential(credential.accountId, credential.id, { revokedAt: clock.now() });
+  if (credential.revokedAt == null) await store.credentials.update(credential.accountId, credential.id, { revokedAt: clock.now() });
 }

@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../clock';
 import { ServiceError } from '../errors';
-import type { Store } from '../storage/store';
+import type { Repositories } from '../storage/store';
 import { refuseOwnerOnly } from './access';
 import type { Caller } from './caller';
 import { AuthError, type AuthenticateOptions, callerOf } from './credentials';
@@ -16,9 +16,9 @@ import { AuthError, type AuthenticateOptions, callerOf } from './credentials';
  * unknown one; a revoked, expired or foreign-audience credential is 403 `unauthorized` with the
  * reason the wire would give.
  */
-export function seeAs(store: Store, clock: Clock, owner: Caller, credentialId: string, options: AuthenticateOptions = {}): Caller {
+export async function seeAs(store: Repositories, clock: Clock, owner: Caller, credentialId: string, options: AuthenticateOptions = {}): Promise<Caller> {
   if (owner.kind !== 'owner') throw refuseOwnerOnly('see_as', owner);
-  const credential = store.getCredential(owner.accountId, credentialId);
+  const credential = await store.credentials.get(owner.accountId, credentialId);
   if (!credential) throw new ServiceError('not_found', `No key or connected app ${credentialId}.`, { credential_id: credentialId });
   try {
     return { ...callerOf(credential, clock.now(), options), seenBy: owner.sessionId };

@@ -22,29 +22,33 @@ import type { Store } from '../storage/store';
 import { exportAccount, importAccount, type ImportSummary } from './transfer';
 import { UsageError } from './usage-error';
 
-function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
   const store = openSqliteStore(openDatabase(config.dataDir, systemClock.now()));
-  return fn(store).finally(() => store.close());
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
 }
 
 /** The account a command acts for: the one named by --email, or the only one there is. */
-function ownerOf(store: Store, email: string | undefined): Caller {
+async function ownerOf(store: Store, email: string | undefined): Promise<Caller> {
   if (email) {
-    const account = store.getAccountByEmail(email);
+    const account = await store.accounts.getByEmail(email);
     if (!account) throw new UsageError(`No account for ${email}.`);
     return { kind: 'owner', accountId: account.id, sessionId: 'cli' };
   }
-  const accounts = store.listAccounts();
+  const accounts = await store.accounts.list();
   if (accounts.length === 0) throw new UsageError('No account yet: run `engram owner create --email you@example.org` first.');
   if (accounts.length > 1) throw new UsageError('Several accounts exist: say which with --email.');
   return { kind: 'owner', accountId: accounts[0]!.id, sessionId: 'cli' };
 }
 
-function run<I extends z.ZodType, O extends z.ZodType>(store: Store, caller: Caller, op: Operation<I, O>, input: unknown): Promise<z.output<O>> {
+async function run<I extends z.ZodType, O extends z.ZodType>(store: Store, caller: Caller, op: Operation<I, O>, input: unknown): Promise<z.output<O>> {
   const log = createLogger('silent');
   const services: Services = {
     store, clock: systemClock, log, limiter: new RateLimiter(systemClock, Number.MAX_SAFE_INTEGER),
-    usage: new UsageRecorder(store), accessLog: new AccessRecorder(store, systemClock, log), search: SearchEngine.open(store, log, { fast: null, strong: null }, tmpdir()), notifyQueued: () => {},
+    usage: new UsageRecorder(store), accessLog: new AccessRecorder(store, systemClock, log), search: await SearchEngine.open(store, log, { fast: null, strong: null }, tmpdir()), notifyQueued: () => {},
     model: null, turns: new TurnBudget(),
   };
   return invoke(op, contextFor(services, caller, 'cli'), input);
@@ -55,16 +59,16 @@ export function ownerCreate(config: Config, email: string, password: string): Pr
 }
 
 export function ownerToken(config: Config, email: string | undefined): Promise<string> {
-  return withStore(config, async (store) => startSession(store, systemClock, ownerOf(store, email).accountId).token);
+  return withStore(config, async (store) => (await startSession(store, systemClock, (await ownerOf(store, email)).accountId)).token);
 }
 
 export function containersCreate(config: Config, email: string | undefined, name: string, description: string | undefined): Promise<string> {
-  return withStore(config, async (store) => (await run(store, ownerOf(store, email), ops.createContainer, { name, description })).id);
+  return withStore(config, async (store) => (await run(store, await ownerOf(store, email), ops.createContainer, { name, description })).id);
 }
 
 export function containersList(config: Config, email: string | undefined): Promise<string> {
   return withStore(config, async (store) => {
-    const { containers } = await run(store, ownerOf(store, email), ops.listContainers, {});
+    const { containers } = await run(store, await ownerOf(store, email), ops.listContainers, {});
     return containers.map((c) => [c.id, c.name, c.description].join('\t')).join('\n');
   });
 }
@@ -80,7 +84,7 @@ export interface KeyArgs {
 
 export function keysCreate(config: Config, email: string | undefined, args: KeyArgs): Promise<string> {
   return withStore(config, async (store) => {
-    const minted = await run(store, ownerOf(store, email), ops.createKey, {
+    const minted = await run(store, await ownerOf(store, email), ops.createKey, {
       name: args.name, level: args.level, containers: args.containers, all_views: args.all, profile: args.profile,
       expires_in_days: args.expiresInDays,
     });
@@ -89,9 +93,9 @@ export function keysCreate(config: Config, email: string | undefined, args: KeyA
 }
 
 export function exportMemory(config: Config, email: string | undefined, write: (line: string) => void): Promise<void> {
-  return withStore(config, async (store) => exportAccount(store, ownerOf(store, email).accountId, systemClock.now(), write));
+  return withStore(config, async (store) => exportAccount(store, (await ownerOf(store, email)).accountId, systemClock.now(), write));
 }
 
 export function importMemory(config: Config, email: string | undefined, text: string): Promise<ImportSummary> {
-  return withStore(config, async (store) => importAccount(store, ownerOf(store, email).accountId, text.split('\n'), systemClock.now()));
+  return withStore(config, async (store) => importAccount(store, (await ownerOf(store, email)).accountId, text.split('\n'), systemClock.now()));
 }

@@ -15,7 +15,8 @@ import { addMemory } from '../operations/add-memory';
 import { addRule } from '../operations/add-rule';
 import { createContainer } from '../operations/create-container';
 import { parseInput } from '../operations/operation';
-import type { DocumentLearning, DocumentRow, ImportedKind, Store } from '../storage/store';
+import { type DocumentLearning, insertDocument, insertFact } from '../learning/queue';
+import type { DocumentRow, ImportedKind, Repositories, Store } from '../storage/store';
 
 export const EXPORT_FORMAT = 'engram-export';
 export const EXPORT_VERSION = 2;
@@ -93,36 +94,36 @@ const PAGE = 200;
  * running): the header, containers, documents in the order they were stored, facts oldest first,
  * then rules. Documents come before the facts that name them as their source.
  */
-export function exportAccount(store: Store, accountId: string, now: number, write: (line: string) => void): void {
+export function exportAccount(store: Store, accountId: string, now: number, write: (line: string) => void): Promise<void> {
   const emit = (line: Line) => write(JSON.stringify(line));
-  store.snapshot(() => {
+  return store.snapshot(async (tx) => {
     emit({ type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: iso(now)!, account: accountId });
-    for (const c of store.listContainers(accountId)) {
+    for (const c of await tx.containers.list(accountId)) {
       emit({ type: 'container', id: c.id, name: c.name, description: c.description, created_at: c.createdAt, updated_at: c.updatedAt });
     }
     // In the order they were stored, so that an import stores them in the same order again.
-    for (let page = store.listDocumentsInInsertOrder(accountId, 0, PAGE); page.lastSeq !== null; page = store.listDocumentsInInsertOrder(accountId, page.lastSeq, PAGE)) {
-      for (const d of page.documents) emit(documentLine(store, d));
+    for (let page = await tx.documents.listInInsertOrder(accountId, 0, PAGE); page.lastSeq !== null; page = await tx.documents.listInInsertOrder(accountId, page.lastSeq, PAGE)) {
+      for (const d of page.documents) emit(await documentLine(tx, d));
     }
-    for (const m of store.listFacts(accountId)) {
+    for (const m of await tx.facts.list(accountId)) {
       emit({
         type: 'fact', id: m.id, container: m.containerId, content: m.content, title: m.title, static: m.static,
         created_at: m.createdAt, updated_at: m.updatedAt,
         source: m.sourceDocumentId ? { document: m.sourceDocumentId, position: m.sourcePosition ?? 0 } : null,
-        history: store.listFactHistory(accountId, m.id).map((h) => ({ content: h.content, replaced_at: h.replacedAt })),
+        history: (await tx.facts.listHistory(accountId, m.id)).map((h) => ({ content: h.content, replaced_at: h.replacedAt })),
         reviewed_at: m.reviewedAt ?? null,
       });
     }
-    for (const r of store.listRules(accountId, null)) {
+    for (const r of await tx.rules.list(accountId, null)) {
       emit({ type: 'rule', id: r.id, text: r.text, credential_id: r.credentialId, created_at: r.createdAt });
     }
   });
 }
 
-function documentLine(store: Store, d: DocumentRow): z.infer<typeof DocumentV2> {
+async function documentLine(store: Repositories, d: DocumentRow): Promise<z.infer<typeof DocumentV2>> {
   // A page is read when it is learned and only its passages keep the text: they travel, since the
   // page may have changed or gone, or the importing server may not reach it.
-  const passages = d.url != null && d.status === 'learned' ? store.listPassages(d.accountId, d.id) : null;
+  const passages = d.url != null && d.status === 'learned' ? await store.passages.list(d.accountId, d.id) : null;
   return {
     type: 'document', id: d.id, container: d.containerId, title: d.title, content: d.content, url: d.url, custom_id: d.customId,
     metadata: d.metadata, status: d.status, error: d.error, created_at: d.createdAt, updated_at: d.updatedAt, learned_at: d.learnedAt, passages,
@@ -169,15 +170,15 @@ export class ImportError extends Error {}
  *   does not hold (a document deleted, or a hand-edited file) is dropped: the fact comes without one.
  * - A rule for a key of this account keeps its key; one for a key not here holds for the whole account.
  */
-export function importAccount(store: Store, accountId: string, lines: string[], now: number): ImportSummary {
+export async function importAccount(store: Store, accountId: string, lines: string[], now: number): Promise<ImportSummary> {
   const summary: ImportSummary = { added: noCounts(), existing: 0, skipped: noCounts(), unsourced: 0 };
   const containerIds = new Map<string, string>();
   const documentIds = new Map<string, string>();
   /** Per digest of a line without an id, how many such lines came so far: two equal lines are two things. */
   const digests = new Map<string, number>();
   let header: Header | null = null;
-  store.transaction(() => {
-    lines.forEach((text, n) => {
+  await store.transaction(async (tx) => {
+    const readLine = async (text: string, n: number): Promise<void> => {
       if (!text.trim()) return;
       let raw: { type?: unknown; format?: unknown; version?: unknown };
       try {
@@ -215,30 +216,30 @@ export function importAccount(store: Store, accountId: string, lines: string[], 
         digests.set(digest, seen);
         return `${digest}#${seen}`;
       };
-      const earlier = (kind: ImportedKind, exported: string) => store.getImportOrigin(accountId, source, kind, exported);
+      const earlier = (kind: ImportedKind, exported: string) => tx.importOrigins.get(accountId, source, kind, exported);
       const remember = (kind: ImportedKind, exported: string, localId: string) =>
-        store.insertImportOrigin({ accountId, source, kind, exportedId: exported, localId, importedAt: now });
+        tx.importOrigins.insert({ accountId, source, kind, exportedId: exported, localId, importedAt: now });
       switch (line.type) {
         case 'header':
           throw new ImportError(`Line ${n + 1} is a second header.`);
         case 'container': {
           const c = line as z.infer<typeof ContainerLine>;
           const { name, description } = asTheApi(() => parseInput(createContainer.input, { name: c.name, description: c.description }));
-          const known = earlier('container', c.id);
+          const known = await earlier('container', c.id);
           if (known) {
             containerIds.set(c.id, known);
             summary.skipped.container++;
             return;
           }
-          let id = store.getContainerByName(accountId, name)?.id;
+          let id = (await tx.containers.getByName(accountId, name))?.id;
           if (!id) {
             id = newId('ctr');
             const times = { createdAt: c.created_at, updatedAt: c.updated_at ?? c.created_at };
-            store.insertContainer({ id, accountId, name, description: description ?? '', ...times });
+            await tx.containers.insert({ id, accountId, name, description: description ?? '', ...times });
             summary.added.container++;
           }
           containerIds.set(c.id, id);
-          remember('container', c.id, id);
+          await remember('container', c.id, id);
           return;
         }
         case 'document': {
@@ -251,19 +252,19 @@ export function importAccount(store: Store, accountId: string, lines: string[], 
           });
           const containerId = container(d.container)!;
           const exported = exportedId(d.id);
-          const known = earlier('document', exported);
+          const known = await earlier('document', exported);
           if (known) {
             if (d.id !== undefined) documentIds.set(d.id, known);
             summary.skipped.document++;
             return;
           }
           const { row, learning } = importedDocument(d);
-          const { inserted, document } = store.insertDocument({
+          const { inserted, document } = await insertDocument(tx, {
             id: newId('doc'), accountId, containerId, title: d.title, content: d.content, url: d.url,
             customId: d.custom_id, metadata: d.metadata, createdAt: d.created_at, ...row,
           }, learning, now);
           if (d.id !== undefined) documentIds.set(d.id, document.id);
-          remember('document', exported, document.id);
+          await remember('document', exported, document.id);
           if (inserted) summary.added.document++;
           else summary.existing++;
           return;
@@ -273,19 +274,19 @@ export function importAccount(store: Store, accountId: string, lines: string[], 
           asTheApi(() => parseInput(addMemory.input, { content: f.content, title: f.title ?? undefined }));
           const containerId = container(f.container);
           const exported = exportedId(f.id);
-          if (earlier('fact', exported)) {
+          if (await earlier('fact', exported)) {
             summary.skipped.fact++;
             return;
           }
           const sourceId = f.source ? documentIds.get(f.source.document) ?? null : null;
           if (f.source && !sourceId) summary.unsourced++;
           const id = newId('mem');
-          store.insertFact({
+          await insertFact(tx, {
             id, accountId, containerId, content: f.content, title: f.title, static: f.static,
             createdAt: f.created_at, updatedAt: f.updated_at,
             sourceDocumentId: sourceId, sourcePosition: sourceId ? f.source!.position : null, reviewedAt: f.reviewed_at ?? null,
           }, (f.history ?? []).map((h) => ({ content: h.content, replacedAt: h.replaced_at })));
-          remember('fact', exported, id);
+          await remember('fact', exported, id);
           summary.added.fact++;
           return;
         }
@@ -293,19 +294,20 @@ export function importAccount(store: Store, accountId: string, lines: string[], 
           const r = line as z.infer<typeof RuleLine>;
           const { text: ruleText } = asTheApi(() => parseInput(addRule.input, { text: r.text }));
           const exported = exportedId(r.id);
-          if (earlier('rule', exported)) {
+          if (await earlier('rule', exported)) {
             summary.skipped.rule++;
             return;
           }
-          const credentialId = r.credential_id && store.getCredential(accountId, r.credential_id) ? r.credential_id : null;
+          const credentialId = r.credential_id && (await tx.credentials.get(accountId, r.credential_id)) ? r.credential_id : null;
           const id = newId('rul');
-          store.insertRule({ id, accountId, credentialId, text: ruleText, createdAt: r.created_at });
-          remember('rule', exported, id);
+          await tx.rules.insert({ id, accountId, credentialId, text: ruleText, createdAt: r.created_at });
+          await remember('rule', exported, id);
           summary.added.rule++;
           return;
         }
       }
-    });
+    };
+    for (const [n, text] of lines.entries()) await readLine(text, n);
     if (header === null) throw new ImportError('The file is empty: it is not an Engram export.');
   });
   return summary;

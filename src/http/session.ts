@@ -23,11 +23,11 @@ export function sessionRoutes(services: Services, site: Site, passwords: Passwor
     const session = await signIn(services.store, services.clock, email, password);
     return c.json({ token: session.token, expires_at: iso(session.expiresAt) }, 201);
   });
-  app.delete('/v1/session', requireBearer(services, site), (c) => {
+  app.delete('/v1/session', requireBearer(services, site), async (c) => {
     const caller = c.get('caller');
     // A developer key has no session to end: answering "signed_out" would claim what did not happen.
     if (caller.kind !== 'owner') throw refuseOwnerOnly('sign_out');
-    services.store.deleteSession(caller.sessionId);
+    await services.store.sessions.delete(caller.sessionId);
     return c.json({ status: 'signed_out' as const });
   });
   return app;

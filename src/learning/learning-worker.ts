@@ -58,10 +58,12 @@ export class LearningWorker implements Learning {
   private pauseMs = 0;
   /** When the running worker became ready; 0 while none is. */
   private readyAt = 0;
+  /** The search index taking the passages the worker reported, one report after another. */
+  private indexing: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly config: Config,
-    private readonly onIndexed: (tier: VectorTier, passageIds: number[]) => void,
+    private readonly onIndexed: (tier: VectorTier, passageIds: number[]) => void | Promise<void>,
     private readonly log: Logger,
     private readonly refine: RefineWith,
   ) {}
@@ -71,7 +73,7 @@ export class LearningWorker implements Learning {
    * that fails to start rejects (the server does not start on a broken set-up); from then on the
    * worker is supervised.
    */
-  static async start(config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void, log: Logger, refine: RefineWith): Promise<LearningWorker> {
+  static async start(config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void | Promise<void>, log: Logger, refine: RefineWith): Promise<LearningWorker> {
     const handle = new LearningWorker(config, onIndexed, log, refine);
     await handle.launch();
     return handle;
@@ -127,12 +129,18 @@ export class LearningWorker implements Learning {
             (err) => this.worker === worker && worker.postMessage({ type: 'strong-model', error: String(err) } satisfies ToWorker),
           );
         }
-        if (m.type === 'indexed') this.onIndexed(m.tier, m.passageIds);
+        if (m.type === 'indexed') {
+          const { tier, passageIds } = m;
+          this.indexing = this.indexing.then(() => this.onIndexed(tier, passageIds)).catch((err) => {
+            this.log.error('passages learned could not be indexed for search', { tier, passages: passageIds.length, error: String(err) });
+          });
+        }
         if (m.type === 'drained') {
           const drain = this.drains.get(m.id);
           this.drains.delete(m.id);
+          // Once what the drain learned is searchable: its passages were reported before it ended.
           if ('error' in m) drain?.reject(new Error(m.error));
-          else drain?.resolve(m.jobs);
+          else void this.indexing.then(() => drain?.resolve(m.jobs));
         }
       });
       // Listened to for the worker's whole life: an error thrown in a thread nobody listens to is

@@ -2,7 +2,8 @@
  * How far learning has got, for `GET /healthz` and the owner's pages: totals of the whole server,
  * never any account's data.
  */
-import type { Services } from '../operations/operation';
+import type { SearchEngine } from '../search/search-engine';
+import type { Repositories } from '../storage/store';
 
 export interface LearningProgress {
   /** Learning jobs queued or running. */
@@ -16,10 +17,10 @@ export interface LearningProgress {
   refined: number | null;
 }
 
-export function learningProgress(services: Pick<Services, 'store' | 'search'>): LearningProgress {
+export async function learningProgress(services: { store: Repositories; search: SearchEngine }): Promise<LearningProgress> {
   return {
-    queue: services.store.countPendingJobs(),
-    passages: services.store.countPassages(),
+    queue: await services.store.jobs.countPending(),
+    passages: await services.store.passages.count(),
     refined: services.search.refines ? services.search.figures().strong : null,
   };
 }

@@ -20,32 +20,32 @@ export class Refiner {
   constructor(
     private readonly store: Store,
     private readonly embedder: Embedder,
-    private readonly onRefined: (passageIds: number[]) => void,
+    private readonly onRefined: (passageIds: number[]) => void | Promise<void>,
   ) {}
 
   /** Refines one batch; returns how many passages it took (0: nothing left to refine). */
   async step(): Promise<number> {
     // Read first: a passage stored after it gets a higher id (ids are never reused), so once the
     // list is empty, every passage up to it is refined and the mark may move there.
-    const last = this.store.lastPassageId();
-    let batch = this.store.listPassagesWithoutVectors('strong', this.after, REFINE_BATCH);
+    const last = await this.store.passages.lastId();
+    let batch = await this.store.passages.listWithoutVectors('strong', this.after, REFINE_BATCH);
     // Passages learned again (an edited fact, a redone document) get new ids above the mark; ones
     // below it that lost their vectors are found by one look from the first passage once the list
     // runs out. That look reads every passage (~0.1 s at 100k) and the idle loop steps every
     // second, so it is not repeated until another batch is refined.
     if (batch.length === 0 && this.refinedSinceLook) {
       this.refinedSinceLook = false;
-      batch = this.store.listPassagesWithoutVectors('strong', 0, REFINE_BATCH);
+      batch = await this.store.passages.listWithoutVectors('strong', 0, REFINE_BATCH);
     }
     if (batch.length === 0) {
       this.after = Math.max(this.after, last);
       return 0;
     }
     const vectors = await embedPassages(this.embedder, batch, 'strong');
-    const stored = this.store.storeVectors('strong', batch.map((p, i) => ({ passageId: p.id, vectors: vectors[i]! })));
+    const stored = await this.store.vectors.put('strong', batch.map((p, i) => ({ passageId: p.id, vectors: vectors[i]! })));
     this.after = batch.at(-1)!.id;
     this.refinedSinceLook = true;
-    if (stored.length) this.onRefined(stored);
+    if (stored.length) await this.onRefined(stored);
     return batch.length;
   }
 }

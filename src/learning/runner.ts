@@ -8,10 +8,11 @@ import { applyFacts, type FactExtractor } from '../agent/fact-extractor';
 import type { Clock } from '../clock';
 import { isStorageFull } from '../errors';
 import type { Logger } from '../log';
-import type { LearningJob, Store, VectorTier } from '../storage/store';
+import type { LearningJob, Store, Transaction, VectorTier } from '../storage/store';
 import type { Embedder } from './embedder/embedder';
 import { embedPassages } from './embedding-units';
 import { splitPassages } from './passages';
+import { completeDocument, failJob } from './queue';
 import { Refiner } from './refiner';
 import { collectYoungGarbageSoon } from '../young-garbage';
 
@@ -24,8 +25,8 @@ const REEMBED_BATCH = 256;
 /** Jobs claimed and committed together. */
 const BATCH = 32;
 
-/** Writes a prepared job's result; returns the ids of passages that got vectors. */
-type Commit = () => number[];
+/** Writes a prepared job's result in the transaction given; returns the ids of passages that got vectors. */
+type Commit = (tx: Transaction) => Promise<number[]>;
 
 /** A failure that retrying cannot mend (a refused address, a page that is not text). */
 class PermanentLearningError extends Error {}
@@ -40,12 +41,12 @@ export interface LearningDeps {
   strong?: Embedder | null;
   /** Reads a URL document's text; throws an error with `permanent: true` when retrying cannot help. */
   readUrl(url: string): Promise<{ text: string; title: string | null }>;
-  /** Called with the ids of passages whose vectors of a tier were just stored. */
-  onIndexed(tier: VectorTier, passageIds: number[]): void;
+  /** Called with the ids of passages whose vectors of a tier were just stored; awaited when it returns a promise. */
+  onIndexed(tier: VectorTier, passageIds: number[]): void | Promise<void>;
   /** Picks the facts out of a learned document; absent or null without a model (learning still indexes). */
   extractor?: FactExtractor | null;
   /** One short batch of store upkeep (the keyword index rebuild, storage/sqlite/fts-rebuild.ts); true while more remains. */
-  upkeep?: () => boolean;
+  upkeep?: () => Promise<boolean>;
 }
 
 export class LearningRunner {
@@ -81,9 +82,9 @@ export class LearningRunner {
   /** Works every ready job; returns how many it took. Tests call this to step the queue. */
   async drain(): Promise<number> {
     const { store, clock } = this.deps;
-    this.giveBackStranded();
+    await this.giveBackStranded();
     let n = 0;
-    for (let batch = store.claimJobs(clock.now(), BATCH); batch.length; batch = store.claimJobs(clock.now(), BATCH)) {
+    for (let batch = await store.jobs.claim(clock.now(), BATCH); batch.length; batch = await store.jobs.claim(clock.now(), BATCH)) {
       await this.runBatch(batch);
       n += batch.length;
       // The store would not take a job's end: claim nothing more until it does.
@@ -149,7 +150,7 @@ export class LearningRunner {
    * queue slows it but cannot stop it) and instead of refinement; false when there is none.
    */
   private async upkeep(): Promise<boolean> {
-    if (!this.running || !this.deps.upkeep?.()) return false;
+    if (!this.running || !(await this.deps.upkeep?.())) return false;
     // A batch is synchronous: yield to the thread's messages (stop, wake) before the next one.
     await new Promise((resolve) => setImmediate(resolve));
     return true;
@@ -173,28 +174,32 @@ export class LearningRunner {
       try {
         ready.push({ job, commit: await this.prepare(job) });
       } catch (err) {
-        this.fail(job, err);
+        await this.fail(job, err);
       }
     }
-    let indexed: number[];
+    const { store } = this.deps;
+    let indexed: number[] = [];
     try {
-      indexed = this.deps.store.transaction(() => ready.flatMap(({ commit }) => commit()));
-    } catch {
-      indexed = ready.flatMap(({ job, commit }) => {
-        try {
-          return this.deps.store.transaction(commit);
-        } catch (err) {
-          this.fail(job, err);
-          return [];
-        }
+      indexed = await store.transaction(async (tx) => {
+        const ids: number[] = [];
+        for (const { commit } of ready) ids.push(...(await commit(tx)));
+        return ids;
       });
+    } catch {
+      for (const { job, commit } of ready) {
+        try {
+          indexed.push(...(await store.transaction(commit)));
+        } catch (err) {
+          await this.fail(job, err);
+        }
+      }
     }
     try {
-      if (unstarted.length) this.deps.store.releaseJobs(unstarted, this.deps.clock.now());
+      if (unstarted.length) await store.jobs.release(unstarted, this.deps.clock.now());
     } catch (err) {
       for (const job of unstarted) this.strand(job, err);
     }
-    if (indexed.length) this.deps.onIndexed('fast', indexed);
+    if (indexed.length) await this.deps.onIndexed('fast', indexed);
   }
 
   private prepare(job: LearningJob): Promise<Commit> {
@@ -208,7 +213,7 @@ export class LearningRunner {
    * the job's failure, and a failure the store will not record is not recorded: either way the
    * job is stranded instead.
    */
-  private fail(job: LearningJob, err: unknown): void {
+  private async fail(job: LearningJob, err: unknown): Promise<void> {
     const { store, clock, log } = this.deps;
     if (isStorageFull(err)) {
       this.strand(job, err);
@@ -218,7 +223,7 @@ export class LearningRunner {
     const retryAt = permanent ? null : clock.now() + 1000 * 2 ** job.attempts;
     log.warn('learning step failed', { job: job.id, kind: job.kind, document: job.documentId, permanent, error: String(err) });
     try {
-      store.failJob(job, err instanceof Error ? err.message : String(err), retryAt, clock.now());
+      await failJob(store, job, err instanceof Error ? err.message : String(err), retryAt, clock.now());
     } catch (writeErr) {
       this.strand(job, writeErr);
     }
@@ -235,9 +240,9 @@ export class LearningRunner {
   }
 
   /** Throws while the store still refuses writes. */
-  private giveBackStranded(): void {
+  private async giveBackStranded(): Promise<void> {
     if (!this.stranded.length) return;
-    this.deps.store.releaseJobs(this.stranded, this.deps.clock.now());
+    await this.deps.store.jobs.release(this.stranded, this.deps.clock.now());
     this.deps.log.info('learning gives back the jobs a refused write left claimed', { jobs: this.stranded.length });
     this.stranded = [];
     this.strandedBy = null;
@@ -251,15 +256,15 @@ export class LearningRunner {
    */
   private async learnDocument(job: LearningJob): Promise<Commit> {
     const { store, clock, embedder } = this.deps;
-    const doc = job.accountId && job.documentId ? store.getDocument(job.accountId, job.documentId) : null;
+    const doc = job.accountId && job.documentId ? await store.documents.get(job.accountId, job.documentId) : null;
     // Deleted while queued: nothing to learn.
     if (!doc) {
-      return () => {
-        store.completeJob(job, clock.now());
+      return async (tx) => {
+        await tx.jobs.complete(job, clock.now());
         return [];
       };
     }
-    const kept = job.rebuild && doc.url != null ? store.listPassages(doc.accountId, doc.id) : [];
+    const kept = job.rebuild && doc.url != null ? await store.passages.list(doc.accountId, doc.id) : [];
     let passages = kept;
     if (kept.length === 0) {
       const read = doc.url != null ? await this.deps.readUrl(doc.url) : { text: doc.content ?? '', title: null };
@@ -268,22 +273,22 @@ export class LearningRunner {
     if (passages.length === 0) throw new PermanentLearningError('The document holds no text to learn.');
     const vectors = embedder ? await embedPassages(embedder, passages, 'fast') : null;
     const facts = this.deps.extractor && !job.rebuild ? await this.deps.extractor.propose(store, doc, passages) : [];
-    return () => {
+    return async (tx) => {
       const now = clock.now();
-      const ids = store.completeDocument(job, passages, vectors, now);
+      const ids = await completeDocument(tx, job, passages, vectors, now);
       // In the same commit as the passages: a redone job never saves its facts twice.
-      if (facts.length && store.getDocument(doc.accountId, doc.id)) applyFacts(store, doc, facts, now);
+      if (facts.length && (await tx.documents.get(doc.accountId, doc.id))) await applyFacts(tx, doc, facts, now);
       return vectors ? ids : [];
     };
   }
 
   private async embedMemory(job: LearningJob): Promise<Commit> {
     const { store, clock, embedder } = this.deps;
-    const passage = job.memoryId ? store.getFactPassage(job.memoryId) : null;
+    const passage = job.memoryId ? await store.passages.getForFact(job.memoryId) : null;
     const vectors = embedder && passage ? (await embedPassages(embedder, [passage], 'fast'))[0]! : null;
-    return () => {
-      const stored = passage && vectors ? store.storeVectors('fast', [{ passageId: passage.id, vectors }]) : [];
-      store.completeJob(job, clock.now());
+    return async (tx) => {
+      const stored = passage && vectors ? await tx.vectors.put('fast', [{ passageId: passage.id, vectors }]) : [];
+      await tx.jobs.complete(job, clock.now());
       return stored;
     };
   }
@@ -294,15 +299,15 @@ export class LearningRunner {
    */
   private async reembed(job: LearningJob): Promise<Commit> {
     const { store, clock, embedder } = this.deps;
-    for (let batch = store.listPassagesWithoutVectors('fast', 0, REEMBED_BATCH); embedder && batch.length;
-      batch = store.listPassagesWithoutVectors('fast', batch.at(-1)!.id, REEMBED_BATCH)) {
+    for (let batch = await store.passages.listWithoutVectors('fast', 0, REEMBED_BATCH); embedder && batch.length;
+      batch = await store.passages.listWithoutVectors('fast', batch.at(-1)!.id, REEMBED_BATCH)) {
       const vectors = await embedPassages(embedder, batch, 'fast');
-      this.deps.onIndexed('fast', store.storeVectors('fast', batch.map((p, i) => ({ passageId: p.id, vectors: vectors[i]! }))));
+      await this.deps.onIndexed('fast', await store.vectors.put('fast', batch.map((p, i) => ({ passageId: p.id, vectors: vectors[i]! }))));
       // Stopping: the job stays running, and the next start queues it again.
-      if (this.stopping) return () => [];
+      if (this.stopping) return async () => [];
     }
-    return () => {
-      store.completeJob(job, clock.now());
+    return async (tx) => {
+      await tx.jobs.complete(job, clock.now());
       return [];
     };
   }

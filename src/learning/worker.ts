@@ -35,7 +35,7 @@ const keywordIndex = new KeywordIndexRebuild(db, log);
 if (restarted) {
   // The worker before this one died mid-batch; a store that refuses this write fails the start,
   // and the supervisor tries again later.
-  const jobs = store.requeueRunningJobs(systemClock.now());
+  const jobs = await store.jobs.requeueRunning(systemClock.now());
   if (jobs) log.info('learning resumes the jobs of the worker that died', { jobs });
 }
 const send = (m: FromWorker) => port.postMessage(m);
@@ -50,7 +50,7 @@ const runner = new LearningRunner({
   store, clock: systemClock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config),
   onIndexed: (tier, passageIds) => send({ type: 'indexed', tier, passageIds }),
   extractor: config.model ? new FactExtractor(new ModelClient(config.model), log) : null,
-  upkeep: () => keywordIndex.step(),
+  upkeep: () => store.withConnection(() => keywordIndex.step()),
 });
 runner.start();
 
@@ -69,7 +69,7 @@ port.on('message', async (message: ToWorker) => {
     // Waits for a model still loading: ONNX Runtime aborts the process when the thread it loads a
     // session for is terminated under it.
     await embedders.strong?.close?.();
-    store.close();
+    await store.close();
     send({ type: 'stopped' });
   }
 });

@@ -35,7 +35,7 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
     let caller: Caller;
     try {
       if (!token) throw new AuthError('unknown');
-      caller = authenticate(services.store, services.clock, token, { audience: resourceOf(site) });
+      caller = await authenticate(services.store, services.clock, token, { audience: resourceOf(site) });
     } catch (err) {
       if (err instanceof AuthError) return unauthorized(c, site, token ? err.message : 'A bearer credential is required.');
       throw err;

@@ -31,7 +31,7 @@ export interface AuthorizeDeps {
 export function authorizeHandlers(deps: AuthorizeDeps) {
   const { services, site, forms } = deps;
 
-  function consentPage(c: Context<AppEnv>, session: OwnerSession, request: AuthorizationRequest, status = 200, error: string | null = null,
+  async function consentPage(c: Context<AppEnv>, session: OwnerSession, request: AuthorizationRequest, status = 200, error: string | null = null,
     ticked?: { containers: string[]; profile: boolean }) {
     pageHeaders(c, [formTarget(request.redirectUri)]);
     const app = {
@@ -41,10 +41,10 @@ export function authorizeHandlers(deps: AuthorizeDeps) {
     return c.html(
       <ConsentPage
         app={app}
-        containers={services.store.listContainers(session.accountId)}
+        containers={await services.store.containers.list(session.accountId)}
         request={request.echo}
         csrf={forms.tokenFor('session', session.sessionId)}
-        email={emailOf(services, session.accountId)}
+        email={await emailOf(services, session.accountId)}
         ttlDays={deps.consentTtlDays}
         ticked={ticked}
         error={error}
@@ -55,7 +55,7 @@ export function authorizeHandlers(deps: AuthorizeDeps) {
 
   async function get(c: Context<AppEnv>): Promise<Response> {
     const params = c.req.queries() ?? {};
-    const session = ownerSession(c, services);
+    const session = await ownerSession(c, services);
     const signInFirst = () => c.redirect(signInUrl(`${AUTHORIZE_PATH}${new URL(c.req.url).search}`), 303);
     // Only a signed-in owner makes the server fetch an app's metadata document: nobody else can
     // make it send requests to URLs of their choosing. A registration is checked before sign-in.
@@ -72,7 +72,7 @@ export function authorizeHandlers(deps: AuthorizeDeps) {
     const params: Params = Object.fromEntries(Object.entries(form).map(([name, value]) => [
       name, (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string'),
     ]));
-    const session = ownerSession(c, services);
+    const session = await ownerSession(c, services);
     if (!session) {
       const again = new URLSearchParams();
       for (const name of REQUEST_PARAMS) for (const value of params[name] ?? []) again.append(name, value);
@@ -91,13 +91,13 @@ export function authorizeHandlers(deps: AuthorizeDeps) {
       return redirectToApp(c, site, request.redirectUri, request.state, { error: 'access_denied', error_description: 'The owner denied the request.' }, 303);
     }
     if (decision !== 'approve') return consentPage(c, session, request, 400, 'Choose Approve or Deny.', ticked);
-    const own = new Set(services.store.listContainers(session.accountId).map((x) => x.id));
+    const own = new Set((await services.store.containers.list(session.accountId)).map((x) => x.id));
     const unknown = ticked.containers.filter((id) => !own.has(id));
     if (unknown.length) return consentPage(c, session, request, 400, 'A ticked container no longer exists. Check the ticks and approve again.');
     if (ticked.containers.length === 0 && !ticked.profile) {
       return consentPage(c, session, request, 400, 'Tick at least one container or profile access, or Deny.', ticked);
     }
-    const code = issueCode(services.store, services.clock, {
+    const code = await issueCode(services.store, services.clock, {
       accountId: session.accountId, clientId: request.client.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge,
       resource: request.audience, scope: SCOPE, containerIds: ticked.containers, profile: ticked.profile,
     });

@@ -13,7 +13,7 @@ import { readCapped } from '../learning/fetch/read-body';
 import { type Lookup, resolveHost, type ResolvedAddress, systemLookup } from '../learning/fetch/resolve-host';
 import { untilAborted } from '../learning/fetch/until-aborted';
 import { withoutInvisible } from '../operations/schemas';
-import type { OAuthClient, Store } from '../storage/store';
+import type { OAuthClient, Repositories } from '../storage/store';
 import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uris';
 
 export interface ClientMetadataOptions {
@@ -159,16 +159,16 @@ export class ClientMetadataResolver {
   private readonly inFlight = new Map<string, Promise<OAuthClient>>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Repositories,
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly options: ClientMetadataOptions,
   ) {}
 
-  resolve(clientId: string): Promise<OAuthClient> {
-    const cached = this.store.getOAuthClient(clientId);
+  async resolve(clientId: string): Promise<OAuthClient> {
+    const cached = await this.store.oauth.getClient(clientId);
     const now = this.clock.now();
-    if (cached?.kind === 'metadata_document' && (cached.freshUntil ?? 0) > now) return Promise.resolve(cached);
+    if (cached?.kind === 'metadata_document' && (cached.freshUntil ?? 0) > now) return cached;
     let pending = this.inFlight.get(clientId);
     if (!pending) {
       pending = this.refresh(clientId, cached?.kind === 'metadata_document' ? cached : null).finally(() => this.inFlight.delete(clientId));
@@ -188,7 +188,7 @@ export class ClientMetadataResolver {
         createdAt: cached?.createdAt ?? now, lastUsedAt: cached?.lastUsedAt ?? null, expiresAt: null,
         fetchedAt: now, freshUntil: now + fresh,
       };
-      this.store.upsertOAuthClient(client);
+      await this.store.oauth.upsertClient(client);
       return client;
     } catch (err) {
       const usable = cached && err instanceof ClientMetadataError && err.transient && this.clock.now() - (cached.fetchedAt ?? 0) < STALE_MAX_MS;

@@ -1,11 +1,11 @@
 /** Finding the app behind a client_id: a live registration, or a client ID metadata document. */
 import type { Clock } from '../clock';
-import type { OAuthClient, Store } from '../storage/store';
+import type { OAuthClient, Repositories } from '../storage/store';
 import { type ClientMetadataResolver, isMetadataDocumentClientId } from './client-metadata';
 
 export class OAuthClients {
   constructor(
-    private readonly store: Store,
+    private readonly store: Repositories,
     private readonly clock: Clock,
     private readonly documents: ClientMetadataResolver,
   ) {}
@@ -21,8 +21,8 @@ export class OAuthClients {
   }
 
   /** The app as stored, without fetching anything (the token endpoint never fetches). */
-  stored(clientId: string): OAuthClient | null {
-    const client = this.store.getOAuthClient(clientId);
+  async stored(clientId: string): Promise<OAuthClient | null> {
+    const client = await this.store.oauth.getClient(clientId);
     if (!client) return null;
     if (client.kind === 'registered' && client.expiresAt != null && client.expiresAt <= this.clock.now()) return null;
     return client;

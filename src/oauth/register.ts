@@ -8,7 +8,7 @@ import type { Clock } from '../clock';
 import { DAY_MS } from '../clock';
 import { newId } from '../ids';
 import { withoutInvisible } from '../operations/schemas';
-import type { Store } from '../storage/store';
+import type { Transaction } from '../storage/store';
 import type { OAuthErrorCode } from './errors';
 import { SCOPE } from './metadata';
 import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uris';
@@ -22,7 +22,7 @@ export type RegistrationResult =
   | { ok: false; error: OAuthErrorCode; description: string };
 
 /** Registers a public client from an RFC 7591 request body; never throws. */
-export function registerClient(store: Store, clock: Clock, body: unknown): RegistrationResult {
+export async function registerClient(store: Transaction, clock: Clock, body: unknown): Promise<RegistrationResult> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, error: 'invalid_client_metadata', description: 'The registration request must be a JSON object.' };
   }
@@ -64,9 +64,9 @@ export function registerClient(store: Store, clock: Clock, body: unknown): Regis
   if (typeof req.software_id === 'string') answer.software_id = req.software_id.slice(0, 200);
   if (typeof req.software_version === 'string') answer.software_version = req.software_version.slice(0, 100);
 
-  store.transaction(() => {
-    store.deleteExpiredOAuthClients(now);
-    store.insertOAuthClient({
+  await store.transaction(async (tx) => {
+    await tx.oauth.deleteExpiredClients(now);
+    await tx.oauth.insertClient({
       clientId, kind: 'registered', name, redirectUris, metadata: answer, createdAt: now, lastUsedAt: null,
       expiresAt: now + UNUSED_CLIENT_TTL_MS, fetchedAt: null, freshUntil: null,
     });

@@ -65,7 +65,7 @@ export function oauthRoutes(services: Services, site: Site, forms: FormTokens, o
     } catch {
       return oauthError(c, 400, 'invalid_client_metadata', 'The registration request must be a JSON object.');
     }
-    const result = registerClient(services.store, services.clock, body);
+    const result = await registerClient(services.store, services.clock, body);
     if (!result.ok) return oauthError(c, 400, result.error, result.description);
     services.log.info('app registered', { client_id: result.body.client_id, client_name: result.body.client_name });
     c.header('Cache-Control', 'no-store');

@@ -80,13 +80,13 @@ export function tokenHandlers(deps: TokenDeps) {
     const clientId = clientIdOf(c, params);
     if (clientId === BAD_BASIC) return badBasic(c);
     if (!clientId) return oauthError(c, 401, 'invalid_client', 'client_id is required.');
-    const client = deps.clients.stored(clientId);
+    const client = await deps.clients.stored(clientId);
     if (!client) return oauthError(c, 401, 'invalid_client', 'The client is not known to this server.');
     if (!params.code) return oauthError(c, 400, 'invalid_request', 'code is required.');
     const resource = params.resource ? audienceFor(site, params.resource) : null;
     if (params.resource && !resource) return oauthError(c, 400, 'invalid_target', `resource must be ${site.baseUrl}/mcp-http (or ${site.baseUrl}).`);
     try {
-      const issued = exchangeCode(services.store, services.clock, {
+      const issued = await exchangeCode(services.store, services.clock, {
         code: params.code, clientId, redirectUri: params.redirect_uri ?? null, codeVerifier: params.code_verifier ?? null, resource,
         clientName: client.name, ttlDays: deps.consentTtlDays,
       });
@@ -108,7 +108,7 @@ export function tokenHandlers(deps: TokenDeps) {
     if (!params?.token) return oauthError(c, 400, 'invalid_request', 'token is required.');
     const clientId = clientIdOf(c, params);
     if (clientId === BAD_BASIC) return badBasic(c);
-    revokeConsentToken(services.store, services.clock, params.token, clientId);
+    await revokeConsentToken(services.store, services.clock, params.token, clientId);
     // RFC 7009 §2.2: 200 whether or not there was anything to revoke.
     c.header('Cache-Control', 'no-store');
     return c.body(null, 200);

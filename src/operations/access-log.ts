@@ -38,35 +38,40 @@ const page = {
   limit: z.number().int().min(1).max(200).nullish().describe('Entries a page, 1 to 200; default 50.'),
 };
 
-function readLog(ctx: Context, subject: AccessSubject, input: { cursor?: string | null; limit?: number | null }): z.output<typeof AccessLog> {
+async function readLog(ctx: Context, subject: AccessSubject, input: { cursor?: string | null; limit?: number | null }): Promise<z.output<typeof AccessLog>> {
   if (input.cursor != null && !/^\d{1,15}$/.test(input.cursor)) {
     throw new ServiceError('validation', 'cursor must be a next_cursor this server gave.', { fields: ['cursor'] });
   }
-  ctx.accessLog.flush(); // the last second's entries are still in memory
+  await ctx.accessLog.flush(); // the last second's entries are still in memory
   const limit = input.limit ?? 50;
-  const rows = ctx.store.listAccessEntries(ctx.caller.accountId, subject, limit + 1, input.cursor == null ? null : Number(input.cursor));
+  const rows = await ctx.store.accessLog.list(ctx.caller.accountId, subject, limit + 1, input.cursor == null ? null : Number(input.cursor));
   const label = labeller(ctx);
-  const entries = rows.slice(0, limit).map((e): z.output<typeof AccessEntry> => ({
-    id: String(e.id), at: iso(e.at)!, operation: e.operation, credential_id: e.credentialId, credential_kind: e.credentialKind,
-    client_id: e.clientId, items: e.items.map((item) => ({ ...item, label: label(item) })),
-  }));
+  const entries: z.output<typeof AccessEntry>[] = [];
+  for (const e of rows.slice(0, limit)) {
+    const items = [];
+    for (const item of e.items) items.push({ ...item, label: await label(item) });
+    entries.push({
+      id: String(e.id), at: iso(e.at)!, operation: e.operation, credential_id: e.credentialId, credential_kind: e.credentialKind,
+      client_id: e.clientId, items,
+    });
+  }
   return { entries, next_cursor: rows.length > limit ? entries.at(-1)!.id : null };
 }
 
 /** Names what an item's id names now, each id read once a page. */
-function labeller(ctx: Context): (item: AccessItemRow) => string | null {
+function labeller(ctx: Context): (item: AccessItemRow) => Promise<string | null> {
   const { accountId } = ctx.caller;
   const seen = new Map<string, string | null>();
-  const read = (item: AccessItemRow): string | null => {
-    if (item.kind === 'container') return ctx.store.getContainer(accountId, item.id)?.name ?? null;
+  const read = async (item: AccessItemRow): Promise<string | null> => {
+    if (item.kind === 'container') return (await ctx.store.containers.get(accountId, item.id))?.name ?? null;
     if (item.kind === 'document') {
-      const doc = ctx.store.getDocument(accountId, item.id);
+      const doc = await ctx.store.documents.get(accountId, item.id);
       return doc ? doc.title ?? doc.content?.slice(0, 80) ?? doc.url ?? doc.id : null;
     }
-    return ctx.store.getFact(accountId, item.id)?.content ?? null;
+    return (await ctx.store.facts.get(accountId, item.id))?.content ?? null;
   };
-  return (item) => {
-    if (!seen.has(item.id)) seen.set(item.id, read(item));
+  return async (item) => {
+    if (!seen.has(item.id)) seen.set(item.id, await read(item));
     return seen.get(item.id)!;
   };
 }
@@ -77,10 +82,10 @@ export const keyAccessLog = defineOperation({
   access: 'owner',
   output: AccessLog,
   input: z.object({ key_id: z.string().min(1).max(100), ...page }),
-  run(ctx, input) {
+  async run(ctx, input) {
     const { accountId } = ctx.caller;
-    const key = ctx.store.getCredential(accountId, input.key_id);
-    const share = ctx.store.getShareById(input.key_id);
+    const key = await ctx.store.credentials.get(accountId, input.key_id);
+    const share = await ctx.store.shares.getById(input.key_id);
     // A consent token is read through its app (app_access_log), as the owner knows it.
     if (!(key?.kind === 'developer_key' || share?.accountId === accountId)) {
       throw new ServiceError('not_found', `No key ${input.key_id}.`, { key_id: input.key_id });
@@ -95,8 +100,8 @@ export const appAccessLog = defineOperation({
   access: 'owner',
   output: AccessLog,
   input: z.object({ client_id: z.string().min(1).max(2000), ...page }),
-  run(ctx, input) {
-    const held = ctx.store.listCredentials(ctx.caller.accountId, 'consent_token').some((t) => t.clientId === input.client_id);
+  async run(ctx, input) {
+    const held = (await ctx.store.credentials.list(ctx.caller.accountId, 'consent_token')).some((t) => t.clientId === input.client_id);
     if (!held) throw new ServiceError('not_found', `No app ${input.client_id} has been connected.`, { client_id: input.client_id });
     return readLog(ctx, { clientId: input.client_id }, input);
   },

@@ -23,7 +23,7 @@ export class AccessRecorder {
     private readonly clock: Clock,
     private readonly log: Logger,
   ) {
-    this.writes = new BatchedWrites((batch) => store.transaction(() => store.insertAccessEntries(batch)));
+    this.writes = new BatchedWrites((batch) => store.accessLog.insert(batch));
   }
 
   /** Notes what a call of a key, consent token or share returned or wrote; written within a second. */
@@ -40,8 +40,8 @@ export class AccessRecorder {
   }
 
   /** Writes what is pending; readers of the log call this first. */
-  flush(): void {
-    this.writes.flush();
+  flush(): Promise<void> {
+    return this.writes.flush();
   }
 
   /**
@@ -52,7 +52,7 @@ export class AccessRecorder {
     const before = this.clock.now() - retentionDays * DAY_MS;
     let removed = 0;
     for (;;) {
-      const n = this.store.transaction(() => this.store.pruneAccessEntries(before, PRUNE_BATCH));
+      const n = await this.store.accessLog.prune(before, PRUNE_BATCH);
       removed += n;
       if (n < PRUNE_BATCH) return removed;
       await new Promise((resolve) => setImmediate(resolve));
@@ -72,9 +72,9 @@ export class AccessRecorder {
   }
 
   /** Stops pruning and writes what is pending. */
-  stop(): void {
+  stop(): Promise<void> {
     if (this.pruner) clearInterval(this.pruner);
     this.pruner = null;
-    this.flush();
+    return this.flush();
   }
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { resolveContainer } from '../auth/access';
 import { ServiceError } from '../errors';
 import { newId } from '../ids';
+import { insertDocument } from '../learning/queue';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { containerParam, LIMITS, metadata, text, title } from './schemas';
@@ -21,11 +22,11 @@ export const addDocument = defineOperation({
     metadata: metadata.nullish(),
     title: title.optional(),
   }),
-  run(ctx, input) {
+  async run(ctx, input) {
     checkDocumentSource(input);
-    const container = resolveContainer(ctx, input.container);
+    const container = await resolveContainer(ctx, input.container);
     const now = ctx.clock.now();
-    const { inserted, document } = ctx.store.insertDocument({
+    const { inserted, document } = await insertDocument(ctx.store, {
       id: newId('doc'), accountId: ctx.caller.accountId, containerId: container.id, title: input.title ?? null,
       content: input.content ?? null, url: input.url ?? null, customId: input.custom_id ?? null, metadata: input.metadata ?? null,
       status: 'queued', error: null, createdAt: now, updatedAt: now, learnedAt: null,

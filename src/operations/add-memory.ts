@@ -3,6 +3,7 @@ import { mergeStaticFact } from '../agent/merge-static-fact';
 import { requireProfile, resolveContainer } from '../auth/access';
 import { ServiceError } from '../errors';
 import { newId } from '../ids';
+import { insertFact } from '../learning/queue';
 import type { Fact } from '../storage/store';
 import { factWritten } from './access-items';
 import { defineOperation } from './operation';
@@ -16,13 +17,15 @@ export const addMemory = defineOperation({
   access: 'suggest',
   output: S.Fact,
   accessed: factWritten,
+  // A static fact is merged into the profile by the model, when there is one.
+  waits: (input) => input.static === true,
   input: z.object({
     content: text(LIMITS.contentBytes).describe('The fact, as the person said it.'),
     container: containerParam,
     static: z.boolean().optional().describe('true: a standing fact about the person, saved to the profile.'),
     title: title.optional(),
   }),
-  run(ctx, input) {
+  async run(ctx, input) {
     if (!input.content.trim()) throw new ServiceError('validation', 'content must not be empty.', { fields: ['content'] });
     // The profile belongs to no container: a static fact needs the profile tick, not reach.
     if (input.static) {
@@ -30,14 +33,14 @@ export const addMemory = defineOperation({
       // A turn (it counts in the account's budget): merged into the profile by the model, if any.
       return ctx.turns.run(ctx.caller.accountId, async () => toFact(await mergeStaticFact(ctx, input.content, input.title ?? null)));
     }
-    const containerId = resolveContainer(ctx, input.container).id;
+    const containerId = (await resolveContainer(ctx, input.container)).id;
     const now = ctx.clock.now();
     const memory: Fact = {
       id: newId('mem'), accountId: ctx.caller.accountId, containerId, content: input.content,
       title: input.title ?? null, static: false, createdAt: now, updatedAt: now,
       writtenBy: ctx.caller.kind === 'owner' ? null : ctx.caller.grant.credentialId,
     };
-    ctx.store.insertFact(memory);
+    await insertFact(ctx.store, memory);
     return toFact(memory);
   },
 });

@@ -15,13 +15,13 @@ export const addRule = defineOperation({
     text: z.string().trim().min(1).max(LIMITS.ruleChars),
     credential_id: z.string().nullish().describe('Only this key; omitted: every credential.'),
   }),
-  run(ctx, input) {
+  async run(ctx, input) {
     // `!= null`, not truthiness: an empty id names no key too, and must not reach the foreign key as "".
-    if (input.credential_id != null && !ctx.store.getCredential(ctx.caller.accountId, input.credential_id)) {
+    if (input.credential_id != null && !(await ctx.store.credentials.get(ctx.caller.accountId, input.credential_id))) {
       throw new ServiceError('validation', `credential_id names no key of this account: ${input.credential_id}.`, { fields: ['credential_id'] });
     }
     const rule = { id: newId('rul'), accountId: ctx.caller.accountId, credentialId: input.credential_id ?? null, text: input.text, createdAt: ctx.clock.now() };
-    ctx.store.insertRule(rule);
+    await ctx.store.rules.insert(rule);
     return toRule(rule);
   },
 });

@@ -23,8 +23,8 @@ export const askAgent = defineOperation({
   async run(ctx, input) {
     if (!input.message.trim()) throw new ServiceError('validation', 'message must not be empty.', { fields: ['message'] });
     const model = requireModel(ctx.model);
-    return ctx.turns.run(ctx.caller.accountId, () =>
-      groundedAnswer(ctx, model, containersInReach(ctx), input.message, ASK_SYSTEM, `Question: ${input.message}`),
+    return ctx.turns.run(ctx.caller.accountId, async () =>
+      groundedAnswer(ctx, model, await containersInReach(ctx), input.message, ASK_SYSTEM, `Question: ${input.message}`),
     );
   },
 });

@@ -23,15 +23,15 @@ export const browseContainer = defineOperation({
   }),
   input: z.object({ container_id: z.string().min(1).max(100), cursor: z.string().max(200).nullish() }),
   async run(ctx, input) {
-    const container = requireReach(ctx, input.container_id);
+    const container = await requireReach(ctx, input.container_id);
     const page = await listDocuments.run(ctx, { container: container.id, cursor: input.cursor });
     const { accountId } = ctx.caller;
-    const described = ctx.store.describeDocuments(accountId, page.documents.map((d) => d.id), OPENING_CHARS);
+    const described = await ctx.store.documents.describe(accountId, page.documents.map((d) => d.id), OPENING_CHARS);
     return {
       container: toContainer(container),
       documents: page.documents.map((d) => ({ ...d, ...(described.get(d.id) ?? { bytes: 0, opening: '' }) })),
       next_cursor: page.next_cursor,
-      facts: ctx.store.listRecentFacts(accountId, [container.id], FACTS_SHOWN).map(toFact),
+      facts: (await ctx.store.facts.listRecent(accountId, [container.id], FACTS_SHOWN)).map(toFact),
     };
   },
 });

@@ -11,11 +11,11 @@ export const confirmFact = defineOperation({
   access: 'owner',
   output: S.Fact,
   input: z.object({ memory_id: z.string().min(1).max(100) }),
-  run(ctx, input) {
+  async run(ctx, input) {
     const { accountId } = ctx.caller;
-    if (!ctx.store.markFactReviewed(accountId, input.memory_id, ctx.clock.now())) {
+    if (!(await ctx.store.facts.markReviewed(accountId, input.memory_id, ctx.clock.now()))) {
       throw new ServiceError('not_found', `No memory ${input.memory_id}.`, { memory_id: input.memory_id });
     }
-    return toFact(ctx.store.getFact(accountId, input.memory_id)!);
+    return toFact((await ctx.store.facts.get(accountId, input.memory_id))!);
   },
 });

@@ -17,13 +17,13 @@ export const createContainer = defineOperation({
   access: 'owner',
   output: S.Container,
   input: z.object({ name: containerFields.name, description: containerFields.description.optional() }),
-  run(ctx, input) {
+  async run(ctx, input) {
     const now = ctx.clock.now();
     const container = {
       id: newId('ctr'), accountId: ctx.caller.accountId, name: input.name, description: input.description ?? '', createdAt: now, updatedAt: now,
     };
     try {
-      ctx.store.insertContainer(container);
+      await ctx.store.containers.insert(container);
     } catch (err) {
       if (err instanceof UniqueViolation) throw new ServiceError('conflict', `A container named "${input.name}" already exists.`, { fields: ['name'] });
       throw err;

@@ -23,13 +23,13 @@ export const createKey = defineOperation({
     expires_in_days: S.expiresInDays,
     replaces: z.string().nullish().describe('The key this one rotates; records lineage only.'),
   }),
-  run(ctx, input) {
+  async run(ctx, input) {
     if (input.all_views && input.containers?.length) {
       throw new ServiceError('validation', 'Give a container list or all_views, not both.', { fields: ['containers', 'all_views'] });
     }
-    const containerIds = requireOwnContainers(ctx, input.containers ?? []);
+    const containerIds = await requireOwnContainers(ctx, input.containers ?? []);
     // `!= null`, not truthiness: an empty id names no key either, and must not be recorded as lineage.
-    if (input.replaces != null && !ctx.store.getCredential(ctx.caller.accountId, input.replaces)) {
+    if (input.replaces != null && !(await ctx.store.credentials.get(ctx.caller.accountId, input.replaces))) {
       throw new ServiceError('validation', `replaces names no key of this account: ${input.replaces}.`, { fields: ['replaces'] });
     }
     const now = ctx.clock.now();
@@ -40,7 +40,7 @@ export const createKey = defineOperation({
       expiresInDays: input.expires_in_days ?? null, expiresAt: input.expires_in_days ? now + input.expires_in_days * DAY_MS : null,
       revokedAt: null, replaces: input.replaces ?? null, createdAt: now, lastUsedAt: null, containerIds,
     };
-    ctx.store.insertCredential(key);
+    await ctx.store.credentials.insert(key);
     ctx.log.info('key minted', { key_id: key.id, hint: key.hint, level: key.level });
     return { ...toKey(key, now), key: secret.token };
   },

@@ -21,7 +21,7 @@ export const createShare = defineOperation({
     instruction: z.string().max(LIMITS.ruleChars).nullish().describe('Workflows only: what the workflow does, in the owner\'s words.'),
     expires_in_days: S.expiresInDays,
   }),
-  run(ctx, input) {
+  async run(ctx, input) {
     const instruction = input.instruction?.trim() || null;
     if (input.kind === 'workflow' && !instruction) {
       throw new ServiceError('validation', 'A workflow needs an instruction.', { fields: ['instruction'] });
@@ -29,7 +29,7 @@ export const createShare = defineOperation({
     if (input.kind === 'agent_share' && instruction) {
       throw new ServiceError('validation', 'An agent share takes no instruction.', { fields: ['instruction'] });
     }
-    const containerIds = requireOwnContainers(ctx, input.containers);
+    const containerIds = await requireOwnContainers(ctx, input.containers);
     const now = ctx.clock.now();
     const secret = mintSecret(SHARE_PREFIX);
     const share: Share = {
@@ -37,7 +37,7 @@ export const createShare = defineOperation({
       hint: secret.hint, createdAt: now, expiresAt: input.expires_in_days ? now + input.expires_in_days * DAY_MS : null,
       revokedAt: null, lastUsedAt: null, containerIds,
     };
-    ctx.store.insertShare(share);
+    await ctx.store.shares.insert(share);
     ctx.log.info('share minted', { share_id: share.id, kind: share.kind, hint: share.hint });
     return { ...toShare(share, now), token: secret.token };
   },

@@ -12,14 +12,14 @@ export const deleteContainer = defineOperation({
   access: 'owner',
   output: S.DeleteContainerResult,
   input: z.object({ container_id: z.string().min(1), confirm: confirmParam }),
-  run(ctx, input) {
-    const container = findContainer(ctx, input.container_id);
+  async run(ctx, input) {
+    const container = await findContainer(ctx, input.container_id);
     const target = { containerId: container.id };
     if (input.confirm !== true) {
-      const plan = planFor(ctx, target);
+      const plan = await planFor(ctx, target);
       return confirmation('delete_container',
         `Deleting removes ${containerLoss(`"${container.name}"`, plan)}${keptNote(plan, 'you')}. Call again with confirm=true to go ahead.`);
     }
-    return { status: 'deleted' as const, id: container.id, ...forgetTarget(ctx, target) };
+    return { status: 'deleted' as const, id: container.id, ...(await forgetTarget(ctx, target)) };
   },
 });

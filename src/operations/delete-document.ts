@@ -14,16 +14,16 @@ export const deleteDocument = defineOperation({
   output: S.DeleteDocumentResult,
   accessed: (r) => (r.status === 'deleted' ? [{ action: 'removed', kind: 'document', id: r.id }] : []),
   input: z.object({ document_id: z.string().min(1).max(100), confirm: confirmParam }),
-  run(ctx, input) {
-    const doc = findDocument(ctx, input.document_id);
+  async run(ctx, input) {
+    const doc = await findDocument(ctx, input.document_id);
     const target = { documentId: doc.id };
     if (input.confirm !== true) {
       const what = doc.title ? `"${doc.title}"` : doc.id;
-      const plan = planFor(ctx, target);
+      const plan = await planFor(ctx, target);
       return confirmation('delete_document',
         `Ask the person to confirm deleting ${documentLoss(what, plan)}${keptNote(plan, 'the person')}; then call again with confirm=true.`);
     }
     // The contract's door keeps reviewed facts: a key forgets them only one by one, with forget_memory.
-    return { status: 'deleted' as const, id: doc.id, ...forgetTarget(ctx, target) };
+    return { status: 'deleted' as const, id: doc.id, ...(await forgetTarget(ctx, target)) };
   },
 });

@@ -9,9 +9,9 @@ export const deleteRule = defineOperation({
   access: 'owner',
   output: S.RuleDeleted,
   input: z.object({ rule_id: z.string().min(1) }),
-  run(ctx, input) {
-    if (!ctx.store.getRule(ctx.caller.accountId, input.rule_id)) throw new ServiceError('not_found', `No rule ${input.rule_id}.`, { rule_id: input.rule_id });
-    ctx.store.deleteRule(ctx.caller.accountId, input.rule_id);
+  async run(ctx, input) {
+    if (!(await ctx.store.rules.get(ctx.caller.accountId, input.rule_id))) throw new ServiceError('not_found', `No rule ${input.rule_id}.`, { rule_id: input.rule_id });
+    await ctx.store.rules.delete(ctx.caller.accountId, input.rule_id);
     return { status: 'deleted' as const, id: input.rule_id };
   },
 });

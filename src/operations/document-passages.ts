@@ -9,8 +9,8 @@ export const documentPassages = defineOperation({
   access: 'owner',
   output: z.object({ passages: z.array(z.object({ position: z.number().int(), title: z.string().nullable(), content: z.string() })) }),
   input: z.object({ document_id: z.string().min(1).max(100) }),
-  run(ctx, input) {
-    const doc = findDocument(ctx, input.document_id);
-    return { passages: ctx.store.listPassages(ctx.caller.accountId, doc.id) };
+  async run(ctx, input) {
+    const doc = await findDocument(ctx, input.document_id);
+    return { passages: await ctx.store.passages.list(ctx.caller.accountId, doc.id) };
   },
 });

@@ -17,15 +17,15 @@ export const forgetMemory = defineOperation({
     container: z.string().max(100).nullish().describe('The container the fact is in, when known.'),
     confirm: confirmParam,
   }),
-  run(ctx, input) {
-    const memory = findFact(ctx, input.memory_id, input.container);
+  async run(ctx, input) {
+    const memory = await findFact(ctx, input.memory_id, input.container);
     if (input.confirm !== true) {
       return confirmation('forget_memory', `Ask the person to confirm forgetting the fact "${memory.content.slice(0, 120)}"; then call again with confirm=true.`);
     }
     // A turn: it counts in the account's budget, and needs no model (it is deterministic).
-    return ctx.turns.run(ctx.caller.accountId, () => {
+    return ctx.turns.run(ctx.caller.accountId, async () => {
       // Forgotten as a document's facts are: nothing of it stays in the index, the file or the WAL.
-      const passageIds = ctx.store.forgetFact(ctx.caller.accountId, memory.id);
+      const passageIds = await ctx.store.forgetting.forgetFact(ctx.caller.accountId, memory.id);
       if (!passageIds) throw new ServiceError('not_found', `No memory ${memory.id}.`, { memory_id: memory.id });
       ctx.search.forgetPassages(passageIds);
       return { status: 'forgotten' as const, id: memory.id };

@@ -18,15 +18,15 @@ export const forgettingPlan = defineOperation({
   access: 'owner',
   output: z.object({ loss: z.string(), kept: z.array(S.Fact) }),
   input: z.object({ document_id: z.string().min(1).max(100).nullish(), container_id: z.string().min(1).max(100).nullish() }),
-  run(ctx, input) {
+  async run(ctx, input) {
     if (!input.document_id === !input.container_id) throw malformed('Give document_id or container_id, not both.', { fields: ['document_id', 'container_id'] });
     if (input.document_id) {
-      const doc = findDocument(ctx, input.document_id);
-      const plan = planFor(ctx, { documentId: doc.id });
+      const doc = await findDocument(ctx, input.document_id);
+      const plan = await planFor(ctx, { documentId: doc.id });
       return { loss: documentLoss(doc.title ? `“${doc.title}”` : doc.url ?? doc.id, plan), kept: plan.kept.map(toFact) };
     }
-    const container = requireReach(ctx, input.container_id!);
-    const plan = planFor(ctx, { containerId: container.id });
+    const container = await requireReach(ctx, input.container_id!);
+    const plan = await planFor(ctx, { containerId: container.id });
     return { loss: containerLoss(`“${container.name}”`, plan), kept: plan.kept.map(toFact) };
   },
 });

@@ -12,8 +12,8 @@ import type * as S from './schemas';
 const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** The plan of deleting the target now; a target gone meanwhile is 404. */
-export function planFor(ctx: Context, target: ForgetTarget): ForgettingPlan {
-  const plan = ctx.store.planForgetting(ctx.caller.accountId, target);
+export async function planFor(ctx: Context, target: ForgetTarget): Promise<ForgettingPlan> {
+  const plan = await ctx.store.forgetting.plan(ctx.caller.accountId, target);
   if (!plan) throw gone(target);
   return plan;
 }
@@ -22,8 +22,8 @@ export function planFor(ctx: Context, target: ForgetTarget): ForgettingPlan {
  * Deletes the target with everything learned from it (reviewed facts kept unless in `alsoKept`),
  * drops its passages from the search indexes, and gives the answer's counts.
  */
-export function forgetTarget(ctx: Context, target: ForgetTarget, alsoKept: string[] = []): z.infer<typeof S.Forgotten> {
-  const done: ForgettingDone | null = ctx.store.forget(ctx.caller.accountId, target, alsoKept);
+export async function forgetTarget(ctx: Context, target: ForgetTarget, alsoKept: string[] = []): Promise<z.infer<typeof S.Forgotten>> {
+  const done: ForgettingDone | null = await ctx.store.forgetting.forget(ctx.caller.accountId, target, alsoKept);
   if (!done) throw gone(target);
   ctx.search.forgetPassages(done.passageIds);
   return { forgotten: { documents: done.documents, passages: done.passages, facts: done.facts }, kept: { facts: done.kept } };

@@ -11,5 +11,5 @@ export const getDocument = defineOperation({
   output: S.Document,
   accessed: (d) => [{ action: 'returned', kind: 'document', id: d.id, container: d.container }],
   input: z.object({ document_id: z.string().min(1).max(100) }),
-  run: (ctx, input) => toDocument(findDocument(ctx, input.document_id), true),
+  run: async (ctx, input) => toDocument(await findDocument(ctx, input.document_id), true),
 });

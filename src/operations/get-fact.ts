@@ -21,50 +21,51 @@ export const getFact = defineOperation({
   access: 'owner',
   output: S.FactDetail,
   input: z.object({ memory_id: z.string().min(1).max(100) }),
-  run(ctx, input): Detail {
+  async run(ctx, input): Promise<Detail> {
     const { accountId } = ctx.caller;
-    const fact = ctx.store.getFact(accountId, input.memory_id);
+    const fact = await ctx.store.facts.get(accountId, input.memory_id);
     if (!fact) throw new ServiceError('not_found', `No memory ${input.memory_id}.`, { memory_id: input.memory_id });
     return {
       fact: toFact(fact),
-      written_by: writerOf(ctx, fact),
-      learned_from: learnedFrom(ctx, fact),
-      history: ctx.store.listFactHistory(accountId, fact.id).map((h) => ({ content: h.content, replaced_at: iso(h.replacedAt)! })),
-      served: servedAt(ctx, fact),
+      written_by: await writerOf(ctx, fact),
+      learned_from: await learnedFrom(ctx, fact),
+      history: (await ctx.store.facts.listHistory(accountId, fact.id)).map((h) => ({ content: h.content, replaced_at: iso(h.replacedAt)! })),
+      served: await servedAt(ctx, fact),
     };
   },
 });
 
 /** A key by its name; an app's consent token by the app's registered name. */
-function refOf(ctx: Context, c: Credential): z.infer<typeof S.FactDetail>['served']['readers'][number] {
+async function refOf(ctx: Context, c: Credential): Promise<z.infer<typeof S.FactDetail>['served']['readers'][number]> {
   if (c.kind !== 'consent_token') return { id: c.id, kind: 'key', name: c.name };
-  return { id: c.clientId ?? c.id, kind: 'app', name: (c.clientId && ctx.store.getOAuthClient(c.clientId)?.name) || c.name };
+  return { id: c.clientId ?? c.id, kind: 'app', name: (c.clientId && (await ctx.store.oauth.getClient(c.clientId))?.name) || c.name };
 }
 
-function writerOf(ctx: Context, fact: Fact): Detail['written_by'] {
-  const credential = fact.writtenBy ? ctx.store.getCredential(ctx.caller.accountId, fact.writtenBy) : null;
-  return credential ? { ...refOf(ctx, credential), state: keyState(credential, ctx.clock.now()) } : null;
+async function writerOf(ctx: Context, fact: Fact): Promise<Detail['written_by']> {
+  const credential = fact.writtenBy ? await ctx.store.credentials.get(ctx.caller.accountId, fact.writtenBy) : null;
+  return credential ? { ...(await refOf(ctx, credential)), state: keyState(credential, ctx.clock.now()) } : null;
 }
 
-function learnedFrom(ctx: Context, fact: Fact): Detail['learned_from'] {
-  const doc = fact.sourceDocumentId ? ctx.store.getDocument(ctx.caller.accountId, fact.sourceDocumentId) : null;
+async function learnedFrom(ctx: Context, fact: Fact): Promise<Detail['learned_from']> {
+  const doc = fact.sourceDocumentId ? await ctx.store.documents.get(ctx.caller.accountId, fact.sourceDocumentId) : null;
   if (!doc) return null;
   const position = fact.sourcePosition ?? 0;
-  const passage = ctx.store.listPassages(ctx.caller.accountId, doc.id).find((p) => p.position === position);
+  const passage = (await ctx.store.passages.list(ctx.caller.accountId, doc.id)).find((p) => p.position === position);
   return { document_id: doc.id, title: doc.title ?? doc.url, position, passage: passage?.content ?? null };
 }
 
-function servedAt(ctx: Context, fact: Fact): Detail['served'] {
+async function servedAt(ctx: Context, fact: Fact): Promise<Detail['served']> {
   const { accountId } = ctx.caller;
-  const containers = ctx.store.listContainers(accountId);
+  const containers = await ctx.store.containers.list(accountId);
   const container = containers.find((c) => c.id === fact.containerId) ?? null;
-  const recent = !fact.static && ctx.store.listRecentFacts(accountId, containers.map((c) => c.id), DYNAMIC_FACTS).some((m) => m.id === fact.id);
+  const recent = !fact.static && (await ctx.store.facts.listRecent(accountId, containers.map((c) => c.id), DYNAMIC_FACTS)).some((m) => m.id === fact.id);
   const now = ctx.clock.now();
-  const live = [...ctx.store.listCredentials(accountId), ...ctx.store.listCredentials(accountId, 'consent_token')]
+  const live = [...(await ctx.store.credentials.list(accountId)), ...(await ctx.store.credentials.list(accountId, 'consent_token'))]
     .filter((c) => keyState(c, now) === 'active');
   // Reach "all" includes containers made later; a standing fact is outside every container and read with the profile tick.
   const reads = (c: Credential) => fact.static ? c.profile : container !== null && (c.allContainers || c.containerIds.includes(container.id));
-  const readers = new Map(live.filter(reads).map((c) => refOf(ctx, c)).map((r) => [`${r.kind}:${r.id}`, r]));
+  const refs = await Promise.all(live.filter(reads).map((c) => refOf(ctx, c)));
+  const readers = new Map(refs.map((r) => [`${r.kind}:${r.id}`, r]));
   return {
     container: container && { id: container.id, name: container.name },
     profile: fact.static ? 'static' : recent ? 'dynamic' : null,

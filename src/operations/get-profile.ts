@@ -19,10 +19,10 @@ export const getProfile = defineOperation({
   input: z.object({ q: text(LIMITS.queryBytes).nullish().describe('A topic; adds relevant passages as results.') }),
   async run(ctx, input) {
     const { accountId } = ctx.caller;
-    const reach = containersInReach(ctx);
+    const reach = await containersInReach(ctx);
     const profile = {
-      static: ctx.store.listStaticFacts(accountId).map(toFact),
-      dynamic: ctx.store.listRecentFacts(accountId, reach.map((c) => c.id), DYNAMIC_FACTS).map(toFact),
+      static: (await ctx.store.facts.listStatic(accountId)).map(toFact),
+      dynamic: (await ctx.store.facts.listRecent(accountId, reach.map((c) => c.id), DYNAMIC_FACTS)).map(toFact),
     };
     if (!input.q?.trim()) return profile;
     const { results } = await ctx.search.search(accountId, reach, input.q, 10, ctx.traceId);

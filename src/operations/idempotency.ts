@@ -8,7 +8,7 @@ import type { Caller } from '../auth/caller';
 import { DAY_MS } from '../clock';
 import { ServiceError } from '../errors';
 import { sha256 } from '../ids';
-import type { IdempotencyRecord } from '../storage/store';
+import type { IdempotencyRecord, Transaction } from '../storage/store';
 import type { Context, Operation } from './operation';
 
 /** How long a key is remembered. */
@@ -50,47 +50,54 @@ export function idempotent<O extends Operation>(op: O, key: unknown, field: stri
 
 /**
  * Runs `op` once for `key`. The key is looked up and the write it guards is carried out in one
- * transaction, so two requests with one key cannot both run. When the operation finishes without
- * waiting (a document or a fact in a container, a delete), its answer is remembered in that same
- * transaction: a crash never leaves the write without its key, or the key without its write.
- * When it waits (a turn: a static fact merged by the model, a forget inside the turn budget), the
- * key is committed as pending with whatever the operation wrote before waiting; the answer is
- * remembered when it comes, in a second transaction. A crash in between leaves the key pending,
- * and the next start marks it interrupted: retries are refused rather than risk a second write.
+ * transaction, so two requests with one key cannot both run. When the operation waits on nothing
+ * but the store (a document or a fact in a container, a delete), it runs inside that transaction
+ * and its answer is remembered there too: a crash never leaves the write without its key, or the
+ * key without its write. When it waits on a model (`Operation.waits`: a static fact merged by
+ * the model), a transaction must not be held open meanwhile: the key is committed as pending
+ * first, the operation runs with its own writes, and the answer is remembered when it comes, in a
+ * second transaction. A crash in between leaves the key pending, and the next start marks it
+ * interrupted: retries are refused rather than risk a second write.
  */
-function runOnce(op: Operation, ctx: Context, input: unknown, key: string, onReplay: () => void): unknown {
-  const { store } = ctx;
+async function runOnce(op: Operation, ctx: Context, input: unknown, key: string, onReplay: () => void): Promise<unknown> {
   const now = ctx.clock.now();
   const record: IdempotencyRecord = {
     accountId: ctx.caller.accountId, credentialId: credentialOf(ctx.caller), key,
     digest: digestOf(op.name, input), state: 'done', response: null, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS,
   };
-  return store.transaction(() => {
-    store.deleteExpiredIdempotencyKeys(now);
-    const seen = store.getIdempotencyKey(record.accountId, record.credentialId, key, now);
-    if (seen) {
-      const answer = replay(seen, record.digest);
-      onReplay();
-      return answer;
-    }
-    const result = op.run(ctx, input);
-    if (!(result instanceof Promise)) {
-      store.putIdempotencyKey({ ...record, response: JSON.stringify(result) });
+  /** The first attempt's answer when the key was seen before: a replay. */
+  const earlier = async (tx: Transaction): Promise<{ answer: unknown } | null> => {
+    await tx.idempotency.deleteExpired(now);
+    const seen = await tx.idempotency.get(record.accountId, record.credentialId, key, now);
+    if (!seen) return null;
+    const answer = replay(seen, record.digest);
+    onReplay();
+    return { answer };
+  };
+  if (!op.waits?.(input)) {
+    return ctx.store.transaction(async (tx) => {
+      const seen = await earlier(tx);
+      if (seen) return seen.answer;
+      const result = await op.run({ ...ctx, store: tx }, input);
+      await tx.idempotency.put({ ...record, response: JSON.stringify(result) });
       return result;
-    }
-    store.putIdempotencyKey({ ...record, state: 'pending' });
-    return result.then(
-      (answer) => {
-        remember(ctx, { ...record, response: JSON.stringify(answer) });
-        return answer;
-      },
-      (err) => {
-        // Only a success is remembered: a failed first attempt may be retried for real.
-        forget(ctx, record);
-        throw err;
-      },
-    );
+    });
+  }
+  const seen = await ctx.store.transaction(async (tx) => {
+    const found = await earlier(tx);
+    if (!found) await tx.idempotency.put({ ...record, state: 'pending' });
+    return found;
   });
+  if (seen) return seen.answer;
+  try {
+    const answer = await op.run(ctx, input);
+    await remember(ctx, { ...record, response: JSON.stringify(answer) });
+    return answer;
+  } catch (err) {
+    // Only a success is remembered: a failed first attempt may be retried for real.
+    await forget(ctx, record);
+    throw err;
+  }
 }
 
 /** The remembered answer for a repeat of the same request; 409 `conflict` otherwise. */
@@ -130,17 +137,17 @@ class FinalConflict extends ServiceError {
  * goes out either way; if recording fails, the key stays pending (retries are refused as in flight
  * until the next start marks it interrupted), which never repeats the write.
  */
-function remember(ctx: Context, record: IdempotencyRecord): void {
+async function remember(ctx: Context, record: IdempotencyRecord): Promise<void> {
   try {
-    ctx.store.putIdempotencyKey(record);
+    await ctx.store.idempotency.put(record);
   } catch (err) {
     ctx.log.error('idempotency key not recorded', { trace_id: ctx.traceId, error: String(err) });
   }
 }
 
-function forget(ctx: Context, record: IdempotencyRecord): void {
+async function forget(ctx: Context, record: IdempotencyRecord): Promise<void> {
   try {
-    ctx.store.deleteIdempotencyKey(record.accountId, record.credentialId, record.key);
+    await ctx.store.idempotency.delete(record.accountId, record.credentialId, record.key);
   } catch (err) {
     ctx.log.error('idempotency key not released', { trace_id: ctx.traceId, error: String(err) });
   }

@@ -13,10 +13,10 @@ export const keyUsage = defineOperation({
   access: 'owner',
   output: S.Usage,
   input: z.object({ key_id: z.string().min(1) }),
-  run(ctx, input) {
-    const key = findKey(ctx, input.key_id);
-    ctx.usage.flush();
-    const s = ctx.store.summarizeUsage(ctx.caller.accountId, key.id, ctx.clock.now() - USAGE_WINDOW_DAYS * DAY_MS);
+  async run(ctx, input) {
+    const key = await findKey(ctx, input.key_id);
+    await ctx.usage.flush();
+    const s = await ctx.store.usage.summarize(ctx.caller.accountId, key.id, ctx.clock.now() - USAGE_WINDOW_DAYS * DAY_MS);
     return {
       key_id: key.id, per_day: s.perDay, refused: s.refused, per_tool: s.perTool,
       recent: s.recent.map((r) => ({ ...r, at: iso(r.at)! })),

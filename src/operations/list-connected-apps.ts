@@ -35,17 +35,17 @@ export const listConnectedApps = defineOperation({
   access: 'owner',
   output: ConnectedAppList,
   input: z.object({}),
-  run(ctx) {
-    ctx.usage.flush(); // last_used_at comes from usage, written in batches
+  async run(ctx) {
+    await ctx.usage.flush(); // last_used_at comes from usage, written in batches
     const now = ctx.clock.now();
-    const names = new Map(ctx.store.listContainers(ctx.caller.accountId).map((c) => [c.id, c.name]));
+    const names = new Map((await ctx.store.containers.list(ctx.caller.accountId)).map((c) => [c.id, c.name]));
     const byApp = new Map<string, Credential[]>();
-    for (const t of ctx.store.listCredentials(ctx.caller.accountId, 'consent_token')) {
+    for (const t of await ctx.store.credentials.list(ctx.caller.accountId, 'consent_token')) {
       if (t.revokedAt != null || (t.expiresAt != null && t.expiresAt <= now) || !t.clientId) continue;
       byApp.set(t.clientId, [...(byApp.get(t.clientId) ?? []), t]);
     }
-    const apps = [...byApp].map(([clientId, tokens]) => {
-      const client = ctx.store.getOAuthClient(clientId);
+    const apps = await Promise.all([...byApp].map(async ([clientId, tokens]) => {
+      const client = await ctx.store.oauth.getClient(clientId);
       const ticked = new Set(tokens.flatMap((t) => t.containerIds));
       const reach = [...names.keys()].filter((id) => ticked.has(id)); // in the owner's order of containers
       const lastUsed = Math.max(...tokens.map((t) => t.lastUsedAt ?? 0));
@@ -60,7 +60,7 @@ export const listConnectedApps = defineOperation({
         expires_at: iso(Math.max(...tokens.map((t) => t.expiresAt ?? 0)))!,
         tokens: tokens.length,
       };
-    });
+    }));
     return { apps: apps.sort((a, b) => b.connected_at.localeCompare(a.connected_at)) };
   },
 });

@@ -11,5 +11,5 @@ export const listContainers = defineOperation({
   output: S.ContainerList,
   accessed: (result) => result.containers.map((c) => ({ action: 'returned', kind: 'container', id: c.id })),
   input: z.object({}),
-  run: (ctx) => ({ containers: containersInReach(ctx).map(toContainer) }),
+  run: async (ctx) => ({ containers: (await containersInReach(ctx)).map(toContainer) }),
 });

@@ -17,10 +17,10 @@ export const listDocuments = defineOperation({
     limit: z.number().int().min(1).max(200).nullish().describe('Page size, 1 to 200; default 50.'),
     cursor: z.string().max(200).nullish().describe('next_cursor of the previous page.'),
   }),
-  run(ctx, input) {
-    const ids = input.container ? [requireReach(ctx, input.container).id] : containersInReach(ctx).map((c) => c.id);
+  async run(ctx, input) {
+    const ids = input.container ? [(await requireReach(ctx, input.container)).id] : (await containersInReach(ctx)).map((c) => c.id);
     const limit = input.limit ?? 50;
-    const page = ctx.store.listDocuments(ctx.caller.accountId, ids, limit, input.cursor ? decodeCursor(input.cursor) : null);
+    const page = await ctx.store.documents.list(ctx.caller.accountId, ids, limit, input.cursor ? decodeCursor(input.cursor) : null);
     return {
       documents: page.documents.map((d) => toDocument(d, false)),
       next_cursor: page.next ? encodeCursor(page.next) : null,

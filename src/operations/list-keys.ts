@@ -9,8 +9,8 @@ export const listKeys = defineOperation({
   access: 'owner',
   output: S.KeyList,
   input: z.object({}),
-  run(ctx) {
+  async run(ctx) {
     const now = ctx.clock.now();
-    return byState(ctx.store.listCredentials(ctx.caller.accountId), now, (key) => toKey(key, now));
+    return byState(await ctx.store.credentials.list(ctx.caller.accountId), now, (key) => toKey(key, now));
   },
 });

@@ -9,8 +9,8 @@ export const listShares = defineOperation({
   access: 'owner',
   output: S.ShareList,
   input: z.object({}),
-  run(ctx) {
+  async run(ctx) {
     const now = ctx.clock.now();
-    return byState(ctx.store.listShares(ctx.caller.accountId), now, (share) => toShare(share, now));
+    return byState(await ctx.store.shares.list(ctx.caller.accountId), now, (share) => toShare(share, now));
   },
 });

@@ -9,8 +9,8 @@ export const memoryRules = defineOperation({
   access: 'read',
   output: S.RuleList,
   input: z.object({}),
-  run(ctx) {
+  async run(ctx) {
     const credentialId = ctx.caller.kind === 'owner' ? null : ctx.caller.grant.credentialId;
-    return { rules: ctx.store.listRules(ctx.caller.accountId, credentialId).map(toRule) };
+    return { rules: (await ctx.store.rules.list(ctx.caller.accountId, credentialId)).map(toRule) };
   },
 });

@@ -11,7 +11,7 @@ import type { Clock } from '../clock';
 import { malformed, ServiceError } from '../errors';
 import type { Logger } from '../log';
 import type { SearchEngine } from '../search/search-engine';
-import type { AccessItem, Store } from '../storage/store';
+import type { AccessItem, Store, Transaction } from '../storage/store';
 import type { AccessRecorder } from './access-recorder';
 import type { RateLimiter } from './rate-limiter';
 import type { UsageRecorder } from './usage-recorder';
@@ -34,7 +34,9 @@ export interface Services {
   turns: TurnBudget;
 }
 
-export interface Context extends Services {
+export interface Context extends Omit<Services, 'store'> {
+  /** The store, or the transaction the call runs in (an idempotent write: see idempotency.ts). */
+  store: Transaction;
   caller: Caller;
   traceId: string;
 }
@@ -59,6 +61,12 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
    * token or share. Operations without it are not logged (their usage still is).
    */
   accessed?(result: z.output<O>, input: z.output<I>): AccessItem[];
+  /**
+   * Whether this call waits on something other than the store (a model's answer). Such a call is
+   * never run inside a transaction held open for it (an idempotency key's: see idempotency.ts),
+   * since every other write would wait meanwhile.
+   */
+  waits?(input: z.output<I>): boolean;
   run(ctx: Context, input: z.output<I>): z.output<O> | Promise<z.output<O>>;
 }
 

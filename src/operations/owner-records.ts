@@ -3,22 +3,22 @@ import { ServiceError } from '../errors';
 import type { Container, Credential } from '../storage/store';
 import type { Context } from './operation';
 
-export function findContainer(ctx: Context, id: string): Container {
-  const c = ctx.store.getContainer(ctx.caller.accountId, id);
+export async function findContainer(ctx: Context, id: string): Promise<Container> {
+  const c = await ctx.store.containers.get(ctx.caller.accountId, id);
   if (!c) throw new ServiceError('not_found', `No container ${id}.`, { container: id });
   return c;
 }
 
-export function findKey(ctx: Context, id: string): Credential {
-  const key = ctx.store.getCredential(ctx.caller.accountId, id);
+export async function findKey(ctx: Context, id: string): Promise<Credential> {
+  const key = await ctx.store.credentials.get(ctx.caller.accountId, id);
   // A consent token is not a key: its grant changes only by authorizing the app again (Connected apps).
   if (key?.kind !== 'developer_key') throw new ServiceError('not_found', `No key ${id}.`, { key_id: id });
   return key;
 }
 
 /** Every id must name one of the owner's containers; the unknown ones are named in the refusal. */
-export function requireOwnContainers(ctx: Context, ids: string[]): string[] {
-  const own = new Set(ctx.store.listContainers(ctx.caller.accountId).map((c) => c.id));
+export async function requireOwnContainers(ctx: Context, ids: string[]): Promise<string[]> {
+  const own = new Set((await ctx.store.containers.list(ctx.caller.accountId)).map((c) => c.id));
   const unknown = ids.filter((id) => !own.has(id));
   if (unknown.length) throw new ServiceError('validation', `Unknown containers: ${unknown.join(', ')}.`, { fields: ['containers'], unknown });
   return [...new Set(ids)];

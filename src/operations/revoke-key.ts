@@ -10,13 +10,13 @@ export const revokeKey = defineOperation({
   access: 'owner',
   output: S.Key,
   input: z.object({ key_id: z.string().min(1) }),
-  run(ctx, input) {
-    const key = findKey(ctx, input.key_id);
+  async run(ctx, input) {
+    const key = await findKey(ctx, input.key_id);
     const now = ctx.clock.now();
     if (key.revokedAt == null) {
-      ctx.store.updateCredential(ctx.caller.accountId, key.id, { revokedAt: now });
+      await ctx.store.credentials.update(ctx.caller.accountId, key.id, { revokedAt: now });
       ctx.log.info('key revoked', { key_id: key.id, hint: key.hint });
     }
-    return toKey(findKey(ctx, key.id), now);
+    return toKey(await findKey(ctx, key.id), now);
   },
 });

@@ -10,12 +10,12 @@ export const revokeShare = defineOperation({
   access: 'owner',
   output: S.Share,
   input: z.object({ key_id: z.string().min(1).describe('The id of the agent share or workflow.') }),
-  run(ctx, input) {
+  async run(ctx, input) {
     const now = ctx.clock.now();
-    if (!ctx.store.revokeShare(ctx.caller.accountId, input.key_id, now)) {
+    if (!(await ctx.store.shares.revoke(ctx.caller.accountId, input.key_id, now))) {
       throw new ServiceError('not_found', `No share ${input.key_id}.`, { key_id: input.key_id });
     }
-    const share = ctx.store.getShareById(input.key_id)!;
+    const share = (await ctx.store.shares.getById(input.key_id))!;
     ctx.log.info('share revoked', { share_id: share.id, hint: share.hint });
     return toShare(share, now);
   },

@@ -18,9 +18,9 @@ export const searchMemories = defineOperation({
     container: containerParam,
     limit: z.number().int().min(1).max(100).nullish().describe('How many passages, 1 to 100; default 10.'),
   }),
-  run(ctx, input) {
+  async run(ctx, input) {
     if (!input.q.trim()) throw new ServiceError('validation', 'q must not be empty.', { fields: ['q'] });
-    const targets = input.container === '*' ? containersInReach(ctx) : [resolveContainer(ctx, input.container)];
+    const targets = input.container === '*' ? await containersInReach(ctx) : [await resolveContainer(ctx, input.container)];
     return ctx.search.search(ctx.caller.accountId, targets, input.q, input.limit ?? 10, ctx.traceId);
   },
 });

@@ -10,15 +10,15 @@ export const setKeyContainers = defineOperation({
   access: 'owner',
   output: S.Key,
   input: z.object({ key_id: z.string().min(1), containers: z.array(z.string()).max(1000) }),
-  run(ctx, input) {
-    const key = findKey(ctx, input.key_id);
+  async run(ctx, input) {
+    const key = await findKey(ctx, input.key_id);
     requireChangeable(ctx, key);
-    const ids = requireOwnContainers(ctx, input.containers);
+    const ids = await requireOwnContainers(ctx, input.containers);
     // The list given is the reach from now on: left on, all_views would ignore it without a word.
-    ctx.store.transaction(() => {
-      ctx.store.setCredentialContainers(ctx.caller.accountId, key.id, ids);
-      if (key.allContainers) ctx.store.updateCredential(ctx.caller.accountId, key.id, { allContainers: false });
+    await ctx.store.transaction(async (tx) => {
+      await tx.credentials.setContainers(ctx.caller.accountId, key.id, ids);
+      if (key.allContainers) await tx.credentials.update(ctx.caller.accountId, key.id, { allContainers: false });
     });
-    return toKey(findKey(ctx, key.id), ctx.clock.now());
+    return toKey(await findKey(ctx, key.id), ctx.clock.now());
   },
 });

@@ -12,14 +12,14 @@ export const updateContainer = defineOperation({
   access: 'owner',
   output: S.Container,
   input: z.object({ container_id: z.string().min(1), name: containerFields.name.optional(), description: containerFields.description.optional() }),
-  run(ctx, input) {
-    const { id } = findContainer(ctx, input.container_id);
+  async run(ctx, input) {
+    const { id } = await findContainer(ctx, input.container_id);
     try {
-      ctx.store.updateContainer(ctx.caller.accountId, id, { name: input.name, description: input.description, updatedAt: ctx.clock.now() });
+      await ctx.store.containers.update(ctx.caller.accountId, id, { name: input.name, description: input.description, updatedAt: ctx.clock.now() });
     } catch (err) {
       if (err instanceof UniqueViolation) throw new ServiceError('conflict', `A container named "${input.name}" already exists.`, { fields: ['name'] });
       throw err;
     }
-    return toContainer(findContainer(ctx, id));
+    return toContainer(await findContainer(ctx, id));
   },
 });

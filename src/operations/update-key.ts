@@ -17,11 +17,11 @@ export const updateKey = defineOperation({
     profile: z.boolean().optional(),
     all_views: z.boolean().optional(),
   }),
-  run(ctx, input) {
-    const key = findKey(ctx, input.key_id);
+  async run(ctx, input) {
+    const key = await findKey(ctx, input.key_id);
     requireChangeable(ctx, key);
     const patch = { name: input.name, level: input.level, profile: input.profile, allContainers: input.all_views };
-    ctx.store.updateCredential(ctx.caller.accountId, key.id, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
-    return toKey(findKey(ctx, key.id), ctx.clock.now());
+    await ctx.store.credentials.update(ctx.caller.accountId, key.id, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
+    return toKey(await findKey(ctx, key.id), ctx.clock.now());
   },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ServiceError } from '../errors';
+import { rewordFact } from '../learning/queue';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { LIMITS, text } from './schemas';
@@ -15,19 +16,19 @@ export const updateMemory = defineOperation({
   access: 'owner',
   output: S.Fact,
   input: z.object({ memory_id: z.string().min(1).max(100), content: text(LIMITS.contentBytes) }),
-  run(ctx, input) {
+  async run(ctx, input) {
     const { accountId } = ctx.caller;
     const content = input.content.trim();
     if (!content) throw new ServiceError('validation', 'content must not be empty.', { fields: ['content'] });
     const now = ctx.clock.now();
-    const found = ctx.store.transaction(() => {
-      const fact = ctx.store.getFact(accountId, input.memory_id);
+    const found = await ctx.store.transaction(async (tx) => {
+      const fact = await tx.facts.get(accountId, input.memory_id);
       if (!fact) return false;
-      if (content !== fact.content) ctx.store.updateFactContent(accountId, fact.id, content, now);
-      return ctx.store.markFactReviewed(accountId, fact.id, now);
+      if (content !== fact.content) await rewordFact(tx, accountId, fact.id, content, now);
+      return tx.facts.markReviewed(accountId, fact.id, now);
     });
     if (!found) throw new ServiceError('not_found', `No memory ${input.memory_id}.`, { memory_id: input.memory_id });
     ctx.notifyQueued(); // a fact in a container is embedded again under its new wording
-    return toFact(ctx.store.getFact(accountId, input.memory_id)!);
+    return toFact((await ctx.store.facts.get(accountId, input.memory_id))!);
   },
 });

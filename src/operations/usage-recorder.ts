@@ -8,13 +8,11 @@ export class UsageRecorder {
   private readonly writes: BatchedWrites<Entry>;
 
   constructor(store: Store) {
-    this.writes = new BatchedWrites((batch) => store.transaction(() => {
+    this.writes = new BatchedWrites((batch) => store.transaction(async (tx) => {
+      await tx.usage.record(batch);
       const last = new Map<string, number>();
-      for (const e of batch) {
-        store.recordUsage(e);
-        last.set(e.credentialId, Math.max(last.get(e.credentialId) ?? 0, e.at));
-      }
-      for (const [id, at] of last) store.touchCredential(id, at);
+      for (const e of batch) last.set(e.credentialId, Math.max(last.get(e.credentialId) ?? 0, e.at));
+      for (const [id, at] of last) await tx.credentials.touch(id, at);
     }));
   }
 
@@ -23,7 +21,7 @@ export class UsageRecorder {
   }
 
   /** Writes what is pending; readers of usage call this first. */
-  flush(): void {
-    this.writes.flush();
+  flush(): Promise<void> {
+    return this.writes.flush();
   }
 }

@@ -22,8 +22,8 @@ export const workflowInvoke = defineOperation({
     const model = requireModel(ctx.model);
     const given = JSON.stringify(input.input);
     const query = [share.instruction, ...Object.values(input.input).filter((v) => typeof v === 'string')].join(' ').slice(0, 4000);
-    const result = await ctx.turns.run(ctx.caller.accountId, () =>
-      groundedAnswer(ctx, model, containersInReach(ctx), query, `You run a workflow the person wrote. Their instruction:\n${share.instruction}`, `Workflow input (JSON): ${given}`),
+    const result = await ctx.turns.run(ctx.caller.accountId, async () =>
+      groundedAnswer(ctx, model, await containersInReach(ctx), query, `You run a workflow the person wrote. Their instruction:\n${share.instruction}`, `Workflow input (JSON): ${given}`),
     );
     return { workflow: share.name, ...result };
   },

@@ -98,10 +98,11 @@ export class SearchEngine {
     private readonly saveAfterMs: number,
     restored: ReadonlySet<VectorTier>,
     token: string | null,
+    large: boolean,
   ) {
     this.stateOnDisk = restored.size > 0;
     this.savedToken = restored.size && TIERS.every((tier) => !indexes[tier] || restored.has(tier)) ? token : null;
-    this.loaded = this.load(restored);
+    this.loaded = this.load(restored, large);
   }
 
   /**
@@ -112,7 +113,7 @@ export class SearchEngine {
    * recorded in `activity`, which the learning thread reads. The indexes are saved once unchanged for
    * `saveAfterMs` (0: only at a clean stop).
    */
-  static open(store: Store, log: Logger, embedders: SearchEmbedders, dataDir: string, activity = new SearchActivity(), saveAfterMs = 0): SearchEngine {
+  static async open(store: Store, log: Logger, embedders: SearchEmbedders, dataDir: string, activity = new SearchActivity(), saveAfterMs = 0): Promise<SearchEngine> {
     const started = performance.now();
     const indexes: Record<VectorTier, VectorIndex | null> = { strong: null, fast: null };
     const restored = new Set<VectorTier>();
@@ -120,7 +121,7 @@ export class SearchEngine {
     let token: string | null = null;
     // A search without vectors (a command's, or keyword-only) leaves the indexes' files and token alone.
     if (searched.length) {
-      token = store.getSetting(VECTOR_SNAPSHOT_SETTING);
+      token = await store.settings.get(VECTOR_SNAPSHOT_SETTING);
       mkdirSync(join(dataDir, INDEX_DIR), { recursive: true, mode: 0o700 });
       for (const tier of TIERS) {
         const files = indexFiles(dataDir, tier);
@@ -142,7 +143,10 @@ export class SearchEngine {
       if (restored.size) log.info('search indexes read as last saved', { tiers: [...restored], ms: Math.round(performance.now() - started) });
       if (token && restored.size < searched.length) log.warn('search indexes last saved could not be read; they are rebuilt from the store');
     }
-    return new SearchEngine(store, log, embedders, indexes, activity, dataDir, saveAfterMs, restored, token);
+    const large = searched.length > 0 && (await store.passages.lastId()) > LOAD_PAGE;
+    const engine = new SearchEngine(store, log, embedders, indexes, activity, dataDir, saveAfterMs, restored, token, large);
+    if (!large) await engine.loaded;
+    return engine;
   }
 
   /**
@@ -153,17 +157,16 @@ export class SearchEngine {
    * replaced, not doubled. Should the store fail to give its vectors, search goes on by keyword
    * alone until the next start. A `restored` tier's index is whole already.
    */
-  private async load(restored: ReadonlySet<VectorTier>): Promise<void> {
+  private async load(restored: ReadonlySet<VectorTier>, large: boolean): Promise<void> {
     const started = performance.now();
-    const large = this.store.lastPassageId() > LOAD_PAGE;
     try {
       if (large) await turn();
       for (const tier of TIERS) {
         const index = this.indexes[tier];
         if (!index || restored.has(tier)) continue;
         // Sized once: growing by doubling while loading would hold two copies at the switch.
-        index.reserve(large ? await this.countStored(tier) : this.store.countVectorUnits(tier));
-        for (let page = this.store.listVectors(tier, 0, LOAD_PAGE); page.length; page = this.store.listVectors(tier, page.at(-1)!.passageId, LOAD_PAGE)) {
+        index.reserve(large ? await this.countStored(tier) : await this.store.vectors.countUnits(tier));
+        for (let page = await this.store.vectors.list(tier, 0, LOAD_PAGE); page.length; page = await this.store.vectors.list(tier, page.at(-1)!.passageId, LOAD_PAGE)) {
           for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
           // Each page read is garbage once indexed; collecting it before the next page keeps the
           // start-up peak near the indexes' own size instead of the whole table's, and after the
@@ -192,23 +195,30 @@ export class SearchEngine {
 
   /** A tier's stored unit vectors, counted a slice of passages at a time, the server answering between slices. */
   private async countStored(tier: VectorTier): Promise<number> {
-    const last = this.store.lastPassageId();
+    const last = await this.store.passages.lastId();
     let units = 0;
     for (let after = 0; ; after += COUNT_SLICE) {
       // The last slice is open-ended: passages stored since `last` was read count too.
       const end = after + COUNT_SLICE < last ? after + COUNT_SLICE : Number.MAX_SAFE_INTEGER;
-      units += this.store.countVectorUnits(tier, after, end);
+      units += await this.store.vectors.countUnits(tier, after, end);
       if (end === Number.MAX_SAFE_INTEGER) return units;
       await turn();
     }
   }
 
-  /** Adds passages whose vectors of a tier the learning worker just stored. */
-  indexPassages(tier: VectorTier, passageIds: number[]): void {
+  /**
+   * Adds passages whose vectors of a tier the learning worker just stored. Never rejects: should
+   * the store not give them, they are searchable by keyword until the next start, which says so.
+   */
+  async indexPassages(tier: VectorTier, passageIds: number[]): Promise<void> {
     const index = this.indexes[tier];
     if (!index || !passageIds.length) return;
     this.changed();
-    for (const p of this.store.getVectors(tier, passageIds)) index.add(p.passageId, p.containerId, p.vectors);
+    try {
+      for (const p of await this.store.vectors.get(tier, passageIds)) index.add(p.passageId, p.containerId, p.vectors);
+    } catch (err) {
+      this.log.error('passages could not be added to the vector index; they are found by keyword until the next start', { tier, passages: passageIds.length, error: String(err) });
+    }
   }
 
   /** Drops forgotten passages from the in-memory indexes at once (their stored vectors are already gone). */
@@ -288,8 +298,8 @@ export class SearchEngine {
     if (!tiers.length) return;
     const started = performance.now();
     const changedAt = this.changedAt;
-    const commits = this.store.commitsByOthers();
-    const kept = this.savedToken !== null && this.store.getSetting(VECTOR_SNAPSHOT_SETTING) === this.savedToken;
+    const commits = await this.store.commitsByOthers();
+    const kept = this.savedToken !== null && (await this.store.settings.get(VECTOR_SNAPSHOT_SETTING)) === this.savedToken;
     const token = crypto.randomUUID();
     try {
       for (const tier of tiers) {
@@ -306,9 +316,9 @@ export class SearchEngine {
         await turn();
         if (this.changedAt !== changedAt) return;
       }
-      const recorded = this.store.transaction(() => {
-        if (this.store.commitsByOthers() !== commits) return false;
-        this.store.setSetting(VECTOR_SNAPSHOT_SETTING, token);
+      const recorded = await this.store.transaction(async (tx) => {
+        if ((await tx.commitsByOthers()) !== commits) return false;
+        await tx.settings.set(VECTOR_SNAPSHOT_SETTING, token);
         return true;
       });
       if (!recorded) {
@@ -343,12 +353,15 @@ export class SearchEngine {
   private async run(accountId: string, containers: Container[], q: string, limit: number, traceId: string): Promise<SearchResponse> {
     const depth = Math.max(limit, CANDIDATES);
     // Asked first: the strong model embeds the query on its own thread while keyword search runs here.
-    const queries: QueryVectors = { fast: this.embedQuery('fast', q, containers.length), strong: this.embedQuery('strong', q, containers.length) };
+    const strong = this.embedQuery('strong', q, containers.length);
+    // A re-embedding of the fast tier under way leaves its vectors partial meanwhile: that tier is not searched.
+    const reembedding = !!this.indexes.fast?.count && (await this.store.jobs.hasPending('reembed'));
+    const queries: QueryVectors = { fast: reembedding ? null : this.embedQuery('fast', q, containers.length), strong };
     const keyword: KeywordHit[] = [];
     const searched: SearchResponse['containers'] = [];
     for (const c of containers) {
       try {
-        keyword.push(...this.store.searchPassages(accountId, c.id, q, depth));
+        keyword.push(...(await this.store.passages.search(accountId, c.id, q, depth)));
         searched.push({ id: c.id, name: c.name });
       } catch (err) {
         this.log.error('search failed in a container', { trace_id: traceId, container: c.id, error: String(err) });
@@ -365,7 +378,7 @@ export class SearchEngine {
       { hits: vector.strong, weight: weights.strong },
     ]).slice(0, limit);
     // Only the page's passages are read in full.
-    const byId = new Map(this.store.getPassageHits(accountId, fused.map((f) => f.item)).map((h) => [h.passageId, h]));
+    const byId = new Map((await this.store.passages.getHits(accountId, fused.map((f) => f.item))).map((h) => [h.passageId, h]));
     const names = new Map(containers.map((c) => [c.id, c.name]));
     const results: SearchResponse['results'] = [];
     for (const { item, score } of fused) {
@@ -387,11 +400,10 @@ export class SearchEngine {
 
   /**
    * The query's vector in a tier, or the error that kept it from one; null when the tier is not
-   * searched (no embedder or no vectors yet, no container, or a re-embedding of the fast tier
-   * under way, whose vectors are partial meanwhile).
+   * searched (no embedder or no vectors yet, or no container).
    */
   private embedQuery(tier: VectorTier, q: string, containers: number): Promise<Float32Array | Error> | null {
-    if (!this.indexes[tier]?.count || containers === 0 || (tier === 'fast' && this.store.hasPendingJob('reembed'))) return null;
+    if (!this.indexes[tier]?.count || containers === 0) return null;
     const failure = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
     try {
       // Called now, not in a later microtask: the request must reach the model's thread before keyword search starts.

@@ -41,9 +41,9 @@ export interface StoredAccessEntry extends AccessEntry {
 export type AccessSubject = { credentialId: string } | { clientId: string };
 
 export interface AccessLogRepository {
-  insertAccessEntries(entries: AccessEntry[]): void;
+  insert(entries: AccessEntry[]): Promise<void>;
   /** The subject's entries, newest first, those with an id below `beforeId` when given. */
-  listAccessEntries(accountId: string, subject: AccessSubject, limit: number, beforeId: number | null): StoredAccessEntry[];
+  list(accountId: string, subject: AccessSubject, limit: number, beforeId: number | null): Promise<StoredAccessEntry[]>;
   /** Deletes up to `limit` entries older than `before` (ms); returns how many. */
-  pruneAccessEntries(before: number, limit: number): number;
+  prune(before: number, limit: number): Promise<number>;
 }

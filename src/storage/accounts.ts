@@ -16,13 +16,17 @@ export interface Session {
 }
 
 export interface AccountRepository {
-  countAccounts(): number;
-  listAccounts(): Account[];
-  getAccount(id: string): Account | null;
+  count(): Promise<number>;
+  list(): Promise<Account[]>;
+  get(id: string): Promise<Account | null>;
   /** Throws `UniqueViolation` when an account holds the email already. */
-  insertAccount(account: Account): void;
-  getAccountByEmail(email: string): Account | null;
-  insertSession(session: Session): void;
-  getSession(id: string): Session | null;
-  deleteSession(id: string): void;
+  insert(account: Account): Promise<void>;
+  /** The account of an email, compared without regard to case. */
+  getByEmail(email: string): Promise<Account | null>;
+}
+
+export interface SessionRepository {
+  insert(session: Session): Promise<void>;
+  get(id: string): Promise<Session | null>;
+  delete(id: string): Promise<void>;
 }

@@ -10,12 +10,14 @@ export interface Container {
 }
 
 export interface ContainerRepository {
-  listContainers(accountId: string): Container[];
-  getContainer(accountId: string, id: string): Container | null;
-  getContainerByName(accountId: string, name: string): Container | null;
+  /** The account's containers, oldest first. */
+  list(accountId: string): Promise<Container[]>;
+  get(accountId: string, id: string): Promise<Container | null>;
+  getByName(accountId: string, name: string): Promise<Container | null>;
   /** Throws `UniqueViolation` when the account has a container of that name already. */
-  insertContainer(container: Container): void;
+  insert(container: Container): Promise<void>;
   /** Throws `UniqueViolation` when the new name is another container's. */
-  updateContainer(accountId: string, id: string, patch: { name?: string; description?: string; updatedAt: number }): void;
-  deleteContainer(accountId: string, id: string): void;
+  update(accountId: string, id: string, patch: { name?: string; description?: string; updatedAt: number }): Promise<void>;
+  /** Deletes the container row alone; deleting one with what it holds is `ForgettingRepository.forget`'s. */
+  delete(accountId: string, id: string): Promise<void>;
 }

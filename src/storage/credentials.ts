@@ -37,15 +37,18 @@ export interface Credential {
 export type CredentialPatch = Partial<Pick<Credential, 'name' | 'level' | 'profile' | 'allContainers' | 'revokedAt'>>;
 
 export interface CredentialRepository {
-  insertCredential(credential: Credential): void;
+  /** Inserts the credential with its ticked containers, together. */
+  insert(credential: Credential): Promise<void>;
   /** Looks a credential up by id alone: authentication does not know the account yet. */
-  getCredentialById(id: string): Credential | null;
-  getCredential(accountId: string, id: string): Credential | null;
+  getById(id: string): Promise<Credential | null>;
+  get(accountId: string, id: string): Promise<Credential | null>;
   /** The account's credentials of one kind (developer keys unless told), newest first. */
-  listCredentials(accountId: string, kind?: CredentialKind): Credential[];
-  updateCredential(accountId: string, id: string, patch: CredentialPatch): void;
-  setCredentialContainers(accountId: string, id: string, containerIds: string[]): void;
-  touchCredential(id: string, at: number): void;
+  list(accountId: string, kind?: CredentialKind): Promise<Credential[]>;
+  update(accountId: string, id: string, patch: CredentialPatch): Promise<void>;
+  /** Replaces the ticked containers, together; nothing when the account holds no such credential. */
+  setContainers(accountId: string, id: string, containerIds: string[]): Promise<void>;
+  /** Records when the credential was last used. */
+  touch(id: string, at: number): Promise<void>;
   /** Revokes every unrevoked consent token the app holds on the account; returns how many. */
-  revokeConsentTokens(accountId: string, clientId: string, at: number): number;
+  revokeConsentTokens(accountId: string, clientId: string, at: number): Promise<number>;
 }

@@ -1,5 +1,4 @@
-/** Documents: what apps add to a container, and how each is queued for learning. */
-import type { PassageInput } from './passages';
+/** Documents: what apps add to a container (their learning is queued by src/learning/queue.ts). */
 
 export type DocumentStatus = 'queued' | 'learned' | 'failed';
 
@@ -19,15 +18,6 @@ export interface DocumentRow {
   learnedAt: number | null;
 }
 
-/**
- * What learning does with a newly inserted document. `learn` (every document an app adds): read
- * it, index it and extract its facts. `rebuild` (a document that was learned on another server
- * and arrives by import, its facts with it): index it again, extract nothing, keep its learned
- * and updated times; `passages` are the text a URL document was read as there, indexed as they
- * are rather than fetched again. `none`: queue nothing (a document that failed there stays failed).
- */
-export type DocumentLearning = { mode: 'learn' } | { mode: 'rebuild'; passages?: PassageInput[] | null } | { mode: 'none' };
-
 export interface DocumentPage {
   documents: DocumentRow[];
   /** Where the next page starts, or null when no documents follow the last one. */
@@ -45,16 +35,22 @@ export interface DocumentPosition {
 
 export interface DocumentRepository {
   /**
-   * Inserts the document and its learning job (`learn` unless told, see `DocumentLearning`), or
-   * returns the one already holding `customId` and changes nothing. The job is queued at
-   * `queuedAt`, the document's creation unless told (an import queues old documents now).
+   * Inserts the document, or returns the one its container already holds under `customId` and
+   * changes nothing (a unique constraint decides, not a read first). Its learning job is not
+   * this repository's: see src/learning/queue.ts.
    */
-  insertDocument(doc: DocumentRow, learning?: DocumentLearning, queuedAt?: number): { inserted: boolean; document: DocumentRow };
-  getDocument(accountId: string, id: string): DocumentRow | null;
-  listDocuments(accountId: string, containerIds: string[], limit: number, after: DocumentPosition | null): DocumentPage;
+  insert(doc: DocumentRow): Promise<{ inserted: boolean; document: DocumentRow }>;
+  get(accountId: string, id: string): Promise<DocumentRow | null>;
+  /** The documents of the given containers, newest first, a page after `after` (null to start). */
+  list(accountId: string, containerIds: string[], limit: number, after: DocumentPosition | null): Promise<DocumentPage>;
   /** The account's documents in the order they were stored, a page after `afterSeq` (0 to start). */
-  listDocumentsInInsertOrder(accountId: string, afterSeq: number, limit: number): { documents: DocumentRow[]; lastSeq: number | null };
-  deleteDocument(accountId: string, id: string): void;
+  listInInsertOrder(accountId: string, afterSeq: number, limit: number): Promise<{ documents: DocumentRow[]; lastSeq: number | null }>;
+  /** Marks the document learned, at the times given (a rebuilt one keeps those it had). */
+  markLearned(accountId: string, id: string, times: { learnedAt: number; updatedAt: number }): Promise<void>;
+  /** Marks the document failed for good, with the reason shown to its owner. */
+  markFailed(accountId: string, id: string, error: string, at: number): Promise<void>;
+  /** Deletes the document row alone; deleting one with what was learned from it is `ForgettingRepository.forget`'s. */
+  delete(accountId: string, id: string): Promise<void>;
   /** Per document: its size in bytes (its text, or what a URL was read as) and its first characters. */
-  describeDocuments(accountId: string, ids: string[], openingChars: number): Map<string, { bytes: number; opening: string }>;
+  describe(accountId: string, ids: string[], openingChars: number): Promise<Map<string, { bytes: number; opening: string }>>;
 }

@@ -31,21 +31,31 @@ export interface FactHistoryEntry {
   replacedAt: number;
 }
 
+/**
+ * A fact in a container is searchable as a passage of its own: the fact owns that passage (its
+ * row in `passages`, written and deleted with the fact), so this repository writes it. Queueing
+ * its embedding is src/learning/queue.ts's.
+ */
 export interface FactRepository {
-  /** Inserts a fact, with its earlier wordings (oldest first) when it arrives with a history (an import). */
-  insertFact(memory: Fact, history?: FactHistoryEntry[]): void;
-  getFact(accountId: string, id: string): Fact | null;
+  /**
+   * Inserts a fact (in a container: with its passage), with its earlier wordings (oldest first)
+   * when it arrives with a history (an import).
+   */
+  insert(memory: Fact, history?: FactHistoryEntry[]): Promise<void>;
+  get(accountId: string, id: string): Promise<Fact | null>;
   /**
    * Rewrites a fact, keeping its old content in its history (and its passage, when in a container,
-   * searchable under the new content); false when the account holds no such fact.
+   * holding the new content); false when the account holds no such fact.
    */
-  updateFactContent(accountId: string, id: string, content: string, at: number, source?: FactSource): boolean;
+  updateContent(accountId: string, id: string, content: string, at: number, source?: FactSource): Promise<boolean>;
   /** The fact's earlier contents, oldest first. */
-  listFactHistory(accountId: string, id: string): FactHistoryEntry[];
-  listStaticFacts(accountId: string): Fact[];
+  listHistory(accountId: string, id: string): Promise<FactHistoryEntry[]>;
+  /** The profile's standing facts, most recently changed first. */
+  listStatic(accountId: string): Promise<Fact[]>;
   /** Every fact of the account, oldest first. */
-  listFacts(accountId: string): Fact[];
-  listRecentFacts(accountId: string, containerIds: string[], limit: number): Fact[];
+  list(accountId: string): Promise<Fact[]>;
+  /** The containers' facts, most recently changed first. */
+  listRecent(accountId: string, containerIds: string[], limit: number): Promise<Fact[]>;
   /** Records that the owner confirmed (or edited) the fact at `at`; false when the account holds no such fact. */
-  markFactReviewed(accountId: string, id: string, at: number): boolean;
+  markReviewed(accountId: string, id: string, at: number): Promise<boolean>;
 }

@@ -26,19 +26,25 @@ export interface ForgettingDone {
   passageIds: number[];
 }
 
+/**
+ * The one repository that writes across aggregates (documents, passages, facts, containers): a
+ * deletion that leaves no bytes behind is engine work (SQLite: secure_delete, the keyword index
+ * purged, the WAL truncated after the commit), so it lives with the engine, in one place.
+ */
 export interface ForgettingRepository {
   /** What `forget` would remove now; null when the account holds no such document or container. */
-  planForgetting(accountId: string, target: ForgetTarget): ForgettingPlan | null;
+  plan(accountId: string, target: ForgetTarget): Promise<ForgettingPlan | null>;
   /**
    * Deletes the target with its passages, vectors and the facts learned from it, in one
    * transaction; reviewed facts are kept (source cleared) unless their ids are in `alsoKept`. The
-   * keyword index is purged of the removed text and the deleted bytes are zeroed in the file, then
-   * the WAL is checkpointed and truncated when no reader holds it. Null when there is no such target.
+   * keyword index is purged of the removed text and the deleted bytes are zeroed in the file, then,
+   * once committed (inside a caller's transaction: once that commits), the WAL is checkpointed and
+   * truncated when no reader holds it. Null when there is no such target.
    */
-  forget(accountId: string, target: ForgetTarget, alsoKept: string[]): ForgettingDone | null;
+  forget(accountId: string, target: ForgetTarget, alsoKept: string[]): Promise<ForgettingDone | null>;
   /**
    * Deletes one fact as `forget` deletes a document's: its passage, vectors and keyword index
    * entries purged, the WAL truncated. Returns its passages' ids, or null when there is no such fact.
    */
-  forgetFact(accountId: string, id: string): number[] | null;
+  forgetFact(accountId: string, id: string): Promise<number[] | null>;
 }

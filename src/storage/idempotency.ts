@@ -20,13 +20,13 @@ export interface IdempotencyRecord {
 
 export interface IdempotencyRepository {
   /** The key's record unless it has expired by `now`. */
-  getIdempotencyKey(accountId: string, credentialId: string, key: string, now: number): IdempotencyRecord | null;
+  get(accountId: string, credentialId: string, key: string, now: number): Promise<IdempotencyRecord | null>;
   /** Writes the record, replacing one under the same key (an expired one, or its own pending row). */
-  putIdempotencyKey(record: IdempotencyRecord): void;
+  put(record: IdempotencyRecord): Promise<void>;
   /** Forgets a key whose first attempt failed, so that a retry is carried out for real. */
-  deleteIdempotencyKey(accountId: string, credentialId: string, key: string): void;
+  delete(accountId: string, credentialId: string, key: string): Promise<void>;
   /** Forgets every key expired by `now`; returns how many. */
-  deleteExpiredIdempotencyKeys(now: number): number;
+  deleteExpired(now: number): Promise<number>;
   /** At start, when nothing runs: pending keys become interrupted; returns how many. */
-  interruptPendingIdempotencyKeys(): number;
+  interruptPending(): Promise<number>;
 }

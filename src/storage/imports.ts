@@ -17,7 +17,7 @@ export interface ImportOrigin {
 
 export interface ImportOriginRepository {
   /** What an earlier import made of the exported thing, while that is still there (a delete drops the record); null otherwise. */
-  getImportOrigin(accountId: string, source: string, kind: ImportedKind, exportedId: string): string | null;
+  get(accountId: string, source: string, kind: ImportedKind, exportedId: string): Promise<string | null>;
   /** Records what an import made of an exported thing. */
-  insertImportOrigin(origin: ImportOrigin): void;
+  insert(origin: ImportOrigin): Promise<void>;
 }

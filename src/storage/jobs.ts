@@ -1,5 +1,8 @@
-/** The learning queue: jobs are rows in the same store, enqueued in the same write as their document or fact. */
-import type { PassageInput } from './passages';
+/**
+ * The learning queue: jobs are rows in the same store, enqueued in the same transaction as their
+ * document or fact. What a job is queued with and what its end writes elsewhere (the document
+ * learned, its passages) is src/learning/queue.ts's; this repository writes job rows only.
+ */
 
 export type JobKind = 'learn_document' | 'embed_memory' | 'reembed';
 
@@ -18,24 +21,35 @@ export interface LearningJob {
   rebuild: boolean;
 }
 
+/** What a job is queued for: a document to learn, a fact to embed, or the whole server's re-embedding. */
+export interface NewJob {
+  /** Null for work of the whole server (re-embedding). */
+  accountId: string | null;
+  kind: JobKind;
+  documentId?: string;
+  memoryId?: string;
+  /** See `LearningJob.rebuild`. */
+  rebuild?: boolean;
+}
+
 export interface JobRepository {
-  /** Takes up to `limit` of the oldest ready jobs and marks them running, in one transaction. */
-  claimJobs(now: number, limit: number): LearningJob[];
+  /** Queues a job, ready from `at`. */
+  enqueue(job: NewJob, at: number): Promise<void>;
   /**
-   * Stores a document's passages (and their vectors, when an embedder runs), marks it learned and
-   * its job done, all in one transaction. Returns the new passages' ids.
+   * Takes up to `limit` of the oldest ready jobs and marks them running, at once: two claims,
+   * from any connection, never take the same job.
    */
-  completeDocument(job: LearningJob, passages: PassageInput[], vectors: Float32Array[][] | null, now: number): number[];
-  /** Marks a job done with nothing to store. */
-  completeJob(job: LearningJob, now: number): void;
-  /** Records a failure: the job retries after `retryAt`, or with null fails for good with the document. */
-  failJob(job: LearningJob, error: string, retryAt: number | null, now: number): void;
+  claim(now: number, limit: number): Promise<LearningJob[]>;
+  /** Marks a job done. */
+  complete(job: LearningJob, now: number): Promise<void>;
+  /** Records a failure on the job: it retries after `retryAt`, or with null fails for good. */
+  fail(job: LearningJob, error: string, retryAt: number | null, now: number): Promise<void>;
   /** Puts jobs left running by a stopped server back in the queue. */
-  requeueRunningJobs(now: number): number;
+  requeueRunning(now: number): Promise<number>;
   /** Puts claimed jobs that were never started back in the queue, their claim not counted as an attempt. */
-  releaseJobs(jobs: LearningJob[], now: number): void;
+  release(jobs: LearningJob[], now: number): Promise<void>;
   /** Whether a job of this kind is queued or running (a re-embedding, say). */
-  hasPendingJob(kind: JobKind): boolean;
+  hasPending(kind: JobKind): Promise<boolean>;
   /** Jobs queued or running, every account together (a progress figure, no account data). */
-  countPendingJobs(): number;
+  countPending(): Promise<number>;
 }

@@ -36,20 +36,21 @@ export interface AuthorizationCode {
 }
 
 export interface OAuthRepository {
-  insertOAuthClient(client: OAuthClient): void;
+  insertClient(client: OAuthClient): Promise<void>;
   /** Inserts, or replaces what is stored of the app while keeping its creation and use times. */
-  upsertOAuthClient(client: OAuthClient): void;
-  getOAuthClient(clientId: string): OAuthClient | null;
+  upsertClient(client: OAuthClient): Promise<void>;
+  getClient(clientId: string): Promise<OAuthClient | null>;
   /** Records that an owner approved the app: it no longer expires unused. */
-  markOAuthClientUsed(clientId: string, at: number): void;
+  markClientUsed(clientId: string, at: number): Promise<void>;
   /** Forgets registrations never approved before their expiry; returns how many. */
-  deleteExpiredOAuthClients(now: number): number;
+  deleteExpiredClients(now: number): Promise<number>;
 
-  insertAuthorizationCode(code: AuthorizationCode): void;
-  getAuthorizationCode(id: string): AuthorizationCode | null;
-  /** Marks the code used; false when it already was (a replay). */
-  useAuthorizationCode(id: string, at: number): boolean;
-  setAuthorizationCodeToken(id: string, tokenId: string): void;
+  insertCode(code: AuthorizationCode): Promise<void>;
+  getCode(id: string): Promise<AuthorizationCode | null>;
+  /** Marks the code used, in one guarded write; false when it already was (a replay). */
+  useCode(id: string, at: number): Promise<boolean>;
+  /** Records the consent token a code was exchanged for. */
+  setCodeToken(id: string, tokenId: string): Promise<void>;
   /** Deletes codes that expired before `before`; returns how many. */
-  deleteExpiredAuthorizationCodes(before: number): number;
+  deleteExpiredCodes(before: number): Promise<number>;
 }

@@ -59,39 +59,55 @@ export interface EmbeddingModel {
   dimensions: number;
 }
 
+/** The document a passage belongs to, as passages are stored under it. */
+export interface PassageOwner {
+  id: string;
+  accountId: string;
+  containerId: string;
+}
+
 export interface PassageRepository {
   /** BM25 full-text search over one container's passages, best first; `query` is plain text, never FTS syntax. */
-  searchPassages(accountId: string, containerId: string, query: string, limit: number): KeywordHit[];
-  listPassages(accountId: string, documentId: string): PassageInput[];
+  search(accountId: string, containerId: string, query: string, limit: number): Promise<KeywordHit[]>;
+  /** A document's passages, in order. */
+  list(accountId: string, documentId: string): Promise<PassageInput[]>;
+  /**
+   * Stores a document's passages, replacing those it had (an interrupted learning's are never
+   * doubled), in one write of all of them; returns their new ids, in order.
+   */
+  replaceForDocument(doc: PassageOwner, passages: PassageInput[]): Promise<number[]>;
   /** How many passages the server holds, every account together (a progress figure, no account data). */
-  countPassages(): number;
+  count(): Promise<number>;
   /** The memory's passage, for embedding a fact. */
-  getFactPassage(memoryId: string): PassageText | null;
+  getForFact(memoryId: string): Promise<PassageText | null>;
   /** Passages by id within one account, with what a search hit cites. */
-  getPassageHits(accountId: string, passageIds: number[]): PassageHit[];
+  getHits(accountId: string, passageIds: number[]): Promise<PassageHit[]>;
+  /** Passages after `afterPassageId` with no vector of the tier yet, oldest first: re-embedding's and refinement's work list. */
+  listWithoutVectors(tier: VectorTier, afterPassageId: number, limit: number): Promise<PassageText[]>;
+  /** The highest passage id ever given (ids are never reused), 0 before the first passage. */
+  lastId(): Promise<number>;
+}
 
+/** Passages' vectors of each tier, and the model each tier's come from. */
+export interface VectorRepository {
   /**
    * Stores (replacing) passages' vectors of one tier, ignoring any passage deleted meanwhile;
    * returns the ids of the passages whose vectors were stored.
    */
-  storeVectors(tier: VectorTier, vectors: PassageVectors[]): number[];
+  put(tier: VectorTier, vectors: PassageVectors[]): Promise<number[]>;
   /** The model a tier's stored vectors come from, or null when none has been used. */
-  getEmbeddingModel(tier: VectorTier): EmbeddingModel | null;
+  getModel(tier: VectorTier): Promise<EmbeddingModel | null>;
   /**
    * Records the model a tier uses, or that it has none (null). A different model drops the tier's
-   * stored vectors; for the fast tier it also queues a re-embedding job (the strong tier refines
-   * on its own). Passages learned while the fast tier had no model get none of its vectors: the
-   * next call with its model queues a re-embedding for them (the job embeds only passages without
-   * vectors). Returns whether passages will be embedded in the background.
+   * stored vectors. Passages learned while the fast tier had no model get none of its vectors,
+   * which the next call with its model reports. Returns whether stored passages lack the tier's
+   * vectors because of either: the fast tier's are made again by a re-embedding job (queued by
+   * src/learning/queue.ts), the strong tier's by refinement, which finds them by itself.
    */
-  setEmbeddingModel(tier: VectorTier, model: EmbeddingModel | null, now: number): boolean;
+  setModel(tier: VectorTier, model: EmbeddingModel | null): Promise<boolean>;
   /** A tier's stored vectors by passage, for building the in-memory index; `after` pages by passage id. */
-  listVectors(tier: VectorTier, afterPassageId: number, limit: number): StoredVectors[];
-  getVectors(tier: VectorTier, passageIds: number[]): StoredVectors[];
+  list(tier: VectorTier, afterPassageId: number, limit: number): Promise<StoredVectors[]>;
+  get(tier: VectorTier, passageIds: number[]): Promise<StoredVectors[]>;
   /** How many unit vectors a tier holds (of passages in the id range, when given), for sizing its index before building it. */
-  countVectorUnits(tier: VectorTier, afterPassageId?: number, upToPassageId?: number): number;
-  /** Passages after `afterPassageId` with no vector of the tier yet, oldest first: re-embedding's and refinement's work list. */
-  listPassagesWithoutVectors(tier: VectorTier, afterPassageId: number, limit: number): PassageText[];
-  /** The highest passage id ever given (ids are never reused), 0 before the first passage. */
-  lastPassageId(): number;
+  countUnits(tier: VectorTier, afterPassageId?: number, upToPassageId?: number): Promise<number>;
 }

@@ -9,8 +9,9 @@ export interface Rule {
 }
 
 export interface RuleRepository {
-  listRules(accountId: string, credentialId: string | null): Rule[];
-  insertRule(rule: Rule): void;
-  getRule(accountId: string, id: string): Rule | null;
-  deleteRule(accountId: string, id: string): void;
+  /** The account's rules for every caller and, when given, those for one credential; oldest first. */
+  list(accountId: string, credentialId: string | null): Promise<Rule[]>;
+  insert(rule: Rule): Promise<void>;
+  get(accountId: string, id: string): Promise<Rule | null>;
+  delete(accountId: string, id: string): Promise<void>;
 }

@@ -2,10 +2,10 @@
 
 export interface SettingsRepository {
   /** The value of a server-wide setting, inserted first as `make()` when there is none (race-free). */
-  ensureSetting(key: string, make: () => string): string;
-  setSetting(key: string, value: string): void;
+  ensure(key: string, make: () => string): Promise<string>;
+  set(key: string, value: string): Promise<void>;
   /** The value of a setting; null when there is none. */
-  getSetting(key: string): string | null;
+  get(key: string): Promise<string | null>;
 }
 
 /**

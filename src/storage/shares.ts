@@ -22,10 +22,12 @@ export interface Share {
 }
 
 export interface ShareRepository {
-  insertShare(share: Share): void;
-  getShareById(id: string): Share | null;
+  /** Inserts the share with its containers, together. */
+  insert(share: Share): Promise<void>;
+  /** Looks a share up by id alone: authentication does not know the account yet. */
+  getById(id: string): Promise<Share | null>;
   /** The account's shares, newest first. */
-  listShares(accountId: string): Share[];
+  list(accountId: string): Promise<Share[]>;
   /** Marks the share revoked (once); false when the account holds no such share. */
-  revokeShare(accountId: string, id: string, at: number): boolean;
+  revoke(accountId: string, id: string, at: number): Promise<boolean>;
 }

@@ -19,6 +19,8 @@ export interface UsageSummary {
 }
 
 export interface UsageRepository {
-  recordUsage(entry: UsageEntry): void;
-  summarizeUsage(accountId: string, credentialId: string, sinceMs: number): UsageSummary;
+  /** Records calls, in one write. */
+  record(entries: UsageEntry[]): Promise<void>;
+  /** The credential's calls since `sinceMs`, per day and per tool, and its last twenty. */
+  summarize(accountId: string, credentialId: string, sinceMs: number): Promise<UsageSummary>;
 }

@@ -67,7 +67,7 @@ export function activityRoutes({ services, html, flash, page }: OwnerKit): Hono<
 
   const appName = async (o: Owner, clientId: string): Promise<string> => {
     const live = (await invoke(listConnectedApps, o.ctx, {})).apps.find((a) => a.client_id === clientId);
-    return `app “${live?.name ?? services.store.getOAuthClient(clientId)?.name ?? clientId}”`;
+    return `app “${live?.name ?? (await services.store.oauth.getClient(clientId))?.name ?? clientId}”`;
   };
 
   app.get('/keys/:id/activity', (c) => timeline({ key_id: idParam(c) }, (o) => keyOrShare(o, idParam(c)))(c));

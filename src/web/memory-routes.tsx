@@ -27,7 +27,7 @@ export function memoryRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv
 
   app.get('/containers', page(async (c, o, f) => {
     const { containers } = await invoke(listContainers, o.ctx, {});
-    const refined = refinedPercent(learningProgress(o.ctx));
+    const refined = refinedPercent(await learningProgress(o.ctx));
     return html(c, <ContainersPage containers={containers} csrf={o.csrf} email={o.email} notice={f.notice} error={f.error} refined={refined} />);
   }));
 

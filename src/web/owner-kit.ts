@@ -63,11 +63,11 @@ export function ownerKit(deps: WebDeps) {
     return c.html(page, status);
   };
 
-  const ownerOf = (c: Context<AppEnv>, session: OwnerSession): Owner => ({
+  const ownerOf = async (c: Context<AppEnv>, session: OwnerSession): Promise<Owner> => ({
     session,
     ctx: ownerContext(c, services, session),
     csrf: forms.tokenFor('session', session.sessionId),
-    email: emailOf(services, session.accountId),
+    email: await emailOf(services, session.accountId),
   });
 
   const flash = (c: Context<AppEnv>, kind: 'notice' | 'error', message: string) =>
@@ -84,9 +84,9 @@ export function ownerKit(deps: WebDeps) {
 
   /** A page for the signed-in owner; anyone else is sent to sign in and brought back. */
   const page = (render: (c: Context<AppEnv>, o: Owner, f: Flash) => Promise<Response> | Response) => async (c: Context<AppEnv>) => {
-    const session = ownerSession(c, services);
+    const session = await ownerSession(c, services);
     if (!session) return c.redirect(signInUrl(c.req.path + (new URL(c.req.url).search || '')), 303);
-    return render(c, ownerOf(c, session), takeFlash(c));
+    return render(c, await ownerOf(c, session), takeFlash(c));
   };
 
   /**
@@ -96,7 +96,7 @@ export function ownerKit(deps: WebDeps) {
    */
   const post = (back: (c: Context<AppEnv>) => string, act: (c: Context<AppEnv>, o: Owner, form: Form) => Promise<Response | { to: string; notice?: string }>) =>
     async (c: Context<AppEnv>) => {
-      const session = ownerSession(c, services);
+      const session = await ownerSession(c, services);
       if (!session) return c.redirect(signInUrl(back(c)), 303);
       const form = (await c.req.parseBody({ all: true })) as Form;
       if (foreignOrigin(c, site) || !forms.check('session', session.sessionId, str(form, 'csrf'))) {
@@ -104,7 +104,7 @@ export function ownerKit(deps: WebDeps) {
         return c.redirect(back(c), 303);
       }
       try {
-        const done = await act(c, ownerOf(c, session), form);
+        const done = await act(c, await ownerOf(c, session), form);
         if (done instanceof Response) return done;
         if (done.notice) flash(c, 'notice', done.notice);
         return c.redirect(done.to, 303);

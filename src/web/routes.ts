@@ -20,8 +20,8 @@ export interface WebDeps {
 }
 
 /** The email of the signed-in owner, for the page header. */
-export function emailOf(services: Services, accountId: string): string {
-  return services.store.getAccount(accountId)?.email ?? '';
+export async function emailOf(services: Services, accountId: string): Promise<string> {
+  return (await services.store.accounts.get(accountId))?.email ?? '';
 }
 
 /** An operation context for the owner signed in with the cookie. */

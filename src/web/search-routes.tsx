@@ -21,8 +21,10 @@ export function searchRoutes({ services, site, html, page }: OwnerKit): Hono<App
     const { active } = await invoke(listKeys, o.ctx, {});
     const now = services.clock.now();
     // No operation lists consent tokens one by one (list_connected_apps merges an app's approvals).
-    const tokens = services.store.listCredentials(o.session.accountId, 'consent_token').filter((t) => keyState(t, now) === 'active');
-    const appName = (clientId: string | null | undefined) => (clientId && services.store.getOAuthClient(clientId)?.name) || null;
+    const tokens = (await services.store.credentials.list(o.session.accountId, 'consent_token')).filter((t) => keyState(t, now) === 'active');
+    const names = new Map<string, string | null>();
+    for (const t of tokens) if (t.clientId && !names.has(t.clientId)) names.set(t.clientId, (await services.store.oauth.getClient(t.clientId))?.name ?? null);
+    const appName = (clientId: string | null | undefined) => (clientId && names.get(clientId)) || null;
     const perApp = new Map<string, number>();
     for (const t of tokens) perApp.set(t.clientId ?? t.id, (perApp.get(t.clientId ?? t.id) ?? 0) + 1);
     return [
@@ -45,7 +47,7 @@ export function searchRoutes({ services, site, html, page }: OwnerKit): Hono<App
     try {
       // Seen as a credential, every call is that credential's (its reach, profile tick and level) but counts as the owner's.
       const ctx = as
-        ? contextFor(services, seeAs(services.store, services.clock, o.ctx.caller, as, { audience: resourceOf(site) }), o.ctx.traceId)
+        ? contextFor(services, await seeAs(services.store, services.clock, o.ctx.caller, as, { audience: resourceOf(site) }), o.ctx.traceId)
         : o.ctx;
       ({ containers } = await invoke(listContainers, ctx, {}));
       if (q.trim()) answer = await invoke(searchMemories, ctx, { q, container });
@@ -53,7 +55,7 @@ export function searchRoutes({ services, site, html, page }: OwnerKit): Hono<App
       if (!fixable(err)) throw err;
       error = err.message;
     }
-    const refined = refinedPercent(learningProgress(o.ctx));
+    const refined = refinedPercent(await learningProgress(o.ctx));
     return html(c, (
       <SearchPage
         q={q} container={container} containers={containers} as={as} seeAs={options} answer={answer} csrf={o.csrf} email={o.email} error={error}

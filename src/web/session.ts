@@ -12,7 +12,7 @@ import { AuthError, authenticate } from '../auth/credentials';
 import { randomBase62 } from '../ids';
 import type { Services } from '../operations/operation';
 import type { Site } from '../site';
-import type { Store } from '../storage/store';
+import type { Repositories } from '../storage/store';
 
 const SESSION_COOKIE = 'engram_session';
 /** Before sign-in there is no session to bind a form to: a random value in this cookie stands in. */
@@ -27,12 +27,27 @@ export interface OwnerSession {
 /** Signs CSRF tokens with the server's own secret, created on first use and kept in the store. */
 export class FormTokens {
   private key: Buffer | null = null;
+  private loading: Promise<void> | null = null;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Repositories) {}
+
+  /** Reads (or makes) the secret, once; every request that may sign or check a form waits for it first. */
+  ready(): Promise<void> {
+    this.loading ??= this.store.settings.ensure(SECRET_SETTING, () => randomBase62(64)).then(
+      (secret) => {
+        this.key = Buffer.from(secret);
+      },
+      (err) => {
+        this.loading = null; // tried again by the next request
+        throw err;
+      },
+    );
+    return this.loading;
+  }
 
   /** The token a form bound to `subject` (a session id, or the sign-in cookie's value) must carry. */
   tokenFor(purpose: 'session' | 'sign_in', subject: string): string {
-    this.key ??= Buffer.from(this.store.ensureSetting(SECRET_SETTING, () => randomBase62(64)));
+    if (!this.key) throw new Error('FormTokens.ready() was not awaited before signing a form.');
     return createHmac('sha256', this.key).update(`${purpose}:${subject}`).digest('base64url');
   }
 
@@ -48,11 +63,11 @@ export class FormTokens {
 const secure = (site: Site) => site.baseUrl.startsWith('https://');
 
 /** The owner signed in with the cookie, or null (no cookie, or a session that ended). */
-export function ownerSession(c: Context, services: Services): OwnerSession | null {
+export async function ownerSession(c: Context, services: Services): Promise<OwnerSession | null> {
   const token = getCookie(c, SESSION_COOKIE);
   if (!token) return null;
   try {
-    const caller = authenticate(services.store, services.clock, token);
+    const caller = await authenticate(services.store, services.clock, token);
     return caller.kind === 'owner' ? { accountId: caller.accountId, sessionId: caller.sessionId } : null;
   } catch (err) {
     if (err instanceof AuthError) return null;

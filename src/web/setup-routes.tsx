@@ -27,18 +27,18 @@ export function setupRoutes({ services, site, forms, html, flash }: OwnerKit): H
     return c.body(SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' });
   });
 
-  app.get('/', (c) => {
-    if (services.store.countAccounts() === 0) return c.redirect('/setup', 303);
-    return c.redirect(ownerSession(c, services) ? HOME_PATH : signInUrl(HOME_PATH), 303);
+  app.get('/', async (c) => {
+    if ((await services.store.accounts.count()) === 0) return c.redirect('/setup', 303);
+    return c.redirect((await ownerSession(c, services)) ? HOME_PATH : signInUrl(HOME_PATH), 303);
   });
 
-  app.get('/setup', (c) => {
-    if (services.store.countAccounts() > 0) return c.redirect(SIGN_IN_PATH, 303);
+  app.get('/setup', async (c) => {
+    if ((await services.store.accounts.count()) > 0) return c.redirect(SIGN_IN_PATH, 303);
     return html(c, <SetupPage csrf={forms.tokenFor('sign_in', signInSubject(c, site))} />);
   });
 
   app.post('/setup', async (c) => {
-    if (services.store.countAccounts() > 0) return c.redirect(SIGN_IN_PATH, 303);
+    if ((await services.store.accounts.count()) > 0) return c.redirect(SIGN_IN_PATH, 303);
     const form = (await c.req.parseBody()) as Form;
     const email = str(form, 'email');
     const again = (status: 400 | 403 | 429, error: string) =>
@@ -55,7 +55,7 @@ export function setupRoutes({ services, site, forms, html, flash }: OwnerKit): H
     if (password !== str(form, 'password_again')) return again(400, 'The two passwords differ.');
     try {
       const account = await createAccount(services.store, services.clock, email, password, { firstOnly: true });
-      const session = startSession(services.store, services.clock, account.id);
+      const session = await startSession(services.store, services.clock, account.id);
       setSessionCookie(c, site, session.token, session.expiresAt, services.clock.now());
       deleteCookie(c, SIGN_IN_COOKIE, { path: '/' });
       flash(c, 'notice', 'Your account is ready. Make a container to start your memory.');

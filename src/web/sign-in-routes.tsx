@@ -15,10 +15,10 @@ import { SignInPage } from './sign-in-page';
 export function signInRoutes({ services, site, forms, passwords }: OwnerKit): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get(SIGN_IN_PATH, (c) => {
-    if (services.store.countAccounts() === 0) return c.redirect('/setup', 303);
+  app.get(SIGN_IN_PATH, async (c) => {
+    if ((await services.store.accounts.count()) === 0) return c.redirect('/setup', 303);
     const next = localPath(c.req.query('next'), HOME_PATH);
-    if (ownerSession(c, services)) return c.redirect(next, 303);
+    if (await ownerSession(c, services)) return c.redirect(next, 303);
     pageHeaders(c);
     return c.html(<SignInPage next={next} csrf={forms.tokenFor('sign_in', signInSubject(c, site))} />);
   });
@@ -54,14 +54,14 @@ export function signInRoutes({ services, site, forms, passwords }: OwnerKit): Ho
   });
 
   app.post('/sign-out', async (c) => {
-    const session = ownerSession(c, services);
+    const session = await ownerSession(c, services);
     const form = await c.req.parseBody();
     // Like every owner post: without the session's CSRF token another site could sign the owner out.
     if (session && (foreignOrigin(c, site) || !forms.check('session', session.sessionId, form.csrf))) {
       pageHeaders(c);
       return c.html(<ErrorPage title="Not signed out" message="The form expired or came from another site. Reload the page and sign out again." />, 403);
     }
-    if (session) services.store.deleteSession(session.sessionId);
+    if (session) await services.store.sessions.delete(session.sessionId);
     clearSessionCookie(c, site);
     return c.redirect(SIGN_IN_PATH, 303);
   });

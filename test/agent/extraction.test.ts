@@ -76,8 +76,8 @@ describe('fact extraction with a model', () => {
     const after = (await profile()).static;
     expect(after).toHaveLength(1);
     expect(after[0]).toMatchObject({ id: before.id, content: 'Lives in Berlin.', source: { document_id: moved } });
-    const accountId = server.services.store.listAccounts()[0]!.id;
-    expect(server.services.store.listFactHistory(accountId, before.id).map((h) => h.content)).toEqual(['Lives in Paris.']);
+    const accountId = (await server.services.store.accounts.list())[0]!.id;
+    expect((await server.services.store.facts.listHistory(accountId, before.id)).map((h) => h.content)).toEqual(['Lives in Paris.']);
 
     await addDocument(server, key, { container: diary, content: 'I still live in Berlin and love it.' });
     await server.learning.drain();

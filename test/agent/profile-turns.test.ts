@@ -53,8 +53,8 @@ describe('static add and forget with a model', () => {
     expect(moved.status).toBe(201);
     expect(moved.body).toMatchObject({ id: paris.body.id, content: 'Lives in Berlin (moved from Paris).', static: true });
     expect(await staticFacts(server, key)).toEqual(['Is vegetarian.', 'Lives in Berlin (moved from Paris).']);
-    const accountId = server.services.store.listAccounts()[0]!.id; // the only account on this server
-    expect(server.services.store.listFactHistory(accountId, paris.body.id).map((h) => h.content)).toEqual(['Lives in Paris.']);
+    const accountId = (await server.services.store.accounts.list())[0]!.id; // the only account on this server
+    expect((await server.services.store.facts.listHistory(accountId, paris.body.id)).map((h) => h.content)).toEqual(['Lives in Paris.']);
   });
 
   it('stores the fact as given when the model fails', async () => {

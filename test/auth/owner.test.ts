@@ -17,6 +17,6 @@ describe('the first-run account', () => {
     const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(refused.reason).toBeInstanceOf(ServiceError);
     expect((refused.reason as ServiceError).code).toBe('conflict');
-    expect(services.store.countAccounts()).toBe(1);
+    expect(await services.store.accounts.count()).toBe(1);
   });
 });

@@ -138,7 +138,7 @@ export async function makeOwner(server: RunningServer, email = `owner-${crypto.r
   const { store, clock } = server.services;
   const password = 'correct horse battery staple';
   const account = await createAccount(store, clock, email, password);
-  return { token: startSession(store, clock, account.id).token, email, password };
+  return { token: (await startSession(store, clock, account.id)).token, email, password };
 }
 
 export async function makeContainer(server: { url: string }, owner: string, name: string): Promise<string> {

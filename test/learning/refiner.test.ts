@@ -36,20 +36,27 @@ describe('refinement once caught up', () => {
   beforeAll(async () => {
     h = await openHarness(['notes']);
     const real = h.services.store;
-    store = Object.create(real) as Store;
-    store.listPassagesWithoutVectors = (tier, after, limit) => {
-      if (tier === 'strong') looks.push(after);
-      return real.listPassagesWithoutVectors(tier, after, limit);
+    store = {
+      ...real,
+      passages: {
+        ...real.passages,
+        listWithoutVectors: (tier, after, limit) => {
+          if (tier === 'strong') looks.push(after);
+          return real.passages.listWithoutVectors(tier, after, limit);
+        },
+      },
     };
     for (const content of ['My sister plays the violin.', 'The dentist is on Tuesday.', 'We flew to Lisbon in May.']) await learn(content);
-    refiner = new Refiner(store, embedder, (ids) => refined.push(...ids));
+    refiner = new Refiner(store, embedder, (ids) => {
+      refined.push(...ids);
+    });
   });
   afterAll(() => h.close());
 
   it('refines every passage, then steps without reading the whole list again', async () => {
     expect(await catchUp()).toEqual([2, 1]);
     expect(refined).toHaveLength(3);
-    const last = store.lastPassageId();
+    const last = await store.passages.lastId();
     expect(refined.at(-1)).toBe(last);
     // From the start, on along the mark, and one look from the first passage once it runs out.
     expect(looks).toEqual([0, refined[1]!, last, 0]);
@@ -60,15 +67,15 @@ describe('refinement once caught up', () => {
   });
 
   it('still finds passages learned after it caught up, and refines them', async () => {
-    const before = store.lastPassageId();
+    const before = await store.passages.lastId();
     await learn('The plumber comes back on Friday morning.');
-    const added = store.lastPassageId();
+    const added = await store.passages.lastId();
     expect(added).toBeGreaterThan(before);
 
     looks.length = 0;
     expect(await catchUp()).toEqual([1]);
     expect(refined.at(-1)).toBe(added);
-    expect(h.services.store.listPassagesWithoutVectors('strong', 0, 10)).toEqual([]);
+    expect(await h.services.store.passages.listWithoutVectors('strong', 0, 10)).toEqual([]);
     expect(looks).toEqual([before, added, 0]);
   });
 
@@ -77,6 +84,6 @@ describe('refinement once caught up', () => {
     const fresh = new Refiner(store, embedder, () => {});
     expect(await fresh.step()).toBe(0);
     expect(await fresh.step()).toBe(0);
-    expect(looks).toEqual([0, store.lastPassageId()]);
+    expect(looks).toEqual([0, await store.passages.lastId()]);
   });
 });

@@ -124,7 +124,7 @@ describe('what is registered', () => {
     const res = await register(server, { client_name: '\u202EppA\u2066 Claude\u200B\u200F\u0007', redirect_uris: ['https://app.example/cb'] });
     expect(res.status).toBe(201);
     expect(res.body.client_name).toBe('ppA Claude');
-    expect(server.services.store.getOAuthClient(res.body.client_id)?.name).toBe('ppA Claude');
+    expect((await server.services.store.oauth.getClient(res.body.client_id))?.name).toBe('ppA Claude');
     // Nothing visible left: the name any unnamed app gets.
     expect((await register(server, { client_name: '\u202E\u200B', redirect_uris: ['https://app.example/cb'] })).body.client_name).toBe('Unnamed app');
   });

@@ -55,7 +55,7 @@ export async function openHarness(containerNames: string[]): Promise<Harness> {
   const accessLog = new AccessRecorder(store, clock, log);
   // As startServer composes them (src/server.ts), less HTTP and the learning worker.
   const services: Services = {
-    store, clock, log, usage, accessLog, search: SearchEngine.open(store, log, await createEmbedders(config, 'search'), dir),
+    store, clock, log, usage, accessLog, search: await SearchEngine.open(store, log, await createEmbedders(config, 'search'), dir),
     limiter: new RateLimiter(clock, config.rateLimitPerMin), notifyQueued: () => {}, model: null, turns: new TurnBudget(),
   };
   let traces = 0;
@@ -63,7 +63,7 @@ export async function openHarness(containerNames: string[]): Promise<Harness> {
   const resolve = (bearer: string) => authenticate(store, clock, bearer);
 
   const account = await createAccount(store, clock, 'owner@example.org', 'correct horse battery staple');
-  const owner = resolve(startSession(store, clock, account.id).token);
+  const owner = await resolve((await startSession(store, clock, account.id)).token);
   const containers: Record<string, string> = {};
   for (const name of containerNames) containers[name] = (await run(ops.createContainer, owner, { name })).id;
 
@@ -72,24 +72,24 @@ export async function openHarness(containerNames: string[]): Promise<Harness> {
     key: async (grant) => resolve((await run(ops.createKey, owner, { name: 'test key', ...grant })).key),
     async consent(containerIds, profile) {
       const redirectUri = 'http://127.0.0.1:9/callback';
-      const registered = registerClient(store, clock, { redirect_uris: [redirectUri], client_name: 'Test app' });
+      const registered = await registerClient(store, clock, { redirect_uris: [redirectUri], client_name: 'Test app' });
       if (!registered.ok) throw new Error(registered.description);
       const clientId = registered.body.client_id as string;
       const verifier = 'v'.repeat(43);
-      const code = issueCode(store, clock, {
+      const code = await issueCode(store, clock, {
         accountId: account.id, clientId, redirectUri, codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
         resource: 'http://127.0.0.1:9/mcp', scope: SCOPE, containerIds, profile,
       });
-      const issued = exchangeCode(store, clock, {
+      const issued = await exchangeCode(store, clock, {
         code, clientId, redirectUri, codeVerifier: verifier, resource: null, clientName: 'Test app', ttlDays: 30,
       });
       return resolve(issued.token);
     },
     async close() {
-      usage.flush();
-      accessLog.stop();
+      await usage.flush();
+      await accessLog.stop();
       await services.search.close();
-      store.close();
+      await store.close();
       // The store holds what the minted keys, tokens and sessions left: searched for any raw one, as every harness's is.
       sweepThenRemove({ harness: 'bun:operations', stores: [dir] }, dir);
     },

@@ -27,7 +27,7 @@ beforeAll(async () => {
   // Learned last: its passage is on the last page.
   documents.push({ key: 'last', text: LAST });
   corpus = await learnCorpus(documents, { fast, strong: null });
-  passages = corpus.store.countPassages();
+  passages = await corpus.store.passages.count();
 }, 120_000);
 afterAll(() => corpus.close());
 
@@ -36,7 +36,7 @@ const search = (engine: SearchEngine, q: string) => engine.search(ACCOUNT, [cont
 
 describe('loading the indexes at start', () => {
   it('reads the vectors between turns, and a search asked at once waits for all of them', async () => {
-    const engine = SearchEngine.open(corpus.store, createLogger('silent'), { fast, strong: null }, scratchDir());
+    const engine = await SearchEngine.open(corpus.store, createLogger('silent'), { fast, strong: null }, scratchDir());
     try {
       expect(engine.figures().fast).toBe(0);
       const res = await search(engine, QUERY);
@@ -49,20 +49,19 @@ describe('loading the indexes at start', () => {
 
   it('goes on by keyword alone when the store fails mid-way, and says so', async () => {
     let pages = 0;
-    const failing = new Proxy(corpus.store, {
-      get(target, key, receiver) {
-        if (key === 'listVectors') {
-          return (...args: Parameters<Store['listVectors']>) => {
-            if (++pages === 2) throw new Error('disk I/O error');
-            return target.listVectors(...args);
-          };
-        }
-        const value = Reflect.get(target, key, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const real = corpus.store;
+    const failing: Store = {
+      ...real,
+      vectors: {
+        ...real.vectors,
+        list: async (...args) => {
+          if (++pages === 2) throw new Error('disk I/O error');
+          return real.vectors.list(...args);
+        },
       },
-    });
+    };
     const lines: string[] = [];
-    const engine = SearchEngine.open(failing, createLogger('error', (l) => lines.push(l)), { fast, strong: null }, scratchDir());
+    const engine = await SearchEngine.open(failing, createLogger('error', (l) => lines.push(l)), { fast, strong: null }, scratchDir());
     try {
       const res = await search(engine, 'grandmother bees orchard');
       expect(res.results[0]!.content).toBe(LAST);
@@ -74,28 +73,28 @@ describe('loading the indexes at start', () => {
   });
 
   it('stops loading when closed', async () => {
-    const engine = SearchEngine.open(corpus.store, createLogger('silent'), { fast, strong: null }, scratchDir());
+    const engine = await SearchEngine.open(corpus.store, createLogger('silent'), { fast, strong: null }, scratchDir());
     await engine.close();
     expect(engine.figures().fast).toBeLessThan(passages);
   });
 
   it('takes vectors stored while it loads, for a passage it has already read', async () => {
     const { store } = corpus;
-    const first = store.listVectors('fast', 0, 1)[0]!;
-    const engine = SearchEngine.open(store, createLogger('silent'), { fast, strong: null }, scratchDir());
+    const first = (await store.vectors.list('fast', 0, 1))[0]!;
+    const engine = await SearchEngine.open(store, createLogger('silent'), { fast, strong: null }, scratchDir());
     try {
       while (engine.figures().fast === 0) await new Promise((resolve) => setImmediate(resolve));
       expect(engine.figures().fast).toBeLessThan(passages);
       // As the learning thread re-embeds a passage: stored, then indexed.
       const [vector] = fast.embed([QUERY]);
-      store.storeVectors('fast', [{ passageId: first.passageId, vectors: [vector!] }]);
-      engine.indexPassages('fast', [first.passageId]);
+      await store.vectors.put('fast', [{ passageId: first.passageId, vectors: [vector!] }]);
+      await engine.indexPassages('fast', [first.passageId]);
       const res = await search(engine, QUERY);
-      expect(res.results[0]!.content).toBe(store.getPassageHits(ACCOUNT, [first.passageId])[0]!.content);
+      expect(res.results[0]!.content).toBe((await store.passages.getHits(ACCOUNT, [first.passageId]))[0]!.content);
       expect(engine.figures().fast).toBe(passages);
     } finally {
       await engine.close();
-      store.storeVectors('fast', [{ passageId: first.passageId, vectors: first.vectors.map((v) => Float32Array.from(v)) }]);
+      await store.vectors.put('fast', [{ passageId: first.passageId, vectors: first.vectors.map((v) => Float32Array.from(v)) }]);
     }
   });
 });

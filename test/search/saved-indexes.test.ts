@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder';
 import { createLogger } from '../../src/log';
+import type { Store } from '../../src/storage/store';
 import { SearchEngine } from '../../src/search/search-engine';
 import { VectorIndex } from '../../src/search/vector-index';
 import { quantize } from '../../src/storage/sqlite/vectors';
@@ -102,7 +103,7 @@ describe('the search engine across a stop and a start', () => {
     const documents = Array.from({ length: 300 }, (_, i) => ({ key: `d${i}`, text: documentText(text, 160) }));
     documents.push({ key: 'last', text: LAST });
     corpus = await learnCorpus(documents, { fast, strong: null });
-    passages = corpus.store.countPassages();
+    passages = await corpus.store.passages.count();
   }, 60_000);
   afterAll(() => corpus.close());
 
@@ -112,11 +113,11 @@ describe('the search engine across a stop and a start', () => {
   const messages = (lines: string[]) => lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
   const search = async (engine: SearchEngine, q = QUERY) => (await engine.search(ACCOUNT, [container], q, 5, 'tr_test')).results;
   const state = (dir: string) => join(dir, 'vector-index', 'fast.state');
-  const token = () => corpus.store.getSetting('vector_snapshot');
+  const token = () => corpus.store.settings.get('vector_snapshot');
   const READ = 'search indexes read as last saved';
   /** A passage's stored fast vectors, as the learning thread would store them again. */
-  const vectorsOf = (passageId: number) => corpus.store.getVectors('fast', [passageId])[0]!.vectors;
-  const again = (passageId: number) => vectorsOf(passageId).map((v) => Float32Array.from(v, (x) => x / 127));
+  const vectorsOf = async (passageId: number) => (await corpus.store.vectors.get('fast', [passageId]))[0]!.vectors;
+  const again = async (passageId: number) => (await vectorsOf(passageId)).map((v) => Float32Array.from(v, (x) => x / 127));
   function removeVectors(passageId: number): void {
     const db = new Database(join(corpus.dir, 'engram.db'));
     try {
@@ -125,57 +126,57 @@ describe('the search engine across a stop and a start', () => {
       db.close();
     }
   }
-  async function until(done: () => boolean): Promise<void> {
-    for (const deadline = Date.now() + 10_000; !done(); await Bun.sleep(20)) expect(Date.now()).toBeLessThan(deadline);
+  async function until(done: () => boolean | Promise<boolean>): Promise<void> {
+    for (const deadline = Date.now() + 10_000; !(await done()); await Bun.sleep(20)) expect(Date.now()).toBeLessThan(deadline);
   }
 
   it('reads the index saved at a clean stop, whole at once, and keeps the copy while nothing changes', async () => {
     const dir = scratchDir();
-    const first = open(dir);
+    const first = await open(dir);
     const before = await search(first);
     expect(before[0]!.content).toBe(LAST);
     await first.close();
     expect(existsSync(state(dir))).toBe(true);
-    const saved = token();
+    const saved = await token();
 
     const lines: string[] = [];
-    const second = open(dir, lines);
+    const second = await open(dir, lines);
     expect(second.figures().fast).toBe(passages);
     expect(messages(lines)).toContain(READ);
     expect(await search(second)).toEqual(before);
     // Nothing changed: a server killed now reads the same copy at its next start, and a stop writes nothing.
-    const killed = open(dir);
+    const killed = await open(dir);
     expect(await search(killed)).toEqual(before);
     const written = statSync(state(dir)).mtimeMs;
     for (const e of [killed, second]) await e.close();
-    expect(token()).toBe(saved);
+    expect(await token()).toBe(saved);
     expect(statSync(state(dir)).mtimeMs).toBe(written);
   });
 
   it('saves while running once the index rests, and removes the copy at its first change', async () => {
     const dir = scratchDir();
-    const engine = open(dir, [], 100);
+    const engine = await open(dir, [], 100);
     await search(engine);
     // Rebuilt: saved a second after the last search (the index rests from its load on).
-    await until(() => existsSync(state(dir)) && token() !== null);
-    const saved = token();
+    await until(async () => existsSync(state(dir)) && (await token()) !== null);
+    const saved = await token();
     const killed: string[] = [];
-    const restored = open(dir, killed);
+    const restored = await open(dir, killed);
     expect(messages(killed)).toContain(READ);
     expect(await search(restored)).toEqual(await search(engine));
     await restored.close();
 
     // A passage learned again, as the learning thread does: the store drops the token, the engine the copy.
-    const first = corpus.store.listVectors('fast', 0, 1)[0]!.passageId;
-    corpus.store.storeVectors('fast', [{ passageId: first, vectors: again(first) }]);
-    expect(token()).toBeNull();
-    engine.indexPassages('fast', [first]);
+    const first = (await corpus.store.vectors.list('fast', 0, 1))[0]!.passageId;
+    await corpus.store.vectors.put('fast', [{ passageId: first, vectors: await again(first) }]);
+    expect(await token()).toBeNull();
+    await engine.indexPassages('fast', [first]);
     expect(existsSync(state(dir))).toBe(false);
     // Saved again, ten rests (a second here) after the last save.
-    await until(() => existsSync(state(dir)) && token() !== null);
-    expect(token()).not.toBe(saved);
+    await until(async () => existsSync(state(dir)) && (await token()) !== null);
+    expect(await token()).not.toBe(saved);
     const next: string[] = [];
-    const after = open(dir, next);
+    const after = await open(dir, next);
     expect(messages(next)).toContain(READ);
     expect(after.figures().fast).toBe(passages);
     for (const e of [after, engine]) await e.close();
@@ -188,20 +189,21 @@ describe('the search engine across a stop and a start', () => {
     // its way to the index, so that copy must not be trusted.
     const other = new Database(join(corpus.dir, 'engram.db'));
     let commits = 0;
-    const store = { ...corpus.store, countVectorUnits: (...args: Parameters<typeof corpus.store.countVectorUnits>) => {
+    const real = corpus.store;
+    const store: Store = { ...real, vectors: { ...real.vectors, countUnits: (...args) => {
       if (commits-- > 0) other.run("INSERT INTO settings (key, value) VALUES ('unrelated', '1') ON CONFLICT (key) DO UPDATE SET value = value + 1");
-      return corpus.store.countVectorUnits(...args);
-    } };
-    const before = token();
-    const engine = SearchEngine.open(store, createLogger('info', (l) => lines.push(l)), { fast, strong: null }, dir, undefined, 100);
+      return real.vectors.countUnits(...args);
+    } } };
+    const before = await token();
+    const engine = await SearchEngine.open(store, createLogger('info', (l) => lines.push(l)), { fast, strong: null }, dir, undefined, 100);
     commits = 1;
     try {
       await until(() => messages(lines).some((m) => m.startsWith('the search indexes were not saved: the store changed')));
-      expect(token()).toBe(before);
-      await until(() => token() !== before);
+      expect(await token()).toBe(before);
+      await until(async () => (await token()) !== before);
       expect(messages(lines)).toContain('search indexes saved');
       const next: string[] = [];
-      await open(dir, next).close();
+      await (await open(dir, next)).close();
       expect(messages(next)).toContain(READ);
     } finally {
       other.close();
@@ -211,18 +213,18 @@ describe('the search engine across a stop and a start', () => {
 
   it('rebuilds once the learning has stored vectors since the save', async () => {
     const dir = scratchDir();
-    const last = corpus.store.listVectors('fast', 0, passages).at(-1)!.passageId;
-    const vectors = again(last);
+    const last = (await corpus.store.vectors.list('fast', 0, passages)).at(-1)!.passageId;
+    const vectors = await again(last);
     removeVectors(last);
-    const first = open(dir);
+    const first = await open(dir);
     expect(first.figures().fast).toBe(passages - 1);
     await first.close();
-    expect(token()).not.toBeNull();
+    expect(await token()).not.toBeNull();
     // An insert drops the token as removals and changes do.
-    corpus.store.storeVectors('fast', [{ passageId: last, vectors }]);
-    expect(token()).toBeNull();
+    await corpus.store.vectors.put('fast', [{ passageId: last, vectors }]);
+    expect(await token()).toBeNull();
     const lines: string[] = [];
-    const second = open(dir, lines);
+    const second = await open(dir, lines);
     expect(messages(lines)).not.toContain(READ);
     expect(second.figures().fast).toBe(passages);
     expect((await search(second))[0]!.content).toBe(LAST);
@@ -231,10 +233,10 @@ describe('the search engine across a stop and a start', () => {
 
   it('rebuilds once any program has removed stored vectors since the stop', async () => {
     const dir = scratchDir();
-    const first = open(dir);
+    const first = await open(dir);
     await first.close();
     // Another program forgets the best passage: the cascade to its vectors drops the token.
-    const best = corpus.store.listVectors('fast', 0, passages).at(-1)!;
+    const best = (await corpus.store.vectors.list('fast', 0, passages)).at(-1)!;
     const db = new Database(join(corpus.dir, 'engram.db'));
     db.run('PRAGMA foreign_keys = ON');
     try {
@@ -243,7 +245,7 @@ describe('the search engine across a stop and a start', () => {
       db.close();
     }
     const lines: string[] = [];
-    const second = open(dir, lines);
+    const second = await open(dir, lines);
     try {
       expect(messages(lines)).not.toContain('search indexes read as last saved');
       expect((await search(second)).map((r) => r.content)).not.toContain(LAST);
@@ -261,16 +263,16 @@ describe('the search engine across a stop and a start', () => {
   it.skipIf(!mounted)('saves nothing on a full disk, says so, leaves no part of a copy, and the next start rebuilds', async () => {
     const lines: string[] = [];
     // The rows (~300 KiB) do not fit: most stay in memory, and search goes on as before.
-    const engine = open(full, lines);
-    const first = corpus.store.listVectors('fast', 0, 1)[0]!.passageId;
-    const q = corpus.store.getPassageHits(ACCOUNT, [first])[0]!.content.split(' ').slice(0, 8).join(' ');
+    const engine = await open(full, lines);
+    const first = (await corpus.store.vectors.list('fast', 0, 1))[0]!.passageId;
+    const q = (await corpus.store.passages.getHits(ACCOUNT, [first]))[0]!.content.split(' ').slice(0, 8).join(' ');
     const before = await search(engine, q);
     expect(before[0]!.content.startsWith(q)).toBe(true);
     await engine.close();
     expect(messages(lines)).toContain('the search indexes were not saved; the next start rebuilds them');
     expect(readdirSync(join(full, 'vector-index'))).toEqual(['fast.rows']);
     const next: string[] = [];
-    const again = open(full, next);
+    const again = await open(full, next);
     expect(messages(next)).not.toContain('search indexes read as last saved');
     expect(await search(again, q)).toEqual(before);
     await again.close();
@@ -279,16 +281,16 @@ describe('the search engine across a stop and a start', () => {
   it('saves nothing when its index missed a stored vector, and says so', async () => {
     const dir = scratchDir();
     const lines: string[] = [];
-    const engine = open(dir, lines);
+    const engine = await open(dir, lines);
     await search(engine);
     // Stored without telling the engine, as if a notice from the learning thread were lost.
     const [vector] = fast.embed(['a passage the index never heard of']);
-    const first = corpus.store.listVectors('fast', 0, 1)[0]!;
-    corpus.store.storeVectors('fast', [{ passageId: first.passageId, vectors: [...first.vectors.map(() => vector!), vector!] }]);
+    const first = (await corpus.store.vectors.list('fast', 0, 1))[0]!;
+    await corpus.store.vectors.put('fast', [{ passageId: first.passageId, vectors: [...first.vectors.map(() => vector!), vector!] }]);
     await engine.close();
     expect(messages(lines)).toContain('the search indexes were not saved; the next start rebuilds them');
     expect(existsSync(state(dir))).toBe(false);
-    expect(token()).toBeNull();
+    expect(await token()).toBeNull();
   });
 });
 

@@ -37,9 +37,9 @@ describe('search with a failing query embedder', () => {
     }
     await new LearningRunner({ store, clock, log: createLogger('silent'), embedder: fast, readUrl: async () => ({ text: '', title: null }), onIndexed: () => {} }).drain();
     // Strong vectors for every passage, so that the strong tier is searched (and its query asked for).
-    const passages = store.listPassagesWithoutVectors('strong', 0, 100);
+    const passages = await store.passages.listWithoutVectors('strong', 0, 100);
     expect(passages.length).toBe(3);
-    store.storeVectors('strong', passages.map((p) => ({ passageId: p.id, vectors: [new Float32Array(STRONG_DIMENSIONS).fill(1 / Math.sqrt(STRONG_DIMENSIONS))] })));
+    await store.vectors.put('strong', passages.map((p) => ({ passageId: p.id, vectors: [new Float32Array(STRONG_DIMENSIONS).fill(1 / Math.sqrt(STRONG_DIMENSIONS))] })));
     accountId = h.owner.accountId;
   });
   afterAll(() => h.close());
@@ -47,8 +47,8 @@ describe('search with a failing query embedder', () => {
   for (const how of ['rejects', 'throws'] as const) {
     it(`answers from keyword search and the fast tier when the strong tier's embedder ${how}`, async () => {
       const lines: string[] = [];
-      const engine = SearchEngine.open(h.services.store, createLogger('warn', (l) => lines.push(l)), { fast, strong: failing(how) }, scratchDir());
-      const [container] = h.services.store.listContainers(accountId);
+      const engine = await SearchEngine.open(h.services.store, createLogger('warn', (l) => lines.push(l)), { fast, strong: failing(how) }, scratchDir());
+      const [container] = await h.services.store.containers.list(accountId);
       const res = await engine.search(accountId, [container!], 'which instrument does my sister play', 10, 'tr_test');
       expect(res.results[0]!.content).toBe('My sister plays the violin every evening.');
       expect(res.containers).toEqual([{ id: container!.id, name: container!.name }]);

@@ -74,8 +74,8 @@ function accountOf(db: Database): string {
 }
 
 /** Ids of passages the store finds for `q` in a container (up to 100). */
-function found(store: Store, accountId: string, containerId: string, q: string): number[] {
-  return store.searchPassages(accountId, containerId, q, 100).map((h) => h.passageId);
+async function found(store: Store, accountId: string, containerId: string, q: string): Promise<number[]> {
+  return (await store.passages.search(accountId, containerId, q, 100)).map((h) => h.passageId);
 }
 
 /** The keyword index's schema as it should be once switched: the stemmed index alone, under the old name. */
@@ -104,7 +104,7 @@ function captureLog(): Logger & { lines: string[] } {
 }
 
 describe('the stemmed keyword index on a store of the previous release', () => {
-  it('finds every passage of the old store, by its own word and by another form of it', () => {
+  it('finds every passage of the old store, by its own word and by another form of it', async () => {
     const db = openDatabase(fixtureCopy(), Date.now());
     const store = openSqliteStore(db);
     const accountId = accountOf(db);
@@ -118,34 +118,34 @@ describe('the stemmed keyword index on a store of the previous release', () => {
       // Its rarest word that a plural "s" inflects without changing the stem (see Porter's step 1a).
       const word = words(p.text).filter((w) => w.length >= 4 && !/(s|ie)$/.test(w))
         .sort((a, b) => frequency.get(a)! - frequency.get(b)! || a.localeCompare(b))[0]!;
-      expect({ word, hits: found(store, accountId, p.containerId, word).includes(p.id) }).toEqual({ word, hits: true });
-      expect({ word: `${word}s`, hits: found(store, accountId, p.containerId, `${word}s`).includes(p.id) }).toEqual({ word: `${word}s`, hits: true });
+      expect({ word, hits: (await found(store, accountId, p.containerId, word)).includes(p.id) }).toEqual({ word, hits: true });
+      expect({ word: `${word}s`, hits: (await found(store, accountId, p.containerId, `${word}s`)).includes(p.id) }).toEqual({ word: `${word}s`, hits: true });
     }
-    store.close();
+    await store.close();
   });
 
-  it('matches stems: run finds running and runs, city finds cities', () => {
+  it('matches stems: run finds running and runs, city finds cities', async () => {
     const db = openDatabase(fixtureCopy(), Date.now());
     const store = openSqliteStore(db);
     const accountId = accountOf(db);
     const text = (ids: number[]) => db.query<{ content: string }, []>(`SELECT content FROM passages WHERE id IN (${ids.join(',') || 'NULL'}) ORDER BY id`).all().map((r) => r.content);
-    const personalRun = text(found(store, accountId, CREDENTIALS.containers.Personal, 'run'));
+    const personalRun = text(await found(store, accountId, CREDENTIALS.containers.Personal, 'run'));
     expect(personalRun.some((c) => c.startsWith('I went running'))).toBe(true);
     expect(personalRun.some((c) => c.startsWith('Maya runs'))).toBe(true);
     expect(personalRun.some((c) => c.startsWith('Prefers running'))).toBe(true);
-    const workRun = text(found(store, accountId, CREDENTIALS.containers.Work, 'running'));
+    const workRun = text(await found(store, accountId, CREDENTIALS.containers.Work, 'running'));
     expect(workRun.some((c) => c.startsWith('The payments team runs'))).toBe(true);
     expect(workRun.some((c) => c.startsWith('Runs the weekly architecture review'))).toBe(true);
-    const city = text(found(store, accountId, CREDENTIALS.containers.Personal, 'city'));
+    const city = text(await found(store, accountId, CREDENTIALS.containers.Personal, 'city'));
     expect(city.some((c) => c.startsWith('Cities I want to visit'))).toBe(true);
     expect(city.some((c) => c.startsWith('The city library'))).toBe(true);
     expect(city.some((c) => c.startsWith('Has lived in four cities'))).toBe(true);
     // Stopwords are still left out of the query: "the" alone would match nearly every passage.
-    expect(text(found(store, accountId, CREDENTIALS.containers.Personal, 'the cooking'))).toEqual([
+    expect(text(await found(store, accountId, CREDENTIALS.containers.Personal, 'the cooking'))).toEqual([
       'Grandmother cooked saffron rice with barberries for every family birthday.',
       'Cooking classes at the Ostrava community kitchen start again in January.',
     ]);
-    store.close();
+    await store.close();
   });
 
   it('reindexes a small store inside the migration, leaving no trace of the old index', () => {
@@ -166,19 +166,19 @@ describe('the stemmed keyword index on a store of the previous release', () => {
 });
 
 describe('the online rebuild of a larger store', () => {
-  it('leaves a store past the inline limit to the background, searching the old index meanwhile', () => {
+  it('leaves a store past the inline limit to the background, searching the old index meanwhile', async () => {
     const dir = fixtureCopy();
     growOldStore(dir, INLINE_REBUILD_MAX + 100);
     const db = openDatabase(dir, Date.now());
     expect(pending(db)).toEqual({ done: 0, upto: INLINE_REBUILD_MAX + 100 + 38 });
     const store = openSqliteStore(db);
     const accountId = accountOf(db);
-    expect(found(store, accountId, CREDENTIALS.containers.Personal, 'running').length).toBe(2);
-    expect(found(store, accountId, CREDENTIALS.containers.Personal, 'run')).toEqual([]);
-    store.close();
+    expect((await found(store, accountId, CREDENTIALS.containers.Personal, 'running')).length).toBe(2);
+    expect(await found(store, accountId, CREDENTIALS.containers.Personal, 'run')).toEqual([]);
+    await store.close();
   }, 60_000);
 
-  it('rebuilds while searches and writes go on, then switches and drops the old index', () => {
+  it('rebuilds while searches and writes go on, then switches and drops the old index', async () => {
     const dir = grownCopy();
     const worker = openDatabase(dir, Date.now());
     // The server's connection: searches and writes through it while the worker's rebuilds.
@@ -202,8 +202,8 @@ describe('the online rebuild of a larger store', () => {
       const p = pending(db);
       if (p && p.done < upto) {
         // Keyword search answers from the old index: unstemmed, yet complete.
-        expect(found(store, accountId, work, 't12345z')).toEqual([idOf(12345)]);
-        expect(found(store, accountId, work, 'walk')).toEqual([]);
+        expect(await found(store, accountId, work, 't12345z')).toEqual([idOf(12345)]);
+        expect(await found(store, accountId, work, 'walk')).toEqual([]);
         // Writes on both sides of the mark, and new passages past the end.
         const ahead = Math.min(LARGE - 1, p.done + 5_000);
         const behind = Math.max(0, p.done - 100);
@@ -224,25 +224,25 @@ describe('the online rebuild of a larger store', () => {
     expect(log.lines.at(-1)).toBe('keyword search switched to the stemmed index; the old index is dropped');
     expectSwitched(db);
     // Stemmed now, and every write made meanwhile is in the index once, as it stands.
-    expect(found(store, accountId, work, 'walk').length).toBe(100);
-    expect(found(store, accountId, work, 'swimmer')).toEqual([writes.updatedDone]);
-    expect(found(store, accountId, work, 'cyclist')).toEqual([writes.updatedAhead]);
-    expect(found(store, accountId, work, 'gardener').length).toBe(Math.min(added, 100));
+    expect((await found(store, accountId, work, 'walk')).length).toBe(100);
+    expect(await found(store, accountId, work, 'swimmer')).toEqual([writes.updatedDone]);
+    expect(await found(store, accountId, work, 'cyclist')).toEqual([writes.updatedAhead]);
+    expect((await found(store, accountId, work, 'gardener')).length).toBe(Math.min(added, 100));
     for (const id of [writes.deletedDone, writes.deletedAhead]) {
       expect(db.query('SELECT 1 FROM passages_fts WHERE rowid = ?').get(id)).toBeNull();
     }
-    expect(found(store, accountId, work, 't777z')).toEqual([idOf(777)]);
-    expect(found(store, accountId, work, `t${LARGE - 1}z`)).toEqual([idOf(LARGE - 1)]);
+    expect(await found(store, accountId, work, 't777z')).toEqual([idOf(777)]);
+    expect(await found(store, accountId, work, `t${LARGE - 1}z`)).toEqual([idOf(LARGE - 1)]);
     // Writes after the switch keep the index current through the final triggers.
     insert.run(accountId, work, 'Written after the switch: painters.');
-    expect(found(store, accountId, work, 'painter').length).toBe(1);
+    expect((await found(store, accountId, work, 'painter')).length).toBe(1);
     db.run("INSERT INTO passages_fts (passages_fts, rank) VALUES ('integrity-check', 1)");
     // A second rebuild (another start) finds nothing to do and says which index is in use.
     const again = captureLog();
     expect(new KeywordIndexRebuild(worker, again).step()).toBe(false);
     expect(again.lines).toEqual(['keyword search uses the stemmed index']);
     worker.close();
-    store.close();
+    await store.close();
   }, 60_000);
 
   it('resumes where a stopped rebuild left off, between batches', () => {

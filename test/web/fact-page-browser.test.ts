@@ -118,13 +118,13 @@ describe.skipIf(!browserAvailable)('the fact page in Chromium', () => {
     const { services } = w.server;
     // The standing fact went with the diary; the edited one stayed.
     const id = await factId('Plays the xylofungus on Sundays.');
-    const keyCtx = contextFor(services, authenticate(services.store, services.clock, w.key), 'test');
+    const keyCtx = contextFor(services, await authenticate(services.store, services.clock, w.key), 'test');
     await expect(invoke(getFact, keyCtx, { memory_id: id })).rejects.toMatchObject({ code: 'unauthorized' });
     await expect(invoke(updateMemory, keyCtx, { memory_id: id, content: 'x' })).rejects.toMatchObject({ code: 'unauthorized' });
 
     const other = await makeOwner(w.server);
     await makeContainer(w.server, other.token, 'Theirs');
-    const theirs = contextFor(services, authenticate(services.store, services.clock, other.token), 'test');
+    const theirs = contextFor(services, await authenticate(services.store, services.clock, other.token), 'test');
     await expect(invoke(getFact, theirs, { memory_id: id })).rejects.toMatchObject({ code: 'not_found' });
     await expect(invoke(updateMemory, theirs, { memory_id: id, content: 'Taken over.' })).rejects.toMatchObject({ code: 'not_found' });
     expect((await allFacts(w)).map((f) => f.content)).toContain('Plays the xylofungus on Sundays.');
@@ -134,7 +134,7 @@ describe.skipIf(!browserAvailable)('the fact page in Chromium', () => {
     // A second key of the account that did not save it does not become its writer by reading it.
     const reader = await makeKey(w.server, w.owner, { name: 'Reader', level: 'read', all_views: true, profile: true });
     expect((await call(w.server, 'GET', '/v1/profile', reader.key)).status).toBe(200);
-    const detail = await invoke(getFact, contextFor(services, authenticate(services.store, services.clock, w.owner), 'test'), { memory_id: id });
+    const detail = await invoke(getFact, contextFor(services, await authenticate(services.store, services.clock, w.owner), 'test'), { memory_id: id });
     expect(detail.written_by).toBeNull();
     expect(detail.served.readers.map((r) => r.name).sort()).toEqual(['Reader', 'test key']);
   });

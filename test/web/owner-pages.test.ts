@@ -32,18 +32,18 @@ describe('setup on a new server', () => {
     expect((await post(fields)).status).toBe(403);
     expect((await post({ ...fields, csrf, password_again: 'something else' })).status).toBe(400);
     expect((await post({ ...fields, csrf, password: 'short', password_again: 'short' })).status).toBe(400);
-    expect(server.services.store.countAccounts()).toBe(0);
+    expect(await server.services.store.accounts.count()).toBe(0);
     const made = await post({ ...fields, csrf });
     expect(made.status).toBe(303);
     expect(made.headers.get('location')).toBe('/containers');
     const session = made.headers.getSetCookie().find((c) => c.startsWith('engram_session='))!;
     expect(session).toContain('HttpOnly');
     expect(session).toContain('SameSite=Lax');
-    expect(server.services.store.countAccounts()).toBe(1);
+    expect(await server.services.store.accounts.count()).toBe(1);
     // Setup is closed now, for a second post too.
     const again = await post({ ...fields, email: 'intruder@example.org', csrf });
     expect(again.headers.get('location')).toBe('/sign-in');
-    expect(server.services.store.countAccounts()).toBe(1);
+    expect(await server.services.store.accounts.count()).toBe(1);
   });
 });
 
@@ -125,7 +125,7 @@ describe('the owner pages', () => {
 
   it('refuses the CSRF token of another session', async () => {
     const { store, clock } = server.services;
-    const second = startSession(store, clock, store.listAccounts()[0]!.id);
+    const second = await startSession(store, clock, (await store.accounts.list())[0]!.id);
     const theirs = csrfOf(await (await fetch(`${server.url}/containers`, { headers: { cookie: `engram_session=${second.token}` } })).text());
     const mine = csrfOf(await (await get('/containers')).text());
     expect(theirs).not.toBe(mine);
@@ -173,7 +173,7 @@ describe('the owner pages', () => {
 
   it('signs out only with the session\'s CSRF token from this site', async () => {
     const { store, clock } = server.services;
-    const session = startSession(store, clock, store.listAccounts()[0]!.id);
+    const session = await startSession(store, clock, (await store.accounts.list())[0]!.id);
     const mine = { cookie: `engram_session=${session.token}`, 'content-type': 'application/x-www-form-urlencoded' };
     const signOut = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
       fetch(`${server.url}/sign-out`, { method: 'POST', redirect: 'manual', headers: { ...mine, ...headers }, body: new URLSearchParams(fields) });
@@ -202,7 +202,7 @@ describe('the owner pages', () => {
     const { id } = await makeKey(server, owner.token, { name: 'Short lived', level: 'read', containers: [container], expires_in_days: 30 });
     server.clock.advance(31 * 86_400_000);
     const { store, clock } = server.services;
-    const fresh = `engram_session=${startSession(store, clock, store.listAccounts()[0]!.id).token}`;
+    const fresh = `engram_session=${(await startSession(store, clock, (await store.accounts.list())[0]!.id)).token}`;
     const keys = await (await fetch(`${server.url}/keys`, { headers: { cookie: fresh } })).text();
     const expired = keys.slice(keys.indexOf('id="keys-expired"'), keys.indexOf('id="keys-revoked"'));
     expect(expired).toContain(`data-key-id="${id}"`);

@@ -65,16 +65,16 @@ describe('see as a key or app on the search page', () => {
   async function consentToken(containerIds: string[], profile: boolean): Promise<{ id: string; token: string }> {
     const { store, clock } = server.services;
     const redirectUri = 'http://127.0.0.1:9/callback';
-    const registered = registerClient(store, clock, { redirect_uris: [redirectUri], client_name: 'Trip planner' });
+    const registered = await registerClient(store, clock, { redirect_uris: [redirectUri], client_name: 'Trip planner' });
     if (!registered.ok) throw new Error(registered.description);
     const clientId = registered.body.client_id as string;
     const verifier = 'v'.repeat(43);
-    const accountId = store.getSession(owner.split('_')[1]!)!.accountId;
-    const code = issueCode(store, clock, {
+    const accountId = (await store.sessions.get(owner.split('_')[1]!))!.accountId;
+    const code = await issueCode(store, clock, {
       accountId, clientId, redirectUri, codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
       resource: resourceOf(server.site), scope: SCOPE, containerIds, profile,
     });
-    const issued = exchangeCode(store, clock, {
+    const issued = await exchangeCode(store, clock, {
       code, clientId, redirectUri, codeVerifier: verifier, resource: resourceOf(server.site), clientName: 'Trip planner', ttlDays: 30,
     });
     return { id: issued.credential.id, token: issued.token };
@@ -191,7 +191,7 @@ describe('see as a key or app on the search page', () => {
 
   it('does not log see-as searches as what the connected app read', async () => {
     const app = creds[3]!;
-    const clientId = server.services.store.getCredential(server.services.store.getSession(owner.split('_')[1]!)!.accountId, app.id)!.clientId!;
+    const clientId = (await server.services.store.credentials.get((await server.services.store.sessions.get(owner.split('_')[1]!))!.accountId, app.id))!.clientId!;
     const log = async () => (await call(server, 'GET', `/v1/connected-apps/${encodeURIComponent(clientId)}/access-log`, owner)).body.entries;
     const logged = await log();
     for (let i = 0; i < 3; i++) await page({ q: 'islands', container: '*', as: app.id });

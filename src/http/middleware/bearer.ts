@@ -23,7 +23,7 @@ export function requireBearer(services: Services, site: Site): MiddlewareHandler
       throw new ServiceError('unauthorized', 'A bearer credential is required: send Authorization: Bearer <key>.', {}, 401);
     }
     try {
-      c.set('caller', authenticate(services.store, services.clock, token, { audience: resourceOf(site) }));
+      c.set('caller', await authenticate(services.store, services.clock, token, { audience: resourceOf(site) }));
     } catch (err) {
       if (err instanceof AuthError) throw new ServiceError('unauthorized', err.message, { reason: err.reason });
       throw err;

@@ -1,29 +1,33 @@
 import { eq, sql } from 'drizzle-orm';
-import type { AccountRepository } from '../accounts';
-import { type SqliteContext, uniqueChecked } from './context';
+import type { AccountRepository, SessionRepository } from '../accounts';
+import { type SqliteContext, type Synchronous, uniqueChecked } from './context';
 import * as t from './schema';
 
-export function accountsRepository({ db }: SqliteContext): AccountRepository {
+export function accountsRepository({ db }: SqliteContext): Synchronous<AccountRepository> {
   return {
-    countAccounts: () => db.select({ n: sql<number>`count(*)` }).from(t.accounts).get()!.n,
+    count: () => db.select({ n: sql<number>`count(*)` }).from(t.accounts).get()!.n,
 
-    listAccounts: () => db.select().from(t.accounts).orderBy(t.accounts.createdAt).all(),
+    list: () => db.select().from(t.accounts).orderBy(t.accounts.createdAt).all(),
 
-    getAccount: (id) => db.select().from(t.accounts).where(eq(t.accounts.id, id)).get() ?? null,
+    get: (id) => db.select().from(t.accounts).where(eq(t.accounts.id, id)).get() ?? null,
 
-    insertAccount(account) {
+    insert(account) {
       uniqueChecked(() => db.insert(t.accounts).values(account).run());
     },
 
-    getAccountByEmail: (email) => db.select().from(t.accounts).where(sql`${t.accounts.email} = ${email} COLLATE NOCASE`).get() ?? null,
+    getByEmail: (email) => db.select().from(t.accounts).where(sql`${t.accounts.email} = ${email} COLLATE NOCASE`).get() ?? null,
+  };
+}
 
-    insertSession(session) {
+export function sessionsRepository({ db }: SqliteContext): Synchronous<SessionRepository> {
+  return {
+    insert(session) {
       db.insert(t.sessions).values(session).run();
     },
 
-    getSession: (id) => db.select().from(t.sessions).where(eq(t.sessions.id, id)).get() ?? null,
+    get: (id) => db.select().from(t.sessions).where(eq(t.sessions.id, id)).get() ?? null,
 
-    deleteSession(id) {
+    delete(id) {
       db.delete(t.sessions).where(eq(t.sessions.id, id)).run();
     },
   };

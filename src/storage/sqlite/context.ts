@@ -1,29 +1,59 @@
-/** What every SQLite repository works over: the connection, drizzle on it, and its transactions. */
+/**
+ * What every SQLite repository works over: the connection, drizzle on it, and its synchronous
+ * transactions. bun:sqlite answers every statement at once, so the repositories here are written
+ * synchronously (`Synchronous<R>`); sqlite-store.ts turns them into the Store's promises.
+ */
 import type { Database } from 'bun:sqlite';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
-import type { Transactions } from '../store';
 import { UniqueViolation } from '../../errors';
 
-export interface SqliteContext extends Transactions {
+/** A repository as SQLite implements it: the interface's methods, answering at once instead of with a promise. */
+export type Synchronous<R> = { [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => T : never };
+
+export interface SqliteContext {
   raw: Database;
   db: BunSQLiteDatabase;
+  /**
+   * Runs `fn`'s writes as one: in their own transaction, or as a savepoint inside the one open.
+   * BEGIN IMMEDIATE: the write lock is taken at the start. A deferred transaction that reads and
+   * then writes fails at once with SQLITE_BUSY (no busy wait) when another connection, such as
+   * the learning worker's, committed in between.
+   */
+  atomic<T>(fn: () => T): T;
+  /**
+   * Runs `fn` once what was just written is committed: now, or when the transaction open on the
+   * connection commits (not at all if it rolls back). For work that cannot run inside a
+   * transaction, such as a WAL checkpoint.
+   */
+  afterCommit(fn: () => void): void;
+  /** The open transaction ended: runs (committed) or drops the work `afterCommit` held for it. */
+  ended(committed: boolean): void;
 }
 
 export function sqliteContext(raw: Database): SqliteContext {
+  let held: (() => void)[] = [];
   return {
     raw,
     db: drizzle(raw),
-    /**
-     * BEGIN IMMEDIATE: the write lock is taken at the start. A deferred transaction that reads and
-     * then writes fails at once with SQLITE_BUSY (no busy wait) when another connection, such as
-     * the learning worker's, committed in between. Nested calls become savepoints.
-     */
-    transaction: (fn) => raw.transaction(fn).immediate(),
-    /** BEGIN DEFERRED: in WAL mode the first read fixes the snapshot, and writers go on meanwhile. */
-    snapshot: (fn) => raw.transaction(fn).deferred(),
-    commitsByOthers: () => raw.query<{ data_version: number }, []>('PRAGMA data_version').get()!.data_version,
-    close: () => raw.close(),
+    atomic: (fn) => raw.transaction(fn).immediate(),
+    afterCommit(fn) {
+      if (raw.inTransaction) held.push(fn);
+      else fn();
+    },
+    ended(committed) {
+      const run = held;
+      held = [];
+      if (committed) for (const fn of run) fn();
+    },
   };
+}
+
+/** Rows a multi-row insert takes at once: a batch kept while the disk was full can pass SQLite's 32,766 bound variables. */
+const INSERT_CHUNK = 1000;
+
+/** Runs `insert` over the rows a chunk at a time (nothing for none). */
+export function inChunks<T>(rows: T[], insert: (chunk: T[]) => void): void {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) insert(rows.slice(i, i + INSERT_CHUNK));
 }
 
 /** Runs a write, turning SQLite's refusal of a duplicate unique value into the engine-neutral `UniqueViolation`. */

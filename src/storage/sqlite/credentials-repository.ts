@@ -1,12 +1,12 @@
 import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
 import type { Credential, CredentialRepository } from '../credentials';
-import type { SqliteContext } from './context';
+import type { SqliteContext, Synchronous } from './context';
 import { groupBy } from './group-by';
 import * as t from './schema';
 
 type CredentialRow = typeof t.credentials.$inferSelect;
 
-export function credentialsRepository({ db, transaction }: SqliteContext): CredentialRepository {
+export function credentialsRepository({ db, atomic }: SqliteContext): Synchronous<CredentialRepository> {
   const mine = (accountId: string, id: string) => and(eq(t.credentials.accountId, accountId), eq(t.credentials.id, id));
 
   function writeContainers(credentialId: string, containerIds: string[]): void {
@@ -26,39 +26,39 @@ export function credentialsRepository({ db, transaction }: SqliteContext): Crede
   const one = (row: CredentialRow | undefined): Credential | null => (row ? withContainers([row])[0]! : null);
 
   return {
-    insertCredential(credential) {
+    insert(credential) {
       const { containerIds, kind, ...rest } = credential;
       // Shares are rows of their own table; only keys and consent tokens are credentials.
       if (kind !== 'developer_key' && kind !== 'consent_token') throw new Error(`A ${kind} is not stored as a credential.`);
-      transaction(() => {
+      atomic(() => {
         db.insert(t.credentials).values({ ...rest, kind }).run();
         writeContainers(credential.id, containerIds);
       });
     },
 
-    getCredentialById: (id) => one(db.select().from(t.credentials).where(eq(t.credentials.id, id)).get()),
+    getById: (id) => one(db.select().from(t.credentials).where(eq(t.credentials.id, id)).get()),
 
-    getCredential: (accountId, id) => one(db.select().from(t.credentials).where(mine(accountId, id)).get()),
+    get: (accountId, id) => one(db.select().from(t.credentials).where(mine(accountId, id)).get()),
 
-    listCredentials: (accountId, kind = 'developer_key') => withContainers(
+    list: (accountId, kind = 'developer_key') => withContainers(
       db.select().from(t.credentials).where(and(eq(t.credentials.accountId, accountId), eq(t.credentials.kind, kind)))
         .orderBy(desc(t.credentials.createdAt), desc(t.credentials.id)).all(),
     ),
 
-    updateCredential(accountId, id, patch) {
+    update(accountId, id, patch) {
       if (Object.keys(patch).length === 0) return;
       db.update(t.credentials).set(patch).where(mine(accountId, id)).run();
     },
 
-    setCredentialContainers(accountId, id, containerIds) {
-      transaction(() => {
+    setContainers(accountId, id, containerIds) {
+      atomic(() => {
         if (!db.select({ id: t.credentials.id }).from(t.credentials).where(mine(accountId, id)).get()) return;
         db.delete(t.credentialContainers).where(eq(t.credentialContainers.credentialId, id)).run();
         writeContainers(id, containerIds);
       });
     },
 
-    touchCredential(id, at) {
+    touch(id, at) {
       db.update(t.credentials).set({ lastUsedAt: at }).where(eq(t.credentials.id, id)).run();
     },
 

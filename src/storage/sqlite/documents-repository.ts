@@ -1,36 +1,25 @@
 import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { DocumentRepository } from '../documents';
-import type { SqliteContext } from './context';
-import { enqueue } from './jobs-repository';
+import type { SqliteContext, Synchronous } from './context';
 import * as t from './schema';
 
 const d = t.documents;
 /** The rowid grows with each insert: it orders documents of the same millisecond in the order stored. */
 const seq = sql<number>`${d}.rowid`;
 
-export function documentsRepository(ctx: SqliteContext): DocumentRepository {
-  const { db, raw, transaction } = ctx;
+export function documentsRepository({ db, raw, atomic }: SqliteContext): Synchronous<DocumentRepository> {
   const mine = (accountId: string, id: string) => and(eq(d.accountId, accountId), eq(d.id, id));
   return {
-    insertDocument: (doc, learning = { mode: 'learn' }, queuedAt = doc.createdAt) => transaction(() => {
+    insert: (doc) => atomic(() => {
       const inserted = db.insert(d).values(doc).onConflictDoNothing().returning().get();
-      if (inserted) {
-        if (learning.mode === 'rebuild' && learning.passages?.length) {
-          // What the URL was read as on the other server: the rebuild indexes these, not a new fetch.
-          db.insert(t.passages).values(learning.passages.map((p) => ({
-            accountId: doc.accountId, containerId: doc.containerId, documentId: doc.id, ...p,
-          }))).run();
-        }
-        if (learning.mode !== 'none') enqueue(ctx, doc.accountId, 'learn_document', { documentId: doc.id }, queuedAt, learning.mode === 'rebuild');
-        return { inserted: true, document: inserted };
-      }
+      if (inserted) return { inserted: true, document: inserted };
       const existing = db.select().from(d).where(and(eq(d.containerId, doc.containerId), eq(d.customId, doc.customId!))).get()!;
       return { inserted: false, document: existing };
     }),
 
-    getDocument: (accountId, id) => db.select().from(d).where(mine(accountId, id)).get() ?? null,
+    get: (accountId, id) => db.select().from(d).where(mine(accountId, id)).get() ?? null,
 
-    listDocuments(accountId, containerIds, limit, after) {
+    list(accountId, containerIds, limit, after) {
       if (containerIds.length === 0) return { documents: [], next: null };
       const rows = db.select({ doc: d, seq }).from(d).where(and(
         eq(d.accountId, accountId),
@@ -44,16 +33,24 @@ export function documentsRepository(ctx: SqliteContext): DocumentRepository {
       };
     },
 
-    listDocumentsInInsertOrder(accountId, afterSeq, limit) {
+    listInInsertOrder(accountId, afterSeq, limit) {
       const rows = db.select({ doc: d, seq }).from(d).where(and(eq(d.accountId, accountId), sql`${seq} > ${afterSeq}`)).orderBy(seq).limit(limit).all();
       return { documents: rows.map((r) => r.doc), lastSeq: rows.at(-1)?.seq ?? null };
     },
 
-    deleteDocument(accountId, id) {
+    markLearned(accountId, id, times) {
+      db.update(d).set({ status: 'learned', error: null, ...times }).where(mine(accountId, id)).run();
+    },
+
+    markFailed(accountId, id, error, at) {
+      db.update(d).set({ status: 'failed', error, updatedAt: at }).where(mine(accountId, id)).run();
+    },
+
+    delete(accountId, id) {
       db.delete(d).where(mine(accountId, id)).run();
     },
 
-    describeDocuments(accountId, ids, openingChars) {
+    describe(accountId, ids, openingChars) {
       // A URL document's text is what it was read as: its passages.
       const rows = raw.query<{ id: string; bytes: number; opening: string }, [string, string, number]>(`
         SELECT d.id,

@@ -4,20 +4,23 @@ import type { ContainerRepository } from '../containers';
 import type { DocumentRepository } from '../documents';
 import type { FactRepository } from '../facts';
 import type { ForgetTarget, ForgettingDone, ForgettingPlan, ForgettingRepository } from '../forgetting';
-import type { SqliteContext } from './context';
+import type { SqliteContext, Synchronous } from './context';
 import * as t from './schema';
 
 /** What a forgetting deletes: these documents, and the container when it is one. */
 type ForgettingScope = { documentIds: string[]; containerId: string | null };
 
-type Neighbours = Pick<ContainerRepository, 'getContainer' | 'deleteContainer'> & Pick<DocumentRepository, 'getDocument' | 'deleteDocument'>
-  & Pick<FactRepository, 'getFact'>;
+interface Neighbours {
+  containers: Pick<Synchronous<ContainerRepository>, 'get' | 'delete'>;
+  documents: Pick<Synchronous<DocumentRepository>, 'get' | 'delete'>;
+  facts: Pick<Synchronous<FactRepository>, 'get'>;
+}
 
-export function forgettingRepository({ db, raw, transaction }: SqliteContext, store: Neighbours): ForgettingRepository {
+export function forgettingRepository({ db, raw, atomic, afterCommit }: SqliteContext, store: Neighbours): Synchronous<ForgettingRepository> {
   /** The documents a forgetting deletes, and the container when it is one; null when the account has no such target. */
   function scopeOf(accountId: string, target: ForgetTarget): ForgettingScope | null {
-    if ('documentId' in target) return store.getDocument(accountId, target.documentId) ? { documentIds: [target.documentId], containerId: null } : null;
-    if (!store.getContainer(accountId, target.containerId)) return null;
+    if ('documentId' in target) return store.documents.get(accountId, target.documentId) ? { documentIds: [target.documentId], containerId: null } : null;
+    if (!store.containers.get(accountId, target.containerId)) return null;
     const ids = db.select({ id: t.documents.id }).from(t.documents)
       .where(and(eq(t.documents.accountId, accountId), eq(t.documents.containerId, target.containerId))).all().map((r) => r.id);
     return { documentIds: ids, containerId: target.containerId };
@@ -31,7 +34,7 @@ export function forgettingRepository({ db, raw, transaction }: SqliteContext, st
       SELECT m.id FROM memories m JOIN json_each(?2) ids ON m.source_document_id = ids.value
        WHERE m.account_id = ?1 AND (?3 IS NULL OR m.container_id IS NOT ?3)
        ORDER BY m.created_at, m.rowid`).all(accountId, JSON.stringify(documentIds), containerId)
-      .map((r) => store.getFact(accountId, r.id)!);
+      .map((r) => store.facts.get(accountId, r.id)!);
     const inside = containerId
       ? db.select().from(t.memories).where(and(eq(t.memories.accountId, accountId), eq(t.memories.containerId, containerId)))
         .orderBy(t.memories.createdAt, sql`rowid`).all()
@@ -47,7 +50,7 @@ export function forgettingRepository({ db, raw, transaction }: SqliteContext, st
   /**
    * Old frames of the WAL still hold what was deleted until it is checkpointed and truncated. Best
    * effort and without waiting: a reader in the middle of a snapshot makes it a no-op, and the
-   * next forgetting (or a restart) tries again.
+   * next forgetting (or a restart) tries again. Outside any transaction: see `afterCommit`.
    */
   function truncateWal(): void {
     const wait = raw.query<{ timeout: number }, []>('PRAGMA busy_timeout').get()!.timeout;
@@ -62,13 +65,13 @@ export function forgettingRepository({ db, raw, transaction }: SqliteContext, st
   }
 
   return {
-    planForgetting(accountId, target) {
+    plan(accountId, target) {
       const scope = scopeOf(accountId, target);
       return scope && planOf(accountId, scope);
     },
 
     forget(accountId, target, alsoKept) {
-      const done = transaction((): ForgettingDone | null => {
+      const done = atomic((): ForgettingDone | null => {
         const scope = scopeOf(accountId, target);
         if (!scope) return null;
         const plan = planOf(accountId, scope);
@@ -83,22 +86,22 @@ export function forgettingRepository({ db, raw, transaction }: SqliteContext, st
         // Passages, their vectors and FTS rows, history and jobs all follow by cascade and trigger.
         if (gone.length) db.delete(t.memories).where(and(eq(t.memories.accountId, accountId), inArray(t.memories.id, gone.map((m) => m.id)))).run();
         if (kept.length) db.update(t.memories).set({ sourceDocumentId: null, sourcePosition: null }).where(inArray(t.memories.id, kept.map((m) => m.id))).run();
-        if ('containerId' in target) store.deleteContainer(accountId, target.containerId);
-        else store.deleteDocument(accountId, target.documentId);
+        if ('containerId' in target) store.containers.delete(accountId, target.containerId);
+        else store.documents.delete(accountId, target.documentId);
         return { documents: plan.documents, passages: plan.passages, facts: gone.length, kept: kept.length, passageIds };
       });
-      if (done) truncateWal();
+      if (done) afterCommit(truncateWal);
       return done;
     },
 
     forgetFact(accountId, id) {
-      const passageIds = transaction(() => {
-        if (!store.getFact(accountId, id)) return null;
+      const passageIds = atomic(() => {
+        if (!store.facts.get(accountId, id)) return null;
         const ids = db.select({ id: t.passages.id }).from(t.passages).where(eq(t.passages.memoryId, id)).all().map((r) => r.id);
         db.delete(t.memories).where(and(eq(t.memories.accountId, accountId), eq(t.memories.id, id))).run();
         return ids;
       });
-      if (passageIds) truncateWal();
+      if (passageIds) afterCommit(truncateWal);
       return passageIds;
     },
   };

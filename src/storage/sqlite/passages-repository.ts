@@ -1,32 +1,15 @@
-/** The search index: passages (drizzle for rows, hand-written SQL for FTS5) and their vectors of each tier. */
+/** The search index's passages: drizzle for rows, hand-written SQL for FTS5. Their vectors are vectors-repository.ts's. */
 import { and, eq } from 'drizzle-orm';
-import type { EmbeddingModel, KeywordHit, PassageHit, PassageRepository, PassageText, StoredVectors, VectorTier } from '../passages';
-import type { SqliteContext } from './context';
+import type { KeywordHit, PassageHit, PassageRepository, PassageText, VectorTier } from '../passages';
+import type { SqliteContext, Synchronous } from './context';
 import { ftsQuery } from './fts-query';
-import { enqueue } from './jobs-repository';
 import * as t from './schema';
-import { readSetting, takeSetting, writeSetting } from './settings-repository';
-import { insertVectors, int8Vector } from './vectors';
-
-/** The settings row naming each tier's model (the fast tier's keeps the name it had before tiers). */
-const EMBEDDING_MODEL_KEYS: Record<VectorTier, string> = { fast: 'embedding_model', strong: 'embedding_model_strong' };
-/** Set once a server has run without a fast embedder on a store that had one: passages it learned have no fast vectors. */
-const FAST_MODEL_ABSENT = 'embedding_model_absent';
 
 /** What a search hit reads of a passage (`p`) and its document (`d`). */
 const PASSAGE_HIT_COLUMNS = `SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
              p.memory_id AS memoryId, d.custom_id AS customId, p.position, p.title, p.content`;
 
-type VectorRow = { passageId: number; containerId: string; embedding: Uint8Array };
-
-export function passagesRepository(ctx: SqliteContext): PassageRepository {
-  const { db, raw, transaction } = ctx;
-
-  function getEmbeddingModel(tier: VectorTier): EmbeddingModel | null {
-    const value = readSetting(db, EMBEDDING_MODEL_KEYS[tier]);
-    return value === null ? null : (JSON.parse(value) as EmbeddingModel);
-  }
-
+export function passagesRepository({ db, raw, atomic }: SqliteContext): Synchronous<PassageRepository> {
   return {
     /**
      * BM25 ranks in the full-text index alone first: its best `limit × 10` passages of any container
@@ -36,7 +19,7 @@ export function passagesRepository(ctx: SqliteContext): PassageRepository {
      * thousands of matches that cannot make the page. (CROSS JOIN keeps SQLite from driving the
      * join from the container's every passage instead.)
      */
-    searchPassages(accountId, containerId, query, limit) {
+    search(accountId, containerId, query, limit) {
       const match = ftsQuery(query);
       if (!match) return [];
       const quick = raw.query<KeywordHit, [string, number, string, string, number]>(`
@@ -57,16 +40,25 @@ export function passagesRepository(ctx: SqliteContext): PassageRepository {
          LIMIT ?`).all(match, containerId, accountId, limit);
     },
 
-    listPassages: (accountId, documentId) => db.select({ position: t.passages.position, title: t.passages.title, content: t.passages.content })
+    list: (accountId, documentId) => db.select({ position: t.passages.position, title: t.passages.title, content: t.passages.content })
       .from(t.passages).where(and(eq(t.passages.accountId, accountId), eq(t.passages.documentId, documentId)))
       .orderBy(t.passages.position).all(),
 
-    countPassages: () => raw.query<{ n: number }, []>('SELECT count(*) AS n FROM passages').get()!.n,
+    replaceForDocument: (doc, passages) => atomic(() => {
+      // Passages of an earlier, interrupted attempt are replaced, never doubled.
+      db.delete(t.passages).where(eq(t.passages.documentId, doc.id)).run();
+      if (passages.length === 0) return [];
+      return db.insert(t.passages).values(passages.map((p) => ({
+        accountId: doc.accountId, containerId: doc.containerId, documentId: doc.id, ...p,
+      }))).returning({ id: t.passages.id }).all().map((r) => r.id);
+    }),
 
-    getFactPassage: (memoryId) => db.select({ id: t.passages.id, title: t.passages.title, content: t.passages.content })
+    count: () => raw.query<{ n: number }, []>('SELECT count(*) AS n FROM passages').get()!.n,
+
+    getForFact: (memoryId) => db.select({ id: t.passages.id, title: t.passages.title, content: t.passages.content })
       .from(t.passages).where(eq(t.passages.memoryId, memoryId)).get() ?? null,
 
-    getPassageHits(accountId, passageIds) {
+    getHits(accountId, passageIds) {
       if (passageIds.length === 0) return [];
       return raw.query<PassageHit, (string | number)[]>(`
         ${PASSAGE_HIT_COLUMNS}, 0 AS score
@@ -74,64 +66,11 @@ export function passagesRepository(ctx: SqliteContext): PassageRepository {
          WHERE p.account_id = ? AND p.id IN (${passageIds.map(() => '?').join(',')})`).all(accountId, ...passageIds);
     },
 
-    storeVectors: (tier, vectors) => transaction(() => insertVectors(ctx, tier, vectors)),
-
-    getEmbeddingModel,
-
-    setEmbeddingModel: (tier, model, now) => transaction(() => {
-      const current = getEmbeddingModel(tier);
-      if (!model) {
-        // The strong tier's refinement finds passages without its vectors by itself.
-        if (tier === 'fast' && current) writeSetting(db, FAST_MODEL_ABSENT, '1');
-        return false;
-      }
-      const gaps = tier === 'fast' && takeSetting(db, FAST_MODEL_ABSENT) !== null;
-      const same = current?.id === model.id && current.dimensions === model.dimensions;
-      if (same && !gaps) return false;
-      if (!same) {
-        raw.run('DELETE FROM passage_vectors WHERE tier = ?', [tier]);
-        writeSetting(db, EMBEDDING_MODEL_KEYS[tier], JSON.stringify(model));
-      }
-      if (tier === 'fast' && raw.query('SELECT 1 FROM passages LIMIT 1').get()) enqueue(ctx, null, 'reembed', {}, now);
-      return true;
-    }),
-
-    listVectors: (tier, afterPassageId, limit) => groupVectors(raw.query<VectorRow, [VectorTier, number, number]>(`
-      WITH page AS (
-        SELECT p.id, p.container_id FROM passages p
-         WHERE p.id > ?2 AND EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ?1 AND v.unit = 0)
-         ORDER BY p.id LIMIT ?3)
-      SELECT page.id AS passageId, page.container_id AS containerId, v.embedding
-        FROM page JOIN passage_vectors v ON v.passage_id = page.id AND v.tier = ?1
-       ORDER BY page.id, v.unit`).all(tier, afterPassageId, limit)),
-
-    getVectors(tier, passageIds) {
-      if (passageIds.length === 0) return [];
-      return groupVectors(raw.query<VectorRow, [VectorTier, string]>(`
-        SELECT p.id AS passageId, p.container_id AS containerId, v.embedding
-          FROM json_each(?2) ids JOIN passages p ON p.id = ids.value JOIN passage_vectors v ON v.passage_id = p.id AND v.tier = ?1
-         ORDER BY p.id, v.unit`).all(tier, JSON.stringify(passageIds)));
-    },
-
-    countVectorUnits: (tier, afterPassageId = 0, upToPassageId = Number.MAX_SAFE_INTEGER) => raw.query<{ n: number }, [number, number, VectorTier]>(
-      'SELECT count(*) AS n FROM passage_vectors WHERE passage_id > ? AND passage_id <= ? AND tier = ?').get(afterPassageId, upToPassageId, tier)!.n,
-
-    listPassagesWithoutVectors: (tier, afterPassageId, limit) => raw.query<PassageText, [VectorTier, number, number]>(`
+    listWithoutVectors: (tier, afterPassageId, limit) => raw.query<PassageText, [VectorTier, number, number]>(`
       SELECT p.id, p.title, p.content FROM passages p
        WHERE p.id > ?2 AND NOT EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ?1 AND v.unit = 0)
        ORDER BY p.id LIMIT ?3`).all(tier, afterPassageId, limit),
 
-    lastPassageId: () => raw.query<{ seq: number }, []>("SELECT seq FROM sqlite_sequence WHERE name = 'passages'").get()?.seq ?? 0,
+    lastId: () => raw.query<{ seq: number }, []>("SELECT seq FROM sqlite_sequence WHERE name = 'passages'").get()?.seq ?? 0,
   };
-}
-
-/** Rows of units, ordered by passage then unit, as one entry a passage. */
-function groupVectors(rows: VectorRow[]): StoredVectors[] {
-  const out: StoredVectors[] = [];
-  for (const r of rows) {
-    const last = out.at(-1);
-    if (last?.passageId === r.passageId) last.vectors.push(int8Vector(r.embedding));
-    else out.push({ passageId: r.passageId, containerId: r.containerId, vectors: [int8Vector(r.embedding)] });
-  }
-  return out;
 }

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { SettingsRepository } from '../settings';
-import type { SqliteContext } from './context';
+import type { SqliteContext, Synchronous } from './context';
 import * as t from './schema';
 
 type Db = SqliteContext['db'];
@@ -15,13 +15,13 @@ export function writeSetting(db: Db, key: string, value: string): void {
 /** A setting's value, removed as it is read; null when there is none. */
 export const takeSetting = (db: Db, key: string): string | null => db.delete(t.settings).where(eq(t.settings.key, key)).returning().get()?.value ?? null;
 
-export function settingsRepository({ db, transaction }: SqliteContext): SettingsRepository {
+export function settingsRepository({ db, atomic }: SqliteContext): Synchronous<SettingsRepository> {
   return {
-    ensureSetting: (key, make) => transaction(() => {
+    ensure: (key, make) => atomic(() => {
       db.insert(t.settings).values({ key, value: make() }).onConflictDoNothing().run();
       return readSetting(db, key)!;
     }),
-    setSetting: (key, value) => writeSetting(db, key, value),
-    getSetting: (key) => readSetting(db, key),
+    set: (key, value) => writeSetting(db, key, value),
+    get: (key) => readSetting(db, key),
   };
 }

@@ -1,12 +1,12 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Share, ShareRepository } from '../shares';
-import type { SqliteContext } from './context';
+import type { SqliteContext, Synchronous } from './context';
 import { groupBy } from './group-by';
 import * as t from './schema';
 
 type ShareRow = typeof t.shares.$inferSelect;
 
-export function sharesRepository({ db, transaction }: SqliteContext): ShareRepository {
+export function sharesRepository({ db, atomic }: SqliteContext): Synchronous<ShareRepository> {
   /** The rows with their containers, read in one query for all of them. */
   function withContainers(rows: ShareRow[]): Share[] {
     if (rows.length === 0) return [];
@@ -17,9 +17,9 @@ export function sharesRepository({ db, transaction }: SqliteContext): ShareRepos
   }
 
   return {
-    insertShare(share) {
+    insert(share) {
       const { containerIds, ...row } = share;
-      transaction(() => {
+      atomic(() => {
         db.insert(t.shares).values(row).run();
         if (containerIds.length) {
           db.insert(t.shareContainers).values(containerIds.map((containerId) => ({ shareId: share.id, containerId }))).run();
@@ -27,16 +27,16 @@ export function sharesRepository({ db, transaction }: SqliteContext): ShareRepos
       });
     },
 
-    getShareById(id) {
+    getById(id) {
       const row = db.select().from(t.shares).where(eq(t.shares.id, id)).get();
       return row ? withContainers([row])[0]! : null;
     },
 
-    listShares: (accountId) => withContainers(
+    list: (accountId) => withContainers(
       db.select().from(t.shares).where(eq(t.shares.accountId, accountId)).orderBy(desc(t.shares.createdAt), desc(t.shares.id)).all(),
     ),
 
-    revokeShare(accountId, id, at) {
+    revoke(accountId, id, at) {
       const row = db.select({ revokedAt: t.shares.revokedAt }).from(t.shares)
         .where(and(eq(t.shares.accountId, accountId), eq(t.shares.id, id))).get();
       if (!row) return false;

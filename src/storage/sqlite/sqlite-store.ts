@@ -1,16 +1,18 @@
 /**
  * The Store over one SQLite file: one repository per aggregate (./<aggregate>-repository.ts) over a
- * shared connection, composed into one object. Drizzle for plain rows; hand-written SQL where
- * SQLite needs it (FTS5, vectors, json_each batches), each place saying why.
+ * shared connection, written synchronously as bun:sqlite is, and given the Store's promises here.
+ * Drizzle for plain rows; hand-written SQL where SQLite needs it (FTS5, vectors, json_each
+ * batches), each place saying why.
  */
 import type { Database } from 'bun:sqlite';
-import type { Store } from '../store';
-import { accountsRepository } from './accounts-repository';
+import type { Repositories, Store, Transaction } from '../store';
+import { accessLogRepository } from './access-log-repository';
+import { accountsRepository, sessionsRepository } from './accounts-repository';
+import { ConnectionLock, settle } from './connection-lock';
 import { containersRepository } from './containers-repository';
-import { sqliteContext } from './context';
+import { type SqliteContext, type Synchronous, sqliteContext } from './context';
 import { credentialsRepository } from './credentials-repository';
 import { documentsRepository } from './documents-repository';
-import { sharesRepository } from './shares-repository';
 import { factsRepository } from './facts-repository';
 import { forgettingRepository } from './forgetting-repository';
 import { idempotencyRepository } from './idempotency-repository';
@@ -20,33 +22,122 @@ import { oauthRepository } from './oauth-repository';
 import { passagesRepository } from './passages-repository';
 import { rulesRepository } from './rules-repository';
 import { settingsRepository } from './settings-repository';
+import { sharesRepository } from './shares-repository';
 import { usageRepository } from './usage-repository';
-import { accessLogRepository } from './access-log-repository';
+import { vectorsRepository } from './vectors-repository';
 
-/** The Store over an open database (see `openDatabase`); closing the store closes the database. */
-export function openSqliteStore(raw: Database): Store {
-  const ctx = sqliteContext(raw);
-  const { transaction, snapshot, commitsByOthers, close } = ctx;
+/** Every repository, as SQLite implements it. */
+type SqliteRepositories = { [K in keyof Repositories]: Synchronous<Repositories[K]> };
+
+function sqliteRepositories(ctx: SqliteContext): SqliteRepositories {
   const containers = containersRepository(ctx);
   const documents = documentsRepository(ctx);
   const facts = factsRepository(ctx);
   return {
-    transaction, snapshot, commitsByOthers, close,
-    ...accountsRepository(ctx),
-    ...containers,
-    ...credentialsRepository(ctx),
-    ...sharesRepository(ctx),
-    ...settingsRepository(ctx),
-    ...oauthRepository(ctx),
-    ...documents,
-    ...passagesRepository(ctx),
-    ...facts,
-    ...forgettingRepository(ctx, { ...containers, ...documents, ...facts }),
-    ...rulesRepository(ctx),
-    ...usageRepository(ctx),
-    ...accessLogRepository(ctx),
-    ...jobsRepository(ctx, documents),
-    ...idempotencyRepository(ctx),
-    ...importsRepository(ctx),
+    accounts: accountsRepository(ctx),
+    sessions: sessionsRepository(ctx),
+    containers,
+    credentials: credentialsRepository(ctx),
+    shares: sharesRepository(ctx),
+    settings: settingsRepository(ctx),
+    oauth: oauthRepository(ctx),
+    documents,
+    passages: passagesRepository(ctx),
+    vectors: vectorsRepository(ctx),
+    facts,
+    forgetting: forgettingRepository(ctx, { containers, documents, facts }),
+    rules: rulesRepository(ctx),
+    usage: usageRepository(ctx),
+    accessLog: accessLogRepository(ctx),
+    jobs: jobsRepository(ctx),
+    idempotency: idempotencyRepository(ctx),
+    importOrigins: importsRepository(ctx),
   };
+}
+
+/** The Store over SQLite, with the connection itself for SQLite's own upkeep. */
+export interface SqliteStore extends Store {
+  /**
+   * Runs synchronous work on the connection once no transaction holds it, as a statement of the
+   * store would (the keyword index rebuild, storage/sqlite/fts-rebuild.ts).
+   */
+  withConnection<T>(work: (raw: Database) => T): Promise<T>;
+}
+
+/**
+ * The Store over an open database (see `openDatabase`); closing the store closes the database.
+ * Calls on the store run through the connection's lock (connection-lock.ts); calls through a
+ * transaction's `tx` run at once, and only inside that transaction.
+ */
+export function openSqliteStore(raw: Database): SqliteStore {
+  const ctx = sqliteContext(raw);
+  const repositories = sqliteRepositories(ctx);
+  const lock = new ConnectionLock();
+  const dataVersion = () => raw.query<{ data_version: number }, []>('PRAGMA data_version').get()!.data_version;
+
+  const inside = <T>(statement: () => T): Promise<T> => (lock.isInside() ? settle(statement) : Promise.reject(outsideUse()));
+  const tx: Transaction = {
+    ...promised(repositories, inside),
+    transaction: (fn) => savepoint(fn),
+    commitsByOthers: () => inside(dataVersion),
+  };
+
+  let savepoints = 0;
+  /** A transaction inside the open one: its writes roll back alone when `fn` throws. */
+  async function savepoint<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    if (!lock.isInside()) throw outsideUse();
+    const name = `nested_${++savepoints}`;
+    raw.run(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn(tx);
+      raw.run(`RELEASE ${name}`);
+      return result;
+    } catch (err) {
+      if (raw.inTransaction) {
+        raw.run(`ROLLBACK TO ${name}`);
+        raw.run(`RELEASE ${name}`);
+      }
+      throw err;
+    } finally {
+      savepoints--;
+    }
+  }
+
+  /** `begin` opens it: IMMEDIATE for writes (see `SqliteContext.atomic`), DEFERRED for a snapshot's reads. */
+  const open = <T>(begin: string, fn: (tx: Transaction) => Promise<T>): Promise<T> => lock.hold(async () => {
+    raw.run(begin);
+    try {
+      const result = await fn(tx);
+      raw.run('COMMIT');
+      ctx.ended(true);
+      return result;
+    } catch (err) {
+      if (raw.inTransaction) raw.run('ROLLBACK');
+      ctx.ended(false);
+      throw err;
+    }
+  });
+
+  return {
+    ...promised(repositories, (statement) => lock.run(statement)),
+    transaction: (fn) => open('BEGIN IMMEDIATE', fn),
+    /** In WAL mode the first read fixes the snapshot, and writers on other connections go on meanwhile. */
+    snapshot: (fn) => open('BEGIN DEFERRED', fn),
+    commitsByOthers: () => lock.run(dataVersion),
+    close: () => lock.run(() => raw.close()),
+    withConnection: (work) => lock.run(() => work(raw)),
+  };
+}
+
+const outsideUse = () => new Error('A transaction\'s tx was used outside it (after it ended, or from other work).');
+
+/** The repositories with every method answering with a promise, its statement run by `run`. */
+function promised(repositories: SqliteRepositories, run: <T>(statement: () => T) => Promise<T>): Repositories {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [name, repository] of Object.entries(repositories)) {
+    out[name] = Object.fromEntries(Object.entries(repository).map(([method, fn]) => [
+      method, (...args: unknown[]) => run(() => (fn as (...a: unknown[]) => unknown)(...args)),
+    ]));
+  }
+  return out as unknown as Repositories;
 }

@@ -1,15 +1,15 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { UsageRepository } from '../usage';
-import type { SqliteContext } from './context';
+import { inChunks, type SqliteContext, type Synchronous } from './context';
 import * as t from './schema';
 
-export function usageRepository({ db }: SqliteContext): UsageRepository {
+export function usageRepository({ db, atomic }: SqliteContext): Synchronous<UsageRepository> {
   return {
-    recordUsage(entry) {
-      db.insert(t.usage).values(entry).run();
+    record(entries) {
+      atomic(() => inChunks(entries, (chunk) => db.insert(t.usage).values(chunk).run()));
     },
 
-    summarizeUsage(accountId, credentialId, sinceMs) {
+    summarize(accountId, credentialId, sinceMs) {
       const scope = and(eq(t.usage.accountId, accountId), eq(t.usage.credentialId, credentialId), sql`${t.usage.at} >= ${sinceMs}`);
       const refusedCount = sql<number>`sum(${t.usage.outcome} = 'refused')`;
       const day = sql<string>`strftime('%Y-%m-%d', ${t.usage.at} / 1000, 'unixepoch')`;

@@ -67,7 +67,7 @@ const vectorBlob = (v: Int8Array): Uint8Array => new Uint8Array(v.buffer, v.byte
 /** The stored form of a vector. */
 const storedVector = (v: Float32Array): Uint8Array => vectorBlob(quantize(v));
 
-/** Stores (replacing) passages' vectors of one tier in the caller's transaction; see `PassageRepository.storeVectors`. */
+/** Stores (replacing) passages' vectors of one tier in the caller's transaction; see `VectorRepository.put`. */
 export function insertVectors({ raw }: SqliteContext, tier: VectorTier, vectors: PassageVectors[]): number[] {
   // Only passages that still exist: one deleted while it was being embedded gets no orphan vector.
   const exists = raw.query<{ id: number }, [number]>('SELECT id FROM passages WHERE id = ?');

@@ -220,8 +220,8 @@ describe('export and import', () => {
         expect((await call(target, 'GET', `/v1/documents/${lives.source.document_id}`, targetKey)).body).toMatchObject({ content: 'Big news: I moved to Berlin in March.', learned: true });
         expect(piano.source.position).toBe(1);
         expect((await call(target, 'GET', `/v1/documents/${piano.source.document_id}`, targetKey)).body).toMatchObject({ custom_id: 'sunday', learned: true });
-        const accountId = target.services.store.getAccountByEmail('second@example.org')!.id;
-        expect(target.services.store.listFactHistory(accountId, lives.id).map((h) => h.content)).toEqual(['Lives in Paris.']);
+        const accountId = (await target.services.store.accounts.getByEmail('second@example.org'))!.id;
+        expect((await target.services.store.facts.listHistory(accountId, lives.id)).map((h) => h.content)).toEqual(['Lives in Paris.']);
         expect(profile.static.map((f: any) => f.content).sort()).toEqual(['I am vegetarian.', 'Lives in Berlin.']);
         expect(profile.dynamic.map((f: any) => f.content).sort()).toEqual(['Stand-up is at 9:30.', 'Started learning the piano.']);
 
@@ -374,10 +374,10 @@ describe('export and import', () => {
       const run = importInto(server, await writeFile('bad.jsonl', lines));
       expect(run.stderr).toContain(message);
       expect(run.code).toBe(1);
-      const accountId = server.services.store.listAccounts()[0]!.id;
-      expect(server.services.store.listContainers(accountId)).toEqual([]);
-      expect(server.services.store.listDocumentsInInsertOrder(accountId, 0, 10).documents).toEqual([]);
-      expect(server.services.store.listFacts(accountId)).toEqual([]);
+      const accountId = (await server.services.store.accounts.list())[0]!.id;
+      expect(await server.services.store.containers.list(accountId)).toEqual([]);
+      expect((await server.services.store.documents.listInInsertOrder(accountId, 0, 10)).documents).toEqual([]);
+      expect(await server.services.store.facts.list(accountId)).toEqual([]);
       expect(await server.learning.drain()).toBe(0); // no job was queued either
     }
 

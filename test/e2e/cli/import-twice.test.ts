@@ -47,17 +47,17 @@ async function emptyTarget(): Promise<{ server: TestServer; accountId: string; o
   const email = `target-${crypto.randomUUID()}@example.org`;
   const owner = (await makeOwner(server, email)).token;
   const key = (await makeKey(server, owner, { level: 'manage', all_views: true, profile: true })).key;
-  return { server, accountId: server.services.store.getAccountByEmail(email)!.id, owner, key };
+  return { server, accountId: (await server.services.store.accounts.getByEmail(email))!.id, owner, key };
 }
 
 /** What the account holds, counted straight from the store. */
-function holdings(server: TestServer, accountId: string) {
+async function holdings(server: TestServer, accountId: string) {
   const store = server.services.store;
   return {
-    containers: store.listContainers(accountId).length,
-    documents: store.listDocumentsInInsertOrder(accountId, 0, 1000).documents.length,
-    facts: store.listFacts(accountId).length,
-    rules: store.listRules(accountId, null).length,
+    containers: (await store.containers.list(accountId)).length,
+    documents: (await store.documents.listInInsertOrder(accountId, 0, 1000)).documents.length,
+    facts: (await store.facts.list(accountId)).length,
+    rules: (await store.rules.list(accountId, null)).length,
   };
 }
 
@@ -74,7 +74,7 @@ describe('importing the same export again', () => {
       expect(first.code).toBe(0);
       expect(first.stderr).toContain('Imported 2 new containers, 3 documents (0 already there), 3 facts, 1 rules.');
       await target.server.learning.drain();
-      const once = holdings(target.server, target.accountId);
+      const once = await holdings(target.server, target.accountId);
       expect(once).toEqual({ containers: 2, documents: 3, facts: 3, rules: 1 });
       const afterFirst = engram(['export', '--data', target.server.dataDir]).stdout;
 
@@ -82,7 +82,7 @@ describe('importing the same export again', () => {
       expect(second.code).toBe(0);
       expect(second.stderr).toContain('Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules; '
         + 'skipped 2 containers, 3 documents, 3 facts and 1 rules already imported.');
-      expect(holdings(target.server, target.accountId)).toEqual(once);
+      expect(await holdings(target.server, target.accountId)).toEqual(once);
       expect(await target.server.learning.drain()).toBe(0); // nothing queued either
       expect(normalized(engram(['export', '--data', target.server.dataDir]).stdout)).toEqual(normalized(afterFirst));
 
@@ -92,7 +92,7 @@ describe('importing the same export again', () => {
       const third = importInto(target.server, file);
       expect(third.stderr).toContain('Imported 0 new containers, 1 documents (0 already there), 0 facts, 0 rules; '
         + 'skipped 2 containers, 2 documents, 3 facts and 1 rules already imported.');
-      expect(holdings(target.server, target.accountId)).toEqual(once);
+      expect(await holdings(target.server, target.accountId)).toEqual(once);
     } finally {
       await source.close();
       await target.server.close();
@@ -152,16 +152,16 @@ describe('importing the same export again', () => {
       expect(imported(fileA)).toContain('Imported 1 new containers, 1 documents (0 already there), 1 facts, 1 rules.');
       // The container is matched by its name; the rest is B's own.
       expect(imported(fileB)).toContain('Imported 0 new containers, 1 documents (0 already there), 1 facts, 1 rules.');
-      const facts = target.server.services.store.listFacts(target.accountId).map((m) => m.content).sort();
+      const facts = (await target.server.services.store.facts.list(target.accountId)).map((m) => m.content).sort();
       expect(facts).toEqual(['Grows apples.', 'Grows pears.']);
-      expect(holdings(target.server, target.accountId)).toEqual({ containers: 1, documents: 2, facts: 2, rules: 2 });
+      expect(await holdings(target.server, target.accountId)).toEqual({ containers: 1, documents: 2, facts: 2, rules: 2 });
 
       // Each file again: both are remembered, under their own source.
       for (const file of [fileA, fileB]) {
         expect(imported(file)).toContain('Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules; '
           + 'skipped 1 containers, 1 documents, 1 facts and 1 rules already imported.');
       }
-      expect(holdings(target.server, target.accountId)).toEqual({ containers: 1, documents: 2, facts: 2, rules: 2 });
+      expect(await holdings(target.server, target.accountId)).toEqual({ containers: 1, documents: 2, facts: 2, rules: 2 });
     } finally {
       await a.close();
       await b.close();
@@ -204,7 +204,7 @@ describe('a line the API would refuse refuses the import, with the API\'s error'
         const run = importInto(target.server, await writeFile(c.lines));
         expect(run.code).toBe(1);
         expect(run.stderr).toContain(`is refused as the API refuses it: ${refused.body.code}: ${refused.body.message}\n`);
-        expect(holdings(target.server, target.accountId)).toEqual({ containers: 0, documents: 0, facts: 0, rules: 0 });
+        expect(await holdings(target.server, target.accountId)).toEqual({ containers: 0, documents: 0, facts: 0, rules: 0 });
         expect(await target.server.learning.drain()).toBe(0);
       }
       // Nothing of the refused imports was remembered either: the unchanged file imports in full.

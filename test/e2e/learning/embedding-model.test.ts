@@ -36,20 +36,20 @@ describe('changing the embedding model', () => {
     await call(server, 'POST', '/v1/memories', key, { content: 'Prefers tea to coffee.' });
     await server.learning.drain();
     const store = () => server.services.store;
-    const builtin = store().getEmbeddingModel('fast')!;
+    const builtin = (await store().vectors.getModel('fast'))!;
     expect(builtin.dimensions).toBe(256);
 
     server = await server.restart({ env: { ENGRAM_EMBEDDER: 'openai', ENGRAM_EMBED_URL: `http://127.0.0.1:${endpoint.port}`, ENGRAM_EMBED_MODEL: 'letters' } });
-    expect(store().getEmbeddingModel('fast')).toMatchObject({ dimensions: 26 });
-    expect(store().hasPendingJob('reembed')).toBe(true);
-    expect(store().listPassagesWithoutVectors('fast', 0, 10)).toHaveLength(2);
+    expect(await store().vectors.getModel('fast')).toMatchObject({ dimensions: 26 });
+    expect(await store().jobs.hasPending('reembed')).toBe(true);
+    expect(await store().passages.listWithoutVectors('fast', 0, 10)).toHaveLength(2);
     // While the vectors are made again, search answers by keyword.
     const during = await call(server, 'POST', '/v1/search', key, { q: 'northern pier' });
     expect(during.body.results.map((r: { content: string }) => r.content)).toEqual(['The boat is moored at the northern pier.']);
 
     await server.learning.drain();
-    expect(store().hasPendingJob('reembed')).toBe(false);
-    expect(store().listPassagesWithoutVectors('fast', 0, 10)).toHaveLength(0);
+    expect(await store().jobs.hasPending('reembed')).toBe(false);
+    expect(await store().passages.listWithoutVectors('fast', 0, 10)).toHaveLength(0);
     expect(seen).toContain('The boat is moored at the northern pier.');
     expect(seen).toContain('Prefers tea to coffee.');
     const after = await call(server, 'POST', '/v1/search', key, { q: 'northern pier' });
@@ -74,18 +74,18 @@ describe('changing the embedding model', () => {
     server = await server.restart({ env: { ENGRAM_EMBEDDER: 'none' } });
     await call(server, 'POST', '/v1/documents', key, { content: without });
     await server.learning.drain();
-    expect(store().listPassagesWithoutVectors('fast', 0, 10).map((p) => p.content)).toEqual([without]);
+    expect((await store().passages.listWithoutVectors('fast', 0, 10)).map((p) => p.content)).toEqual([without]);
 
     server = await server.restart({ env: letters });
-    expect(store().hasPendingJob('reembed')).toBe(true);
+    expect(await store().jobs.hasPending('reembed')).toBe(true);
     await server.learning.drain();
-    expect(store().listPassagesWithoutVectors('fast', 0, 10)).toEqual([]);
+    expect(await store().passages.listWithoutVectors('fast', 0, 10)).toEqual([]);
     // The vectors made before were kept: only the passage learned without an embedder was embedded.
     expect(seen.filter((text) => text === before)).toHaveLength(1);
     expect(seen.filter((text) => text === without)).toHaveLength(1);
     // And no further start embeds anything again.
     server = await server.restart({ env: letters });
-    expect(store().hasPendingJob('reembed')).toBe(false);
+    expect(await store().jobs.hasPending('reembed')).toBe(false);
     await server.close();
   });
 });

@@ -65,14 +65,14 @@ describe('the queue across restarts', () => {
     const ids: string[] = [];
     for (let n = 0; n < 5; n++) ids.push((await call(server, 'POST', '/v1/documents', key, { content: text(n), custom_id: `d${n}` })).body.id);
     // Interrupt: one job is claimed (running) and never finished, as if the server died mid-step.
-    const claimed = server.services.store.claimJobs(server.clock.now(), 1);
+    const claimed = await server.services.store.jobs.claim(server.clock.now(), 1);
     expect(claimed).toHaveLength(1);
     server = await server.restart();
     expect(await server.learning.drain()).toBe(5);
-    const [account] = server.services.store.listAccounts();
+    const [account] = await server.services.store.accounts.list();
     for (const [n, id] of ids.entries()) {
       expect((await call(server, 'GET', `/v1/documents/${id}`, key)).body.learned).toBe(true);
-      expect(server.services.store.listPassages(account!.id, id)).toHaveLength(splitPassages(text(n), null).length);
+      expect(await server.services.store.passages.list(account!.id, id)).toHaveLength(splitPassages(text(n), null).length);
     }
     // A custom_id seen before the restart is still seen after it, and starts nothing.
     const again = await call(server, 'POST', '/v1/documents', key, { content: 'different', custom_id: 'd3' });

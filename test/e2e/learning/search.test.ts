@@ -46,8 +46,8 @@ describe('search', () => {
 
   it('reports a container whose search failed in containers[].error, not as an empty memory', async () => {
     const store = server.services.store;
-    const original = store.searchPassages.bind(store);
-    store.searchPassages = (accountId, containerId, q, limit) => {
+    const original = store.passages.search;
+    store.passages.search = async (accountId, containerId, q, limit) => {
       if (containerId === travel) throw new Error('disk I/O error');
       return original(accountId, containerId, q, limit);
     };
@@ -60,7 +60,7 @@ describe('search', () => {
       expect(res.body.results.every((r: any) => r.container === food)).toBe(true);
       expect(JSON.stringify(res.body)).not.toContain('disk I/O');
     } finally {
-      store.searchPassages = original;
+      store.passages.search = original;
     }
   });
 

@@ -27,9 +27,9 @@ describe('the access log', () => {
   const appLog = (query = '') => call(server, 'GET', `/v1/connected-apps/${encodeURIComponent(app.clientId)}/access-log${query}`, a.token);
   const keyLog = (owner: string, id: string, query = '') => call(server, 'GET', `/v1/api-keys/${id}/access-log${query}`, owner);
   /** Every entry of the account, straight from the file: what no timeline shows cannot hide here. */
-  const rowsOf = (email: string) => {
-    server.services.accessLog.flush();
-    const accountId = server.services.store.getAccountByEmail(email)!.id;
+  const rowsOf = async (email: string) => {
+    await server.services.accessLog.flush();
+    const accountId = (await server.services.store.accounts.getByEmail(email))!.id;
     const db = new Database(join(server.dataDir, DB_FILE), { readonly: true });
     try {
       return db.query('SELECT credential_id, operation, items FROM access_log WHERE account_id = ? ORDER BY id').all(accountId) as any[];
@@ -76,7 +76,7 @@ describe('the access log', () => {
       expect(e.items.every((i: any) => i.action === 'returned')).toBe(true);
     }
     // Ids only: not a word of any passage is in the file.
-    expect(JSON.stringify(rowsOf(a.email))).not.toContain('roadmap');
+    expect(JSON.stringify(await rowsOf(a.email))).not.toContain('roadmap');
   });
 
   it('records the profile entries a profile read returned, and pages newest first', async () => {
@@ -89,7 +89,7 @@ describe('the access log', () => {
     expect(first.entries[0].operation).toBe('get_profile');
     // The label is what the id names now, read with the log: the file holds the id alone.
     expect(first.entries[0].items).toContainEqual({ action: 'returned', kind: 'profile', id: fact.body.id, container: null, label: 'Prefers window seats' });
-    expect(JSON.stringify(rowsOf(a.email))).not.toContain('window seats');
+    expect(JSON.stringify(await rowsOf(a.email))).not.toContain('window seats');
     const rest = (await appLog(`?cursor=${first.next_cursor}`)).body;
     expect(rest.entries.map((e: any) => e.operation)).toEqual(['search_memories', 'search_memories']);
     expect(rest.next_cursor).toBeNull();
@@ -100,25 +100,25 @@ describe('the access log', () => {
   });
 
   it('logs no owner call and no refused call, and nothing of one account shows in another', async () => {
-    const before = rowsOf(a.email).length;
+    const before = (await rowsOf(a.email)).length;
     expect((await call(server, 'POST', '/v1/search', a.token, { q: 'roadmap', container: '*' })).status).toBe(200);
     expect((await call(server, 'GET', '/v1/profile', a.token)).status).toBe(200);
     expect((await call(server, 'GET', '/v1/containers', a.token)).status).toBe(200);
-    expect(rowsOf(a.email)).toHaveLength(before);
+    expect(await rowsOf(a.email)).toHaveLength(before);
 
     const reader = await makeKey(server, a.token, { level: 'read', containers: [a.containers.work] });
     expectError(await call(server, 'POST', '/v1/memories', reader.key, { content: 'not allowed' }), 403, 'unauthorized');
     expectError(await call(server, 'POST', '/v1/search', reader.key, { q: 'roadmap', container: a.containers.health }), 403, 'unauthorized');
     expectError(await call(server, 'GET', '/v1/profile', app.access_token.slice(0, -2) + 'zz'), 403, 'unauthorized');
-    const bDoc = rowsOf(b.email).find((r) => r.operation === 'add_document');
+    const bDoc = (await rowsOf(b.email)).find((r) => r.operation === 'add_document');
     expectError(await call(server, 'GET', `/v1/documents/${JSON.parse(bDoc.items)[0].id}`, reader.key), 404, 'not_found');
-    expect(rowsOf(a.email)).toHaveLength(before);
+    expect(await rowsOf(a.email)).toHaveLength(before);
     expect((await keyLog(a.token, reader.id)).body.entries).toEqual([]);
 
     // B's rows are B's alone; A's timelines are not B's to read.
-    const bRows = rowsOf(b.email);
+    const bRows = await rowsOf(b.email);
     expect(bRows.length).toBeGreaterThan(0);
-    const aIds = new Set(rowsOf(a.email).flatMap((r) => JSON.parse(r.items).map((i: any) => i.id)));
+    const aIds = new Set((await rowsOf(a.email)).flatMap((r) => JSON.parse(r.items).map((i: any) => i.id)));
     expect(bRows.flatMap((r) => JSON.parse(r.items).map((i: any) => i.id)).some((id: string) => aIds.has(id))).toBe(false);
     expectError(await keyLog(b.owner, writerA.id), 404, 'not_found');
     expectError(await call(server, 'GET', `/v1/connected-apps/${encodeURIComponent(app.clientId)}/access-log`, b.owner), 404, 'not_found');
@@ -126,13 +126,13 @@ describe('the access log', () => {
   });
 
   it('prunes entries older than ENGRAM_ACCESS_LOG_DAYS in the background', async () => {
-    const old = rowsOf(a.email).length;
+    const old = (await rowsOf(a.email)).length;
     server.clock.advance(2 * DAY_MS);
     expect((await call(server, 'GET', '/v1/containers', app.access_token)).status).toBe(200);
-    server.services.accessLog.flush();
+    await server.services.accessLog.flush();
     server = await server.restart({ env: { ENGRAM_ACCESS_LOG_DAYS: '1' } });
     // The pruner's first pass runs at start, before the first request.
-    const rows = rowsOf(a.email);
+    const rows = await rowsOf(a.email);
     expect(old).toBeGreaterThan(1);
     expect(rows.map((r) => r.operation)).toEqual(['list_containers']);
     expect((await appLog()).body.entries.map((e: any) => e.operation)).toEqual(['list_containers']);

@@ -33,12 +33,12 @@ let write: string;
 let manage: string;
 
 /** How many facts of the account hold exactly `content`. */
-const factsWith = (content: string) => server.services.store.listFacts(accountId).filter((m) => m.content === content).length;
+const factsWith = async (content: string) => (await server.services.store.facts.list(accountId)).filter((m) => m.content === content).length;
 
 beforeAll(async () => {
   server = await startTestServer();
   account = await makeAccount(server, ['Food']);
-  accountId = server.services.store.getAccountByEmail(account.email)!.id;
+  accountId = (await server.services.store.accounts.getByEmail(account.email))!.id;
   food = account.containers.Food!;
   write = await keyFor(server, account.owner, { level: 'suggest', containers: [food] });
   manage = await keyFor(server, account.owner, { level: 'manage', containers: [food] });
@@ -55,10 +55,10 @@ describe('a write repeated with its Idempotency-Key', () => {
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('Idempotent-Replayed')).toBe('true');
-    expect(factsWith(body.content)).toBe(1);
+    expect(await factsWith(body.content)).toBe(1);
     // Without a key the same body is a new fact, as before.
     await send(server, 'POST', '/v1/memories', write, null, body);
-    expect(factsWith(body.content)).toBe(2);
+    expect(await factsWith(body.content)).toBe(2);
   });
 
   it('add_document: the repeat answers 202 with the same id and the document is stored once', async () => {
@@ -98,7 +98,7 @@ describe('a write repeated with its Idempotency-Key', () => {
     const other = await send(server, 'POST', '/v1/memories', write, 'key-reused', { content: 'Likes black tea.', container: food });
     expectConflict(other, false, 'key_reused');
     expect(other.headers.get('X-Trace-Id')).toBe(other.body.trace_id);
-    expect(factsWith('Likes black tea.')).toBe(0);
+    expect(await factsWith('Likes black tea.')).toBe(0);
     // Another operation under the same key is another request too.
     const otherOp = await send(server, 'POST', '/v1/documents', write, 'key-reused', { container: food, content: 'Likes green tea.' });
     expectConflict(otherOp, false, 'key_reused');
@@ -115,7 +115,7 @@ describe('a write repeated with its Idempotency-Key', () => {
     // Each credential's own repeat is still answered from its own first attempt.
     expect((await send(server, 'POST', '/v1/memories', write, 'key-shared', body)).body).toEqual(mine.body);
     expect((await send(server, 'POST', '/v1/memories', other, 'key-shared', body)).body).toEqual(theirs.body);
-    expect(factsWith(body.content)).toBe(2);
+    expect(await factsWith(body.content)).toBe(2);
   });
 
   it('a key is remembered for 24 hours: after that the same request is a new write', async () => {
@@ -129,7 +129,7 @@ describe('a write repeated with its Idempotency-Key', () => {
     expect(nextDay.status).toBe(201);
     expect(nextDay.headers.get('Idempotent-Replayed')).toBeNull();
     expect(nextDay.body.id).not.toBe(first.body.id);
-    expect(factsWith(body.content)).toBe(2);
+    expect(await factsWith(body.content)).toBe(2);
   });
 
   it('concurrent duplicates are saved once, and every one gets the same answer', async () => {
@@ -138,7 +138,7 @@ describe('a write repeated with its Idempotency-Key', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
     expect(answers.filter((a) => a.headers.get('Idempotent-Replayed') === 'true')).toHaveLength(7);
-    expect(factsWith(body.content)).toBe(1);
+    expect(await factsWith(body.content)).toBe(1);
   });
 
   it('a refused first attempt is not remembered: the retry with the same key runs for real', async () => {
@@ -148,7 +148,7 @@ describe('a write repeated with its Idempotency-Key', () => {
     expect(retried.status).toBe(201);
     const again = await send(server, 'POST', '/v1/memories', write, 'key-after-refusal', { content: 'Repairs bicycles.', container: food });
     expect(again.body).toEqual(retried.body);
-    expect(factsWith('Repairs bicycles.')).toBe(1);
+    expect(await factsWith('Repairs bicycles.')).toBe(1);
   });
 
   it('a key that is not 1 to 255 printable ASCII characters is 400 validation, and nothing is saved', async () => {
@@ -158,7 +158,7 @@ describe('a write repeated with its Idempotency-Key', () => {
       expectError(res, 400, 'validation');
       expect(res.body.details.fields).toEqual(['Idempotency-Key']);
     }
-    expect(factsWith(body.content)).toBe(0);
+    expect(await factsWith(body.content)).toBe(0);
     expect((await send(server, 'POST', '/v1/memories', write, 'k'.repeat(255), body)).status).toBe(201);
     // Reads ignore the header: repeating one changes nothing.
     expect((await send(server, 'POST', '/v1/search', write, 'x'.repeat(300), { q: 'tea', container: food })).status).toBe(200);
@@ -174,7 +174,7 @@ describe('an MCP tool call with _meta.idempotency_key', () => {
       const call2 = await session.client.callTool({ name: 'add_memory', arguments: args, _meta: { idempotency_key: 'mcp-key-1' } });
       expect(call1.isError).toBeFalsy();
       expect(call2.structuredContent).toEqual(call1.structuredContent);
-      expect(factsWith(args.content)).toBe(1);
+      expect(await factsWith(args.content)).toBe(1);
 
       const reused = await session.client.callTool({ name: 'add_memory', arguments: { ...args, content: 'Speaks Dutch at home.' }, _meta: { idempotency_key: 'mcp-key-1' } });
       expect(reused.isError).toBe(true);
@@ -182,7 +182,7 @@ describe('an MCP tool call with _meta.idempotency_key', () => {
 
       const bad = await session.client.callTool({ name: 'add_memory', arguments: args, _meta: { idempotency_key: 'caf\u00e9' } });
       expect(bad.structuredContent).toMatchObject({ code: 'validation', details: { fields: ['_meta.idempotency_key'] } });
-      expect(factsWith(args.content)).toBe(1);
+      expect(await factsWith(args.content)).toBe(1);
     } finally {
       await session.close();
     }
@@ -195,7 +195,7 @@ describe('an MCP tool call with _meta.idempotency_key', () => {
     try {
       const viaMcp = await session.client.callTool({ name: 'add_memory', arguments: args, _meta: { idempotency_key: 'door-key' } });
       expect(viaMcp.structuredContent).toEqual(rest.body);
-      expect(factsWith(args.content)).toBe(1);
+      expect(await factsWith(args.content)).toBe(1);
     } finally {
       await session.close();
     }
@@ -254,14 +254,14 @@ describe('a repeat while the first attempt still runs (a static fact merged by a
     const first = send(slow, 'POST', '/v1/memories', profileKey, 'key-crash', body);
     await modelAsked(body.content);
     const { store } = slow.services;
-    const accountId = store.getAccountByEmail(slowEmail)!.id;
+    const accountId = (await store.accounts.getByEmail(slowEmail))!.id;
     const credentialId = profileKey.split('_')[1]!;
     // What the store holds while the turn runs: what a crash at this moment would leave behind.
-    const pending = store.getIdempotencyKey(accountId, credentialId, 'key-crash', slow.clock.now())!;
+    const pending = (await store.idempotency.get(accountId, credentialId, 'key-crash', slow.clock.now()))!;
     expect(pending.state).toBe('pending');
     await first;
     model.delayMs = 0;
-    store.putIdempotencyKey(pending);
+    await store.idempotency.put(pending);
     slow = await slow.restart();
     const again = await send(slow, 'POST', '/v1/memories', profileKey, 'key-crash', body);
     expectConflict(again, false, 'interrupted');

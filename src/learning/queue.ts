@@ -1,0 +1,102 @@
+/**
+ * The learning queue's writes that span aggregates, each in one place: a job is queued in the same
+ * transaction as the document, the fact or the model change it is for, and a job's end commits
+ * together with what it learned. Repositories write one aggregate each; these compose them. Each
+ * takes the store or a caller's open `tx`, and its writes are one transaction either way (a
+ * savepoint inside the caller's).
+ */
+import type { DocumentRow, EmbeddingModel, Fact, FactHistoryEntry, FactSource, LearningJob, PassageInput, Transaction, VectorTier } from '../storage/store';
+
+/**
+ * What learning does with a newly inserted document. `learn` (every document an app adds): read
+ * it, index it and extract its facts. `rebuild` (a document that was learned on another server
+ * and arrives by import, its facts with it): index it again, extract nothing, keep its learned
+ * and updated times; `passages` are the text a URL document was read as there, indexed as they
+ * are rather than fetched again. `none`: queue nothing (a document that failed there stays failed).
+ */
+export type DocumentLearning = { mode: 'learn' } | { mode: 'rebuild'; passages?: PassageInput[] | null } | { mode: 'none' };
+
+/**
+ * Inserts a document and queues its learning job (`learn` unless told), or returns the document
+ * its container already holds under the same `customId` and queues nothing. The job is ready at
+ * `queuedAt`, the document's creation unless told (an import queues old documents now).
+ */
+export function insertDocument(
+  db: Transaction, doc: DocumentRow, learning: DocumentLearning = { mode: 'learn' }, queuedAt = doc.createdAt,
+): Promise<{ inserted: boolean; document: DocumentRow }> {
+  return db.transaction(async (tx) => {
+    const added = await tx.documents.insert(doc);
+    if (!added.inserted) return added;
+    // What the URL was read as on the other server: the rebuild indexes these, not a new fetch.
+    if (learning.mode === 'rebuild' && learning.passages?.length) await tx.passages.replaceForDocument(doc, learning.passages);
+    if (learning.mode !== 'none') {
+      await tx.jobs.enqueue({ accountId: doc.accountId, kind: 'learn_document', documentId: doc.id, rebuild: learning.mode === 'rebuild' }, queuedAt);
+    }
+    return added;
+  });
+}
+
+/**
+ * Inserts a fact (see `FactRepository.insert`); one in a container is searchable by keyword at
+ * once, and its embedding is queued.
+ */
+export function insertFact(db: Transaction, fact: Fact, history?: FactHistoryEntry[]): Promise<void> {
+  return db.transaction(async (tx) => {
+    await tx.facts.insert(fact, history);
+    if (fact.containerId) await tx.jobs.enqueue({ accountId: fact.accountId, kind: 'embed_memory', memoryId: fact.id }, fact.createdAt);
+  });
+}
+
+/**
+ * Rewrites a fact (see `FactRepository.updateContent`); one in a container is embedded again
+ * under its new wording. False when the account holds no such fact.
+ */
+export function rewordFact(db: Transaction, accountId: string, id: string, content: string, at: number, source?: FactSource): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const fact = await tx.facts.get(accountId, id);
+    if (!fact || !(await tx.facts.updateContent(accountId, id, content, at, source))) return false;
+    if (fact.containerId) await tx.jobs.enqueue({ accountId, kind: 'embed_memory', memoryId: id }, at);
+    return true;
+  });
+}
+
+/**
+ * A learn_document job's end: the document's passages (and their fast vectors, when an embedder
+ * runs) stored, the document learned and the job done, together. A document deleted meanwhile
+ * only ends its job. Returns the new passages' ids.
+ */
+export function completeDocument(db: Transaction, job: LearningJob, passages: PassageInput[], vectors: Float32Array[][] | null, now: number): Promise<number[]> {
+  return db.transaction(async (tx) => {
+    const doc = job.accountId && job.documentId ? await tx.documents.get(job.accountId, job.documentId) : null;
+    let ids: number[] = [];
+    if (doc) {
+      ids = await tx.passages.replaceForDocument(doc, passages);
+      if (vectors) await tx.vectors.put('fast', ids.map((passageId, i) => ({ passageId, vectors: vectors[i]! })));
+      // A rebuilt document (an import) was learned before, elsewhere: it keeps when that was.
+      await tx.documents.markLearned(doc.accountId, doc.id, job.rebuild ? { learnedAt: doc.learnedAt ?? now, updatedAt: doc.updatedAt } : { learnedAt: now, updatedAt: now });
+    }
+    await tx.jobs.complete(job, now);
+    return ids;
+  });
+}
+
+/** Records a job's failure: it retries after `retryAt`, or with null fails for good, and its document with it. */
+export function failJob(db: Transaction, job: LearningJob, error: string, retryAt: number | null, now: number): Promise<void> {
+  return db.transaction(async (tx) => {
+    await tx.jobs.fail(job, error, retryAt, now);
+    if (retryAt === null && job.accountId && job.documentId) await tx.documents.markFailed(job.accountId, job.documentId, error, now);
+  });
+}
+
+/**
+ * Records the model a tier uses (see `VectorRepository.setModel`); when stored passages lack the
+ * fast tier's vectors, a re-embedding job is queued with it. Returns whether passages will be
+ * embedded in the background.
+ */
+export function useEmbeddingModel(db: Transaction, tier: VectorTier, model: EmbeddingModel | null, now: number): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const missing = await tx.vectors.setModel(tier, model);
+    if (missing && tier === 'fast' && (await tx.passages.count()) > 0) await tx.jobs.enqueue({ accountId: null, kind: 'reembed' }, now);
+    return missing;
+  });
+}
