@@ -14,7 +14,13 @@ export class ConnectionLock {
   private holder: symbol | null = null;
   /** What waits for the connection: a statement to run, or a transaction to take it. */
   private readonly waiting: (() => void)[] = [];
-  /** The transaction the running code is inside of, so that misuse is refused rather than waiting for itself. */
+  /**
+   * The transaction the running code is inside of, so that misuse is refused rather than waiting
+   * for itself. Work a transaction starts without awaiting it (a timer) is inside it too; were it
+   * to call the store while that transaction still held the connection, it would be refused.
+   * None can: a transaction holds the connection only across store work, which on SQLite answers
+   * within the same turn, so no timer fires while one is open.
+   */
   private readonly inside = new AsyncLocalStorage<symbol>();
 
   /** Runs a statement now when the connection is free; otherwise once the transactions before it end. */

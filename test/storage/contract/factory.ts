@@ -1,0 +1,47 @@
+/**
+ * What the repository contract suite runs against: a way to make an empty store of one engine. Each
+ * engine gives one factory (SQLite here; PostgreSQL's joins it), and `contract.ts` runs the same
+ * cases on each.
+ */
+import { openDatabase } from '../../../src/storage/sqlite/open';
+import { openSqliteStore } from '../../../src/storage/sqlite/sqlite-store';
+import type { Store } from '../../../src/storage/store';
+import { scratchDir } from '../../helpers/scratch';
+
+export interface OpenedStore {
+  store: Store;
+  /**
+   * Another connection to the same data, as a second thread or process has (the learning worker,
+   * a learner process): what it commits, the first sees.
+   */
+  connect(): Promise<Store>;
+  /** Closes every connection made. */
+  close(): Promise<void>;
+}
+
+export interface StoreFactory {
+  /** The engine's name, in the suite's titles. */
+  name: string;
+  /** A new, empty store (migrated), of its own. */
+  open(): Promise<OpenedStore>;
+}
+
+/** A real SQLite file in a temporary directory, opened as the server opens it. */
+export const sqliteFactory: StoreFactory = {
+  name: 'SQLite',
+  async open() {
+    const dir = scratchDir();
+    const stores = [openSqliteStore(openDatabase(dir, Date.now()))];
+    return {
+      store: stores[0]!,
+      async connect() {
+        const store = openSqliteStore(openDatabase(dir, Date.now()));
+        stores.push(store);
+        return store;
+      },
+      async close() {
+        for (const store of stores) await store.close();
+      },
+    };
+  },
+};

@@ -1,0 +1,105 @@
+/**
+ * What the SQLite store adds to the repository contract (test/storage/contract/): one connection
+ * shared by a thread's requests, kept whole by its lock, and work that waits for a commit.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { newId } from '../../src/ids';
+import { completeDocument, insertDocument } from '../../src/learning/queue';
+import { DB_FILE, openDatabase } from '../../src/storage/sqlite/open';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { scratchDir } from '../helpers/scratch';
+
+let dir: string;
+let store: SqliteStore;
+const accountId = 'acc_sqlite';
+const containerId = 'ctr_sqlite';
+
+beforeEach(async () => {
+  dir = scratchDir();
+  store = openSqliteStore(openDatabase(dir, Date.now()));
+  await store.accounts.insert({ id: accountId, email: 'sqlite@example.org', passwordHash: '-', createdAt: 0 });
+  await store.containers.insert({ id: containerId, accountId, name: 'notes', description: '', createdAt: 0, updatedAt: 0 });
+});
+afterEach(() => store.close());
+
+const container = (name: string) => ({ id: newId('ctr'), accountId, name, description: '', createdAt: 0, updatedAt: 0 });
+const names = async () => (await store.containers.list(accountId)).map((c) => c.name);
+
+describe('the connection lock', () => {
+  it('runs what waited for a transaction in the order it came, transactions and statements alike', async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const first = store.transaction(async (tx) => {
+      await tx.containers.insert(container('first'));
+      await held;
+      order.push('first ends');
+    });
+    // Each records when it runs (a statement's answer comes a turn later than it runs).
+    const waiting = [
+      store.withConnection(() => order.push('a statement')),
+      store.containers.insert(container('a write')),
+      store.transaction(async (tx) => {
+        order.push('second begins');
+        await tx.containers.insert(container('second'));
+      }),
+      store.containers.list(accountId),
+      store.withConnection((raw) => order.push(`a statement, in a transaction: ${raw.inTransaction}`)),
+    ] as const;
+    await Bun.sleep(10);
+    expect(order).toEqual([]);
+    release();
+    await first;
+    const [, , , read] = await Promise.all(waiting);
+    expect(order).toEqual(['first ends', 'a statement', 'second begins', 'a statement, in a transaction: false']);
+    // Stored in the order they came, and the read after the second transaction saw it.
+    expect(await names()).toEqual(['notes', 'first', 'a write', 'second']);
+    expect(read.map((c) => c.name)).toEqual(['notes', 'first', 'a write', 'second']);
+  });
+
+  it('answers a call at once, in the same turn, while no transaction holds the connection', async () => {
+    const insert = store.containers.insert(container('at once'));
+    // Already written when the call returns: the promise only carries the answer.
+    const raw = new (await import('bun:sqlite')).Database(join(dir, DB_FILE), { readonly: true });
+    try {
+      expect(raw.query('SELECT name FROM containers WHERE name = ?').get('at once')).toEqual({ name: 'at once' });
+    } finally {
+      raw.close();
+    }
+    await insert;
+  });
+
+  it('frees the connection when a transaction fails, and when the statement of one waiting fails', async () => {
+    const failing = store.transaction(async (tx) => {
+      await tx.containers.insert(container('rolled back'));
+      await Bun.sleep(5);
+      throw new Error('no');
+    });
+    const clash = store.containers.insert({ ...container('notes') });
+    const [failed, clashed] = await Promise.allSettled([failing, clash]);
+    expect(failed).toMatchObject({ status: 'rejected', reason: new Error('no') });
+    expect(clashed).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ name: 'UniqueViolation' }) });
+    expect(await names()).toEqual(['notes']);
+  });
+});
+
+describe('work after the commit', () => {
+  it('truncates the WAL after a forgetting made inside a caller\'s transaction, once that commits', async () => {
+    const { document } = await insertDocument(store, {
+      id: newId('doc'), accountId, containerId, title: null, content: 'The secret word is zorblatt.', url: null, customId: null,
+      metadata: null, status: 'queued', error: null, createdAt: 0, updatedAt: 0, learnedAt: null,
+    });
+    const [job] = await store.jobs.claim(1, 1);
+    await completeDocument(store, job!, [{ position: 0, title: null, content: 'The secret word is zorblatt.' }], null, 1);
+    const wal = join(dir, `${DB_FILE}-wal`);
+    expect(statSync(wal).size).toBeGreaterThan(0);
+    await store.transaction(async (tx) => {
+      await tx.forgetting.forget(accountId, { documentId: document.id }, []);
+      // Not inside the transaction: a checkpoint there could not clear the frames that hold the text.
+      expect(statSync(wal).size).toBeGreaterThan(0);
+    });
+    expect(statSync(wal).size).toBe(0);
+  });
+});
