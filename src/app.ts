@@ -45,7 +45,7 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
     return c.json(openapi);
   });
   const forms = new FormTokens(services.store);
-  // The forms' secret is read from the store once, before the first request that signs or checks a form.
+  // The forms' secret is read from the store once, before the first request (see FormTokens.ready).
   app.use(async (_c, next) => {
     await forms.ready();
     await next();

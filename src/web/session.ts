@@ -28,18 +28,25 @@ export interface OwnerSession {
 export class FormTokens {
   private key: Buffer | null = null;
   private loading: Promise<void> | null = null;
+  /** Why the secret could not be read (a full disk, when it must first be made): thrown by the form that needs it. */
+  private failure: unknown = null;
 
   constructor(private readonly store: Repositories) {}
 
-  /** Reads (or makes) the secret, once; every request that may sign or check a form waits for it first. */
+  /**
+   * Reads (or makes) the secret, once; every request waits for it first, so that pages sign and
+   * check forms synchronously. Never rejects: a failure is the forms', thrown when one is signed
+   * or checked (a REST call needs no form), and the next request tries again.
+   */
   ready(): Promise<void> {
+    if (this.key) return Promise.resolve();
     this.loading ??= this.store.settings.ensure(SECRET_SETTING, () => randomBase62(64)).then(
       (secret) => {
         this.key = Buffer.from(secret);
       },
       (err) => {
-        this.loading = null; // tried again by the next request
-        throw err;
+        this.failure = err;
+        this.loading = null;
       },
     );
     return this.loading;
@@ -47,7 +54,7 @@ export class FormTokens {
 
   /** The token a form bound to `subject` (a session id, or the sign-in cookie's value) must carry. */
   tokenFor(purpose: 'session' | 'sign_in', subject: string): string {
-    if (!this.key) throw new Error('FormTokens.ready() was not awaited before signing a form.');
+    if (!this.key) throw this.failure ?? new Error('FormTokens.ready() was not awaited before signing a form.');
     return createHmac('sha256', this.key).update(`${purpose}:${subject}`).digest('base64url');
   }
 

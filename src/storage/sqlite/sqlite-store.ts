@@ -75,7 +75,10 @@ export function openSqliteStore(raw: Database): SqliteStore {
   const lock = new ConnectionLock();
   const dataVersion = () => raw.query<{ data_version: number }, []>('PRAGMA data_version').get()!.data_version;
 
-  const inside = <T>(statement: () => T): Promise<T> => (lock.isInside() ? settle(statement) : Promise.reject(outsideUse()));
+  // Inside its transaction, and that transaction still open: an error SQLite answers by rolling the
+  // whole transaction back (a full disk, say) ends it, and what followed would otherwise commit alone.
+  const isOpen = () => lock.isInside() && raw.inTransaction;
+  const inside = <T>(statement: () => T): Promise<T> => (isOpen() ? settle(statement) : Promise.reject(outsideUse()));
   const tx: Transaction = {
     ...promised(repositories, inside),
     transaction: (fn) => savepoint(fn),
@@ -85,7 +88,7 @@ export function openSqliteStore(raw: Database): SqliteStore {
   let savepoints = 0;
   /** A transaction inside the open one: its writes roll back alone when `fn` throws. */
   async function savepoint<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-    if (!lock.isInside()) throw outsideUse();
+    if (!isOpen()) throw outsideUse();
     const name = `nested_${++savepoints}`;
     raw.run(`SAVEPOINT ${name}`);
     try {
@@ -104,7 +107,7 @@ export function openSqliteStore(raw: Database): SqliteStore {
   }
 
   /** `begin` opens it: IMMEDIATE for writes (see `SqliteContext.atomic`), DEFERRED for a snapshot's reads. */
-  const open = <T>(begin: string, fn: (tx: Transaction) => Promise<T>): Promise<T> => lock.hold(async () => {
+  const within = <T>(begin: string, fn: (tx: Transaction) => Promise<T>): Promise<T> => lock.hold(async () => {
     raw.run(begin);
     try {
       const result = await fn(tx);
@@ -120,9 +123,9 @@ export function openSqliteStore(raw: Database): SqliteStore {
 
   return {
     ...promised(repositories, (statement) => lock.run(statement)),
-    transaction: (fn) => open('BEGIN IMMEDIATE', fn),
+    transaction: (fn) => within('BEGIN IMMEDIATE', fn),
     /** In WAL mode the first read fixes the snapshot, and writers on other connections go on meanwhile. */
-    snapshot: (fn) => open('BEGIN DEFERRED', fn),
+    snapshot: (fn) => within('BEGIN DEFERRED', fn),
     commitsByOthers: () => lock.run(dataVersion),
     close: () => lock.run(() => raw.close()),
     withConnection: (work) => lock.run(() => work(raw)),
