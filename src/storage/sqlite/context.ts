@@ -10,15 +10,30 @@ import { UniqueViolation } from '../../errors';
 /** A repository as SQLite implements it: the interface's methods, answering at once instead of with a promise. */
 export type Synchronous<R> = { [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => T : never };
 
+/**
+ * The statements that open and end transactions and savepoints, prepared once a connection: a
+ * learning batch opens several savepoints a job, and preparing each anew cost more than running it.
+ * Savepoints share one name: they nest, and each release or rollback reaches the innermost.
+ */
+export interface TransactionStatements {
+  /**
+   * IMMEDIATE for writes: the write lock is taken at the start. A deferred transaction that reads
+   * and then writes fails at once with SQLITE_BUSY (no busy wait) when another connection, such as
+   * the learning worker's, committed in between. DEFERRED for a snapshot's reads.
+   */
+  begin(mode: 'IMMEDIATE' | 'DEFERRED'): void;
+  commit(): void;
+  rollback(): void;
+  savepoint(): void;
+  release(): void;
+  rollbackToSavepoint(): void;
+}
+
 export interface SqliteContext {
   raw: Database;
   db: BunSQLiteDatabase;
-  /**
-   * Runs `fn`'s writes as one: in their own transaction, or as a savepoint inside the one open.
-   * BEGIN IMMEDIATE: the write lock is taken at the start. A deferred transaction that reads and
-   * then writes fails at once with SQLITE_BUSY (no busy wait) when another connection, such as
-   * the learning worker's, committed in between.
-   */
+  statements: TransactionStatements;
+  /** Runs `fn`'s writes as one: in their own transaction (BEGIN IMMEDIATE), or as a savepoint inside the one open. */
   atomic<T>(fn: () => T): T;
   /**
    * Runs `fn` once what was just written is committed: now, or when the transaction open on the
@@ -32,10 +47,45 @@ export interface SqliteContext {
 
 export function sqliteContext(raw: Database): SqliteContext {
   let held: (() => void)[] = [];
+  const prepared = (sql: string) => {
+    const statement = raw.prepare(sql);
+    return () => void statement.run();
+  };
+  const begin = { IMMEDIATE: prepared('BEGIN IMMEDIATE'), DEFERRED: prepared('BEGIN DEFERRED') };
+  const statements: TransactionStatements = {
+    begin: (mode) => begin[mode](),
+    commit: prepared('COMMIT'),
+    rollback: prepared('ROLLBACK'),
+    savepoint: prepared('SAVEPOINT nested'),
+    release: prepared('RELEASE nested'),
+    rollbackToSavepoint: prepared('ROLLBACK TO nested'),
+  };
   return {
     raw,
     db: drizzle(raw),
-    atomic: (fn) => raw.transaction(fn).immediate(),
+    statements,
+    atomic(fn) {
+      const nested = raw.inTransaction;
+      if (nested) statements.savepoint();
+      else statements.begin('IMMEDIATE');
+      try {
+        const result = fn();
+        if (nested) statements.release();
+        else statements.commit();
+        return result;
+      } catch (err) {
+        // A failure SQLite answers by rolling the whole transaction back leaves nothing to undo here.
+        if (raw.inTransaction) {
+          if (nested) {
+            statements.rollbackToSavepoint();
+            statements.release();
+          } else {
+            statements.rollback();
+          }
+        }
+        throw err;
+      }
+    },
     afterCommit(fn) {
       if (raw.inTransaction) held.push(fn);
       else fn();

@@ -85,37 +85,34 @@ export function openSqliteStore(raw: Database): SqliteStore {
     commitsByOthers: () => inside(dataVersion),
   };
 
-  let savepoints = 0;
+  const { statements } = ctx;
   /** A transaction inside the open one: its writes roll back alone when `fn` throws. */
   async function savepoint<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     if (!isOpen()) throw outsideUse();
-    const name = `nested_${++savepoints}`;
-    raw.run(`SAVEPOINT ${name}`);
+    statements.savepoint();
     try {
       const result = await fn(tx);
-      raw.run(`RELEASE ${name}`);
+      statements.release();
       return result;
     } catch (err) {
       if (raw.inTransaction) {
-        raw.run(`ROLLBACK TO ${name}`);
-        raw.run(`RELEASE ${name}`);
+        statements.rollbackToSavepoint();
+        statements.release();
       }
       throw err;
-    } finally {
-      savepoints--;
     }
   }
 
-  /** `begin` opens it: IMMEDIATE for writes (see `SqliteContext.atomic`), DEFERRED for a snapshot's reads. */
-  const within = <T>(begin: string, fn: (tx: Transaction) => Promise<T>): Promise<T> => lock.hold(async () => {
-    raw.run(begin);
+  /** IMMEDIATE for writes, DEFERRED for a snapshot's reads (see `TransactionStatements.begin`). */
+  const within = <T>(mode: 'IMMEDIATE' | 'DEFERRED', fn: (tx: Transaction) => Promise<T>): Promise<T> => lock.hold(async () => {
+    statements.begin(mode);
     try {
       const result = await fn(tx);
-      raw.run('COMMIT');
+      statements.commit();
       ctx.ended(true);
       return result;
     } catch (err) {
-      if (raw.inTransaction) raw.run('ROLLBACK');
+      if (raw.inTransaction) statements.rollback();
       ctx.ended(false);
       throw err;
     }
@@ -123,9 +120,9 @@ export function openSqliteStore(raw: Database): SqliteStore {
 
   return {
     ...promised(repositories, (statement) => lock.run(statement)),
-    transaction: (fn) => within('BEGIN IMMEDIATE', fn),
+    transaction: (fn) => within('IMMEDIATE', fn),
     /** In WAL mode the first read fixes the snapshot, and writers on other connections go on meanwhile. */
-    snapshot: (fn) => within('BEGIN DEFERRED', fn),
+    snapshot: (fn) => within('DEFERRED', fn),
     commitsByOthers: () => lock.run(dataVersion),
     close: () => lock.run(() => raw.close()),
     withConnection: (work) => lock.run(() => work(raw)),
