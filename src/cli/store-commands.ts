@@ -19,7 +19,10 @@ import { SearchEngine } from '../search/search-engine';
 import { openDatabase } from '../storage/sqlite/open';
 import { openSqliteStore } from '../storage/sqlite/sqlite-store';
 import type { Store } from '../storage/store';
-import { exportAccount, importAccount, type ImportSummary } from './transfer';
+import { exportAccount } from './transfer';
+import { type ImportHooks, importMemory, type ImportSource } from '../operations/import-memory';
+import type { ImportSummary } from '../operations/import-summary';
+import type { ImportFormatName } from '../importers/format-labels';
 import { UsageError } from './usage-error';
 
 function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
@@ -40,14 +43,19 @@ function ownerOf(store: Store, email: string | undefined): Caller {
   return { kind: 'owner', accountId: accounts[0]!.id, sessionId: 'cli' };
 }
 
-function run<I extends z.ZodType, O extends z.ZodType>(store: Store, caller: Caller, op: Operation<I, O>, input: unknown): Promise<z.output<O>> {
+/** The context an operation runs in for the command: the owner's, over the command's own store (the server learns what it queues). */
+function cliContext(store: Store, caller: Caller) {
   const log = createLogger('silent');
   const services: Services = {
     store, clock: systemClock, log, limiter: new RateLimiter(systemClock, Number.MAX_SAFE_INTEGER),
     usage: new UsageRecorder(store), accessLog: new AccessRecorder(store, systemClock, log), search: SearchEngine.open(store, log, { fast: null, strong: null }, tmpdir()), notifyQueued: () => {},
     model: null, turns: new TurnBudget(),
   };
-  return invoke(op, contextFor(services, caller, 'cli'), input);
+  return contextFor(services, caller, 'cli');
+}
+
+function run<I extends z.ZodType, O extends z.ZodType>(store: Store, caller: Caller, op: Operation<I, O>, input: unknown): Promise<z.output<O>> {
+  return invoke(op, cliContext(store, caller), input);
 }
 
 export function ownerCreate(config: Config, email: string, password: string): Promise<string> {
@@ -92,6 +100,14 @@ export function exportMemory(config: Config, email: string | undefined, write: (
   return withStore(config, async (store) => exportAccount(store, ownerOf(store, email).accountId, systemClock.now(), write));
 }
 
-export function importMemory(config: Config, email: string | undefined, text: string): Promise<ImportSummary> {
-  return withStore(config, async (store) => importAccount(store, ownerOf(store, email).accountId, text.split('\n'), systemClock.now()));
+export interface ImportArgs {
+  source: ImportSource;
+  format: ImportFormatName;
+  container?: string;
+  dryRun?: boolean;
+}
+
+export function importFile(config: Config, email: string | undefined, args: ImportArgs, hooks: ImportHooks): Promise<ImportSummary> {
+  return withStore(config, (store) => importMemory(cliContext(store, ownerOf(store, email)), args.source,
+    { format: args.format, container: args.container, dry_run: args.dryRun }, hooks));
 }

@@ -382,27 +382,27 @@ describe('export and import', () => {
     }
 
     it('when a line is not JSON', async () => {
-      await refused([JSON.stringify(header(1)), JSON.stringify(container), '{not json'].join('\n'), 'Line 3 is not JSON');
+      await refused([JSON.stringify(header(1)), JSON.stringify(container), '{not json'].join('\n'), 'bad.jsonl:3:3: not valid JSON');
     });
 
     it('when a line has a type it does not know, names from Object.prototype included', async () => {
-      for (const type of ['constructor', '__proto__', 'toString']) await refused([header(2), container, { ...document, type }], 'Line 3 has an unknown type.');
+      for (const type of ['constructor', '__proto__', 'toString']) await refused([header(2), container, { ...document, type }], 'bad.jsonl:3:1: a line of a type an export does not have.');
     }, 30_000);
 
     it('when the version is one this engram does not read', async () => {
-      await refused([header(3), container, document], 'This Engram export is of version 3; this engram reads versions 1 and 2.');
+      await refused([header(3), container, document], 'bad.jsonl:1:1: this Engram export is of version 3; this engram reads versions 1 and 2.');
     });
 
     it('when it is not an export at all', async () => {
-      await refused([container, document], 'This is not an Engram export');
-      await refused('', 'The file is empty');
+      await refused([container, document], 'bad.jsonl:1:1: this is not an Engram export');
+      await refused('', 'bad.jsonl: the file is empty');
     });
 
     it('when a later line is not what its version says, or names a container the file did not list', async () => {
       const { status: _, ...unstated } = document;
-      await refused([header(2), container, unstated], 'Line 3 is not a valid document line: status');
+      await refused([header(2), container, unstated], 'bad.jsonl:3:1: not a valid document line: status');
       const fact = { type: 'fact', container: 'ctr_other', content: 'x', title: null, static: false, created_at: 1, updated_at: 1, source: null, history: [] };
-      await refused([header(2), container, document, fact], 'Line 4 names a container the export did not list: ctr_other.');
+      await refused([header(2), container, document, fact], 'bad.jsonl:4:1: names a container the export did not list: ctr_other.');
     });
   });
 });

@@ -203,7 +203,7 @@ describe('a line the API would refuse refuses the import, with the API\'s error'
         expect(refused.status).toBe(422);
         const run = importInto(target.server, await writeFile(c.lines));
         expect(run.code).toBe(1);
-        expect(run.stderr).toContain(`is refused as the API refuses it: ${refused.body.code}: ${refused.body.message}\n`);
+        expect(run.stderr).toContain(`: refused as the API refuses it: ${refused.body.code}: ${refused.body.message}\n`);
         expect(holdings(target.server, target.accountId)).toEqual({ containers: 0, documents: 0, facts: 0, rules: 0 });
         expect(await target.server.learning.drain()).toBe(0);
       }
