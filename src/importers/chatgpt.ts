@@ -125,7 +125,7 @@ function* conversationItems(c: Conversation, container: ContainerTarget, at: Sou
   const updatedAt = secondsMs(c.update_time) ?? times.at(-1) ?? createdAt;
   const title = fitTitle(c.title?.trim() || 'Untitled conversation');
   const attachments = [...new Set(turns.flatMap((t) => [...t.text.matchAll(/\[(?:image|attachment): ([^\]\n]+)\]/g)].map((m) => m[1]!)))];
-  const parts = transcript(`${title}\nA ChatGPT conversation, started ${minute(createdAt)}.`, turns);
+  const parts = transcript(title, `A ChatGPT conversation, started ${minute(createdAt)}.`, turns);
   for (const [i, content] of parts.entries()) {
     yield {
       kind: 'document', container, at, content, createdAt, updatedAt,

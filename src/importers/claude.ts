@@ -111,7 +111,7 @@ function* conversationItems(c: Conversation, into: ContainerTarget | null, proje
   const createdAt = isoMs(c.created_at) ?? times[0] ?? 0;
   const updatedAt = isoMs(c.updated_at) ?? times.at(-1) ?? createdAt;
   const title = fitTitle(c.name?.trim() || 'Untitled conversation');
-  const parts = transcript(`${title}\nA Claude conversation, started ${minute(createdAt)}.`, turns);
+  const parts = transcript(title, `A Claude conversation, started ${minute(createdAt)}.`, turns);
   for (const [i, content] of parts.entries()) {
     yield {
       kind: 'document', container, at, content, createdAt, updatedAt,

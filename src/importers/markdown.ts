@@ -14,7 +14,7 @@ import { LIMITS } from '../operations/schemas';
 import { isZip, ZipArchive } from './bytes';
 import { type ContainerTarget, type ImportItem, type ImportReader, type OnRead, readCounter } from './items';
 import { refusal, type SourcePosition } from './problem';
-import { containerName, customId, documentParts, fitTitle } from './text-parts';
+import { containerName, customId, documentParts, fitTitle, isoMs } from './text-parts';
 
 /** The largest note read: far beyond any written by hand, and what bounds memory. */
 const MAX_NOTE_BYTES = 16 * 1024 * 1024;
@@ -56,7 +56,8 @@ function splitFrontMatter(text: string, at: SourcePosition): { front: Record<str
     if (!(err instanceof YAMLParseError)) throw err;
     const pos = err.linePos?.[0];
     const where = pos ? { ...at, line: pos.line + 1, column: pos.col } : at;
-    throw refusal(where, `its front matter is not valid YAML: ${err.message.split('\n')[0]}`);
+    // The parser's message says where in the front matter; ours says where in the file.
+    throw refusal(where, `its front matter is not valid YAML: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}.`);
   }
   if (value === null || value === undefined) return { front: null, source, body };
   if (typeof value !== 'object' || Array.isArray(value)) throw refusal({ ...at, line: 2, column: 1 }, 'its front matter is not a mapping of names to values.');
@@ -111,8 +112,10 @@ export function noteItems(bytes: Uint8Array, path: string, at: SourcePosition, m
   });
   // A note of front matter alone (a person's card, say) is searchable by it.
   const parts = documentParts(body.trim() || source.trim(), (part, n) => `${title} (part ${part} of ${n})`);
+  // When it was written: the front matter's `created` or `date` when it says, else as the file was last changed.
+  const createdAt = isoMs(front?.created) ?? isoMs(front?.date) ?? modified;
   return parts.map((content, i) => ({
-    kind: 'document' as const, container, at, content, createdAt: modified, updatedAt: modified,
+    kind: 'document' as const, container, at, content, createdAt, updatedAt: Math.max(createdAt, modified),
     customId: customId('markdown', i === 0 ? path : `${path}#${i + 1}`),
     title: parts.length > 1 ? fitTitle(`${title} (part ${i + 1} of ${parts.length})`) : title,
     metadata: parts.length > 1 ? { ...metadata, part: i + 1, parts: parts.length } : metadata,

@@ -34,16 +34,18 @@ export function splitText(text: string, maxBytes: number): string[] {
   return pieces;
 }
 
-/**
- * The documents a long text becomes: itself when it fits, else parts of it that each start with
- * `heading(part, parts)` and fit the API's content limit together with it.
- */
-export function documentParts(text: string, heading: (part: number, parts: number) => string): string[] {
-  const room = LIMITS.contentBytes - encoder.encode(heading(99, 99)).length - 2;
-  const pieces = splitText(text, encoder.encode(text).length <= LIMITS.contentBytes ? LIMITS.contentBytes : room);
-  if (pieces.length === 1) return pieces;
+/** Whether `text` fits in one document. */
+export const fitsOneDocument = (text: string): boolean => encoder.encode(text).length <= LIMITS.contentBytes;
+
+/** `text` in parts that each start with `heading(part, parts)` and fit the content limit together with it. */
+export function headedParts(text: string, heading: (part: number, parts: number) => string): string[] {
+  const pieces = splitText(text, LIMITS.contentBytes - encoder.encode(heading(999, 999)).length - 2);
   return pieces.map((piece, i) => `${heading(i + 1, pieces.length)}\n\n${piece}`);
 }
+
+/** The documents a text becomes: itself when it fits, else headed parts of it. */
+export const documentParts = (text: string, heading: (part: number, parts: number) => string): string[] =>
+  fitsOneDocument(text) ? [text] : headedParts(text, heading);
 
 /** A title the API takes: one line, at most its 512 characters. */
 export function fitTitle(title: string): string {

@@ -5,7 +5,7 @@
  * passage a search finds, it says who spoke and when.
  */
 import { sentences, TARGET_CHARS } from '../learning/passages';
-import { documentParts, minute } from './text-parts';
+import { fitsOneDocument, headedParts, minute } from './text-parts';
 
 export interface Turn {
   speaker: string;
@@ -45,9 +45,10 @@ function turnParagraphs(turn: Turn): string[] {
 
 /**
  * The conversation's document text, in as many parts as the content limit needs (one, nearly
- * always): `heading` first (its title and where it comes from), then every turn in order.
+ * always): its title and a line on where it comes from first, then every turn in order.
  */
-export function transcript(heading: string, turns: Turn[]): string[] {
-  const text = [heading, ...turns.flatMap(turnParagraphs)].join('\n\n');
-  return documentParts(text, (part, parts) => `${heading} (part ${part} of ${parts})`);
+export function transcript(title: string, about: string, turns: Turn[]): string[] {
+  const body = turns.flatMap(turnParagraphs).join('\n\n');
+  const whole = `${title}\n${about}\n\n${body}`;
+  return fitsOneDocument(whole) ? [whole] : headedParts(body, (part, parts) => `${title} (part ${part} of ${parts})\n${about}`);
 }

@@ -21,7 +21,7 @@ import type { DocumentItem, FactItem, ImportItem, ImportReader } from '../import
 import { refusal, type SourcePosition } from '../importers/problem';
 import type { DocumentLearning, DocumentRow, ImportedKind } from '../storage/store';
 import { addDocument, checkDocumentSource } from './add-document';
-import { addMemory } from './add-memory';
+import { addMemory, checkFactContent } from './add-memory';
 import { addRule } from './add-rule';
 import { createContainer } from './create-container';
 import { emptySummary, type ImportSummary } from './import-summary';
@@ -245,7 +245,10 @@ class ImportPass {
 
   /** A fact of another product (the MCP memory server's): known again by its words, entity and container. */
   private fact(item: FactItem): void {
-    asTheApi(item.at, () => parseInput(addMemory.input, { content: item.content, title: item.title ?? undefined }));
+    asTheApi(item.at, () => {
+      parseInput(addMemory.input, { content: item.content, title: item.title ?? undefined });
+      checkFactContent(item.content);
+    });
     const containerId = this.containerOf(item);
     const exported = sha256(`${containerId}\n${item.key}`);
     if (containerId !== TO_BE_MADE && this.ctx.store.getImportOrigin(this.accountId, this.format, 'fact', exported)) {
@@ -377,7 +380,10 @@ class ImportPass {
   }
 
   private exportedFact(f: FactLine, at: SourcePosition): void {
-    asTheApi(at, () => parseInput(addMemory.input, { content: f.content, title: f.title ?? undefined }));
+    asTheApi(at, () => {
+      parseInput(addMemory.input, { content: f.content, title: f.title ?? undefined });
+      checkFactContent(f.content);
+    });
     const containerId = this.exportedContainerId(f.container, at);
     const exported = this.exportedId(f, f.id);
     if (this.earlier('fact', exported)) {
