@@ -16,6 +16,8 @@ import { type OAuthOptions, oauthRoutes } from './oauth/routes';
 import type { Services } from './operations/operation';
 import { LIMITS } from './operations/schemas';
 import type { Site } from './site';
+import type { ImportRuns } from './web/import-runs';
+import { IMPORT_PATH } from './web/paths';
 import { webRoutes } from './web/routes';
 import { FormTokens } from './web/session';
 import { collectYoungGarbageSoon } from './young-garbage';
@@ -23,7 +25,7 @@ import { collectYoungGarbageSoon } from './young-garbage';
 /** The largest request body: 1 MiB of content can take several times that once escaped in JSON. */
 const MAX_BODY_BYTES = 8 * LIMITS.contentBytes;
 
-export function createApp(services: Services, site: Site, oauth: OAuthOptions): Hono<AppEnv> {
+export function createApp(services: Services, site: Site, oauth: OAuthOptions, imports: ImportRuns): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(traceId(services.log));
   // Each request's garbage is collected young (young-garbage.ts): it kept the peak under a flood of writes ~110 MiB lower.
@@ -32,12 +34,14 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
     collectYoungGarbageSoon();
   });
   app.use(headerLimit());
-  app.use(bodyLimit({
+  const limit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
       throw malformed(`The body is larger than ${MAX_BODY_BYTES} bytes.`, { limit_bytes: MAX_BODY_BYTES });
     },
-  }));
+  });
+  // The Import page's upload is streamed to disk under a limit of its own (web/import-routes.tsx).
+  app.use((c, next) => (c.req.method === 'POST' && c.req.path === IMPORT_PATH ? next() : limit(c, next)));
   app.get('/healthz', (c) => c.json({ status: 'ok', learning: learningProgress(services) }));
   let openapi: object | null = null; // built on first request: the site is known only once listening
   app.get(OPENAPI_PATH, (c) => {
@@ -47,7 +51,7 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
   const forms = new FormTokens(services.store);
   const passwords = new PasswordThrottle(services.clock, site);
   app.route('/', oauthRoutes(services, site, forms, oauth));
-  app.route('/', webRoutes({ services, site, forms, passwords }));
+  app.route('/', webRoutes({ services, site, forms, passwords, imports }));
   app.route('/', mcpRoutes(services, site));
   app.route('/', sessionRoutes(services, site, passwords));
   app.route('/', restRoutes(services, site));

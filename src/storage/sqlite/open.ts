@@ -17,8 +17,10 @@ const LOCK_FILE = 'server.lock';
 const SIDE_SUFFIXES = ['-wal', '-shm', '-journal'];
 /** The folder of the search indexes' files (search/search-engine.ts), which can always be made again from the store. */
 export const INDEX_DIR = 'vector-index';
+/** The folder of the Import page's uploads while they are imported (web/import-runs.ts). */
+export const IMPORTS_DIR = 'imports';
 /** The names Engram itself keeps in a data directory (a restore stages its copy as `engram.db.restoring`). */
-const ENGRAM_FILE = /^((engram\.db(\.restoring)?|server\.lock)(-wal|-shm|-journal)?|vector-index)$/;
+const ENGRAM_FILE = /^((engram\.db(\.restoring)?|server\.lock)(-wal|-shm|-journal)?|vector-index|imports)$/;
 
 /**
  * Opens (creating if needed) the store's file with durable settings and applies migrations.
