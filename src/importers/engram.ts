@@ -21,7 +21,7 @@ const READABLE_VERSIONS = [1, 2];
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /** A fact's earlier wordings, bounded like every other field: each as long as a fact may be, so many, and so much together. */
-export const HISTORY_LIMITS = { entries: 1000, bytes: 4 * LIMITS.contentBytes } as const;
+const HISTORY_LIMITS = { entries: 1000, bytes: 4 * LIMITS.contentBytes } as const;
 
 const time = z.number().int();
 

@@ -25,7 +25,7 @@ const NOTE = /\.(md|markdown)$/i;
 const isNote = (path: string) => NOTE.test(path) && !path.split('/').some((part) => part.startsWith('.'));
 
 /** A note's bytes as text: UTF-8, or UTF-16 by its byte order mark, or the encoding detected; `encoding` says which when not UTF-8. */
-export function decodeNote(bytes: Uint8Array): { text: string; encoding: string | null } {
+function decodeNote(bytes: Uint8Array): { text: string; encoding: string | null } {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { text: new TextDecoder().decode(bytes.subarray(3)), encoding: null };
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return { text: new TextDecoder('utf-16le').decode(bytes.subarray(2)), encoding: 'UTF-16LE' };
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return { text: new TextDecoder('utf-16be').decode(bytes.subarray(2)), encoding: 'UTF-16BE' };
@@ -97,7 +97,7 @@ function fitMetadata(metadata: Record<string, unknown>): Record<string, unknown>
 }
 
 /** The items of one note (none but a skip when it holds nothing). */
-export function noteItems(bytes: Uint8Array, path: string, at: SourcePosition, modified: number, container: ContainerTarget): ImportItem[] {
+function noteItems(bytes: Uint8Array, path: string, at: SourcePosition, modified: number, container: ContainerTarget): ImportItem[] {
   const { text, encoding } = decodeNote(bytes);
   const { front, source, body } = splitFrontMatter(text, at);
   if (!body.trim() && !source.trim()) return [{ kind: 'skipped', what: 'empty note', plural: 'empty notes', at }];

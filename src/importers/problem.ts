@@ -13,7 +13,7 @@ export interface SourcePosition {
 }
 
 /** "conversations.json:1:5212" (the form compilers use, which terminals and editors open), or the file alone. */
-export function positionText(at: SourcePosition): string {
+function positionText(at: SourcePosition): string {
   if (at.line === undefined) return at.file;
   return at.column === undefined ? `${at.file}:${at.line}` : `${at.file}:${at.line}:${at.column}`;
 }

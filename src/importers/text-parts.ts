@@ -21,7 +21,7 @@ function cutAt(bytes: Uint8Array, from: number, limit: number): number {
 }
 
 /** `text` in pieces of at most `maxBytes` of UTF-8 each, cut at paragraph, line or word boundaries where it can. */
-export function splitText(text: string, maxBytes: number): string[] {
+function splitText(text: string, maxBytes: number): string[] {
   const bytes = encoder.encode(text);
   if (bytes.length <= maxBytes) return [text];
   const pieces: string[] = [];

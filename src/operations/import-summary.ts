@@ -3,7 +3,7 @@ import type { ImportedKind } from '../storage/store';
 
 export type ImportCounts = Record<ImportedKind, number>;
 
-export const noCounts = (): ImportCounts => ({ container: 0, document: 0, fact: 0, rule: 0 });
+const noCounts = (): ImportCounts => ({ container: 0, document: 0, fact: 0, rule: 0 });
 
 export interface ImportSummary {
   /** The source's format (see src/importers/formats.ts). */

@@ -21,7 +21,7 @@ import { IMPORT_PATH, signInUrl } from './paths';
 import { ownerSession } from './session';
 
 /** The largest upload: an export with years of photos in it. Larger files go in with `engram import`. */
-export const MAX_UPLOAD_BYTES = 4 * 1024 ** 3;
+const MAX_UPLOAD_BYTES = 4 * 1024 ** 3;
 
 interface Upload {
   fields: Record<string, string>;
