@@ -10,6 +10,7 @@
  * on answering while a large archive goes in; an import cut short (the process stopped, the disk
  * full) keeps the batches it committed, and running it again adds the rest and nothing twice.
  */
+import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { refuseOwnerOnly } from '../auth/access';
 import { ServiceError } from '../errors';
@@ -83,6 +84,9 @@ export async function importMemory(ctx: Context, source: ImportSource, options: 
   const { format, container, dry_run: dryRun = false } = parseInput(ImportOptions, options);
   if (format === 'engram' && container) {
     throw new ServiceError('validation', 'An Engram export keeps its own containers: import it without naming one.', { fields: ['container'] });
+  }
+  if (format !== 'markdown' && statSync(source.path).isDirectory()) {
+    throw refusal({ file: source.label }, 'is a folder: a folder is read as Markdown notes (--from markdown); other formats are files.');
   }
   const reader = await IMPORTERS[format](source.path, source.label, container ? { name: container, description: '' } : null);
   try {

@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import { refusalOf } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import { ImportOptions } from '../operations/import-memory';
 import { parseInput } from '../operations/operation';
@@ -79,7 +80,13 @@ export function importRoutes({ html, page, flash, services, imports, ownerOf, re
     const path = imports.uploadPath();
     let started = false;
     try {
-      const upload = await receive(c, path, (token) => !refusedForm(c, session, token));
+      let upload: Upload;
+      try {
+        upload = await receive(c, path, (token) => !refusedForm(c, session, token));
+      } catch (err) {
+        // A browser that went away mid-upload, a body that is no form, a disk that filled.
+        return back(refusalOf(err)?.message ?? 'The upload was cut off or could not be read. Nothing was imported; please try again.');
+      }
       if (refusedForm(c, session, upload.fields.csrf ?? '')) return back(FORM_REFUSED);
       if (upload.tooLarge) return back(`The file is larger than ${MAX_UPLOAD_BYTES / 1024 ** 3} GiB: import it with the engram import command instead.`);
       if (!upload.name) return back('Choose a file to import.');

@@ -54,6 +54,7 @@ describe('a broken source is refused where it breaks, and nothing of it is store
     await refused(json, 'chatgpt', `conversations.json:${text.split('\n').lastIndexOf(' {') + 1}:2: conversation 5 is not one ChatGPT exports: mapping: Invalid input: expected record, received array.`);
     await refused(await writeZip(join(dir, 'other.zip'), { 'notes.txt': 'hello' }), 'chatgpt',
       'other.zip: holds no conversations.json: is it the archive ChatGPT sends (Settings → Data controls → Export data)?');
+    await refused(dir, 'chatgpt', `${dir.split('/').at(-1)}: is a folder: a folder is read as Markdown notes (--from markdown); other formats are files.`);
     writeFileSync(join(dir, 'not.zip'), 'PK\x03\x04 but nothing after');
     const notZip = w.importing(join(dir, 'not.zip'), '--from', 'chatgpt');
     expect(notZip.code).toBe(1);
