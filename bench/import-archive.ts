@@ -9,15 +9,21 @@
  *   nice -n 5 bun bench/import-archive.ts [--mb 500] [--photo-share 0.5] [--keep DIR]
  *
  * `--keep DIR` keeps the archive there (made once, reused) and the store.
+ *
+ * `--web` imports it through the owner's Import page instead: a running server (`engram serve`),
+ * signed in with the form, the archive posted as a browser posts it, the run's progress read until
+ * it ends. Prints the same, and the server's peak memory before the upload and after the import.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ArchiveShape, writeChatGptArchive } from './lib/chatgpt-export';
-import { engram, ROOT } from './lib/engram-process';
+import { engram, ROOT, serve } from './lib/engram-process';
 
-const { values } = parseArgs({ options: { mb: { type: 'string', default: '500' }, 'photo-share': { type: 'string', default: '0.5' }, keep: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { mb: { type: 'string', default: '500' }, 'photo-share': { type: 'string', default: '0.5' }, keep: { type: 'string' }, web: { type: 'boolean' } },
+});
 const dir = values.keep ?? mkdtempSync(join(tmpdir(), 'engram-import-bench-'));
 mkdirSync(dir, { recursive: true });
 const mb = Number(values.mb);
@@ -38,6 +44,60 @@ const archiveBytes = statSync(archive).size;
 const data = join(dir, 'store');
 rmSync(data, { recursive: true, force: true });
 engram(data, ['owner', 'create', '--email', 'bench@example.org'], 'benchmark password\n');
+
+if (values.web) {
+  await throughThePage();
+  if (!values.keep) rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
+
+/** The import through the Import page of a server run as its own process (see the file's comment). */
+async function throughThePage(): Promise<void> {
+  const server = await serve(data);
+  const jar = new Map<string, string>();
+  const send = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${server.url}${path}`, {
+      ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '), Origin: server.url },
+    });
+    for (const cookie of res.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const [name, value] = pair!.split('=');
+      jar.set(name!, value ?? '');
+    }
+    return res;
+  };
+  const token = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+  try {
+    const signIn = token(await (await send('/sign-in')).text());
+    await send('/sign-in', { method: 'POST', body: new URLSearchParams({ csrf: signIn, next: '/containers', email: 'bench@example.org', password: 'benchmark password' }) });
+    const csrf = token(await (await send('/import')).text());
+    const before = server.peakMiB();
+    const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+    const started = performance.now();
+    const form = new FormData();
+    form.append('csrf', csrf);
+    form.append('format', 'chatgpt');
+    form.append('file', Bun.file(archive), 'chatgpt-export.zip');
+    const posted = await send('/import', { method: 'POST', body: form });
+    const uploaded = performance.now();
+    const run = posted.headers.get('location')!;
+    let progress: { state: string; text?: string } = { state: 'running' };
+    while (progress.state === 'running') {
+      await Bun.sleep(200);
+      progress = await (await send(`${run}/progress`)).json() as typeof progress;
+    }
+    const ended = performance.now();
+    const page = await (await send(run)).text();
+    const summary = /<p>(Imported [^<]*)<\/p>/.exec(page)?.[1] ?? progress.state;
+    const stored = Number(/Imported \d+ new containers, (\d+) documents/.exec(summary)?.[1] ?? 0);
+    console.log(`archive: ${(archiveBytes / 1e6).toFixed(0)} MB, ${shape.conversations} conversations, through the Import page of a running server`);
+    console.log(`upload: ${((uploaded - started) / 1000).toFixed(1)} s; import after it: ${((ended - uploaded) / 1000).toFixed(1)} s; ${(stored / ((ended - started) / 1000)).toFixed(0)} conversations a second overall`);
+    console.log(`server's peak resident memory: ${before.toFixed(0)} MiB before the upload, ${server.peakMiB().toFixed(0)} MiB at the end`);
+    console.log(`load average at the start (1, 5, 15 min): ${load}; ${summary}`);
+  } finally {
+    await server.stop();
+  }
+}
 
 const kib = (status: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
 const load = loadavg().map((l) => l.toFixed(2)).join(' ');
