@@ -107,7 +107,7 @@ describe('CORS for browser clients', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.org');
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     expect(res.headers.get('access-control-allow-methods')).toBe('GET,POST,DELETE,OPTIONS');
-    expect(res.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type,Mcp-Protocol-Version,Mcp-Session-Id,Last-Event-ID,Idempotency-Key');
+    expect(res.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type,Mcp-Protocol-Version,Mcp-Method,Mcp-Name,Mcp-Session-Id,Last-Event-ID,Idempotency-Key');
     expect(res.headers.get('vary')).toContain('Origin');
   });
 
@@ -135,11 +135,17 @@ describe('CORS for browser clients', () => {
 });
 
 describe('MCP-Protocol-Version header', () => {
-  it('answers 400 to a version it does not support', async () => {
-    for (const version of ['2099-01-01', 'banana', '2026-07-28']) {
-      const res = await post(listTools(), { headers: { 'MCP-Protocol-Version': version } });
+  it('answers 400 UnsupportedProtocolVersion (-32022) to a version it does not support, naming the per-request one it does', async () => {
+    for (const version of ['2099-01-01', 'banana', '2025-01-01']) {
+      const res = await post(listTools(9), { headers: { 'MCP-Protocol-Version': version } });
       expect(res.status).toBe(400);
-      expect(res.body.error.message).toContain(`Unsupported protocol version: ${version}`);
+      expect(res.body).toEqual({
+        jsonrpc: '2.0', id: 9,
+        error: {
+          code: -32022, message: `Unsupported protocol version: ${version}`,
+          data: { supported: ['2026-07-28'], requested: version },
+        },
+      });
     }
   });
 
@@ -170,10 +176,10 @@ describe('JSON-RPC framing', () => {
   it('answers a transport-level error with the id of the request whenever the body had one', async () => {
     const version = await post(listTools(41), { headers: { 'MCP-Protocol-Version': '2099-01-01' } });
     expect(version.status).toBe(400);
-    expect(version.body).toMatchObject({ jsonrpc: '2.0', id: 41, error: { code: -32000 } });
+    expect(version.body).toMatchObject({ jsonrpc: '2.0', id: 41, error: { code: -32022 } });
     const invalid = await post({ jsonrpc: '2.0', id: 'req-42', method: 7 });
     expect(invalid.status).toBe(400);
-    expect(invalid.body).toMatchObject({ jsonrpc: '2.0', id: 'req-42', error: { code: -32700 } });
+    expect(invalid.body).toMatchObject({ jsonrpc: '2.0', id: 'req-42', error: { code: -32600 } });
     const accept = await post(listTools(43), { headers: { Accept: 'application/json' } });
     expect(accept.status).toBe(406);
     expect(accept.body.id).toBe(43);
