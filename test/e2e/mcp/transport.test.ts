@@ -75,6 +75,19 @@ describe('Origin (DNS-rebinding defence)', () => {
     }
   });
 
+  it("answers the refusal with the request's id when the body has one, null when it has none", async () => {
+    for (const id of [21, 'req-22']) {
+      const res = await post(listTools(id as number), { headers: { Origin: 'http://evil.example.com' } });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ jsonrpc: '2.0', id, error: { code: -32000, message: 'Origin http://evil.example.com is not allowed.' } });
+    }
+    for (const body of ['{"jsonrpc": "2.0", ', { jsonrpc: '2.0', method: 'notifications/initialized' }]) {
+      const res = await post(body, { headers: { Origin: 'http://evil.example.com' } });
+      expect(res.status).toBe(403);
+      expect(res.body.id).toBeNull();
+    }
+  });
+
   it('refuses a loopback Origin on another port, and a look-alike', async () => {
     for (const origin of ['http://127.0.0.1:1', 'http://localhost.evil.example', 'null']) {
       expect((await post(listTools(), { headers: { Origin: origin } })).status).toBe(403);
@@ -186,6 +199,22 @@ describe('JSON-RPC framing', () => {
     // No id to give: a notification, or an id that is not a string or a number.
     expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { headers: { 'MCP-Protocol-Version': 'banana' } })).body.id).toBeNull();
     expect((await post({ jsonrpc: '2.0', id: { x: 1 }, method: 'tools/list' })).body.id).toBeNull();
+  });
+
+  it('answers a tools/call whose name is not a string, or whose arguments are not an object, with -32602 in words', async () => {
+    const cases: [unknown, string][] = [
+      [{ name: 7, arguments: {} }, "Invalid params: tools/call needs params.name, the tool's name, as a string; got a number."],
+      [{ arguments: { q: 'x' } }, "Invalid params: tools/call needs params.name, the tool's name, as a string; got nothing."],
+      [{ name: 'search_memories', arguments: 'oatmeal' }, "Invalid params: params.arguments must be an object holding the tool's arguments by name; got a string."],
+      [{ name: 'search_memories', arguments: ['oatmeal'] }, "Invalid params: params.arguments must be an object holding the tool's arguments by name; got an array."],
+      [{ name: 'search_memories', arguments: null }, "Invalid params: params.arguments must be an object holding the tool's arguments by name; got null."],
+      ['search_memories', 'Invalid params: tools/call needs params as an object; got a string.'],
+    ];
+    for (const [params, message] of cases) {
+      const res = await post({ jsonrpc: '2.0', id: 'bad', method: 'tools/call', params });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ jsonrpc: '2.0', id: 'bad', error: { code: -32602, message } });
+    }
   });
 
   it('answers a notification with 202 and no body', async () => {
