@@ -5,9 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
+import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Server as ServerV1 } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_BODY_BYTES } from '../../../src/http/middleware/body-limit';
 import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
 
@@ -248,6 +253,43 @@ describe('engram mcp (stdio bridge)', () => {
       expect((await bridge.next()).result).toMatchObject({ resultType: 'complete', structuredContent: { results: expect.any(Array) } });
     } finally {
       await bridge.close();
+    }
+  });
+
+  it('serves a 2026-07-28 desktop client from a server that speaks only the handshake era (an Engram before it)', async () => {
+    // What the release before served at /mcp-http: a stateless SDK 1.32 server per request, no server/discover.
+    const methods: string[] = [];
+    const older = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      async fetch(req) {
+        if (req.headers.get('authorization') !== 'Bearer egm_older_key') return new Response(null, { status: 401 });
+        if (req.method !== 'POST') return new Response(null, { status: 405, headers: { Allow: 'POST' } });
+        const body = await req.json();
+        methods.push(body.method);
+        const server = new ServerV1({ name: 'engram', version: '0.0.9' }, { capabilities: { tools: {} } });
+        server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'list_containers', inputSchema: { type: 'object' } }] }));
+        server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text: '{"containers":[]}' }], structuredContent: { containers: [] } }));
+        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        await server.connect(transport);
+        return transport.handleRequest(req, { parsedBody: body });
+      },
+    });
+    try {
+      const client = new ClientV2({ name: 'pinned', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      await client.connect(new StdioV2({
+        command: process.execPath, args: [join(ROOT, 'src/main.ts'), 'mcp', '--url', `http://127.0.0.1:${older.port}`, '--key', 'egm_older_key'],
+        cwd: '/', env: { PATH: process.env.PATH ?? '' }, stderr: 'ignore',
+      }));
+      expect(client.getProtocolEra()).toBe('modern');
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['list_containers']);
+      expect((await client.callTool({ name: 'list_containers', arguments: {} })).structuredContent).toEqual({ containers: [] });
+      await client.close();
+      // The bridge probed, was refused, and fell back to the handshake towards that server.
+      expect(methods.slice(0, 3)).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
+      expect(methods).toContain('tools/call');
+    } finally {
+      older.stop(true);
     }
   });
 });
