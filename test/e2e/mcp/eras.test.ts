@@ -75,6 +75,8 @@ for (const door of ['http', 'stdio'] as Door[]) {
         const client = await connectEraClient(flavour, door, server.url, consent);
         try {
           expect(await client.tools()).toEqual(['list_containers', 'search_memories', 'get_profile']);
+          // The server tells an app only of its own tools; the bridge answers before it reaches the server (docs/mcp.md).
+          if (door === 'http') expect(client.instructions).not.toContain('memory_rules');
           const containers = await client.call('list_containers', {});
           expect(containers.structuredContent.containers.map((c: { id: string }) => c.id)).toEqual([owner.containers.food]);
           const refused = await client.call('add_document', { container: owner.containers.food, content: 'x' }).then(() => null, (e: unknown) => e);
