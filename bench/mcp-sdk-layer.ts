@@ -33,22 +33,27 @@ const modern = createMcpHandler(() => {
   return server;
 }, { legacy: 'reject' });
 
-async function perRequest(request: Request, body: unknown, v1: boolean): Promise<Response> {
-  if (v1) {
-    const server = new ServerV1({ name: 'engram', version: '0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(CallToolRequestSchema, (r) => echo(r.params));
-    const transport = new TransportV1({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(request, { parsedBody: body });
-    } finally {
-      void server.close();
-    }
-  }
+/** A server and its transport, of either SDK, as the handshake era makes one per request. */
+interface PerRequest {
+  server: { connect(transport: never): Promise<void>; close(): Promise<void> };
+  transport: { handleRequest(request: Request, options: { parsedBody: unknown }): Promise<Response> };
+}
+
+function v1(): PerRequest {
+  const server = new ServerV1({ name: 'engram', version: '0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(CallToolRequestSchema, (r) => echo(r.params));
+  return { server, transport: new TransportV1({ sessionIdGenerator: undefined, enableJsonResponse: true }) };
+}
+
+function v2(): PerRequest {
   const server = new Server({ name: 'engram', version: '0' }, { capabilities: { tools: {} } });
   server.setRequestHandler('tools/call', (r) => echo(r.params));
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  await server.connect(transport);
+  return { server, transport: new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true }) };
+}
+
+async function perRequest(make: () => PerRequest, request: Request, body: unknown): Promise<Response> {
+  const { server, transport } = make();
+  await server.connect(transport as never);
   try {
     return await transport.handleRequest(request, { parsedBody: body });
   } finally {
@@ -79,8 +84,8 @@ const request = (body: unknown, modernEra: boolean) => new Request('http://127.0
 });
 
 const ways: Record<string, () => Promise<Response> | Response> = {
-  'sdk 1.32': () => perRequest(request(legacyBody, false), legacyBody, true),
-  'server 2.4 legacy': () => perRequest(request(legacyBody, false), legacyBody, false),
+  'sdk 1.32': () => perRequest(v1, request(legacyBody, false), legacyBody),
+  'server 2.4 legacy': () => perRequest(v2, request(legacyBody, false), legacyBody),
   'server 2.4 modern': () => modern.fetch(request(modernBody, true), { parsedBody: modernBody }),
   floor: () => floor(request(modernBody, true), modernBody),
 };
