@@ -1,9 +1,9 @@
 /** Builds the Hono app: trace ids, the error envelope, REST, MCP, the OAuth door and the owner's web pages. */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { malformed, refusalOf, ServiceError } from './errors';
+import { refusalOf, ServiceError } from './errors';
 import type { AppEnv } from './http/app-env';
 import { errorResponse } from './http/envelope';
+import { requestBodyLimit } from './http/middleware/body-limit';
 import { headerLimit } from './http/middleware/header-limit';
 import { PasswordThrottle } from './http/middleware/password-throttle';
 import { traceId } from './http/middleware/trace-id';
@@ -14,16 +14,12 @@ import { learningProgress } from './learning/progress';
 import { mcpRoutes } from './mcp/http';
 import { type OAuthOptions, oauthRoutes } from './oauth/routes';
 import type { Services } from './operations/operation';
-import { LIMITS } from './operations/schemas';
 import type { Site } from './site';
 import type { ImportRuns } from './web/import-runs';
 import { IMPORT_PATH } from './web/paths';
 import { webRoutes } from './web/routes';
 import { FormTokens } from './web/session';
 import { collectYoungGarbageSoon } from './young-garbage';
-
-/** The largest request body: 1 MiB of content can take several times that once escaped in JSON. */
-const MAX_BODY_BYTES = 8 * LIMITS.contentBytes;
 
 export function createApp(services: Services, site: Site, oauth: OAuthOptions, imports: ImportRuns): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -34,12 +30,7 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions, i
     collectYoungGarbageSoon();
   });
   app.use(headerLimit());
-  const limit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw malformed(`The body is larger than ${MAX_BODY_BYTES} bytes.`, { limit_bytes: MAX_BODY_BYTES });
-    },
-  });
+  const limit = requestBodyLimit();
   // The Import page's upload is streamed to disk under a limit of its own (web/import-routes.tsx).
   app.use((c, next) => (c.req.method === 'POST' && c.req.path === IMPORT_PATH ? next() : limit(c, next)));
   app.get('/healthz', (c) => c.json({ status: 'ok', learning: learningProgress(services) }));
