@@ -1,6 +1,7 @@
 /**
  * How far a long command is, on standard error: a bar redrawn in place on a terminal, and on
  * anything else (a log, a pipe) a plain line at the start of each phase and each tenth of it.
+ * Nothing is shown for a command that ends within a second: a small file's import says only what it did.
  */
 import type { ImportProgress } from '../operations/import-memory';
 
@@ -8,6 +9,8 @@ const PHASES = { checking: 'Checking', importing: 'Importing' } as const;
 const WIDTH = 30;
 /** Redraws of the bar at most this often: drawing is not free, and an eye reads no faster. */
 const REDRAW_MS = 100;
+/** Progress shows once the command has run this long. */
+const QUIET_MS = 1000;
 
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
 
@@ -17,13 +20,15 @@ export interface ProgressReport {
   end(): void;
 }
 
-export function progressReport(out: NodeJS.WriteStream = process.stderr): ProgressReport {
+export function progressReport(out: Pick<NodeJS.WriteStream, 'write' | 'isTTY'> = process.stderr, quietMs = QUIET_MS): ProgressReport {
   let phase: ImportProgress['phase'] | null = null;
   let tenth = -1;
   let drawnAt = 0;
   let drawn = false;
+  const started = performance.now();
   return {
     update(p) {
+      if (performance.now() - started < quietMs) return;
       const fraction = p.total > 0 ? Math.min(1, p.done / p.total) : 1;
       if (out.isTTY) {
         const now = performance.now();

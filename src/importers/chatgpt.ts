@@ -9,7 +9,8 @@
  */
 import { basename } from 'node:path';
 import { z } from 'zod';
-import { fileChunks, isZip, ZipArchive } from './bytes';
+import { fileChunks, isZip } from './bytes';
+import { ZipArchive } from './zip';
 import { type ContainerTarget, type ImportItem, type ImportReader, type OnRead, readCounter } from './items';
 import { jsonArrayElements, MAX_ELEMENT_BYTES } from './json-array';
 import { firstIssue, refusal, type SourcePosition } from './problem';

@@ -1,11 +1,9 @@
-/** Each format's importer: how a source of it is opened (format-labels.ts names them). */
-import { openChatGpt } from './chatgpt';
-import { openClaude } from './claude';
-import { openEngramExport } from './engram';
+/**
+ * Each format's importer: how a source of it is opened (format-labels.ts names them). Each is
+ * loaded when used, so importing an Engram export loads no zip, YAML or encoding library.
+ */
 import type { ImportFormatName } from './format-labels';
 import type { ContainerTarget, ImportReader } from './items';
-import { openMarkdown } from './markdown';
-import { openMcpMemory } from './mcp-memory';
 
 /**
  * Opens the source at `path` (a file, or for Markdown a folder; `label` is what messages call it).
@@ -14,9 +12,9 @@ import { openMcpMemory } from './mcp-memory';
 type Open = (path: string, label: string, into: ContainerTarget | null) => Promise<ImportReader>;
 
 export const IMPORTERS: Record<ImportFormatName, Open> = {
-  engram: async (path, label) => openEngramExport(path, label),
-  chatgpt: openChatGpt,
-  claude: openClaude,
-  'mcp-memory': async (path, label, into) => openMcpMemory(path, label, into),
-  markdown: openMarkdown,
+  engram: async (path, label) => (await import('./engram')).openEngramExport(path, label),
+  chatgpt: async (path, label, into) => (await import('./chatgpt')).openChatGpt(path, label, into),
+  claude: async (path, label, into) => (await import('./claude')).openClaude(path, label, into),
+  'mcp-memory': async (path, label, into) => (await import('./mcp-memory')).openMcpMemory(path, label, into),
+  markdown: async (path, label, into) => (await import('./markdown')).openMarkdown(path, label, into),
 };

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sweepThenRemove } from '../../helpers/secret-sweep';
 import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
-import { engram, importInto, normalized } from './engram-command';
+import { engram, holdings, importInto, normalized } from './engram-command';
 
 const work = mkdtempSync(join(tmpdir(), 'engram-import-own-'));
 afterAll(() => void sweepThenRemove({ harness: 'bun:import-own-export', stores: [work] }, work));
@@ -20,17 +20,6 @@ async function writeFile(lines: string | unknown[]): Promise<string> {
   const file = join(mkdtempSync(join(work, 'export-')), 'export.jsonl');
   await Bun.write(file, typeof lines === 'string' ? lines : lines.map((l) => JSON.stringify(l)).join('\n'));
   return file;
-}
-
-function holdings(server: TestServer) {
-  const store = server.services.store;
-  const accountId = store.listAccounts()[0]!.id;
-  return {
-    containers: store.listContainers(accountId).length,
-    documents: store.listDocumentsInInsertOrder(accountId, 0, 1000).documents.length,
-    facts: store.listFacts(accountId).length,
-    rules: store.listRules(accountId, null).length,
-  };
 }
 
 describe("an account's own export imported into its own store", () => {
