@@ -117,7 +117,7 @@ describe('export and import', () => {
       await source.close();
       await target.close();
     }
-  });
+  }, 30_000); // five commands spawned, on a machine that may be busy
 
   describe('what a model learned travels with it, and is not learned again', () => {
     // Three paragraphs of filler put the piano in the second passage (position 1).
