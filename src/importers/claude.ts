@@ -134,7 +134,7 @@ function* projectItems(p: Project, into: ContainerTarget | null, at: SourcePosit
   const container = into ?? projectContainer(p.name, p.description);
   const createdAt = isoMs(p.created_at) ?? 0;
   const updatedAt = isoMs(p.updated_at) ?? createdAt;
-  const base = { source: 'claude', project: p.name, project_uuid: p.uuid };
+  const base = { source: 'claude', project: p.name, project_uuid: p.uuid, updated_at: new Date(updatedAt).toISOString() };
   const documents = [
     ...(p.prompt_template?.trim() ? [{ id: 'instructions', title: `Instructions of the project ${p.name}`, content: p.prompt_template, createdAt }] : []),
     ...(p.docs ?? []).map((d) => ({ id: d.uuid, title: d.filename?.trim() || 'Untitled document', content: d.content, createdAt: isoMs(d.created_at) ?? createdAt })),

@@ -223,7 +223,8 @@ class ImportPass {
     });
     const containerId = this.containerOf(item);
     const existing = containerId === TO_BE_MADE ? null : this.ctx.store.getDocumentByCustomId(this.accountId, containerId, item.customId);
-    if (existing && existing.content === item.content && existing.title === item.title && JSON.stringify(existing.metadata) === JSON.stringify(item.metadata)) {
+    const same = existing && existing.content === item.content && existing.title === item.title && JSON.stringify(existing.metadata) === JSON.stringify(item.metadata);
+    if (existing && (same || olderThan(item.metadata, existing.metadata))) {
       this.summary.alreadyThere.document++;
       return;
     }
@@ -445,6 +446,16 @@ function asTheApi<T>(at: SourcePosition, check: () => T): T {
   } catch (err) {
     throw refusedAsTheApi(at, err);
   }
+}
+
+/**
+ * Whether an imported version is older than the one here, by the source's own time of its last
+ * change (`metadata.updated_at`, which conversations and project documents carry): an earlier
+ * export imported after a later one leaves the newer. Notes carry none; a changed one replaces.
+ */
+function olderThan(incoming: Record<string, unknown>, here: Record<string, unknown> | null): boolean {
+  const [a, b] = [incoming.updated_at, here?.updated_at].map((t) => (typeof t === 'string' ? Date.parse(t) : Number.NaN));
+  return a! < b!;
 }
 
 /** About how much an item weighs in a batch: its text. */

@@ -90,7 +90,7 @@ describe('importing a ChatGPT export', () => {
     expect(answered.container_name).toBe('ChatGPT');
   }, SLOW);
 
-  it('a second import adds nothing; a conversation continued since replaces its document', async () => {
+  it('a second import adds nothing; a conversation continued since replaces its document, and the older archive does not put it back', async () => {
     const again = w.importing(file, '--from', 'chatgpt');
     expect(again.stderr).toContain('Imported 0 new containers, 0 documents (3 already there), 0 facts, 0 rules.');
     expect(await w.server.learning.drain()).toBe(0);
@@ -114,6 +114,9 @@ describe('importing a ChatGPT export', () => {
     expect((await call(w.server, 'GET', `/v1/documents/${before.id}`, w.key)).status).toBe(404);
     await w.server.learning.drain();
     expect((await w.search('smells of yoghurt doubles in six hours'))[0].content).toContain('User, 2023-11-15 23:13 UTC: Day four');
+    // The earlier archive again: its older version of the conversation does not replace the newer.
+    expect(w.importing(file, '--from', 'chatgpt').stderr).toContain('Imported 0 new containers, 0 documents (3 already there), 0 facts, 0 rules.');
+    expect((await w.documents()).find((d) => d.title === 'Sourdough starter').id).toBe(after.id);
   }, SLOW);
 
   it('takes conversations.json alone, into a container named with --container; a conversation over 1 MiB goes in parts', async () => {

@@ -61,7 +61,8 @@ describe('importing a Claude export', () => {
     expect(characters.custom_id).toBe('claude-project:p0000000-0000-4000-8000-000000000001/d0000000-0000-4000-8000-000000000001');
     expect(characters.content).toContain('Morwenna Trevail: lighthouse keeper');
     expect(characters.metadata).toEqual({
-      source: 'claude', project: 'Novel: The Lighthouse', project_uuid: 'p0000000-0000-4000-8000-000000000001', doc_uuid: 'd0000000-0000-4000-8000-000000000001',
+      source: 'claude', project: 'Novel: The Lighthouse', project_uuid: 'p0000000-0000-4000-8000-000000000001', updated_at: '2025-06-01T10:10:00.000Z',
+      doc_uuid: 'd0000000-0000-4000-8000-000000000001',
     });
     expect(byTitle['Instructions of the project Novel: The Lighthouse'].content).toBe("You are my editor. Keep Morwenna's voice terse and salt-worn.");
     expect(docs.some((d) => d.content.includes("Anthropic's guide"))).toBe(false);
@@ -75,12 +76,25 @@ describe('importing a Claude export', () => {
     expect((await w.search('postman rows out on Thursdays'))[0].container_name).toBe('Novel: The Lighthouse');
   }, SLOW);
 
-  it('a second import adds nothing; conversations.json alone reads the same', async () => {
+  it('a second import adds nothing; a conversation gone on since replaces its document, and an older export does not put it back', async () => {
     expect(w.importing(file, '--from', 'claude').stderr).toContain('Imported 0 new containers, 0 documents (6 already there), 0 facts, 0 rules.');
     expect(await w.server.learning.drain()).toBe(0);
-    // Without projects.json the project conversation has no project name to go by: it lands in "Claude".
+    const later = JSON.parse(fixture('conversations.json'));
+    later[0].chat_messages.push({
+      uuid: 'm0000000-0000-4000-8000-000000000003', sender: 'human', text: 'The chard bolted in June.', created_at: '2025-06-20T07:00:00Z',
+      parent_message_uuid: 'm0000000-0000-4000-8000-000000000002',
+    });
+    later[0].updated_at = '2025-06-20T07:00:00Z';
+    const laterZip = await writeZip(join(dir, 'later.zip'), { 'conversations.json': JSON.stringify(later), 'projects.json': fixture('projects.json') });
+    expect(w.importing(laterZip, '--from', 'claude').stderr).toContain('Imported 0 new containers, 0 documents (5 already there, 1 replaced by a changed version), 0 facts, 0 rules.');
+    const soil = (await w.documents()).filter((d) => d.title === 'Allotment soil test');
+    expect(soil).toHaveLength(1);
+    expect(soil[0].content).toContain('User, 2025-06-20 07:00 UTC: The chard bolted in June.');
+    // The first export's conversations.json alone: its older soil test is not put back. Without
+    // projects.json the project conversation has no project name to go by: it lands in "Claude".
     const alone = join(dir, 'conversations.json');
     await Bun.write(alone, fixture('conversations.json'));
     expect(w.importing(alone, '--from', 'claude').stderr).toContain('Imported 0 new containers, 1 documents (2 already there), 0 facts, 0 rules.');
+    expect((await w.documents()).find((d) => d.title === 'Allotment soil test').content).toContain('The chard bolted in June.');
   }, SLOW);
 });
