@@ -185,12 +185,13 @@ export const Forgotten = z.object({
   }),
 });
 
-const deleted = removed('deleted').extend(Forgotten.shape);
+/** A confirmed delete of a document or a container: what went with it, and what was kept. */
+export const Deleted = removed('deleted').extend(Forgotten.shape);
 
 export const ContainerList = z.object({ containers: z.array(Container) }).meta({ id: 'ContainerList' });
-export const DeleteDocumentResult = z.union([deleted, ConfirmationRequest]).meta({ id: 'DeleteDocumentResult' });
+export const DeleteDocumentResult = z.union([Deleted, ConfirmationRequest]).meta({ id: 'DeleteDocumentResult' });
 export const ForgetMemoryResult = z.union([removed('forgotten'), ConfirmationRequest]).meta({ id: 'ForgetMemoryResult' });
-export const DeleteContainerResult = z.union([deleted, ConfirmationRequest]).meta({ id: 'DeleteContainerResult' });
+export const DeleteContainerResult = z.union([Deleted, ConfirmationRequest]).meta({ id: 'DeleteContainerResult' });
 export const RuleDeleted = removed('deleted').meta({ id: 'RuleDeleted' });
 
 export const Key = z.object({
