@@ -12,10 +12,11 @@ export interface Container {
 export interface ContainerRepository {
   listContainers(accountId: string): Container[];
   getContainer(accountId: string, id: string): Container | null;
+  /** The container whose name reads as `name`: the same once compared as names are (src/names.ts, nameKey). */
   getContainerByName(accountId: string, name: string): Container | null;
-  /** Throws `UniqueViolation` when the account has a container of that name already. */
+  /** Throws `UniqueViolation` when the account has a container of that name already, as names are compared. */
   insertContainer(container: Container): void;
-  /** Throws `UniqueViolation` when the new name is another container's. */
+  /** Throws `UniqueViolation` when the new name is another container's, as names are compared. */
   updateContainer(accountId: string, id: string, patch: { name?: string; description?: string; updatedAt: number }): void;
   deleteContainer(accountId: string, id: string): void;
 }
