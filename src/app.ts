@@ -5,6 +5,7 @@ import { malformed, refusalOf, ServiceError } from './errors';
 import type { AppEnv } from './http/app-env';
 import { errorResponse } from './http/envelope';
 import { headerLimit } from './http/middleware/header-limit';
+import { methodNotAllowed } from './http/middleware/method-not-allowed';
 import { PasswordThrottle } from './http/middleware/password-throttle';
 import { traceId } from './http/middleware/trace-id';
 import { OPENAPI_PATH, openApiDocument } from './http/openapi';
@@ -12,6 +13,7 @@ import { restRoutes } from './http/rest';
 import { sessionRoutes } from './http/session';
 import { learningProgress } from './learning/progress';
 import { mcpRoutes } from './mcp/http';
+import { MCP_PATH } from './oauth/metadata';
 import { type OAuthOptions, oauthRoutes } from './oauth/routes';
 import type { Services } from './operations/operation';
 import { LIMITS } from './operations/schemas';
@@ -32,6 +34,7 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
     collectYoungGarbageSoon();
   });
   app.use(headerLimit());
+  app.use(methodNotAllowed(app, [MCP_PATH]));
   app.use(bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
