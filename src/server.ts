@@ -113,7 +113,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     model: config.model ? new ModelClient(config.model) : null, turns: new TurnBudget(),
   };
   // The site is known once the server listens (the port may be 0); requests come only after that.
-  const site: Site = { baseUrl: '', origins: new Set(), trustedProxies: new TrustedProxies(config.trustedProxies) };
+  const site: Site = { baseUrl: '', origins: new Set(), ownOrigins: new Set(), trustedProxies: new TrustedProxies(config.trustedProxies) };
   const app = createApp(services, site, {
     consentTtlDays: config.consentTtlDays,
     clientMetadata: { allowPrivate: config.fetchAllowPrivate, ...options.clientMetadata },
