@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { malformed, refusalOf, ServiceError } from './errors';
 import type { AppEnv } from './http/app-env';
 import { errorResponse } from './http/envelope';
+import { health } from './http/health';
 import { headerLimit } from './http/middleware/header-limit';
 import { methodNotAllowed } from './http/middleware/method-not-allowed';
 import { PasswordThrottle } from './http/middleware/password-throttle';
@@ -11,7 +12,6 @@ import { traceId } from './http/middleware/trace-id';
 import { OPENAPI_PATH, openApiDocument } from './http/openapi';
 import { restRoutes } from './http/rest';
 import { sessionRoutes } from './http/session';
-import { learningProgress } from './learning/progress';
 import { mcpRoutes } from './mcp/http';
 import { MCP_PATH } from './oauth/metadata';
 import { type OAuthOptions, oauthRoutes } from './oauth/routes';
@@ -41,7 +41,7 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
       throw malformed(`The body is larger than ${MAX_BODY_BYTES} bytes.`, { limit_bytes: MAX_BODY_BYTES });
     },
   }));
-  app.get('/healthz', (c) => c.json({ status: 'ok', learning: learningProgress(services) }));
+  app.get('/healthz', health(services, site));
   let openapi: object | null = null; // built on first request: the site is known only once listening
   app.get(OPENAPI_PATH, (c) => {
     openapi ??= openApiDocument(site);
