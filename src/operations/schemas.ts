@@ -69,6 +69,8 @@ export const Container = z.object({
   name: z.string(),
   description: z.string(),
   created_at: timestamp,
+  learns_into_profile: z.boolean()
+    .describe('Whether learning may promote facts drawn from its documents to the profile (standing facts). Off: they stay in the container.'),
 }).meta({ id: 'Container' });
 
 export const SearchHit = z.object({

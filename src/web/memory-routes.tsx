@@ -56,7 +56,9 @@ export function memoryRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv
 
   app.post('/containers/:id', post((c) => `/containers/${idParam(c)}`, async (c, o, form) => {
     const id = idParam(c);
-    await invoke(updateContainer, o.ctx, { container_id: id, name: str(form, 'name'), description: str(form, 'description') });
+    await invoke(updateContainer, o.ctx, {
+      container_id: id, name: str(form, 'name'), description: str(form, 'description'), learns_into_profile: str(form, 'learns_into_profile') === 'on',
+    });
     return { to: `/containers/${id}`, notice: 'Saved.' };
   }));
 

@@ -23,7 +23,8 @@ describe('migration 0018: container names compared as people read them', () => {
   const old = new Database(join(dir, DB_FILE));
   old.run('DROP INDEX containers_account_name_key');
   old.run('ALTER TABLE containers DROP COLUMN name_key');
-  old.run("DELETE FROM schema_migrations WHERE version = '0018_container_name_keys'");
+  old.run('ALTER TABLE containers DROP COLUMN learns_into_profile');
+  old.run("DELETE FROM schema_migrations WHERE version = '0018_containers'");
   for (const account of ['acc_a', 'acc_b']) old.run('INSERT INTO accounts (id, email, password_hash, created_at) VALUES (?, ?, ?, 0)', [account, `${account}@example.org`, 'x']);
   const made: [string, string, string][] = [
     ['ctr_1', 'acc_a', 'Notes'], ['ctr_2', 'acc_a', 'notes'], ['ctr_3', 'acc_a', 'Notes\u3164'], ['ctr_4', 'acc_a', 'Notes (2)'],

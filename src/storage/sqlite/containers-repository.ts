@@ -17,7 +17,7 @@ export function containersRepository({ db }: SqliteContext): ContainerRepository
       db.select().from(t.containers).where(and(eq(t.containers.accountId, accountId), eq(t.containers.nameKey, nameKey(name)))).get() ?? null,
 
     insertContainer(container) {
-      uniqueChecked(() => db.insert(t.containers).values({ ...container, nameKey: nameKey(container.name) }).run());
+      uniqueChecked(() => db.insert(t.containers).values({ ...container, learnsIntoProfile: container.learnsIntoProfile ?? true, nameKey: nameKey(container.name) }).run());
     },
 
     updateContainer(accountId, id, patch) {

@@ -23,7 +23,7 @@ import factWriter from '../../../migrations/0014_fact_writer.sql' with { type: '
 import exposureExpiry from '../../../migrations/0015_exposure_expiry.sql' with { type: 'text' };
 import accessLog from '../../../migrations/0016_access_log.sql' with { type: 'text' };
 import vectorSnapshot from '../../../migrations/0017_vector_snapshot.sql' with { type: 'text' };
-import containerNameKeys from '../../../migrations/0018_container_name_keys.sql' with { type: 'text' };
+import containers from '../../../migrations/0018_containers.sql' with { type: 'text' };
 
 const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
@@ -43,7 +43,7 @@ const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Da
   { version: '0015_exposure_expiry', sql: exposureExpiry },
   { version: '0016_access_log', sql: accessLog },
   { version: '0017_vector_snapshot', sql: vectorSnapshot },
-  { version: '0018_container_name_keys', sql: containerNameKeys, finish: keyContainerNames },
+  { version: '0018_containers', sql: containers, finish: keyContainerNames },
 ];
 
 /** The stemmed index of a rebuild still under way (0008) deletes securely too once it takes over. */

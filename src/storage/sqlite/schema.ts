@@ -25,6 +25,7 @@ export const containers = sqliteTable('containers', {
   updatedAt: integer('updated_at').notNull(),
   /** The name as names are compared (src/names.ts); unique per account (migration 0018). */
   nameKey: text('name_key').notNull(),
+  learnsIntoProfile: integer('learns_into_profile', { mode: 'boolean' }).notNull(),
 });
 
 export const documents = sqliteTable('documents', {
