@@ -65,8 +65,8 @@ interface Acked {
   revoked: string[];
 }
 
-/** One acknowledged write of every kind: two documents, a container fact, a standing fact, a new key, and a revocation. */
-async function writeEveryKind(tag: string, acked: Acked): Promise<void> {
+/** Writes of every kind, each acknowledged: two documents, a container fact, a standing fact, two new keys, and a revocation (7). */
+async function writeEveryKind(tag: string, acked: Acked): Promise<number> {
   for (const n of [1, 2]) {
     const doc = await call('POST', '/v1/documents', key, { container, custom_id: `${tag}-doc${n}`, content: `Document ${n} of ${tag}: a lentil soup with cumin.` });
     expect(doc.status).toBe(202);
@@ -86,6 +86,7 @@ async function writeEveryKind(tag: string, acked: Acked): Promise<void> {
   expect(doomed.status).toBe(201);
   expect((await call('DELETE', `/v1/exposures/${doomed.body.id}`, owner)).status).toBe(200);
   acked.revoked.push(doomed.body.key);
+  return 7;
 }
 
 /** After kill -9 and a restart: every acknowledged write is there, and every revoked key is refused. */
@@ -143,20 +144,26 @@ describe('an outside SQLite client while the server runs', () => {
     await poller;
     expect(missing.slice(0, 5)).toEqual([]);
     expect(samples).toBeGreaterThan(20);
+    console.log(`outside reader: the server's locks on ${files.join(', ')} found in all ${samples} samples of /proc/locks`);
   }, 60_000);
 
   it('loses no acknowledged write of any kind after readers came and went: documents, facts, keys, revocations over kill -9', async () => {
+    const readMs: number[] = [];
+    let afterReaders = 0;
     await start();
     const acked: Acked = { documents: [], facts: [], keys: [], revoked: [] };
     await writeEveryKind('before', acked);
     await untilLearned('before-doc1');
     for (const round of [1, 2, 3]) {
+      const t0 = performance.now();
       for (const counted of await readFromOutside(store())) expect(counted).toBe(acked.documents.length);
-      await writeEveryKind(`after-reader-${round}`, acked);
+      readMs.push(performance.now() - t0);
+      afterReaders += await writeEveryKind(`after-reader-${round}`, acked);
     }
     // The first key was made before the server started; its revocation, too, must survive.
     const first = (await call('GET', '/v1/api-keys', owner)).body.active.find((k: { name: string }) => k.name === 'first');
     expect((await call('DELETE', `/v1/exposures/${first.id}`, owner)).status).toBe(200);
+    afterReaders++;
     server!.proc.kill('SIGKILL');
     await server!.proc.exited;
     await start();
@@ -164,6 +171,7 @@ describe('an outside SQLite client while the server runs', () => {
     expect((await call('GET', '/v1/containers', key)).status).toBe(403);
     key = (await call('POST', '/v1/api-keys', owner, { name: 'checker', level: 'read', all_views: true })).body.key;
     await expectAllPresent(acked);
+    console.log(`outside reader: 3 rounds of outside readers (${readMs.map((ms) => ms.toFixed(0)).join(', ')} ms each), then ${afterReaders} acknowledged writes (documents, facts, keys, revocations): all present after kill -9`);
   }, 60_000);
 
   it('loses no acknowledged write while `engram backup`, `engram export` and an outside reader run beside the writes', async () => {
