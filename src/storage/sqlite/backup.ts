@@ -72,7 +72,6 @@ function settle(target: string): void {
       if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) throw inUse(target);
       // Not a store SQLite can read: its side files cannot help it, and the backup replaces it.
       db?.close();
-      db = null;
       for (const file of sideFiles()) rmSync(file, { force: true });
       return;
     }
