@@ -6,7 +6,7 @@ import type { AppEnv } from './http/app-env';
 import { errorResponse } from './http/envelope';
 import { health } from './http/health';
 import { headerLimit } from './http/middleware/header-limit';
-import { methodNotAllowed } from './http/middleware/method-not-allowed';
+import { noRoute } from './http/no-route';
 import { PasswordThrottle } from './http/middleware/password-throttle';
 import { traceId } from './http/middleware/trace-id';
 import { OPENAPI_PATH, openApiDocument } from './http/openapi';
@@ -34,7 +34,6 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
     collectYoungGarbageSoon();
   });
   app.use(headerLimit());
-  app.use(methodNotAllowed(app, [MCP_PATH]));
   app.use(bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
@@ -54,7 +53,7 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
   app.route('/', mcpRoutes(services, site));
   app.route('/', sessionRoutes(services, site, passwords));
   app.route('/', restRoutes(services, site));
-  app.notFound((c) => errorResponse(c, new ServiceError('not_found', `No route ${c.req.method} ${c.req.path}.`)));
+  app.notFound(noRoute(app, [MCP_PATH]));
   app.onError((err, c) => {
     const refusal = refusalOf(err);
     if (refusal) return errorResponse(c, refusal);

@@ -1,15 +1,16 @@
 /**
- * 405 in the envelope, with `Allow`, for a method a path has no route for (PUT /v1/documents),
- * answered before any credential is asked for: the method is wrong whoever asks. The table comes
- * from the app's own routes on the first request, so it cannot drift from them. OPTIONS is left
- * to the CORS middleware and the routes, and paths in `except` to their door (MCP answers its
- * own 405s in JSON-RPC's form). A method outside Bun's parser's table (FOO) never
- * reaches the app: Bun 1.4 closes the connection unanswered (oven-sh/bun#6556; docs/decisions.md).
+ * What no route answers: 405 `method_not_allowed` in the envelope, with `Allow`, when the path has
+ * routes for other methods (PUT /v1/documents), 404 `not_found` otherwise. It runs where Hono finds
+ * no route, so what guards a path answers first: on /v1 a missing or refused credential is still
+ * 401 or 403, whatever the method. The table comes from the app's own routes on first use, so it
+ * cannot drift from them. Paths in `except` are left to their door (MCP answers its own 405s in
+ * JSON-RPC's form). A method outside Bun's parser's table (FOO) never reaches the app: Bun 1.4
+ * closes the connection unanswered (oven-sh/bun#6556; docs/decisions.md).
  */
-import type { Hono, MiddlewareHandler } from 'hono';
-import { ServiceError } from '../../errors';
-import type { AppEnv } from '../app-env';
-import { errorResponse } from '../envelope';
+import type { Hono, NotFoundHandler } from 'hono';
+import { ServiceError } from '../errors';
+import type { AppEnv } from './app-env';
+import { errorResponse } from './envelope';
 
 interface RouteMethods {
   pattern: RegExp;
@@ -32,13 +33,12 @@ function routeTable(routes: Hono<AppEnv>['routes']): RouteMethods[] {
   }));
 }
 
-export function methodNotAllowed(app: Hono<AppEnv>, except: string[] = []): MiddlewareHandler<AppEnv> {
+export function noRoute(app: Hono<AppEnv>, except: string[] = []): NotFoundHandler<AppEnv> {
   let table: RouteMethods[] | null = null;
-  return async (c, next) => {
-    if (c.req.method === 'OPTIONS' || except.includes(c.req.path)) return next();
+  return (c) => {
     table ??= routeTable(app.routes);
-    const allowed = new Set(table.filter((r) => r.pattern.test(c.req.path)).flatMap((r) => [...r.methods]));
-    if (allowed.size === 0 || allowed.has(c.req.method)) return next();
+    const allowed = except.includes(c.req.path) ? new Set<string>() : new Set(table.filter((r) => r.pattern.test(c.req.path)).flatMap((r) => [...r.methods]));
+    if (allowed.size === 0) return errorResponse(c, new ServiceError('not_found', `No route ${c.req.method} ${c.req.path}.`));
     const allow = [...allowed].sort();
     const res = errorResponse(c, new ServiceError('method_not_allowed', `${c.req.path} does not answer ${c.req.method}; it answers ${allow.join(', ')}.`, { allow }));
     res.headers.set('Allow', allow.join(', '));
