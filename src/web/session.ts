@@ -92,7 +92,7 @@ export function signInSubject(c: Context, site: Site): string {
 export function foreignOrigin(c: Context, site: Site): string | null {
   if (c.req.header('Sec-Fetch-Site') === 'cross-site') return 'another site';
   const origin = c.req.header('Origin');
-  if (origin !== undefined) return site.ownOrigins.has(origin) ? null : origin;
+  if (origin !== undefined) return site.ownOrigins.has(origin) ? null : origin === 'null' ? 'a page without an origin' : origin;
   const referer = c.req.header('Referer');
   if (referer === undefined) return null;
   const from = URL.parse(referer)?.origin;
