@@ -1,10 +1,10 @@
 /** Builds the Hono app: trace ids, the error envelope, REST, MCP, the OAuth door and the owner's web pages. */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { malformed, refusalOf, ServiceError } from './errors';
+import { refusalOf, ServiceError } from './errors';
 import type { AppEnv } from './http/app-env';
 import { errorResponse } from './http/envelope';
 import { health } from './http/health';
+import { requestBodyLimit } from './http/middleware/body-limit';
 import { headerLimit } from './http/middleware/header-limit';
 import { noRoute } from './http/no-route';
 import { PasswordThrottle } from './http/middleware/password-throttle';
@@ -16,14 +16,10 @@ import { mcpRoutes } from './mcp/http';
 import { MCP_PATH } from './oauth/metadata';
 import { type OAuthOptions, oauthRoutes } from './oauth/routes';
 import type { Services } from './operations/operation';
-import { LIMITS } from './operations/schemas';
 import type { Site } from './site';
 import { webRoutes } from './web/routes';
 import { FormTokens } from './web/session';
 import { collectYoungGarbageSoon } from './young-garbage';
-
-/** The largest request body: 1 MiB of content can take several times that once escaped in JSON. */
-const MAX_BODY_BYTES = 8 * LIMITS.contentBytes;
 
 export function createApp(services: Services, site: Site, oauth: OAuthOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -34,12 +30,7 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
     collectYoungGarbageSoon();
   });
   app.use(headerLimit());
-  app.use(bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw malformed(`The body is larger than ${MAX_BODY_BYTES} bytes.`, { limit_bytes: MAX_BODY_BYTES });
-    },
-  }));
+  app.use(requestBodyLimit());
   app.get('/healthz', health(services, site));
   let openapi: object | null = null; // built on first request: the site is known only once listening
   app.get(OPENAPI_PATH, (c) => {
