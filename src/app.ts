@@ -3,15 +3,17 @@ import { Hono } from 'hono';
 import { refusalOf, ServiceError } from './errors';
 import type { AppEnv } from './http/app-env';
 import { errorResponse } from './http/envelope';
+import { health } from './http/health';
 import { requestBodyLimit } from './http/middleware/body-limit';
 import { headerLimit } from './http/middleware/header-limit';
+import { noRoute } from './http/no-route';
 import { PasswordThrottle } from './http/middleware/password-throttle';
 import { traceId } from './http/middleware/trace-id';
 import { OPENAPI_PATH, openApiDocument } from './http/openapi';
 import { restRoutes } from './http/rest';
 import { sessionRoutes } from './http/session';
-import { learningProgress } from './learning/progress';
 import { mcpRoutes } from './mcp/http';
+import { MCP_PATH } from './oauth/metadata';
 import { type OAuthOptions, oauthRoutes } from './oauth/routes';
 import type { Services } from './operations/operation';
 import type { Site } from './site';
@@ -33,7 +35,7 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions, i
   const limit = requestBodyLimit();
   // The Import page's upload is streamed to disk under a limit of its own (web/import-routes.tsx).
   app.use((c, next) => (c.req.method === 'POST' && c.req.path === IMPORT_PATH ? next() : limit(c, next)));
-  app.get('/healthz', (c) => c.json({ status: 'ok', learning: learningProgress(services) }));
+  app.get('/healthz', health(services, site));
   let openapi: object | null = null; // built on first request: the site is known only once listening
   app.get(OPENAPI_PATH, (c) => {
     openapi ??= openApiDocument(site);
@@ -46,7 +48,7 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions, i
   app.route('/', mcpRoutes(services, site));
   app.route('/', sessionRoutes(services, site, passwords));
   app.route('/', restRoutes(services, site));
-  app.notFound((c) => errorResponse(c, new ServiceError('not_found', `No route ${c.req.method} ${c.req.path}.`)));
+  app.notFound(noRoute(app, [MCP_PATH]));
   app.onError((err, c) => {
     const refusal = refusalOf(err);
     if (refusal) return errorResponse(c, refusal);

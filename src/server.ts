@@ -115,7 +115,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     model: config.model ? new ModelClient(config.model) : null, turns: new TurnBudget(),
   };
   // The site is known once the server listens (the port may be 0); requests come only after that.
-  const site: Site = { baseUrl: '', origins: new Set(), trustedProxies: new TrustedProxies(config.trustedProxies) };
+  const site: Site = { baseUrl: '', origins: new Set(), ownOrigins: new Set(), trustedProxies: new TrustedProxies(config.trustedProxies) };
   const imports = new ImportRuns(join(config.dataDir, IMPORTS_DIR), clock);
   const app = createApp(services, site, {
     consentTtlDays: config.consentTtlDays,

@@ -185,10 +185,12 @@ standard output. Safe while the server runs: the file is one consistent snapshot
 ${ACCOUNT}
 ${COMMON}`,
     async run({ values, config }) {
+      const commands = await import('./store-commands');
+      commands.requireStore(config); // before the file is made: no empty export beside a mistyped --data
       if (values.out) closeSync(openSync(values.out, 'w', 0o600)); // a new file is private, like the store it comes from
       const out = values.out ? Bun.file(values.out).writer() : null;
       const write = (line: string) => (out ? out.write(`${line}\n`) : process.stdout.write(`${line}\n`));
-      await (await import('./store-commands')).exportMemory(config, values.email, write);
+      await commands.exportMemory(config, values.email, write);
       await out?.end();
       return 0;
     },

@@ -2,7 +2,9 @@
  * What the CLI's store commands (owner, containers, keys, export, import) do. They work on the store
  * directly, through the same operations as the API, acting as the owner of the chosen account.
  */
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TurnBudget } from '../agent/turn-budget';
 import type { z } from 'zod';
 import type { Caller } from '../auth/caller';
@@ -16,7 +18,7 @@ import { RateLimiter } from '../operations/rate-limiter';
 import { UsageRecorder } from '../operations/usage-recorder';
 import { AccessRecorder } from '../operations/access-recorder';
 import { SearchEngine } from '../search/search-engine';
-import { openDatabase } from '../storage/sqlite/open';
+import { DB_FILE, openDatabase } from '../storage/sqlite/open';
 import { openSqliteStore } from '../storage/sqlite/sqlite-store';
 import type { Store } from '../storage/store';
 import { exportAccount } from './transfer';
@@ -25,7 +27,18 @@ import type { ImportSummary } from '../operations/import-summary';
 import type { ImportFormatName } from '../importers/format-labels';
 import { UsageError } from './usage-error';
 
-function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+/**
+ * Refuses a data directory that holds no store: a mistyped --data must not leave an empty store
+ * behind it (only `owner create`, `serve` and `restore` make one).
+ */
+export function requireStore(config: Config): void {
+  if (!existsSync(join(config.dataDir, DB_FILE))) {
+    throw new UsageError(`No Engram store in ${config.dataDir}. Check --data (or ENGRAM_DATA_DIR), or make one there with \`engram owner create\`.`);
+  }
+}
+
+function withStore<T>(config: Config, fn: (store: Store) => Promise<T>, may: 'open' | 'create' = 'open'): Promise<T> {
+  if (may === 'open') requireStore(config);
   const store = openSqliteStore(openDatabase(config.dataDir, systemClock.now()));
   return fn(store).finally(() => store.close());
 }
@@ -59,7 +72,7 @@ function run<I extends z.ZodType, O extends z.ZodType>(store: Store, caller: Cal
 }
 
 export function ownerCreate(config: Config, email: string, password: string): Promise<string> {
-  return withStore(config, async (store) => (await createAccount(store, systemClock, email, password)).id);
+  return withStore(config, async (store) => (await createAccount(store, systemClock, email, password)).id, 'create');
 }
 
 export function ownerToken(config: Config, email: string | undefined): Promise<string> {

@@ -1,6 +1,6 @@
 /** `engram backup`/`restore` and `export`/`import`, run as commands against real data directories. */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXTRACT_SYSTEM } from '../../../src/agent/fact-extractor';
@@ -67,6 +67,27 @@ describe('backup and restore', () => {
     const bad = engram(['restore', junk, '--data', mkdtempSync(join(work, 'x-'))]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('is not an Engram backup');
+  });
+
+  it('refuses to restore under another program that has the store open, and restores once it has closed it', async () => {
+    const dir = mkdtempSync(join(work, 'held-'));
+    expect(engram(['restore', backup, '--data', dir]).code).toBe(0);
+    expect(engram(['containers', 'list', '--data', dir]).code).toBe(0); // opened by Engram once: in WAL mode, as a server leaves it
+    // A database browser, as a person would leave one open: Python's sqlite3, a read, then idle.
+    const hold = 'import sqlite3, sys, time\nc = sqlite3.connect(sys.argv[1])\nc.execute("select count(*) from documents").fetchone()\nprint("open", flush=True)\ntime.sleep(60)';
+    const holder = Bun.spawn(['python3', '-c', hold, join(dir, 'engram.db')], { stdout: 'pipe', stderr: 'inherit' });
+    try {
+      const reader = (holder.stdout as ReadableStream<Uint8Array>).getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain('open');
+      const refused = engram(['restore', backup, '--data', dir]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`Another program has ${join(dir, 'engram.db')} open`);
+    } finally {
+      holder.kill();
+      await holder.exited;
+    }
+    expect(engram(['restore', backup, '--data', dir]).code).toBe(0);
+    expect(existsSync(join(dir, 'engram.db-wal'))).toBe(false);
   });
 
   it('will not overwrite an existing file with a backup', () => {
