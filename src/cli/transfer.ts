@@ -20,7 +20,10 @@ export function exportAccount(store: Store, accountId: string, now: number, writ
   store.snapshot(() => {
     emit({ type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: iso(now)!, account: accountId });
     for (const c of store.listContainers(accountId)) {
-      emit({ type: 'container', id: c.id, name: c.name, description: c.description, created_at: c.createdAt, updated_at: c.updatedAt });
+      emit({
+        type: 'container', id: c.id, name: c.name, description: c.description, created_at: c.createdAt, updated_at: c.updatedAt,
+        learns_into_profile: c.learnsIntoProfile,
+      });
     }
     // In the order they were stored, so that an import stores them in the same order again.
     for (let page = store.listDocumentsInInsertOrder(accountId, 0, PAGE); page.lastSeq !== null; page = store.listDocumentsInInsertOrder(accountId, page.lastSeq, PAGE)) {

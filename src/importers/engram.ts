@@ -35,6 +35,8 @@ const ContainerLine = z.object({
   type: z.literal('container'), id: z.string(), name: z.string().min(1), description: z.string(), created_at: time,
   /** Version 2. */
   updated_at: time.optional(),
+  /** Whether learning may promote the container's facts to the profile; absent in older files (on, the default). */
+  learns_into_profile: z.boolean().optional(),
 });
 
 const DocumentV1 = z.object({

@@ -337,7 +337,10 @@ class ImportPass {
       this.summary.added.container++;
       if (this.now !== null) {
         id = newId('ctr');
-        this.ctx.store.insertContainer({ id, accountId: this.accountId, name, description: description ?? '', createdAt: c.created_at, updatedAt: c.updated_at ?? c.created_at });
+        this.ctx.store.insertContainer({
+          id, accountId: this.accountId, name, description: description ?? '', createdAt: c.created_at, updatedAt: c.updated_at ?? c.created_at,
+          learnsIntoProfile: c.learns_into_profile ?? true,
+        });
       }
     }
     this.exportedContainers.set(c.id, id ?? TO_BE_MADE);

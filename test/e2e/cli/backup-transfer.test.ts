@@ -105,6 +105,8 @@ describe('export and import', () => {
       const owner = (await makeOwner(source)).token;
       const a = await makeContainer(source, owner, 'Food');
       const b = await makeContainer(source, owner, 'Work');
+      // The owner keeps work facts out of the profile: the switch travels with the container.
+      expect((await call(source, 'PATCH', `/v1/containers/${b}`, owner, { learns_into_profile: false })).status).toBe(200);
       const { id: keyId, key } = await makeKey(source, owner, { level: 'manage', all_views: true, profile: true });
       await call(source, 'POST', '/v1/documents', key, { container: a, content: 'Oatmeal for breakfast.', custom_id: 'oats', metadata: { source: 'chat' }, title: 'Breakfast' });
       await call(source, 'POST', '/v1/documents', key, { container: b, url: 'https://example.org/plan' });
@@ -128,6 +130,7 @@ describe('export and import', () => {
       const again = engram(['export', '--data', target.dataDir]);
       // The key-bound rule has no key to hold it on the new server, so it holds for the account.
       const expected = normalized(exported.stdout).map((l: any) => (l.type === 'rule' ? { ...l, credential_id: null } : l));
+      expect(expected.filter((l: any) => l.type === 'container').map((l: any) => [l.name, l.learns_into_profile])).toEqual([['Food', true], ['Work', false]]);
       expect(normalized(again.stdout)).toEqual(expected);
 
       // Importing the same file twice adds nothing (test/e2e/cli/import-twice.test.ts has the rest).
