@@ -45,7 +45,7 @@ export class FactExtractor {
    * (learning still indexes); the failure is logged, not raised.
    */
   async propose(store: Repositories, doc: DocumentRow, passages: PassageInput[]): Promise<FactAction[]> {
-    const known = await knownFacts(store, doc);
+    const known = await knownFacts(store, doc, KNOWN_FACTS);
     const read = passages.slice(0, PASSAGES_READ);
     const messages: ChatMessage[] = [
       { role: 'system', content: EXTRACT_SYSTEM },
@@ -77,26 +77,42 @@ export class FactExtractor {
   }
 }
 
-async function knownFacts(store: Repositories, doc: DocumentRow): Promise<Fact[]> {
-  const half = KNOWN_FACTS / 2;
-  return [...(await store.facts.listStatic(doc.accountId)).slice(0, half), ...(await store.facts.listRecent(doc.accountId, [doc.containerId], half))];
+/**
+ * Whether facts drawn from the document may go to the profile: its container's switch (on by
+ * default). The profile is outside every container, so a key with the profile tick that reaches
+ * only "Notes" would read a standing fact learned from a document in "Secret".
+ */
+const intoProfile = async (store: Repositories, doc: DocumentRow): Promise<boolean> =>
+  (await store.containers.get(doc.accountId, doc.containerId))?.learnsIntoProfile ?? true;
+
+/**
+ * The facts a new one is compared with: the profile's standing facts and the container's. A
+ * container that does not learn into the profile is compared with its own alone, so that no fact
+ * of it can replace (and so rewrite) a profile fact.
+ */
+async function knownFacts(store: Repositories, doc: DocumentRow, limit: number): Promise<Fact[]> {
+  const half = limit / 2;
+  const profile = (await intoProfile(store, doc)) ? (await store.facts.listStatic(doc.accountId)).slice(0, half) : [];
+  return [...profile, ...(await store.facts.listRecent(doc.accountId, [doc.containerId], limit - profile.length))];
 }
 
 /**
- * Writes the proposed facts of a learned document: a standing fact to the profile's static side,
- * a recent one to the document's container (the profile's dynamic side); a replacing fact
- * rewrites the old one, keeping its history. A fact already known word for word is not saved twice.
+ * Writes the proposed facts of a learned document: a standing fact to the profile's static side
+ * (to the document's container instead when that does not learn into the profile), a recent one
+ * to the document's container (the profile's dynamic side); a replacing fact rewrites the old
+ * one, keeping its history. A fact already known word for word is not saved twice.
  */
 export async function applyFacts(tx: Transaction, doc: DocumentRow, actions: FactAction[], now: number): Promise<void> {
-  const known = new Set(
-    [...(await tx.facts.listStatic(doc.accountId)), ...(await tx.facts.listRecent(doc.accountId, [doc.containerId], 1000))].map((m) => norm(m.content)),
-  );
+  const promote = await intoProfile(tx, doc);
+  const known = new Set((await knownFacts(tx, doc, 2000)).map((m) => norm(m.content)));
   for (const a of actions) {
     if (known.has(norm(a.content))) continue;
     known.add(norm(a.content));
     const source = { documentId: doc.id, position: a.position };
-    if (a.kind === 'replace' && (await rewordFact(tx, doc.accountId, a.factId, a.content, now, source))) continue;
-    const standing = a.kind === 'add' && a.standing;
+    // The switch may have been turned off since the model proposed: a profile fact is not rewritten then, the fact stays in the container.
+    const rewrites = a.kind === 'replace' && (promote || !(await tx.facts.get(doc.accountId, a.factId))?.static);
+    if (rewrites && (await rewordFact(tx, doc.accountId, a.factId, a.content, now, source))) continue;
+    const standing = promote && a.kind === 'add' && a.standing;
     await insertFact(tx, {
       id: newId('mem'), accountId: doc.accountId, containerId: standing ? null : doc.containerId, content: a.content, title: null,
       static: standing, createdAt: now, updatedAt: now, sourceDocumentId: doc.id, sourcePosition: a.position,

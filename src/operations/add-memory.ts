@@ -26,7 +26,7 @@ export const addMemory = defineOperation({
     title: title.optional(),
   }),
   async run(ctx, input) {
-    if (!input.content.trim()) throw new ServiceError('validation', 'content must not be empty.', { fields: ['content'] });
+    checkFactContent(input.content);
     // The profile belongs to no container: a static fact needs the profile tick, not reach.
     if (input.static) {
       requireProfile(ctx);
@@ -44,3 +44,8 @@ export const addMemory = defineOperation({
     return toFact(memory);
   },
 });
+
+/** What the input schema cannot say: a fact has words. `engram import` checks it too. */
+export function checkFactContent(content: string): void {
+  if (!content.trim()) throw new ServiceError('validation', 'content must not be empty.', { fields: ['content'] });
+}

@@ -41,6 +41,8 @@ export interface DocumentRepository {
    */
   insert(doc: DocumentRow): Promise<{ inserted: boolean; document: DocumentRow }>;
   get(accountId: string, id: string): Promise<DocumentRow | null>;
+  /** The container's document holding `customId`, or null. */
+  getByCustomId(accountId: string, containerId: string, customId: string): Promise<DocumentRow | null>;
   /** The documents of the given containers, newest first, a page after `after` (null to start). */
   list(accountId: string, containerIds: string[], limit: number, after: DocumentPosition | null): Promise<DocumentPage>;
   /** The account's documents in the order they were stored, a page after `afterSeq` (0 to start). */

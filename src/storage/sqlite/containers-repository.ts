@@ -1,26 +1,31 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import { nameKey } from '../../names';
 import type { ContainerRepository } from '../containers';
 import { type SqliteContext, type Synchronous, uniqueChecked } from './context';
 import * as t from './schema';
+
+/** A container's columns but its compared name, which is how this store keeps names unique, not part of a container. */
+const { nameKey: _, ...columns } = getTableColumns(t.containers);
 
 export function containersRepository({ db }: SqliteContext): Synchronous<ContainerRepository> {
   const mine = (accountId: string, id: string) => and(eq(t.containers.accountId, accountId), eq(t.containers.id, id));
   return {
     // rowid after created_at: containers made in the same millisecond stay oldest first.
-    list: (accountId) => db.select().from(t.containers).where(eq(t.containers.accountId, accountId))
+    list: (accountId) => db.select(columns).from(t.containers).where(eq(t.containers.accountId, accountId))
       .orderBy(t.containers.createdAt, sql`${t.containers}.rowid`).all(),
 
-    get: (accountId, id) => db.select().from(t.containers).where(mine(accountId, id)).get() ?? null,
+    get: (accountId, id) => db.select(columns).from(t.containers).where(mine(accountId, id)).get() ?? null,
 
     getByName: (accountId, name) =>
-      db.select().from(t.containers).where(and(eq(t.containers.accountId, accountId), eq(t.containers.name, name))).get() ?? null,
+      db.select(columns).from(t.containers).where(and(eq(t.containers.accountId, accountId), eq(t.containers.nameKey, nameKey(name)))).get() ?? null,
 
     insert(container) {
-      uniqueChecked(() => db.insert(t.containers).values(container).run());
+      uniqueChecked(() => db.insert(t.containers).values({ ...container, learnsIntoProfile: container.learnsIntoProfile ?? true, nameKey: nameKey(container.name) }).run());
     },
 
     update(accountId, id, patch) {
-      uniqueChecked(() => db.update(t.containers).set(patch).where(mine(accountId, id)).run());
+      const named = patch.name === undefined ? patch : { ...patch, nameKey: nameKey(patch.name) };
+      uniqueChecked(() => db.update(t.containers).set(named).where(mine(accountId, id)).run());
     },
 
     delete(accountId, id) {

@@ -19,6 +19,9 @@ export function documentsRepository({ db, raw, atomic }: SqliteContext): Synchro
 
     get: (accountId, id) => db.select().from(d).where(mine(accountId, id)).get() ?? null,
 
+    getByCustomId: (accountId, containerId, customId) => db.select().from(d)
+      .where(and(eq(d.accountId, accountId), eq(d.containerId, containerId), eq(d.customId, customId))).get() ?? null,
+
     list(accountId, containerIds, limit, after) {
       if (containerIds.length === 0) return { documents: [], next: null };
       const rows = db.select({ doc: d, seq }).from(d).where(and(

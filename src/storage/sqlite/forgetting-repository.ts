@@ -70,12 +70,12 @@ export function forgettingRepository({ db, raw, atomic, afterCommit }: SqliteCon
       return scope && planOf(accountId, scope);
     },
 
-    forget(accountId, target, alsoKept) {
+    forget(accountId, target, alsoForget) {
       const done = atomic((): ForgettingDone | null => {
         const scope = scopeOf(accountId, target);
         if (!scope) return null;
         const plan = planOf(accountId, scope);
-        const ticked = new Set(alsoKept);
+        const ticked = new Set(alsoForget);
         const gone = [...plan.facts, ...plan.kept.filter((m) => ticked.has(m.id))];
         const kept = plan.kept.filter((m) => !ticked.has(m.id));
         const passageIds = raw.query<{ id: number }, [string, string, string | null]>(`

@@ -38,3 +38,15 @@ export function normalized(jsonl: string): any[] {
     ...(rest.source ? { source: { ...rest.source, document: documents.get(rest.source.document) ?? 'not in the file' } } : {}),
   }));
 }
+
+/** What the account holds (the server's only one, unless named), counted straight from the store. */
+export async function holdings(server: TestServer, named?: string) {
+  const store = server.services.store;
+  const accountId = named ?? (await store.accounts.list())[0]!.id;
+  return {
+    containers: (await store.containers.list(accountId)).length,
+    documents: (await store.documents.listInInsertOrder(accountId, 0, 1000)).documents.length,
+    facts: (await store.facts.list(accountId)).length,
+    rules: (await store.rules.list(accountId, null)).length,
+  };
+}

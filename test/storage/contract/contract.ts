@@ -21,7 +21,7 @@ async function addAccount(store: Store, email = `owner-${unique()}@example.org`)
 }
 
 async function addContainer(store: Store, accountId: string, name = `c-${unique()}`): Promise<Container> {
-  const container = { id: newId('ctr'), accountId, name, description: '', createdAt: 0, updatedAt: 0 };
+  const container = { id: newId('ctr'), accountId, name, description: '', createdAt: 0, updatedAt: 0, learnsIntoProfile: true };
   await store.containers.insert(container);
   return container;
 }
