@@ -15,9 +15,14 @@ import type * as S from '../operations/schemas';
 import { INDEX_DIR } from '../storage/sqlite/open';
 import { VECTOR_SNAPSHOT_SETTING } from '../storage/settings';
 import type { Container, KeywordHit, Store, VectorTier } from '../storage/store';
+import { diversify } from './diversity';
 import { convexFusion, type Scored } from './fusion';
+import { feedbackTerms } from './keyword-feedback';
 import { QueryEmbedder } from './query-embedder';
 import { SearchActivity } from './search-activity';
+import { NEIGHBOUR_ANCHORS, withNeighbours } from './time-neighbours';
+import { DEFAULT_TUNING, type SearchTuning } from './tuning';
+import { feedbackQuery } from './vector-feedback';
 import { VectorIndex } from './vector-index';
 
 type SearchResponse = z.infer<typeof S.SearchResponse>;
@@ -46,6 +51,14 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Candidates taken from keyword search and from each vector tier before fusing. */
 export const CANDIDATES = 50;
+
+/** The best hits whose words and vectors make the feedback queries. */
+const FEEDBACK_HITS = 3;
+/** A hit's neighbours in time: at most this many passage ids away, their documents added within this long of its. */
+const NEIGHBOUR_WINDOW = 2;
+const NEIGHBOUR_WITHIN_MS = 6 * 3600_000;
+/** Diversity picks the page from this many times its size of the best hits. */
+const DIVERSITY_POOL = 3;
 
 /**
  * Each list's weight in the fusion, chosen on the conversational benchmark (bench/retrieval-quality.ts;
@@ -96,6 +109,7 @@ export class SearchEngine {
     private readonly activity: SearchActivity,
     private readonly dataDir: string,
     private readonly saveAfterMs: number,
+    private readonly tuning: SearchTuning,
     restored: ReadonlySet<VectorTier>,
     token: string | null,
   ) {
@@ -110,9 +124,10 @@ export class SearchEngine {
    * since), read in a few milliseconds; otherwise a new one, filled from the stored vectors (see
    * `load`). With no embedder, search is keyword-only and the store is not touched. Each search is
    * recorded in `activity`, which the learning thread reads. The indexes are saved once unchanged for
-   * `saveAfterMs` (0: only at a clean stop).
+   * `saveAfterMs` (0: only at a clean stop). `tuning` switches the levers (the benchmark's; the server
+   * runs DEFAULT_TUNING).
    */
-  static open(store: Store, log: Logger, embedders: SearchEmbedders, dataDir: string, activity = new SearchActivity(), saveAfterMs = 0): SearchEngine {
+  static open(store: Store, log: Logger, embedders: SearchEmbedders, dataDir: string, activity = new SearchActivity(), saveAfterMs = 0, tuning = DEFAULT_TUNING): SearchEngine {
     const started = performance.now();
     const indexes: Record<VectorTier, VectorIndex | null> = { strong: null, fast: null };
     const restored = new Set<VectorTier>();
@@ -142,7 +157,7 @@ export class SearchEngine {
       if (restored.size) log.info('search indexes read as last saved', { tiers: [...restored], ms: Math.round(performance.now() - started) });
       if (token && restored.size < searched.length) log.warn('search indexes last saved could not be read; they are rebuilt from the store');
     }
-    return new SearchEngine(store, log, embedders, indexes, activity, dataDir, saveAfterMs, restored, token);
+    return new SearchEngine(store, log, embedders, indexes, activity, dataDir, saveAfterMs, tuning, restored, token);
   }
 
   /**
@@ -344,31 +359,53 @@ export class SearchEngine {
     const depth = Math.max(limit, CANDIDATES);
     // Asked first: the strong model embeds the query on its own thread while keyword search runs here.
     const queries: QueryVectors = { fast: this.embedQuery('fast', q, containers.length), strong: this.embedQuery('strong', q, containers.length) };
-    const keyword: KeywordHit[] = [];
     const searched: SearchResponse['containers'] = [];
-    for (const c of containers) {
-      try {
-        keyword.push(...this.store.searchPassages(accountId, c.id, q, depth));
-        searched.push({ id: c.id, name: c.name });
-      } catch (err) {
-        this.log.error('search failed in a container', { trace_id: traceId, container: c.id, error: String(err) });
-        searched.push({ id: c.id, name: c.name, error: { code: 'internal', message: 'Searching this container failed.' } });
-      }
-    }
-    keyword.sort((a, b) => b.score - a.score);
+    const keyword = this.keywordSearch(accountId, containers, q, depth, traceId, searched);
     const reachable = containers.filter((_c, i) => !searched[i]!.error).map((c) => c.id);
-    const vector = await this.nearest(queries, reachable, depth, traceId);
+    const vectors = await this.queryVectors(queries, reachable, traceId);
     const weights = this.indexes.strong?.count ? FUSION_WEIGHTS.refined : FUSION_WEIGHTS.fast;
-    const fused = convexFusion([
-      { hits: keyword.slice(0, depth).map((h) => ({ item: h.passageId, score: h.score })), weight: weights.keyword },
-      { hits: vector.fast, weight: weights.fast },
-      { hits: vector.strong, weight: weights.strong },
-    ]).slice(0, limit);
-    // Only the page's passages are read in full.
-    const byId = new Map(this.store.getPassageHits(accountId, fused.map((f) => f.item)).map((h) => [h.passageId, h]));
+    const lists = {
+      keyword: { hits: keyword, weight: weights.keyword },
+      fast: { hits: this.nearest('fast', vectors.fast, reachable, depth), weight: weights.fast },
+      strong: { hits: this.nearest('strong', vectors.strong, reachable, depth), weight: weights.strong },
+      feedback: { hits: [] as Scored<number>[], weight: weights.keyword * this.tuning.keywordFeedback },
+    };
+    let fused = convexFusion(Object.values(lists));
+    const { tuning } = this;
+    if ((tuning.keywordFeedback || tuning.vectorFeedback) && fused.length) {
+      const best = fused.slice(0, FEEDBACK_HITS);
+      if (tuning.keywordFeedback) {
+        const texts = this.store.getPassageHits(accountId, best.map((b) => b.item));
+        const weight = new Map(best.map((b) => [b.item, b.score]));
+        const terms = feedbackTerms(q, texts.map((t) => ({ text: t.content, weight: weight.get(t.passageId)! })));
+        if (terms.length) lists.feedback.hits = this.keywordSearch(accountId, containers.filter((c) => reachable.includes(c.id)), terms.join(' '), depth, traceId, []);
+      }
+      if (tuning.vectorFeedback) {
+        for (const tier of TIERS) {
+          const index = this.indexes[tier];
+          if (!vectors[tier] || !index) continue;
+          const hits = best.map((b) => index.passageVector(b.item)).filter((v): v is Float32Array => v !== null);
+          vectors[tier] = feedbackQuery(vectors[tier]!, hits, tuning.vectorFeedback);
+          lists[tier].hits = this.nearest(tier, vectors[tier], reachable, depth);
+        }
+      }
+      fused = convexFusion(Object.values(lists));
+    }
+    if (tuning.neighbours && fused.length) {
+      const anchors = fused.slice(0, NEIGHBOUR_ANCHORS).map((f) => f.item);
+      const neighbours = this.store.listNeighbours(accountId, anchors, NEIGHBOUR_WINDOW, NEIGHBOUR_WITHIN_MS);
+      const own = this.vectorScores(vectors, lists, neighbours.map((n) => n.passageId));
+      fused = withNeighbours(fused, neighbours, (id) => own.get(id) ?? 0, tuning.neighbours);
+    }
+    // Only the page's passages are read in full (with diversity, the pool it is picked from).
+    const pool = fused.slice(0, tuning.diversity ? limit * DIVERSITY_POOL : limit);
+    const byId = new Map(this.store.getPassageHits(accountId, pool.map((f) => f.item)).map((h) => [h.passageId, h]));
+    const page = tuning.diversity
+      ? diversify(pool.filter((f) => byId.has(f.item)), limit, (id) => byId.get(id)?.documentId ?? null, this.passageCosine(), tuning.diversity)
+      : pool;
     const names = new Map(containers.map((c) => [c.id, c.name]));
     const results: SearchResponse['results'] = [];
-    for (const { item, score } of fused) {
+    for (const { item, score } of page) {
       const hit = byId.get(item);
       // A vector of a passage deleted since it was indexed is dropped here, and from the index.
       if (!hit) {
@@ -380,9 +417,66 @@ export class SearchEngine {
       results.push({
         container: hit.containerId, container_name: names.get(hit.containerId)!, content: hit.content, score,
         document_id: hit.documentId, memory_id: hit.memoryId, custom_id: hit.customId, title: hit.title, position: hit.position,
+        ...(hit.source ? { source: { document_id: hit.source.documentId, custom_id: hit.source.customId, passage: hit.source.position } } : {}),
       });
     }
     return { results, containers: searched };
+  }
+
+  /**
+   * BM25 over each container, best first; a container whose search fails is reported in `searched`
+   * (when given) instead of looking like an empty memory.
+   */
+  private keywordSearch(accountId: string, containers: Container[], q: string, depth: number, traceId: string, searched: SearchResponse['containers']): Scored<number>[] {
+    const hits: KeywordHit[] = [];
+    for (const c of containers) {
+      try {
+        hits.push(...this.store.searchPassages(accountId, c.id, q, depth));
+        searched.push({ id: c.id, name: c.name });
+      } catch (err) {
+        this.log.error('search failed in a container', { trace_id: traceId, container: c.id, error: String(err) });
+        searched.push({ id: c.id, name: c.name, error: { code: 'internal', message: 'Searching this container failed.' } });
+      }
+    }
+    return hits.sort((a, b) => b.score - a.score).slice(0, depth).map((h) => ({ item: h.passageId, score: h.score }));
+  }
+
+  /**
+   * What the vector lists would have given passages they did not bring: each tier's cosine, rescaled
+   * between its list's worst and best and weighted as in the fusion.
+   */
+  private vectorScores(vectors: Record<VectorTier, Float32Array | null>, lists: Record<VectorTier, { hits: Scored<number>[]; weight: number }>, ids: number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const tier of TIERS) {
+      const { hits, weight } = lists[tier];
+      const index = this.indexes[tier];
+      if (!vectors[tier] || !index || !hits.length) continue;
+      const top = hits[0]!.score;
+      const bottom = hits.at(-1)!.score;
+      for (const [id, cosine] of index.similarities(vectors[tier]!, new Set(ids))) {
+        const rescaled = top > bottom ? Math.min(1, Math.max(0, (cosine - bottom) / (top - bottom))) : 0;
+        out.set(id, (out.get(id) ?? 0) + weight * rescaled);
+      }
+    }
+    return out;
+  }
+
+  /** Cosine between two passages' directions, from the strong tier when it holds both, else the fast one (0 when neither does). */
+  private passageCosine(): (a: number, b: number) => number {
+    const seen = new Map<number, Float32Array | null>();
+    const index = this.indexes.strong?.count ? this.indexes.strong : this.indexes.fast;
+    const vector = (id: number) => {
+      if (!seen.has(id)) seen.set(id, index?.passageVector(id) ?? null);
+      return seen.get(id)!;
+    };
+    return (a, b) => {
+      const va = vector(a);
+      const vb = vector(b);
+      if (!va || !vb) return 0;
+      let dot = 0;
+      for (let i = 0; i < va.length; i++) dot += va[i]! * vb[i]!;
+      return dot;
+    };
   }
 
   /**
@@ -402,22 +496,28 @@ export class SearchEngine {
   }
 
   /**
-   * Each tier's nearest passages by cosine, above its model's similarity floor; empty lists when
-   * keyword-only. A tier whose query embedding failed is left out of this search, and the other
-   * still answers.
+   * Each tier's query vector, or null when the tier is not searched (no embedder or vectors, no
+   * reachable container) or its query embedding failed: that tier is left out of this search, and
+   * the other still answers.
    */
-  private async nearest(queries: QueryVectors, containerIds: string[], k: number, traceId: string): Promise<Record<VectorTier, Scored<number>[]>> {
-    const nearest = async (tier: VectorTier): Promise<Scored<number>[]> => {
+  private async queryVectors(queries: QueryVectors, containerIds: string[], traceId: string): Promise<Record<VectorTier, Float32Array | null>> {
+    const resolve = async (tier: VectorTier): Promise<Float32Array | null> => {
       const query = await queries[tier];
-      if (!query || containerIds.length === 0) return [];
+      if (!query || containerIds.length === 0) return null;
       if (query instanceof Error) {
         this.log.warn('query embedding failed; this search goes without that tier', { trace_id: traceId, tier, error: String(query) });
-        return [];
+        return null;
       }
-      const floor = this.embedders[tier]!.similarityFloor ?? 0;
-      return this.indexes[tier]!.search(query, containerIds, k).filter((h) => h.score > floor).map((h) => ({ item: h.passageId, score: h.score }));
+      return query;
     };
-    const [fast, strong] = await Promise.all([nearest('fast'), nearest('strong')]);
+    const [fast, strong] = await Promise.all([resolve('fast'), resolve('strong')]);
     return { fast, strong };
+  }
+
+  /** A tier's nearest passages by cosine, above its model's similarity floor; empty without a query vector. */
+  private nearest(tier: VectorTier, query: Float32Array | null, containerIds: string[], k: number): Scored<number>[] {
+    if (!query) return [];
+    const floor = this.embedders[tier]!.similarityFloor ?? 0;
+    return this.indexes[tier]!.search(query, containerIds, k).filter((h) => h.score > floor).map((h) => ({ item: h.passageId, score: h.score }));
   }
 }

@@ -2,6 +2,7 @@
  * Passages and their vectors: the search index. A document is learned as passages; a fact in a
  * container is a passage of its own. Each passage has vectors of each embedding tier.
  */
+import type { FactSource } from './facts';
 
 export interface PassageInput {
   position: number;
@@ -25,8 +26,16 @@ export interface PassageHit {
   position: number;
   title: string | null;
   content: string;
+  /** A learned fact's passage: the document and passage it was extracted from, while that document stands. */
+  source: (FactSource & { customId: string | null }) | null;
   /** Higher is better. */
   score: number;
+}
+
+/** A passage of a document added close in time to an anchor passage's, in the same container. */
+export interface NeighbourPassage {
+  passageId: number;
+  anchorId: number;
 }
 
 /**
@@ -69,6 +78,12 @@ export interface PassageRepository {
   getFactPassage(memoryId: string): PassageText | null;
   /** Passages by id within one account, with what a search hit cites. */
   getPassageHits(accountId: string, passageIds: number[]): PassageHit[];
+  /**
+   * Each anchor's neighbours in time: passages of other documents of its container, at most
+   * `window` passage ids away (ids follow the order documents were learned in), whose documents were
+   * added within `withinMs` of the anchor's. Facts have no neighbours.
+   */
+  listNeighbours(accountId: string, anchorIds: number[], window: number, withinMs: number): NeighbourPassage[];
 
   /**
    * Stores (replacing) passages' vectors of one tier, ignoring any passage deleted meanwhile;

@@ -1,6 +1,6 @@
 /** The search index: passages (drizzle for rows, hand-written SQL for FTS5) and their vectors of each tier. */
 import { and, eq } from 'drizzle-orm';
-import type { EmbeddingModel, KeywordHit, PassageHit, PassageRepository, PassageText, StoredVectors, VectorTier } from '../passages';
+import type { EmbeddingModel, KeywordHit, NeighbourPassage, PassageHit, PassageRepository, PassageText, StoredVectors, VectorTier } from '../passages';
 import type { SqliteContext } from './context';
 import { ftsQuery } from './fts-query';
 import { enqueue } from './jobs-repository';
@@ -13,10 +13,17 @@ const EMBEDDING_MODEL_KEYS: Record<VectorTier, string> = { fast: 'embedding_mode
 /** Set once a server has run without a fast embedder on a store that had one: passages it learned have no fast vectors. */
 const FAST_MODEL_ABSENT = 'embedding_model_absent';
 
-/** What a search hit reads of a passage (`p`) and its document (`d`). */
-const PASSAGE_HIT_COLUMNS = `SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
-             p.memory_id AS memoryId, d.custom_id AS customId, p.position, p.title, p.content`;
+/**
+ * What a search hit reads of a passage (`p`) and its document (`d`), or for a learned fact's passage,
+ * of the fact (`m`) and the document it came from (`sd`).
+ */
+const PASSAGE_HIT_ROWS = `SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
+             p.memory_id AS memoryId, d.custom_id AS customId, p.position, p.title, p.content,
+             m.source_document_id AS sourceDocumentId, sd.custom_id AS sourceCustomId, m.source_position AS sourcePosition
+        FROM passages p LEFT JOIN documents d ON d.id = p.document_id
+        LEFT JOIN memories m ON m.id = p.memory_id LEFT JOIN documents sd ON sd.id = m.source_document_id`;
 
+type PassageHitRow = Omit<PassageHit, 'source' | 'score'> & { sourceDocumentId: string | null; sourceCustomId: string | null; sourcePosition: number | null };
 type VectorRow = { passageId: number; containerId: string; embedding: Uint8Array };
 
 export function passagesRepository(ctx: SqliteContext): PassageRepository {
@@ -68,10 +75,24 @@ export function passagesRepository(ctx: SqliteContext): PassageRepository {
 
     getPassageHits(accountId, passageIds) {
       if (passageIds.length === 0) return [];
-      return raw.query<PassageHit, (string | number)[]>(`
-        ${PASSAGE_HIT_COLUMNS}, 0 AS score
-          FROM passages p LEFT JOIN documents d ON d.id = p.document_id
-         WHERE p.account_id = ? AND p.id IN (${passageIds.map(() => '?').join(',')})`).all(accountId, ...passageIds);
+      return raw.query<PassageHitRow, (string | number)[]>(`
+        ${PASSAGE_HIT_ROWS}
+         WHERE p.account_id = ? AND p.id IN (${passageIds.map(() => '?').join(',')})`).all(accountId, ...passageIds)
+        .map(({ sourceDocumentId, sourceCustomId, sourcePosition, ...hit }) => ({
+          ...hit, score: 0,
+          // A fact whose document was deleted keeps no source (forgetting clears it); one that never had one has none.
+          source: sourceDocumentId ? { documentId: sourceDocumentId, customId: sourceCustomId, position: sourcePosition ?? 0 } : null,
+        }));
+    },
+
+    listNeighbours(accountId, anchorIds, window, withinMs) {
+      if (anchorIds.length === 0) return [];
+      return raw.query<NeighbourPassage, (string | number)[]>(`
+        SELECT n.id AS passageId, a.id AS anchorId
+          FROM passages a JOIN documents ad ON ad.id = a.document_id
+          JOIN passages n ON n.container_id = a.container_id AND n.id BETWEEN a.id - ? AND a.id + ? AND n.document_id <> a.document_id
+          JOIN documents nd ON nd.id = n.document_id AND abs(nd.created_at - ad.created_at) <= ?
+         WHERE a.account_id = ? AND a.id IN (${anchorIds.map(() => '?').join(',')})`).all(window, window, withinMs, accountId, ...anchorIds);
     },
 
     storeVectors: (tier, vectors) => transaction(() => insertVectors(ctx, tier, vectors)),
