@@ -50,7 +50,7 @@ const { values } = parseArgs({
 });
 /** Each lever's strengths tried (bench/retrieval-quality.ts's rows; the server's are in DEFAULT_TUNING). */
 const STRENGTHS: Record<keyof SearchTuning, number[]> = {
-  keywordFeedback: [0.25, 0.5], vectorFeedback: [0.2, 0.5], diversity: [0.15, 0.3, 0.6], neighbours: [0.1, 0.2],
+  keywordFeedback: [0.25, 0.5], vectorFeedback: [0.2, 0.5], diversity: [0.15, 0.3, 0.6], neighbours: [0.1, 0.2], contentPoor: [0.1, 0.2, 0.4],
 };
 
 const DEPTH = CANDIDATES; // candidates each side, as the server takes
@@ -175,17 +175,24 @@ for (const set of sets) {
 }
 
 /**
- * The server's search with no lever, each lever alone at each strength tried, and as configured
- * (DEFAULT_TUNING): the rows of docs/performance.md's lever table.
+ * The server's search with no lever, each lever alone at each strength tried, as configured
+ * (DEFAULT_TUNING), and as configured with each lever left off added: the rows of
+ * docs/performance.md's lever table.
  */
 function leverVariants(lever: (change: Partial<SearchTuning>) => Variant): Record<string, Variant> {
-  const none: SearchTuning = { keywordFeedback: 0, vectorFeedback: 0, diversity: 0, neighbours: 0 };
+  const none: SearchTuning = { keywordFeedback: 0, vectorFeedback: 0, diversity: 0, neighbours: 0, contentPoor: 0 };
   const rows: Record<string, Variant> = { 'levers: none': lever(none) };
   for (const [name, strengths] of Object.entries(STRENGTHS)) {
     for (const strength of strengths) rows[`levers: ${name} ${strength} alone`] = lever({ ...none, [name]: strength });
   }
   const on = Object.entries(DEFAULT_TUNING).filter(([, strength]) => strength > 0);
-  rows[`levers: as configured (${on.map(([k, v]) => `${k} ${v}`).join(', ') || 'none'})`] = lever({});
+  const configured = `as configured (${on.map(([k, v]) => `${k} ${v}`).join(', ') || 'none'})`;
+  rows[`levers: ${configured}`] = lever({});
+  // What each lever left off would add to the configuration, since levers can overlap.
+  for (const [name, strengths] of Object.entries(STRENGTHS)) {
+    if (DEFAULT_TUNING[name as keyof SearchTuning] > 0) continue;
+    for (const strength of strengths) rows[`levers: ${configured} + ${name} ${strength}`] = lever({ [name]: strength });
+  }
   return rows;
 }
 

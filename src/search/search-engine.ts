@@ -15,6 +15,7 @@ import type * as S from '../operations/schemas';
 import { INDEX_DIR } from '../storage/sqlite/open';
 import { VECTOR_SNAPSHOT_SETTING } from '../storage/settings';
 import type { Container, KeywordHit, Store, VectorTier } from '../storage/store';
+import { stepDownContentPoor } from './content-poor';
 import { diversify } from './diversity';
 import { convexFusion, type Scored } from './fusion';
 import { feedbackTerms } from './keyword-feedback';
@@ -397,12 +398,13 @@ export class SearchEngine {
       const own = this.vectorScores(vectors, lists, neighbours.map((n) => n.passageId));
       fused = withNeighbours(fused, neighbours, (id) => own.get(id) ?? 0, tuning.neighbours);
     }
-    // Only the page's passages are read in full (with diversity, the pool it is picked from).
-    const pool = fused.slice(0, tuning.diversity ? limit * DIVERSITY_POOL : limit);
+    // Only the page's passages are read in full (with diversity or the content-poor step, the pool it is picked from).
+    let pool = fused.slice(0, tuning.diversity || tuning.contentPoor ? limit * DIVERSITY_POOL : limit);
     const byId = new Map(this.store.getPassageHits(accountId, pool.map((f) => f.item)).map((h) => [h.passageId, h]));
+    if (tuning.contentPoor) pool = stepDownContentPoor(pool, (id) => byId.get(id)?.content, tuning.contentPoor);
     const page = tuning.diversity
       ? diversify(pool.filter((f) => byId.has(f.item)), limit, (id) => byId.get(id)?.documentId ?? null, this.passageCosine(), tuning.diversity)
-      : pool;
+      : pool.slice(0, limit);
     const names = new Map(containers.map((c) => [c.id, c.name]));
     const results: SearchResponse['results'] = [];
     for (const { item, score } of page) {

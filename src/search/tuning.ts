@@ -13,6 +13,8 @@ export interface SearchTuning {
   diversity: number;
   /** Passages of documents added just before and after a hit compete as candidates (time-neighbours.ts): the share of the hit's score they borrow. */
   neighbours: number;
+  /** Passages with few content words (greetings, acknowledgements) step down (content-poor.ts): by how much at most. */
+  contentPoor: number;
 }
 
-export const DEFAULT_TUNING: SearchTuning = { keywordFeedback: 0, vectorFeedback: 0, diversity: 0, neighbours: 0 };
+export const DEFAULT_TUNING: SearchTuning = { keywordFeedback: 0, vectorFeedback: 0, diversity: 0.3, neighbours: 0, contentPoor: 0 };

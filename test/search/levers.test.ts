@@ -1,7 +1,7 @@
 /**
  * The search levers' mechanics, each on its own (src/search/tuning.ts): feedback terms and the moved
- * query vector, diversity in a page, neighbours in time scored in (and the store's neighbours), and
- * the engine running each when switched on. Whether a lever helps is the benchmark's question
+ * query vector, diversity in a page, content-poor passages stepping down, neighbours in time scored
+ * in (and the store's neighbours), and the engine running each when switched on. Whether a lever helps is the benchmark's question
  * (bench/retrieval-quality.ts), never a test's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
@@ -10,6 +10,7 @@ import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder'
 import { LearningRunner } from '../../src/learning/runner';
 import { createLogger } from '../../src/log';
 import * as ops from '../../src/operations/index';
+import { contentWords, stepDownContentPoor } from '../../src/search/content-poor';
 import { diversify } from '../../src/search/diversity';
 import { feedbackTerms } from '../../src/search/keyword-feedback';
 import { type SearchEmbedders, SearchEngine } from '../../src/search/search-engine';
@@ -78,6 +79,25 @@ describe('diversity in a page', () => {
   });
 });
 
+describe('content-poor passages', () => {
+  it('counts the words that carry meaning: not function words, numbers or single letters', () => {
+    expect(contentWords('[8 May 2023] Tamsin: Love that.')).toBe(3);
+    expect(contentWords('Oh no, poor you.')).toBe(2);
+    expect(contentWords('Took Biscuit to the vet today, turns out my little rabbit is just a bit chubby.')).toBe(9);
+  });
+
+  it('steps a passage down by how few such words it has, up to the strength given, and leaves the rest as they were', () => {
+    const texts: Record<number, string> = { 1: 'Tell me about it.', 2: 'Took Biscuit to the vet today, my little rabbit is chubby.', 3: 'Love that.' };
+    const ranked = [{ item: 1, score: 1 }, { item: 2, score: 0.9 }, { item: 3, score: 0.5 }];
+    const out = stepDownContentPoor(ranked, (id) => texts[id], 0.6);
+    expect(out.map((o) => o.item)).toEqual([2, 1, 3]);
+    expect(out[0]).toEqual({ item: 2, score: 0.9 });
+    expect(out[1]!.score).toBeCloseTo(1 - 0.6 * (5 / 6), 9); // "tell" is its one content word
+    expect(stepDownContentPoor(ranked, (id) => texts[id], 0)).toEqual(ranked);
+    expect(stepDownContentPoor(ranked, () => undefined, 0.6)).toEqual(ranked);
+  });
+});
+
 describe('neighbours in time, scored', () => {
   const fused = [{ item: 10, score: 0.9 }, { item: 20, score: 0.5 }, { item: 30, score: 0.1 }];
 
@@ -119,7 +139,7 @@ describe('levers in the engine', () => {
   let h: Harness;
 
   beforeAll(async () => {
-    h = await openHarness(['chat', 'other', 'pets']);
+    h = await openHarness(['chat', 'other', 'pets', 'jo']);
     const add = async (container: string, content: string, minutesAfterLast = 1) => {
       h.clock.advance(minutesAfterLast * 60_000);
       await h.run(ops.addDocument, h.owner, { container, content });
@@ -134,6 +154,8 @@ describe('levers in the engine', () => {
     await add(h.containers.pets!, 'We adopted a puppy from the Riverside shelter.');
     await add(h.containers.pets!, 'The Riverside shelter called about vaccinations.');
     await add(h.containers.pets!, 'Bought a new lamp for the hallway.');
+    await add(h.containers.jo!, 'Jo: Took Biscuit, my rabbit, to the vet today for her jabs and a nail trim.');
+    await add(h.containers.jo!, 'Jo: Love that.');
     await new LearningRunner({ store: h.services.store, clock: h.services.clock, log: createLogger('silent'), embedder: fast, readUrl: async () => ({ text: '', title: null }), onIndexed: () => {} }).drain();
   });
   afterAll(() => h.close());
@@ -181,6 +203,12 @@ describe('levers in the engine', () => {
     expect((await search({}, h.containers.pets!, q, 10, keywordOnly)).map((r) => r.content)).toEqual(['We adopted a puppy from the Riverside shelter.']);
     const on = await search({ keywordFeedback: 0.5 }, h.containers.pets!, q, 10, keywordOnly);
     expect(on.map((r) => r.content)).toEqual(['We adopted a puppy from the Riverside shelter.', 'The Riverside shelter called about vaccinations.']);
+  });
+
+  it('with the content-poor step on, an acknowledgement matching on the name alone steps below a passage that says something', async () => {
+    const keywordOnly = { fast: null, strong: null };
+    expect((await search({}, h.containers.jo!, 'Jo', 10, keywordOnly))[0]!.content).toBe('Jo: Love that.');
+    expect((await search({ contentPoor: 1 }, h.containers.jo!, 'Jo', 10, keywordOnly))[0]!.content).toContain('Biscuit');
   });
 
   it('with vector feedback on, the page is still the best first', async () => {
