@@ -363,12 +363,13 @@ export class SearchEngine {
     const searched: SearchResponse['containers'] = [];
     const keyword = this.keywordSearch(accountId, containers, q, depth, traceId, searched);
     const reachable = containers.filter((_c, i) => !searched[i]!.error).map((c) => c.id);
-    const vectors = await this.queryVectors(queries, reachable, traceId);
+    const nearest = await this.nearest(queries, reachable, depth, traceId);
+    const vectors = { fast: nearest.fast.query, strong: nearest.strong.query };
     const weights = this.indexes.strong?.count ? FUSION_WEIGHTS.refined : FUSION_WEIGHTS.fast;
     const lists = {
       keyword: { hits: keyword, weight: weights.keyword },
-      fast: { hits: this.nearest('fast', vectors.fast, reachable, depth), weight: weights.fast },
-      strong: { hits: this.nearest('strong', vectors.strong, reachable, depth), weight: weights.strong },
+      fast: { hits: nearest.fast.hits, weight: weights.fast },
+      strong: { hits: nearest.strong.hits, weight: weights.strong },
       feedback: { hits: [] as Scored<number>[], weight: weights.keyword * this.tuning.keywordFeedback },
     };
     let fused = convexFusion(Object.values(lists));
@@ -387,7 +388,7 @@ export class SearchEngine {
           if (!vectors[tier] || !index) continue;
           const hits = best.map((b) => index.passageVector(b.item)).filter((v): v is Float32Array => v !== null);
           vectors[tier] = feedbackQuery(vectors[tier]!, hits, tuning.vectorFeedback);
-          lists[tier].hits = this.nearest(tier, vectors[tier], reachable, depth);
+          lists[tier].hits = this.scan(tier, vectors[tier], reachable, depth);
         }
       }
       fused = convexFusion(Object.values(lists));
@@ -498,26 +499,28 @@ export class SearchEngine {
   }
 
   /**
-   * Each tier's query vector, or null when the tier is not searched (no embedder or vectors, no
-   * reachable container) or its query embedding failed: that tier is left out of this search, and
-   * the other still answers.
+   * Each tier's query vector and its nearest passages by cosine, above its model's similarity floor;
+   * no vector and no passages when the tier is not searched (no embedder or vectors, no reachable
+   * container) or its query embedding failed: that tier is left out of this search, and the other
+   * still answers. Each tier is scanned as soon as its vector is in hand: the fast tier's while the
+   * strong model still works on the query.
    */
-  private async queryVectors(queries: QueryVectors, containerIds: string[], traceId: string): Promise<Record<VectorTier, Float32Array | null>> {
-    const resolve = async (tier: VectorTier): Promise<Float32Array | null> => {
-      const query = await queries[tier];
-      if (!query || containerIds.length === 0) return null;
+  private async nearest(queries: QueryVectors, containerIds: string[], k: number, traceId: string): Promise<Record<VectorTier, { query: Float32Array | null; hits: Scored<number>[] }>> {
+    const nearest = async (tier: VectorTier) => {
+      let query = await queries[tier];
       if (query instanceof Error) {
         this.log.warn('query embedding failed; this search goes without that tier', { trace_id: traceId, tier, error: String(query) });
-        return null;
+        query = null;
       }
-      return query;
+      if (containerIds.length === 0) query = null;
+      return { query, hits: this.scan(tier, query, containerIds, k) };
     };
-    const [fast, strong] = await Promise.all([resolve('fast'), resolve('strong')]);
+    const [fast, strong] = await Promise.all([nearest('fast'), nearest('strong')]);
     return { fast, strong };
   }
 
-  /** A tier's nearest passages by cosine, above its model's similarity floor; empty without a query vector. */
-  private nearest(tier: VectorTier, query: Float32Array | null, containerIds: string[], k: number): Scored<number>[] {
+  /** A tier's nearest passages to the query by cosine, above its model's similarity floor; none without a query. */
+  private scan(tier: VectorTier, query: Float32Array | null, containerIds: string[], k: number): Scored<number>[] {
     if (!query) return [];
     const floor = this.embedders[tier]!.similarityFloor ?? 0;
     return this.indexes[tier]!.search(query, containerIds, k).filter((h) => h.score > floor).map((h) => ({ item: h.passageId, score: h.score }));

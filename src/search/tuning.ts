@@ -17,4 +17,4 @@ export interface SearchTuning {
   contentPoor: number;
 }
 
-export const DEFAULT_TUNING: SearchTuning = { keywordFeedback: 0, vectorFeedback: 0, diversity: 0.3, neighbours: 0, contentPoor: 0 };
+export const DEFAULT_TUNING: SearchTuning = { keywordFeedback: 0, vectorFeedback: 0, diversity: 0.3, neighbours: 0, contentPoor: 0.4 };
