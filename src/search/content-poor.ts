@@ -10,16 +10,16 @@ import type { Scored } from './fusion';
 /** Content words at which a passage is no longer content-poor. */
 const CONTENT_WORDS = 6;
 
-/** Words of two letters or more that are neither function words nor numbers. */
-export function contentWords(text: string): number {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOPWORDS.has(w) && !/^\p{N}+$/u.test(w)).length;
+/** How many of a passage's words (`wordsIn`) carry meaning: two letters or more, neither function words nor numbers. */
+export function contentWords(words: string[]): number {
+  return words.filter((w) => w.length > 1 && !STOPWORDS.has(w) && !/^\p{N}+$/u.test(w)).length;
 }
 
-/** `ranked` with each content-poor passage's score lowered by up to `strength`, best first again. */
-export function stepDownContentPoor(ranked: Scored<number>[], textOf: (id: number) => string | undefined, strength: number): Scored<number>[] {
+/** `ranked` with each content-poor passage's score lowered by up to `strength`, best first again; a passage without words read is left as it was. */
+export function stepDownContentPoor(ranked: Scored<number>[], wordsOf: (id: number) => string[] | undefined, strength: number): Scored<number>[] {
   return ranked.map(({ item, score }) => {
-    const text = textOf(item);
-    const missing = text === undefined ? 0 : Math.max(0, CONTENT_WORDS - contentWords(text)) / CONTENT_WORDS;
+    const words = wordsOf(item);
+    const missing = words === undefined ? 0 : Math.max(0, CONTENT_WORDS - contentWords(words)) / CONTENT_WORDS;
     return { item, score: score - strength * missing };
   }).sort((a, b) => b.score - a.score);
 }

@@ -14,9 +14,9 @@ import type { Logger } from '../log';
 import type * as S from '../operations/schemas';
 import { INDEX_DIR } from '../storage/sqlite/open';
 import { VECTOR_SNAPSHOT_SETTING } from '../storage/settings';
-import type { Container, KeywordHit, Store, VectorTier } from '../storage/store';
+import type { Container, KeywordHit, PassageHit, Store, VectorTier } from '../storage/store';
 import { stepDownContentPoor } from './content-poor';
-import { diversify } from './diversity';
+import { diversify, wordOverlap, wordsIn } from './diversity';
 import { convexFusion, type Scored } from './fusion';
 import { feedbackTerms } from './keyword-feedback';
 import { QueryEmbedder } from './query-embedder';
@@ -46,6 +46,16 @@ const indexFiles = (dataDir: string, tier: VectorTier) => ({ rows: join(dataDir,
 const SAVE_IDLE_MS = 1000;
 /** Saves while running come at most this many quiet times apart: each writes every code again (~50 MB at 100k passages). */
 const SAVE_SPACING = 10;
+
+/** Each read passage's words, split once for the levers that read them. */
+const wordsRead = (byId: Map<number, PassageHit>) => new Map([...byId].map(([id, hit]) => [id, wordsIn(hit.content)]));
+
+/** The share of words two read passages have in common (diversity.ts), each passage's set made once. */
+function overlapOf(words: Map<number, string[]>): (a: number, b: number) => number {
+  const sets = new Map<number, Set<string>>();
+  const of = (id: number) => sets.get(id) ?? sets.set(id, new Set(words.get(id))).get(id)!;
+  return (a, b) => wordOverlap(of(a), of(b));
+}
 
 /** Lets the server answer what came in meanwhile. */
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -402,9 +412,10 @@ export class SearchEngine {
     // Only the page's passages are read in full (with diversity or the content-poor step, the pool it is picked from).
     let pool = fused.slice(0, tuning.diversity || tuning.contentPoor ? limit * DIVERSITY_POOL : limit);
     const byId = new Map(this.store.getPassageHits(accountId, pool.map((f) => f.item)).map((h) => [h.passageId, h]));
-    if (tuning.contentPoor) pool = stepDownContentPoor(pool, (id) => byId.get(id)?.content, tuning.contentPoor);
+    const words = tuning.diversity || tuning.contentPoor ? wordsRead(byId) : null;
+    if (tuning.contentPoor) pool = stepDownContentPoor(pool, (id) => words!.get(id), tuning.contentPoor);
     const page = tuning.diversity
-      ? diversify(pool.filter((f) => byId.has(f.item)), limit, (id) => byId.get(id)?.documentId ?? null, this.passageCosine(), tuning.diversity)
+      ? diversify(pool.filter((f) => byId.has(f.item)), limit, (id) => byId.get(id)?.documentId ?? null, overlapOf(words!), tuning.diversity)
       : pool.slice(0, limit);
     const names = new Map(containers.map((c) => [c.id, c.name]));
     const results: SearchResponse['results'] = [];
@@ -462,24 +473,6 @@ export class SearchEngine {
       }
     }
     return out;
-  }
-
-  /** Cosine between two passages' directions, from the strong tier when it holds both, else the fast one (0 when neither does). */
-  private passageCosine(): (a: number, b: number) => number {
-    const seen = new Map<number, Float32Array | null>();
-    const index = this.indexes.strong?.count ? this.indexes.strong : this.indexes.fast;
-    const vector = (id: number) => {
-      if (!seen.has(id)) seen.set(id, index?.passageVector(id) ?? null);
-      return seen.get(id)!;
-    };
-    return (a, b) => {
-      const va = vector(a);
-      const vb = vector(b);
-      if (!va || !vb) return 0;
-      let dot = 0;
-      for (let i = 0; i < va.length; i++) dot += va[i]! * vb[i]!;
-      return dot;
-    };
   }
 
   /**

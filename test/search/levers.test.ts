@@ -11,7 +11,7 @@ import { LearningRunner } from '../../src/learning/runner';
 import { createLogger } from '../../src/log';
 import * as ops from '../../src/operations/index';
 import { contentWords, stepDownContentPoor } from '../../src/search/content-poor';
-import { diversify } from '../../src/search/diversity';
+import { diversify, wordOverlap, wordsIn } from '../../src/search/diversity';
 import { feedbackTerms } from '../../src/search/keyword-feedback';
 import { type SearchEmbedders, SearchEngine } from '../../src/search/search-engine';
 import { withNeighbours } from '../../src/search/time-neighbours';
@@ -67,10 +67,21 @@ describe('diversity in a page', () => {
   });
 
   it('steps a near-duplicate down by how near it is, and leaves a passage that differs where it was', () => {
-    const cosine = (a: number, b: number) => ((a === 3 && b === 1) || (a === 1 && b === 3) ? 0.99 : 0.2);
+    const overlap = (a: number, b: number) => ((a === 3 && b === 1) || (a === 1 && b === 3) ? 0.95 : 0.2);
     const distinct = (id: number) => `d${id}`;
-    expect(diversify(ranked, 4, distinct, cosine, 0.3).map((p) => p.item)).toEqual([1, 2, 4, 3]);
+    expect(diversify(ranked, 4, distinct, overlap, 0.3).map((p) => p.item)).toEqual([1, 2, 4, 3]);
     expect(diversify(ranked, 4, distinct, () => 0.5, 0.3).map((p) => p.item)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('tells near-duplicates by the share of words they have in common', () => {
+    const words = (text: string) => new Set(wordsIn(text));
+    const a = words('[8 May 2023] Calvin: Does time go faster as you get older, or is it just me?');
+    const b = words('[2 June 2023] Calvin: Does time go faster as you get older, or is it just me?');
+    const c = words('[8 May 2023] Calvin: New trainers arrived, so I did a long loop round the park.');
+    expect(wordOverlap(a, b)).toBeGreaterThan(0.75);
+    expect(wordOverlap(a, c)).toBeLessThan(0.3);
+    expect(wordOverlap(a, a)).toBe(1);
+    expect(wordOverlap(new Set(), new Set())).toBe(0);
   });
 
   it('changes nothing at strength 0, and a fact (no document) is never a passage of another\'s document', () => {
@@ -81,19 +92,20 @@ describe('diversity in a page', () => {
 
 describe('content-poor passages', () => {
   it('counts the words that carry meaning: not function words, numbers or single letters', () => {
-    expect(contentWords('[8 May 2023] Tamsin: Love that.')).toBe(3);
-    expect(contentWords('Oh no, poor you.')).toBe(2);
-    expect(contentWords('Took Biscuit to the vet today, turns out my little rabbit is just a bit chubby.')).toBe(9);
+    expect(contentWords(wordsIn('[8 May 2023] Tamsin: Love that.'))).toBe(3);
+    expect(contentWords(wordsIn('Oh no, poor you.'))).toBe(2);
+    expect(contentWords(wordsIn('Took Biscuit to the vet today, turns out my little rabbit is just a bit chubby.'))).toBe(9);
   });
 
   it('steps a passage down by how few such words it has, up to the strength given, and leaves the rest as they were', () => {
     const texts: Record<number, string> = { 1: 'Tell me about it.', 2: 'Took Biscuit to the vet today, my little rabbit is chubby.', 3: 'Love that.' };
     const ranked = [{ item: 1, score: 1 }, { item: 2, score: 0.9 }, { item: 3, score: 0.5 }];
-    const out = stepDownContentPoor(ranked, (id) => texts[id], 0.6);
+    const words = (id: number) => (texts[id] === undefined ? undefined : wordsIn(texts[id]!));
+    const out = stepDownContentPoor(ranked, words, 0.6);
     expect(out.map((o) => o.item)).toEqual([2, 1, 3]);
     expect(out[0]).toEqual({ item: 2, score: 0.9 });
     expect(out[1]!.score).toBeCloseTo(1 - 0.6 * (5 / 6), 9); // "tell" is its one content word
-    expect(stepDownContentPoor(ranked, (id) => texts[id], 0)).toEqual(ranked);
+    expect(stepDownContentPoor(ranked, words, 0)).toEqual(ranked);
     expect(stepDownContentPoor(ranked, () => undefined, 0.6)).toEqual(ranked);
   });
 });
