@@ -2,8 +2,10 @@
  * Crash safety by hand: `bun bench/crash.ts [cycles]` (default 200, or ENGRAM_CRASH_CYCLES).
  * The real `engram serve` as a separate process, written to at full speed, killed with SIGKILL at a
  * random instant mid-write and mid-learning, restarted on the same data directory, and checked after
- * every restart: every acknowledged write, the file's integrity, learning. The same harness runs
- * 30 cycles in test/e2e/reliability/crash.test.ts. See docs/reliability.md.
+ * every restart: every acknowledged write, the file's integrity, learning. In every cycle an outside
+ * SQLite client (Python's sqlite3, and the `sqlite3` shell where installed) opens the store, reads
+ * and closes while the writes go on. The same harness runs 30 cycles in
+ * test/e2e/reliability/crash.test.ts. See docs/reliability.md.
  */
 import { Database } from 'bun:sqlite';
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { join } from 'node:path';
 import { splitPassages } from '../src/learning/passages';
 import { sweepThenRemove } from '../test/helpers/secret-sweep';
 import { engram, spawnServer } from './lib/engram-process';
+import { readFromOutside } from './lib/outside-reader';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -21,6 +24,8 @@ export interface CrashOptions {
   loops?: number;
   /** Seconds after a restart within which every acknowledged document must be learned or failed. */
   learnBoundS?: number;
+  /** An outside SQLite client reads the store mid-write in every cycle (default true). */
+  outsideReader?: boolean;
   env?: Record<string, string>;
   log?: (line: string) => void;
 }
@@ -33,6 +38,10 @@ export interface CrashReport {
   unanswered: number;
   /** Documents still queued at the instant of a kill (learning was interrupted mid-queue). */
   queuedAtKill: number;
+  /** Outside readers that opened, read and closed the store while the server wrote. */
+  outsideReads: number;
+  /** Writes acknowledged after an outside reader had closed the store, in the same cycle. */
+  ackedAfterReader: number;
   maxStartMs: number;
   maxLearnMs: number;
   passages: number;
@@ -60,7 +69,7 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
   mkdirSync(logs);
   let starts = 0;
   const start = () => spawnServer(data, opts.env, join(logs, `serve-${++starts}.log`));
-  const report: CrashReport = { cycles: 0, docsAcked: 0, factsAcked: 0, unanswered: 0, queuedAtKill: 0, maxStartMs: 0, maxLearnMs: 0, passages: 0, problems: [] };
+  const report: CrashReport = { cycles: 0, docsAcked: 0, factsAcked: 0, unanswered: 0, queuedAtKill: 0, outsideReads: 0, ackedAfterReader: 0, maxStartMs: 0, maxLearnMs: 0, passages: 0, problems: [] };
   const ackedDocs = new Map<string, { id: string; content: string }>(); // custom_id -> id, content
   const ackedFacts = new Map<string, string>(); // content -> id
   const problem = (p: string) => {
@@ -79,6 +88,10 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
       // 1. Write at full speed; kill at a random instant.
       let stop = false;
       let seq = 0;
+      let readerClosed = false;
+      const acked = () => {
+        if (readerClosed) report.ackedAfterReader++;
+      };
       const writer = async (kind: 'doc' | 'fact', w: number) => {
         while (!stop) {
           const tag = `c${cycle}-${kind}${w}-${seq++}-${crypto.randomUUID().slice(0, 8)}`;
@@ -87,14 +100,18 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
               const content = body(tag);
               const res = await fetch(`${server.url}/v1/documents`, { method: 'POST', headers: auth, body: JSON.stringify({ container, custom_id: tag, title: `Doc ${tag}`, content }) });
               const json = (await res.json()) as any;
-              if (res.status === 202 || res.status === 200) ackedDocs.set(tag, { id: json.id, content });
-              else problem(`add_document ${tag} answered ${res.status} ${JSON.stringify(json)}`);
+              if (res.status === 202 || res.status === 200) {
+                ackedDocs.set(tag, { id: json.id, content });
+                acked();
+              } else problem(`add_document ${tag} answered ${res.status} ${JSON.stringify(json)}`);
             } else {
               const content = `Fact ${tag}: prefers green tea in the morning.`;
               const res = await fetch(`${server.url}/v1/memories`, { method: 'POST', headers: auth, body: JSON.stringify({ container, content }) });
               const json = (await res.json()) as any;
-              if (res.status === 201) ackedFacts.set(content, json.id);
-              else problem(`add_memory ${tag} answered ${res.status} ${JSON.stringify(json)}`);
+              if (res.status === 201) {
+                ackedFacts.set(content, json.id);
+                acked();
+              } else problem(`add_memory ${tag} answered ${res.status} ${JSON.stringify(json)}`);
             }
           } catch {
             report.unanswered++;
@@ -103,6 +120,17 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
         }
       };
       const writers = [...Array.from({ length: loops }, (_, w) => writer('doc', w)), ...Array.from({ length: loops }, (_, w) => writer('fact', w))];
+      if (opts.outsideReader ?? true) {
+        // Once a person has opened the file beside the running server, every later acknowledgement must survive the kill.
+        await Bun.sleep(Math.floor(Math.random() * 100));
+        try {
+          await readFromOutside(join(data, 'engram.db'));
+          report.outsideReads++;
+          readerClosed = true;
+        } catch (err) {
+          problem(`cycle ${cycle}: the outside reader failed: ${(err as Error).message}`);
+        }
+      }
       await Bun.sleep(50 + Math.floor(Math.random() * 351));
       server.proc.kill('SIGKILL');
       await server.proc.exited;

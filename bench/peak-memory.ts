@@ -73,7 +73,7 @@ const startMs = performance.now() - started;
 const status = () => ({ rss: server.rssMiB(), peak: server.peakMiB() });
 const afterStart = status();
 const headers = { Authorization: `Bearer ${seed.key}`, 'Content-Type': 'application/json' };
-const health = async () => (await (await fetch(`${server.url}/healthz`)).json()) as { learning: { queue: number; refined: number; passages: number } };
+const health = async () => (await (await fetch(`${server.url}/healthz`, { headers })).json()) as { learning: { queue: number; refined: number; passages: number } };
 const refining = async () => {
   const { learning } = await health();
   return learning.queue > 0 || learning.refined < learning.passages;

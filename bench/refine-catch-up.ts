@@ -48,7 +48,7 @@ const server = await serve(dir, { ENGRAM_EMBEDDER: 'builtin' });
 const started = performance.now();
 const elapsed = () => (performance.now() - started) / 1000;
 const headers = { Authorization: `Bearer ${seed.key}`, 'Content-Type': 'application/json' };
-const health = async () => ((await (await fetch(`${server.url}/healthz`)).json()) as { learning: { refined: number; passages: number } }).learning;
+const health = async () => ((await (await fetch(`${server.url}/healthz`, { headers })).json()) as { learning: { refined: number; passages: number } }).learning;
 const random = seeded(11);
 const probe = async () => {
   const times: number[] = [];

@@ -41,7 +41,7 @@ const { key, passages } = seed;
 // The server, then the clients, each its own process.
 const server = await serve(dir, env);
 /** Passages the strong tier had refined (null: no strong tier): refinement yields to searches, so it shows how far it got. */
-const refined = async () => ((await (await fetch(`${server.url}/healthz`)).json()) as { learning: { refined: number | null } }).learning.refined;
+const refined = async () => ((await (await fetch(`${server.url}/healthz`, { headers: { Authorization: `Bearer ${key}` } })).json()) as { learning: { refined: number | null } }).learning.refined;
 // One search first: it waits for the server's indexes to load, so the count is the store's.
 const first = await fetch(`${server.url}/v1/search`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{"q":"start"}' });
 if (!first.ok) {

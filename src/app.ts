@@ -1,29 +1,29 @@
 /** Builds the Hono app: trace ids, the error envelope, REST, MCP, the OAuth door and the owner's web pages. */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { malformed, refusalOf, ServiceError } from './errors';
+import { refusalOf, ServiceError } from './errors';
 import type { AppEnv } from './http/app-env';
 import { errorResponse } from './http/envelope';
+import { health } from './http/health';
+import { requestBodyLimit } from './http/middleware/body-limit';
 import { headerLimit } from './http/middleware/header-limit';
+import { noRoute } from './http/no-route';
 import { PasswordThrottle } from './http/middleware/password-throttle';
 import { traceId } from './http/middleware/trace-id';
 import { OPENAPI_PATH, openApiDocument } from './http/openapi';
 import { restRoutes } from './http/rest';
 import { sessionRoutes } from './http/session';
-import { learningProgress } from './learning/progress';
 import { mcpRoutes } from './mcp/http';
+import { MCP_PATH } from './oauth/metadata';
 import { type OAuthOptions, oauthRoutes } from './oauth/routes';
 import type { Services } from './operations/operation';
-import { LIMITS } from './operations/schemas';
 import type { Site } from './site';
+import type { ImportRuns } from './web/import-runs';
+import { IMPORT_PATH } from './web/paths';
 import { webRoutes } from './web/routes';
 import { FormTokens } from './web/session';
 import { collectYoungGarbageSoon } from './young-garbage';
 
-/** The largest request body: 1 MiB of content can take several times that once escaped in JSON. */
-const MAX_BODY_BYTES = 8 * LIMITS.contentBytes;
-
-export function createApp(services: Services, site: Site, oauth: OAuthOptions): Hono<AppEnv> {
+export function createApp(services: Services, site: Site, oauth: OAuthOptions, imports: ImportRuns): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(traceId(services.log));
   // Each request's garbage is collected young (young-garbage.ts): it kept the peak under a flood of writes ~110 MiB lower.
@@ -32,13 +32,10 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
     collectYoungGarbageSoon();
   });
   app.use(headerLimit());
-  app.use(bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw malformed(`The body is larger than ${MAX_BODY_BYTES} bytes.`, { limit_bytes: MAX_BODY_BYTES });
-    },
-  }));
-  app.get('/healthz', (c) => c.json({ status: 'ok', learning: learningProgress(services) }));
+  const limit = requestBodyLimit();
+  // The Import page's upload is streamed to disk under a limit of its own (web/import-routes.tsx).
+  app.use((c, next) => (c.req.method === 'POST' && c.req.path === IMPORT_PATH ? next() : limit(c, next)));
+  app.get('/healthz', health(services, site));
   let openapi: object | null = null; // built on first request: the site is known only once listening
   app.get(OPENAPI_PATH, (c) => {
     openapi ??= openApiDocument(site);
@@ -47,11 +44,11 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions): 
   const forms = new FormTokens(services.store);
   const passwords = new PasswordThrottle(services.clock, site);
   app.route('/', oauthRoutes(services, site, forms, oauth));
-  app.route('/', webRoutes({ services, site, forms, passwords }));
+  app.route('/', webRoutes({ services, site, forms, passwords, imports }));
   app.route('/', mcpRoutes(services, site));
   app.route('/', sessionRoutes(services, site, passwords));
   app.route('/', restRoutes(services, site));
-  app.notFound((c) => errorResponse(c, new ServiceError('not_found', `No route ${c.req.method} ${c.req.path}.`)));
+  app.notFound(noRoute(app, [MCP_PATH]));
   app.onError((err, c) => {
     const refusal = refusalOf(err);
     if (refusal) return errorResponse(c, refusal);

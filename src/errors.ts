@@ -4,6 +4,7 @@ export type ErrorCode =
   | 'validation'
   | 'unauthorized'
   | 'not_found'
+  | 'method_not_allowed'
   | 'capability_unavailable'
   | 'rate_limited'
   | 'conflict'
@@ -14,6 +15,7 @@ const STATUS: Record<ErrorCode, number> = {
   validation: 400,
   unauthorized: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   capability_unavailable: 422,
   rate_limited: 429,

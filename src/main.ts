@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
 
 /**
  * Whether `err` carries a message written for the person (a refused operation, a busy data
- * directory, a store of a newer release, a bad backup or export). Their modules are imported only
+ * directory, a store of a newer release, a bad backup, a refused import). Their modules are imported only
  * here, on failure: a command that threw one has loaded its module already, and a light command
  * stays light.
  */
@@ -34,7 +34,6 @@ async function isForThePerson(err: unknown): Promise<boolean> {
     import('./storage/sqlite/open').then((m) => m.DataDirBusyError),
     import('./storage/sqlite/migrations').then((m) => m.NewerStoreError),
     import('./storage/sqlite/backup').then((m) => m.BackupError),
-    import('./cli/transfer').then((m) => m.ImportError),
   ]);
   return kinds.some((kind) => err instanceof kind);
 }

@@ -4,6 +4,7 @@
  * start it in process on an ephemeral port.
  */
 import nodeHttp from 'node:http';
+import { join } from 'node:path';
 import { createApp } from './app';
 import { type Clock, systemClock } from './clock';
 import type { Config } from './config';
@@ -26,9 +27,10 @@ import { QueryEmbedder } from './search/query-embedder';
 import { SearchActivity } from './search/search-activity';
 import { SearchEngine } from './search/search-engine';
 import { type Site, siteFor } from './site';
-import { lockDataDir, openDatabase } from './storage/sqlite/open';
+import { IMPORTS_DIR, lockDataDir, openDatabase } from './storage/sqlite/open';
 import { openSqliteStore } from './storage/sqlite/sqlite-store';
 import type { Store, VectorTier } from './storage/store';
+import { ImportRuns } from './web/import-runs';
 
 export interface RunningServer {
   url: string;
@@ -113,11 +115,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     model: config.model ? new ModelClient(config.model) : null, turns: new TurnBudget(),
   };
   // The site is known once the server listens (the port may be 0); requests come only after that.
-  const site: Site = { baseUrl: '', origins: new Set(), trustedProxies: new TrustedProxies(config.trustedProxies) };
+  const site: Site = { baseUrl: '', origins: new Set(), ownOrigins: new Set(), trustedProxies: new TrustedProxies(config.trustedProxies) };
+  const imports = new ImportRuns(join(config.dataDir, IMPORTS_DIR), clock);
   const app = createApp(services, site, {
     consentTtlDays: config.consentTtlDays,
     clientMetadata: { allowPrivate: config.fetchAllowPrivate, ...options.clientMetadata },
-  });
+  }, imports);
   // Bun's own body limit would answer a bare 413 before the app sees the request; the app's limit
   // (app.ts) refuses every oversized body itself, in the envelope, without reading it past the limit.
   // Bun answers headers over its parser's limit with a bare 431 that no hook sees; node:http's
@@ -133,7 +136,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     services,
     learning,
     async stop() {
-      await Promise.all([http.stop(), learning.stop()]);
+      await Promise.all([http.stop(), learning.stop(), imports.stop()]);
       await search.close();
       usage.flush();
       accessLog.stop();

@@ -7,6 +7,8 @@ export interface Site {
   baseUrl: string;
   /** Browser origins allowed on /mcp-http: the server's own, in every loopback spelling, plus the configured ones. */
   origins: ReadonlySet<string>;
+  /** The server's own origins alone (its address, the public URL, every loopback spelling): the owner's pages post only from these. */
+  ownOrigins: ReadonlySet<string>;
   /** Reverse proxies whose X-Forwarded-For names the client (ENGRAM_TRUSTED_PROXIES); none by default. */
   trustedProxies: TrustedProxies;
 }
@@ -15,7 +17,8 @@ export function siteFor(config: Config, port: number): Site {
   const listening = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const baseUrl = config.publicUrl ?? listening;
   const loopback = ['127.0.0.1', 'localhost', '[::1]'].map((h) => `http://${h}:${port}`);
+  const own = [baseUrl, listening, ...loopback];
   return {
-    baseUrl, origins: new Set([baseUrl, listening, ...loopback, ...config.allowedOrigins]), trustedProxies: new TrustedProxies(config.trustedProxies),
+    baseUrl, origins: new Set([...own, ...config.allowedOrigins]), ownOrigins: new Set(own), trustedProxies: new TrustedProxies(config.trustedProxies),
   };
 }

@@ -19,7 +19,7 @@ import type { VectorIndex } from '../../src/search/vector-index';
 import { scratchIndex } from '../../test/helpers/scratch';
 
 export const ACCOUNT = 'acc_bench';
-export const CONTAINER = { id: 'ctr_bench', accountId: ACCOUNT, name: 'bench', description: '', createdAt: 0, updatedAt: 0 };
+export const CONTAINER = { id: 'ctr_bench', accountId: ACCOUNT, name: 'bench', description: '', createdAt: 0, updatedAt: 0, learnsIntoProfile: true };
 
 export interface LearnedCorpus {
   store: Store;

@@ -44,7 +44,7 @@ export class FactExtractor {
    * (learning still indexes); the failure is logged, not raised.
    */
   async propose(store: Store, doc: DocumentRow, passages: PassageInput[]): Promise<FactAction[]> {
-    const known = knownFacts(store, doc);
+    const known = knownFacts(store, doc, KNOWN_FACTS);
     const read = passages.slice(0, PASSAGES_READ);
     const messages: ChatMessage[] = [
       { role: 'system', content: EXTRACT_SYSTEM },
@@ -76,26 +76,41 @@ export class FactExtractor {
   }
 }
 
-function knownFacts(store: Store, doc: DocumentRow): Fact[] {
-  const half = KNOWN_FACTS / 2;
-  return [...store.listStaticFacts(doc.accountId).slice(0, half), ...store.listRecentFacts(doc.accountId, [doc.containerId], half)];
+/**
+ * Whether facts drawn from the document may go to the profile: its container's switch (on by
+ * default). The profile is outside every container, so a key with the profile tick that reaches
+ * only "Notes" would read a standing fact learned from a document in "Secret".
+ */
+const intoProfile = (store: Store, doc: DocumentRow): boolean => store.getContainer(doc.accountId, doc.containerId)?.learnsIntoProfile ?? true;
+
+/**
+ * The facts a new one is compared with: the profile's standing facts and the container's. A
+ * container that does not learn into the profile is compared with its own alone, so that no fact
+ * of it can replace (and so rewrite) a profile fact.
+ */
+function knownFacts(store: Store, doc: DocumentRow, limit: number): Fact[] {
+  const half = limit / 2;
+  const profile = intoProfile(store, doc) ? store.listStaticFacts(doc.accountId).slice(0, half) : [];
+  return [...profile, ...store.listRecentFacts(doc.accountId, [doc.containerId], limit - profile.length)];
 }
 
 /**
- * Writes the proposed facts of a learned document: a standing fact to the profile's static side,
- * a recent one to the document's container (the profile's dynamic side); a replacing fact
- * rewrites the old one, keeping its history. A fact already known word for word is not saved twice.
+ * Writes the proposed facts of a learned document: a standing fact to the profile's static side
+ * (to the document's container instead when that does not learn into the profile), a recent one
+ * to the document's container (the profile's dynamic side); a replacing fact rewrites the old
+ * one, keeping its history. A fact already known word for word is not saved twice.
  */
 export function applyFacts(store: Store, doc: DocumentRow, actions: FactAction[], now: number): void {
-  const known = new Set(
-    [...store.listStaticFacts(doc.accountId), ...store.listRecentFacts(doc.accountId, [doc.containerId], 1000)].map((m) => norm(m.content)),
-  );
+  const promote = intoProfile(store, doc);
+  const known = new Set(knownFacts(store, doc, 2000).map((m) => norm(m.content)));
   for (const a of actions) {
     if (known.has(norm(a.content))) continue;
     known.add(norm(a.content));
     const source = { documentId: doc.id, position: a.position };
-    if (a.kind === 'replace' && store.updateFactContent(doc.accountId, a.factId, a.content, now, source)) continue;
-    const standing = a.kind === 'add' && a.standing;
+    // The switch may have been turned off since the model proposed: a profile fact is not rewritten then, the fact stays in the container.
+    const rewrites = a.kind === 'replace' && (promote || !store.getFact(doc.accountId, a.factId)?.static);
+    if (rewrites && store.updateFactContent(doc.accountId, a.factId, a.content, now, source)) continue;
+    const standing = promote && a.kind === 'add' && a.standing;
     store.insertFact({
       id: newId('mem'), accountId: doc.accountId, containerId: standing ? null : doc.containerId, content: a.content, title: null,
       static: standing, createdAt: now, updatedAt: now, sourceDocumentId: doc.id, sourcePosition: a.position,

@@ -3,15 +3,18 @@
  * what it does). `engram --help`, each command's help, option checking and dispatch all come from it.
  * Each command imports what it needs only when it runs, so `mcp`, `health` and help load no server.
  */
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { basename } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
 import { loadBridgeConfig } from '../config';
 import type { CliCommand } from './command';
+import { IMPORT_FORMAT_LABELS, type ImportFormatName } from '../importers/format-labels';
 import { print } from './print';
 import { UsageError } from './usage-error';
 
 const COMMON = '  --data DIR         data directory (ENGRAM_DATA_DIR, default ~/.engram)';
 const ACCOUNT = '  --email E          the account to act for (needed only when there are several)';
+const FORMAT_HELP = Object.entries(IMPORT_FORMAT_LABELS).map(([name, label]) => `                       ${name.padEnd(11)}${label}`).join('\n');
 const SERVER_URL = '  --url ORIGIN       the server (ENGRAM_BASE_URL, default http://127.0.0.1:8787)';
 
 /** A line of standard error for the person: what was done. */
@@ -182,33 +185,57 @@ standard output. Safe while the server runs: the file is one consistent snapshot
 ${ACCOUNT}
 ${COMMON}`,
     async run({ values, config }) {
+      const commands = await import('./store-commands');
+      commands.requireStore(config); // before the file is made: no empty export beside a mistyped --data
       if (values.out) closeSync(openSync(values.out, 'w', 0o600)); // a new file is private, like the store it comes from
       const out = values.out ? Bun.file(values.out).writer() : null;
       const write = (line: string) => (out ? out.write(`${line}\n`) : process.stdout.write(`${line}\n`));
-      await (await import('./store-commands')).exportMemory(config, values.email, write);
+      await commands.exportMemory(config, values.email, write);
       await out?.end();
       return 0;
     },
   },
   {
     name: 'import',
-    summary: 'read an export into an account',
+    summary: 'bring memory in: an export, ChatGPT, Claude, the MCP memory server, Markdown notes',
     operand: 'FILE',
-    options: ['email', 'data'],
-    help: `Usage: engram import FILE [--email E] [--data DIR]
+    options: ['from', 'container', 'dry-run', 'email', 'data'],
+    help: `Usage: engram import FILE [--from FORMAT] [--container NAME] [--dry-run] [--email E] [--data DIR]
 
-Reads an export (version 1 or 2) into an account, all or nothing. Containers are matched by
-name; a document whose custom_id is already there is kept as it is. Learned documents are
-indexed again for search, but no facts are extracted from them: their facts are in the file.
-Documents not yet learned are learned in full; failed ones stay failed. What an earlier import
-of the same export (or an overlapping one) brought is skipped. A line the API would refuse (too
-long, a name with invisible characters) refuses the whole file with the API's error.
+Reads FILE into an account. The whole file is checked first: a broken one, or one holding something
+the API would refuse, is refused naming the file, line and column of the first problem, and nothing
+of it is stored. Importing the same file again adds nothing; a conversation or note changed since
+the last import replaces the one imported then (docs/importing.md).
+  --from FORMAT      what FILE is (default: engram):
+${FORMAT_HELP}
+  --container NAME   put everything in this container (made when missing); otherwise ChatGPT's go
+                     to "ChatGPT", Claude's to "Claude" and one container per project, the MCP
+                     memory server's to "MCP memory", and notes to one named after their folder
+  --dry-run          check FILE and print what would be added or replaced (one line each, on
+                     standard output), storing nothing
 ${ACCOUNT}
-${COMMON}`,
+${COMMON}
+
+An Engram export (version 1 or 2) keeps its containers, matched by name. Learned documents are
+indexed again but their facts are not extracted again (they are in the file); what an earlier
+import of the same export brought, or what this account already holds (its own export), is skipped.`,
     async run({ operand, values, config }) {
-      if (!(await Bun.file(operand).exists())) throw new UsageError(`No file ${operand}.`);
-      const summary = await (await import('./store-commands')).importMemory(config, values.email, await Bun.file(operand).text());
-      for (const line of (await import('./transfer')).describeImport(summary)) said(line);
+      const format = (values.from ?? 'engram') as ImportFormatName;
+      if (!Object.hasOwn(IMPORT_FORMAT_LABELS, format)) throw new UsageError(`--from must be one of ${Object.keys(IMPORT_FORMAT_LABELS).join(', ')}; not "${format}".`);
+      if (!existsSync(operand)) throw new UsageError(`No file ${operand}.`);
+      const [cmd, { progressReport }, { describeImport }] = await Promise.all([import('./store-commands'), import('./progress'), import('../operations/import-summary')]);
+      const progress = progressReport();
+      const changes = (c: { action: string; kind: string; name: string; container: string | null }) =>
+        process.stdout.write(`${c.action === 'add' ? '+' : '~'} ${c.kind} ${JSON.stringify(c.name.replace(/\s+/g, ' ').slice(0, 120))}${c.container ? ` in "${c.container}"` : ''}\n`);
+      try {
+        const summary = await cmd.importFile(config, values.email, {
+          source: { path: operand, label: basename(operand) }, format, container: values.container, dryRun: values['dry-run'],
+        }, { onProgress: progress.update, onChange: values['dry-run'] ? changes : undefined });
+        progress.end();
+        for (const line of describeImport(summary)) said(line);
+      } finally {
+        progress.end();
+      }
       return 0;
     },
   },

@@ -22,6 +22,9 @@ export const OPTIONS = {
   url: { type: 'string' },
   key: { type: 'string' },
   out: { type: 'string' },
+  from: { type: 'string' },
+  container: { type: 'string' },
+  'dry-run': { type: 'boolean' },
 } as const;
 
 /** The options a command may list; `--help` and `--version` belong to every command. */

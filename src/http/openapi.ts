@@ -19,6 +19,7 @@ const ERROR_STATUSES: Record<string, string> = {
   401: 'No bearer credential.',
   403: 'The credential may not do this (`unauthorized`).',
   404: 'No such id or route (`not_found`).',
+  405: 'The path does not answer this method (`method_not_allowed`); `Allow` and `details.allow` name the methods it does.',
   409: 'The write conflicts with what is stored (`conflict`).',
   422: 'Malformed input (`validation`), or no model for a turn (`capability_unavailable`).',
   429: 'Too many requests on this credential (`rate_limited`).',

@@ -5,18 +5,19 @@
  */
 import type { PassageInput } from '../storage/store';
 
-const TARGET_CHARS = 800;
+/** A passage's size to pack up to; a paragraph no longer than this is never cut (imported transcripts rely on it). */
+export const TARGET_CHARS = 800;
 const MAX_CHARS = 1200;
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
-/** Sentences of a paragraph; a sentence longer than MAX_CHARS is cut at word boundaries. */
-export function sentences(paragraph: string): string[] {
+/** Sentences of a paragraph; a sentence longer than `max` characters is cut at word boundaries. */
+export function sentences(paragraph: string, max = MAX_CHARS): string[] {
   const out: string[] = [];
   for (const { segment } of segmenter.segment(paragraph)) {
     let s = segment.trim();
-    while (s.length > MAX_CHARS) {
-      const cut = s.lastIndexOf(' ', MAX_CHARS) > MAX_CHARS / 2 ? s.lastIndexOf(' ', MAX_CHARS) : MAX_CHARS;
+    while (s.length > max) {
+      const cut = s.lastIndexOf(' ', max) > max / 2 ? s.lastIndexOf(' ', max) : max;
       out.push(s.slice(0, cut).trim());
       s = s.slice(cut).trim();
     }

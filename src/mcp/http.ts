@@ -1,9 +1,18 @@
 /**
- * The /mcp-http door: Streamable HTTP, stateless (a fresh server and transport per POST, no
- * Mcp-Session-Id), every POST authenticated and counted by the per-credential limiter. GET and
- * DELETE are 405; batches are 400. CORS is answered for the allowed browser origins only.
+ * The /mcp-http door: Streamable HTTP, stateless, in both protocol eras on the one endpoint. A
+ * request carrying the 2026-07-28 `_meta` envelope is served by the SDK's `createMcpHandler`
+ * (`server/discover`, the request headers checked against the body, the caching fields); any other
+ * is the 2025 handshake era, served as before by a fresh transport answering JSON. Either way the
+ * request is first checked here, once, for both: Origin, the credential (401), the per-credential
+ * limiter (429), the shape of a tools/call (-32602) and a tool outside the grant (403). Nothing is
+ * kept between requests, so any replica behind a load balancer can answer any of them.
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { type Context as HonoContext, Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { Caller } from '../auth/caller';
@@ -15,10 +24,29 @@ import { bearerToken } from '../http/middleware/bearer';
 import { type Context, contextFor, countRequest, invoke, isOffered, type Services } from '../operations/operation';
 import { MCP_PATH, RESOURCE_METADATA_PATH, resourceOf } from '../oauth/metadata';
 import type { Site } from '../site';
-import { findTool, mcpServerFor } from './server';
+import { mcpServerFor } from './server';
+import { findTool, toolCallProblem } from './tools';
+
+/**
+ * The revisions of the per-request era: what `server/discover` lists and so what an unsupported
+ * version is told (the SDK's own answers say the same). The handshake revisions are negotiated by
+ * `initialize`, as before, and are never named to a client that sends `_meta`.
+ */
+const MODERN_VERSIONS = ['2026-07-28'];
+/** Every revision this endpoint reads in MCP-Protocol-Version. */
+const KNOWN_VERSIONS = new Set([...MODERN_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS]);
+
+type RpcId = string | number | null;
 
 export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // The SDK builds the server of a 2026-07-28 request from the request object; the context made
+  // for it below travels with that object, and is gone with it.
+  const contexts = new WeakMap<Request, Context>();
+  const modern = createMcpHandler(({ requestInfo }) => mcpServerFor(contexts.get(requestInfo!)!), {
+    legacy: 'reject',
+    onerror: (err) => services.log.debug('mcp request refused', { error: err.message }),
+  });
   app.use(MCP_PATH, corsForAllowedOrigins(site));
 
   app.on(['GET', 'DELETE'], MCP_PATH, (c) => {
@@ -29,7 +57,10 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
   app.post(MCP_PATH, async (c) => {
     // DNS-rebinding defence: a browser page from another origin may not drive the memory.
     const origin = c.req.header('Origin');
-    if (origin && !site.origins.has(origin)) return c.json(rpcError(null, -32000, `Origin ${origin} is not allowed.`), 403);
+    if (origin && !site.origins.has(origin)) {
+      const id = idOf(await c.req.json().catch(() => null));
+      return c.json(rpcError(id, -32000, `Origin ${origin} is not allowed.`), 403);
+    }
 
     const token = bearerToken(c.req.header('Authorization'));
     let caller: Caller;
@@ -50,28 +81,49 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
     }
     if (Array.isArray(body)) return c.json(rpcError(null, -32600, 'JSON-RPC batches are not supported.'), 400);
 
+    const version = c.req.header('MCP-Protocol-Version');
+    if (version !== undefined && !KNOWN_VERSIONS.has(version)) {
+      return c.json(rpcError(idOf(body), -32022, `Unsupported protocol version: ${version}`, { supported: MODERN_VERSIONS, requested: version }), 400);
+    }
+
     const overLimit = countUnlessOperationWill(ctx, body);
     if (overLimit) return c.json(envelope(overLimit, ctx.traceId), 429);
+
+    const call = body as { method?: unknown; params?: unknown } | null;
+    if (call?.method === 'tools/call') {
+      const problem = toolCallProblem(call.params);
+      if (problem) return c.json(rpcError(idOf(body), -32602, `Invalid params: ${problem}`));
+    }
 
     const refusal = await refuseToolOutsideGrant(ctx, body);
     if (refusal) return c.json(envelope(refusal, ctx.traceId), 403);
 
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    const server = mcpServerFor(ctx);
-    await server.connect(transport);
-    try {
-      return withRequestId(await transport.handleRequest(c.req.raw, { parsedBody: body }), body);
-    } finally {
-      void server.close();
-    }
+    if (await isLegacyRequest(c.req.raw, body)) return withRequestId(await handshakeEra(ctx, c.req.raw, body), body);
+    contexts.set(c.req.raw, ctx);
+    return withRequestId(await modern.fetch(c.req.raw, { parsedBody: body }), body);
   });
 
   return app;
 }
 
+/**
+ * A request of the 2025 handshake era (initialize, or a request without the 2026-07-28 envelope):
+ * a fresh server and transport, no session id, answered as JSON, never an event stream.
+ */
+async function handshakeEra(ctx: Context, request: Request, body: unknown): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const server = mcpServerFor(ctx);
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { parsedBody: body });
+  } finally {
+    void server.close();
+  }
+}
+
 /** What a browser may send and read on /mcp-http, from an allowed origin. */
 const CORS_METHODS = ['GET', 'POST', 'DELETE', 'OPTIONS'];
-const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID', 'Idempotency-Key'];
+const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Mcp-Session-Id', 'Last-Event-ID', 'Idempotency-Key'];
 const CORS_EXPOSED_HEADERS = ['WWW-Authenticate', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'X-Trace-Id'];
 
 /**
@@ -98,9 +150,9 @@ function corsForAllowedOrigins(site: Site): MiddlewareHandler<AppEnv> {
 
 /**
  * Counts a request in the per-credential limiter unless `invoke` will (a call of a known tool: it
- * also knows which tools the contract exempts), so initialize, tools/list, ping and notifications
- * count too. Over the limit: the 429 envelope, at the HTTP level like the 403 below, since only a
- * tool call has a result to carry it in.
+ * also knows which tools the contract exempts), so initialize, server/discover, tools/list, ping
+ * and notifications count too. Over the limit: the 429 envelope, at the HTTP level like the 403
+ * below, since only a tool call has a result to carry it in.
  */
 function countUnlessOperationWill(ctx: Context, body: unknown): ServiceError | null {
   const msg = body as { method?: unknown; params?: { name?: unknown } } | null;
@@ -114,16 +166,22 @@ function countUnlessOperationWill(ctx: Context, body: unknown): ServiceError | n
   }
 }
 
+/** The request's JSON-RPC id when it has one a response can carry (a string or a number). */
+function idOf(body: unknown): RpcId {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
 /**
- * The SDK's transport answers its own errors (a bad MCP-Protocol-Version, an invalid message)
+ * The SDK's transport answers some of its own errors (a bad Accept header, an invalid message)
  * with `"id": null`; JSON-RPC wants the request's id wherever it could be read, so it is put back.
  */
 async function withRequestId(res: Response, body: unknown): Promise<Response> {
-  const id = (body as { id?: unknown } | null)?.id;
-  if (res.status < 400 || (typeof id !== 'string' && typeof id !== 'number')) return res;
+  const id = idOf(body);
+  if (res.status < 400 || id === null) return res;
   if (!res.headers.get('content-type')?.includes('application/json')) return res;
   const answer = (await res.clone().json().catch(() => null)) as { id?: unknown; error?: unknown } | null;
-  if (answer?.id !== null || !answer.error) return res;
+  if (!answer?.error || (answer.id !== null && answer.id !== undefined)) return res;
   return new Response(JSON.stringify({ ...answer, id }), { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
@@ -150,4 +208,8 @@ function unauthorized(c: HonoContext, site: Site, description: string): Response
   return c.json({ error: 'invalid_token', error_description: description }, 401);
 }
 
-const rpcError = (id: string | number | null, code: number, message: string) => ({ jsonrpc: '2.0', id, error: { code, message } });
+const rpcError = (id: RpcId, code: number, message: string, data?: unknown) => ({
+  jsonrpc: '2.0',
+  id,
+  error: data === undefined ? { code, message } : { code, message, data },
+});

@@ -1,118 +1,38 @@
 /**
- * An MCP server for one request, holding only the caller's tools. Each tool is an operation of
- * the table: its input schema is the operation's zod schema, and a call goes through `invoke`.
+ * The SDK server that answers one request (on /mcp-http) or one connection (the stdio bridge), in
+ * whichever era the request speaks: the 2025 handshake revisions or 2026-07-28. Its tools are the
+ * table's (tools.ts); the SDK adds what each era asks of the wire (`initialize` and its version
+ * negotiation, `server/discover`, `resultType`, the caching fields, `serverInfo` in `_meta`).
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import { type CacheHint, type CallToolResult, type ListToolsResult, Server } from '@modelcontextprotocol/server';
 import pkg from '../../package.json' with { type: 'json' };
-import { refusalOf, ServiceError } from '../errors';
-import { envelope } from '../http/envelope';
-import { SHARE_OPERATIONS, TOOLS } from '../operations';
-import { idempotent } from '../operations/idempotency';
-import { type Context, invoke, isOffered, type Operation } from '../operations/operation';
-import { currentName } from './retired-names';
+import type { Context } from '../operations/operation';
+import { callTool, instructionsFor, listTools, type ToolCallParams } from './tools';
 
 /**
- * The contract's tools that MCP serves: all but get_document, which is REST only, and the two
- * held by shares alone (ask_agent, workflow_invoke; `holdsTool` keeps them from anyone else).
+ * How long a 2026-07-28 client may keep a tools/list or server/discover answer: a minute, so a
+ * level the owner raised shows within one. Private: both depend on the credential. A shortened
+ * list never widens anything; the server checks every call.
  */
-const MCP_TOOLS: readonly Operation[] = [...TOOLS.filter((op) => op.name !== 'get_document'), ...SHARE_OPERATIONS];
+const CACHE_HINT: CacheHint = { ttlMs: 60_000, cacheScope: 'private' };
 
-/** What the instructions say of each tool, in the order said: only the tools a caller holds are named. */
-const GUIDANCE: readonly (readonly [tool: string, sentence: string])[] = [
-  ['memory_rules', 'Call memory_rules first and follow the rules.'],
-  ['search_memories', 'Use search_memories to find passages (retrieval, not an answer).'],
-  ['list_containers', 'list_containers shows the topics you may use.'],
-];
-
-/**
- * The server's instructions for a caller, naming only tools it holds: a consent token holds no
- * memory_rules, and a share holds one tool, so each is told only of what it can call.
- */
-function instructionsFor(ctx: Context): string {
-  const held = new Set(toolsFor(ctx).map((op) => op.name));
-  if (held.has('ask_agent')) return "Engram answers questions from a person's shared memory: call ask_agent with a message; the reply cites its passages.";
-  if (held.has('workflow_invoke') && ctx.caller.kind === 'share') {
-    return `Engram runs the workflow "${ctx.caller.share.name}": call workflow_invoke with an input object.`;
-  }
-  return memoryInstructions(held);
+export interface ToolHandlers {
+  list(params: { cursor?: string } | undefined): Promise<Pick<ListToolsResult, 'tools' | 'nextCursor'>> | Pick<ListToolsResult, 'tools'>;
+  call(params: ToolCallParams): Promise<CallToolResult>;
 }
 
-function memoryInstructions(held: ReadonlySet<string>): string {
-  return ["Engram holds the person's memory.", ...GUIDANCE.filter(([tool]) => held.has(tool)).map(([, sentence]) => sentence)].join(' ');
-}
-
-/** What a developer key is told (it holds every tool GUIDANCE names); the stdio bridge says it before reaching the server. */
-export const INSTRUCTIONS = memoryInstructions(new Set(GUIDANCE.map(([tool]) => tool)));
-
-function toolsFor(ctx: Context): Operation[] {
-  return MCP_TOOLS.filter((op) => isOffered(op, ctx.caller));
-}
-
-/** The MCP tool an incoming name stands for (retired names included), or undefined. */
-export function findTool(name: string, args: Record<string, unknown>): Operation | undefined {
-  const current = currentName(name, args);
-  return MCP_TOOLS.find((op) => op.name === current);
-}
-
-function describe(op: Operation): Tool {
-  const { $schema: _, ...inputSchema } = withoutNull(z.toJSONSchema(op.input, { io: 'input' })) as Record<string, unknown>;
-  return {
-    name: op.name,
-    description: op.description,
-    inputSchema: inputSchema as Tool['inputSchema'],
-    annotations: { readOnlyHint: op.access === 'read', destructiveHint: op.access === 'manage', openWorldHint: false },
-  };
-}
-
-/**
- * Drops `null` from the types a tool's schema allows: several model providers refuse type lists
- * and null branches in function schemas. A field that may be null may also be left out, and
- * the operation still accepts null from a client that sends it.
- */
-function withoutNull(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withoutNull);
-  if (typeof schema !== 'object' || schema === null) return schema;
-  const { anyOf, type, ...rest } = schema as Record<string, unknown>;
-  const out: Record<string, unknown> = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, withoutNull(v)]));
-  if (Array.isArray(type)) {
-    const types = type.filter((t) => t !== 'null');
-    out.type = types.length === 1 ? types[0] : types;
-  } else if (type !== undefined) {
-    out.type = type;
-  }
-  if (Array.isArray(anyOf)) {
-    const branches = anyOf.filter((b) => (b as { type?: unknown }).type !== 'null').map(withoutNull);
-    if (branches.length === 1) Object.assign(out, branches[0] as object);
-    else out.anyOf = branches;
-  }
-  return out;
-}
-
-export function mcpServerFor(ctx: Context): Server {
-  const server = new Server({ name: 'engram', version: pkg.version }, { capabilities: { tools: {} }, instructions: instructionsFor(ctx) });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsFor(ctx).map(describe) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const args = request.params.arguments ?? {};
-    const op = findTool(request.params.name, args);
-    if (!op) return errorResult(new ServiceError('not_found', `No tool named ${request.params.name}.`), ctx.traceId);
-    try {
-      const once = idempotent(op, request.params._meta?.idempotency_key, '_meta.idempotency_key');
-      const result = (await invoke(once.op, ctx, args)) as Record<string, unknown>;
-      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
-    } catch (err) {
-      const refusal = refusalOf(err);
-      if (refusal) return errorResult(refusal, ctx.traceId);
-      ctx.log.error('tool failed', { trace_id: ctx.traceId, tool: op.name, error: String(err), stack: (err as Error).stack });
-      return errorResult(new ServiceError('internal', 'Something went wrong on the server. Quote the trace_id when reporting it.'), ctx.traceId);
-    }
-  });
+/** An Engram MCP server offering tools only, with these instructions, answering tools/list and tools/call with `handlers`. */
+export function engramServer(instructions: string, handlers: ToolHandlers): Server {
+  const server = new Server(
+    { name: 'engram', version: pkg.version },
+    { capabilities: { tools: {} }, instructions, cacheHints: { 'tools/list': CACHE_HINT, 'server/discover': CACHE_HINT } },
+  );
+  server.setRequestHandler('tools/list', (request) => handlers.list(request.params));
+  server.setRequestHandler('tools/call', (request) => handlers.call(request.params as ToolCallParams));
   return server;
 }
 
-/** A tool error a model can read and correct: `isError` with the error envelope. */
-function errorResult(err: ServiceError, traceId: string): CallToolResult {
-  const body = envelope(err, traceId);
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+/** The server for one request on /mcp-http: the caller's tools and instructions. */
+export function mcpServerFor(ctx: Context): Server {
+  return engramServer(instructionsFor(ctx), { list: () => ({ tools: listTools(ctx) }), call: (params) => callTool(ctx, params) });
 }

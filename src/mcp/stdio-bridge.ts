@@ -2,17 +2,21 @@
  * `engram mcp`: MCP over standard input and output for desktop clients that only launch commands.
  * It holds no rule and opens no store: every tools/list and tools/call is answered by the running
  * server over /mcp-http with the developer key, so the HTTP server stays the only enforcer.
+ * Towards the desktop client it speaks both eras (the SDK's serveStdio: a `server/discover` probe
+ * is answered, an `initialize` opens the 2025 handshake era); towards the server, whichever era the
+ * server speaks (the client probes once, and falls back to the handshake for an older server).
  * Standard output carries protocol only; anything said to the person goes to standard error.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Client, ProtocolError, StreamableHTTPClientTransport, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
+import { type CallToolResult, isJSONRPCRequest, type JSONRPCMessage, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import pkg from '../../package.json' with { type: 'json' };
+import { MAX_BODY_BYTES } from '../http/middleware/body-limit';
 import { hintOf } from '../ids';
 import { MCP_PATH } from '../oauth/metadata';
-import { INSTRUCTIONS } from './server';
+import { engramServer } from './server';
+import { StdioLines } from './stdio-lines';
+import { INSTRUCTIONS, type ToolCallParams, toolCallProblem } from './tools';
 
 export interface BridgeOptions {
   url: string;
@@ -24,75 +28,120 @@ export interface BridgeOptions {
 export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   const say = options.say ?? ((line: string) => process.stderr.write(`engram mcp: ${line}\n`));
   const endpoint = new URL(MCP_PATH, options.url);
-  const link: { remote: Client | null } = { remote: null };
+  const relay = new Relay(endpoint, options.key, say);
+  const wire = new StdioLines({ maxLineBytes: MAX_BODY_BYTES, screen: refuseMalformedToolCall, say });
+  // The desktop client keeps tools/list for as long as the bridge's answer says; the bridge keeps
+  // nothing itself, so a revoked key is told at its next request.
+  const list = (cursor: string | undefined) => relay.run((c) => c.listTools(cursor ? { cursor } : undefined, { cacheMode: 'bypass' }));
+  serveStdio(
+    () => engramServer(INSTRUCTIONS, {
+      list: (params) => list(params?.cursor).then(({ tools, nextCursor }) => ({ tools, nextCursor })),
+      call: (params) => relay.run((c) => c.callTool(forwarded(params))).then(asToolResult),
+    }),
+    { transport: wire, onerror: (err) => say(err.message) },
+  );
+  say(`serving MCP on stdio for ${endpoint.href} with key ${hintOf(options.key)}`);
+  await wire.closed;
+  await relay.close();
+}
 
-  /** Connects to the server on first use and again after a failure, so the server may start later. */
-  const connected = async (): Promise<Client> => {
-    if (link.remote) return link.remote;
-    const client = new Client({ name: 'engram-stdio-bridge', version: pkg.version });
-    const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { Authorization: `Bearer ${options.key}` } } });
-    await client.connect(transport);
-    link.remote = client;
-    return client;
-  };
+/** A tools/call whose params the SDK would refuse with a dump of its schema: refused here in words, as /mcp-http does. */
+function refuseMalformedToolCall(message: JSONRPCMessage): JSONRPCMessage | undefined {
+  if (!isJSONRPCRequest(message) || message.method !== 'tools/call') return undefined;
+  const problem = toolCallProblem(message.params);
+  return problem ? { jsonrpc: '2.0', id: message.id, error: { code: ProtocolErrorCode.InvalidParams, message: `Invalid params: ${problem}` } } : undefined;
+}
+
+/**
+ * The call as the server should get it: the desktop client's own `_meta` keys (an idempotency key)
+ * travel on, the protocol's per-request keys do not, since the bridge's client sets its own.
+ */
+function forwarded(params: ToolCallParams): ToolCallParams {
+  const meta = Object.fromEntries(Object.entries(params._meta ?? {}).filter(([key]) => !key.startsWith('io.modelcontextprotocol/') && key !== 'progressToken'));
+  return { name: params.name, arguments: params.arguments, ...(Object.keys(meta).length ? { _meta: meta } : {}) };
+}
+
+/** A tool result without the server's era fields (`resultType`, `_meta`): the bridge's own server adds its era's. */
+function asToolResult(result: Awaited<ReturnType<Client['callTool']>>): CallToolResult {
+  const { content, structuredContent, isError } = result as CallToolResult;
+  return { content, ...(structuredContent !== undefined ? { structuredContent } : {}), ...(isError ? { isError } : {}) };
+}
+
+/** The bridge's one client of the server, connected on first use and again after a failure, so the server may start later. */
+class Relay {
+  private client: Client | null = null;
+
+  constructor(
+    private readonly endpoint: URL,
+    private readonly key: string,
+    private readonly say: (line: string) => void,
+  ) {}
 
   /** Runs a call on the server; a failure becomes an MCP error a person can act on, said once on stderr. */
-  const relay = async <T>(call: (client: Client) => Promise<T>): Promise<T> => {
+  async run<T>(call: (client: Client) => Promise<T>): Promise<T> {
     try {
-      return await call(await connected());
+      return await call(await this.connected());
     } catch (err) {
-      const problem = explain(err, endpoint.origin, hintOf(options.key));
-      if (problem.reconnect) {
-        const stale = link.remote;
-        link.remote = null;
-        void stale?.close().catch(() => {});
-      }
-      say(problem.message);
-      throw new McpError(problem.code, problem.message);
+      const problem = explain(err, this.endpoint.origin, hintOf(this.key));
+      if (problem.reconnect) void this.close();
+      this.say(problem.message);
+      throw new ProtocolError(problem.code, problem.message, problem.data);
     }
-  };
+  }
 
-  const server = new Server({ name: 'engram', version: pkg.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, (request) => relay((c) => c.listTools(request.params)));
-  server.setRequestHandler(CallToolRequestSchema, (request) => relay((c) => c.callTool(request.params)));
-  await server.connect(new StdioServerTransport());
-  say(`serving MCP on stdio for ${endpoint.href} with key ${hintOf(options.key)}`);
-  await new Promise<void>((resolve) => {
-    server.onclose = resolve;
-  });
-  await link.remote?.close();
+  async close(): Promise<void> {
+    const stale = this.client;
+    this.client = null;
+    await stale?.close().catch(() => {});
+  }
+
+  private async connected(): Promise<Client> {
+    if (this.client) return this.client;
+    const client = new Client({ name: 'engram-stdio-bridge', version: pkg.version }, { versionNegotiation: { mode: 'auto' } });
+    const transport = new StreamableHTTPClientTransport(this.endpoint, { requestInit: { headers: { Authorization: `Bearer ${this.key}` } } });
+    await client.connect(transport);
+    this.client = client;
+    return client;
+  }
 }
 
 interface Problem {
   message: string;
   code: number;
+  data?: unknown;
   /** Whether the connection to the server must be made anew on the next call. */
   reconnect: boolean;
 }
 
-/** What went wrong, in words a person can act on; never with the key, only its hint. */
+/**
+ * What went wrong, in words a person can act on; never with the key, only its hint. An error the
+ * server answered in JSON-RPC keeps its code and its message as they were: the desktop client's
+ * SDK adds its own prefix once.
+ */
 function explain(err: unknown, origin: string, hint: string): Problem {
-  if (err instanceof McpError) return { message: err.message, code: err.code, reconnect: false };
-  if (err instanceof StreamableHTTPError) {
-    if (err.code === 401) {
-      return { message: `The Engram server at ${origin} refused the key ${hint}: it is unknown, expired or revoked. Make a new key with \`engram keys create\`.`, code: ErrorCode.InvalidRequest, reconnect: true };
-    }
-    const envelope = parseEnvelope(err.message);
-    if (err.code === 403 && envelope) return { message: envelope.message, code: ErrorCode.InvalidRequest, reconnect: false };
-    return { message: `The Engram server at ${origin} answered ${err.code}${envelope ? `: ${envelope.message}` : ''}.`, code: ErrorCode.InternalError, reconnect: true };
+  if (err instanceof ProtocolError) return { message: err.message, code: err.code, data: err.data, reconnect: false };
+  const status = err instanceof SdkHttpError ? err.status : err instanceof UnauthorizedError ? 401 : undefined;
+  if (status === 401) {
+    return { message: `The Engram server at ${origin} refused the key ${hint}: it is unknown, expired or revoked. Make a new key with \`engram keys create\`.`, code: ProtocolErrorCode.InvalidRequest, reconnect: true };
+  }
+  if (status !== undefined) {
+    const envelope = parseEnvelope((err as SdkHttpError).data);
+    if (status === 403 && envelope) return { message: envelope.message, code: ProtocolErrorCode.InvalidRequest, reconnect: false };
+    return { message: `The Engram server at ${origin} answered ${status}${envelope ? `: ${envelope.message}` : ''}.`, code: ProtocolErrorCode.InternalError, reconnect: true };
   }
   return {
     message: `Cannot reach the Engram server at ${origin}: is it running? Start it with \`engram serve\`. (${(err as Error).message ?? err})`,
-    code: ErrorCode.InternalError,
+    code: ProtocolErrorCode.InternalError,
     reconnect: true,
   };
 }
 
-function parseEnvelope(text: string): { message: string } | null {
-  const start = text.indexOf('{');
-  if (start < 0) return null;
+/** The error envelope in an HTTP error answer's body, when there is one. */
+function parseEnvelope(data: unknown): { message: string } | null {
+  const text = (data as { text?: unknown } | undefined)?.text;
+  if (typeof text !== 'string') return null;
   try {
-    const body = JSON.parse(text.slice(start)) as { message?: unknown };
+    const body = JSON.parse(text) as { message?: unknown };
     return typeof body.message === 'string' ? { message: body.message } : null;
   } catch {
     return null;

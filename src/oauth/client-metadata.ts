@@ -14,7 +14,7 @@ import { type Lookup, resolveHost, type ResolvedAddress, systemLookup } from '..
 import { untilAborted } from '../learning/fetch/until-aborted';
 import { withoutInvisible } from '../operations/schemas';
 import type { OAuthClient, Store } from '../storage/store';
-import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uris';
+import { APPLICATION_TYPES, type ApplicationType, MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uris';
 
 export interface ClientMetadataOptions {
   /** The operator's ENGRAM_FETCH_ALLOW_PRIVATE: also fetch documents from private addresses. */
@@ -64,11 +64,17 @@ function validateClientMetadata(doc: unknown, clientId: string): { name: string;
   if (d.client_id !== clientId) {
     throw new ClientMetadataError(`The client metadata document names client_id ${JSON.stringify(d.client_id)}, not the URL it was fetched from.`, false);
   }
+  // The fields MCP requires of a document: client_id (above), client_name and redirect_uris.
+  if (typeof d.client_name !== 'string' || !d.client_name.trim()) throw new ClientMetadataError('The client metadata document has no client_name.', false);
   const uris = d.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0) throw new ClientMetadataError('The client metadata document lists no redirect_uris.', false);
   if (uris.length > MAX_REDIRECT_URIS) throw new ClientMetadataError(`The client metadata document lists more than ${MAX_REDIRECT_URIS} redirect_uris.`, false);
+  const applicationType = (d.application_type ?? undefined) as ApplicationType | undefined;
+  if (applicationType !== undefined && !APPLICATION_TYPES.includes(applicationType)) {
+    throw new ClientMetadataError('The client metadata document gives an application_type other than "native" or "web".', false);
+  }
   for (const uri of uris) {
-    const problem = redirectUriProblem(uri);
+    const problem = redirectUriProblem(uri, applicationType);
     if (problem) throw new ClientMetadataError(`The client metadata document has a bad redirect URI: ${problem}.`, false);
   }
   const method = d.token_endpoint_auth_method;
@@ -76,7 +82,7 @@ function validateClientMetadata(doc: unknown, clientId: string): { name: string;
     throw new ClientMetadataError(`A client metadata document cannot use ${method}: there is no secret to share.`, false);
   }
   // As for a registration (register.ts): invisible characters that could disguise the name are dropped.
-  const shown = typeof d.client_name === 'string' ? withoutInvisible(d.client_name).trim() : '';
+  const shown = withoutInvisible(d.client_name).trim();
   const name = shown ? shown.slice(0, 200) : new URL(clientId).host;
   return { name, redirectUris: uris as string[] };
 }

@@ -2,8 +2,15 @@
  * Which redirect URIs an app may register, and whether a requested one matches a registration.
  * Accepted: https; http on a loopback host (localhost, 127.0.0.1, [::1]); private-use schemes of
  * native apps (RFC 8252 §7.1, e.g. Cursor's `cursor://…`). Refused: script-bearing or local schemes,
- * fragments, user info, and plain http anywhere else.
+ * fragments, user info, and plain http anywhere else. An app that says it is a web application
+ * (`application_type: "web"`, OpenID Connect Registration) may register https on a host of its own
+ * only; a native one, and one that does not say, anything above (RFC 8252: loopback, its own
+ * scheme, or a claimed https URI, as VS Code registers `https://vscode.dev/redirect`).
  */
+
+/** What an app says it is at registration (OpenID Connect Registration 1.0 §2; MCP 2026-07-28 asks every client to say). */
+export type ApplicationType = 'native' | 'web';
+export const APPLICATION_TYPES: readonly ApplicationType[] = ['native', 'web'];
 
 /** Schemes that could run code or read local files in the owner's browser. */
 const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:']);
@@ -13,8 +20,17 @@ export const MAX_REDIRECT_URIS = 20;
 
 const isLoopbackHost = (hostname: string): boolean => LOOPBACK_HOSTS.has(hostname.toLowerCase());
 
-/** Why a redirect URI cannot be registered, or null when it can. */
-export function redirectUriProblem(uri: unknown): string | null {
+/** Why a redirect URI cannot be registered by an app of this type (undefined: it did not say), or null when it can. */
+export function redirectUriProblem(uri: unknown, applicationType?: ApplicationType): string | null {
+  const problem = schemeProblem(uri);
+  if (problem || applicationType !== 'web') return problem;
+  const url = new URL(uri as string);
+  return url.protocol === 'https:' && !isLoopbackHost(url.hostname)
+    ? null
+    : `${uri} is a native app's redirect URI; a web application (application_type "web") redirects to https on a host of its own. Register a desktop, command-line or locally served app with application_type "native"`;
+}
+
+function schemeProblem(uri: unknown): string | null {
   if (typeof uri !== 'string' || uri.length === 0) return 'a redirect URI must be a non-empty string';
   if (uri.length > MAX_URI_CHARS) return `a redirect URI must be at most ${MAX_URI_CHARS} characters`;
   let url: URL;

@@ -1,8 +1,9 @@
 /**
  * Dynamic client registration (RFC 7591) at /oauth/register: public clients only. Tolerant of
- * what real clients send: whatever grant types, auth method or application type they ask for, we
- * register what we support (authorization_code, PKCE, no secret) and answer with it, as §3.2.1
- * allows. Only redirect URIs are judged strictly. Never-approved registrations expire after a day.
+ * what real clients send: whatever grant types or auth method they ask for, we register what we
+ * support (authorization_code, PKCE, no secret) and answer with it, as §3.2.1 allows. Redirect URIs
+ * are judged strictly, by the rules of the application type the client gives (native or web).
+ * Never-approved registrations expire after a day.
  */
 import type { Clock } from '../clock';
 import { DAY_MS } from '../clock';
@@ -11,7 +12,7 @@ import { withoutInvisible } from '../operations/schemas';
 import type { Store } from '../storage/store';
 import type { OAuthErrorCode } from './errors';
 import { SCOPE } from './metadata';
-import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uris';
+import { APPLICATION_TYPES, type ApplicationType, MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uris';
 
 /** A registration nobody approves within this time is forgotten. */
 const UNUSED_CLIENT_TTL_MS = DAY_MS;
@@ -27,6 +28,10 @@ export function registerClient(store: Store, clock: Clock, body: unknown): Regis
     return { ok: false, error: 'invalid_client_metadata', description: 'The registration request must be a JSON object.' };
   }
   const req = body as Record<string, unknown>;
+  const applicationType = (req.application_type ?? undefined) as ApplicationType | undefined;
+  if (applicationType !== undefined && !APPLICATION_TYPES.includes(applicationType)) {
+    return { ok: false, error: 'invalid_client_metadata', description: 'application_type must be "native" or "web".' };
+  }
   const uris = req.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0) {
     return { ok: false, error: 'invalid_redirect_uri', description: 'redirect_uris must list at least one redirect URI.' };
@@ -35,7 +40,7 @@ export function registerClient(store: Store, clock: Clock, body: unknown): Regis
     return { ok: false, error: 'invalid_redirect_uri', description: `At most ${MAX_REDIRECT_URIS} redirect URIs may be registered.` };
   }
   for (const uri of uris) {
-    const problem = redirectUriProblem(uri);
+    const problem = redirectUriProblem(uri, applicationType);
     if (problem) return { ok: false, error: 'invalid_redirect_uri', description: `Redirect URI refused: ${problem}.` };
   }
   const redirectUris = [...new Set(uris as string[])];
@@ -57,7 +62,7 @@ export function registerClient(store: Store, clock: Clock, body: unknown): Regis
     token_endpoint_auth_method: 'none',
     scope: SCOPE,
   };
-  if (req.application_type === 'native' || req.application_type === 'web') answer.application_type = req.application_type;
+  if (applicationType) answer.application_type = applicationType;
   if (typeof req.client_uri === 'string' && /^https:\/\/[^\s]+$/.test(req.client_uri) && req.client_uri.length <= 2000) {
     answer.client_uri = req.client_uri;
   }

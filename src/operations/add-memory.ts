@@ -23,7 +23,7 @@ export const addMemory = defineOperation({
     title: title.optional(),
   }),
   run(ctx, input) {
-    if (!input.content.trim()) throw new ServiceError('validation', 'content must not be empty.', { fields: ['content'] });
+    checkFactContent(input.content);
     // The profile belongs to no container: a static fact needs the profile tick, not reach.
     if (input.static) {
       requireProfile(ctx);
@@ -41,3 +41,8 @@ export const addMemory = defineOperation({
     return toFact(memory);
   },
 });
+
+/** What the input schema cannot say: a fact has words. `engram import` checks it too. */
+export function checkFactContent(content: string): void {
+  if (!content.trim()) throw new ServiceError('validation', 'content must not be empty.', { fields: ['content'] });
+}

@@ -9,6 +9,8 @@ import { toContainer } from './shapes';
 export const containerFields = {
   name: S.displayName,
   description: z.string().max(LIMITS.descriptionChars),
+  learns_into_profile: z.boolean()
+    .describe('Whether learning may promote facts drawn from its documents to the profile, which every key with the profile tick reads whatever its reach. Default true.'),
 };
 
 export const createContainer = defineOperation({
@@ -16,11 +18,14 @@ export const createContainer = defineOperation({
   description: 'Make a container (a topic of the memory).',
   access: 'owner',
   output: S.Container,
-  input: z.object({ name: containerFields.name, description: containerFields.description.optional() }),
+  input: z.object({
+    name: containerFields.name, description: containerFields.description.optional(), learns_into_profile: containerFields.learns_into_profile.optional(),
+  }),
   run(ctx, input) {
     const now = ctx.clock.now();
     const container = {
       id: newId('ctr'), accountId: ctx.caller.accountId, name: input.name, description: input.description ?? '', createdAt: now, updatedAt: now,
+      learnsIntoProfile: input.learns_into_profile ?? true,
     };
     try {
       ctx.store.insertContainer(container);

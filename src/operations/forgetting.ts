@@ -19,11 +19,12 @@ export function planFor(ctx: Context, target: ForgetTarget): ForgettingPlan {
 }
 
 /**
- * Deletes the target with everything learned from it (reviewed facts kept unless in `alsoKept`),
- * drops its passages from the search indexes, and gives the answer's counts.
+ * Deletes the target with everything learned from it in one transaction, the reviewed facts named
+ * in `alsoForget` too (the others are kept), drops its passages from the search indexes, and gives
+ * the answer's counts.
  */
-export function forgetTarget(ctx: Context, target: ForgetTarget, alsoKept: string[] = []): z.infer<typeof S.Forgotten> {
-  const done: ForgettingDone | null = ctx.store.forget(ctx.caller.accountId, target, alsoKept);
+export function forgetTarget(ctx: Context, target: ForgetTarget, alsoForget: string[] = []): z.infer<typeof S.Forgotten> {
+  const done: ForgettingDone | null = ctx.store.forget(ctx.caller.accountId, target, alsoForget);
   if (!done) throw gone(target);
   ctx.search.forgetPassages(done.passageIds);
   return { forgotten: { documents: done.documents, passages: done.passages, facts: done.facts }, kept: { facts: done.kept } };
@@ -62,12 +63,12 @@ const gone = (target: ForgetTarget) => 'documentId' in target
   : new ServiceError('not_found', `No container ${target.containerId}.`, { container: target.containerId });
 
 /** "Deleted, and with it 4 passages and 3 facts. 1 fact you confirmed was kept." (the owner's notice after a delete). */
-export function forgottenSummary(done: z.infer<typeof S.Forgotten>, alsoForgotten = 0): string {
+export function forgottenSummary(done: z.infer<typeof S.Forgotten>): string {
   const { documents, passages, facts } = done.forgotten;
   const parts = [
     ...(documents > 1 ? [counted(documents, 'document')] : []),
     ...(passages ? [counted(passages, 'passage')] : []),
-    ...(facts + alsoForgotten ? [counted(facts + alsoForgotten, 'fact')] : []),
+    ...(facts ? [counted(facts, 'fact')] : []),
   ];
   const kept = done.kept.facts ? ` ${counted(done.kept.facts, 'fact')} you confirmed ${done.kept.facts === 1 ? 'was' : 'were'} kept.` : '';
   return `Deleted${parts.length ? `, and with it ${listed(parts)}` : ''}.${kept}`;

@@ -12,6 +12,7 @@ import { createKey } from './create-key';
 import { deleteContainer } from './delete-container';
 import { deleteDocument } from './delete-document';
 import { deleteRule } from './delete-rule';
+import { deleteWithFacts } from './delete-with-facts';
 import { disconnectApp } from './disconnect-app';
 import { documentPassages } from './document-passages';
 import { forgetMemory } from './forget-memory';
@@ -41,7 +42,7 @@ export {
   getDocument, getProfile, keyUsage, listContainers, listDocuments, listKeys, memoryRules, revokeKey, searchMemories,
   setKeyContainers, updateContainer, updateKey,
   askAgent, workflowInvoke, createShare, listShares, revokeShare, confirmFact,
-  browseContainer, documentPassages, forgettingPlan,
+  browseContainer, documentPassages, forgettingPlan, deleteWithFacts,
   keyAccessLog, appAccessLog,
   getFact, updateMemory,
 };
@@ -55,7 +56,7 @@ export const TOOLS = [
 export const OWNER_OPERATIONS = [
   createContainer, updateContainer, deleteContainer, listKeys, createKey, updateKey, setKeyContainers, keyUsage, revokeKey,
   addRule, deleteRule, listConnectedApps, disconnectApp, createShare, listShares, revokeShare, confirmFact,
-  browseContainer, documentPassages, forgettingPlan,
+  browseContainer, documentPassages, forgettingPlan, deleteWithFacts,
   keyAccessLog, appAccessLog,
   getFact, updateMemory,
 ] as const;

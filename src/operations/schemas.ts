@@ -3,6 +3,7 @@
  * schemas and the OpenAPI document all come from these. Field names keep the contract's spelling.
  */
 import { z } from 'zod';
+import { hiddenCharacter, NAME_CHARS } from '../names';
 
 export const LIMITS = {
   contentBytes: 1024 * 1024,
@@ -10,7 +11,7 @@ export const LIMITS = {
   titleChars: 512,
   queryBytes: 4096,
   urlChars: 2048,
-  nameChars: 200,
+  nameChars: NAME_CHARS,
   descriptionChars: 2000,
   ruleChars: 4000,
   customIdChars: 256,
@@ -36,25 +37,18 @@ export const metadata = z
 
 export const title = z.string().max(LIMITS.titleChars);
 
-/**
- * Characters that do not show but change what a name looks like: controls, line and paragraph
- * separators, and invisible formatting (bidi overrides and isolates U+202A-U+202E and
- * U+2066-U+2069, marks U+200E/U+200F, zero-width spaces, the BOM, tag characters). "Invoices" and
- * "Invo\u202Eseciov" must not look alike on the owner's pages. The joiners U+200C/U+200D stay:
- * Persian and Indic scripts and emoji sequences need them, and they cannot reorder text.
- */
-const INVISIBLE = /(?![\u200C\u200D])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
-
-/** `s` without invisible characters: for names an outside party chose (an OAuth app's client_name). */
-export const withoutInvisible = (s: string): string => s.replace(INVISIBLE, '');
+export { withoutInvisible } from '../names';
 
 /**
  * A name the owner chooses and then reads on their pages (containers, keys, shares): trimmed,
- * 1 to 200 characters, refused with 422 `validation` naming the field when it holds an invisible
+ * 1 to 200 characters, refused with 422 `validation` naming the field when it holds a character
+ * that does not show or shows as a blank other than the space (src/names.ts), naming that
  * character. One rule, so every door refuses the same names.
  */
-export const displayName = z.string().trim().min(1).max(LIMITS.nameChars)
-  .refine((s) => withoutInvisible(s) === s, { message: 'must not contain control or invisible formatting characters (such as bidirectional overrides)' });
+export const displayName = z.string().trim().min(1).max(LIMITS.nameChars).superRefine((s, ctx) => {
+  const hidden = hiddenCharacter(s);
+  if (hidden) ctx.addIssue({ code: 'custom', message: `must not contain control or invisible formatting characters, or blanks other than the ordinary space (found ${hidden})` });
+});
 
 export const containerParam = z.string().max(100).nullish()
   .describe('Container id. May be omitted only when exactly one container is in reach; "*" searches every container in reach.');
@@ -75,6 +69,8 @@ export const Container = z.object({
   name: z.string(),
   description: z.string(),
   created_at: timestamp,
+  learns_into_profile: z.boolean()
+    .describe('Whether learning may promote facts drawn from its documents to the profile (standing facts). Off: they stay in the container.'),
 }).meta({ id: 'Container' });
 
 export const SearchHit = z.object({
@@ -191,12 +187,13 @@ export const Forgotten = z.object({
   }),
 });
 
-const deleted = removed('deleted').extend(Forgotten.shape);
+/** A confirmed delete of a document or a container: what went with it, and what was kept. */
+export const Deleted = removed('deleted').extend(Forgotten.shape);
 
 export const ContainerList = z.object({ containers: z.array(Container) }).meta({ id: 'ContainerList' });
-export const DeleteDocumentResult = z.union([deleted, ConfirmationRequest]).meta({ id: 'DeleteDocumentResult' });
+export const DeleteDocumentResult = z.union([Deleted, ConfirmationRequest]).meta({ id: 'DeleteDocumentResult' });
 export const ForgetMemoryResult = z.union([removed('forgotten'), ConfirmationRequest]).meta({ id: 'ForgetMemoryResult' });
-export const DeleteContainerResult = z.union([deleted, ConfirmationRequest]).meta({ id: 'DeleteContainerResult' });
+export const DeleteContainerResult = z.union([Deleted, ConfirmationRequest]).meta({ id: 'DeleteContainerResult' });
 export const RuleDeleted = removed('deleted').meta({ id: 'RuleDeleted' });
 
 export const Key = z.object({

@@ -5,7 +5,7 @@ import type { Container as ContainerRow, Credential, DocumentRow, Share, Fact, R
 import type * as S from './schemas';
 
 export const toContainer = (c: ContainerRow): z.infer<typeof S.Container> => ({
-  id: c.id, name: c.name, description: c.description, created_at: iso(c.createdAt)!,
+  id: c.id, name: c.name, description: c.description, created_at: iso(c.createdAt)!, learns_into_profile: c.learnsIntoProfile,
 });
 
 export const toFact = (m: Fact): z.infer<typeof S.Fact> => ({

@@ -8,14 +8,19 @@ import { toContainer } from './shapes';
 
 export const updateContainer = defineOperation({
   name: 'update_container',
-  description: "Rename a container or change its description.",
+  description: 'Rename a container, change its description, or whether learning promotes its facts to the profile.',
   access: 'owner',
   output: S.Container,
-  input: z.object({ container_id: z.string().min(1), name: containerFields.name.optional(), description: containerFields.description.optional() }),
+  input: z.object({
+    container_id: z.string().min(1), name: containerFields.name.optional(), description: containerFields.description.optional(),
+    learns_into_profile: containerFields.learns_into_profile.optional(),
+  }),
   run(ctx, input) {
     const { id } = findContainer(ctx, input.container_id);
     try {
-      ctx.store.updateContainer(ctx.caller.accountId, id, { name: input.name, description: input.description, updatedAt: ctx.clock.now() });
+      ctx.store.updateContainer(ctx.caller.accountId, id, {
+        name: input.name, description: input.description, learnsIntoProfile: input.learns_into_profile, updatedAt: ctx.clock.now(),
+      });
     } catch (err) {
       if (err instanceof UniqueViolation) throw new ServiceError('conflict', `A container named "${input.name}" already exists.`, { fields: ['name'] });
       throw err;

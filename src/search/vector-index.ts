@@ -67,7 +67,7 @@ export class VectorIndex {
   private dead = 0;
   private ids = new Float64Array(1024);
   /** The scratch file of int8 rows, and rows not yet written to it (`pending` slots from `pendingFrom`). */
-  private readonly fd: number;
+  private fd: number;
   private readonly batch: Int8Array;
   private pending = 0;
   private pendingFrom = 0;
@@ -168,9 +168,14 @@ export class VectorIndex {
     ]);
   }
 
-  /** Lets go of the rows file. */
+  /**
+   * Lets go of the rows file. A write after this throws: the number could by then be a descriptor
+   * SQLite opened on the store, which the rows would overwrite ("How To Corrupt", 1.1).
+   */
   close(): void {
+    if (this.fd < 0) return;
     closeSync(this.fd);
+    this.fd = -1;
   }
 
   /** How many passages the index holds. */

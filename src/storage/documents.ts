@@ -51,6 +51,8 @@ export interface DocumentRepository {
    */
   insertDocument(doc: DocumentRow, learning?: DocumentLearning, queuedAt?: number): { inserted: boolean; document: DocumentRow };
   getDocument(accountId: string, id: string): DocumentRow | null;
+  /** The container's document holding `customId`, or null. */
+  getDocumentByCustomId(accountId: string, containerId: string, customId: string): DocumentRow | null;
   listDocuments(accountId: string, containerIds: string[], limit: number, after: DocumentPosition | null): DocumentPage;
   /** The account's documents in the order they were stored, a page after `afterSeq` (0 to start). */
   listDocumentsInInsertOrder(accountId: string, afterSeq: number, limit: number): { documents: DocumentRow[]; lastSeq: number | null };

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * One container: rename and describe it, add a note or a URL, its documents newest first (each by
+ * One container: rename and describe it, whether it learns into the profile, add a note or a URL, its documents newest first (each by
  * its title or first words, with its size, learning state, why learning failed, and where it came
  * from), its facts with Confirm and Forget, and Delete.
  */
@@ -70,6 +70,16 @@ export function ContainerPage({ container: c, documents, nextCursor, facts, csrf
           <label class="field">
             <span>Description</span>
             <input type="text" name="description" maxlength={2000} value={c.description} />
+          </label>
+          <label class="tick">
+            <input type="checkbox" name="learns_into_profile" value="on" checked={c.learns_into_profile} />
+            <span>
+              Learns into the profile
+              <small>
+                Standing facts learned from this container's documents go to your profile, which every key and app with profile
+                access reads, whatever containers it reaches. Untick to keep them in this container.
+              </small>
+            </span>
           </label>
           <div class="actions">
             <button type="submit">Save</button>

@@ -16,7 +16,7 @@ export { stylesheet };
 
 /** The owner's pages, in the order of the navigation. */
 const NAV: [string, string][] = [
-  ['/containers', 'Memory'], ['/profile', 'Profile'], ['/search', 'Search'], ['/keys', 'Keys'], ['/shares', 'Shares'], ['/rules', 'Rules'], ['/connected-apps', 'Connected apps'],
+  ['/containers', 'Memory'], ['/profile', 'Profile'], ['/search', 'Search'], ['/keys', 'Keys'], ['/shares', 'Shares'], ['/rules', 'Rules'], ['/connected-apps', 'Connected apps'], ['/import', 'Import'],
 ];
 
 export interface LayoutProps {
@@ -27,10 +27,12 @@ export interface LayoutProps {
   csrf?: string;
   /** The navigation entry to mark as the current page. */
   current?: string;
+  /** Without the script, reload the page after this many seconds (a page that shows work going on; the script updates it in place). */
+  refreshSeconds?: number;
   children?: Child;
 }
 
-export function Layout({ title, signedInAs, csrf, current, children }: LayoutProps) {
+export function Layout({ title, signedInAs, csrf, current, refreshSeconds, children }: LayoutProps) {
   return (
     <>
       {raw('<!DOCTYPE html>')}
@@ -39,6 +41,7 @@ export function Layout({ title, signedInAs, csrf, current, children }: LayoutPro
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <meta name="referrer" content="same-origin" />
+          {refreshSeconds ? <noscript><meta http-equiv="refresh" content={String(refreshSeconds)} /></noscript> : null}
           <title>{`${title} · Engram`}</title>
           <link rel="stylesheet" href={STYLESHEET_PATH} />
           <script src={SCRIPT_PATH} defer></script>
@@ -77,7 +80,7 @@ export function pageHeaders(c: Context, formTargets: string[] = []): void {
   const formAction = ["'self'", ...formTargets].join(' ');
   c.header(
     'Content-Security-Policy',
-    `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
   );
   c.header('X-Frame-Options', 'DENY');
   c.header('X-Content-Type-Options', 'nosniff');

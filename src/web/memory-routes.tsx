@@ -7,8 +7,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env';
 import { learningProgress, refinedPercent } from '../learning/progress';
 import {
-  addDocument, browseContainer, createContainer, deleteContainer, deleteDocument, documentPassages, forgetMemory, forgettingPlan, getDocument, listContainers,
-  updateContainer,
+  addDocument, browseContainer, createContainer, deleteWithFacts, documentPassages, forgettingPlan, getDocument, listContainers, updateContainer,
 } from '../operations';
 import { forgottenSummary } from '../operations/forgetting';
 import { invoke } from '../operations/operation';
@@ -17,7 +16,7 @@ import { type ConfirmChoices, ConfirmPage } from './confirm-page';
 import { ContainerPage } from './container-page';
 import { ContainersPage } from './containers-page';
 import { DocumentPage } from './document-page';
-import { type Form, fixable, idParam, list, type Owner, type OwnerKit, str } from './owner-kit';
+import { fixable, idParam, list, type Owner, type OwnerKit, str } from './owner-kit';
 
 /** The tick boxes of a delete's confirmation page: reviewed facts, kept unless ticked. */
 const FORGET_TOO = 'forget_fact';
@@ -57,7 +56,9 @@ export function memoryRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv
 
   app.post('/containers/:id', post((c) => `/containers/${idParam(c)}`, async (c, o, form) => {
     const id = idParam(c);
-    await invoke(updateContainer, o.ctx, { container_id: id, name: str(form, 'name'), description: str(form, 'description') });
+    await invoke(updateContainer, o.ctx, {
+      container_id: id, name: str(form, 'name'), description: str(form, 'description'), learns_into_profile: str(form, 'learns_into_profile') === 'on',
+    });
     return { to: `/containers/${id}`, notice: 'Saved.' };
   }));
 
@@ -87,10 +88,8 @@ export function memoryRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv
   }));
 
   app.post('/containers/:id/delete', post((c) => `/containers/${idParam(c)}`, async (c, o, form) => {
-    const id = idParam(c);
-    const ticked = await forgetTicked(o, form, { container_id: id });
-    const done = await invoke(deleteContainer, o.ctx, { container_id: id, confirm: true });
-    return { to: '/containers', notice: 'status' in done && done.status === 'deleted' ? forgottenSummary(done, ticked) : 'Deleted.' };
+    const done = await invoke(deleteWithFacts, o.ctx, { container_id: idParam(c), forget_facts: list(form, FORGET_TOO) });
+    return { to: '/containers', notice: forgottenSummary(done) };
   }));
 
   app.get('/documents/:id', page(async (c, o) => {
@@ -129,22 +128,9 @@ export function memoryRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv
 
   app.post('/documents/:id/delete', post((c) => `/documents/${idParam(c)}`, async (c, o, form) => {
     const document = await invoke(getDocument, o.ctx, { document_id: idParam(c) });
-    const ticked = await forgetTicked(o, form, { document_id: document.id });
-    const done = await invoke(deleteDocument, o.ctx, { document_id: document.id, confirm: true });
-    return { to: `/containers/${document.container}`, notice: 'status' in done && done.status === 'deleted' ? forgottenSummary(done, ticked) : 'Deleted.' };
+    const done = await invoke(deleteWithFacts, o.ctx, { document_id: document.id, forget_facts: list(form, FORGET_TOO) });
+    return { to: `/containers/${document.container}`, notice: forgottenSummary(done) };
   }));
-
-  /**
-   * Forgets the reviewed facts the owner ticked on a delete's confirmation page (only those the
-   * delete would keep), each with forget_memory; returns how many.
-   */
-  const forgetTicked = async (o: Owner, form: Form, target: { document_id: string } | { container_id: string }): Promise<number> => {
-    const ticked = new Set(list(form, FORGET_TOO));
-    const { kept } = await invoke(forgettingPlan, o.ctx, target);
-    const chosen = kept.filter((m) => ticked.has(m.id));
-    for (const m of chosen) await invoke(forgetMemory, o.ctx, { memory_id: m.id, confirm: true });
-    return chosen.length;
-  };
 
   return app;
 }

@@ -17,6 +17,9 @@ import { foreignOrigin, type OwnerSession, ownerSession } from './session';
 
 const FLASH_COOKIE = 'engram_flash';
 
+/** What the owner is told of a form post refused as sent from another site or without its token. */
+export const FORM_REFUSED = 'The form expired or came from another site. Nothing was changed; please try again.';
+
 export type Form = Record<string, string | File | (string | File)[]>;
 
 export interface Owner {
@@ -89,6 +92,10 @@ export function ownerKit(deps: WebDeps) {
     return render(c, ownerOf(c, session), takeFlash(c));
   };
 
+  /** Whether a form post of the session must be refused: sent from another site, or without the session's CSRF token. */
+  const refusedForm = (c: Context<AppEnv>, session: OwnerSession, token: string): boolean =>
+    !!foreignOrigin(c, site) || !forms.check('session', session.sessionId, token);
+
   /**
    * A form post of the signed-in owner: refused unless it comes from this site with the session's
    * CSRF token. `act` returns where to go next (and a notice); a refusal the owner can fix is shown
@@ -99,8 +106,8 @@ export function ownerKit(deps: WebDeps) {
       const session = ownerSession(c, services);
       if (!session) return c.redirect(signInUrl(back(c)), 303);
       const form = (await c.req.parseBody({ all: true })) as Form;
-      if (foreignOrigin(c, site) || !forms.check('session', session.sessionId, str(form, 'csrf'))) {
-        flash(c, 'error', 'The form expired or came from another site. Nothing was changed; please try again.');
+      if (refusedForm(c, session, str(form, 'csrf'))) {
+        flash(c, 'error', FORM_REFUSED);
         return c.redirect(back(c), 303);
       }
       try {
@@ -115,5 +122,5 @@ export function ownerKit(deps: WebDeps) {
       }
     };
 
-  return { ...deps, html, flash, page, post };
+  return { ...deps, html, flash, page, post, ownerOf, refusedForm };
 }

@@ -9,6 +9,7 @@ import type { AppEnv } from '../http/app-env';
 import { appsRoutes } from './apps-routes';
 import { activityRoutes } from './activity-routes';
 import { factRoutes } from './fact-routes';
+import { importRoutes } from './import-routes';
 import { keyRoutes } from './key-routes';
 import { memoryRoutes } from './memory-routes';
 import { ownerKit } from './owner-kit';
@@ -22,6 +23,6 @@ import { shareRoutes } from './share-routes';
 export function ownerRoutes(deps: WebDeps): Hono<AppEnv> {
   const kit = ownerKit(deps);
   const app = new Hono<AppEnv>();
-  for (const area of [setupRoutes, signInRoutes, appsRoutes, keyRoutes, memoryRoutes, factRoutes, rulesRoutes, searchRoutes, shareRoutes, activityRoutes]) app.route('/', area(kit));
+  for (const area of [setupRoutes, signInRoutes, appsRoutes, keyRoutes, memoryRoutes, factRoutes, rulesRoutes, searchRoutes, shareRoutes, activityRoutes, importRoutes]) app.route('/', area(kit));
   return app;
 }

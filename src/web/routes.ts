@@ -7,6 +7,7 @@ import type { AppEnv } from '../http/app-env';
 import type { PasswordThrottle } from '../http/middleware/password-throttle';
 import { type Context as OpContext, contextFor, type Services } from '../operations/operation';
 import type { Site } from '../site';
+import type { ImportRuns } from './import-runs';
 import { STYLESHEET_PATH, stylesheet } from './layout';
 import { ownerRoutes } from './owner-routes';
 import type { FormTokens, OwnerSession } from './session';
@@ -17,6 +18,8 @@ export interface WebDeps {
   forms: FormTokens;
   /** The sign-in throttle shared with POST /v1/session. */
   passwords: PasswordThrottle;
+  /** The Import page's runs. */
+  imports: ImportRuns;
 }
 
 /** The email of the signed-in owner, for the page header. */

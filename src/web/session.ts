@@ -81,13 +81,22 @@ export function signInSubject(c: Context, site: Site): string {
 }
 
 /**
- * Refuses a form post sent from another origin: the CSRF token already does, and this answers
- * earlier and says why. Browsers send Origin on every cross-site POST; a missing one is let through
- * to the token check.
+ * Where a form post came from, when that is not one of the server's own pages; null when it may
+ * go on to the CSRF token check. The token already stops a forged post; this is a second wall,
+ * built from what the browser itself says: `Sec-Fetch-Site: cross-site`; an Origin that is not the
+ * server's (`null` included: a sandboxed frame or a `data:` page sends it, and the pages' own
+ * `Referrer-Policy: same-origin` makes a browser send their real origin); without an Origin, a
+ * Referer from another origin. A post that says nothing (a script, an old browser) goes on to the
+ * token. Only the server's own origins count: an app origin allowed on /mcp-http posts no form.
  */
 export function foreignOrigin(c: Context, site: Site): string | null {
+  if (c.req.header('Sec-Fetch-Site') === 'cross-site') return 'another site';
   const origin = c.req.header('Origin');
-  return origin && origin !== 'null' && !site.origins.has(origin) ? origin : null;
+  if (origin !== undefined) return site.ownOrigins.has(origin) ? null : origin === 'null' ? 'a page without an origin' : origin;
+  const referer = c.req.header('Referer');
+  if (referer === undefined) return null;
+  const from = URL.parse(referer)?.origin;
+  return from && site.ownOrigins.has(from) ? null : (from ?? 'another page');
 }
 
 /**

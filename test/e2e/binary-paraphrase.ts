@@ -31,7 +31,7 @@ try {
   ]) await fetch(`${base}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content }) });
   let learning = { queue: 0, passages: 0, refined: 0 as number | null };
   for (let i = 0; i < 600 && !(learning.passages === 3 && learning.refined === 3); i++) {
-    learning = ((await (await fetch(`${base}/healthz`)).json()) as { learning: typeof learning }).learning;
+    learning = ((await (await fetch(`${base}/healthz`, { headers })).json()) as { learning: typeof learning }).learning;
     await Bun.sleep(100);
   }
   const found = await fetch(`${base}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: 'Which musical instrument is she learning?' }) });

@@ -81,6 +81,20 @@ describe('a metadata-document client', () => {
     expect((await open(html)).text).toContain('did not answer JSON');
   });
 
+  it('is refused without a client_name, which MCP requires of a document, and held to the redirect rules of its application_type', async () => {
+    const nameless = 'https://client.example/nameless.json';
+    net.serveJson(nameless, doc(nameless, { client_name: undefined }));
+    const page = await open(nameless);
+    expect(page.status).toBe(400);
+    expect(page.text).toContain('no client_name');
+    const web = 'https://client.example/web.json';
+    net.serveJson(web, doc(web, { application_type: 'web' }));
+    expect((await open(web)).text).toContain('a web application (application_type &quot;web&quot;) redirects to https on a host of its own');
+    const native = 'https://client.example/native.json';
+    net.serveJson(native, doc(native, { application_type: 'native' }));
+    expect((await open(native)).status).toBe(200);
+  });
+
   it('is never fetched from a private or loopback address', async () => {
     net.dns.set('intranet.example', ['10.0.0.7']);
     net.dns.set('sneaky.example', ['93.184.215.14', '127.0.0.1']);

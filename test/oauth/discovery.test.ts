@@ -81,6 +81,40 @@ describe('authorization-server metadata', () => {
   });
 });
 
+describe('as an MCP 2026-07-28 client checks it', () => {
+  it('leads from the 401 to metadata at the issuer’s own well-known URL whose issuer is that URL, character for character, and so is iss', async () => {
+    const plain = await startTestServer();
+    try {
+      const challenge = await fetch(`${plain.url}/mcp-http`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+      const resourceMetadata = /resource_metadata="([^"]+)"/.exec(challenge.headers.get('www-authenticate') ?? '')![1]!;
+      const prm = (await (await fetch(resourceMetadata)).json()) as { authorization_servers: string[] };
+      const [issuer] = prm.authorization_servers;
+      expect(issuer).toBe(plain.url);
+      // RFC 8414 §3.1: the well-known URL is built from the issuer; §3.3: the issuer in it must be identical.
+      const metadata = (await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+      expect(metadata.issuer).toBe(issuer!);
+      const owner = await ownerWithBrowser(plain, ['work']);
+      const clientId = await registerClientId(plain, ['http://127.0.0.1:7777/callback']);
+      const back = await decide(owner.browser, authorizeQuery({ clientId, redirectUri: 'http://127.0.0.1:7777/callback', challenge: pkce().challenge, state: 's' }), { containers: [owner.containers.work!] });
+      expect(back.searchParams.get('iss')).toBe(issuer!);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('names the same issuer when ENGRAM_PUBLIC_URL is given with a final slash', async () => {
+    const slashed = await startTestServer({ env: { ENGRAM_PUBLIC_URL: `${PUBLIC}/` } });
+    try {
+      const metadata = (await (await fetch(`${slashed.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+      const prm = (await (await fetch(`${slashed.url}/.well-known/oauth-protected-resource/mcp-http`)).json()) as { authorization_servers: string[] };
+      expect(metadata.issuer).toBe(PUBLIC);
+      expect(prm.authorization_servers).toEqual([PUBLIC]);
+    } finally {
+      await slashed.close();
+    }
+  });
+});
+
 describe('JSON and CORS', () => {
   it('answers CORS for any origin, without credentials, on the documents, registration and token endpoints', async () => {
     for (const path of ['/.well-known/oauth-protected-resource/mcp-http', '/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource']) {

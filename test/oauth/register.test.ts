@@ -76,6 +76,41 @@ describe('redirect URIs', () => {
   });
 });
 
+describe('application_type (OpenID Connect Registration; every MCP 2026-07-28 client gives one)', () => {
+  // A minute passes after these, so their registrations do not count against the limit of the ones below.
+  afterAll(() => server.clock.advance(61_000));
+  const NATIVE = ['http://127.0.0.1:33418/callback', 'http://localhost/callback', 'cursor://anysphere.cursor-mcp/oauth/callback', 'https://vscode.dev/redirect'];
+
+  it('registers a native app with loopback, private-use scheme and claimed https redirect URIs, and says so', async () => {
+    const res = await register(server, { client_name: 'Desktop', application_type: 'native', redirect_uris: NATIVE });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ application_type: 'native', redirect_uris: NATIVE });
+  });
+
+  it('registers a web app with https on its own host', async () => {
+    const res = await register(server, { client_name: 'Hosted', application_type: 'web', redirect_uris: ['https://app.example/oauth/callback'] });
+    expect(res.status).toBe(201);
+    expect(res.body.application_type).toBe('web');
+  });
+
+  it.each(NATIVE.slice(0, 3).concat(['https://localhost:8443/cb', 'https://127.0.0.1/cb']))('refuses a web app the native redirect URI %s', async (uri) => {
+    const res = await register(server, { client_name: 'Hosted', application_type: 'web', redirect_uris: ['https://app.example/cb', uri] });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_redirect_uri');
+    expect(res.body.error_description).toContain(`${uri} is a native app's redirect URI`);
+    expect(res.body.error_description).toContain('application_type "native"');
+  });
+
+  it('refuses an application_type that is neither, and reads null as not given', async () => {
+    const res = await register(server, { application_type: 'desktop', redirect_uris: ['http://127.0.0.1/cb'] });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_client_metadata', error_description: 'application_type must be "native" or "web".' });
+    const unsaid = await register(server, { application_type: null, redirect_uris: ['http://127.0.0.1/cb'] });
+    expect(unsaid.status).toBe(201);
+    expect(unsaid.body.application_type).toBeUndefined();
+  });
+});
+
 describe('what is registered', () => {
   it('registers a public client and answers with what it supports, whatever was asked', async () => {
     const res = await register(server, {

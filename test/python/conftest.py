@@ -1,8 +1,9 @@
 """Starts the real Engram server for the Python MCP tests.
 
 The account, containers and keys are made with the `engram` CLI subcommands on a fresh data
-directory, then `engram serve` runs on a free 127.0.0.1 port until the session ends. Documents
-are added over REST with the owner's session token and the fixture waits until they are learned.
+directory, then `engram serve` runs on a free 127.0.0.1 port until the session ends; an app's
+consent token is made over OAuth as an app makes one. Documents are added over REST with the
+owner's session token and the fixture waits until they are learned.
 At the end the data directory and the server's log are swept for secrets
 (test/helpers/secret-sweep.ts) before they are removed.
 """
@@ -45,6 +46,7 @@ class EngramServer:
     owner_token: str
     containers: dict[str, str]
     keys: dict[tuple[str, bool], str] = field(default_factory=dict)
+    consent_token: str = ""
 
     @property
     def mcp_url(self) -> str:
@@ -67,17 +69,22 @@ class EngramServer:
 
 def _engram(data_dir: str, *args: str, stdin: str | None = None) -> str:
     """Runs one CLI subcommand against the data directory and returns its standard output."""
+    return _bun("src/main.ts", *args, "--data", data_dir, stdin=stdin)
+
+
+def _bun(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> str:
+    """Runs a script of the repository with Bun and returns its standard output."""
     done = subprocess.run(
-        [str(BUN), "src/main.ts", *args, "--data", data_dir],
+        [str(BUN), *args],
         cwd=ROOT,
         input=stdin,
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, "ENGRAM_LOG_LEVEL": "warn"},
+        env={**os.environ, "ENGRAM_LOG_LEVEL": "warn", **(env or {})},
     )
     if done.returncode != 0:
-        raise RuntimeError(f"engram {' '.join(args)} exited {done.returncode}: {done.stderr}")
+        raise RuntimeError(f"bun {' '.join(args[:2])} exited {done.returncode}: {done.stderr}")
     return done.stdout.strip()
 
 
@@ -134,7 +141,12 @@ def engram() -> EngramServer:
         base_url = f"http://127.0.0.1:{port}"
         _wait_healthy(base_url, process, log_path)
 
-        server = EngramServer(base_url=base_url, owner_token=owner_token, containers=containers, keys=keys)
+        # An app's consent token, made as an app and its owner make one: OAuth over HTTP (scripts/lib/consent-token.ts).
+        consent_token = _bun(
+            "scripts/lib/consent-token.ts", "--url", base_url, "--email", EMAIL, "--containers", containers["Food"], "--profile",
+            env={"ENGRAM_PASSWORD": PASSWORD},
+        )
+        server = EngramServer(base_url=base_url, owner_token=owner_token, containers=containers, keys=keys, consent_token=consent_token)
         documents = [
             (containers["Food"], "She eats oatmeal with blueberries for breakfast every morning."),
             (containers["Work"], "The quarterly report for the board is due on Friday."),

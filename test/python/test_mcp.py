@@ -1,22 +1,32 @@
-"""Engram over MCP from Python, with the official `mcp` SDK client over Streamable HTTP.
+"""Engram over MCP from Python, with the official `mcp` SDK client, in both protocol eras.
 
-The basics a Python agent relies on: each developer key sees exactly its tools, a search answers
-what REST answers, and refusals arrive as the contract says (401 with the RFC 6750 challenge,
-403 with the error envelope, a container outside reach as a tool error).
+The SDK's three modes each land where they should: `mode="2026-07-28"` and the default probing
+(`auto`, which sends `server/discover` first) in the 2026-07-28 era, `mode="legacy"` in the
+handshake era. In every mode, over /mcp-http and through `engram mcp` started from `/`, a key sees
+exactly its tools, a search answers what REST answers, a tool outside the grant is refused with
+the server's message, a container outside reach is a tool error, and an app's consent token gets
+its read-only set. Over HTTP the refusals are also checked on the wire: 401 with the RFC 6750
+challenge, 403 with the error envelope.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import anyio
 import pytest
 from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from conftest import GRANTS, EngramServer
+from conftest import BUN, GRANTS, ROOT, EngramServer
+
+MODES = [("2026-07-28", "2026-07-28"), ("auto", "2026-07-28"), ("legacy", "2025-11-25")]
+"""Each mode of the SDK, and the protocol version it lands on against Engram."""
+DOORS = ["http", "stdio"]
 
 
 def expected_tools(level: str, profile: bool) -> list[str]:
@@ -44,23 +54,25 @@ class Recorder:
         return self.answers[-1]
 
 
-def run_session(server: EngramServer, token: str | None, work) -> tuple[Any, Recorder]:
-    """Connects an SDK client with `token` as its bearer and returns what `work(client)` returns."""
-    outcome, recorder = attempt(server, token, work)
-    if isinstance(outcome, BaseException):
-        raise outcome
-    return outcome, recorder
-
-
-def attempt(server: EngramServer, token: str | None, work) -> tuple[Any, Recorder]:
-    """Like run_session, but a failure is returned (as the exception) instead of raised."""
+def attempt(server: EngramServer, token: str | None, work, *, mode: str = "auto", door: str = "http") -> tuple[Any, Recorder]:
+    """Connects an SDK client in `mode` with `token` as its bearer (over /mcp-http, or through the
+    bridge started from `/`) and returns what `work(client)` returns, or the exception it raised."""
     recorder = Recorder()
 
     async def main() -> Any:
+        if door == "stdio":
+            bridge = StdioServerParameters(
+                command=str(BUN),
+                args=[str(ROOT / "src" / "main.ts"), "mcp", "--url", server.base_url, "--key", token or ""],
+                cwd="/",
+                env={"PATH": os.environ.get("PATH", "")},
+            )
+            async with Client(bridge, mode=mode) as client:
+                return await work(client)
         http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"} if token else None)
         http.event_hooks["response"].append(recorder)
         async with http:
-            async with Client(streamable_http_client(server.mcp_url, http_client=http)) as client:
+            async with Client(streamable_http_client(server.mcp_url, http_client=http), mode=mode) as client:
                 return await work(client)
 
     try:
@@ -69,56 +81,66 @@ def attempt(server: EngramServer, token: str | None, work) -> tuple[Any, Recorde
         return error, recorder
 
 
-@pytest.mark.parametrize(("level", "profile"), GRANTS, ids=[f"{lvl}-{'profile' if p else 'noprofile'}" for lvl, p in GRANTS])
-def test_tools_list_is_exactly_the_grant(engram: EngramServer, level: str, profile: bool) -> None:
-    async def work(client: Client) -> list[str]:
-        return [tool.name for tool in (await client.list_tools()).tools]
+def run_session(server: EngramServer, token: str | None, work, **how: str) -> tuple[Any, Recorder]:
+    outcome, recorder = attempt(server, token, work, **how)
+    if isinstance(outcome, BaseException):
+        raise outcome
+    return outcome, recorder
 
-    names, _ = run_session(engram, engram.keys[(level, profile)], work)
+
+def messages_of(error: BaseException) -> str:
+    """Every message inside an exception (group), joined: where the server's refusal text ends up."""
+    if isinstance(error, BaseExceptionGroup):
+        return " | ".join(messages_of(e) for e in error.exceptions)
+    return str(error)
+
+
+async def tool_names(client: Client) -> list[str]:
+    return [tool.name for tool in (await client.list_tools()).tools]
+
+
+@pytest.mark.parametrize(("level", "profile"), GRANTS, ids=[f"{lvl}-{'profile' if p else 'noprofile'}" for lvl, p in GRANTS])
+@pytest.mark.parametrize(("mode", "version"), MODES, ids=[m for m, _ in MODES])
+def test_tools_list_is_exactly_the_grant(engram: EngramServer, level: str, profile: bool, mode: str, version: str) -> None:
+    names, _ = run_session(engram, engram.keys[(level, profile)], tool_names, mode=mode)
     assert names == expected_tools(level, profile)
 
 
-def test_search_answers_what_rest_answers(engram: EngramServer) -> None:
-    key = engram.keys[("read", False)]
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(("mode", "version"), MODES, ids=[m for m, _ in MODES])
+def test_lands_in_its_era_and_search_answers_what_rest_answers(engram: EngramServer, mode: str, version: str, door: str) -> None:
+    key = engram.keys[("read", True)]
     args = {"q": "oatmeal for breakfast", "container": "*"}
 
-    async def work(client: Client) -> Any:
-        return await client.call_tool("search_memories", args)
+    async def work(client: Client) -> tuple[str, list[str], Any]:
+        return client.protocol_version, await tool_names(client), await client.call_tool("search_memories", args)
 
-    result, _ = run_session(engram, key, work)
+    (negotiated, names, result), recorder = run_session(engram, key, work, mode=mode, door=door)
+    assert negotiated == version
+    assert names == expected_tools("read", True)
     assert not result.is_error
     status, by_rest = engram.rest("POST", "/v1/search", key, args)
     assert status == 200
     assert result.structured_content == by_rest
     assert json.loads(result.content[0].text) == by_rest
     assert "oatmeal" in by_rest["results"][0]["content"]
-    assert by_rest["results"][0]["container_name"] == "Food"
     assert all(hit["container"] != engram.containers["Secret"] for hit in by_rest["results"])
+    if door == "http":
+        assert all("mcp-session-id" not in headers for _, headers, _ in recorder.answers)
+        first_status, _, first_body = recorder.answers[0]
+        if mode == "auto":
+            # The probe: server/discover at 2026-07-28, answered, so no fallback to initialize.
+            assert first_status == 200
+            assert first_body["result"]["supportedVersions"] == ["2026-07-28"]
 
 
-def test_negotiates_a_handshake_version_after_probing_discover(engram: EngramServer) -> None:
-    async def work(client: Client) -> str:
-        return client.session.protocol_version
-
-    version, recorder = run_session(engram, engram.keys[("read", False)], work)
-    assert version == "2025-11-25"
-    # mcp 2.x probes server/discover (2026-07-28) first; this server does not serve that revision
-    # yet, answers 400 (unsupported MCP-Protocol-Version), and the SDK falls back to initialize.
-    status, _, body = recorder.answers[0]
-    assert status == 400
-    assert "Unsupported protocol version: 2026-07-28" in body["error"]["message"]
-    assert all("mcp-session-id" not in headers for _, headers, _ in recorder.answers)
-
-
-def test_a_missing_or_unknown_key_is_refused_with_401(engram: EngramServer) -> None:
-    async def work(client: Client) -> None:
-        await client.list_tools()
-
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_missing_or_unknown_key_is_refused_with_401(engram: EngramServer, mode: str) -> None:
     for token, description in [
         (None, "A bearer credential is required."),
         ("egm_AAAAAAAAAAAA_notarealsecretnotarealsecretnotarealsecret", "The credential is not known to this server."),
     ]:
-        outcome, recorder = attempt(engram, token, work)
+        outcome, recorder = attempt(engram, token, tool_names, mode=mode)
         assert isinstance(outcome, Exception)
         status, headers, body = recorder.last
         assert status == 401
@@ -128,32 +150,59 @@ def test_a_missing_or_unknown_key_is_refused_with_401(engram: EngramServer) -> N
         assert body == {"error": "invalid_token", "error_description": description}
 
 
-def test_a_tool_outside_the_grant_is_refused_with_403_and_the_envelope(engram: EngramServer) -> None:
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(("mode", "version"), MODES, ids=[m for m, _ in MODES])
+def test_a_tool_outside_the_grant_is_refused_with_the_servers_message(engram: EngramServer, mode: str, version: str, door: str) -> None:
     async def work(client: Client) -> Any:
         return await client.call_tool("add_memory", {"content": "Likes jazz.", "container": engram.containers["Food"]})
 
-    outcome, recorder = attempt(engram, engram.keys[("read", True)], work)
-    # The SDK raises on the 403 (no tool result exists); the recorder holds the answer.
+    outcome, recorder = attempt(engram, engram.keys[("read", True)], work, mode=mode, door=door)
+    # The SDK raises (no tool result exists): over HTTP the recorder holds the 403, through the bridge the error its message.
     assert isinstance(outcome, Exception)
+    message = "The tool add_memory is not in this credential's capability profile."
+    if door == "stdio":
+        assert message in messages_of(outcome)
+        return
     status, headers, body = recorder.last
     assert status == 403
     assert "www-authenticate" not in headers
     assert body["code"] == "unauthorized"
     assert body["details"] == {"tool": "add_memory"}
-    assert body["message"] == "The tool add_memory is not in this credential's capability profile."
+    assert body["message"] == message
     assert body["retryable"] is False
     assert body["trace_id"].startswith("tr_")
 
 
-def test_a_container_outside_reach_is_a_tool_error(engram: EngramServer) -> None:
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("mode", ["2026-07-28", "legacy"])
+def test_a_container_outside_reach_is_a_tool_error(engram: EngramServer, mode: str, door: str) -> None:
     secret = engram.containers["Secret"]
 
     async def work(client: Client) -> Any:
         return await client.call_tool("search_memories", {"q": "oatmeal", "container": secret})
 
-    result, _ = run_session(engram, engram.keys[("manage", True)], work)
+    result, _ = run_session(engram, engram.keys[("manage", True)], work, mode=mode, door=door)
     assert result.is_error
     envelope = result.structured_content
     assert envelope["code"] == "unauthorized"
     assert envelope["message"] == f"The container {secret} may not be used with this credential."
     assert json.loads(result.content[0].text) == envelope
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("mode", ["2026-07-28", "legacy"])
+def test_a_consent_token_gets_the_read_only_set(engram: EngramServer, mode: str, door: str) -> None:
+    async def work(client: Client) -> tuple[list[str], Any]:
+        return await tool_names(client), await client.call_tool("list_containers", {})
+
+    (names, listed), _ = run_session(engram, engram.consent_token, work, mode=mode, door=door)
+    assert names == ["list_containers", "search_memories", "get_profile"]
+    assert [c["id"] for c in listed.structured_content["containers"]] == [engram.containers["Food"]]
+
+    async def write(client: Client) -> Any:
+        return await client.call_tool("add_document", {"container": engram.containers["Food"], "content": "x"})
+
+    outcome, recorder = attempt(engram, engram.consent_token, write, mode=mode, door=door)
+    assert isinstance(outcome, Exception)
+    refusal = "The tool add_document is not in the agent's capability profile"
+    assert refusal in (messages_of(outcome) if door == "stdio" else recorder.last[2]["message"])

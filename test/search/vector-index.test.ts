@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VectorIndex } from '../../src/search/vector-index';
@@ -115,6 +115,25 @@ describe('the vector index', () => {
     } finally {
       Bun.spawnSync(['umount', join(tiny, 'disk')]);
       rmSync(tiny, { recursive: true, force: true });
+    }
+  });
+
+  it('writes nothing through its rows file\'s old descriptor once closed, though the number is open again on another file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-index-closed-'));
+    try {
+      const index = new VectorIndex(dims, join(dir, 'rows'));
+      index.add(1, 'mine', [quantize(unit(dims, random))]);
+      index.close();
+      // The lowest free number: the one the rows file had, as SQLite could get it for the store.
+      const other = openSync(join(dir, 'engram.db'), 'w+');
+      try {
+        expect(() => index.save(join(dir, 'state'), 'token')).toThrow();
+        expect(fstatSync(other).size).toBe(0);
+      } finally {
+        closeSync(other);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -79,7 +79,7 @@ describe('the owner pages', () => {
       const res = await get(path);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-security-policy')).toBe(
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
       );
       expect(res.headers.get('cache-control')).toBe('no-store');
       const html = await res.text();

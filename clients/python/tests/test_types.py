@@ -55,7 +55,7 @@ def test_delete_and_forget_results_are_unions_with_the_confirmation_request() ->
 @pytest.mark.parametrize(
     "shape, required, optional",
     [
-        (types.Container, {"id", "name", "description", "created_at"}, set()),
+        (types.Container, {"id", "name", "description", "created_at", "learns_into_profile"}, set()),
         (types.SearchHit, {"container", "container_name", "content", "score", "document_id", "memory_id",
                            "custom_id", "title", "position"}, set()),
         (types.SearchedContainer, {"id", "name"}, {"error"}),

@@ -12,6 +12,8 @@ export interface Container {
   name: string;
   description: string;
   created_at: string;
+  /** Whether learning may promote facts drawn from its documents to the profile; when false they stay in the container. */
+  learns_into_profile: boolean;
 }
 
 /** One passage found by search, most relevant first. */

@@ -136,7 +136,7 @@ describe('against a running server', { skip }, () => {
       const { containers: listed } = await connect().containers.list();
       for (const c of containers) assert.ok(listed.some((l) => l.id === c.id));
       for (const c of listed) {
-        assert.deepEqual(Object.keys(c).sort(), ['created_at', 'description', 'id', 'name']);
+        assert.deepEqual(Object.keys(c).sort(), ['created_at', 'description', 'id', 'learns_into_profile', 'name']);
         assert.match(c.id, /^ctr_/);
       }
     });

@@ -43,14 +43,45 @@ export function restoreDatabase(dataDir: string, file: string): void {
   const lock = lockDataDir(dataDir); // refuses while a server runs on this directory
   try {
     const target = join(dataDir, DB_FILE);
+    settle(target);
     const staged = `${target}.restoring`;
     copyFileSync(source, staged);
-    for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
     renameSync(staged, target);
   } finally {
     lock.release();
   }
 }
+
+/**
+ * Before the store is replaced, its WAL is written back into it and removed, so that a restore cut
+ * short at any point leaves one whole store, the old one or the new, and never the new file beside
+ * the old one's WAL ("How To Corrupt An SQLite Database File", 1.3 and 1.4). SQLite removes the -wal
+ * and -shm files when its last connection closes; when they stay, another program (an `engram`
+ * command, a database browser) has the store open, and replacing the file under it would leave
+ * that program on a file nobody else sees (2.4): refused.
+ */
+function settle(target: string): void {
+  const sideFiles = () => ['-wal', '-shm'].map((s) => target + s).filter((f) => existsSync(f));
+  if (existsSync(target)) {
+    let db: Database | null = null;
+    try {
+      db = new Database(target);
+      db.run('PRAGMA wal_checkpoint(TRUNCATE)');
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) throw inUse(target);
+      // Not a store SQLite can read: its side files cannot help it, and the backup replaces it.
+      db?.close();
+      for (const file of sideFiles()) rmSync(file, { force: true });
+      return;
+    }
+    db.close();
+    if (sideFiles().length) throw inUse(target);
+  }
+  for (const file of sideFiles()) rmSync(file, { force: true }); // left beside no store: they belong to none
+}
+
+const inUse = (target: string) => new BackupError(`Another program has ${target} open (an engram command, or another SQLite client); close it, then restore again.`);
 
 function checkBackup(file: string): void {
   let db: Database | null = null;

@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { nameKey } from '../../names';
 import type { ContainerRepository } from '../containers';
 import { type SqliteContext, uniqueChecked } from './context';
 import * as t from './schema';
@@ -13,14 +14,15 @@ export function containersRepository({ db }: SqliteContext): ContainerRepository
     getContainer: (accountId, id) => db.select().from(t.containers).where(mine(accountId, id)).get() ?? null,
 
     getContainerByName: (accountId, name) =>
-      db.select().from(t.containers).where(and(eq(t.containers.accountId, accountId), eq(t.containers.name, name))).get() ?? null,
+      db.select().from(t.containers).where(and(eq(t.containers.accountId, accountId), eq(t.containers.nameKey, nameKey(name)))).get() ?? null,
 
     insertContainer(container) {
-      uniqueChecked(() => db.insert(t.containers).values(container).run());
+      uniqueChecked(() => db.insert(t.containers).values({ ...container, learnsIntoProfile: container.learnsIntoProfile ?? true, nameKey: nameKey(container.name) }).run());
     },
 
     updateContainer(accountId, id, patch) {
-      uniqueChecked(() => db.update(t.containers).set(patch).where(mine(accountId, id)).run());
+      const named = patch.name === undefined ? patch : { ...patch, nameKey: nameKey(patch.name) };
+      uniqueChecked(() => db.update(t.containers).set(named).where(mine(accountId, id)).run());
     },
 
     deleteContainer(accountId, id) {

@@ -30,6 +30,9 @@ export function documentsRepository(ctx: SqliteContext): DocumentRepository {
 
     getDocument: (accountId, id) => db.select().from(d).where(mine(accountId, id)).get() ?? null,
 
+    getDocumentByCustomId: (accountId, containerId, customId) => db.select().from(d)
+      .where(and(eq(d.accountId, accountId), eq(d.containerId, containerId), eq(d.customId, customId))).get() ?? null,
+
     listDocuments(accountId, containerIds, limit, after) {
       if (containerIds.length === 0) return { documents: [], next: null };
       const rows = db.select({ doc: d, seq }).from(d).where(and(

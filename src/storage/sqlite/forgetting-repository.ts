@@ -67,12 +67,12 @@ export function forgettingRepository({ db, raw, transaction }: SqliteContext, st
       return scope && planOf(accountId, scope);
     },
 
-    forget(accountId, target, alsoKept) {
+    forget(accountId, target, alsoForget) {
       const done = transaction((): ForgettingDone | null => {
         const scope = scopeOf(accountId, target);
         if (!scope) return null;
         const plan = planOf(accountId, scope);
-        const ticked = new Set(alsoKept);
+        const ticked = new Set(alsoForget);
         const gone = [...plan.facts, ...plan.kept.filter((m) => ticked.has(m.id))];
         const kept = plan.kept.filter((m) => !ticked.has(m.id));
         const passageIds = raw.query<{ id: number }, [string, string, string | null]>(`

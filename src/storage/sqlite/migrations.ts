@@ -4,6 +4,7 @@
  * A migration may end with a step in code (`finish`), run in the same transaction after its SQL.
  */
 import type { Database } from 'bun:sqlite';
+import { NAME_CHARS, nameKey, withoutInvisible } from '../../names';
 import { rebuildSmallKeywordIndex } from './fts-rebuild';
 import init from '../../../migrations/0001_init.sql' with { type: 'text' };
 import learning from '../../../migrations/0002_learning.sql' with { type: 'text' };
@@ -22,6 +23,7 @@ import factWriter from '../../../migrations/0014_fact_writer.sql' with { type: '
 import exposureExpiry from '../../../migrations/0015_exposure_expiry.sql' with { type: 'text' };
 import accessLog from '../../../migrations/0016_access_log.sql' with { type: 'text' };
 import vectorSnapshot from '../../../migrations/0017_vector_snapshot.sql' with { type: 'text' };
+import containers from '../../../migrations/0018_containers.sql' with { type: 'text' };
 
 const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
@@ -41,6 +43,7 @@ const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Da
   { version: '0015_exposure_expiry', sql: exposureExpiry },
   { version: '0016_access_log', sql: accessLog },
   { version: '0017_vector_snapshot', sql: vectorSnapshot },
+  { version: '0018_containers', sql: containers, finish: keyContainerNames },
 ];
 
 /** The stemmed index of a rebuild still under way (0008) deletes securely too once it takes over. */
@@ -48,6 +51,31 @@ function secureDeleteStemIndex(db: Database): void {
   if (db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'passages_stem_fts'").get()) {
     db.run("INSERT INTO passages_stem_fts(passages_stem_fts, rank) VALUES ('secure-delete', 1)");
   }
+}
+
+/**
+ * 0018: each container's name as the rule now reads it, and its compared form. Oldest first per
+ * account, a name that reads as an earlier one's becomes "Notes (2)" (or the next number free,
+ * never a name another container will keep), so that the unique index can be made.
+ */
+function keyContainerNames(db: Database): void {
+  const rows = db.query<{ id: string; account_id: string; name: string }, []>('SELECT id, account_id, name FROM containers ORDER BY account_id, created_at, rowid').all();
+  const clean = (name: string) => withoutInvisible(name) || 'Unnamed';
+  const kept = new Set(rows.map((r) => `${r.account_id}\n${nameKey(clean(r.name))}`));
+  const taken = new Set<string>();
+  const update = db.query('UPDATE containers SET name = ?, name_key = ? WHERE id = ?');
+  for (const row of rows) {
+    const base = clean(row.name);
+    let name = base;
+    for (let n = 2; taken.has(`${row.account_id}\n${nameKey(name)}`); n++) {
+      const suffix = ` (${n})`;
+      name = `${base.slice(0, NAME_CHARS - suffix.length)}${suffix}`;
+      if (kept.has(`${row.account_id}\n${nameKey(name)}`)) name = base; // another container keeps that name: try the next number
+    }
+    taken.add(`${row.account_id}\n${nameKey(name)}`);
+    update.run(name, nameKey(name), row.id);
+  }
+  db.run('CREATE UNIQUE INDEX containers_account_name_key ON containers(account_id, name_key)');
 }
 
 /** A store that a newer Engram has migrated: this release would misread what that one stores. */

@@ -17,8 +17,10 @@ const LOCK_FILE = 'server.lock';
 const SIDE_SUFFIXES = ['-wal', '-shm', '-journal'];
 /** The folder of the search indexes' files (search/search-engine.ts), which can always be made again from the store. */
 export const INDEX_DIR = 'vector-index';
+/** The folder of the Import page's uploads while they are imported (web/import-runs.ts). */
+export const IMPORTS_DIR = 'imports';
 /** The names Engram itself keeps in a data directory (a restore stages its copy as `engram.db.restoring`). */
-const ENGRAM_FILE = /^((engram\.db(\.restoring)?|server\.lock)(-wal|-shm|-journal)?|vector-index)$/;
+const ENGRAM_FILE = /^((engram\.db(\.restoring)?|server\.lock)(-wal|-shm|-journal)?|vector-index|imports)$/;
 
 /**
  * Opens (creating if needed) the store's file with durable settings and applies migrations.
@@ -92,9 +94,19 @@ function diskFull(dataDir: string): ServiceError {
  * only. SQLite would make a new database 0644; it gives its -wal, -shm and -journal files the
  * database file's mode, so creating the file first covers them. Files an older Engram made 0644
  * are tightened, when they are ours to change.
+ *
+ * A file that exists is never opened here, only changed by its path: closing any descriptor of a
+ * file drops every POSIX lock the process holds on it, SQLite's among them ("How To Corrupt An
+ * SQLite Database File", 2.2). The learning thread opens the store while the server's connection is
+ * live; had it opened and closed the file, the server would hold no lock on its own store, and the
+ * next outside client (the `sqlite3` shell) would delete the WAL the server still writes to.
  */
 function privateFile(path: string): string {
-  closeSync(openSync(path, 'a', 0o600));
+  try {
+    closeSync(openSync(path, 'wx', 0o600)); // only a file that did not exist: no connection has it open
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
   for (const file of [path, ...SIDE_SUFFIXES.map((s) => path + s)]) {
     if (existsSync(file) && openToOthers(file)) chmodSync(file, 0o600);
   }

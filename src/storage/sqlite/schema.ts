@@ -23,6 +23,9 @@ export const containers = sqliteTable('containers', {
   description: text('description').notNull(),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
+  /** The name as names are compared (src/names.ts); unique per account (migration 0018). */
+  nameKey: text('name_key').notNull(),
+  learnsIntoProfile: integer('learns_into_profile', { mode: 'boolean' }).notNull(),
 });
 
 export const documents = sqliteTable('documents', {

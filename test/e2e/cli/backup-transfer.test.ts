@@ -1,6 +1,6 @@
 /** `engram backup`/`restore` and `export`/`import`, run as commands against real data directories. */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXTRACT_SYSTEM } from '../../../src/agent/fact-extractor';
@@ -69,6 +69,27 @@ describe('backup and restore', () => {
     expect(bad.stderr).toContain('is not an Engram backup');
   });
 
+  it('refuses to restore under another program that has the store open, and restores once it has closed it', async () => {
+    const dir = mkdtempSync(join(work, 'held-'));
+    expect(engram(['restore', backup, '--data', dir]).code).toBe(0);
+    expect(engram(['containers', 'list', '--data', dir]).code).toBe(0); // opened by Engram once: in WAL mode, as a server leaves it
+    // A database browser, as a person would leave one open: Python's sqlite3, a read, then idle.
+    const hold = 'import sqlite3, sys, time\nc = sqlite3.connect(sys.argv[1])\nc.execute("select count(*) from documents").fetchone()\nprint("open", flush=True)\ntime.sleep(60)';
+    const holder = Bun.spawn(['python3', '-c', hold, join(dir, 'engram.db')], { stdout: 'pipe', stderr: 'inherit' });
+    try {
+      const reader = (holder.stdout as ReadableStream<Uint8Array>).getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain('open');
+      const refused = engram(['restore', backup, '--data', dir]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`Another program has ${join(dir, 'engram.db')} open`);
+    } finally {
+      holder.kill();
+      await holder.exited;
+    }
+    expect(engram(['restore', backup, '--data', dir]).code).toBe(0);
+    expect(existsSync(join(dir, 'engram.db-wal'))).toBe(false);
+  });
+
   it('will not overwrite an existing file with a backup', () => {
     const again = engram(['backup', backup, '--data', server.dataDir]);
     expect(again.code).toBe(1);
@@ -84,6 +105,8 @@ describe('export and import', () => {
       const owner = (await makeOwner(source)).token;
       const a = await makeContainer(source, owner, 'Food');
       const b = await makeContainer(source, owner, 'Work');
+      // The owner keeps work facts out of the profile: the switch travels with the container.
+      expect((await call(source, 'PATCH', `/v1/containers/${b}`, owner, { learns_into_profile: false })).status).toBe(200);
       const { id: keyId, key } = await makeKey(source, owner, { level: 'manage', all_views: true, profile: true });
       await call(source, 'POST', '/v1/documents', key, { container: a, content: 'Oatmeal for breakfast.', custom_id: 'oats', metadata: { source: 'chat' }, title: 'Breakfast' });
       await call(source, 'POST', '/v1/documents', key, { container: b, url: 'https://example.org/plan' });
@@ -107,6 +130,7 @@ describe('export and import', () => {
       const again = engram(['export', '--data', target.dataDir]);
       // The key-bound rule has no key to hold it on the new server, so it holds for the account.
       const expected = normalized(exported.stdout).map((l: any) => (l.type === 'rule' ? { ...l, credential_id: null } : l));
+      expect(expected.filter((l: any) => l.type === 'container').map((l: any) => [l.name, l.learns_into_profile])).toEqual([['Food', true], ['Work', false]]);
       expect(normalized(again.stdout)).toEqual(expected);
 
       // Importing the same file twice adds nothing (test/e2e/cli/import-twice.test.ts has the rest).
@@ -117,7 +141,7 @@ describe('export and import', () => {
       await source.close();
       await target.close();
     }
-  });
+  }, 30_000); // five commands spawned, on a machine that may be busy
 
   describe('what a model learned travels with it, and is not learned again', () => {
     // Three paragraphs of filler put the piano in the second passage (position 1).
@@ -382,27 +406,27 @@ describe('export and import', () => {
     }
 
     it('when a line is not JSON', async () => {
-      await refused([JSON.stringify(header(1)), JSON.stringify(container), '{not json'].join('\n'), 'Line 3 is not JSON');
+      await refused([JSON.stringify(header(1)), JSON.stringify(container), '{not json'].join('\n'), 'bad.jsonl:3:3: not valid JSON');
     });
 
     it('when a line has a type it does not know, names from Object.prototype included', async () => {
-      for (const type of ['constructor', '__proto__', 'toString']) await refused([header(2), container, { ...document, type }], 'Line 3 has an unknown type.');
+      for (const type of ['constructor', '__proto__', 'toString']) await refused([header(2), container, { ...document, type }], 'bad.jsonl:3:1: a line of a type an export does not have.');
     }, 30_000);
 
     it('when the version is one this engram does not read', async () => {
-      await refused([header(3), container, document], 'This Engram export is of version 3; this engram reads versions 1 and 2.');
+      await refused([header(3), container, document], 'bad.jsonl:1:1: this Engram export is of version 3; this engram reads versions 1 and 2.');
     });
 
     it('when it is not an export at all', async () => {
-      await refused([container, document], 'This is not an Engram export');
-      await refused('', 'The file is empty');
+      await refused([container, document], 'bad.jsonl:1:1: this is not an Engram export');
+      await refused('', 'bad.jsonl: the file is empty');
     });
 
     it('when a later line is not what its version says, or names a container the file did not list', async () => {
       const { status: _, ...unstated } = document;
-      await refused([header(2), container, unstated], 'Line 3 is not a valid document line: status');
+      await refused([header(2), container, unstated], 'bad.jsonl:3:1: not a valid document line: status');
       const fact = { type: 'fact', container: 'ctr_other', content: 'x', title: null, static: false, created_at: 1, updated_at: 1, source: null, history: [] };
-      await refused([header(2), container, document, fact], 'Line 4 names a container the export did not list: ctr_other.');
+      await refused([header(2), container, document, fact], 'bad.jsonl:4:1: names a container the export did not list: ctr_other.');
     });
   });
 });

@@ -38,3 +38,14 @@ export function normalized(jsonl: string): any[] {
     ...(rest.source ? { source: { ...rest.source, document: documents.get(rest.source.document) ?? 'not in the file' } } : {}),
   }));
 }
+
+/** What the account holds (the server's only one, unless named), counted straight from the store. */
+export function holdings(server: TestServer, accountId = server.services.store.listAccounts()[0]!.id) {
+  const store = server.services.store;
+  return {
+    containers: store.listContainers(accountId).length,
+    documents: store.listDocumentsInInsertOrder(accountId, 0, 1000).documents.length,
+    facts: store.listFacts(accountId).length,
+    rules: store.listRules(accountId, null).length,
+  };
+}

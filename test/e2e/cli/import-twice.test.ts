@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sweepThenRemove } from '../../helpers/secret-sweep';
 import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
-import { engram, importInto, normalized, parse } from './engram-command';
+import { engram, holdings, importInto, normalized, parse } from './engram-command';
 
 /** Exports and scratch data directories: swept for secrets and removed after the file's tests. */
 const work = mkdtempSync(join(tmpdir(), 'engram-import-twice-'));
@@ -48,17 +48,6 @@ async function emptyTarget(): Promise<{ server: TestServer; accountId: string; o
   const owner = (await makeOwner(server, email)).token;
   const key = (await makeKey(server, owner, { level: 'manage', all_views: true, profile: true })).key;
   return { server, accountId: server.services.store.getAccountByEmail(email)!.id, owner, key };
-}
-
-/** What the account holds, counted straight from the store. */
-function holdings(server: TestServer, accountId: string) {
-  const store = server.services.store;
-  return {
-    containers: store.listContainers(accountId).length,
-    documents: store.listDocumentsInInsertOrder(accountId, 0, 1000).documents.length,
-    facts: store.listFacts(accountId).length,
-    rules: store.listRules(accountId, null).length,
-  };
 }
 
 describe('importing the same export again', () => {
@@ -203,7 +192,7 @@ describe('a line the API would refuse refuses the import, with the API\'s error'
         expect(refused.status).toBe(422);
         const run = importInto(target.server, await writeFile(c.lines));
         expect(run.code).toBe(1);
-        expect(run.stderr).toContain(`is refused as the API refuses it: ${refused.body.code}: ${refused.body.message}\n`);
+        expect(run.stderr).toContain(`: refused as the API refuses it: ${refused.body.code}: ${refused.body.message}\n`);
         expect(holdings(target.server, target.accountId)).toEqual({ containers: 0, documents: 0, facts: 0, rules: 0 });
         expect(await target.server.learning.drain()).toBe(0);
       }

@@ -35,7 +35,7 @@ function entry(i: number): string {
 }
 
 async function health(url: string): Promise<{ queue: number; passages: number; refined: number | null }> {
-  return ((await (await fetch(`${url}/healthz`)).json()) as { learning: { queue: number; passages: number; refined: number | null } }).learning;
+  return ((await (await fetch(`${url}/healthz`, { headers: { Authorization: `Bearer ${key}` } })).json()) as { learning: { queue: number; passages: number; refined: number | null } }).learning;
 }
 
 async function until<T>(what: string, probe: () => Promise<T | null>, ms = 120_000): Promise<T> {

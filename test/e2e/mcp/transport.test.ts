@@ -75,6 +75,19 @@ describe('Origin (DNS-rebinding defence)', () => {
     }
   });
 
+  it("answers the refusal with the request's id when the body has one, null when it has none", async () => {
+    for (const id of [21, 'req-22']) {
+      const res = await post(listTools(id as number), { headers: { Origin: 'http://evil.example.com' } });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ jsonrpc: '2.0', id, error: { code: -32000, message: 'Origin http://evil.example.com is not allowed.' } });
+    }
+    for (const body of ['{"jsonrpc": "2.0", ', { jsonrpc: '2.0', method: 'notifications/initialized' }]) {
+      const res = await post(body, { headers: { Origin: 'http://evil.example.com' } });
+      expect(res.status).toBe(403);
+      expect(res.body.id).toBeNull();
+    }
+  });
+
   it('refuses a loopback Origin on another port, and a look-alike', async () => {
     for (const origin of ['http://127.0.0.1:1', 'http://localhost.evil.example', 'null']) {
       expect((await post(listTools(), { headers: { Origin: origin } })).status).toBe(403);
@@ -107,7 +120,7 @@ describe('CORS for browser clients', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.org');
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     expect(res.headers.get('access-control-allow-methods')).toBe('GET,POST,DELETE,OPTIONS');
-    expect(res.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type,Mcp-Protocol-Version,Mcp-Session-Id,Last-Event-ID,Idempotency-Key');
+    expect(res.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type,Mcp-Protocol-Version,Mcp-Method,Mcp-Name,Mcp-Session-Id,Last-Event-ID,Idempotency-Key');
     expect(res.headers.get('vary')).toContain('Origin');
   });
 
@@ -135,11 +148,17 @@ describe('CORS for browser clients', () => {
 });
 
 describe('MCP-Protocol-Version header', () => {
-  it('answers 400 to a version it does not support', async () => {
-    for (const version of ['2099-01-01', 'banana', '2026-07-28']) {
-      const res = await post(listTools(), { headers: { 'MCP-Protocol-Version': version } });
+  it('answers 400 UnsupportedProtocolVersion (-32022) to a version it does not support, naming the per-request one it does', async () => {
+    for (const version of ['2099-01-01', 'banana', '2025-01-01']) {
+      const res = await post(listTools(9), { headers: { 'MCP-Protocol-Version': version } });
       expect(res.status).toBe(400);
-      expect(res.body.error.message).toContain(`Unsupported protocol version: ${version}`);
+      expect(res.body).toEqual({
+        jsonrpc: '2.0', id: 9,
+        error: {
+          code: -32022, message: `Unsupported protocol version: ${version}`,
+          data: { supported: ['2026-07-28'], requested: version },
+        },
+      });
     }
   });
 
@@ -170,16 +189,32 @@ describe('JSON-RPC framing', () => {
   it('answers a transport-level error with the id of the request whenever the body had one', async () => {
     const version = await post(listTools(41), { headers: { 'MCP-Protocol-Version': '2099-01-01' } });
     expect(version.status).toBe(400);
-    expect(version.body).toMatchObject({ jsonrpc: '2.0', id: 41, error: { code: -32000 } });
+    expect(version.body).toMatchObject({ jsonrpc: '2.0', id: 41, error: { code: -32022 } });
     const invalid = await post({ jsonrpc: '2.0', id: 'req-42', method: 7 });
     expect(invalid.status).toBe(400);
-    expect(invalid.body).toMatchObject({ jsonrpc: '2.0', id: 'req-42', error: { code: -32700 } });
+    expect(invalid.body).toMatchObject({ jsonrpc: '2.0', id: 'req-42', error: { code: -32600 } });
     const accept = await post(listTools(43), { headers: { Accept: 'application/json' } });
     expect(accept.status).toBe(406);
     expect(accept.body.id).toBe(43);
     // No id to give: a notification, or an id that is not a string or a number.
     expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { headers: { 'MCP-Protocol-Version': 'banana' } })).body.id).toBeNull();
     expect((await post({ jsonrpc: '2.0', id: { x: 1 }, method: 'tools/list' })).body.id).toBeNull();
+  });
+
+  it('answers a tools/call whose name is not a string, or whose arguments are not an object, with -32602 in words', async () => {
+    const cases: [unknown, string][] = [
+      [{ name: 7, arguments: {} }, "Invalid params: tools/call needs params.name, the tool's name, as a string; got a number."],
+      [{ arguments: { q: 'x' } }, "Invalid params: tools/call needs params.name, the tool's name, as a string; got nothing."],
+      [{ name: 'search_memories', arguments: 'oatmeal' }, "Invalid params: params.arguments must be an object holding the tool's arguments by name; got a string."],
+      [{ name: 'search_memories', arguments: ['oatmeal'] }, "Invalid params: params.arguments must be an object holding the tool's arguments by name; got an array."],
+      [{ name: 'search_memories', arguments: null }, "Invalid params: params.arguments must be an object holding the tool's arguments by name; got null."],
+      ['search_memories', 'Invalid params: tools/call needs params as an object; got a string.'],
+    ];
+    for (const [params, message] of cases) {
+      const res = await post({ jsonrpc: '2.0', id: 'bad', method: 'tools/call', params });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ jsonrpc: '2.0', id: 'bad', error: { code: -32602, message } });
+    }
   });
 
   it('answers a notification with 202 and no body', async () => {

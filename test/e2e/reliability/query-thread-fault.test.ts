@@ -56,7 +56,7 @@ it('a query thread that dies before its model loads leaves learning and search w
   const paused = log().find((l) => l.msg === 'learning paused after a failure')!;
   expect(paused.error).toContain('the strong model is not loaded');
   expect(paused.error).toContain('fault injected into the query thread by the test');
-  const health = (await (await fetch(`${server.url}/healthz`)).json()) as { learning: { refined: number; passages: number } };
+  const health = (await (await fetch(`${server.url}/healthz`, { headers })).json()) as { learning: { refined: number; passages: number } };
   expect(health.learning).toMatchObject({ refined: 0, passages: 3 });
 
   server.proc.kill('SIGTERM');

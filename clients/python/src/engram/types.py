@@ -45,6 +45,8 @@ class Container(TypedDict):
     name: str
     description: Optional[str]
     created_at: str
+    learns_into_profile: bool
+    """Whether learning may promote facts drawn from its documents to the profile; when false they stay in the container."""
 
 
 class ContainerList(TypedDict):

@@ -194,7 +194,7 @@ async def test_containers_list_lists_the_containers_in_reach(connect: Connect, e
     api = connect()
     containers = await reach(api, engram_server)
     for container in (await api(lambda c: c.containers.list()))["containers"]:
-        assert sorted(container) == ["created_at", "description", "id", "name"]
+        assert sorted(container) == ["created_at", "description", "id", "learns_into_profile", "name"]
         assert container["id"].startswith("ctr_")
     assert len(containers) >= 2
 

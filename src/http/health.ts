@@ -1,0 +1,30 @@
+/**
+ * `GET /healthz`: whether the server answers, to anyone; and how far learning has got, only to a
+ * credential of this server (a developer key, a consent token or the owner's session, as a bearer
+ * or the pages' cookie). The learning counters are server-wide and move when the owner adds or
+ * forgets, which is nobody else's business on the network.
+ */
+import type { Context } from 'hono';
+import { AuthError, authenticate } from '../auth/credentials';
+import { learningProgress } from '../learning/progress';
+import { resourceOf } from '../oauth/metadata';
+import type { Services } from '../operations/operation';
+import type { Site } from '../site';
+import { ownerSession } from '../web/session';
+import { bearerToken } from './middleware/bearer';
+
+export function health(services: Services, site: Site) {
+  return (c: Context) => c.json(knownCaller(c, services, site) ? { status: 'ok', learning: learningProgress(services) } : { status: 'ok' });
+}
+
+/** A bad or missing credential is no error here: a health check answers 200 either way, with less. */
+function knownCaller(c: Context, services: Services, site: Site): boolean {
+  const bearer = bearerToken(c.req.header('Authorization'));
+  if (!bearer) return ownerSession(c, services) !== null;
+  try {
+    return authenticate(services.store, services.clock, bearer, { audience: resourceOf(site) }).kind !== 'share';
+  } catch (err) {
+    if (err instanceof AuthError) return false;
+    throw err;
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * A conversation as a document's text. Each message becomes paragraphs that each begin with who
+ * said it and when ("User, 2024-03-01 14:02 UTC: ..."), every one short enough that learning never
+ * cuts it (src/learning/passages.ts packs whole paragraphs up to TARGET_CHARS): so whichever
+ * passage a search finds, it says who spoke and when.
+ */
+import { sentences, TARGET_CHARS } from '../learning/passages';
+import { fitsOneDocument, headedParts, minute } from './text-parts';
+
+export interface Turn {
+  speaker: string;
+  /** When it was said (ms), when the source says. */
+  at: number | null;
+  text: string;
+}
+
+/** Room for a speaker's line under the passage size, and the most of a message one paragraph carries. */
+const PARAGRAPH_CHARS = TARGET_CHARS - 20;
+
+/** A message's text as pieces of at most `max` characters: its paragraphs (blank lines dropped), packed; a long one cut at sentences. */
+function pieces(text: string, max: number): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const paragraph of text.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean)) {
+    for (const unit of paragraph.length <= max ? [paragraph] : sentences(paragraph, max)) {
+      const joined = current ? `${current}${unit.length < paragraph.length ? ' ' : '\n'}${unit}` : unit;
+      if (joined.length <= max) {
+        current = joined;
+        continue;
+      }
+      out.push(current);
+      current = unit;
+    }
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+/** The paragraphs of one turn, each opening with its speaker and time. */
+function turnParagraphs(turn: Turn): string[] {
+  const who = turn.at === null ? turn.speaker : `${turn.speaker}, ${minute(turn.at)}`;
+  const max = PARAGRAPH_CHARS - who.length;
+  return pieces(turn.text, max).map((piece, i) => `${i === 0 ? who : `${who} (continued)`}: ${piece}`);
+}
+
+/**
+ * The conversation's document text, in as many parts as the content limit needs (one, nearly
+ * always): its title and a line on where it comes from first, then every turn in order.
+ */
+export function transcript(title: string, about: string, turns: Turn[]): string[] {
+  const body = turns.flatMap(turnParagraphs).join('\n\n');
+  const whole = `${title}\n${about}\n\n${body}`;
+  return fitsOneDocument(whole) ? [whole] : headedParts(body, (part, parts) => `${title} (part ${part} of ${parts})\n${about}`);
+}

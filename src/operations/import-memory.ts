@@ -1,0 +1,488 @@
+/**
+ * The import: memory from elsewhere (an Engram export, ChatGPT, Claude, the MCP memory server, a
+ * folder of Markdown notes) read into the owner's account. One operation for every door: `engram
+ * import` and the Import page of the owner's app. The formats' readers are in src/importers/.
+ *
+ * The source is read twice. The first read checks all of it (each item by the rules of the
+ * operation that adds such a thing over the API) and counts what it would do, storing nothing: a
+ * broken or refused source is refused whole, naming where its first problem is, and a dry run
+ * stops there. The second read stores it, a batch of items a transaction, so that the server goes
+ * on answering while a large archive goes in; an import cut short (the process stopped, the disk
+ * full) keeps the batches it committed, and running it again adds the rest and nothing twice.
+ */
+import { statSync } from 'node:fs';
+import { z } from 'zod';
+import { refuseOwnerOnly } from '../auth/access';
+import { ServiceError } from '../errors';
+import { newId, sha256 } from '../ids';
+import { FORMAT_NAMES, type ImportFormatName } from '../importers/format-labels';
+import { IMPORTERS } from '../importers/formats';
+import type { ContainerLine, DocumentLine, ExportLine, FactLine, RuleLine } from '../importers/engram';
+import type { DocumentItem, FactItem, ImportItem, ImportReader } from '../importers/items';
+import { refusal, type SourcePosition } from '../importers/problem';
+import type { DocumentLearning, DocumentRow, ImportedKind } from '../storage/store';
+import { addDocument, checkDocumentSource } from './add-document';
+import { addMemory, checkFactContent } from './add-memory';
+import { addRule } from './add-rule';
+import { createContainer } from './create-container';
+import { emptySummary, type ImportSummary } from './import-summary';
+import { type Context, invoke, parseInput } from './operation';
+import { displayName } from './schemas';
+
+/** What the person asks for, besides the source: checked like any operation's input. */
+export const ImportOptions = z.object({
+  format: z.enum(FORMAT_NAMES),
+  /** A container's name: everything goes there (made when missing). Absent: each source's own. */
+  container: displayName.nullish(),
+  dry_run: z.boolean().optional(),
+});
+
+/** The source: a file (or a folder of notes) on this machine, and what messages call it (the uploaded file's name, say). */
+export interface ImportSource {
+  path: string;
+  label: string;
+}
+
+export interface ImportProgress {
+  phase: 'checking' | 'importing';
+  /** Of the source's bytes (files, for a folder). */
+  done: number;
+  total: number;
+}
+
+/** One thing an import adds or replaces, told as the dry run finds it. */
+export interface ImportChange {
+  action: 'add' | 'replace';
+  kind: ImportedKind;
+  /** Its title, name or words. */
+  name: string;
+  container: string | null;
+}
+
+export interface ImportHooks {
+  onProgress?(progress: ImportProgress): void;
+  /** Told each change the first read finds (the dry run's list). */
+  onChange?(change: ImportChange): void;
+  /** Stops the import between two batches (the server stopping). */
+  signal?: AbortSignal;
+}
+
+/** A batch's limits: an Engram export's URL documents and conversations run to megabytes each. */
+const BATCH_ITEMS = 200;
+const BATCH_BYTES = 8 * 1024 * 1024;
+
+/** Lets the event loop run between batches: the server answers requests while an import goes on. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Imports the source into the caller's account (the owner only), or with `dry_run` says what that
+ * would do. Refuses (400 `validation`) a source that is broken or that holds a thing the API would
+ * refuse, naming the file, line and column of the first, before anything is stored.
+ */
+export async function importMemory(ctx: Context, source: ImportSource, options: z.input<typeof ImportOptions>, hooks: ImportHooks = {}): Promise<ImportSummary> {
+  if (ctx.caller.kind !== 'owner') throw refuseOwnerOnly('import', ctx.caller);
+  const { format, container, dry_run: dryRun = false } = parseInput(ImportOptions, options);
+  if (format === 'engram' && container) {
+    throw new ServiceError('validation', 'An Engram export keeps its own containers: import it without naming one.', { fields: ['container'] });
+  }
+  if (format !== 'markdown' && statSync(source.path).isDirectory()) {
+    throw refusal({ file: source.label }, 'is a folder: a folder is read as Markdown notes (--from markdown); other formats are files.');
+  }
+  const reader = await IMPORTERS[format](source.path, source.label, container ? { name: container, description: '' } : null);
+  try {
+    const checked = await read(ctx, reader, new ImportPass(ctx, format, reader, null, hooks.onChange), hooks);
+    if (dryRun) return checked;
+    return await read(ctx, reader, new ImportPass(ctx, format, reader, ctx.clock.now()), hooks);
+  } finally {
+    reader.close();
+  }
+}
+
+/** One read of the source through `pass`: checking, or storing in batches (see the file's comment). */
+async function read(ctx: Context, reader: ImportReader, pass: ImportPass, hooks: ImportHooks): Promise<ImportSummary> {
+  const phase = pass.writing ? 'importing' : 'checking';
+  const onRead = (done: number, total: number) => hooks.onProgress?.({ phase, done, total });
+  let batch: ImportItem[] = [];
+  let bytes = 0;
+  const flush = () => {
+    ctx.store.transaction(() => {
+      for (const item of batch) pass.apply(item);
+    });
+    ctx.search.forgetPassages(pass.takeForgotten());
+    ctx.notifyQueued();
+    batch = [];
+    bytes = 0;
+  };
+  let n = 0;
+  for await (const item of reader.items(onRead)) {
+    if (hooks.signal?.aborted) throw new ServiceError('conflict', 'The import was stopped (the server is stopping); run it again to add the rest.');
+    if (!pass.writing) {
+      pass.apply(item);
+      if (++n % BATCH_ITEMS === 0) await turn();
+      continue;
+    }
+    await pass.prepare(item);
+    batch.push(item);
+    bytes += weight(item);
+    if (batch.length >= BATCH_ITEMS || bytes >= BATCH_BYTES) {
+      flush();
+      await turn();
+    }
+  }
+  if (batch.length) flush();
+  return pass.summary;
+}
+
+/** A container that a dry run would make: no id yet. */
+const TO_BE_MADE = '(to be made)';
+
+/**
+ * What one read of a source does with each item: checks it, decides what it becomes here, and
+ * (when `now` is given) stores it. The dry read decides the same way and stores nothing.
+ */
+class ImportPass {
+  readonly summary: ImportSummary;
+  readonly writing: boolean;
+  private readonly accountId: string;
+  /** Containers by name, as found or made (a dry run's to-be-made ones under TO_BE_MADE). */
+  private readonly containers = new Map<string, string>();
+  /** An Engram export's container and document ids, and what each became here. */
+  private readonly exportedContainers = new Map<string, string>();
+  private readonly exportedDocuments = new Map<string, string>();
+  /** Per digest of an export line without an id, how many such lines came so far: two equal lines are two things. */
+  private readonly digests = new Map<string, number>();
+  /** Passages of replaced documents, dropped from the search indexes once their batch commits. */
+  private forgotten: number[] = [];
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly format: ImportFormatName,
+    private readonly reader: ImportReader,
+    /** The time things are stored at; null for the dry read. */
+    private readonly now: number | null,
+    private readonly onChange?: (change: ImportChange) => void,
+  ) {
+    this.writing = now !== null;
+    this.accountId = ctx.caller.accountId;
+    this.summary = emptySummary(format, !this.writing);
+  }
+
+  takeForgotten(): number[] {
+    return this.forgotten.splice(0);
+  }
+
+  /** Before a batch: makes the item's container through create_container when it is missing (not inside the batch's transaction). */
+  async prepare(item: ImportItem): Promise<void> {
+    if ((item.kind !== 'document' && item.kind !== 'fact') || this.containers.has(item.container.name)) return;
+    const found = this.ctx.store.getContainerByName(this.accountId, item.container.name);
+    let id = found?.id;
+    if (!id) {
+      try {
+        id = (await invoke(createContainer, this.ctx, item.container)).id;
+      } catch (err) {
+        throw refusedAsTheApi(item.at, err);
+      }
+    }
+    this.landed(item.container.name, id, !found);
+  }
+
+  /** Checks the item and does what it calls for. Inside a batch's transaction when writing. */
+  apply(item: ImportItem): void {
+    if (item.kind === 'document') this.document(item);
+    else if (item.kind === 'fact') this.fact(item);
+    else if (item.kind === 'export-line') this.exportLine(item.line, item.at);
+    else this.summary.skipped[item.what] = { count: (this.summary.skipped[item.what]?.count ?? 0) + 1, plural: item.plural };
+  }
+
+  private landed(name: string, id: string | null, made: boolean): void {
+    this.containers.set(name, id ?? TO_BE_MADE);
+    this.summary.containers.push({ id, name, made });
+    if (made) this.summary.added.container++;
+    else this.summary.alreadyThere.container++;
+  }
+
+  /** The id of the item's container: found, made in `prepare`, or in a dry run found or to be made. */
+  private containerOf(item: DocumentItem | FactItem): string {
+    const known = this.containers.get(item.container.name);
+    if (known) return known;
+    asTheApi(item.at, () => parseInput(createContainer.input, item.container));
+    const found = this.ctx.store.getContainerByName(this.accountId, item.container.name);
+    this.landed(item.container.name, found?.id ?? null, !found);
+    return found?.id ?? TO_BE_MADE;
+  }
+
+  private change(action: ImportChange['action'], kind: ImportedKind, name: string, container: string | null): void {
+    this.onChange?.({ action, kind, name, container });
+  }
+
+  /** A conversation, note or project document: new, the same as the one its custom_id names here, or a changed version of it. */
+  private document(item: DocumentItem): void {
+    asTheApi(item.at, () => {
+      parseInput(addDocument.input, { content: item.content, custom_id: item.customId, metadata: item.metadata, title: item.title ?? undefined });
+      checkDocumentSource(item);
+    });
+    const containerId = this.containerOf(item);
+    const existing = containerId === TO_BE_MADE ? null : this.ctx.store.getDocumentByCustomId(this.accountId, containerId, item.customId);
+    const same = existing && existing.content === item.content && existing.title === item.title && JSON.stringify(existing.metadata) === JSON.stringify(item.metadata);
+    if (existing && (same || olderThan(item.metadata, existing.metadata))) {
+      this.summary.alreadyThere.document++;
+      return;
+    }
+    this.change(existing ? 'replace' : 'add', 'document', item.title ?? item.customId, item.container.name);
+    if (existing) this.summary.replaced++;
+    else this.summary.added.document++;
+    if (this.now === null) return;
+    // A changed version replaces the old: it goes as a delete goes (its passages, and the facts learned from it that the owner has not reviewed).
+    if (existing) this.forgotten.push(...(this.ctx.store.forget(this.accountId, { documentId: existing.id }, [])?.passageIds ?? []));
+    const { inserted } = this.ctx.store.insertDocument({
+      id: newId('doc'), accountId: this.accountId, containerId, title: item.title, content: item.content, url: null, customId: item.customId,
+      metadata: item.metadata, status: 'queued', error: null, createdAt: item.createdAt, updatedAt: item.updatedAt, learnedAt: null,
+    }, { mode: 'learn' }, this.now);
+    if (!inserted) this.counted(existing ? 'replaced' : 'added', 'alreadyThere'); // an app added it meanwhile
+  }
+
+  /** Moves a document counted as added (or replaced) to another count: what storing it found. */
+  private counted(from: 'added' | 'replaced', to: 'alreadyThere'): void {
+    if (from === 'added') this.summary.added.document--;
+    else this.summary.replaced--;
+    this.summary[to].document++;
+  }
+
+  /** A fact of another product (the MCP memory server's): known again by its words, entity and container. */
+  private fact(item: FactItem): void {
+    asTheApi(item.at, () => {
+      parseInput(addMemory.input, { content: item.content, title: item.title ?? undefined });
+      checkFactContent(item.content);
+    });
+    const containerId = this.containerOf(item);
+    const exported = sha256(`${containerId}\n${item.key}`);
+    if (containerId !== TO_BE_MADE && this.ctx.store.getImportOrigin(this.accountId, this.format, 'fact', exported)) {
+      this.summary.alreadyImported.fact++;
+      return;
+    }
+    this.change('add', 'fact', item.content, item.container.name);
+    this.summary.added.fact++;
+    if (this.now === null) return;
+    const id = newId('mem');
+    this.ctx.store.insertFact({ id, accountId: this.accountId, containerId, content: item.content, title: item.title, static: false, createdAt: this.now, updatedAt: this.now });
+    this.ctx.store.insertImportOrigin({ accountId: this.accountId, source: this.format, kind: 'fact', exportedId: exported, localId: id, importedAt: this.now });
+  }
+
+  // An Engram export, line by line (docs/running.md, "Backup, restore, export, import"):
+  // - What an earlier import of the same export brought is remembered (`import_origins`) under the
+  //   exporting account's id and the line's id (a digest of the line when it has none): a thing
+  //   still here is skipped, and lines naming it use that one.
+  // - A thing whose exported id this account holds is the same thing (the account's own export):
+  //   it is already there. Containers are matched by id, then by name (made when missing).
+  // - A document whose custom_id the container already holds is left as it is; facts that name it
+  //   as their source point at the one already there.
+  // - A learned document is learned again for search but no facts are extracted from it (they are
+  //   in the file); a URL document is indexed from the passages in the file, not fetched. A queued
+  //   one is learned in full; a failed one stays failed. Version 1 files do not say: every document
+  //   is learned again without fact extraction, URL ones fetched.
+  // - A fact keeps its source document and passage, and its earlier wordings; a source the file
+  //   does not hold is dropped. A rule for a key of this account keeps its key; another holds for
+  //   the whole account.
+
+  private exportLine(line: ExportLine, at: SourcePosition): void {
+    if (line.type === 'container') this.exportedContainer(line as ContainerLine, at);
+    else if (line.type === 'document') this.exportedDocument(line as DocumentLine, at);
+    else if (line.type === 'fact') this.exportedFact(line as FactLine, at);
+    else this.exportedRule(line as RuleLine, at);
+  }
+
+  /** The line's name in the export: its id, or a digest of the line (counted) when it has none. */
+  private exportedId(line: ExportLine, id: string | undefined): string {
+    if (id !== undefined) return id;
+    const digest = sha256(JSON.stringify(line));
+    const seen = (this.digests.get(digest) ?? 0) + 1;
+    this.digests.set(digest, seen);
+    return `${digest}#${seen}`;
+  }
+
+  private earlier(kind: ImportedKind, exportedId: string): string | null {
+    return this.ctx.store.getImportOrigin(this.accountId, this.reader.source?.() ?? '', kind, exportedId);
+  }
+
+  private remember(kind: ImportedKind, exportedId: string, localId: string): void {
+    this.ctx.store.insertImportOrigin({ accountId: this.accountId, source: this.reader.source?.() ?? '', kind, exportedId, localId, importedAt: this.now! });
+  }
+
+  private exportedContainerId(id: string | null, at: SourcePosition): string | null {
+    if (id === null) return null;
+    const mapped = this.exportedContainers.get(id);
+    if (!mapped) throw refusal(at, `names a container the export did not list: ${id}.`);
+    return mapped;
+  }
+
+  private exportedContainer(c: ContainerLine, at: SourcePosition): void {
+    const { name, description } = asTheApi(at, () => parseInput(createContainer.input, { name: c.name, description: c.description }));
+    const known = this.earlier('container', c.id);
+    if (known) {
+      this.exportedContainers.set(c.id, known);
+      this.summary.alreadyImported.container++;
+      return;
+    }
+    // The account's own export: the same container, with the same id. Nothing was imported.
+    if (this.ctx.store.getContainer(this.accountId, c.id)) {
+      this.exportedContainers.set(c.id, c.id);
+      this.summary.alreadyThere.container++;
+      return;
+    }
+    let id = this.ctx.store.getContainerByName(this.accountId, name)?.id;
+    if (id) {
+      this.summary.alreadyThere.container++;
+    } else {
+      this.change('add', 'container', name, null);
+      this.summary.added.container++;
+      if (this.now !== null) {
+        id = newId('ctr');
+        this.ctx.store.insertContainer({
+          id, accountId: this.accountId, name, description: description ?? '', createdAt: c.created_at, updatedAt: c.updated_at ?? c.created_at,
+          learnsIntoProfile: c.learns_into_profile ?? true,
+        });
+      }
+    }
+    this.exportedContainers.set(c.id, id ?? TO_BE_MADE);
+    if (this.now !== null) this.remember('container', c.id, id!);
+  }
+
+  private exportedDocument(d: DocumentLine, at: SourcePosition): void {
+    asTheApi(at, () => {
+      // The API takes no null for these two: absent is what a null in the file means.
+      parseInput(addDocument.input, { content: d.content, url: d.url, custom_id: d.custom_id ?? undefined, metadata: d.metadata, title: d.title ?? undefined });
+      checkDocumentSource(d);
+    });
+    const containerId = this.exportedContainerId(d.container, at)!;
+    const exported = this.exportedId(d, d.id);
+    const known = this.earlier('document', exported);
+    if (known) {
+      if (d.id !== undefined) this.exportedDocuments.set(d.id, known);
+      this.summary.alreadyImported.document++;
+      return;
+    }
+    // The account's own export: the same document, with the same id. Nothing was imported.
+    if (d.id !== undefined && this.ctx.store.getDocument(this.accountId, d.id)) {
+      this.exportedDocuments.set(d.id, d.id);
+      this.summary.alreadyThere.document++;
+      return;
+    }
+    const held = d.custom_id !== null && containerId !== TO_BE_MADE ? this.ctx.store.getDocumentByCustomId(this.accountId, containerId, d.custom_id) : null;
+    if (!held) {
+      this.change('add', 'document', d.title ?? d.custom_id ?? d.url ?? (d.content ?? '').slice(0, 80), null);
+      this.summary.added.document++;
+    }
+    let id = held?.id ?? newId('doc');
+    if (this.now !== null && !held) {
+      const { row, learning } = importedDocument(d);
+      const stored = this.ctx.store.insertDocument({
+        id, accountId: this.accountId, containerId, title: d.title, content: d.content, url: d.url,
+        customId: d.custom_id, metadata: d.metadata, createdAt: d.created_at, ...row,
+      }, learning, this.now);
+      if (!stored.inserted) this.counted('added', 'alreadyThere'); // an app added it meanwhile
+      id = stored.document.id;
+    }
+    if (held) this.summary.alreadyThere.document++;
+    if (d.id !== undefined) this.exportedDocuments.set(d.id, id);
+    if (this.now !== null) this.remember('document', exported, id);
+  }
+
+  private exportedFact(f: FactLine, at: SourcePosition): void {
+    asTheApi(at, () => {
+      parseInput(addMemory.input, { content: f.content, title: f.title ?? undefined });
+      checkFactContent(f.content);
+    });
+    const containerId = this.exportedContainerId(f.container, at);
+    const exported = this.exportedId(f, f.id);
+    if (this.earlier('fact', exported)) {
+      this.summary.alreadyImported.fact++;
+      return;
+    }
+    if (f.id !== undefined && this.ctx.store.getFact(this.accountId, f.id)) {
+      this.summary.alreadyThere.fact++;
+      return;
+    }
+    this.change('add', 'fact', f.content, null);
+    this.summary.added.fact++;
+    const sourceId = f.source ? this.exportedDocuments.get(f.source.document) ?? null : null;
+    if (f.source && !sourceId) this.summary.unsourced++;
+    if (this.now === null) return;
+    const id = newId('mem');
+    this.ctx.store.insertFact({
+      id, accountId: this.accountId, containerId, content: f.content, title: f.title, static: f.static,
+      createdAt: f.created_at, updatedAt: f.updated_at,
+      sourceDocumentId: sourceId, sourcePosition: sourceId ? f.source!.position : null, reviewedAt: f.reviewed_at ?? null,
+    }, (f.history ?? []).map((h) => ({ content: h.content, replacedAt: h.replaced_at })));
+    this.remember('fact', exported, id);
+  }
+
+  private exportedRule(r: RuleLine, at: SourcePosition): void {
+    const { text } = asTheApi(at, () => parseInput(addRule.input, { text: r.text }));
+    const exported = this.exportedId(r, r.id);
+    if (this.earlier('rule', exported)) {
+      this.summary.alreadyImported.rule++;
+      return;
+    }
+    if (r.id !== undefined && this.ctx.store.getRule(this.accountId, r.id)) {
+      this.summary.alreadyThere.rule++;
+      return;
+    }
+    this.change('add', 'rule', text, null);
+    this.summary.added.rule++;
+    if (this.now === null) return;
+    const credentialId = r.credential_id && this.ctx.store.getCredential(this.accountId, r.credential_id) ? r.credential_id : null;
+    const id = newId('rul');
+    this.ctx.store.insertRule({ id, accountId: this.accountId, credentialId, text, createdAt: r.created_at });
+    this.remember('rule', exported, id);
+  }
+}
+
+/** An operation's refusal of an item, naming the item's place, with the code and message the API answers; anything else as it is. */
+function refusedAsTheApi(at: SourcePosition, err: unknown): unknown {
+  return err instanceof ServiceError && err.code !== 'internal' ? refusal(at, `refused as the API refuses it: ${err.code}: ${err.message}`) : err;
+}
+
+/** Runs an operation's check on an item (see `refusedAsTheApi`). */
+function asTheApi<T>(at: SourcePosition, check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    throw refusedAsTheApi(at, err);
+  }
+}
+
+/**
+ * Whether an imported version is older than the one here, by the source's own time of its last
+ * change (`metadata.updated_at`, which conversations and project documents carry): an earlier
+ * export imported after a later one leaves the newer. Notes carry none; a changed one replaces.
+ */
+function olderThan(incoming: Record<string, unknown>, here: Record<string, unknown> | null): boolean {
+  const [a, b] = [incoming.updated_at, here?.updated_at].map((t) => (typeof t === 'string' ? Date.parse(t) : Number.NaN));
+  return a! < b!;
+}
+
+/** About how much an item weighs in a batch: its text. */
+function weight(item: ImportItem): number {
+  if (item.kind === 'document') return item.content.length;
+  if (item.kind !== 'export-line') return 0;
+  const line = item.line as Partial<DocumentLine>;
+  return (line.content?.length ?? 0) + (line.passages ?? []).reduce((sum, p) => sum + p.content.length, 0);
+}
+
+/** The state an exported document starts in, and what learning does with it (see the comment above `exportLine`). */
+function importedDocument(d: DocumentLine): { row: Pick<DocumentRow, 'status' | 'error' | 'updatedAt' | 'learnedAt'>; learning: DocumentLearning } {
+  switch (d.status) {
+    case undefined: // version 1
+      return { row: { status: 'queued', error: null, updatedAt: d.created_at, learnedAt: null }, learning: { mode: 'rebuild' } };
+    case 'learned':
+      // Queued until rebuilt: learned is true only once the document is searchable here.
+      return {
+        row: { status: 'queued', error: null, updatedAt: d.updated_at!, learnedAt: d.learned_at ?? null },
+        learning: { mode: 'rebuild', passages: d.url !== null ? d.passages : null },
+      };
+    case 'queued':
+      return { row: { status: 'queued', error: null, updatedAt: d.updated_at!, learnedAt: null }, learning: { mode: 'learn' } };
+    case 'failed':
+      return { row: { status: 'failed', error: d.error ?? null, updatedAt: d.updated_at!, learnedAt: null }, learning: { mode: 'none' } };
+  }
+}

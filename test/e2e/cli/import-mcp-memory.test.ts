@@ -1,0 +1,59 @@
+/**
+ * `engram import --from mcp-memory`, end to end: the MCP reference memory server's memory.jsonl
+ * (entities with observations, one without, relations, unicode, a blank line) goes in as facts in a
+ * container: each observation naming its entity and the entity's type, each relation both ends. A
+ * search finds them; a second import adds nothing; an observation added since is added alone.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { FIXTURES, workDir, world, type World } from './import-kit';
+
+const SLOW = 60_000;
+const dir = workDir('import-mcp-memory');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const FILE = join(FIXTURES, 'mcp-memory/memory.jsonl');
+
+describe("importing the MCP memory server's file", () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world();
+  });
+  afterAll(() => w.server.close());
+
+  it('stores each observation and relation as a fact in "MCP memory"', async () => {
+    const run = w.importing(FILE, '--from', 'mcp-memory');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('Imported 1 new containers, 0 documents (0 already there), 6 facts, 0 rules.\n'
+      + 'Nothing to import in 1 entity without observations.\nInto "MCP memory" (made now).');
+    const [container] = await w.containers();
+    expect(container.name).toBe('MCP memory');
+    const facts = w.server.services.store.listFacts(w.accountId);
+    expect(facts.map((f) => [f.title, f.content, f.containerId, f.static])).toEqual([
+      ['Ada_Lovelace', 'Ada_Lovelace (person): Wrote the first published algorithm', container.id, false],
+      ['Ada_Lovelace', 'Ada_Lovelace (person): Prefers tea over coffee', container.id, false],
+      ['Analytical_Engine', 'Analytical_Engine (machine): Designed by Charles Babbage in 1837', container.id, false],
+      ['Zoë_Ørsted', 'Zoë_Ørsted (person): Spricht fließend Dänisch 🇩🇰', container.id, false],
+      ['Ada_Lovelace', 'Ada_Lovelace wrote notes on Analytical_Engine', container.id, false],
+      ['Ada_Lovelace', 'Ada_Lovelace lived in London', container.id, false],
+    ]);
+  }, SLOW);
+
+  it('a search finds a fact with the entity it is about', async () => {
+    await w.server.learning.drain();
+    expect((await w.search('prefers tea over coffee'))[0].content).toBe('Ada_Lovelace (person): Prefers tea over coffee');
+    expect((await w.search('fließend Dänisch'))[0].content).toBe('Zoë_Ørsted (person): Spricht fließend Dänisch 🇩🇰');
+  }, SLOW);
+
+  it('a second import adds nothing; an observation added to the file since is added alone', async () => {
+    expect(w.importing(FILE, '--from', 'mcp-memory').stderr)
+      .toContain('Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules; skipped 6 facts already imported.');
+    const grown = readFileSync(FILE, 'utf8').replace('"Prefers tea over coffee"', '"Prefers tea over coffee","Keeps bees in Kent"');
+    const later = join(dir, 'memory.jsonl');
+    await Bun.write(later, grown);
+    expect(w.importing(later, '--from', 'mcp-memory').stderr)
+      .toContain('Imported 0 new containers, 0 documents (0 already there), 1 facts, 0 rules; skipped 6 facts already imported.');
+    expect(w.server.services.store.listFacts(w.accountId).map((f) => f.content)).toContain('Ada_Lovelace (person): Keeps bees in Kent');
+  }, SLOW);
+});
