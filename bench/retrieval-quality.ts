@@ -50,7 +50,7 @@ const { values } = parseArgs({
 });
 /** Each lever's strengths tried (bench/retrieval-quality.ts's rows; the server's are in DEFAULT_TUNING). */
 const STRENGTHS: Record<keyof SearchTuning, number[]> = {
-  keywordFeedback: [0.25, 0.5], vectorFeedback: [0.2, 0.5], diversity: [0.15, 0.3, 0.6], neighbours: [0.1, 0.2], contentPoor: [0.1, 0.2, 0.4],
+  diversity: [0.15, 0.3, 0.6], contentPoor: [0.1, 0.2, 0.4],
 };
 
 const DEPTH = CANDIDATES; // candidates each side, as the server takes
@@ -180,7 +180,7 @@ for (const set of sets) {
  * docs/performance.md's lever table.
  */
 function leverVariants(lever: (change: Partial<SearchTuning>) => Variant): Record<string, Variant> {
-  const none: SearchTuning = { keywordFeedback: 0, vectorFeedback: 0, diversity: 0, neighbours: 0, contentPoor: 0 };
+  const none: SearchTuning = { diversity: 0, contentPoor: 0 };
   const rows: Record<string, Variant> = { 'levers: none': lever(none) };
   for (const [name, strengths] of Object.entries(STRENGTHS)) {
     for (const strength of strengths) rows[`levers: ${name} ${strength} alone`] = lever({ ...none, [name]: strength });

@@ -18,12 +18,9 @@ import type { Container, KeywordHit, PassageHit, Store, VectorTier } from '../st
 import { stepDownContentPoor } from './content-poor';
 import { diversify, wordOverlap, wordsIn } from './diversity';
 import { convexFusion, type Scored } from './fusion';
-import { feedbackTerms } from './keyword-feedback';
 import { QueryEmbedder } from './query-embedder';
 import { SearchActivity } from './search-activity';
-import { NEIGHBOUR_ANCHORS, withNeighbours } from './time-neighbours';
 import { DEFAULT_TUNING, type SearchTuning } from './tuning';
-import { feedbackQuery } from './vector-feedback';
 import { VectorIndex } from './vector-index';
 
 type SearchResponse = z.infer<typeof S.SearchResponse>;
@@ -63,11 +60,6 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 /** Candidates taken from keyword search and from each vector tier before fusing. */
 export const CANDIDATES = 50;
 
-/** The best hits whose words and vectors make the feedback queries. */
-const FEEDBACK_HITS = 3;
-/** A hit's neighbours in time: at most this many passage ids away, their documents added within this long of its. */
-const NEIGHBOUR_WINDOW = 2;
-const NEIGHBOUR_WITHIN_MS = 6 * 3600_000;
 /** Diversity picks the page from this many times its size of the best hits. */
 const DIVERSITY_POOL = 3;
 
@@ -373,42 +365,14 @@ export class SearchEngine {
     const searched: SearchResponse['containers'] = [];
     const keyword = this.keywordSearch(accountId, containers, q, depth, traceId, searched);
     const reachable = containers.filter((_c, i) => !searched[i]!.error).map((c) => c.id);
-    const nearest = await this.nearest(queries, reachable, depth, traceId);
-    const vectors = { fast: nearest.fast.query, strong: nearest.strong.query };
+    const vector = await this.nearest(queries, reachable, depth, traceId);
     const weights = this.indexes.strong?.count ? FUSION_WEIGHTS.refined : FUSION_WEIGHTS.fast;
-    const lists = {
-      keyword: { hits: keyword, weight: weights.keyword },
-      fast: { hits: nearest.fast.hits, weight: weights.fast },
-      strong: { hits: nearest.strong.hits, weight: weights.strong },
-      feedback: { hits: [] as Scored<number>[], weight: weights.keyword * this.tuning.keywordFeedback },
-    };
-    let fused = convexFusion(Object.values(lists));
+    const fused = convexFusion([
+      { hits: keyword, weight: weights.keyword },
+      { hits: vector.fast, weight: weights.fast },
+      { hits: vector.strong, weight: weights.strong },
+    ]);
     const { tuning } = this;
-    if ((tuning.keywordFeedback || tuning.vectorFeedback) && fused.length) {
-      const best = fused.slice(0, FEEDBACK_HITS);
-      if (tuning.keywordFeedback) {
-        const texts = this.store.getPassageHits(accountId, best.map((b) => b.item));
-        const weight = new Map(best.map((b) => [b.item, b.score]));
-        const terms = feedbackTerms(q, texts.map((t) => ({ text: t.content, weight: weight.get(t.passageId)! })));
-        if (terms.length) lists.feedback.hits = this.keywordSearch(accountId, containers.filter((c) => reachable.includes(c.id)), terms.join(' '), depth, traceId, []);
-      }
-      if (tuning.vectorFeedback) {
-        for (const tier of TIERS) {
-          const index = this.indexes[tier];
-          if (!vectors[tier] || !index) continue;
-          const hits = best.map((b) => index.passageVector(b.item)).filter((v): v is Float32Array => v !== null);
-          vectors[tier] = feedbackQuery(vectors[tier]!, hits, tuning.vectorFeedback);
-          lists[tier].hits = this.scan(tier, vectors[tier], reachable, depth);
-        }
-      }
-      fused = convexFusion(Object.values(lists));
-    }
-    if (tuning.neighbours && fused.length) {
-      const anchors = fused.slice(0, NEIGHBOUR_ANCHORS).map((f) => f.item);
-      const neighbours = this.store.listNeighbours(accountId, anchors, NEIGHBOUR_WINDOW, NEIGHBOUR_WITHIN_MS);
-      const own = this.vectorScores(vectors, lists, neighbours.map((n) => n.passageId));
-      fused = withNeighbours(fused, neighbours, (id) => own.get(id) ?? 0, tuning.neighbours);
-    }
     // Only the page's passages are read in full (with diversity or the content-poor step, the pool it is picked from).
     let pool = fused.slice(0, tuning.diversity || tuning.contentPoor ? limit * DIVERSITY_POOL : limit);
     const byId = new Map(this.store.getPassageHits(accountId, pool.map((f) => f.item)).map((h) => [h.passageId, h]));
@@ -439,7 +403,7 @@ export class SearchEngine {
 
   /**
    * BM25 over each container, best first; a container whose search fails is reported in `searched`
-   * (when given) instead of looking like an empty memory.
+   * instead of looking like an empty memory.
    */
   private keywordSearch(accountId: string, containers: Container[], q: string, depth: number, traceId: string, searched: SearchResponse['containers']): Scored<number>[] {
     const hits: KeywordHit[] = [];
@@ -453,26 +417,6 @@ export class SearchEngine {
       }
     }
     return hits.sort((a, b) => b.score - a.score).slice(0, depth).map((h) => ({ item: h.passageId, score: h.score }));
-  }
-
-  /**
-   * What the vector lists would have given passages they did not bring: each tier's cosine, rescaled
-   * between its list's worst and best and weighted as in the fusion.
-   */
-  private vectorScores(vectors: Record<VectorTier, Float32Array | null>, lists: Record<VectorTier, { hits: Scored<number>[]; weight: number }>, ids: number[]): Map<number, number> {
-    const out = new Map<number, number>();
-    for (const tier of TIERS) {
-      const { hits, weight } = lists[tier];
-      const index = this.indexes[tier];
-      if (!vectors[tier] || !index || !hits.length) continue;
-      const top = hits[0]!.score;
-      const bottom = hits.at(-1)!.score;
-      for (const [id, cosine] of index.similarities(vectors[tier]!, new Set(ids))) {
-        const rescaled = top > bottom ? Math.min(1, Math.max(0, (cosine - bottom) / (top - bottom))) : 0;
-        out.set(id, (out.get(id) ?? 0) + weight * rescaled);
-      }
-    }
-    return out;
   }
 
   /**
@@ -492,30 +436,22 @@ export class SearchEngine {
   }
 
   /**
-   * Each tier's query vector and its nearest passages by cosine, above its model's similarity floor;
-   * no vector and no passages when the tier is not searched (no embedder or vectors, no reachable
-   * container) or its query embedding failed: that tier is left out of this search, and the other
-   * still answers. Each tier is scanned as soon as its vector is in hand: the fast tier's while the
-   * strong model still works on the query.
+   * Each tier's nearest passages by cosine, above its model's similarity floor; empty lists when
+   * keyword-only. A tier whose query embedding failed is left out of this search, and the other
+   * still answers.
    */
-  private async nearest(queries: QueryVectors, containerIds: string[], k: number, traceId: string): Promise<Record<VectorTier, { query: Float32Array | null; hits: Scored<number>[] }>> {
-    const nearest = async (tier: VectorTier) => {
-      let query = await queries[tier];
+  private async nearest(queries: QueryVectors, containerIds: string[], k: number, traceId: string): Promise<Record<VectorTier, Scored<number>[]>> {
+    const nearest = async (tier: VectorTier): Promise<Scored<number>[]> => {
+      const query = await queries[tier];
+      if (!query || containerIds.length === 0) return [];
       if (query instanceof Error) {
         this.log.warn('query embedding failed; this search goes without that tier', { trace_id: traceId, tier, error: String(query) });
-        query = null;
+        return [];
       }
-      if (containerIds.length === 0) query = null;
-      return { query, hits: this.scan(tier, query, containerIds, k) };
+      const floor = this.embedders[tier]!.similarityFloor ?? 0;
+      return this.indexes[tier]!.search(query, containerIds, k).filter((h) => h.score > floor).map((h) => ({ item: h.passageId, score: h.score }));
     };
     const [fast, strong] = await Promise.all([nearest('fast'), nearest('strong')]);
     return { fast, strong };
-  }
-
-  /** A tier's nearest passages to the query by cosine, above its model's similarity floor; none without a query. */
-  private scan(tier: VectorTier, query: Float32Array | null, containerIds: string[], k: number): Scored<number>[] {
-    if (!query) return [];
-    const floor = this.embedders[tier]!.similarityFloor ?? 0;
-    return this.indexes[tier]!.search(query, containerIds, k).filter((h) => h.score > floor).map((h) => ({ item: h.passageId, score: h.score }));
   }
 }

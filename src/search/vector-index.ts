@@ -21,7 +21,6 @@
  */
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { isStorageFull } from '../errors';
-import { normalizeInPlace } from '../learning/embedder/embedder';
 import { HammingScan } from './hamming-scan';
 import { readSnapshot, writeSnapshot } from './index-snapshot';
 import { PassageSlots } from './passage-slots';
@@ -263,46 +262,6 @@ export class VectorIndex {
     const hits = [...best].map(([passageId, score]) => ({ passageId, score }));
     hits.sort((a, b) => b.score - a.score);
     return hits.slice(0, k);
-  }
-
-  /**
-   * Each given passage's cosine with the query as `search` scores it (its best unit), read exactly
-   * from its rows; a passage the index does not hold is left out. For scoring a few candidates that
-   * the scan did not bring.
-   */
-  similarities(query: Float32Array, passageIds: Iterable<number>): Map<number, number> {
-    this.flush();
-    const out = new Map<number, number>();
-    for (const id of passageIds) {
-      let best = -Infinity;
-      this.eachUnit(id, (row, inverse) => {
-        let dot = 0;
-        for (let i = 0; i < this.dimensions; i++) dot += row[i]! * query[i]!;
-        best = Math.max(best, dot * inverse);
-      });
-      if (best > -Infinity) out.set(id, best);
-    }
-    return out;
-  }
-
-  /** A passage's direction: the mean of its unit vectors, normalised; null when the index does not hold it. */
-  passageVector(passageId: number): Float32Array | null {
-    this.flush();
-    const sum = new Float32Array(this.dimensions);
-    let units = 0;
-    this.eachUnit(passageId, (row, inverse) => {
-      units++;
-      for (let i = 0; i < this.dimensions; i++) sum[i]! += row[i]! * inverse;
-    });
-    return units ? normalizeInPlace(sum) : null;
-  }
-
-  /** Calls `f` with each unit's int8 row and 1 / its length (the row is reused: read it at once). */
-  private eachUnit(passageId: number, f: (row: Int8Array, inverse: number) => void): void {
-    const packed = this.slotsOf.get(passageId);
-    if (packed === undefined) return;
-    const first = Math.floor(packed / 256);
-    for (let s = first; s < first + (packed % 256); s++) f(this.readRow(s), this.inverseNorms[s]!);
   }
 
   private fill(slot: number, passageId: number, group: number, vector: Int8Array): void {

@@ -32,12 +32,6 @@ export interface PassageHit {
   score: number;
 }
 
-/** A passage of a document added close in time to an anchor passage's, in the same container. */
-export interface NeighbourPassage {
-  passageId: number;
-  anchorId: number;
-}
-
 /**
  * Which model made a vector: `fast`, the built-in static model that makes a document searchable at
  * once, or `strong`, the transformer that refines it in the background.
@@ -78,12 +72,6 @@ export interface PassageRepository {
   getFactPassage(memoryId: string): PassageText | null;
   /** Passages by id within one account, with what a search hit cites. */
   getPassageHits(accountId: string, passageIds: number[]): PassageHit[];
-  /**
-   * Each anchor's neighbours in time: passages of other documents of its container, at most
-   * `window` passage ids away (ids follow the order documents were learned in), whose documents were
-   * added within `withinMs` of the anchor's. Facts have no neighbours.
-   */
-  listNeighbours(accountId: string, anchorIds: number[], window: number, withinMs: number): NeighbourPassage[];
 
   /**
    * Stores (replacing) passages' vectors of one tier, ignoring any passage deleted meanwhile;

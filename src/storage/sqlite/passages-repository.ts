@@ -1,6 +1,6 @@
 /** The search index: passages (drizzle for rows, hand-written SQL for FTS5) and their vectors of each tier. */
 import { and, eq } from 'drizzle-orm';
-import type { EmbeddingModel, KeywordHit, NeighbourPassage, PassageHit, PassageRepository, PassageText, StoredVectors, VectorTier } from '../passages';
+import type { EmbeddingModel, KeywordHit, PassageHit, PassageRepository, PassageText, StoredVectors, VectorTier } from '../passages';
 import type { SqliteContext } from './context';
 import { ftsQuery } from './fts-query';
 import { enqueue } from './jobs-repository';
@@ -83,16 +83,6 @@ export function passagesRepository(ctx: SqliteContext): PassageRepository {
           // A fact whose document was deleted keeps no source (forgetting clears it); one that never had one has none.
           source: sourceDocumentId ? { documentId: sourceDocumentId, customId: sourceCustomId, position: sourcePosition ?? 0 } : null,
         }));
-    },
-
-    listNeighbours(accountId, anchorIds, window, withinMs) {
-      if (anchorIds.length === 0) return [];
-      return raw.query<NeighbourPassage, (string | number)[]>(`
-        SELECT n.id AS passageId, a.id AS anchorId
-          FROM passages a JOIN documents ad ON ad.id = a.document_id
-          JOIN passages n ON n.container_id = a.container_id AND n.id BETWEEN a.id - ? AND a.id + ? AND n.document_id <> a.document_id
-          JOIN documents nd ON nd.id = n.document_id AND abs(nd.created_at - ad.created_at) <= ?
-         WHERE a.account_id = ? AND a.id IN (${anchorIds.map(() => '?').join(',')})`).all(window, window, withinMs, accountId, ...anchorIds);
     },
 
     storeVectors: (tier, vectors) => transaction(() => insertVectors(ctx, tier, vectors)),
