@@ -1,20 +1,35 @@
 /**
- * Retrieval quality of keyword-only, vector-only (each tier) and hybrid search, on the
- * conversational benchmark (bench/conversations/: 5,416 chat turns, 1,036 questions with their
- * evidence turns) or, with `--set quality`, the embedding model's older evaluation sets hidden
- * among generated distractors. Every document is learned by the server's own store, runner and
- * embedders (ENGRAM_EMBEDDER chooses them, as for the server); the table is recall@1/5/10 and
- * MRR@10 per search variant. A variant is one line in `variants` below.
+ * Retrieval quality of keyword-only, vector-only (each tier) and hybrid search, and of the server's
+ * search with each of its levers switched off and on, on two dev sets: the conversational benchmark
+ * (bench/conversations/: 5,416 chat turns, 1,036 questions with their evidence turns), generated
+ * here, and PerLTQA (bench/lib/perltqa.ts: characters' memories, one document per memory item, and
+ * questions labelled with the item that answers them), which this project did not make and does not
+ * ship: pass its path. With `--set quality`, the embedding model's older evaluation sets hidden among
+ * generated distractors. Every document is learned by the server's own store, runner and embedders
+ * (ENGRAM_EMBEDDER chooses them, as for the server); the table is recall@1/5/10 and MRR@10 per search
+ * variant, and recall@10 by question kind. A variant is one line in `variants` below.
  *
- *   bun bench/retrieval-quality.ts [--set conversations|quality] [--seed 17] [--distractors 5000]
+ *   bun bench/retrieval-quality.ts [--set both|conversations|perltqa|quality] [--perltqa DIR] [--characters N]
+ *                                  [--seed 17] [--distractors 5000] [--misses FILE] [--extract]
+ *
+ * --extract learns with fact extraction by the model the environment names (ENGRAM_MODEL_URL,
+ * ENGRAM_MODEL, as for the server): a fact found by search counts as its source document. It prints
+ * the facts saved and the model's time a document.
+ *
+ * --misses FILE writes, for the server's default search, every question whose evidence is not all in
+ * the top 10, with what was found instead (JSON lines), for looking at what kind of miss each is.
  */
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { FactExtractor } from '../src/agent/fact-extractor';
+import { ModelClient } from '../src/agent/model-client';
 import { loadConfig } from '../src/config';
 import { createEmbedders } from '../src/learning/create-embedder';
 import type { Embedder } from '../src/learning/embedder/embedder';
 import { createLogger } from '../src/log';
 import { convexFusion, reciprocalRankFusion, type Scored } from '../src/search/fusion';
 import { CANDIDATES, FUSION_WEIGHTS, SearchEngine } from '../src/search/search-engine';
+import { DEFAULT_TUNING, type SearchTuning } from '../src/search/tuning';
 import type { VectorIndex } from '../src/search/vector-index';
 import type { VectorTier } from '../src/storage/store';
 import shortSet from '../test/learning/embedder/quality/eval-set.json';
@@ -23,9 +38,21 @@ import { scratchDir } from '../test/helpers/scratch';
 import { generateConversations, turnDocument } from './conversations/generate';
 import { documentText, seeded } from './lib/corpus';
 import { ACCOUNT, CONTAINER, learnCorpus, tierIndex } from './lib/learned-corpus';
-import { type EvalSet, evaluate, formatScores, type Variant } from './lib/retrieval-eval';
+import { PERLTQA_HOWTO, perltqaFolder, perltqaSet } from './lib/perltqa';
+import { type EvalSet, evaluate, formatScores, scoreRanking, type Variant } from './lib/retrieval-eval';
 
-const { values } = parseArgs({ options: { set: { type: 'string', default: 'conversations' }, seed: { type: 'string', default: '17' }, distractors: { type: 'string', default: '5000' } } });
+const { values } = parseArgs({
+  options: {
+    set: { type: 'string', default: 'both' }, seed: { type: 'string', default: '17' }, distractors: { type: 'string', default: '5000' },
+    perltqa: { type: 'string', default: process.env.ENGRAM_PERLTQA }, characters: { type: 'string' }, misses: { type: 'string' },
+    extract: { type: 'boolean', default: false },
+  },
+});
+/** Each lever's strengths tried (bench/retrieval-quality.ts's rows; the server's are in DEFAULT_TUNING). */
+const STRENGTHS: Record<keyof SearchTuning, number[]> = {
+  diversity: [0.15, 0.3, 0.6], contentPoor: [0.1, 0.2, 0.4],
+};
+
 const DEPTH = CANDIDATES; // candidates each side, as the server takes
 
 function conversationSet(seed: number): EvalSet {
@@ -51,15 +78,31 @@ function qualitySets(): EvalSet[] {
   });
 }
 
-const sets = values.set === 'quality' ? qualitySets() : [conversationSet(Number(values.seed))];
+/** PerLTQA when its files are at hand; otherwise how to get them, and the run goes on without it. */
+function perltqa(): EvalSet[] {
+  if (values.perltqa && perltqaFolder(values.perltqa)) return [perltqaSet(values.perltqa, values.characters ? Number(values.characters) : Infinity)];
+  console.log(`\nPerLTQA skipped: ${values.perltqa ? `no data at ${values.perltqa}. ` : ''}${PERLTQA_HOWTO}`);
+  return [];
+}
+
+const sets = values.set === 'quality' ? qualitySets()
+  : [...(values.set === 'perltqa' ? [] : [conversationSet(Number(values.seed))]), ...(values.set === 'conversations' ? [] : perltqa())];
+if (values.misses) writeFileSync(values.misses, '');
 // The learning side's embedders: in this process, which is also where the benchmark embeds its queries.
-const embedders = await createEmbedders(loadConfig({ ...process.env, ENGRAM_DATA_DIR: '/nonexistent' }), 'learning');
+const config = loadConfig({ ...process.env, ENGRAM_DATA_DIR: '/nonexistent' });
+const embedders = await createEmbedders(config, 'learning');
 const log = createLogger('warn');
+if (values.extract && !config.model) throw new Error('--extract needs a model: set ENGRAM_MODEL_URL and ENGRAM_MODEL as for the server');
+const extractor = values.extract ? new FactExtractor(new ModelClient(config.model!), log) : null;
 
 for (const set of sets) {
   const started = performance.now();
-  const corpus = await learnCorpus(set.documents, embedders);
+  const corpus = await learnCorpus(set.documents, embedders, extractor);
   const learnedMs = performance.now() - started;
+  if (extractor) {
+    console.log(`\n${set.name}: facts extracted by ${config.model!.model}: ${corpus.facts.container} in the container, ${corpus.facts.profile} standing (profile); ` +
+      `learning took ${(learnedMs / set.documents.length / 1000).toFixed(1)} s a document with the model`);
+  }
   const { store } = corpus;
 
   // Each list is made once a question and shared by the variants that fuse it.
@@ -80,14 +123,17 @@ for (const set of sets) {
       return index.search(query!, [CONTAINER.id], DEPTH).filter((h) => h.score > (embedder.similarityFloor ?? 0)).map((h) => ({ item: h.passageId, score: h.score }));
     });
   };
-  /** The server's search (its fusion included) with the given embedders. */
-  const server = (tiers: typeof embedders) => {
-    const opened = SearchEngine.open(store, log, tiers, scratchDir());
+  /** The server's search (its fusion and levers included) with the given embedders and tuning. */
+  const server = (tiers: typeof embedders, tuning: SearchTuning = DEFAULT_TUNING) => {
+    const opened = SearchEngine.open(store, log, tiers, scratchDir(), undefined, 0, tuning);
     return async (q: string) => {
       const engine = await opened;
-      return (await engine.search(ACCOUNT, [CONTAINER], q, 10, 'bench')).results.map((r) => corpus.passageAt(r.document_id!, r.position)!);
+      return (await engine.search(ACCOUNT, [CONTAINER], q, 10, 'bench')).results
+        .map((r) => (r.memory_id ? corpus.factPassage(r.memory_id) : corpus.passageAt(r.document_id!, r.position))!);
     };
   };
+  /** The server's search with one lever set apart from the default (both tiers when refined, else the fast tier). */
+  const lever = (change: Partial<SearchTuning>) => server(embedders.strong ? embedders : { fast: embedders.fast, strong: null }, { ...DEFAULT_TUNING, ...change });
   const fast = embedders.fast && vectorSearch('fast', embedders.fast);
   const strong = embedders.strong && vectorSearch('strong', embedders.strong);
   const ids = (list: Scored<number>[]) => list.map((h) => h.item);
@@ -121,11 +167,43 @@ for (const set of sets) {
     [`convex min-max ${R.keyword}:${R.fast}:${R.strong}, both tiers (the server's weights)`]: convex(R.keyword, R.fast, R.strong),
     'the server, ENGRAM_EMBEDDER=fast (SearchEngine)': embedders.fast && server({ fast: embedders.fast, strong: null }),
     'the server, both tiers, all refined (SearchEngine)': embedders.strong && server(embedders),
+    ...leverVariants(lever),
   };
   const present = Object.fromEntries(Object.entries(variants).filter((e): e is [string, Variant] => e[1] !== null));
   const results = await evaluate(set, present, corpus.keyOf);
+  if (values.misses) await writeMisses(set, lever({}), corpus.keyOf);
   await corpus.close();
   console.log(`\n${set.name}: ${set.documents.length} documents, ${set.questions.length} questions; learned in ${(learnedMs / 1000).toFixed(1)} s, ` +
     `searched in ${((performance.now() - started - learnedMs) / 1000).toFixed(1)} s; embedders: ${embedders.fast?.id ?? 'none'}, ${embedders.strong?.id ?? 'no strong tier'}\n`);
   console.log(formatScores(results));
+}
+
+/**
+ * The server's search with no lever, each lever alone at each strength tried, as configured
+ * (DEFAULT_TUNING), and as configured with each lever left off added: the rows of
+ * docs/performance.md's lever table.
+ */
+function leverVariants(lever: (change: Partial<SearchTuning>) => Variant): Record<string, Variant> {
+  const none: SearchTuning = { diversity: 0, contentPoor: 0 };
+  const rows: Record<string, Variant> = { 'levers: none': lever(none) };
+  for (const [name, strengths] of Object.entries(STRENGTHS)) {
+    for (const strength of strengths) rows[`levers: ${name} ${strength} alone`] = lever({ ...none, [name]: strength });
+  }
+  const on = Object.entries(DEFAULT_TUNING).filter(([, strength]) => strength > 0);
+  const configured = `as configured (${on.map(([k, v]) => `${k} ${v}`).join(', ') || 'none'})`;
+  rows[`levers: ${configured}`] = lever({});
+  // What each lever left off would add to the configuration, since levers can overlap.
+  for (const [name, strengths] of Object.entries(STRENGTHS)) {
+    if (DEFAULT_TUNING[name as keyof SearchTuning] > 0) continue;
+    for (const strength of strengths) rows[`levers: ${configured} + ${name} ${strength}`] = lever({ [name]: strength });
+  }
+  return rows;
+}
+
+/** Appends the questions the search misses (evidence not all in the top 10) to --misses, one JSON line each. */
+async function writeMisses(set: EvalSet, search: Variant, keyOf: (passageId: number) => string | undefined): Promise<void> {
+  for (const q of set.questions) {
+    const found = [...new Set((await search(q.question)).map(keyOf).filter((k): k is string => k !== undefined))].slice(0, 10);
+    if (scoreRanking(found, q.evidence).recallAt10 < 1) appendFileSync(values.misses!, `${JSON.stringify({ set: set.name, kind: q.kind, question: q.question, evidence: q.evidence, found })}\n`);
+  }
 }

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FactExtractor } from '../../src/agent/fact-extractor';
 import { ManualClock } from '../../src/clock';
 import { createLogger } from '../../src/log';
 import { Refiner } from '../../src/learning/refiner';
@@ -25,15 +26,23 @@ export interface LearnedCorpus {
   store: Store;
   /** The store's data directory. */
   dir: string;
-  /** A passage's document key, for every passage learned. */
+  /** A passage's document key, for every passage learned; a learned fact's is its source document's. */
   keyOf(passageId: number): string | undefined;
+  /** Facts the extractor saved into the container (searchable), and into the profile (not searched here). */
+  facts: { container: number; profile: number };
   /** The passage at a position of a document (search results name passages that way). */
   passageAt(documentId: string, position: number): number | undefined;
+  /** A learned fact's passage. */
+  factPassage(memoryId: string): number | undefined;
   close(): Promise<void>;
 }
 
-/** Learns the documents (key → text) with the given embedders; the strong tier refines every passage. */
-export async function learnCorpus(documents: { key: string; text: string }[], embedders: SearchEmbedders): Promise<LearnedCorpus> {
+/**
+ * Learns the documents (key → text) with the given embedders; the strong tier refines every passage.
+ * With an extractor, the learning turn also picks facts out of each document, as a server with a
+ * model does.
+ */
+export async function learnCorpus(documents: { key: string; text: string }[], embedders: SearchEmbedders, extractor: FactExtractor | null = null): Promise<LearnedCorpus> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-quality-'));
   const clock = new ManualClock();
   const log = createLogger('warn');
@@ -61,7 +70,7 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
     for (const id of ids) indexed.add(id);
   };
   const runner = new LearningRunner({
-    store, clock, log, embedder: embedders.fast, strong: embedders.strong, onIndexed,
+    store, clock, log, embedder: embedders.fast, strong: embedders.strong, onIndexed, extractor,
     readUrl: () => Promise.reject(new Error('the benchmark has no URL documents')),
   });
   await runner.drain();
@@ -77,16 +86,20 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
   const ids = [...indexed];
   for (let i = 0; i < ids.length; i += 500) {
     for (const hit of await store.passages.getHits(ACCOUNT, ids.slice(i, i + 500))) {
-      keyOf.set(hit.passageId, keyOfDocument.get(hit.documentId!)!);
-      passageAt.set(`${hit.documentId}#${hit.position}`, hit.passageId);
+      const documentId = hit.documentId ?? hit.source?.documentId;
+      if (documentId) keyOf.set(hit.passageId, keyOfDocument.get(documentId)!);
+      passageAt.set(hit.memoryId ?? `${hit.documentId}#${hit.position}`, hit.passageId);
     }
   }
   if (new Set(keyOf.values()).size !== documents.length) throw new Error(`only ${new Set(keyOf.values()).size} of ${documents.length} documents were learned`);
+  const facts = { container: (await store.facts.listRecent(ACCOUNT, [CONTAINER.id], 1_000_000)).length, profile: (await store.facts.listStatic(ACCOUNT)).length };
   return {
     store,
     dir,
     keyOf: (id) => keyOf.get(id),
+    facts,
     passageAt: (documentId, position) => passageAt.get(`${documentId}#${position}`),
+    factPassage: (memoryId) => passageAt.get(memoryId),
     async close() {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

@@ -20,6 +20,8 @@ export interface Scores {
   recallAt5: number;
   recallAt10: number;
   mrrAt10: number;
+  /** Median milliseconds a search took (lists shared between variants are timed once, by the first). */
+  msP50: number;
 }
 
 const DEPTH = 10;
@@ -30,7 +32,7 @@ const DEPTH = 10;
  * within the first 10 (0 when none is), averaged. A document split into several passages counts
  * once, at its best passage's rank.
  */
-export function scoreRanking(ranked: string[], evidence: string[]): Omit<Scores, 'questions'> {
+export function scoreRanking(ranked: string[], evidence: string[]): Omit<Scores, 'questions' | 'msP50'> {
   const documents = [...new Set(ranked)].slice(0, DEPTH);
   const wanted = new Set(evidence);
   const found = (k: number) => documents.slice(0, k).filter((d) => wanted.has(d)).length / wanted.size;
@@ -48,14 +50,19 @@ export async function evaluate(set: EvalSet, variants: Record<string, Variant>, 
   for (const [name, search] of Object.entries(variants)) {
     const all = zero();
     const byKind: Record<string, Scores> = {};
+    const times: number[] = [];
     for (const q of set.questions) {
-      const ranked = (await search(q.question)).map(keyOf).filter((k): k is string => k !== undefined);
+      const started = performance.now();
+      const passages = await search(q.question);
+      times.push(performance.now() - started);
+      const ranked = passages.map(keyOf).filter((k): k is string => k !== undefined);
       const s = scoreRanking(ranked, q.evidence);
       add(all, s);
       byKind[q.kind] ??= zero();
       add(byKind[q.kind]!, s);
     }
-    result[name] = { all: mean(all), byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, mean(v)])) };
+    times.sort((a, b) => a - b);
+    result[name] = { all: { ...mean(all), msP50: times[Math.floor(times.length / 2)] ?? 0 }, byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, mean(v)])) };
   }
   return result;
 }
@@ -63,9 +70,9 @@ export async function evaluate(set: EvalSet, variants: Record<string, Variant>, 
 /** The main table (recall@1/5/10, MRR@10 per variant) and recall@10 by question kind, in Markdown. */
 export function formatScores(results: Awaited<ReturnType<typeof evaluate>>): string {
   const f = (x: number) => x.toFixed(3);
-  const lines = ['| search | recall@1 | recall@5 | recall@10 | MRR@10 |', '|---|---|---|---|---|'];
+  const lines = ['| search | recall@1 | recall@5 | recall@10 | MRR@10 | ms a search (p50) |', '|---|---|---|---|---|---|'];
   for (const [name, { all }] of Object.entries(results)) {
-    lines.push(`| ${name} | ${f(all.recallAt1)} | ${f(all.recallAt5)} | ${f(all.recallAt10)} | ${f(all.mrrAt10)} |`);
+    lines.push(`| ${name} | ${f(all.recallAt1)} | ${f(all.recallAt5)} | ${f(all.recallAt10)} | ${f(all.mrrAt10)} | ${all.msP50.toFixed(2)} |`);
   }
   const kinds = Object.keys(Object.values(results)[0]?.byKind ?? {});
   if (kinds.length > 1) {
@@ -76,9 +83,9 @@ export function formatScores(results: Awaited<ReturnType<typeof evaluate>>): str
   return lines.join('\n');
 }
 
-const zero = (): Scores => ({ questions: 0, recallAt1: 0, recallAt5: 0, recallAt10: 0, mrrAt10: 0 });
+const zero = (): Scores => ({ questions: 0, recallAt1: 0, recallAt5: 0, recallAt10: 0, mrrAt10: 0, msP50: 0 });
 
-function add(total: Scores, s: Omit<Scores, 'questions'>): void {
+function add(total: Scores, s: Omit<Scores, 'questions' | 'msP50'>): void {
   total.questions++;
   total.recallAt1 += s.recallAt1;
   total.recallAt5 += s.recallAt5;
@@ -88,5 +95,5 @@ function add(total: Scores, s: Omit<Scores, 'questions'>): void {
 
 function mean(s: Scores): Scores {
   const n = s.questions || 1;
-  return { questions: s.questions, recallAt1: s.recallAt1 / n, recallAt5: s.recallAt5 / n, recallAt10: s.recallAt10 / n, mrrAt10: s.mrrAt10 / n };
+  return { questions: s.questions, recallAt1: s.recallAt1 / n, recallAt5: s.recallAt5 / n, recallAt10: s.recallAt10 / n, mrrAt10: s.mrrAt10 / n, msP50: 0 };
 }

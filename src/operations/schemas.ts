@@ -83,6 +83,12 @@ export const SearchHit = z.object({
   custom_id: z.string().nullable(),
   title: z.string().nullable(),
   position: z.number().int(),
+  source: z.object({
+    document_id: z.string(),
+    custom_id: z.string().nullable().describe("The document's custom_id as its writer gave it, if any."),
+    passage: z.number().int().describe("The passage's position in that document, as `position` counts a document's passages."),
+  }).optional()
+    .describe('Present when the hit is a fact learned from a document: the document and passage it was extracted from, to cite.'),
 }).meta({ id: 'SearchHit' });
 
 const ErrorInfo = z.object({ code: z.string(), message: z.string() });

@@ -14,10 +14,13 @@ import type { Logger } from '../log';
 import type * as S from '../operations/schemas';
 import { INDEX_DIR } from '../storage/sqlite/open';
 import { VECTOR_SNAPSHOT_SETTING } from '../storage/settings';
-import type { Container, KeywordHit, Store, VectorTier } from '../storage/store';
+import type { Container, KeywordHit, PassageHit, Store, VectorTier } from '../storage/store';
+import { stepDownContentPoor } from './content-poor';
+import { diversify, wordOverlap, wordsIn } from './diversity';
 import { convexFusion, type Scored } from './fusion';
 import { QueryEmbedder } from './query-embedder';
 import { SearchActivity } from './search-activity';
+import { DEFAULT_TUNING, type SearchTuning } from './tuning';
 import { VectorIndex } from './vector-index';
 
 type SearchResponse = z.infer<typeof S.SearchResponse>;
@@ -41,11 +44,24 @@ const SAVE_IDLE_MS = 1000;
 /** Saves while running come at most this many quiet times apart: each writes every code again (~50 MB at 100k passages). */
 const SAVE_SPACING = 10;
 
+/** Each read passage's words, split once for the levers that read them. */
+const wordsRead = (byId: Map<number, PassageHit>) => new Map([...byId].map(([id, hit]) => [id, wordsIn(hit.content)]));
+
+/** The share of words two read passages have in common (diversity.ts), each passage's set made once. */
+function overlapOf(words: Map<number, string[]>): (a: number, b: number) => number {
+  const sets = new Map<number, Set<string>>();
+  const of = (id: number) => sets.get(id) ?? sets.set(id, new Set(words.get(id))).get(id)!;
+  return (a, b) => wordOverlap(of(a), of(b));
+}
+
 /** Lets the server answer what came in meanwhile. */
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Candidates taken from keyword search and from each vector tier before fusing. */
 export const CANDIDATES = 50;
+
+/** Diversity picks the page from this many times its size of the best hits. */
+const DIVERSITY_POOL = 3;
 
 /**
  * Each list's weight in the fusion, chosen on the conversational benchmark (bench/retrieval-quality.ts;
@@ -96,6 +112,7 @@ export class SearchEngine {
     private readonly activity: SearchActivity,
     private readonly dataDir: string,
     private readonly saveAfterMs: number,
+    private readonly tuning: SearchTuning,
     restored: ReadonlySet<VectorTier>,
     token: string | null,
     large: boolean,
@@ -111,9 +128,12 @@ export class SearchEngine {
    * since), read in a few milliseconds; otherwise a new one, filled from the stored vectors (see
    * `load`). With no embedder, search is keyword-only and the store is not touched. Each search is
    * recorded in `activity`, which the learning thread reads. The indexes are saved once unchanged for
-   * `saveAfterMs` (0: only at a clean stop).
+   * `saveAfterMs` (0: only at a clean stop). `tuning` switches the levers (the benchmark's; the server
+   * runs DEFAULT_TUNING).
    */
-  static async open(store: Store, log: Logger, embedders: SearchEmbedders, dataDir: string, activity = new SearchActivity(), saveAfterMs = 0): Promise<SearchEngine> {
+  static async open(
+    store: Store, log: Logger, embedders: SearchEmbedders, dataDir: string, activity = new SearchActivity(), saveAfterMs = 0, tuning = DEFAULT_TUNING,
+  ): Promise<SearchEngine> {
     const started = performance.now();
     const indexes: Record<VectorTier, VectorIndex | null> = { strong: null, fast: null };
     const restored = new Set<VectorTier>();
@@ -144,7 +164,7 @@ export class SearchEngine {
       if (token && restored.size < searched.length) log.warn('search indexes last saved could not be read; they are rebuilt from the store');
     }
     const large = searched.length > 0 && (await store.passages.lastId()) > LOAD_PAGE;
-    const engine = new SearchEngine(store, log, embedders, indexes, activity, dataDir, saveAfterMs, restored, token, large);
+    const engine = new SearchEngine(store, log, embedders, indexes, activity, dataDir, saveAfterMs, tuning, restored, token, large);
     if (!large) await engine.loaded;
     return engine;
   }
@@ -357,31 +377,28 @@ export class SearchEngine {
     // A re-embedding of the fast tier under way leaves its vectors partial meanwhile: that tier is not searched.
     const reembedding = !!this.indexes.fast?.count && (await this.store.jobs.hasPending('reembed'));
     const queries: QueryVectors = { fast: reembedding ? null : this.embedQuery('fast', q, containers.length), strong };
-    const keyword: KeywordHit[] = [];
     const searched: SearchResponse['containers'] = [];
-    for (const c of containers) {
-      try {
-        keyword.push(...(await this.store.passages.search(accountId, c.id, q, depth)));
-        searched.push({ id: c.id, name: c.name });
-      } catch (err) {
-        this.log.error('search failed in a container', { trace_id: traceId, container: c.id, error: String(err) });
-        searched.push({ id: c.id, name: c.name, error: { code: 'internal', message: 'Searching this container failed.' } });
-      }
-    }
-    keyword.sort((a, b) => b.score - a.score);
+    const keyword = await this.keywordSearch(accountId, containers, q, depth, traceId, searched);
     const reachable = containers.filter((_c, i) => !searched[i]!.error).map((c) => c.id);
     const vector = await this.nearest(queries, reachable, depth, traceId);
     const weights = this.indexes.strong?.count ? FUSION_WEIGHTS.refined : FUSION_WEIGHTS.fast;
     const fused = convexFusion([
-      { hits: keyword.slice(0, depth).map((h) => ({ item: h.passageId, score: h.score })), weight: weights.keyword },
+      { hits: keyword, weight: weights.keyword },
       { hits: vector.fast, weight: weights.fast },
       { hits: vector.strong, weight: weights.strong },
-    ]).slice(0, limit);
-    // Only the page's passages are read in full.
-    const byId = new Map((await this.store.passages.getHits(accountId, fused.map((f) => f.item))).map((h) => [h.passageId, h]));
+    ]);
+    const { tuning } = this;
+    // Only the page's passages are read in full (with diversity or the content-poor step, the pool it is picked from).
+    let pool = fused.slice(0, tuning.diversity || tuning.contentPoor ? limit * DIVERSITY_POOL : limit);
+    const byId = new Map((await this.store.passages.getHits(accountId, pool.map((f) => f.item))).map((h) => [h.passageId, h]));
+    const words = tuning.diversity || tuning.contentPoor ? wordsRead(byId) : null;
+    if (tuning.contentPoor) pool = stepDownContentPoor(pool, (id) => words!.get(id), tuning.contentPoor);
+    const page = tuning.diversity
+      ? diversify(pool.filter((f) => byId.has(f.item)), limit, (id) => byId.get(id)?.documentId ?? null, overlapOf(words!), tuning.diversity)
+      : pool.slice(0, limit);
     const names = new Map(containers.map((c) => [c.id, c.name]));
     const results: SearchResponse['results'] = [];
-    for (const { item, score } of fused) {
+    for (const { item, score } of page) {
       const hit = byId.get(item);
       // A vector of a passage deleted since it was indexed is dropped here, and from the index.
       if (!hit) {
@@ -393,9 +410,30 @@ export class SearchEngine {
       results.push({
         container: hit.containerId, container_name: names.get(hit.containerId)!, content: hit.content, score,
         document_id: hit.documentId, memory_id: hit.memoryId, custom_id: hit.customId, title: hit.title, position: hit.position,
+        ...(hit.source ? { source: { document_id: hit.source.documentId, custom_id: hit.source.customId, passage: hit.source.position } } : {}),
       });
     }
     return { results, containers: searched };
+  }
+
+  /**
+   * BM25 over each container, best first; a container whose search fails is reported in `searched`
+   * instead of looking like an empty memory.
+   */
+  private async keywordSearch(
+    accountId: string, containers: Container[], q: string, depth: number, traceId: string, searched: SearchResponse['containers'],
+  ): Promise<Scored<number>[]> {
+    const hits: KeywordHit[] = [];
+    for (const c of containers) {
+      try {
+        hits.push(...(await this.store.passages.search(accountId, c.id, q, depth)));
+        searched.push({ id: c.id, name: c.name });
+      } catch (err) {
+        this.log.error('search failed in a container', { trace_id: traceId, container: c.id, error: String(err) });
+        searched.push({ id: c.id, name: c.name, error: { code: 'internal', message: 'Searching this container failed.' } });
+      }
+    }
+    return hits.sort((a, b) => b.score - a.score).slice(0, depth).map((h) => ({ item: h.passageId, score: h.score }));
   }
 
   /**

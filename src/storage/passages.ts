@@ -2,6 +2,7 @@
  * Passages and their vectors: the search index. A document is learned as passages; a fact in a
  * container is a passage of its own. Each passage has vectors of each embedding tier.
  */
+import type { FactSource } from './facts';
 
 export interface PassageInput {
   position: number;
@@ -25,6 +26,8 @@ export interface PassageHit {
   position: number;
   title: string | null;
   content: string;
+  /** A learned fact's passage: the document and passage it was extracted from, while that document stands. */
+  source: (FactSource & { customId: string | null }) | null;
   /** Higher is better. */
   score: number;
 }

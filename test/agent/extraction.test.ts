@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { EXTRACT_SYSTEM } from '../../src/agent/fact-extractor';
+import { mcpSession } from '../e2e/mcp/mcp-client';
 import { addDocument, keyFor, makeAccount } from '../helpers/rest';
 import { call, startTestServer, type TestServer } from '../helpers/server';
 import { type ChatRequest, type FakeModel, startFakeModel } from './fake-model';
@@ -19,6 +20,8 @@ function extractFixture(req: ChatRequest) {
   for (const p of passages) {
     if (p.text.includes('I live in Paris')) facts.push({ content: 'Lives in Paris.', passage: p.n, standing: true });
     if (p.text.includes('piano')) facts.push({ content: 'Started learning the piano.', passage: p.n, standing: false });
+    if (p.text.includes('lesson to Thursdays')) facts.push({ content: 'Has piano lessons on Thursdays.', passage: p.n, standing: false });
+    if (p.text.includes('swimming on Fridays')) facts.push({ content: 'Goes swimming on Fridays.', passage: p.n, standing: false });
     if (p.text.includes('moved to Berlin')) {
       const paris = known.find((k) => k.text.includes('Paris'));
       facts.push({ content: 'Lives in Berlin.', passage: p.n, standing: true, replaces: paris?.n ?? null });
@@ -110,6 +113,38 @@ describe('fact extraction with a model', () => {
       model.fixture = fixture;
     }
     void other;
+  });
+
+  it('says where a learned fact came from in its search hit, over REST and MCP; a document\'s passage has no source', async () => {
+    const doc = await addDocument(server, key, {
+      container: diary, custom_id: 'lesson-notes',
+      content: `${'Groceries and chores for the week, nothing else of note. '.repeat(20)}\n\nThe piano teacher moved my lesson to Thursdays.`,
+    });
+    await server.learning.drain();
+    const swim = await addDocument(server, key, { container: diary, content: 'I go swimming on Fridays now.' });
+    await server.learning.drain();
+    const facts = (await profile()).dynamic;
+    const fact = facts.find((f: any) => f.content === 'Has piano lessons on Thursdays.');
+    // The piano paragraph is the document's second passage.
+    expect(fact.source).toEqual({ document_id: doc, position: 1 });
+    const hits = (await call(server, 'POST', '/v1/search', key, { q: 'piano lessons Thursdays', container: diary, limit: 20 })).body.results;
+    expect(hits.find((h: any) => h.memory_id === fact.id).source).toEqual({ document_id: doc, custom_id: 'lesson-notes', passage: 1 });
+    const passage = hits.find((h: any) => h.document_id === doc);
+    expect(passage.position).toBe(1);
+    expect('source' in passage).toBe(false);
+    // A document added without a custom_id: null in the source.
+    const swims = (await call(server, 'POST', '/v1/search', key, { q: 'swimming Fridays', container: diary })).body.results;
+    expect(swims.find((h: any) => h.memory_id).source).toEqual({ document_id: swim, custom_id: null, passage: 0 });
+
+    const mcp = mcpSession(server, key);
+    await mcp.connect();
+    try {
+      const found = await mcp.client.callTool({ name: 'search_memories', arguments: { q: 'piano lessons Thursdays', container: diary, limit: 20 } });
+      const results = (found.structuredContent as { results: any[] }).results;
+      expect(results.find((h) => h.memory_id === fact.id).source).toEqual({ document_id: doc, custom_id: 'lesson-notes', passage: 1 });
+    } finally {
+      await mcp.close();
+    }
   });
 });
 

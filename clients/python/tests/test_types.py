@@ -57,7 +57,8 @@ def test_delete_and_forget_results_are_unions_with_the_confirmation_request() ->
     [
         (types.Container, {"id", "name", "description", "created_at", "learns_into_profile"}, set()),
         (types.SearchHit, {"container", "container_name", "content", "score", "document_id", "memory_id",
-                           "custom_id", "title", "position"}, set()),
+                           "custom_id", "title", "position"}, {"source"}),
+        (types.FactSource, {"document_id", "custom_id", "passage"}, set()),
         (types.SearchedContainer, {"id", "name"}, {"error"}),
         (types.SearchResponse, {"results", "containers"}, set()),
         (types.Fact, {"id", "content", "title", "static", "container", "created_at", "updated_at"}, set()),

@@ -32,6 +32,17 @@ export interface SearchHit {
   title: string | null;
   /** Where the passage sits in its document; null for a fact. */
   position: number | null;
+  /** Present when the hit is a fact learned from a document: where it was learned from, to cite. */
+  source?: FactSource;
+}
+
+/** The document and passage a learned fact was extracted from. */
+export interface FactSource {
+  document_id: string;
+  /** The document's `custom_id`, when its writer gave one. */
+  custom_id: string | null;
+  /** The passage's position in that document, as a hit's `position` counts them. */
+  passage: number;
 }
 
 /** A container a search looked in. `error` is present when the search failed there. */

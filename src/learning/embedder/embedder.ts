@@ -13,3 +13,12 @@ export interface Embedder {
   /** Lets go of what the embedder holds beyond memory (a thread); absent when nothing. */
   close?(): void | Promise<void>;
 }
+
+/** Scales to unit length, in place; a zero vector stays zero. */
+export function normalizeInPlace(v: Float32Array): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
+  const norm = Math.sqrt(sum);
+  if (norm > 0) for (let i = 0; i < v.length; i++) v[i]! /= norm;
+  return v;
+}

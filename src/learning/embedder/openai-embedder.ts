@@ -3,7 +3,7 @@
  * LM Studio, …): POST {model, input: [texts]} to `<url>/v1/embeddings`, read `data[].embedding`.
  * Texts go in batches; each request has a timeout; vectors come back L2-normalised.
  */
-import type { Embedder } from './embedder';
+import { type Embedder, normalizeInPlace } from './embedder';
 
 export interface OpenAIEmbedderOptions {
   /**
@@ -157,15 +157,6 @@ function toVector(embedding: unknown): Float32Array | null {
     return v.every(Number.isFinite) ? v : null;
   }
   return null;
-}
-
-/** Scales to unit length; a zero vector stays zero. */
-function normalizeInPlace(v: Float32Array): Float32Array {
-  let sum = 0;
-  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
-  const norm = Math.sqrt(sum);
-  if (norm > 0) for (let i = 0; i < v.length; i++) v[i]! /= norm;
-  return v;
 }
 
 function errorMessage(text: string): string {

@@ -7,7 +7,7 @@
  */
 const MAX_TERMS = 32;
 
-const STOPWORDS = new Set((
+export const STOPWORDS = new Set((
   'a about above after again all am an and any are as at be because been before being below between both but by can ' +
   'could did do does doing down during each few for from further had has have having he her here hers herself him ' +
   'himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or ' +

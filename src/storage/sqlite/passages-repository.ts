@@ -5,9 +5,17 @@ import type { SqliteContext, Synchronous } from './context';
 import { ftsQuery } from './fts-query';
 import * as t from './schema';
 
-/** What a search hit reads of a passage (`p`) and its document (`d`). */
-const PASSAGE_HIT_COLUMNS = `SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
-             p.memory_id AS memoryId, d.custom_id AS customId, p.position, p.title, p.content`;
+/**
+ * What a search hit reads of a passage (`p`) and its document (`d`), or for a learned fact's passage,
+ * of the fact (`m`) and the document it came from (`sd`).
+ */
+const PASSAGE_HIT_ROWS = `SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
+             p.memory_id AS memoryId, d.custom_id AS customId, p.position, p.title, p.content,
+             m.source_document_id AS sourceDocumentId, sd.custom_id AS sourceCustomId, m.source_position AS sourcePosition
+        FROM passages p LEFT JOIN documents d ON d.id = p.document_id
+        LEFT JOIN memories m ON m.id = p.memory_id LEFT JOIN documents sd ON sd.id = m.source_document_id`;
+
+type PassageHitRow = Omit<PassageHit, 'source' | 'score'> & { sourceDocumentId: string | null; sourceCustomId: string | null; sourcePosition: number | null };
 
 export function passagesRepository({ db, raw, atomic }: SqliteContext): Synchronous<PassageRepository> {
   return {
@@ -60,10 +68,14 @@ export function passagesRepository({ db, raw, atomic }: SqliteContext): Synchron
 
     getHits(accountId, passageIds) {
       if (passageIds.length === 0) return [];
-      return raw.query<PassageHit, (string | number)[]>(`
-        ${PASSAGE_HIT_COLUMNS}, 0 AS score
-          FROM passages p LEFT JOIN documents d ON d.id = p.document_id
-         WHERE p.account_id = ? AND p.id IN (${passageIds.map(() => '?').join(',')})`).all(accountId, ...passageIds);
+      return raw.query<PassageHitRow, (string | number)[]>(`
+        ${PASSAGE_HIT_ROWS}
+         WHERE p.account_id = ? AND p.id IN (${passageIds.map(() => '?').join(',')})`).all(accountId, ...passageIds)
+        .map(({ sourceDocumentId, sourceCustomId, sourcePosition, ...hit }) => ({
+          ...hit, score: 0,
+          // A fact whose document was deleted keeps no source (forgetting clears it); one that never had one has none.
+          source: sourceDocumentId ? { documentId: sourceDocumentId, customId: sourceCustomId, position: sourcePosition ?? 0 } : null,
+        }));
     },
 
     listWithoutVectors: (tier, afterPassageId, limit) => raw.query<PassageText, [VectorTier, number, number]>(`

@@ -13,6 +13,7 @@ __all__ = [
     "Container",
     "ContainerList",
     "SearchHit",
+    "FactSource",
     "SearchError",
     "SearchedContainer",
     "SearchResponse",
@@ -54,9 +55,16 @@ class ContainerList(TypedDict):
     containers: List[Container]
 
 
-class SearchHit(TypedDict):
-    """One passage from a search, most relevant first."""
+class FactSource(TypedDict):
+    """The document and passage a learned fact was extracted from. ``custom_id`` is the
+    document's own, when its writer gave one; ``passage`` is the passage's position there."""
 
+    document_id: str
+    custom_id: Optional[str]
+    passage: int
+
+
+class _SearchHitRequired(TypedDict):
     container: str
     container_name: str
     content: str
@@ -66,6 +74,13 @@ class SearchHit(TypedDict):
     custom_id: Optional[str]
     title: Optional[str]
     position: Optional[int]
+
+
+class SearchHit(_SearchHitRequired, total=False):
+    """One passage from a search, most relevant first. ``source`` is present when the hit is a
+    fact learned from a document: where it was learned from, to cite."""
+
+    source: FactSource
 
 
 class SearchError(TypedDict):
