@@ -32,19 +32,37 @@ export interface NewJob {
   rebuild?: boolean;
 }
 
+/**
+ * How long a claim holds a job: a learner that dies mid-job (kill -9, a lost machine) holds it no
+ * longer, and another learner takes it when the lease ends. A learner working a job for longer
+ * renews its lease (`renew`).
+ */
+export const JOB_LEASE_MS = 120_000;
+
 export interface JobRepository {
   /** Queues a job, ready from `at`. */
   enqueue(job: NewJob, at: number): Promise<void>;
   /**
-   * Takes up to `limit` of the oldest ready jobs and marks them running, at once: two claims,
-   * from any connection, never take the same job.
+   * Takes up to `limit` of the oldest ready jobs and marks them running under a lease until
+   * `now + leaseMs`, at once: two claims, from any connection or process, never take the same job
+   * while its lease holds. A running job whose lease has ended (its learner died) is ready again,
+   * and its claim counts as a new attempt.
    */
-  claim(now: number, limit: number): Promise<LearningJob[]>;
+  claim(now: number, limit: number, leaseMs?: number): Promise<LearningJob[]>;
+  /**
+   * Extends the leases of jobs this learner still holds to `now + leaseMs`; returns the ids of
+   * those it still held (a job whose lease ended and that another learner took is not among them).
+   */
+  renew(jobs: LearningJob[], now: number, leaseMs?: number): Promise<number[]>;
   /** Marks a job done. */
   complete(job: LearningJob, now: number): Promise<void>;
   /** Records a failure on the job: it retries after `retryAt`, or with null fails for good. */
   fail(job: LearningJob, error: string, retryAt: number | null, now: number): Promise<void>;
-  /** Puts jobs left running by a stopped server back in the queue. */
+  /**
+   * Puts every running job back in the queue, leases or not: only for a process that owns the
+   * store alone (SQLite's server at start, its learning thread restarted). Where several learners
+   * share a store, their leases do this.
+   */
   requeueRunning(now: number): Promise<number>;
   /** Puts claimed jobs that were never started back in the queue, their claim not counted as an attempt. */
   release(jobs: LearningJob[], now: number): Promise<void>;

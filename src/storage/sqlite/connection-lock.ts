@@ -7,21 +7,19 @@
  * (through its `tx`) go straight through. When the connection is free, a statement runs at once and
  * pays nothing but its promise.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { type ScopeToken, selfWait, TransactionScope } from '../transaction-scope';
 
 export class ConnectionLock {
   /** The transaction holding the connection; null while it is free. */
-  private holder: symbol | null = null;
+  private holder: ScopeToken | null = null;
   /** What waits for the connection: a statement to run, or a transaction to take it. */
   private readonly waiting: (() => void)[] = [];
   /**
    * The transaction the running code is inside of, so that misuse is refused rather than waiting
-   * for itself. Work a transaction starts without awaiting it (a timer) is inside it too; were it
-   * to call the store while that transaction still held the connection, it would be refused.
-   * None can: a transaction holds the connection only across store work, which on SQLite answers
-   * within the same turn, so no timer fires while one is open.
+   * for itself. A transaction holds the connection only across store work, which on SQLite
+   * answers within the same turn, so no timer it started fires while it is open.
    */
-  private readonly inside = new AsyncLocalStorage<symbol>();
+  private readonly scope = new TransactionScope();
 
   /** Runs a statement now when the connection is free; otherwise once the transactions before it end. */
   run<T>(statement: () => T): Promise<T> {
@@ -37,15 +35,15 @@ export class ConnectionLock {
    * transactions before it are done, until it settles.
    */
   async hold<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.holder !== null && this.isInside()) throw selfWait();
-    const token = Symbol('transaction');
+    if (this.isInside()) throw selfWait();
+    const token = this.scope.open();
     if (this.holder === null) this.holder = token;
     else await new Promise<void>((resolve) => this.waiting.push(() => {
       this.holder = token;
       resolve();
     }));
     try {
-      return await this.inside.run(token, fn);
+      return await this.scope.run(token, fn);
     } finally {
       this.release();
     }
@@ -53,7 +51,7 @@ export class ConnectionLock {
 
   /** Whether the running code is inside the transaction that holds the connection (its `tx` may be used). */
   isInside(): boolean {
-    return this.holder !== null && this.inside.getStore() === this.holder;
+    return this.holder !== null && this.scope.isInside(this.holder);
   }
 
   /** Hands the connection on: statements waiting run, in order, until a waiting transaction takes it. */
@@ -71,5 +69,3 @@ export function settle<T>(statement: () => T): Promise<T> {
     return Promise.reject(err);
   }
 }
-
-const selfWait = () => new Error('The store was called inside its own transaction, where the call would wait for the transaction to end: use the transaction\'s tx.');

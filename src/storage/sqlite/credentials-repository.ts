@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
 import type { Credential, CredentialRepository } from '../credentials';
 import type { SqliteContext, Synchronous } from './context';
-import { groupBy } from './group-by';
+import { groupBy } from '../group-by';
 import * as t from './schema';
 
 type CredentialRow = typeof t.credentials.$inferSelect;

@@ -1,9 +1,10 @@
 /**
  * The learning queue, in drizzle throughout: a claim is one UPDATE … WHERE id IN (the oldest ready
- * jobs) … RETURNING, so two workers can never claim the same job.
+ * jobs) … RETURNING, so two workers can never claim the same job. One process owns a SQLite store,
+ * so a lease ends only for a job its own learner left (it requeues those at start besides).
  */
-import { and, eq, inArray, lte, sql } from 'drizzle-orm';
-import type { JobRepository } from '../jobs';
+import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
+import { JOB_LEASE_MS, type JobRepository } from '../jobs';
 import type { SqliteContext, Synchronous } from './context';
 import * as t from './schema';
 
@@ -19,11 +20,21 @@ export function jobsRepository({ db }: SqliteContext): Synchronous<JobRepository
       }).run();
     },
 
-    claim(now, limit) {
-      const ready = db.select({ id: j.id }).from(j).where(and(eq(j.state, 'queued'), lte(j.runAfter, now))).orderBy(j.runAfter, j.id).limit(limit);
-      return db.update(j).set({ state: 'running', attempts: sql`${j.attempts} + 1`, updatedAt: now }).where(inArray(j.id, ready))
+    claim(now, limit, leaseMs = JOB_LEASE_MS) {
+      const ready = db.select({ id: j.id }).from(j)
+        .where(or(and(eq(j.state, 'queued'), lte(j.runAfter, now)), and(eq(j.state, 'running'), lte(j.leaseUntil, now))))
+        .orderBy(j.runAfter, j.id).limit(limit);
+      return db.update(j).set({ state: 'running', attempts: sql`${j.attempts} + 1`, updatedAt: now, leaseUntil: now + leaseMs }).where(inArray(j.id, ready))
         .returning({ id: j.id, accountId: j.accountId, kind: j.kind, documentId: j.documentId, memoryId: j.memoryId, attempts: j.attempts, rebuild: j.rebuild })
         .all().sort((a, b) => a.id - b.id);
+    },
+
+    renew(jobs, now, leaseMs = JOB_LEASE_MS) {
+      if (jobs.length === 0) return [];
+      // Still this claim's: running, and not claimed again since (a new claim counts an attempt).
+      const held = or(...jobs.map((job) => and(eq(j.id, job.id), eq(j.attempts, job.attempts))));
+      return db.update(j).set({ leaseUntil: now + leaseMs }).where(and(eq(j.state, 'running'), held))
+        .returning({ id: j.id }).all().map((r) => r.id).sort((a, b) => a - b);
     },
 
     complete(job, now) {

@@ -24,6 +24,7 @@ import exposureExpiry from '../../../migrations/0015_exposure_expiry.sql' with {
 import accessLog from '../../../migrations/0016_access_log.sql' with { type: 'text' };
 import vectorSnapshot from '../../../migrations/0017_vector_snapshot.sql' with { type: 'text' };
 import containers from '../../../migrations/0018_containers.sql' with { type: 'text' };
+import jobLeases from '../../../migrations/0021_job_leases.sql' with { type: 'text' };
 
 const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
@@ -44,6 +45,7 @@ const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Da
   { version: '0016_access_log', sql: accessLog },
   { version: '0017_vector_snapshot', sql: vectorSnapshot },
   { version: '0018_containers', sql: containers, finish: keyContainerNames },
+  { version: '0021_job_leases', sql: jobLeases },
 ];
 
 /** The stemmed index of a rebuild still under way (0008) deletes securely too once it takes over. */

@@ -137,6 +137,8 @@ export const jobs = sqliteTable('jobs', {
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
   rebuild: integer('rebuild', { mode: 'boolean' }).notNull().default(false),
+  /** Until when a running job's claim holds (migration 0021). */
+  leaseUntil: integer('lease_until'),
 });
 
 export const settings = sqliteTable('settings', {

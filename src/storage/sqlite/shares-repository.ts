@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Share, ShareRepository } from '../shares';
 import type { SqliteContext, Synchronous } from './context';
-import { groupBy } from './group-by';
+import { groupBy } from '../group-by';
 import * as t from './schema';
 
 type ShareRow = typeof t.shares.$inferSelect;

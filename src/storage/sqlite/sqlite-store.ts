@@ -8,6 +8,7 @@ import type { Database } from 'bun:sqlite';
 import type { Repositories, Store, Transaction } from '../store';
 import { accessLogRepository } from './access-log-repository';
 import { accountsRepository, sessionsRepository } from './accounts-repository';
+import { outsideUse } from '../transaction-scope';
 import { ConnectionLock, settle } from './connection-lock';
 import { containersRepository } from './containers-repository';
 import { type SqliteContext, type Synchronous, sqliteContext } from './context';
@@ -128,8 +129,6 @@ export function openSqliteStore(raw: Database): SqliteStore {
     withConnection: (work) => lock.run(() => work(raw)),
   };
 }
-
-const outsideUse = () => new Error('A transaction\'s tx was used outside it (after it ended, or from other work).');
 
 /** The repositories with every method answering with a promise, its statement run by `run`. */
 function promised(repositories: SqliteRepositories, run: <T>(statement: () => T) => Promise<T>): Repositories {

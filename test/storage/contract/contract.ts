@@ -332,6 +332,22 @@ export function contractCases(factory: StoreFactory): void {
         expect(await store.jobs.countPending()).toBe(0);
       });
 
+      it('gives a job whose lease ended (its learner died) to another learner as a new attempt, and holds a renewed lease', async () => {
+        const c = await addContainer(store, accountId);
+        const { document } = await insertDocument(store, documentRow(accountId, c.id));
+        const [dead] = await store.jobs.claim(5_000, 10, 1_000);
+        const other = await opened.connect();
+        expect(await other.jobs.claim(5_999, 10, 1_000)).toEqual([]);
+        const [taken] = await other.jobs.claim(6_000, 10, 1_000);
+        expect(taken).toMatchObject({ id: dead!.id, documentId: document.id, attempts: 2 });
+        // The dead learner's claim is gone; the new one's renews.
+        expect(await store.jobs.renew([dead!], 6_001, 1_000)).toEqual([]);
+        expect(await other.jobs.renew([taken!], 6_500, 1_000)).toEqual([taken!.id]);
+        expect(await store.jobs.claim(7_499, 10, 1_000)).toEqual([]);
+        expect(await store.jobs.claim(7_500, 10, 1_000)).toMatchObject([{ id: dead!.id, attempts: 3 }]);
+        expect(await store.jobs.countPending()).toBe(1);
+      });
+
       it('gives back released jobs without counting the claim, and requeues jobs left running', async () => {
         const c = await addContainer(store, accountId);
         for (let i = 0; i < 3; i++) await insertDocument(store, documentRow(accountId, c.id));
