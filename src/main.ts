@@ -32,7 +32,7 @@ async function isForThePerson(err: unknown): Promise<boolean> {
   const kinds = await Promise.all([
     import('./errors').then((m) => m.ServiceError),
     import('./storage/sqlite/open').then((m) => m.DataDirBusyError),
-    import('./storage/sqlite/migrations').then((m) => m.NewerStoreError),
+    import('./storage/newer-store').then((m) => m.NewerStoreError),
     import('./storage/sqlite/backup').then((m) => m.BackupError),
   ]);
   return kinds.some((kind) => err instanceof kind);

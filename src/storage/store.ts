@@ -77,7 +77,11 @@ export interface Transaction extends Repositories {
    * a model: everyone else's writes wait meanwhile.
    */
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
-  /** A number that changes whenever another connection (the learning thread's, a command's) commits to the store. */
+  /**
+   * A number that changes whenever another connection (the learning thread's, another process's)
+   * commits a change to the stored vectors (SQLite: any change at all), for the saved search
+   * indexes' check that nothing changed under them.
+   */
   commitsByOthers(): Promise<number>;
 }
 

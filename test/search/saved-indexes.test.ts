@@ -16,7 +16,7 @@ import { createLogger } from '../../src/log';
 import type { Store } from '../../src/storage/store';
 import { SearchEngine } from '../../src/search/search-engine';
 import { VectorIndex } from '../../src/search/vector-index';
-import { quantize } from '../../src/storage/sqlite/vectors';
+import { quantize } from '../../src/storage/stored-vector';
 import { documentText, seeded } from '../../bench/lib/corpus';
 import { ACCOUNT, CONTAINER, type LearnedCorpus, learnCorpus } from '../../bench/lib/learned-corpus';
 import { scratchDir } from '../helpers/scratch';

@@ -3,7 +3,7 @@ import { closeSync, fstatSync, mkdirSync, mkdtempSync, openSync, rmSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VectorIndex } from '../../src/search/vector-index';
-import { quantize } from '../../src/storage/sqlite/vectors';
+import { quantize } from '../../src/storage/stored-vector';
 import { scratchIndex } from '../helpers/scratch';
 
 function unit(dims: number, random: () => number): Float32Array {

@@ -5,6 +5,7 @@
  */
 import type { Database } from 'bun:sqlite';
 import { NAME_CHARS, nameKey, withoutInvisible } from '../../names';
+import { NewerStoreError } from '../newer-store';
 import { rebuildSmallKeywordIndex } from './fts-rebuild';
 import init from '../../../migrations/0001_init.sql' with { type: 'text' };
 import learning from '../../../migrations/0002_learning.sql' with { type: 'text' };
@@ -79,9 +80,6 @@ function keyContainerNames(db: Database): void {
   }
   db.run('CREATE UNIQUE INDEX containers_account_name_key ON containers(account_id, name_key)');
 }
-
-/** A store that a newer Engram has migrated: this release would misread what that one stores. */
-export class NewerStoreError extends Error {}
 
 /** The migrations a store records as applied. */
 export function recordedMigrations(db: Database): string[] {

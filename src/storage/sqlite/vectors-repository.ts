@@ -2,7 +2,8 @@
 import type { EmbeddingModel, StoredVectors, VectorRepository, VectorTier } from '../passages';
 import type { SqliteContext, Synchronous } from './context';
 import { readSetting, takeSetting, writeSetting } from './settings-repository';
-import { insertVectors, int8Vector } from './vectors';
+import { int8Vector } from '../stored-vector';
+import { insertVectors } from './vectors';
 
 /** The settings row naming each tier's model (the fast tier's keeps the name it had before tiers). */
 const EMBEDDING_MODEL_KEYS: Record<VectorTier, string> = { fast: 'embedding_model', strong: 'embedding_model_strong' };

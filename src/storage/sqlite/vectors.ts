@@ -1,5 +1,5 @@
 /**
- * Passage vectors as stored (int8) and their writing, and the sqlite-vec extension. The extension is loaded into every
+ * The writing of passage vectors (stored as ../stored-vector.ts makes them), and the sqlite-vec extension. The extension is loaded into every
  * connection so that a store made before migration 0010 can drop its old `vec0` table.
  */
 import type { Database } from 'bun:sqlite';
@@ -9,6 +9,7 @@ import { extname, join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import type { PassageVectors, VectorTier } from '../passages';
 import { VECTOR_SNAPSHOT_SETTING } from '../settings';
+import { storedVector } from '../stored-vector';
 import type { SqliteContext } from './context';
 
 let extensionFile: string | null = null;
@@ -47,25 +48,6 @@ export async function materializeVectorExtension(embedded: string, version: stri
   }
   useVectorExtensionFile(target);
 }
-
-/**
- * A vector as stored: int8, one byte a dimension, scaled so its largest value is ±127. Cosine
- * similarity does not depend on a vector's length, so no scale is kept.
- */
-export function quantize(v: Float32Array): Int8Array {
-  let max = 0;
-  for (let i = 0; i < v.length; i++) max = Math.max(max, Math.abs(v[i]!));
-  const q = new Int8Array(v.length);
-  if (max > 0) for (let i = 0; i < v.length; i++) q[i] = Math.round((v[i]! / max) * 127);
-  return q;
-}
-
-export const int8Vector = (b: Uint8Array): Int8Array => new Int8Array(b.buffer, b.byteOffset, b.byteLength);
-
-const vectorBlob = (v: Int8Array): Uint8Array => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-
-/** The stored form of a vector. */
-const storedVector = (v: Float32Array): Uint8Array => vectorBlob(quantize(v));
 
 /** Stores (replacing) passages' vectors of one tier in the caller's transaction; see `VectorRepository.put`. */
 export function insertVectors({ raw }: SqliteContext, tier: VectorTier, vectors: PassageVectors[]): number[] {

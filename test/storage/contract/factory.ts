@@ -1,11 +1,12 @@
 /**
  * What the repository contract suite runs against: a way to make an empty store of one engine. Each
- * engine gives one factory (SQLite here; PostgreSQL's joins it), and `contract.ts` runs the same
- * cases on each.
+ * engine gives one factory, and `contract.ts` runs the same cases on each.
  */
+import { openPostgresStore, type PostgresStore } from '../../../src/storage/postgres/postgres-store';
 import { openDatabase } from '../../../src/storage/sqlite/open';
 import { openSqliteStore } from '../../../src/storage/sqlite/sqlite-store';
 import type { Store } from '../../../src/storage/store';
+import type { TestPostgres } from '../../helpers/postgres';
 import { scratchDir } from '../../helpers/scratch';
 
 export interface OpenedStore {
@@ -45,3 +46,25 @@ export const sqliteFactory: StoreFactory = {
     };
   },
 };
+
+/** A database of its own on a real PostgreSQL server (test/helpers/postgres.ts), opened as a process of the server opens it. */
+export function postgresFactory(server: TestPostgres): StoreFactory & { open(): Promise<OpenedStore & { store: PostgresStore }> } {
+  return {
+    name: 'PostgreSQL',
+    async open() {
+      const url = await server.createDatabase();
+      const stores = [await openPostgresStore(url, { max: 4 })];
+      return {
+        store: stores[0]!,
+        async connect() {
+          const store = await openPostgresStore(url, { max: 4 });
+          stores.push(store);
+          return store;
+        },
+        async close() {
+          for (const store of stores) await store.close();
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server for the tests and benchmarks, from the machine's own packages:
+#   scripts/postgres.sh ensure               installs Debian's postgresql with apt-get where no server binaries are
+#   scripts/postgres.sh bindir               prints the newest server's bin directory; exits 1 when there is none
+#   scripts/postgres.sh start DIR [k=v]…     initdb into DIR (made if missing; as root, its parent must let the
+#                                            postgres user through, as /tmp does), start with those settings on a
+#                                            free port of 127.0.0.1 only, and print its URL (superuser postgres, trust)
+#   scripts/postgres.sh stop DIR             stops the server of DIR (immediately: it is thrown away)
+# initdb and the server refuse to run as root: as root they run as the `postgres` user, which owns DIR.
+set -euo pipefail
+
+bindir() {
+  local dir
+  dir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+  [ -n "$dir" ] && [ -x "$dir/initdb" ] && [ -x "$dir/pg_ctl" ] || return 1
+  echo "$dir"
+}
+
+# Runs a command as the server's user: this one, or `postgres` for root.
+as_owner() {
+  if [ "$(id -u)" -eq 0 ]; then
+    su postgres -s /bin/sh -c "$(printf '%q ' "$@")"
+  else
+    "$@"
+  fi
+}
+
+case "${1:-}" in
+  ensure)
+    if bindir >/dev/null; then exit 0; fi
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then
+      if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO="sudo -n"; else
+        echo "postgres.sh: no PostgreSQL server binaries, and this user cannot run apt-get (not root, no passwordless sudo)" >&2
+        exit 3
+      fi
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+      echo "postgres.sh: no PostgreSQL server binaries, and no apt-get to install them with" >&2
+      exit 3
+    fi
+    echo "postgres.sh: installing Debian's postgresql..." >&2
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update >&2
+    # The package would start a cluster of its own on port 5432: policy-rc.d keeps it from starting.
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod +x /usr/sbin/policy-rc.d
+    $SUDO apt-get install -y --no-install-recommends postgresql >&2 || { $SUDO rm -f /usr/sbin/policy-rc.d; exit 4; }
+    $SUDO rm -f /usr/sbin/policy-rc.d
+    bindir >/dev/null || { echo "postgres.sh: apt-get finished but no server binaries are there" >&2; exit 4; }
+    ;;
+  bindir)
+    bindir
+    ;;
+  start)
+    dir=${2:?usage: postgres.sh start DIR [name=value ...]}
+    shift 2
+    bin=$(bindir) || { echo "postgres.sh: no PostgreSQL server binaries (scripts/postgres.sh ensure installs them)" >&2; exit 3; }
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    if [ "$(id -u)" -eq 0 ]; then chown postgres "$dir"; fi
+    port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+    as_owner "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+      || { cat "$dir/initdb.log" >&2; exit 5; }
+    opts="-p $port -k $dir -c listen_addresses=127.0.0.1"
+    for setting in "$@"; do opts="$opts -c $setting"; done
+    as_owner "$bin/pg_ctl" -D "$dir/data" -o "$opts" -l "$dir/server.log" -w -t 60 start >/dev/null \
+      || { cat "$dir/server.log" >&2; exit 5; }
+    echo "postgres://postgres@127.0.0.1:$port/postgres"
+    ;;
+  stop)
+    dir=${2:?usage: postgres.sh stop DIR}
+    bin=$(bindir)
+    if [ -f "$dir/data/postmaster.pid" ]; then as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null; fi
+    ;;
+  *)
+    sed -n '2,8p' "$0" >&2
+    exit 2
+    ;;
+esac

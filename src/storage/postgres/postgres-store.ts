@@ -1,0 +1,168 @@
+/**
+ * The Store over PostgreSQL, the shared store of several processes (API replicas, learners): one
+ * repository per aggregate (./<aggregate>-repository.ts) over Bun's built-in client and its pool.
+ * A transaction holds one pooled connection from its BEGIN to its COMMIT, and a transaction inside
+ * it is a savepoint on that connection; everything else runs on whichever connection is free.
+ */
+import { SQL } from 'bun';
+import type { Repositories, Store, Transaction } from '../store';
+import { outsideUse, type ScopeToken, selfWait, TransactionScope } from '../transaction-scope';
+import type { VectorFeed } from '../vector-feed';
+import { accessLogRepository } from './access-log-repository';
+import { accountsRepository, sessionsRepository } from './accounts-repository';
+import { containersRepository } from './containers-repository';
+import type { PostgresContext } from './context';
+import { credentialsRepository } from './credentials-repository';
+import { documentsRepository } from './documents-repository';
+import { factsRepository } from './facts-repository';
+import { forgettingRepository } from './forgetting-repository';
+import { idempotencyRepository } from './idempotency-repository';
+import { importsRepository } from './imports-repository';
+import { jobsRepository } from './jobs-repository';
+import { migrate } from './migrations';
+import { oauthRepository } from './oauth-repository';
+import { passagesRepository } from './passages-repository';
+import { rulesRepository } from './rules-repository';
+import { settingsRepository } from './settings-repository';
+import { sharesRepository } from './shares-repository';
+import { usageRepository } from './usage-repository';
+import { vectorsRepository } from './vectors-repository';
+import { postgresVectorFeed } from './vector-feed';
+
+/** The tables a forgetting deletes from, vacuumed once it commits (see `PostgresStore.scrubbed`). */
+const FORGETTING_TABLES = 'passages, passage_vectors, documents, memories, memory_history';
+
+function postgresRepositories(ctx: PostgresContext, scrub: () => void): Repositories {
+  return {
+    accounts: accountsRepository(ctx),
+    sessions: sessionsRepository(ctx),
+    containers: containersRepository(ctx),
+    credentials: credentialsRepository(ctx),
+    shares: sharesRepository(ctx),
+    settings: settingsRepository(ctx),
+    oauth: oauthRepository(ctx),
+    documents: documentsRepository(ctx),
+    passages: passagesRepository(ctx),
+    vectors: vectorsRepository(ctx),
+    facts: factsRepository(ctx),
+    forgetting: forgettingRepository(ctx, scrub),
+    rules: rulesRepository(ctx),
+    usage: usageRepository(ctx),
+    accessLog: accessLogRepository(ctx),
+    jobs: jobsRepository(ctx),
+    idempotency: idempotencyRepository(ctx),
+    importOrigins: importsRepository(ctx),
+  };
+}
+
+export interface PostgresStore extends Store {
+  /** What every process's vector index follows: the stored vectors' changes, in commit order. */
+  vectorFeed: VectorFeed;
+  /**
+   * Resolves once the VACUUM that forgettings asked for has run: the deleted rows' index entries
+   * are gone and their space is free for reuse (docs/decisions.md says what that leaves).
+   */
+  scrubbed(): Promise<void>;
+}
+
+export interface PostgresStoreOptions {
+  /** Connections in the pool (10 unless told). */
+  max?: number;
+  /** The time recorded for migrations applied now. */
+  now?: number;
+}
+
+/**
+ * Connects to the database at `url` (postgres://…), applies the migrations it lacks, and returns
+ * the Store over it. Throws NewerStoreError for a database a newer release migrated, and the
+ * driver's error when the database cannot be reached.
+ */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+  const pool = new SQL({ url, max: options.max ?? 10, transform: SQL.camel, connection: { application_name: 'engram' } });
+  try {
+    await migrate(pool, options.now ?? Date.now());
+  } catch (err) {
+    await pool.close();
+    throw err;
+  }
+  const scope = new TransactionScope();
+
+  let scrubbing: Promise<void> | null = null;
+  let again = false;
+  /** One VACUUM at a time; forgettings while it runs ask for one more, after it. */
+  function scrub(): void {
+    if (scrubbing) {
+      again = true;
+      return;
+    }
+    scrubbing = (async () => {
+      do {
+        again = false;
+        // Best effort, as SQLite's WAL truncation: autovacuum gets to these tables later anyway.
+        await pool.unsafe(`VACUUM (INDEX_CLEANUP ON) ${FORGETTING_TABLES}`).catch(() => {});
+      } while (again);
+      scrubbing = null;
+    })();
+  }
+
+  /** Repositories over a transaction's (or savepoint's) connection, usable only inside it. */
+  function over(connection: SQL, token: ScopeToken, held: (() => void)[]): Transaction {
+    const ctx: PostgresContext = { sql: connection, atomic: (fn) => fn(connection), afterCommit: (fn) => held.push(fn) };
+    const guard = <T>(call: () => Promise<T>): Promise<T> => (scope.isInside(token) ? call() : Promise.reject(outsideUse()));
+    return {
+      ...guarded(postgresRepositories(ctx, scrub), guard),
+      transaction: (fn) => guard(async () => {
+        const inner: (() => void)[] = [];
+        const nested = scope.open();
+        const result = await (connection as SQL & { savepoint: SQL['begin'] }).savepoint((sp) => scope.run(nested, () => fn(over(sp, nested, inner))));
+        held.push(...inner); // a savepoint rolled back drops what it held
+        return result as Awaited<typeof result>;
+      }),
+      commitsByOthers: () => guard(() => lastVectorCommit(connection)),
+    };
+  }
+
+  /** A transaction of its own on a pooled connection, then the work its forgettings held for after the commit. */
+  async function within<T>(mode: string, fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    if (scope.isInsideOpen()) throw selfWait();
+    const held: (() => void)[] = [];
+    const token = scope.open();
+    const result = await pool.begin(mode, (connection) => scope.run(token, () => fn(over(connection, token, held))));
+    for (const work of held) work();
+    return result as T;
+  }
+
+  const ctx: PostgresContext = { sql: pool, atomic: (fn) => pool.begin(fn) as never, afterCommit: (fn) => fn() };
+  const outside = <T>(call: () => Promise<T>): Promise<T> => (scope.isInsideOpen() ? Promise.reject(selfWait()) : call());
+  return {
+    ...guarded(postgresRepositories(ctx, scrub), outside),
+    transaction: (fn) => within('read write', fn),
+    snapshot: (fn) => within('isolation level repeatable read read only', fn),
+    commitsByOthers: () => outside(() => lastVectorCommit(pool)),
+    vectorFeed: postgresVectorFeed(pool),
+    scrubbed: async () => {
+      while (scrubbing) await scrubbing;
+    },
+    async close() {
+      while (scrubbing) await scrubbing;
+      await pool.close();
+    },
+  };
+}
+
+/**
+ * The vector feed's last commit number: what the search indexes' save checks (its one caller), so
+ * it changes whenever any process commits a change to the stored vectors.
+ */
+const lastVectorCommit = async (sql: SQL): Promise<number> => Number((await sql`SELECT coalesce(max(commit_seq), 0) AS n FROM vector_commits`)[0].n);
+
+/** The repositories with every method run through `guard` (which refuses a call made where it would misbehave). */
+function guarded(repositories: Repositories, guard: <T>(call: () => Promise<T>) => Promise<T>): Repositories {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [name, repository] of Object.entries(repositories)) {
+    out[name] = Object.fromEntries(Object.entries(repository).map(([method, fn]) => [
+      method, (...args: unknown[]) => guard(() => (fn as (...a: unknown[]) => Promise<unknown>)(...args)),
+    ]));
+  }
+  return out as unknown as Repositories;
+}

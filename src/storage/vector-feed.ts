@@ -1,0 +1,33 @@
+/**
+ * The change feed of stored vectors, where several processes share a store (PostgreSQL): each
+ * process that searches keeps its own in-memory vector indexes and follows what every other
+ * process stores and removes. Commits that changed vectors are numbered in commit order; a
+ * follower applies the changes after the last number it applied, woken as each commit lands.
+ */
+import type { VectorTier } from './passages';
+
+/** One passage's vectors of one tier stored (replaced) or removed, by the commit numbered `commit`. */
+export interface VectorChange {
+  commit: number;
+  passageId: number;
+  tier: VectorTier;
+  /** Removed (its passage forgotten, its vectors dropped); otherwise stored: read them with `VectorRepository.get`. */
+  removed: boolean;
+}
+
+export interface VectorFeed {
+  /** The number of the last commit that changed vectors; 0 before the first. */
+  head(): Promise<number>;
+  /**
+   * The changes of up to `commits` commits after commit `after`, in commit order and, within a
+   * commit, in the order made (a passage's vectors replaced reads as removed, then stored). No
+   * commit numbered `after` or below lands later.
+   */
+  since(after: number, commits: number): Promise<VectorChange[]>;
+  /**
+   * Calls `woken(commit)` as each commit that changed vectors lands, from any process, until
+   * closed. After the connection that listens was lost and made again, `woken(null)`: commits
+   * landed meanwhile unheard, so read `since` the last one applied.
+   */
+  listen(woken: (commit: number | null) => void): Promise<{ close(): Promise<void> }>;
+}

@@ -1,0 +1,71 @@
+/**
+ * A real PostgreSQL server for the tests: the one ENGRAM_TEST_DATABASE_URL names (scripts/test-all.sh
+ * starts one for the whole run), or else one this test process starts from the machine's own
+ * binaries (scripts/postgres.sh: initdb into a temporary directory, 127.0.0.1 on a free port) and
+ * stops when it exits. Each test gets a database of its own.
+ */
+import { SQL } from 'bun';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const SCRIPT = join(import.meta.dir, '../../scripts/postgres.sh');
+
+export interface TestPostgres {
+  /** The server's URL, connected to its `postgres` database as a superuser. */
+  url: string;
+  /** A new, empty database on it; returns its URL. */
+  createDatabase(): Promise<string>;
+  /** The data directory of a server this process started (null for one it was given), for tests that read its files. */
+  dataDir: string | null;
+}
+
+let server: TestPostgres | string | undefined;
+
+/** The server, started on first use; or why there is none (no binaries, a failed start), for the skip message. */
+export function testPostgres(): TestPostgres | string {
+  server ??= start();
+  return server;
+}
+
+function start(): TestPostgres | string {
+  const given = process.env.ENGRAM_TEST_DATABASE_URL;
+  if (given) return serverAt(given, null);
+  if (spawnSync('bash', [SCRIPT, 'bindir']).status !== 0) {
+    return 'no PostgreSQL server binaries on this machine (scripts/postgres.sh ensure installs them; or set ENGRAM_TEST_DATABASE_URL)';
+  }
+  // Right in the temporary folder: as root, the server runs as `postgres`, which must reach it.
+  const dir = mkdtempSync(join(tmpdir(), 'engram-pg-'));
+  // A throwaway server: durability is not what these tests check, and fsync costs them most of their time.
+  const started = spawnSync('bash', [SCRIPT, 'start', dir, 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300'], { encoding: 'utf8' });
+  if (started.status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    return `the PostgreSQL server did not start: ${started.stderr.trim()}`;
+  }
+  process.on('exit', () => {
+    spawnSync('bash', [SCRIPT, 'stop', dir]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return serverAt(started.stdout.trim(), join(dir, 'data'));
+}
+
+function serverAt(url: string, dataDir: string | null): TestPostgres {
+  let made = 0;
+  return {
+    url,
+    dataDir,
+    async createDatabase() {
+      const name = `engram_test_${process.pid}_${++made}`;
+      const admin = new SQL({ url, max: 1 });
+      try {
+        await admin.unsafe(`CREATE DATABASE ${name}`);
+      } finally {
+        await admin.close();
+      }
+      const target = new URL(url);
+      target.pathname = `/${name}`;
+      return target.toString();
+    },
+  };
+}
