@@ -4,6 +4,7 @@
  * binaries (scripts/postgres.sh: initdb into a temporary directory, 127.0.0.1 on a free port) and
  * stops when it exits. Each test gets a database of its own.
  */
+import { it } from 'bun:test';
 import { SQL } from 'bun';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,6 +28,18 @@ let server: TestPostgres | string | undefined;
 export function testPostgres(): TestPostgres | string {
   server ??= start();
   return server;
+}
+
+/**
+ * The server for a test file's PostgreSQL cases, or null when there is none: then the file's one
+ * test is a skipped one that says why, and a warning says so too, so that no run passes them silently.
+ */
+export function postgresOrSkip(what: string): TestPostgres | null {
+  const found = testPostgres();
+  if (typeof found !== 'string') return found;
+  console.warn(`${what} skipped: ${found}`);
+  it.skip(`${what} (skipped: ${found})`, () => {});
+  return null;
 }
 
 function start(): TestPostgres | string {
