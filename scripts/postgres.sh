@@ -42,11 +42,18 @@ case "${1:-}" in
     echo "postgres.sh: installing Debian's postgresql..." >&2
     export DEBIAN_FRONTEND=noninteractive
     $SUDO apt-get update >&2
-    # The package would start a cluster of its own on port 5432: policy-rc.d keeps it from starting.
-    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
-    $SUDO chmod +x /usr/sbin/policy-rc.d
-    $SUDO apt-get install -y --no-install-recommends postgresql >&2 || { $SUDO rm -f /usr/sbin/policy-rc.d; exit 4; }
-    $SUDO rm -f /usr/sbin/policy-rc.d
+    # The package would start a cluster of its own on port 5432: a policy-rc.d (unless the machine
+    # has one, as container images do) keeps it from starting.
+    made_policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+      $SUDO chmod +x /usr/sbin/policy-rc.d
+      made_policy=1
+    fi
+    status=0
+    $SUDO apt-get install -y --no-install-recommends postgresql >&2 || status=4
+    if [ -n "$made_policy" ]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
+    [ "$status" -eq 0 ] || exit "$status"
     bindir >/dev/null || { echo "postgres.sh: apt-get finished but no server binaries are there" >&2; exit 4; }
     ;;
   bindir)

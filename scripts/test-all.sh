@@ -21,6 +21,13 @@ npm run --silent --if-present lint
 echo "== Chromium for the browser tests (Debian's package, installed when missing)"
 bash scripts/ensure-chromium.sh
 
+echo "== PostgreSQL for the PostgreSQL store's suites (Debian's package, installed when missing; one server for the run)"
+bash scripts/postgres.sh ensure
+pg_dir="$(mktemp -d "${TMPDIR:-/tmp}/engram-pg.XXXXXX")"
+trap 'bash scripts/postgres.sh stop "$pg_dir"; rm -rf "$pg_dir"' EXIT
+ENGRAM_TEST_DATABASE_URL="$(bash scripts/postgres.sh start "$pg_dir" fsync=off synchronous_commit=off full_page_writes=off max_connections=300)"
+export ENGRAM_TEST_DATABASE_URL
+
 echo "== server (bun test)"
 "$bun" test
 

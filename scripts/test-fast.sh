@@ -23,5 +23,13 @@ node_modules/.bin/tsc -p .
 echo "== lint"
 npm run --silent --if-present lint
 
+# The PostgreSQL store's suites start a server of their own from the machine's binaries
+# (test/helpers/postgres.ts); without them they are skipped, and said so.
+if bash scripts/postgres.sh bindir >/dev/null 2>&1; then
+  echo "== PostgreSQL: $(bash scripts/postgres.sh bindir); its store's suites run on a server started for them"
+else
+  echo "== PostgreSQL: no server binaries here, so the PostgreSQL store's suites are SKIPPED (bash scripts/postgres.sh ensure installs them)"
+fi
+
 echo "== server (bun test, without the slow suites: ${slow[*]})"
 node_modules/.bin/bun test "${slow[@]/#/--path-ignore-patterns=}"
