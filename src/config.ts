@@ -4,7 +4,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { parseProxyEntry } from './http/client-address';
+import { parseProxyEntry } from './trusted-proxies';
 
 export interface Config {
   readonly host: string;

@@ -7,9 +7,8 @@
 import type { Context } from 'hono';
 import { AuthError, authenticate } from '../auth/credentials';
 import { learningProgress } from '../learning/progress';
-import { resourceOf } from '../oauth/metadata';
 import type { Services } from '../operations/operation';
-import type { Site } from '../site';
+import { resourceOf, type Site } from '../site';
 import { ownerSession } from '../web/session';
 import { bearerToken } from './middleware/bearer';
 

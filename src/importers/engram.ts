@@ -5,7 +5,7 @@
  * against its version's shape; what a line does when imported is the import operation's.
  */
 import { z } from 'zod';
-import { LIMITS, text } from '../operations/schemas';
+import { LIMITS, text } from '../limits';
 import { fileChunks } from './bytes';
 import { type ImportItem, type ImportReader, type OnRead, readCounter } from './items';
 import { parseJsonText } from './json-array';

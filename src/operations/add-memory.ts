@@ -8,7 +8,8 @@ import type { Fact } from '../storage/store';
 import { factWritten } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { containerParam, LIMITS, text, title } from './schemas';
+import { LIMITS, text } from '../limits';
+import { containerParam, title } from './schemas';
 import { toFact } from './shapes';
 
 export const addMemory = defineOperation({

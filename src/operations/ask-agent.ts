@@ -6,7 +6,7 @@ import { ServiceError } from '../errors';
 import { hitsReturned } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { LIMITS, text } from './schemas';
+import { LIMITS, text } from '../limits';
 
 const ASK_SYSTEM = "You answer questions about a person from their own memory, on their behalf.";
 

@@ -3,7 +3,7 @@ import { containersInReach } from '../auth/access';
 import { factsReturned, hitsReturned } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { LIMITS, text } from './schemas';
+import { LIMITS, text } from '../limits';
 import { toFact } from './shapes';
 
 /** How many recently changed facts the profile's `dynamic` side carries. */

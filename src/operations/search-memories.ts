@@ -4,7 +4,8 @@ import { ServiceError } from '../errors';
 import { hitsReturned } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { containerParam, LIMITS, text } from './schemas';
+import { LIMITS, text } from '../limits';
+import { containerParam } from './schemas';
 
 export const searchMemories = defineOperation({
   name: 'search_memories',

@@ -12,7 +12,7 @@ import type { z } from 'zod';
 import type { Embedder } from '../learning/embedder/embedder';
 import type { Logger } from '../log';
 import type * as S from '../operations/schemas';
-import { INDEX_DIR } from '../storage/sqlite/open';
+import { INDEX_DIR } from '../data-dir';
 import { VECTOR_SNAPSHOT_SETTING } from '../storage/settings';
 import type { Container, KeywordHit, PassageHit, Store, VectorTier } from '../storage/store';
 import { stepDownContentPoor } from './content-poor';

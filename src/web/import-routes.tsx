@@ -15,7 +15,7 @@ import { refusalOf } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import { ImportOptions } from '../operations/import-memory';
 import { parseInput } from '../operations/operation';
-import { withoutInvisible } from '../operations/schemas';
+import { withoutInvisible } from '../names';
 import { ImportPage, ImportRunPage, progressOf } from './import-page';
 import { FORM_REFUSED, fixable, type OwnerKit } from './owner-kit';
 import { IMPORT_PATH, signInUrl } from './paths';

@@ -5,9 +5,8 @@
 import type { MiddlewareHandler } from 'hono';
 import { AuthError, authenticate } from '../../auth/credentials';
 import { ServiceError } from '../../errors';
-import { resourceOf } from '../../oauth/metadata';
 import type { Services } from '../../operations/operation';
-import type { Site } from '../../site';
+import { resourceOf, type Site } from '../../site';
 
 export function bearerToken(header: string | undefined): string | null {
   const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
