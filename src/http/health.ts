@@ -6,14 +6,14 @@
  */
 import type { Context } from 'hono';
 import { AuthError, authenticate } from '../auth/credentials';
-import { learningProgress } from '../learning/progress';
+import { progressOf } from '../operations/learning-progress';
 import type { Services } from '../operations/operation';
 import { resourceOf, type Site } from '../site';
 import { ownerSession } from '../web/session';
 import { bearerToken } from './middleware/bearer';
 
 export function health(services: Services, site: Site) {
-  return async (c: Context) => c.json((await knownCaller(c, services, site)) ? { status: 'ok', learning: await learningProgress(services) } : { status: 'ok' });
+  return async (c: Context) => c.json((await knownCaller(c, services, site)) ? { status: 'ok', learning: await progressOf(services) } : { status: 'ok' });
 }
 
 /** A bad or missing credential is no error here: a health check answers 200 either way, with less. */

@@ -1,10 +1,13 @@
 /**
  * Engram's own export format (`engram export`): JSON lines, a header first, then containers,
  * documents, facts and rules. Version 2 is written; versions 1 and 2 are read. This holds the
- * lines' shapes, for the export (src/cli/transfer.ts) and the reader here, which checks each line
- * against its version's shape; what a line does when imported is the import operation's.
+ * lines' shapes, how a stored thing is written as a line (for the export operation,
+ * src/operations/export-memory.ts), and the reader, which checks each line against its version's
+ * shape; what a line does when imported is the import operation's.
  */
 import { z } from 'zod';
+import { iso } from '../clock';
+import type { Container, DocumentRow, Fact, FactHistoryEntry, PassageInput, Rule } from '../storage/store';
 import { LIMITS, text } from '../limits';
 import { fileChunks } from './bytes';
 import { type ImportItem, type ImportReader, type OnRead, readCounter } from './items';
@@ -90,6 +93,33 @@ export type RuleLine = z.infer<typeof RuleLine>;
 export type WrittenLine = HeaderLine | Required<ContainerLine> | z.infer<typeof DocumentV2> | z.infer<typeof FactV2> | RuleLine;
 /** A checked line after the header, as the import reads it. */
 export type ExportLine = ContainerLine | DocumentLine | FactLine | RuleLine;
+
+/** The first line: which format and version, when, and the exporting account (an import remembers its things under it). */
+export const headerLine = (accountId: string, now: number): WrittenLine => ({
+  type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: iso(now)!, account: accountId,
+});
+
+export const containerLine = (c: Container): WrittenLine => ({
+  type: 'container', id: c.id, name: c.name, description: c.description, created_at: c.createdAt, updated_at: c.updatedAt,
+  learns_into_profile: c.learnsIntoProfile,
+});
+
+/** A document; a learned URL document with the passages its page was read as, since the page may have changed or gone. */
+export const documentLine = (d: DocumentRow, passages: PassageInput[] | null): WrittenLine => ({
+  type: 'document', id: d.id, container: d.containerId, title: d.title, content: d.content, url: d.url, custom_id: d.customId,
+  metadata: d.metadata, status: d.status, error: d.error, created_at: d.createdAt, updated_at: d.updatedAt, learned_at: d.learnedAt, passages,
+});
+
+/** A fact with where it was learned from and its earlier wordings. */
+export const factLine = (m: Fact, history: FactHistoryEntry[]): WrittenLine => ({
+  type: 'fact', id: m.id, container: m.containerId, content: m.content, title: m.title, static: m.static,
+  created_at: m.createdAt, updated_at: m.updatedAt,
+  source: m.sourceDocumentId ? { document: m.sourceDocumentId, position: m.sourcePosition ?? 0 } : null,
+  history: history.map((h) => ({ content: h.content, replaced_at: h.replacedAt })),
+  reviewed_at: m.reviewedAt ?? null,
+});
+
+export const ruleLine = (r: Rule): WrittenLine => ({ type: 'rule', id: r.id, text: r.text, credential_id: r.credentialId, created_at: r.createdAt });
 
 const SCHEMAS: Record<number, Record<string, z.ZodType>> = {
   1: { container: ContainerLine, document: DocumentV1, fact: FactV1, rule: RuleLine },

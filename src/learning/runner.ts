@@ -4,15 +4,15 @@
  * on the document. A job left running by a stopped server is queued again at the next start (see
  * server.ts), and redoing it replaces what the interrupted attempt wrote, so nothing is learned twice.
  */
-import { applyFacts, type FactExtractor } from '../agent/fact-extractor';
+import { applyFacts, type FactExtractor } from './fact-extractor';
 import type { Clock } from '../clock';
 import { collectGarbageSoon } from '../collect-garbage-soon';
 import { isStorageFull } from '../errors';
 import type { Logger } from '../log';
 import type { LearningJob, Store, Transaction, VectorTier } from '../storage/store';
-import type { Embedder } from './embedder/embedder';
+import type { Embedder } from '../embedders/embedder';
 import { embedPassages } from './embedding-units';
-import { splitPassages } from './passages';
+import { splitPassages } from './split-passages';
 import { completeDocument, failJob } from './queue';
 import { Refiner } from './refiner';
 

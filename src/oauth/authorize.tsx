@@ -5,7 +5,7 @@
  * access_denied. The request's checks, and where their errors go, are authorization-request.tsx.
  */
 import type { Context } from 'hono';
-import { issueCode } from '../auth/grants';
+import { issueCode } from '../auth/oauth-codes';
 import type { AppEnv } from '../http/app-env';
 import { redirectHost } from '../operations/list-connected-apps';
 import type { Services } from '../operations/operation';

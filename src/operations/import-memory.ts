@@ -109,7 +109,7 @@ async function read(ctx: Context, reader: ImportReader, pass: ImportPass, hooks:
     await ctx.store.transaction(async (tx) => {
       for (const item of batch) await pass.apply(tx, item);
     });
-    ctx.search.forgetPassages(pass.takeForgotten());
+    ctx.indexes.forgetPassages(pass.takeForgotten());
     ctx.notifyQueued();
     batch = [];
     bytes = 0;

@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import { seeAs } from '../auth/see-as';
 import { iso } from '../clock';
 import type { AppEnv } from '../http/app-env';
-import { learningProgress, refinedPercent } from '../learning/progress';
+import { learningProgress, refinedPercent } from '../operations/learning-progress';
 import { listContainers, listKeys, searchMemories } from '../operations';
 import { contextFor, invoke } from '../operations/operation';
 import { keyState } from '../operations/shapes';
@@ -55,7 +55,7 @@ export function searchRoutes({ services, site, html, page }: OwnerKit): Hono<App
       if (!fixable(err)) throw err;
       error = err.message;
     }
-    const refined = refinedPercent(await learningProgress(o.ctx));
+    const refined = refinedPercent(await invoke(learningProgress, o.ctx, {}));
     return html(c, (
       <SearchPage
         q={q} container={container} containers={containers} as={as} seeAs={options} answer={answer} csrf={o.csrf} email={o.email} error={error}

@@ -75,7 +75,7 @@ export async function ownerSession(c: Context, services: Services): Promise<Owne
   if (!token) return null;
   try {
     const caller = await authenticate(services.store, services.clock, token);
-    return caller.kind === 'owner' ? { accountId: caller.accountId, sessionId: caller.sessionId } : null;
+    return caller.kind === 'owner' && caller.sessionId !== null ? { accountId: caller.accountId, sessionId: caller.sessionId } : null;
   } catch (err) {
     if (err instanceof AuthError) return null;
     throw err;

@@ -2,7 +2,7 @@
 /** Sign in (then on to `next`) and sign out. The session is a cookie (session.ts); both forms carry CSRF tokens. */
 import { Hono } from 'hono';
 import { deleteCookie } from 'hono/cookie';
-import { signIn } from '../auth/owner';
+import { endSession, hasOwner, signIn } from '../auth/owner';
 import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import { ErrorPage } from './error-page';
@@ -16,7 +16,7 @@ export function signInRoutes({ services, site, forms, passwords }: OwnerKit): Ho
   const app = new Hono<AppEnv>();
 
   app.get(SIGN_IN_PATH, async (c) => {
-    if ((await services.store.accounts.count()) === 0) return c.redirect('/setup', 303);
+    if (!(await hasOwner(services.store))) return c.redirect('/setup', 303);
     const next = localPath(c.req.query('next'), HOME_PATH);
     if (await ownerSession(c, services)) return c.redirect(next, 303);
     pageHeaders(c);
@@ -61,7 +61,7 @@ export function signInRoutes({ services, site, forms, passwords }: OwnerKit): Ho
       pageHeaders(c);
       return c.html(<ErrorPage title="Not signed out" message="The form expired or came from another site. Reload the page and sign out again." />, 403);
     }
-    if (session) await services.store.sessions.delete(session.sessionId);
+    if (session) await endSession(services.store, session.sessionId);
     clearSessionCookie(c, site);
     return c.redirect(SIGN_IN_PATH, 303);
   });

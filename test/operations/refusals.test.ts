@@ -10,7 +10,7 @@ import type { Caller } from '../../src/auth/caller';
 import { ServiceError } from '../../src/errors';
 import * as ops from '../../src/operations/index';
 import type { Operation } from '../../src/operations/operation';
-import { type Harness, openHarness } from './harness';
+import { type Harness, openHarness } from '../helpers/operations';
 
 type Who = 'read' | 'suggest' | 'manage' | 'consent' | 'owner';
 const LEVEL_OF: Record<Who, number> = { read: 1, suggest: 2, manage: 3, consent: 1, owner: 4 };

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Served, setUp, spawnServer } from '../../../bench/lib/engram-process';
-import { EXTRACT_SYSTEM } from '../../../src/agent/fact-extractor';
+import { EXTRACT_SYSTEM } from '../../../src/learning/fact-extractor';
 import { DB_FILE } from '../../../src/storage/sqlite/open';
 import { type ChatRequest, startFakeModel } from '../../agent/fake-model';
 import { sweepThenRemove } from '../../helpers/secret-sweep';
