@@ -20,7 +20,7 @@ import { MCP_PATH, type Site } from './site';
 import type { ImportRuns } from './web/import-runs';
 import { IMPORT_PATH } from './web/paths';
 import { webRoutes } from './web/routes';
-import { FormTokens } from './web/session';
+import { FormTokens } from './web/forms';
 
 export function createApp(services: Services, site: Site, oauth: OAuthOptions, imports: ImportRuns): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -30,3 +30,6 @@ export function siteFor(config: Config, port: number): Site {
 
 /** The audience every consent token is bound to: `{base_url}/mcp-http`. */
 export const resourceOf = (site: Pick<Site, 'baseUrl'>): string => `${site.baseUrl}${MCP_PATH}`;
+
+/** Whether clients reach the server over https: its cookies are then sent only over https (Secure). */
+export const servesHttps = (site: Pick<Site, 'baseUrl'>): boolean => site.baseUrl.startsWith('https://');

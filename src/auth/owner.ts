@@ -29,6 +29,13 @@ export async function createAccount(store: Transaction, clock: Clock, email: str
   return account;
 }
 
+/** The accounts a command at this machine may act for: the one of `email` (compared without regard to case), or, with none, all. */
+export async function accountsFor(store: Repositories, email: string | undefined): Promise<Account[]> {
+  if (email === undefined) return store.accounts.list();
+  const account = await store.accounts.getByEmail(email);
+  return account ? [account] : [];
+}
+
 /** Whether the server has an account yet: until then the owner's pages offer only the first-run setup. */
 export async function hasOwner(store: Repositories): Promise<boolean> {
   return (await store.accounts.count()) > 0;

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import type { Caller } from '../auth/caller';
-import { createAccount, startSession } from '../auth/owner';
+import { accountsFor, createAccount, startSession } from '../auth/owner';
 import { systemClock } from '../clock';
 import type { Config } from '../config';
 import { newTraceId } from '../ids';
@@ -60,14 +60,10 @@ function asOwner<T>(config: Config, email: string | undefined, fn: (ctx: StoreCo
   });
 }
 
-/** The account a command acts for: the one named by --email, or the only one there is. */
+/** The owner a command acts for, at the command line (no session): of the account named by --email, or of the only one there is. */
 async function ownerOf(store: Store, email: string | undefined): Promise<Caller> {
-  if (email) {
-    const account = await store.accounts.getByEmail(email);
-    if (!account) throw new UsageError(`No account for ${email}.`);
-    return { kind: 'owner', accountId: account.id, sessionId: null };
-  }
-  const accounts = await store.accounts.list();
+  const accounts = await accountsFor(store, email || undefined);
+  if (email && accounts.length === 0) throw new UsageError(`No account for ${email}.`);
   if (accounts.length === 0) throw new UsageError('No account yet: run `engram owner create --email you@example.org` first.');
   if (accounts.length > 1) throw new UsageError('Several accounts exist: say which with --email.');
   return { kind: 'owner', accountId: accounts[0]!.id, sessionId: null };

@@ -9,7 +9,7 @@ import { AuthError, authenticate } from '../auth/credentials';
 import { progressOf } from '../operations/learning-progress';
 import type { Services } from '../operations/operation';
 import { resourceOf, type Site } from '../site';
-import { ownerSession } from '../web/session';
+import { ownerSession } from './session-cookie';
 import { bearerToken } from './middleware/bearer';
 
 export function health(services: Services, site: Site) {

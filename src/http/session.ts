@@ -26,7 +26,7 @@ export function sessionRoutes(services: Services, site: Site, passwords: Passwor
   app.delete('/v1/session', requireBearer(services, site), async (c) => {
     const caller = c.get('caller');
     // A developer key has no session to end: answering "signed_out" would claim what did not happen.
-    if (caller.kind !== 'owner' || caller.sessionId === null) throw refuseOwnerOnly('sign_out');
+    if (caller.kind !== 'owner' || caller.sessionId === null) throw refuseOwnerOnly('sign_out', caller);
     await endSession(services.store, caller.sessionId);
     return c.json({ status: 'signed_out' as const });
   });

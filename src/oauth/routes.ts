@@ -10,7 +10,7 @@ import { clientAddress } from '../http/client-address';
 import type { Services } from '../operations/operation';
 import { RateLimiter } from '../operations/rate-limiter';
 import { MCP_PATH, type Site } from '../site';
-import type { FormTokens } from '../web/session';
+import type { FormTokens } from '../web/forms';
 import { authorizeHandlers } from './authorize';
 import { ClientMetadataResolver, type ClientMetadataOptions } from './client-metadata';
 import { OAuthClients } from './clients';

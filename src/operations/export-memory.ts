@@ -5,7 +5,7 @@
  * `engram export` is its door; the import operation (import-memory.ts) reads what it writes.
  */
 import { refuseOwnerOnly } from '../auth/access';
-import { containerLine, documentLine, factLine, headerLine, ruleLine, type WrittenLine } from '../importers/engram';
+import { containerLine, documentLine, factLine, headerLine, ruleLine, type WrittenLine } from '../importers/engram-format';
 import type { DocumentRow, Repositories } from '../storage/store';
 import type { StoreContext } from './operation';
 

@@ -17,7 +17,7 @@ import { ServiceError } from '../errors';
 import { newId, sha256 } from '../ids';
 import { FORMAT_NAMES, type ImportFormatName } from '../importers/format-labels';
 import { IMPORTERS } from '../importers/formats';
-import type { ContainerLine, DocumentLine, ExportLine, FactLine, RuleLine } from '../importers/engram';
+import type { ContainerLine, DocumentLine, ExportLine, FactLine, RuleLine } from '../importers/engram-format';
 import type { DocumentItem, FactItem, ImportItem, ImportReader } from '../importers/items';
 import { refusal, type SourcePosition } from '../importers/problem';
 import { type DocumentLearning, insertDocument, insertFact } from '../learning/queue';

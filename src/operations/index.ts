@@ -18,10 +18,13 @@ import { documentPassages } from './document-passages';
 import { forgetMemory } from './forget-memory';
 import { forgettingPlan } from './forgetting-plan';
 import { getDocument } from './get-document';
+import { getAccount } from './get-account';
 import { getFact } from './get-fact';
 import { getProfile } from './get-profile';
 import { keyUsage } from './key-usage';
+import { learningProgress } from './learning-progress';
 import { listConnectedApps } from './list-connected-apps';
+import { listConsentTokens } from './list-consent-tokens';
 import { listContainers } from './list-containers';
 import { listDocuments } from './list-documents';
 import { listShares } from './list-shares';
@@ -45,6 +48,7 @@ export {
   browseContainer, documentPassages, forgettingPlan, deleteWithFacts,
   keyAccessLog, appAccessLog,
   getFact, updateMemory,
+  getAccount, listConsentTokens, learningProgress,
 };
 
 /** The contract's tools, in the order of its tool table. */

@@ -10,7 +10,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadOnnxEmbedder } from '../embedders/onnx-embedder';
 import { type OnnxRuntimeFiles, useEmbeddedOnnxRuntime } from '../embedders/onnx-library';
-import type { QueryReply, QueryRequest } from './query-embedder';
+import type { QueryReply, QueryRequest } from './query-messages';
 import { helpWithScans } from './shared-scan';
 
 const port = parentPort!;

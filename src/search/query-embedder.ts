@@ -9,10 +9,9 @@ import { Worker } from 'node:worker_threads';
 import type { Embedder } from '../embedders/embedder';
 import type { EmbedderIdentity, SharedOnnxEmbedder } from '../embedders/onnx-embedder';
 import { embeddedOnnxRuntime } from '../embedders/onnx-library';
+import type { QueryReply, QueryRequest } from './query-messages';
 import type { ScanShare } from './shared-scan';
 
-export type QueryRequest = { id: number; texts: string[] } | { scans: ScanShare } | { close: true };
-export type QueryReply = { id: number; vectors: Float32Array[] } | { id: number; error: string } | { ready: SharedOnnxEmbedder } | { closed: true };
 
 /** In a compiled binary the worker is an entrypoint of its own (scripts/build.ts); from a checkout it sits beside this file. */
 const ENTRY = import.meta.url.includes('/$bunfs/') ? './src/search/query-embedder-thread.ts' : new URL('./query-embedder-thread.ts', import.meta.url);

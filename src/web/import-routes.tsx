@@ -19,7 +19,7 @@ import { withoutInvisible } from '../names';
 import { ImportPage, ImportRunPage, progressOf } from './import-page';
 import { FORM_REFUSED, fixable, type OwnerKit } from './owner-kit';
 import { IMPORT_PATH, signInUrl } from './paths';
-import { ownerSession } from './session';
+import { ownerSession } from '../http/session-cookie';
 
 /** The largest upload: an export with years of photos in it. Larger files go in with `engram import`. */
 const MAX_UPLOAD_BYTES = 4 * 1024 ** 3;

@@ -11,7 +11,8 @@ import { SCRIPT_PATH } from './layout';
 import { type Form, type OwnerKit, str } from './owner-kit';
 import { HOME_PATH, SIGN_IN_PATH, signInUrl } from './paths';
 import { SCRIPT } from './script';
-import { ownerSession, setSessionCookie, SIGN_IN_COOKIE, signInSubject, foreignOrigin } from './session';
+import { ownerSession, setSessionCookie } from '../http/session-cookie';
+import { SIGN_IN_COOKIE, signInSubject, foreignOrigin } from './forms';
 import { SetupPage } from './setup-page';
 
 /** Setup attempts a minute from one address, as for sign-in. */

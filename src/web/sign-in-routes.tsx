@@ -9,7 +9,8 @@ import { ErrorPage } from './error-page';
 import { pageHeaders } from './layout';
 import type { OwnerKit } from './owner-kit';
 import { HOME_PATH, SIGN_IN_PATH } from './paths';
-import { clearSessionCookie, foreignOrigin, localPath, ownerSession, setSessionCookie, SIGN_IN_COOKIE, signInSubject } from './session';
+import { clearSessionCookie, ownerSession, setSessionCookie } from '../http/session-cookie';
+import { foreignOrigin, localPath, SIGN_IN_COOKIE, signInSubject } from './forms';
 import { SignInPage } from './sign-in-page';
 
 export function signInRoutes({ services, site, forms, passwords }: OwnerKit): Hono<AppEnv> {

@@ -1,28 +1,20 @@
 /**
- * The owner's signed-in session in the browser, and the CSRF tokens of the web forms. The cookie
- * holds the same session token `egs_<id>_<secret>` as scripts use (HttpOnly, SameSite=Lax, Secure
- * over https). A form's CSRF token is an HMAC, under a server secret kept in the store's settings,
- * of the session id (or, before sign-in, of a random value in its own cookie), so nothing more is
- * stored per form and a token from one session is worthless in another.
+ * What guards the owner's forms: their CSRF tokens, where a post came from, and where a redirect may
+ * go. A form's CSRF token is an HMAC, under a server secret kept in the store's settings, of the
+ * session id (or, before sign-in, of a random value in its own cookie), so nothing more is stored per
+ * form and a token from one session is worthless in another. The session's own cookie is
+ * http/session-cookie.ts's.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { AuthError, authenticate } from '../auth/credentials';
+import { getCookie, setCookie } from 'hono/cookie';
 import { randomBase62 } from '../ids';
-import type { Services } from '../operations/operation';
-import type { Site } from '../site';
+import { servesHttps, type Site } from '../site';
 import type { Repositories } from '../storage/store';
 
-const SESSION_COOKIE = 'engram_session';
 /** Before sign-in there is no session to bind a form to: a random value in this cookie stands in. */
 export const SIGN_IN_COOKIE = 'engram_sign_in';
 const SECRET_SETTING = 'web_csrf_secret';
-
-export interface OwnerSession {
-  accountId: string;
-  sessionId: string;
-}
 
 /** Signs CSRF tokens with the server's own secret, created on first use and kept in the store. */
 export class FormTokens {
@@ -67,37 +59,12 @@ export class FormTokens {
   }
 }
 
-const secure = (site: Site) => site.baseUrl.startsWith('https://');
-
-/** The owner signed in with the cookie, or null (no cookie, or a session that ended). */
-export async function ownerSession(c: Context, services: Services): Promise<OwnerSession | null> {
-  const token = getCookie(c, SESSION_COOKIE);
-  if (!token) return null;
-  try {
-    const caller = await authenticate(services.store, services.clock, token);
-    return caller.kind === 'owner' && caller.sessionId !== null ? { accountId: caller.accountId, sessionId: caller.sessionId } : null;
-  } catch (err) {
-    if (err instanceof AuthError) return null;
-    throw err;
-  }
-}
-
-export function setSessionCookie(c: Context, site: Site, token: string, expiresAt: number, now: number): void {
-  setCookie(c, SESSION_COOKIE, token, {
-    path: '/', httpOnly: true, sameSite: 'Lax', secure: secure(site), maxAge: Math.max(0, Math.floor((expiresAt - now) / 1000)),
-  });
-}
-
-export function clearSessionCookie(c: Context, site: Site): void {
-  deleteCookie(c, SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'Lax', secure: secure(site) });
-}
-
 /** The sign-in form's subject: the value of its cookie, set now when there is none. */
 export function signInSubject(c: Context, site: Site): string {
   let value = getCookie(c, SIGN_IN_COOKIE);
   if (!value || !/^[A-Za-z0-9]{32}$/.test(value)) {
     value = randomBase62(32);
-    setCookie(c, SIGN_IN_COOKIE, value, { path: '/', httpOnly: true, sameSite: 'Lax', secure: secure(site), maxAge: 3600 });
+    setCookie(c, SIGN_IN_COOKIE, value, { path: '/', httpOnly: true, sameSite: 'Lax', secure: servesHttps(site), maxAge: 3600 });
   }
   return value;
 }
