@@ -7,5 +7,5 @@ export function envelope(err: ServiceError, traceId: string) {
 }
 
 export function errorResponse(c: Context, err: ServiceError): Response {
-  return c.json(envelope(err, c.get('traceId')), err.status as 400);
+  return c.json(envelope(err, c.get('traceId')), err.status);
 }

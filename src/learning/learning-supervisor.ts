@@ -36,7 +36,7 @@ const HEALTHY_MS = 60_000;
 
 type Drain = { resolve(jobs: number): void; reject(err: Error): void };
 
-/** What refinement is handed: the strong model's identity and the query thread's loaded model, and the searches to yield to. */
+/** What refinement (the strong tier's pass over learned passages) is handed: the model's identity, the query thread's loaded model, and the searches to yield to. */
 export interface StrongTierSource {
   /** The identity the HTTP thread computed (see createEmbedders). */
   strongIdentity: EmbedderIdentity | null;
@@ -65,7 +65,7 @@ export class LearningSupervisor implements Learning {
     private readonly config: Config,
     private readonly onIndexed: (tier: VectorTier, passageIds: number[]) => void | Promise<void>,
     private readonly log: Logger,
-    private readonly refine: StrongTierSource,
+    private readonly strongTier: StrongTierSource,
   ) {}
 
   /**
@@ -73,8 +73,8 @@ export class LearningSupervisor implements Learning {
    * that fails to start rejects (the server does not start on a broken set-up); from then on the
    * worker is supervised.
    */
-  static async start(config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void | Promise<void>, log: Logger, refine: StrongTierSource): Promise<LearningSupervisor> {
-    const handle = new LearningSupervisor(config, onIndexed, log, refine);
+  static async start(config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void | Promise<void>, log: Logger, strongTier: StrongTierSource): Promise<LearningSupervisor> {
+    const handle = new LearningSupervisor(config, onIndexed, log, strongTier);
     await handle.launch();
     return handle;
   }
@@ -108,7 +108,7 @@ export class LearningSupervisor implements Learning {
 
   /** Starts a worker thread; resolves once it is ready, rejects if it dies before. */
   private launch(): Promise<void> {
-    const { strongIdentity, strongModel, searches } = this.refine;
+    const { strongIdentity, strongModel, searches } = this.strongTier;
     const workerData: WorkerData = {
       config: this.config, vectorExtension: vectorExtensionFile(), onnxRuntime: embeddedOnnxRuntime(), restarted: this.deaths > 0,
       strongIdentity, sharedStrong: strongModel !== null, searches,

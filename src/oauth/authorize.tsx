@@ -33,7 +33,7 @@ export interface AuthorizeDeps {
 export function authorizeHandlers(deps: AuthorizeDeps) {
   const { services, site, forms } = deps;
 
-  async function consentPage(c: Context<AppEnv>, session: OwnerSession, request: AuthorizationRequest, status = 200, error: string | null = null,
+  async function consentPage(c: Context<AppEnv>, session: OwnerSession, request: AuthorizationRequest, status: 200 | 400 | 403 = 200, error: string | null = null,
     ticked?: { containers: string[]; profile: boolean }) {
     pageHeaders(c, [formTarget(request.redirectUri)]);
     const ctx = ownerContext(c, services, session);
@@ -52,7 +52,7 @@ export function authorizeHandlers(deps: AuthorizeDeps) {
         ticked={ticked}
         error={error}
       />,
-      status as 200,
+      status,
     );
   }
 

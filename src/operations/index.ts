@@ -1,4 +1,7 @@
-/** The operation table: the tools of the contract (in its order) and the owner's operations. */
+/**
+ * Every operation, and the two lists the doors read: the contract's tools (in its order), which MCP
+ * serves, and the tools only shares hold. REST mounts its own table (http/rest.ts).
+ */
 import { appAccessLog, keyAccessLog } from './access-log';
 import { addDocument } from './add-document';
 import { addMemory } from './add-memory';
@@ -55,14 +58,6 @@ export {
 export const TOOLS = [
   listContainers, searchMemories, getProfile, listDocuments, getDocument, memoryRules,
   addMemory, addDocument, deleteDocument, forgetMemory,
-] as const;
-
-export const OWNER_OPERATIONS = [
-  createContainer, updateContainer, deleteContainer, listKeys, createKey, updateKey, setKeyContainers, keyUsage, revokeKey,
-  addRule, deleteRule, listConnectedApps, disconnectApp, createShare, listShares, revokeShare, confirmFact,
-  browseContainer, documentPassages, forgettingPlan, deleteWithFacts,
-  keyAccessLog, appAccessLog,
-  getFact, updateMemory,
 ] as const;
 
 /** The tools held only by shares: ask_agent (agent share) and workflow_invoke (workflow, MCP only). */

@@ -29,9 +29,9 @@ export function signInRoutes({ services, site, forms, passwords }: OwnerKit): Ho
     const form = await c.req.parseBody();
     const next = localPath(form.next, HOME_PATH);
     const email = typeof form.email === 'string' ? form.email : '';
-    const page = (status: number, error: string) => {
+    const page = (status: 400 | 401 | 403 | 429, error: string) => {
       const csrf = forms.tokenFor('sign_in', signInSubject(c, site));
-      return c.html(<SignInPage next={next} csrf={csrf} email={email} error={error} />, status as 400);
+      return c.html(<SignInPage next={next} csrf={csrf} email={email} error={error} />, status);
     };
     const origin = foreignOrigin(c, site);
     if (origin) return page(403, `A sign-in from ${origin} is not accepted here.`);

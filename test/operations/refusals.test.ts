@@ -238,7 +238,7 @@ interface ValidationRow {
   fields: string[];
 }
 
-/** Schemas check presence and type (422); rules in `run` answer 400 (STYLE.md). */
+/** Schemas check presence and type (422); rules in `run` answer 400 (docs/architecture.md, "Operations"). */
 const VALIDATION_ROWS: ValidationRow[] = [
   { rule: 'an empty query', op: ops.searchMemories, input: () => ({ q: '   ', container: notes }), status: 400, fields: ['q'] },
   { rule: 'a limit of 0', op: ops.searchMemories, input: () => ({ q: 'tea', container: notes, limit: 0 }), status: 422, fields: ['limit'] },

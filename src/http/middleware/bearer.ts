@@ -5,6 +5,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { AuthError, authenticate } from '../../auth/credentials';
 import { ServiceError } from '../../errors';
+import type { AppEnv } from '../app-env';
 import type { Services } from '../../operations/operation';
 import { resourceOf, type Site } from '../../site';
 
@@ -14,7 +15,7 @@ export function bearerToken(header: string | undefined): string | null {
 }
 
 /** A consent token issued for another resource than this server's is refused like an unknown one. */
-export function requireBearer(services: Services, site: Site): MiddlewareHandler {
+export function requireBearer(services: Services, site: Site): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const token = bearerToken(c.req.header('Authorization'));
     if (!token) {

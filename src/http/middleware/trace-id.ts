@@ -1,9 +1,10 @@
 /** Gives every request a trace id, sent back as X-Trace-Id and written in its log line. */
 import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../app-env';
 import { newTraceId } from '../../ids';
 import type { Logger } from '../../log';
 
-export function traceId(log: Logger): MiddlewareHandler {
+export function traceId(log: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const id = newTraceId();
     c.set('traceId', id);
