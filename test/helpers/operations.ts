@@ -14,6 +14,7 @@ import { exchangeCode, issueCode } from '../../src/auth/oauth-codes';
 import { createAccount, startSession } from '../../src/auth/owner';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
+import { LearningRunner } from '../../src/learning/runner';
 import { createLogger } from '../../src/log';
 import { SCOPE } from '../../src/oauth/metadata';
 import { registerClient } from '../../src/oauth/register';
@@ -42,10 +43,19 @@ export interface Harness {
   key(grant: { level: 'read' | 'suggest' | 'manage'; containers?: string[]; all_views?: boolean; profile?: boolean; name?: string }): Promise<Caller>;
   /** A consent token from the OAuth grant (registration, code, exchange), as its caller. */
   consent(containers: string[], profile: boolean, clientName?: string): Promise<Caller>;
+  /**
+   * Learns every queued document as the learning thread would, without an embedding model or a
+   * language model: passages split and keyword-indexed, no vectors, no facts.
+   */
+  learn(): Promise<void>;
   /** Another account on the same store: its owner and its containers by name. */
   otherAccount(email: string, containerNames: string[]): Promise<{ owner: Caller; containers: Record<string, string> }>;
   close(): Promise<void>;
 }
+
+const noUrls = (): never => {
+  throw new Error('the operation tier reads no URL: add documents by their content');
+};
 
 /**
  * A new store made by `factory` with one account, whose owner made the containers named through
@@ -74,6 +84,9 @@ export async function openHarness(containerNames: string[], factory: StoreFactor
   return {
     services, store, clock, owner, containers, run, context,
     otherAccount: account,
+    async learn() {
+      await new LearningRunner({ store, clock, log: createLogger('silent'), embedder: null, readUrl: noUrls, onIndexed: () => {} }).drain();
+    },
     key: async (grant) => resolve((await run(ops.createKey, owner, { name: 'test key', ...grant })).key),
     async consent(containerIds, profile, clientName = 'Test app') {
       const redirectUri = 'http://127.0.0.1:9/callback';
