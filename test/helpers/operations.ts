@@ -57,11 +57,22 @@ const noUrls = (): never => {
   throw new Error('the operation tier reads no URL: add documents by their content');
 };
 
+/** The engine the operation tier runs on: SQLite unless a preload chose another (see `useStoreFactory`). */
+let defaultFactory: StoreFactory = sqliteFactory;
+
+/**
+ * Runs every harness opened from now on over `factory`'s stores: a preload (`bun test --preload
+ * <file> test/operations`) that starts another engine calls it, and the same tests run on that engine.
+ */
+export function useStoreFactory(factory: StoreFactory): void {
+  defaultFactory = factory;
+}
+
 /**
  * A new store made by `factory` with one account, whose owner made the containers named through
- * create_container. The tests call it with the default factory; another engine's runs the same tests.
+ * create_container.
  */
-export async function openHarness(containerNames: string[], factory: StoreFactory = sqliteFactory): Promise<Harness> {
+export async function openHarness(containerNames: string[], factory: StoreFactory = defaultFactory): Promise<Harness> {
   const opened = await factory.open();
   const { store } = opened;
   const clock = new ManualClock();

@@ -5,9 +5,9 @@
  * Learned facts are stored as learning stores them (the harness runs no language model to find them).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import { ServiceError } from '../../src/errors';
 import { newId } from '../../src/ids';
 import * as ops from '../../src/operations/index';
-import { ServiceError } from '../../src/errors';
 import { type Harness, openHarness } from '../helpers/operations';
 
 let h: Harness;
