@@ -1,8 +1,8 @@
 /**
  * The owner's web app: the stylesheet, and one small Hono app per area over one kit (owner-kit.ts).
  * Every read and write goes through an operation with the owner as caller (`invoke`), so the pages
- * hold no rules of their own. Forms carry CSRF tokens and removals ask first on a page of their own,
- * so everything works without the script. The consent screen is served by the OAuth door
+ * decide nothing about memory themselves. Forms carry CSRF tokens and removals ask first on a page
+ * of their own, so everything works without the script. The consent screen is served by the OAuth door
  * (oauth/authorize.tsx) with the same pieces.
  */
 import { Hono } from 'hono';

@@ -1,9 +1,10 @@
 /**
  * Each operation's rules, called through `invoke` as every door calls it, on a real store without
- * HTTP (harness.ts): the level a tool needs, reach over containers, the profile tick, the owner's
- * operations, and input validation. Tables, one row per operation; a refused call must change
- * nothing and count in the key's usage as refused. The doors' own answers (status lines, the
- * envelope, MCP's tool list) are tested end to end under test/e2e/.
+ * HTTP (test/helpers/operations.ts): the level a tool needs, reach over containers, the profile
+ * tick, the owner's operations, and input validation. Tables, one row per operation; a refused call
+ * must change nothing and count in the key's usage as refused. What each operation does when it is
+ * allowed is in its area's file beside this one (containers, documents, facts, ...). The doors' own
+ * answers (status lines, the envelope, MCP's tool list) are tested end to end under test/e2e/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Caller } from '../../src/auth/caller';
