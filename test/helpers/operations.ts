@@ -19,6 +19,7 @@ import { createLogger } from '../../src/log';
 import { SCOPE } from '../../src/oauth/metadata';
 import { registerClient } from '../../src/oauth/register';
 import * as ops from '../../src/operations/index';
+import { ServiceError } from '../../src/errors';
 import { contextFor, invoke, type Operation, type StoreContext } from '../../src/operations/operation';
 import { createServices, type OpenServices } from '../../src/services';
 import type { Store } from '../../src/storage/store';
@@ -52,6 +53,10 @@ export interface Harness {
   otherAccount(email: string, containerNames: string[]): Promise<{ owner: Caller; containers: Record<string, string> }>;
   close(): Promise<void>;
 }
+
+/** The refusal a call ended in, or null when it succeeded; an error that is no refusal is thrown on. */
+export const refused = (call: Promise<unknown>): Promise<ServiceError | null> =>
+  call.then(() => null, (e: unknown) => (e instanceof ServiceError ? e : Promise.reject(e)));
 
 const noUrls = (): never => {
   throw new Error('the operation tier reads no URL: add documents by their content');

@@ -3,9 +3,8 @@
  * (read back through the store's own repositories, not through another operation).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
-import { ServiceError } from '../../src/errors';
 import * as ops from '../../src/operations/index';
-import { type Harness, openHarness } from '../helpers/operations';
+import { type Harness, openHarness, refused } from '../helpers/operations';
 
 let h: Harness;
 beforeEach(async () => {
@@ -13,7 +12,6 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-const refused = (call: Promise<unknown>) => call.then(() => null, (e: unknown) => (e instanceof ServiceError ? e : Promise.reject(e)));
 
 describe('create_container', () => {
   it('stores the container under the caller\'s account and answers it as stored', async () => {

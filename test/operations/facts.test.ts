@@ -4,9 +4,9 @@
  * answer checked, and what it left in the store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
-import { ServiceError } from '../../src/errors';
+import { iso } from '../../src/clock';
 import * as ops from '../../src/operations/index';
-import { type Harness, openHarness } from '../helpers/operations';
+import { type Harness, openHarness, refused } from '../helpers/operations';
 
 let h: Harness;
 let notes: string;
@@ -16,8 +16,6 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-const refused = (call: Promise<unknown>) => call.then(() => null, (e: unknown) => (e instanceof ServiceError ? e : Promise.reject(e)));
-const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('add_memory', () => {
   it('stores the fact in the container, written by the key that saved it, and answers it', async () => {

@@ -5,10 +5,9 @@
  * Learned facts are stored as learning stores them (the harness runs no language model to find them).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
-import { ServiceError } from '../../src/errors';
 import { newId } from '../../src/ids';
 import * as ops from '../../src/operations/index';
-import { type Harness, openHarness } from '../helpers/operations';
+import { type Harness, openHarness, refused } from '../helpers/operations';
 
 let h: Harness;
 let notes: string;
@@ -37,7 +36,6 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-const refused = (call: Promise<unknown>) => call.then(() => null, (e: unknown) => (e instanceof ServiceError ? e : Promise.reject(e)));
 
 describe('forgetting_plan', () => {
   it('tells what deleting the document would take, and which reviewed facts it would keep, deleting nothing', async () => {

@@ -7,11 +7,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ServiceError } from '../../src/errors';
 import { exportMemory } from '../../src/operations/export-memory';
 import { importMemory } from '../../src/operations/import-memory';
 import * as ops from '../../src/operations/index';
-import { type Harness, openHarness } from '../helpers/operations';
+import { type Harness, openHarness, refused } from '../helpers/operations';
 import { scratchDir } from '../helpers/scratch';
 
 let h: Harness;
@@ -22,7 +21,6 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-const refused = (call: Promise<unknown>) => call.then(() => null, (e: unknown) => (e instanceof ServiceError ? e : Promise.reject(e)));
 
 /** The owner's export of `of`, written to a file as `engram export` writes it; its lines too. */
 async function exported(of: Harness): Promise<{ path: string; lines: Record<string, unknown>[] }> {

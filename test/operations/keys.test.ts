@@ -5,10 +5,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import { AuthError, authenticate } from '../../src/auth/credentials';
-import { DAY_MS } from '../../src/clock';
-import { ServiceError } from '../../src/errors';
+import { DAY_MS, iso } from '../../src/clock';
 import * as ops from '../../src/operations/index';
-import { type Harness, openHarness } from '../helpers/operations';
+import { type Harness, openHarness, refused } from '../helpers/operations';
 
 let h: Harness;
 let notes: string;
@@ -19,9 +18,7 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-const refused = (call: Promise<unknown>) => call.then(() => null, (e: unknown) => (e instanceof ServiceError ? e : Promise.reject(e)));
 const opens = (bearer: string) => authenticate(h.store, h.clock, bearer).then((c) => c.kind, (e: unknown) => (e instanceof AuthError ? e.reason : Promise.reject(e)));
-const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('create_key', () => {
   it('mints a key shown once, stores only its hash, and the key opens as a caller of that grant', async () => {

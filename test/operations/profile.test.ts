@@ -4,9 +4,8 @@
  * read back by whom they apply to, and deleted; each answer checked, and what the store holds.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
-import { ServiceError } from '../../src/errors';
 import * as ops from '../../src/operations/index';
-import { type Harness, openHarness } from '../helpers/operations';
+import { type Harness, openHarness, refused } from '../helpers/operations';
 
 let h: Harness;
 let notes: string;
@@ -17,7 +16,6 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-const refused = (call: Promise<unknown>) => call.then(() => null, (e: unknown) => (e instanceof ServiceError ? e : Promise.reject(e)));
 const contents = (facts: { content: string }[]) => facts.map((f) => f.content);
 
 describe('get_profile', () => {

@@ -4,9 +4,8 @@
  * the caller's reach, never beyond it. Keyword search alone (the harness loads no embedding model).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
-import { ServiceError } from '../../src/errors';
 import * as ops from '../../src/operations/index';
-import { type Harness, openHarness } from '../helpers/operations';
+import { type Harness, openHarness, refused } from '../helpers/operations';
 
 let h: Harness;
 let notes: string;
@@ -17,7 +16,6 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-const refused = (call: Promise<unknown>) => call.then(() => null, (e: unknown) => (e instanceof ServiceError ? e : Promise.reject(e)));
 type Hit = { content: string; container: string; document_id: string | null; memory_id: string | null; score: number };
 
 describe('search_memories', () => {

@@ -5,9 +5,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import { AuthError, authenticate } from '../../src/auth/credentials';
-import { ServiceError } from '../../src/errors';
+import { iso } from '../../src/clock';
 import * as ops from '../../src/operations/index';
-import { type Harness, openHarness } from '../helpers/operations';
+import { type Harness, openHarness, refused } from '../helpers/operations';
 
 let h: Harness;
 let notes: string;
@@ -17,8 +17,6 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-const refused = (call: Promise<unknown>) => call.then(() => null, (e: unknown) => (e instanceof ServiceError ? e : Promise.reject(e)));
-const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('create_share', () => {
   it('mints an agent share over the containers named, stores only its hash, and its token opens as that share', async () => {
