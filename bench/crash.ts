@@ -11,7 +11,7 @@ import { Database } from 'bun:sqlite';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { splitPassages } from '../src/learning/passages';
+import { splitPassages } from '../src/learning/split-passages';
 import { sweepThenRemove } from '../test/helpers/secret-sweep';
 import { engram, spawnServer } from './lib/engram-process';
 import { readFromOutside } from './lib/outside-reader';

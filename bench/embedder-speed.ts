@@ -8,9 +8,9 @@
  *   bun bench/embedder-speed.ts [--embedders static,onnx] [--threads 1] [--batch-tokens 512]
  */
 import { parseArgs } from 'node:util';
-import type { Embedder } from '../src/learning/embedder/embedder';
-import { loadOnnxEmbedder } from '../src/learning/embedder/onnx-embedder';
-import { loadStaticEmbedder } from '../src/learning/embedder/static-embedder';
+import type { Embedder } from '../src/embedders/embedder';
+import { loadOnnxEmbedder } from '../src/embedders/onnx-embedder';
+import { loadStaticEmbedder } from '../src/embedders/static-embedder';
 import { percentile } from './lib/corpus';
 import { documents, QUERIES } from './lib/english';
 

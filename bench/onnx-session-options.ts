@@ -11,10 +11,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Embedder } from '../src/learning/embedder/embedder';
-import { DEFAULT_ONNX_MODEL_DIR, loadOnnxEmbedder, OnnxEmbedder, type OnnxModelConfig } from '../src/learning/embedder/onnx-embedder';
-import { gatherBeforeDequantize } from '../src/learning/embedder/onnx-gather-first';
-import { openOnnxSession, type OnnxSessionOptions } from '../src/learning/embedder/onnx-runtime';
+import type { Embedder } from '../src/embedders/embedder';
+import { DEFAULT_ONNX_MODEL_DIR, loadOnnxEmbedder, OnnxEmbedder, type OnnxModelConfig } from '../src/embedders/onnx-embedder';
+import { gatherBeforeDequantize } from '../src/embedders/onnx-gather-first';
+import { openOnnxSession, type OnnxSessionOptions } from '../src/embedders/onnx-runtime';
 import { documents, QUERIES, SENTENCES } from './lib/english';
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, model: { type: 'string' }, case: { type: 'string' } } });

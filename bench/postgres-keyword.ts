@@ -15,7 +15,7 @@
 import { parseArgs } from 'node:util';
 import { SQL } from 'bun';
 import { loadConfig } from '../src/config';
-import { createEmbedders } from '../src/learning/create-embedder';
+import { createEmbedders } from '../src/embedders/create-embedders';
 import { openPostgresStore } from '../src/storage/postgres/postgres-store';
 import { keywordQuery } from '../src/storage/postgres/keyword-query';
 import { testPostgres } from '../test/helpers/postgres';
@@ -31,7 +31,7 @@ const { values } = parseArgs({
   },
 });
 const DEPTH = 10;
-const { fast: fastEmbedder } = await createEmbedders(loadConfig({ ENGRAM_DATA_DIR: '/nonexistent', ENGRAM_EMBEDDER: 'fast' }), 'learning');
+const { fast: fastEmbedder } = await createEmbedders(loadConfig({ ENGRAM_DATA_DIR: '/nonexistent', ENGRAM_EMBEDDER: 'fast' }));
 
 const conversations = generateConversations(Number(values.seed));
 const sets: EvalSet[] = [{

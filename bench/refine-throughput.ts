@@ -12,12 +12,12 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
-import { createEmbedders } from '../src/learning/create-embedder';
+import { createEmbedders } from '../src/embedders/create-embedders';
 import { embeddingUnits } from '../src/learning/embedding-units';
-import { loadOnnxEmbedder } from '../src/learning/embedder/onnx-embedder';
+import { loadOnnxEmbedder } from '../src/embedders/onnx-embedder';
 import { Refiner } from '../src/learning/refiner';
 import { generateConversations, turnDocument } from './conversations/generate';
-import longSet from '../test/learning/embedder/quality/eval-set-long.json';
+import longSet from '../test/embedders/quality/eval-set-long.json';
 import { documentText, seeded } from './lib/corpus';
 import { ACCOUNT, learnCorpus } from './lib/learned-corpus';
 
@@ -28,7 +28,7 @@ const cpuMs = () => {
   return (u.user + u.system) / 1000;
 };
 
-const { fast, strong } = await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'builtin', ENGRAM_DATA_DIR: '/nonexistent' }), 'learning');
+const { fast, strong } = await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'builtin', ENGRAM_DATA_DIR: '/nonexistent' }));
 // The model loads once before timing, as a running server's learning thread has it loaded.
 await strong!.embed(['warm-up']);
 const tokenizer = await loadOnnxEmbedder();

@@ -21,19 +21,19 @@
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { FactExtractor } from '../src/agent/fact-extractor';
-import { ModelClient } from '../src/agent/model-client';
+import { FactExtractor } from '../src/learning/fact-extractor';
+import { ModelClient } from '../src/language-model/model-client';
 import { loadConfig } from '../src/config';
-import { createEmbedders } from '../src/learning/create-embedder';
-import type { Embedder } from '../src/learning/embedder/embedder';
+import { createEmbedders } from '../src/embedders/create-embedders';
+import type { Embedder } from '../src/embedders/embedder';
 import { createLogger } from '../src/log';
 import { convexFusion, reciprocalRankFusion, type Scored } from '../src/search/fusion';
 import { CANDIDATES, FUSION_WEIGHTS, SearchEngine } from '../src/search/search-engine';
 import { DEFAULT_TUNING, type SearchTuning } from '../src/search/tuning';
 import type { VectorIndex } from '../src/search/vector-index';
 import type { VectorTier } from '../src/storage/store';
-import shortSet from '../test/learning/embedder/quality/eval-set.json';
-import longSet from '../test/learning/embedder/quality/eval-set-long.json';
+import shortSet from '../test/embedders/quality/eval-set.json';
+import longSet from '../test/embedders/quality/eval-set-long.json';
 import { scratchDir } from '../test/helpers/scratch';
 import { generateConversations, turnDocument } from './conversations/generate';
 import { documentText, seeded } from './lib/corpus';
@@ -90,7 +90,7 @@ const sets = values.set === 'quality' ? qualitySets()
 if (values.misses) writeFileSync(values.misses, '');
 // The learning side's embedders: in this process, which is also where the benchmark embeds its queries.
 const config = loadConfig({ ...process.env, ENGRAM_DATA_DIR: '/nonexistent' });
-const embedders = await createEmbedders(config, 'learning');
+const embedders = await createEmbedders(config);
 const log = createLogger('warn');
 if (values.extract && !config.model) throw new Error('--extract needs a model: set ENGRAM_MODEL_URL and ENGRAM_MODEL as for the server');
 const extractor = values.extract ? new FactExtractor(new ModelClient(config.model!), log) : null;
@@ -128,8 +128,8 @@ for (const set of sets) {
     const opened = SearchEngine.open(store, log, tiers, scratchDir(), undefined, 0, tuning);
     return async (q: string) => {
       const engine = await opened;
-      return (await engine.search(ACCOUNT, [CONTAINER], q, 10, 'bench')).results
-        .map((r) => (r.memory_id ? corpus.factPassage(r.memory_id) : corpus.passageAt(r.document_id!, r.position))!);
+      return (await engine.search(ACCOUNT, [CONTAINER], q, 10, 'bench')).hits
+        .map((r) => (r.memoryId ? corpus.factPassage(r.memoryId) : corpus.passageAt(r.documentId!, r.position))!);
     };
   };
   /** The server's search with one lever set apart from the default (both tiers when refined, else the fast tier). */
@@ -147,7 +147,7 @@ for (const set of sets) {
     for (const h of [...scale(await keyword(q), kw), ...scale(await strong(q), st)]) fused.set(h.item, (fused.get(h.item) ?? 0) + h.score);
     return [...fused].sort((a, b) => b[1] - a[1]).map(([id]) => id);
   });
-  const { refined: R, fast: F } = FUSION_WEIGHTS;
+  const { withStrong: R, fastOnly: F } = FUSION_WEIGHTS;
 
   const variants: Record<string, Variant | null> = {
     'keyword only (BM25)': async (q) => ids(await keyword(q)),

@@ -12,7 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
-import { createEmbedders } from '../src/learning/create-embedder';
+import { createEmbedders } from '../src/embedders/create-embedders';
 import { openDatabase } from '../src/storage/sqlite/open';
 import { openSqliteStore } from '../src/storage/sqlite/sqlite-store';
 import type { VectorTier } from '../src/storage/store';
@@ -23,7 +23,7 @@ const { values } = parseArgs({ options: { store: { type: 'string' }, queries: { 
 if (!values.store) throw new Error('--store DIR: a data directory a benchmark kept');
 const store = openSqliteStore(openDatabase(values.store, Date.now()));
 // The learning side's embedders run on this thread: the strong one is the model itself, not a query thread.
-const embedders = await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'builtin', ENGRAM_DATA_DIR: values.store }), 'learning');
+const embedders = await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'builtin', ENGRAM_DATA_DIR: values.store }));
 const tiers = (values.tier ? [values.tier] : ['fast', 'strong']) as VectorTier[];
 
 for (const tier of tiers) {

@@ -9,7 +9,7 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ortPkg from '../node_modules/onnxruntime-node/package.json' with { type: 'json' };
-import { isRuntimeFile } from '../src/learning/embedder/onnx-runtime';
+import { isRuntimeFile } from '../src/embedders/onnx-library';
 
 const root = join(import.meta.dir, '..');
 const outfile = process.argv.includes('--outfile') ? process.argv[process.argv.indexOf('--outfile') + 1]! : join(root, 'dist', 'engram');
@@ -31,7 +31,7 @@ import extension from '${extension}' with { type: 'file' };
 ${ortFiles.map((name, i) => `import ort${i} from '../../${ortDir}/${name}' with { type: 'file' };`).join('\n')}
 import pkg from '../../package.json' with { type: 'json' };
 import { materializeVectorExtension } from '../../src/storage/sqlite/vectors';
-import { useEmbeddedOnnxRuntime } from '../../src/learning/embedder/onnx-runtime';
+import { useEmbeddedOnnxRuntime } from '../../src/embedders/onnx-library';
 await materializeVectorExtension(extension, pkg.version);
 // Written to the cache folder only when a strong embedder is first loaded.
 useEmbeddedOnnxRuntime({ version: '${ortPkg.version}', files: { ${ortFiles.map((name, i) => `'${name}': ort${i}`).join(', ')} } });
@@ -40,7 +40,7 @@ await import('${main.startsWith('.') ? main : `./${main}`}');
 
 // Bytecode spares parsing the bundle at every start (~80 ms of CPU; docs/performance.md); it needs ESM
 // output for the entry's top-level await.
-const result = Bun.spawnSync([process.execPath, 'build', '--compile', '--bytecode', '--format=esm', '--minify-syntax', entry, join(root, 'src/learning/worker.ts'), join(root, 'src/search/query-embedder-worker.ts'), '--outfile', outfile], {
+const result = Bun.spawnSync([process.execPath, 'build', '--compile', '--bytecode', '--format=esm', '--minify-syntax', entry, join(root, 'src/learning/learning-thread.ts'), join(root, 'src/search/query-embedder-thread.ts'), '--outfile', outfile], {
   cwd: root, stdio: ['inherit', 'inherit', 'inherit'],
 });
 if (argMain) rmSync(entry);

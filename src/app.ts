@@ -1,5 +1,6 @@
 /** Builds the Hono app: trace ids, the error envelope, REST, MCP, the OAuth door and the owner's web pages. */
 import { Hono } from 'hono';
+import { collectGarbageSoon } from './collect-garbage-soon';
 import { refusalOf, ServiceError } from './errors';
 import type { AppEnv } from './http/app-env';
 import { errorResponse } from './http/envelope';
@@ -13,23 +14,21 @@ import { OPENAPI_PATH, openApiDocument } from './http/openapi';
 import { restRoutes } from './http/rest';
 import { sessionRoutes } from './http/session';
 import { mcpRoutes } from './mcp/http';
-import { MCP_PATH } from './oauth/metadata';
 import { type OAuthOptions, oauthRoutes } from './oauth/routes';
 import type { Services } from './operations/operation';
-import type { Site } from './site';
+import { MCP_PATH, type Site } from './site';
 import type { ImportRuns } from './web/import-runs';
 import { IMPORT_PATH } from './web/paths';
 import { webRoutes } from './web/routes';
-import { FormTokens } from './web/session';
-import { collectYoungGarbageSoon } from './young-garbage';
+import { FormTokens } from './web/forms';
 
 export function createApp(services: Services, site: Site, oauth: OAuthOptions, imports: ImportRuns): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(traceId(services.log));
-  // Each request's garbage is collected young (young-garbage.ts): it kept the peak under a flood of writes ~110 MiB lower.
+  // Each request's garbage is collected soon after it (collect-garbage-soon.ts): it kept the peak under a flood of writes ~110 MiB lower.
   app.use(async (_c, next) => {
     await next();
-    collectYoungGarbageSoon();
+    collectGarbageSoon();
   });
   app.use(headerLimit());
   const limit = requestBodyLimit();

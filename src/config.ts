@@ -4,7 +4,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { parseProxyEntry } from './http/client-address';
+import { parseProxyEntry } from './trusted-proxies';
 
 export interface Config {
   readonly host: string;
@@ -130,7 +130,7 @@ function modelConfig(env: Record<string, string | undefined>, problems: string[]
 }
 
 /**
- * ENGRAM_EMBEDDER: builtin (fast + refine, the default), fast (the static model only), openai (an
+ * ENGRAM_EMBEDDER: builtin (the fast and the strong tier, the default), fast (the static model only), openai (an
  * OpenAI-compatible endpoint, also chosen by ENGRAM_EMBED_URL alone) or none (keyword-only).
  */
 function embedderConfig(env: Record<string, string | undefined>, problems: string[]): EmbedderConfig {

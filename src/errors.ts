@@ -11,7 +11,10 @@ export type ErrorCode =
   | 'storage_full'
   | 'internal';
 
-const STATUS: Record<ErrorCode, number> = {
+/** The statuses a refusal is answered with: each code's own (STATUS), or one a surface chooses (401 without a bearer, 422, 431). */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 422 | 429 | 431 | 500 | 507;
+
+const STATUS: Record<ErrorCode, ErrorStatus> = {
   validation: 400,
   unauthorized: 403,
   not_found: 404,
@@ -26,13 +29,13 @@ const STATUS: Record<ErrorCode, number> = {
 const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'conflict', 'storage_full', 'internal']);
 
 export class ServiceError extends Error {
-  readonly status: number;
+  readonly status: ErrorStatus;
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details: Record<string, unknown> = {},
     /** Overrides the code's usual status: a malformed body is `validation` at 422, a rule is 400. */
-    status?: number,
+    status?: ErrorStatus,
   ) {
     super(message);
     this.status = status ?? STATUS[code];

@@ -16,6 +16,9 @@ export function randomBase62(n: number): string {
 
 export const newId = (prefix: string): string => `${prefix}_${randomBase62(16)}`;
 
+/** A request's (or a command's) trace id: sent back as X-Trace-Id and written in every log line of it. */
+export const newTraceId = (): string => `tr_${randomBase62(20)}`;
+
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** Compares a presented secret with a stored SHA-256 hex digest in constant time. */

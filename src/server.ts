@@ -8,27 +8,24 @@ import { join } from 'node:path';
 import { createApp } from './app';
 import { type Clock, systemClock } from './clock';
 import type { Config } from './config';
-import { TrustedProxies } from './http/client-address';
+import { TrustedProxies } from './trusted-proxies';
 import { PARSER_HEADER_BYTES } from './http/middleware/header-limit';
-import { createEmbedders } from './learning/create-embedder';
-import { type Learning, LearningWorker } from './learning/learning-worker';
+import { createEmbedders } from './embedders/create-embedders';
+import { type Learning, LearningSupervisor } from './learning/learning-supervisor';
 import { useEmbeddingModel } from './learning/queue';
 import { LearningRunner } from './learning/runner';
 import { urlReader } from './learning/url-reader';
 import { createLogger, type Logger } from './log';
-import { FactExtractor } from './agent/fact-extractor';
-import { ModelClient } from './agent/model-client';
-import { TurnBudget } from './agent/turn-budget';
+import { FactExtractor } from './learning/fact-extractor';
+import { ModelClient } from './language-model/model-client';
 import type { Services } from './operations/operation';
-import { RateLimiter } from './operations/rate-limiter';
-import { UsageRecorder } from './operations/usage-recorder';
-import { AccessRecorder } from './operations/access-recorder';
 import type { ClientMetadataOptions } from './oauth/client-metadata';
 import { QueryEmbedder } from './search/query-embedder';
 import { SearchActivity } from './search/search-activity';
-import { SearchEngine } from './search/search-engine';
+import { createServices, type OpenServices } from './services';
 import { type Site, siteFor } from './site';
-import { IMPORTS_DIR, lockDataDir, openDatabase } from './storage/sqlite/open';
+import { lockDataDir, openDatabase } from './storage/sqlite/open';
+import { IMPORTS_DIR } from './data-dir';
 import { openSqliteStore } from './storage/sqlite/sqlite-store';
 import type { Store, VectorTier } from './storage/store';
 import { ImportRuns } from './web/import-runs';
@@ -65,7 +62,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     lock.release();
     throw err;
   }
-  const embedders = await createEmbedders(config, 'search');
+  const embedders = await createEmbedders(config, { strong: (identity) => new QueryEmbedder(identity) });
   if (!embedders.fast) log.info('no embedder configured: search is keyword-only');
   for (const tier of ['fast', 'strong'] as const) {
     const embedder = embedders[tier];
@@ -81,44 +78,39 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   await store.idempotency.deleteExpired(clock.now());
   const interrupted = await store.idempotency.interruptPending();
   if (interrupted) log.warn('writes a stopped server left running are marked interrupted', { idempotency_keys: interrupted });
-  // The learning worker boots (its imports, its store, the fast model: a few hundred ms) while this
-  // thread opens the search index. The worker's reports of passages indexed wait for it (`onIndexed`);
-  // vectors stored before SearchEngine.open reads them are read by it.
-  const opened = Promise.withResolvers<SearchEngine>();
+  // The learning thread boots (its imports, its store, the fast model: a few hundred ms) while this
+  // thread opens the search index. The thread's reports of passages indexed wait for it (`onIndexed`);
+  // vectors stored before the indexes are opened are read by them.
+  const opened = Promise.withResolvers<OpenServices>();
   opened.promise.catch(() => {}); // a failure to open is the start's, below
-  const onIndexed = async (tier: VectorTier, ids: number[]) => (await opened.promise).indexPassages(tier, ids);
+  const onIndexed = async (tier: VectorTier, ids: number[]) => (await opened.promise).indexes.indexPassages(tier, ids);
   const strong = embedders.strong && { id: embedders.strong.id, dimensions: embedders.strong.dimensions, similarityFloor: embedders.strong.similarityFloor ?? 0 };
   // Refinement runs the query thread's session: the process holds the strong model once.
   const queryModel = embedders.strong instanceof QueryEmbedder ? embedders.strong : null;
   const strongModel = queryModel && (() => queryModel.shared());
   // Searches in flight, which refinement's model runs keep out of the way of.
   const searches = new SearchActivity();
-  const worker = options.manualLearning ? null : LearningWorker.start(config, onIndexed, log, { strongIdentity: strong, strongModel, searches: searches.buffer });
-  let search: SearchEngine;
+  const thread = options.manualLearning ? null : LearningSupervisor.start(config, onIndexed, log, { strongIdentity: strong, strongModel, searches: searches.buffer });
+  let learning: Learning | null = null;
+  let services: OpenServices;
   try {
-    search = await SearchEngine.open(store, log, embedders, config.dataDir, searches, config.indexSaveSeconds * 1000);
-    opened.resolve(search);
+    services = await createServices(store, config, { clock, log, embedders, activity: searches, notifyQueued: () => learning?.notify() });
+    opened.resolve(services);
   } catch (err) {
     opened.reject(err);
-    await worker?.then((w) => w.stop(), () => {});
+    await thread?.then((t) => t.stop(), () => {});
     throw err;
   }
-  let learning: Learning;
-  if (worker) {
-    learning = await worker;
+  if (thread) {
+    learning = await thread;
   } else {
     const extractor = config.model ? new FactExtractor(new ModelClient(config.model), log) : null;
     learning = new LearningRunner({
       store, clock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config), onIndexed, extractor,
     });
   }
-  const usage = new UsageRecorder(store);
-  const accessLog = new AccessRecorder(store, clock, log);
-  accessLog.startPruning(config.accessLogDays);
-  const services: Services = {
-    store, clock, log, usage, accessLog, search, limiter: new RateLimiter(clock, config.rateLimitPerMin), notifyQueued: () => learning.notify(),
-    model: config.model ? new ModelClient(config.model) : null, turns: new TurnBudget(),
-  };
+  const running = learning;
+  services.accessLog.startPruning(config.accessLogDays);
   // The site is known once the server listens (the port may be 0); requests come only after that.
   const site: Site = { baseUrl: '', origins: new Set(), ownOrigins: new Set(), trustedProxies: new TrustedProxies(config.trustedProxies) };
   const imports = new ImportRuns(join(config.dataDir, IMPORTS_DIR), clock);
@@ -139,12 +131,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     url,
     site,
     services,
-    learning,
+    learning: running,
     async stop() {
-      await Promise.all([http.stop(), learning.stop(), imports.stop()]);
-      await search.close();
-      await usage.flush();
-      await accessLog.stop();
+      await Promise.all([http.stop(), running.stop(), imports.stop()]);
+      await services.close();
       await store.close();
       lock.release();
     },

@@ -1,6 +1,11 @@
-/** Where the server is, as its clients see it: known only once it listens (the port may be 0). */
+/**
+ * Where the server is, as its clients see it: known only once it listens (the port may be 0). Its
+ * MCP endpoint is the one resource consent tokens are issued for, so its address is here too.
+ */
 import type { Config } from './config';
-import { TrustedProxies } from './http/client-address';
+import { TrustedProxies } from './trusted-proxies';
+
+export const MCP_PATH = '/mcp-http';
 
 export interface Site {
   /** `{base_url}`: ENGRAM_PUBLIC_URL, or the address it listens on. */
@@ -22,3 +27,9 @@ export function siteFor(config: Config, port: number): Site {
     baseUrl, origins: new Set([...own, ...config.allowedOrigins]), ownOrigins: new Set(own), trustedProxies: new TrustedProxies(config.trustedProxies),
   };
 }
+
+/** The audience every consent token is bound to: `{base_url}/mcp-http`. */
+export const resourceOf = (site: Pick<Site, 'baseUrl'>): string => `${site.baseUrl}${MCP_PATH}`;
+
+/** Whether clients reach the server over https: its cookies are then sent only over https (Secure). */
+export const servesHttps = (site: Pick<Site, 'baseUrl'>): boolean => site.baseUrl.startsWith('https://');

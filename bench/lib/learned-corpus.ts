@@ -6,13 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FactExtractor } from '../../src/agent/fact-extractor';
+import type { FactExtractor } from '../../src/learning/fact-extractor';
 import { ManualClock } from '../../src/clock';
 import { createLogger } from '../../src/log';
 import { Refiner } from '../../src/learning/refiner';
 import { insertDocument, useEmbeddingModel } from '../../src/learning/queue';
 import { LearningRunner } from '../../src/learning/runner';
-import type { SearchEmbedders } from '../../src/search/search-engine';
+import type { EmbedderTiers } from '../../src/embedders/create-embedders';
 import { openDatabase } from '../../src/storage/sqlite/open';
 import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import type { Store, VectorTier } from '../../src/storage/store';
@@ -42,7 +42,7 @@ export interface LearnedCorpus {
  * With an extractor, the learning turn also picks facts out of each document, as a server with a
  * model does.
  */
-export async function learnCorpus(documents: { key: string; text: string }[], embedders: SearchEmbedders, extractor: FactExtractor | null = null): Promise<LearnedCorpus> {
+export async function learnCorpus(documents: { key: string; text: string }[], embedders: EmbedderTiers, extractor: FactExtractor | null = null): Promise<LearnedCorpus> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-quality-'));
   const clock = new ManualClock();
   const log = createLogger('warn');

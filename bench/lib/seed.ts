@@ -9,10 +9,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import { newId } from '../../src/ids';
-import { createEmbedders } from '../../src/learning/create-embedder';
+import { createEmbedders } from '../../src/embedders/create-embedders';
 import { embedPassages } from '../../src/learning/embedding-units';
 import { Refiner } from '../../src/learning/refiner';
-import { splitPassages } from '../../src/learning/passages';
+import { splitPassages } from '../../src/learning/split-passages';
 import { completeDocument, insertDocument, useEmbeddingModel } from '../../src/learning/queue';
 import { openDatabase } from '../../src/storage/sqlite/open';
 import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store';
@@ -36,7 +36,7 @@ export async function seedStore(dir: string, passages: number, embedderChoice: s
   const reused = keep && existsSync(keyFile);
   const key = reused ? (await Bun.file(keyFile).text()).trim() : setUp(dir).key;
   const store = openSqliteStore(openDatabase(dir, Date.now()));
-  const embedders = await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: embedderChoice, ENGRAM_DATA_DIR: dir }), 'learning');
+  const embedders = await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: embedderChoice, ENGRAM_DATA_DIR: dir }));
   const embedder = embedders.fast;
   for (const tier of ['fast', 'strong'] as const) {
     const e = embedders[tier];

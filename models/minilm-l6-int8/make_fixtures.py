@@ -5,7 +5,7 @@ the model's own tokenizer.json) gives with sentence-transformers' settings (trun
 tokens, [CLS] and [SEP] added, no padding), and the sentence vector that Python's onnxruntime
 computes from this directory's model.onnx with them: mean of last_hidden_state over the tokens,
 L2-normalised, as sentence-transformers' Pooling + Normalize modules do. Writes
-test/learning/embedder/fixtures/onnx-parity.json. README.md says how to run it.
+test/embedders/fixtures/onnx-parity.json. README.md says how to run it.
 """
 
 import argparse

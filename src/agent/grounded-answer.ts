@@ -4,10 +4,9 @@
  * holds nothing relevant is said so, without a model call.
  */
 import { z } from 'zod';
+import type { ChatMessage, ModelClient } from '../language-model/model-client';
+import type { SearchEngine, SearchHit } from '../search/search-engine';
 import type { Container } from '../storage/store';
-import type { Context } from '../operations/operation';
-import type * as S from '../operations/schemas';
-import type { ChatMessage, ModelClient } from './model-client';
 
 /** How many passages a turn reads. */
 const PASSAGES_PER_TURN = 8;
@@ -20,14 +19,10 @@ const ModelAnswer = z.object({
   citations: z.array(z.number().int()).default([]),
 });
 
-interface Citation {
+/** A passage the answer cites, by the number the model was shown it under. */
+export interface Citation {
   n: number;
-  container: string;
-  container_name: string;
-  document_id: string | null;
-  memory_id: string | null;
-  title: string | null;
-  content: string;
+  hit: SearchHit;
 }
 
 export interface GroundedAnswer {
@@ -36,19 +31,23 @@ export interface GroundedAnswer {
   citations: Citation[];
 }
 
+/** Whose memory is searched, with what, and under which trace id (the search's log lines carry it). */
+export interface TurnSearch {
+  search: SearchEngine;
+  accountId: string;
+  traceId: string;
+}
+
 /**
  * Answers `question` from passages found with `query` in `containers`. `system` is what the model
  * is told first (the ask rules, or a workflow's instruction followed by them).
  */
 export async function groundedAnswer(
-  ctx: Context, model: ModelClient, containers: Container[], query: string, system: string, question: string,
+  turn: TurnSearch, model: ModelClient, containers: Container[], query: string, system: string, question: string,
 ): Promise<GroundedAnswer> {
-  const found = containers.length
-    ? await ctx.search.search(ctx.caller.accountId, containers, query, PASSAGES_PER_TURN, ctx.traceId)
-    : { results: [] as z.infer<typeof S.SearchHit>[], containers: [] };
-  const hits = found.results;
+  const hits = containers.length ? (await turn.search.search(turn.accountId, containers, query, PASSAGES_PER_TURN, turn.traceId)).hits : [];
   if (hits.length === 0) return { answer: NO_ANSWER, answered: false, citations: [] };
-  const numbered = hits.map((h, i) => `[${i + 1}] (${h.container_name}${h.title ? `: ${h.title}` : ''})\n${h.content}`).join('\n\n');
+  const numbered = hits.map((h, i) => `[${i + 1}] (${h.container.name}${h.title ? `: ${h.title}` : ''})\n${h.content}`).join('\n\n');
   const messages: ChatMessage[] = [
     { role: 'system', content: `${system}\n\n${GROUNDING_RULES}` },
     { role: 'user', content: `Passages from the person's memory:\n\n${numbered}\n\n${question}` },
@@ -59,10 +58,7 @@ export async function groundedAnswer(
   return {
     answer: reply.answer,
     answered: true,
-    citations: cited.map((n) => {
-      const h = hits[n - 1]!;
-      return { n, container: h.container, container_name: h.container_name, document_id: h.document_id, memory_id: h.memory_id, title: h.title, content: h.content };
-    }),
+    citations: cited.map((n) => ({ n, hit: hits[n - 1]! })),
   };
 }
 

@@ -5,10 +5,11 @@
  */
 import { z } from 'zod';
 import { newId } from '../ids';
+import type { Clock } from '../clock';
+import type { ChatMessage, ModelClient } from '../language-model/model-client';
 import { insertFact, rewordFact } from '../learning/queue';
-import type { Context } from '../operations/operation';
-import type { Fact } from '../storage/store';
-import type { ChatMessage } from './model-client';
+import type { Logger } from '../log';
+import type { Fact, Transaction } from '../storage/store';
 
 /** How many of the newest static facts the model compares a new one with. */
 const COMPARED_FACTS = 50;
@@ -25,9 +26,21 @@ export const MERGE_SYSTEM =
   '"duplicate" when a numbered fact already says the same (name it in "fact"); "update" when the new fact changes or ' +
   'contradicts a numbered fact (name it, and give the merged wording in "content"); otherwise "add".';
 
-/** Saves a static fact for the caller's account; returns the fact the profile now holds for it. */
-export async function mergeStaticFact(ctx: Context, content: string, title: string | null): Promise<Fact> {
-  const accountId = ctx.caller.accountId;
+/** What the turn works with: the account's store (or the caller's transaction), the model if any, and who writes. */
+export interface StaticFactTurn {
+  store: Transaction;
+  model: ModelClient | null;
+  clock: Clock;
+  log: Logger;
+  traceId: string;
+  accountId: string;
+  /** The credential that saves the fact; null for the owner. */
+  writtenBy: string | null;
+}
+
+/** Saves a static fact for the account; returns the fact the profile now holds for it. */
+export async function mergeStaticFact(ctx: StaticFactTurn, content: string, title: string | null): Promise<Fact> {
+  const { accountId, writtenBy } = ctx;
   const existing = ctx.model ? (await ctx.store.facts.listStatic(accountId)).slice(0, COMPARED_FACTS) : [];
   if (ctx.model && existing.length) {
     const decision = await decide(ctx, existing, content);
@@ -40,14 +53,13 @@ export async function mergeStaticFact(ctx: Context, content: string, title: stri
     }
   }
   const now = ctx.clock.now();
-  const writtenBy = ctx.caller.kind === 'owner' ? null : ctx.caller.grant.credentialId;
   const memory: Fact = { id: newId('mem'), accountId, containerId: null, content, title, static: true, createdAt: now, updatedAt: now, writtenBy };
   await insertFact(ctx.store, memory);
   return memory;
 }
 
 /** The model's decision, or null when it gave none: the turn then stores the fact as given. */
-async function decide(ctx: Context, existing: Fact[], content: string): Promise<z.infer<typeof Decision> | null> {
+async function decide(ctx: StaticFactTurn, existing: Fact[], content: string): Promise<z.infer<typeof Decision> | null> {
   const numbered = existing.map((m, i) => `[${i + 1}] ${m.content}`).join('\n');
   const messages: ChatMessage[] = [
     { role: 'system', content: MERGE_SYSTEM },

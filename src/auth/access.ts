@@ -49,9 +49,13 @@ export function refuseTool(tool: string, caller?: Caller): ServiceError {
   return new ServiceError('unauthorized', `The tool ${tool} is not in this credential's capability profile.`, { tool });
 }
 
-export function refuseOwnerOnly(tool: string, caller?: Caller): ServiceError {
-  const who = isConsentToken(caller) ? "an app's consent token" : 'a developer key';
-  return new ServiceError('unauthorized', `${tool} needs the owner's signed-in session; ${who} cannot do it.`, { tool });
+/** What each kind of caller is called when it is refused what needs the owner's session (the owner has none at the command line). */
+const CALLER_NAMES: Record<Caller['kind'], string> = {
+  owner: 'a command without a session', key: 'a developer key', consent: "an app's consent token", share: "a share's token",
+};
+
+export function refuseOwnerOnly(tool: string, caller: Caller): ServiceError {
+  return new ServiceError('unauthorized', `${tool} needs the owner's signed-in session; ${CALLER_NAMES[caller.kind]} cannot do it.`, { tool });
 }
 
 interface AccessContext {

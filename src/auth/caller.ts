@@ -16,15 +16,18 @@ export interface Grant {
 }
 
 /**
- * The owner's signed-in session, a developer key, an app's consent token (level read, tools
- * narrowed by `holdsTool`), or a share (an agent share or a workflow, holding only its own tool).
+ * The owner, a developer key, an app's consent token (level read, tools narrowed by `holdsTool`),
+ * or a share (an agent share or a workflow, holding only its own tool). The owner calls through a
+ * signed-in session (`sessionId`), or, with none (null), at this machine's command line: `engram`
+ * commands act for the owner of an account in the data directory they were given, which only the
+ * user who owns that directory can open.
  */
 export type Caller =
-  | { kind: 'owner'; accountId: string; sessionId: string }
+  | { kind: 'owner'; accountId: string; sessionId: string | null }
   | {
     kind: 'key' | 'consent'; accountId: string; grant: Grant; credential: Credential;
-    /** The owner's session searching as this credential ("see as"): the call is the owner's, not the credential's. */
-    seenBy?: string;
+    /** The owner searching as this credential ("see as"): the call is the owner's, not the credential's. */
+    seenByOwner?: true;
   }
   | { kind: 'share'; accountId: string; grant: Grant; share: Share };
 
@@ -38,4 +41,4 @@ export const grantOf = (c: Credential): Grant => ({
  * is the owner's: their session, or their "see as" through one of their credentials.
  */
 export const countedCredential = (c: Caller): string | null =>
-  c.kind === 'owner' || (c.kind !== 'share' && c.seenBy !== undefined) ? null : c.grant.credentialId;
+  c.kind === 'owner' || (c.kind !== 'share' && c.seenByOwner) ? null : c.grant.credentialId;

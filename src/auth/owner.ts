@@ -29,12 +29,29 @@ export async function createAccount(store: Transaction, clock: Clock, email: str
   return account;
 }
 
+/** The accounts a command at this machine may act for: the one of `email` (compared without regard to case), or, with none, all. */
+export async function accountsFor(store: Repositories, email: string | undefined): Promise<Account[]> {
+  if (email === undefined) return store.accounts.list();
+  const account = await store.accounts.getByEmail(email);
+  return account ? [account] : [];
+}
+
+/** Whether the server has an account yet: until then the owner's pages offer only the first-run setup. */
+export async function hasOwner(store: Repositories): Promise<boolean> {
+  return (await store.accounts.count()) > 0;
+}
+
 /** Starts a session for an account: the bearer token `egs_<id>_<secret>`, shown once. */
 export async function startSession(store: Repositories, clock: Clock, accountId: string): Promise<{ token: string; expiresAt: number }> {
   const now = clock.now();
   const secret = mintSecret(SESSION_PREFIX, 16);
   await store.sessions.insert({ id: secret.id, accountId, secretHash: secret.hash, createdAt: now, expiresAt: now + SESSION_TTL_MS });
   return { token: secret.token, expiresAt: now + SESSION_TTL_MS };
+}
+
+/** Ends a session: its token is refused from then on. */
+export async function endSession(store: Repositories, sessionId: string): Promise<void> {
+  await store.sessions.delete(sessionId);
 }
 
 /** Checks email and password; the same refusal for an unknown email and a wrong password. */

@@ -1,7 +1,7 @@
 /**
  * "See as": the owner searches exactly as one of their keys or connected apps would, with its reach,
  * profile tick and level. Only the signed-in owner, only their own credentials, and only ones the
- * wire would still accept; the call is the owner's (`seenBy`), so the credential's usage, limiter
+ * wire would still accept; the call is the owner's (`seenByOwner`), so the credential's usage, limiter
  * and access log do not count it.
  */
 import type { Clock } from '../clock';
@@ -21,7 +21,7 @@ export async function seeAs(store: Repositories, clock: Clock, owner: Caller, cr
   const credential = await store.credentials.get(owner.accountId, credentialId);
   if (!credential) throw new ServiceError('not_found', `No key or connected app ${credentialId}.`, { credential_id: credentialId });
   try {
-    return { ...callerOf(credential, clock.now(), options), seenBy: owner.sessionId };
+    return { ...callerOf(credential, clock.now(), options), seenByOwner: true };
   } catch (err) {
     if (err instanceof AuthError) throw new ServiceError('unauthorized', err.message, { credential_id: credentialId });
     throw err;

@@ -190,7 +190,7 @@ ${COMMON}`,
       if (values.out) closeSync(openSync(values.out, 'w', 0o600)); // a new file is private, like the store it comes from
       const out = values.out ? Bun.file(values.out).writer() : null;
       const write = (line: string) => (out ? out.write(`${line}\n`) : process.stdout.write(`${line}\n`));
-      await commands.exportMemory(config, values.email, write);
+      await commands.exportFile(config, values.email, write);
       await out?.end();
       return 0;
     },

@@ -1,30 +1,27 @@
 /**
- * What the CLI's store commands (owner, containers, keys, export, import) do. They work on the store
- * directly, through the same operations as the API, acting as the owner of the chosen account.
+ * What the CLI's store commands (owner, containers, keys, export, import) do: each opens the store,
+ * the services every operation runs with (services.ts) and calls operations as the owner of the
+ * chosen account, at the command line. The words they print are the command table's.
  */
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TurnBudget } from '../agent/turn-budget';
 import type { z } from 'zod';
 import type { Caller } from '../auth/caller';
-import { createAccount, startSession } from '../auth/owner';
+import { accountsFor, createAccount, startSession } from '../auth/owner';
 import { systemClock } from '../clock';
 import type { Config } from '../config';
+import { newTraceId } from '../ids';
+import type { ImportFormatName } from '../importers/format-labels';
 import { createLogger } from '../log';
 import * as ops from '../operations';
-import { contextFor, invoke, type Operation, type Services } from '../operations/operation';
-import { RateLimiter } from '../operations/rate-limiter';
-import { UsageRecorder } from '../operations/usage-recorder';
-import { AccessRecorder } from '../operations/access-recorder';
-import { SearchEngine } from '../search/search-engine';
+import { exportMemory } from '../operations/export-memory';
+import { type ImportHooks, importMemory, type ImportSource } from '../operations/import-memory';
+import type { ImportSummary } from '../operations/import-summary';
+import { contextFor, invoke, type Operation, type StoreContext } from '../operations/operation';
+import { createServices } from '../services';
 import { DB_FILE, openDatabase } from '../storage/sqlite/open';
 import { openSqliteStore } from '../storage/sqlite/sqlite-store';
 import type { Store } from '../storage/store';
-import { exportAccount } from './transfer';
-import { type ImportHooks, importMemory, type ImportSource } from '../operations/import-memory';
-import type { ImportSummary } from '../operations/import-summary';
-import type { ImportFormatName } from '../importers/format-labels';
 import { UsageError } from './usage-error';
 
 /**
@@ -47,33 +44,33 @@ async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>, ma
   }
 }
 
-/** The account a command acts for: the one named by --email, or the only one there is. */
+/**
+ * Runs `fn` with the operations' context of the account's owner at the command line: the one named
+ * by --email, or the only one there is. Search is by keyword alone (a command loads no model), and
+ * what the command queues is learned by the server, which looks at the queue on its own.
+ */
+function asOwner<T>(config: Config, email: string | undefined, fn: (ctx: StoreContext) => Promise<T>): Promise<T> {
+  return withStore(config, async (store) => {
+    const services = await createServices(store, config, { log: createLogger('silent') });
+    try {
+      return await fn(contextFor(services, await ownerOf(store, email), newTraceId()));
+    } finally {
+      await services.close();
+    }
+  });
+}
+
+/** The owner a command acts for, at the command line (no session): of the account named by --email, or of the only one there is. */
 async function ownerOf(store: Store, email: string | undefined): Promise<Caller> {
-  if (email) {
-    const account = await store.accounts.getByEmail(email);
-    if (!account) throw new UsageError(`No account for ${email}.`);
-    return { kind: 'owner', accountId: account.id, sessionId: 'cli' };
-  }
-  const accounts = await store.accounts.list();
+  const accounts = await accountsFor(store, email || undefined);
+  if (email && accounts.length === 0) throw new UsageError(`No account for ${email}.`);
   if (accounts.length === 0) throw new UsageError('No account yet: run `engram owner create --email you@example.org` first.');
   if (accounts.length > 1) throw new UsageError('Several accounts exist: say which with --email.');
-  return { kind: 'owner', accountId: accounts[0]!.id, sessionId: 'cli' };
+  return { kind: 'owner', accountId: accounts[0]!.id, sessionId: null };
 }
 
-/** The context an operation runs in for the command: the owner's, over the command's own store (the server learns what it queues). */
-async function cliContext(store: Store, caller: Caller) {
-  const log = createLogger('silent');
-  const services: Services = {
-    store, clock: systemClock, log, limiter: new RateLimiter(systemClock, Number.MAX_SAFE_INTEGER),
-    usage: new UsageRecorder(store), accessLog: new AccessRecorder(store, systemClock, log), search: await SearchEngine.open(store, log, { fast: null, strong: null }, tmpdir()), notifyQueued: () => {},
-    model: null, turns: new TurnBudget(),
-  };
-  return contextFor(services, caller, 'cli');
-}
-
-async function run<I extends z.ZodType, O extends z.ZodType>(store: Store, caller: Caller, op: Operation<I, O>, input: unknown): Promise<z.output<O>> {
-  return invoke(op, await cliContext(store, caller), input);
-}
+const run = <I extends z.ZodType, O extends z.ZodType>(config: Config, email: string | undefined, op: Operation<I, O>, input: unknown): Promise<z.output<O>> =>
+  asOwner(config, email, (ctx) => invoke(op, ctx, input));
 
 export function ownerCreate(config: Config, email: string, password: string): Promise<string> {
   return withStore(config, async (store) => (await createAccount(store, systemClock, email, password)).id, 'create');
@@ -83,15 +80,13 @@ export function ownerToken(config: Config, email: string | undefined): Promise<s
   return withStore(config, async (store) => (await startSession(store, systemClock, (await ownerOf(store, email)).accountId)).token);
 }
 
-export function containersCreate(config: Config, email: string | undefined, name: string, description: string | undefined): Promise<string> {
-  return withStore(config, async (store) => (await run(store, await ownerOf(store, email), ops.createContainer, { name, description })).id);
+export async function containersCreate(config: Config, email: string | undefined, name: string, description: string | undefined): Promise<string> {
+  return (await run(config, email, ops.createContainer, { name, description })).id;
 }
 
-export function containersList(config: Config, email: string | undefined): Promise<string> {
-  return withStore(config, async (store) => {
-    const { containers } = await run(store, await ownerOf(store, email), ops.listContainers, {});
-    return containers.map((c) => [c.id, c.name, c.description].join('\t')).join('\n');
-  });
+export async function containersList(config: Config, email: string | undefined): Promise<string> {
+  const { containers } = await run(config, email, ops.listContainers, {});
+  return containers.map((c) => [c.id, c.name, c.description].join('\t')).join('\n');
 }
 
 export interface KeyArgs {
@@ -103,18 +98,17 @@ export interface KeyArgs {
   expiresInDays?: number;
 }
 
-export function keysCreate(config: Config, email: string | undefined, args: KeyArgs): Promise<string> {
-  return withStore(config, async (store) => {
-    const minted = await run(store, await ownerOf(store, email), ops.createKey, {
-      name: args.name, level: args.level, containers: args.containers, all_views: args.all, profile: args.profile,
-      expires_in_days: args.expiresInDays,
-    });
-    return minted.key;
+export async function keysCreate(config: Config, email: string | undefined, args: KeyArgs): Promise<string> {
+  const minted = await run(config, email, ops.createKey, {
+    name: args.name, level: args.level, containers: args.containers, all_views: args.all, profile: args.profile,
+    expires_in_days: args.expiresInDays,
   });
+  return minted.key;
 }
 
-export function exportMemory(config: Config, email: string | undefined, write: (line: string) => void): Promise<void> {
-  return withStore(config, async (store) => exportAccount(store, (await ownerOf(store, email)).accountId, systemClock.now(), write));
+/** Writes the account's export, a JSON line at a time (see the export operation). */
+export function exportFile(config: Config, email: string | undefined, write: (line: string) => void): Promise<void> {
+  return asOwner(config, email, (ctx) => exportMemory(ctx, (line) => write(JSON.stringify(line))));
 }
 
 export interface ImportArgs {
@@ -125,6 +119,5 @@ export interface ImportArgs {
 }
 
 export function importFile(config: Config, email: string | undefined, args: ImportArgs, hooks: ImportHooks): Promise<ImportSummary> {
-  return withStore(config, async (store) => importMemory(await cliContext(store, await ownerOf(store, email)), args.source,
-    { format: args.format, container: args.container, dry_run: args.dryRun }, hooks));
+  return asOwner(config, email, (ctx) => importMemory(ctx, args.source, { format: args.format, container: args.container, dry_run: args.dryRun }, hooks));
 }

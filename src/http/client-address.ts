@@ -3,48 +3,9 @@
  * when that peer is a reverse proxy listed in ENGRAM_TRUSTED_PROXIES, the client it names in
  * X-Forwarded-For. Nothing here trusts a header from a peer that is not listed.
  */
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import type { Context } from 'hono';
 import type { Site } from '../site';
-
-/** One entry of ENGRAM_TRUSTED_PROXIES: an address, or a network in CIDR form. */
-export interface ProxyEntry {
-  address: string;
-  prefix: number;
-  family: 'ipv4' | 'ipv6';
-}
-
-/** Parses `10.0.0.5`, `10.0.0.0/8` or `fd00::/8`; null for anything else. */
-export function parseProxyEntry(entry: string): ProxyEntry | null {
-  const [address = '', prefixText, ...rest] = entry.trim().split('/');
-  const version = isIP(address);
-  if (!version || rest.length) return null;
-  const bits = version === 4 ? 32 : 128;
-  const prefix = prefixText === undefined ? bits : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : -1;
-  if (prefix < 0 || prefix > bits) return null;
-  return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
-}
-
-/** The reverse proxies whose X-Forwarded-For is believed; empty (the default) believes none. */
-export class TrustedProxies {
-  private readonly list = new BlockList();
-  readonly size: number;
-
-  /** `entries` were checked by loadConfig; one that does not parse is a programming error. */
-  constructor(entries: readonly string[]) {
-    for (const text of entries) {
-      const entry = parseProxyEntry(text);
-      if (!entry) throw new Error(`not an address or CIDR network: ${text}`);
-      this.list.addSubnet(entry.address, entry.prefix, entry.family);
-    }
-    this.size = entries.length;
-  }
-
-  has(address: string): boolean {
-    const version = isIP(address);
-    return version !== 0 && this.list.check(address, version === 4 ? 'ipv4' : 'ipv6');
-  }
-}
 
 /** An X-Forwarded-For entry as an address: plain, or with a port (`1.2.3.4:80`, `[::1]:80`). */
 function forwardedAddress(entry: string): string | null {

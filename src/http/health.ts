@@ -6,15 +6,14 @@
  */
 import type { Context } from 'hono';
 import { AuthError, authenticate } from '../auth/credentials';
-import { learningProgress } from '../learning/progress';
-import { resourceOf } from '../oauth/metadata';
+import { progressOf } from '../operations/learning-progress';
 import type { Services } from '../operations/operation';
-import type { Site } from '../site';
-import { ownerSession } from '../web/session';
+import { resourceOf, type Site } from '../site';
+import { ownerSession } from './session-cookie';
 import { bearerToken } from './middleware/bearer';
 
 export function health(services: Services, site: Site) {
-  return async (c: Context) => c.json((await knownCaller(c, services, site)) ? { status: 'ok', learning: await learningProgress(services) } : { status: 'ok' });
+  return async (c: Context) => c.json((await knownCaller(c, services, site)) ? { status: 'ok', learning: await progressOf(services) } : { status: 'ok' });
 }
 
 /** A bad or missing credential is no error here: a health check answers 200 either way, with less. */

@@ -14,6 +14,9 @@ import { requireBearer } from './middleware/bearer';
 
 type QueryType = 'string' | 'boolean' | 'integer';
 
+/** Created, accepted (a document queued for learning) or plainly answered. */
+type SuccessStatus = 200 | 201 | 202;
+
 export interface RestRoute {
   method: 'get' | 'post' | 'patch' | 'delete';
   /** OpenAPI-style path: `{name}` segments become input fields of that name. */
@@ -21,7 +24,7 @@ export interface RestRoute {
   op: Operation;
   query?: Record<string, QueryType>;
   /** The success status (200 when absent), or one per value of the result's `status` field. */
-  status?: number | Record<string, number>;
+  status?: SuccessStatus | Record<string, SuccessStatus>;
 }
 
 export const REST_ROUTES: RestRoute[] = [
@@ -72,13 +75,13 @@ export function restRoutes(services: Services, site: Site): Hono<AppEnv> {
       const result = await invoke(once.op, ctx, () => inputOf(c, route));
       // A replay's status follows from its remembered body, so it is the first answer's status too.
       if (once.replayed) c.header('Idempotent-Replayed', 'true');
-      return c.json(result as object, successStatus(route, result) as 200);
+      return c.json(result as object, successStatus(route, result));
     });
   }
   return v1;
 }
 
-function successStatus(route: RestRoute, result: unknown): number {
+function successStatus(route: RestRoute, result: unknown): SuccessStatus {
   if (typeof route.status !== 'object') return route.status ?? 200;
   return route.status[(result as { status: string }).status] ?? 200;
 }

@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { refuseOwnerOnly } from '../auth/access';
-import { signIn } from '../auth/owner';
+import { endSession, signIn } from '../auth/owner';
 import { iso } from '../clock';
 import { parseInput, type Services } from '../operations/operation';
 import type { Site } from '../site';
@@ -26,8 +26,8 @@ export function sessionRoutes(services: Services, site: Site, passwords: Passwor
   app.delete('/v1/session', requireBearer(services, site), async (c) => {
     const caller = c.get('caller');
     // A developer key has no session to end: answering "signed_out" would claim what did not happen.
-    if (caller.kind !== 'owner') throw refuseOwnerOnly('sign_out');
-    await services.store.sessions.delete(caller.sessionId);
+    if (caller.kind !== 'owner' || caller.sessionId === null) throw refuseOwnerOnly('sign_out', caller);
+    await endSession(services.store, caller.sessionId);
     return c.json({ status: 'signed_out' as const });
   });
   return app;

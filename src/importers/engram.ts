@@ -1,100 +1,16 @@
 /**
- * Engram's own export format (`engram export`): JSON lines, a header first, then containers,
- * documents, facts and rules. Version 2 is written; versions 1 and 2 are read. This holds the
- * lines' shapes, for the export (src/cli/transfer.ts) and the reader here, which checks each line
- * against its version's shape; what a line does when imported is the import operation's.
+ * Reading Engram's own export (`engram export` writes it; engram-format.ts holds its lines' shapes):
+ * the header first, then each line checked against its version's shape as it is read.
  */
-import { z } from 'zod';
-import { LIMITS, text } from '../operations/schemas';
 import { fileChunks } from './bytes';
+import { EXPORT_FORMAT, type ExportLine, HeaderLine, READABLE_VERSIONS, SCHEMAS } from './engram-format';
 import { type ImportItem, type ImportReader, type OnRead, readCounter } from './items';
 import { parseJsonText } from './json-array';
 import { textLines } from './lines';
 import { firstIssue, refusal, type SourcePosition } from './problem';
 
-export const EXPORT_FORMAT = 'engram-export';
-export const EXPORT_VERSION = 2;
-/** The versions read. Version 1 had no document ids, states, fact sources or history. */
-const READABLE_VERSIONS = [1, 2];
-
 /** The longest line read: a document's 1 MiB of content escaped, or a page's passages, fit many times over. It bounds memory. */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
-
-/** A fact's earlier wordings, bounded like every other field: each as long as a fact may be, so many, and so much together. */
-const HISTORY_LIMITS = { entries: 1000, bytes: 4 * LIMITS.contentBytes } as const;
-
-const time = z.number().int();
-
-const HeaderLine = z.object({
-  type: z.literal('header'), format: z.string(), version: z.number(), exported_at: z.string().optional(),
-  /** The exporting account's id; with a line's id it names the thing an import remembers. Absent in older files. */
-  account: z.string().min(1).optional(),
-});
-
-const ContainerLine = z.object({
-  type: z.literal('container'), id: z.string(), name: z.string().min(1), description: z.string(), created_at: time,
-  /** Version 2. */
-  updated_at: time.optional(),
-  /** Whether learning may promote the container's facts to the profile; absent in older files (on, the default). */
-  learns_into_profile: z.boolean().optional(),
-});
-
-const DocumentV1 = z.object({
-  type: z.literal('document'), container: z.string(), title: z.string().nullable(), content: z.string().nullable(), url: z.string().nullable(),
-  custom_id: z.string().nullable(), metadata: z.record(z.string(), z.unknown()).nullable(), created_at: time,
-});
-
-const DocumentV2 = DocumentV1.extend({
-  /** The document's id on the exporting server: fact lines name their source by it. */
-  id: z.string(),
-  status: z.enum(['queued', 'learned', 'failed']),
-  error: z.string().nullable(),
-  updated_at: time,
-  learned_at: time.nullable(),
-  /** A learned URL document: the passages its page was read as, so an import needs no fetch. Null otherwise. */
-  passages: z.array(z.object({ position: z.number().int(), title: z.string().nullable(), content: z.string() })).nullable(),
-});
-
-const FactV1 = z.object({
-  type: z.literal('fact'), container: z.string().nullable(), content: z.string(), title: z.string().nullable(), static: z.boolean(),
-  created_at: time, updated_at: time,
-});
-
-const FactV2 = FactV1.extend({
-  /** The document (its export-time id) and passage position the fact was learned from; null when saved directly. */
-  source: z.object({ document: z.string(), position: z.number().int() }).nullable(),
-  /** Earlier wordings, oldest first. */
-  history: z.array(z.object({ content: text(LIMITS.contentBytes), replaced_at: time }))
-    .max(HISTORY_LIMITS.entries)
-    .refine((h) => h.reduce((sum, e) => sum + Buffer.byteLength(e.content), 0) <= HISTORY_LIMITS.bytes,
-      { message: `must hold at most ${HISTORY_LIMITS.bytes} bytes of earlier wordings` }),
-  /** When the owner confirmed or edited it (such a fact outlives its source document); absent in older files. */
-  reviewed_at: time.nullable().optional(),
-  /** The fact's id on the exporting server; absent in older files. */
-  id: z.string().min(1).optional(),
-});
-
-const RuleLine = z.object({
-  type: z.literal('rule'), text: z.string(), credential_id: z.string().nullable(), created_at: time,
-  /** The rule's id on the exporting server (written from version 2 on; absent in older files). */
-  id: z.string().min(1).optional(),
-});
-
-export type HeaderLine = z.infer<typeof HeaderLine>;
-export type ContainerLine = z.infer<typeof ContainerLine>;
-/** A document line of either version: version 1 lacks the fields that are optional here. */
-export type DocumentLine = z.infer<typeof DocumentV1> & Partial<z.infer<typeof DocumentV2>>;
-export type FactLine = z.infer<typeof FactV1> & Partial<z.infer<typeof FactV2>>;
-export type RuleLine = z.infer<typeof RuleLine>;
-/** What the export writes, line by line (version 2). */
-export type WrittenLine = HeaderLine | Required<ContainerLine> | z.infer<typeof DocumentV2> | z.infer<typeof FactV2> | RuleLine;
-/** A checked line after the header, as the import reads it. */
-export type ExportLine = ContainerLine | DocumentLine | FactLine | RuleLine;
-
-const SCHEMAS: Record<number, Record<string, z.ZodType>> = {
-  1: { container: ContainerLine, document: DocumentV1, fact: FactV1, rule: RuleLine },
-  2: { container: ContainerLine, document: DocumentV2, fact: FactV2, rule: RuleLine },
-};
 
 /** The header: an Engram export of a version this engram reads, or a clear refusal. */
 function readHeader(raw: Record<string, unknown>, at: SourcePosition): { version: number; source: string } {

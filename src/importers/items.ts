@@ -3,7 +3,7 @@
  * (src/operations/import-memory.ts) checks and stores: documents and facts bound for a container,
  * the lines of an Engram export, and what a source holds that has nothing to import.
  */
-import type { ExportLine } from './engram';
+import type { ExportLine } from './engram-format';
 import type { SourcePosition } from './problem';
 
 /** A container named by the source (a Claude project, a Markdown folder) or by the person: matched by name, made when missing. */

@@ -10,7 +10,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, sep } from 'node:path';
 import { detect } from 'chardet';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import { LIMITS } from '../operations/schemas';
+import { LIMITS } from '../limits';
 import { isZip } from './bytes';
 import { ZipArchive } from './zip';
 import { type ContainerTarget, type ImportItem, type ImportReader, type OnRead, readCounter } from './items';

@@ -2,7 +2,8 @@
  * Imported text cut to what one document may hold (the API's 1 MiB of content), and the small
  * helpers every format shares for titles, times and names.
  */
-import { LIMITS, withoutInvisible } from '../operations/schemas';
+import { LIMITS } from '../limits';
+import { withoutInvisible } from '../names';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -1,10 +1,10 @@
 /**
  * A conversation as a document's text. Each message becomes paragraphs that each begin with who
  * said it and when ("User, 2024-03-01 14:02 UTC: ..."), every one short enough that learning never
- * cuts it (src/learning/passages.ts packs whole paragraphs up to TARGET_CHARS): so whichever
+ * cuts it (src/learning/split-passages.ts packs whole paragraphs up to TARGET_CHARS): so whichever
  * passage a search finds, it says who spoke and when.
  */
-import { sentences, TARGET_CHARS } from '../learning/passages';
+import { sentences, TARGET_CHARS } from '../learning/split-passages';
 import { fitsOneDocument, headedParts, minute } from './text-parts';
 
 export interface Turn {

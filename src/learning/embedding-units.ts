@@ -5,8 +5,8 @@
  * answers a question is not drowned by the rest of its passage.
  */
 import type { VectorTier } from '../storage/store';
-import type { Embedder } from './embedder/embedder';
-import { sentences } from './passages';
+import type { Embedder } from '../embedders/embedder';
+import { sentences } from './split-passages';
 
 /** Sentences shorter than this are joined with the next: a unit of a few words says too little. */
 const MIN_UNIT_CHARS = 120;

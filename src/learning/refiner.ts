@@ -5,7 +5,7 @@
  * batch ended, and a newly learned passage joins the list by being stored.
  */
 import type { Store } from '../storage/store';
-import type { Embedder } from './embedder/embedder';
+import type { Embedder } from '../embedders/embedder';
 import { embedPassages } from './embedding-units';
 
 /** Passages refined and committed together: small, so that new work waits little for a batch to end. */

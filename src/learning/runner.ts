@@ -4,17 +4,17 @@
  * on the document. A job left running by a stopped server is queued again at the next start (see
  * server.ts), and redoing it replaces what the interrupted attempt wrote, so nothing is learned twice.
  */
-import { applyFacts, type FactExtractor } from '../agent/fact-extractor';
+import { applyFacts, type FactExtractor } from './fact-extractor';
 import type { Clock } from '../clock';
+import { collectGarbageSoon } from '../collect-garbage-soon';
 import { isStorageFull } from '../errors';
 import type { Logger } from '../log';
 import type { LearningJob, Store, Transaction, VectorTier } from '../storage/store';
-import type { Embedder } from './embedder/embedder';
+import type { Embedder } from '../embedders/embedder';
 import { embedPassages } from './embedding-units';
-import { splitPassages } from './passages';
+import { splitPassages } from './split-passages';
 import { completeDocument, failJob } from './queue';
 import { Refiner } from './refiner';
-import { collectYoungGarbageSoon } from '../young-garbage';
 
 const MAX_ATTEMPTS = 5;
 const IDLE_POLL_MS = 1000;
@@ -111,7 +111,7 @@ export class LearningRunner {
       let busy = false;
       try {
         busy = await this.round();
-        if (busy) collectYoungGarbageSoon();
+        if (busy) collectGarbageSoon();
         if (pauseMs) this.deps.log.info('learning resumed', { paused_ms: this.deps.clock.now() - pausedAt });
         pauseMs = 0;
       } catch (err) {

@@ -1,7 +1,7 @@
 /** Reads URL documents for learning: the guarded fetcher, set up from configuration. */
 import type { Config } from '../config';
-import { LIMITS } from '../operations/schemas';
-import { fetchDocument } from './fetch/fetch-document';
+import { LIMITS } from '../limits';
+import { fetchDocument } from '../fetch/fetch-document';
 
 export function urlReader(config: Config): (url: string) => Promise<{ text: string; title: string | null }> {
   return async (url) => {

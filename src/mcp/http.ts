@@ -22,8 +22,8 @@ import type { AppEnv } from '../http/app-env';
 import { envelope } from '../http/envelope';
 import { bearerToken } from '../http/middleware/bearer';
 import { type Context, contextFor, countRequest, invoke, isOffered, type Services } from '../operations/operation';
-import { MCP_PATH, RESOURCE_METADATA_PATH, resourceOf } from '../oauth/metadata';
-import type { Site } from '../site';
+import { RESOURCE_METADATA_PATH } from '../oauth/metadata';
+import { MCP_PATH, resourceOf, type Site } from '../site';
 import { mcpServerFor } from './server';
 import { findTool, toolCallProblem } from './tools';
 

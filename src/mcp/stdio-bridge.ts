@@ -13,7 +13,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import pkg from '../../package.json' with { type: 'json' };
 import { MAX_BODY_BYTES } from '../http/middleware/body-limit';
 import { hintOf } from '../ids';
-import { MCP_PATH } from '../oauth/metadata';
+import { MCP_PATH } from '../site';
 import { engramServer } from './server';
 import { StdioLines } from './stdio-lines';
 import { INSTRUCTIONS, type ToolCallParams, toolCallProblem } from './tools';

@@ -36,9 +36,9 @@ type Respond = (c: Context<AppEnv>) => Response | Promise<Response>;
 export type Checked = { ok: true; request: AuthorizationRequest } | { ok: false; response: Respond };
 
 /** Shows a page instead of redirecting: the redirect URI cannot be trusted yet. */
-const page = (status: number, title: string, message: string): Respond => (c) => {
+const page = (status: 400 | 403, title: string, message: string): Respond => (c) => {
   pageHeaders(c);
-  return c.html(<ErrorPage title={title} message={message} />, status as 400);
+  return c.html(<ErrorPage title={title} message={message} />, status);
 };
 
 /** Sends the owner back to the app's redirect URI with these parameters (and `state`, and `iss`). */

@@ -5,16 +5,18 @@
  * access_denied. The request's checks, and where their errors go, are authorization-request.tsx.
  */
 import type { Context } from 'hono';
-import { issueCode } from '../auth/grants';
+import { issueCode } from '../auth/oauth-codes';
 import type { AppEnv } from '../http/app-env';
+import { type OwnerSession, ownerSession } from '../http/session-cookie';
+import { getAccount, listContainers } from '../operations';
 import { redirectHost } from '../operations/list-connected-apps';
-import type { Services } from '../operations/operation';
+import { invoke, type Services } from '../operations/operation';
 import type { Site } from '../site';
 import { ConsentPage } from '../web/consent-page';
+import { foreignOrigin, type FormTokens } from '../web/forms';
 import { pageHeaders } from '../web/layout';
+import { ownerContext } from '../web/owner-kit';
 import { signInUrl } from '../web/paths';
-import { emailOf } from '../web/routes';
-import { foreignOrigin, type FormTokens, type OwnerSession, ownerSession } from '../web/session';
 import { type AuthorizationRequest, checkAuthorizationRequest, type Params, REQUEST_PARAMS, redirectToApp } from './authorization-request';
 import { isMetadataDocumentClientId } from './client-metadata';
 import type { OAuthClients } from './clients';
@@ -31,9 +33,10 @@ export interface AuthorizeDeps {
 export function authorizeHandlers(deps: AuthorizeDeps) {
   const { services, site, forms } = deps;
 
-  async function consentPage(c: Context<AppEnv>, session: OwnerSession, request: AuthorizationRequest, status = 200, error: string | null = null,
+  async function consentPage(c: Context<AppEnv>, session: OwnerSession, request: AuthorizationRequest, status: 200 | 400 | 403 = 200, error: string | null = null,
     ticked?: { containers: string[]; profile: boolean }) {
     pageHeaders(c, [formTarget(request.redirectUri)]);
+    const ctx = ownerContext(c, services, session);
     const app = {
       name: request.client.name, clientId: request.client.clientId, redirectHost: redirectHost(request.redirectUri),
       documented: isMetadataDocumentClientId(request.client.clientId),
@@ -41,15 +44,15 @@ export function authorizeHandlers(deps: AuthorizeDeps) {
     return c.html(
       <ConsentPage
         app={app}
-        containers={await services.store.containers.list(session.accountId)}
+        containers={(await invoke(listContainers, ctx, {})).containers}
         request={request.echo}
         csrf={forms.tokenFor('session', session.sessionId)}
-        email={await emailOf(services, session.accountId)}
+        email={(await invoke(getAccount, ctx, {})).email}
         ttlDays={deps.consentTtlDays}
         ticked={ticked}
         error={error}
       />,
-      status as 200,
+      status,
     );
   }
 
@@ -91,7 +94,7 @@ export function authorizeHandlers(deps: AuthorizeDeps) {
       return redirectToApp(c, site, request.redirectUri, request.state, { error: 'access_denied', error_description: 'The owner denied the request.' }, 303);
     }
     if (decision !== 'approve') return consentPage(c, session, request, 400, 'Choose Approve or Deny.', ticked);
-    const own = new Set((await services.store.containers.list(session.accountId)).map((x) => x.id));
+    const own = new Set((await invoke(listContainers, ownerContext(c, services, session), {})).containers.map((x) => x.id));
     const unknown = ticked.containers.filter((id) => !own.has(id));
     if (unknown.length) return consentPage(c, session, request, 400, 'A ticked container no longer exists. Check the ticks and approve again.');
     if (ticked.containers.length === 0 && !ticked.profile) {

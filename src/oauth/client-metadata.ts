@@ -8,11 +8,11 @@
  */
 import type { Clock } from '../clock';
 import type { Logger } from '../log';
-import { FetchError, type Transport } from '../learning/fetch/fetch-document';
-import { readCapped } from '../learning/fetch/read-body';
-import { type Lookup, resolveHost, type ResolvedAddress, systemLookup } from '../learning/fetch/resolve-host';
-import { untilAborted } from '../learning/fetch/until-aborted';
-import { withoutInvisible } from '../operations/schemas';
+import { FetchError, type Transport } from '../fetch/fetch-document';
+import { readCapped } from '../fetch/read-body';
+import { type Lookup, resolveHost, type ResolvedAddress, systemLookup } from '../fetch/resolve-host';
+import { untilAborted } from '../fetch/until-aborted';
+import { withoutInvisible } from '../names';
 import type { OAuthClient, Repositories } from '../storage/store';
 import { APPLICATION_TYPES, type ApplicationType, MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uris';
 

@@ -17,9 +17,9 @@ export type OAuthErrorCode =
   | 'rate_limited';
 
 /** A JSON error answer; invalid_client carries the Basic challenge RFC 6749 asks for. */
-export function oauthError(c: Context, status: number, error: OAuthErrorCode, description: string): Response {
+export function oauthError(c: Context, status: 400 | 401 | 429, error: OAuthErrorCode, description: string): Response {
   c.header('Cache-Control', 'no-store');
   c.header('Pragma', 'no-cache');
   if (status === 401) c.header('WWW-Authenticate', 'Basic realm="engram"');
-  return c.json({ error, error_description: description }, status as 400);
+  return c.json({ error, error_description: description }, status);
 }

@@ -3,9 +3,8 @@
  * (RFC 8414), and the paths and resource identifiers they name. Every URL is built from the
  * configured `{base_url}` (site.baseUrl), never from the request's Host header.
  */
-import type { Site } from '../site';
+import { MCP_PATH, resourceOf, type Site } from '../site';
 
-export const MCP_PATH = '/mcp-http';
 export const RESOURCE_METADATA_PATH = `/.well-known/oauth-protected-resource${MCP_PATH}`;
 export const ROOT_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
@@ -18,9 +17,6 @@ export const REVOKE_PATH = '/oauth/revoke';
 /** The one scope there is: reading the ticked containers (and the profile, when ticked). */
 export const SCOPE = 'memory.read';
 const SCOPES_SUPPORTED = [SCOPE] as const;
-
-/** The audience every consent token is bound to: `{base_url}/mcp-http`. */
-export const resourceOf = (site: Site): string => `${site.baseUrl}${MCP_PATH}`;
 
 /**
  * The audience a `resource` parameter (RFC 8707) asks for, or null when it names something this

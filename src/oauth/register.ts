@@ -8,7 +8,7 @@
 import type { Clock } from '../clock';
 import { DAY_MS } from '../clock';
 import { newId } from '../ids';
-import { withoutInvisible } from '../operations/schemas';
+import { withoutInvisible } from '../names';
 import type { Transaction } from '../storage/store';
 import type { OAuthErrorCode } from './errors';
 import { SCOPE } from './metadata';

@@ -9,14 +9,14 @@ import type { AppEnv } from '../http/app-env';
 import { clientAddress } from '../http/client-address';
 import type { Services } from '../operations/operation';
 import { RateLimiter } from '../operations/rate-limiter';
-import type { Site } from '../site';
-import type { FormTokens } from '../web/session';
+import { MCP_PATH, type Site } from '../site';
+import type { FormTokens } from '../web/forms';
 import { authorizeHandlers } from './authorize';
 import { ClientMetadataResolver, type ClientMetadataOptions } from './client-metadata';
 import { OAuthClients } from './clients';
 import { oauthError } from './errors';
 import {
-  AUTHORIZATION_SERVER_METADATA_PATH, authorizationServerMetadata, AUTHORIZE_PATH, MCP_PATH, protectedResourceMetadata, REGISTER_PATH,
+  AUTHORIZATION_SERVER_METADATA_PATH, authorizationServerMetadata, AUTHORIZE_PATH, protectedResourceMetadata, REGISTER_PATH,
   RESOURCE_METADATA_PATH, REVOKE_PATH, ROOT_RESOURCE_METADATA_PATH, TOKEN_PATH,
 } from './metadata';
 import { registerClient } from './register';

@@ -4,7 +4,7 @@
  * clients send one. Answers are never cached.
  */
 import type { Context } from 'hono';
-import { exchangeCode, GrantError, revokeConsentToken } from '../auth/grants';
+import { exchangeCode, GrantError, revokeConsentToken } from '../auth/oauth-codes';
 import type { AppEnv } from '../http/app-env';
 import type { Services } from '../operations/operation';
 import type { Site } from '../site';

@@ -5,7 +5,8 @@ import { newId } from '../ids';
 import { insertDocument } from '../learning/queue';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { containerParam, LIMITS, metadata, text, title } from './schemas';
+import { LIMITS, text } from '../limits';
+import { containerParam, metadata, title } from './schemas';
 
 export const addDocument = defineOperation({
   name: 'add_document',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { mergeStaticFact } from '../agent/merge-static-fact';
 import { requireProfile, resolveContainer } from '../auth/access';
+import type { Caller } from '../auth/caller';
 import { ServiceError } from '../errors';
 import { newId } from '../ids';
 import { insertFact } from '../learning/queue';
@@ -8,7 +9,8 @@ import type { Fact } from '../storage/store';
 import { factWritten } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { containerParam, LIMITS, text, title } from './schemas';
+import { LIMITS, text } from '../limits';
+import { containerParam, title } from './schemas';
 import { toFact } from './shapes';
 
 export const addMemory = defineOperation({
@@ -31,14 +33,15 @@ export const addMemory = defineOperation({
     if (input.static) {
       requireProfile(ctx);
       // A turn (it counts in the account's budget): merged into the profile by the model, if any.
-      return ctx.turns.run(ctx.caller.accountId, async () => toFact(await mergeStaticFact(ctx, input.content, input.title ?? null)));
+      const turn = { ...ctx, accountId: ctx.caller.accountId, writtenBy: writerOf(ctx.caller) };
+      return ctx.turns.run(ctx.caller.accountId, async () => toFact(await mergeStaticFact(turn, input.content, input.title ?? null)));
     }
     const containerId = (await resolveContainer(ctx, input.container)).id;
     const now = ctx.clock.now();
     const memory: Fact = {
       id: newId('mem'), accountId: ctx.caller.accountId, containerId, content: input.content,
       title: input.title ?? null, static: false, createdAt: now, updatedAt: now,
-      writtenBy: ctx.caller.kind === 'owner' ? null : ctx.caller.grant.credentialId,
+      writtenBy: writerOf(ctx.caller),
     };
     await insertFact(ctx.store, memory);
     return toFact(memory);
@@ -49,3 +52,6 @@ export const addMemory = defineOperation({
 export function checkFactContent(content: string): void {
   if (!content.trim()) throw new ServiceError('validation', 'content must not be empty.', { fields: ['content'] });
 }
+
+/** The credential a fact is saved by (its page names it); null for the owner. */
+const writerOf = (caller: Caller): string | null => (caller.kind === 'owner' ? null : caller.grant.credentialId);

@@ -3,7 +3,7 @@ import { ServiceError } from '../errors';
 import { newId } from '../ids';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { LIMITS } from './schemas';
+import { LIMITS } from '../limits';
 import { toRule } from './shapes';
 
 export const addRule = defineOperation({

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { groundedAnswer } from '../agent/grounded-answer';
-import { requireModel } from '../agent/model-client';
+import { requireModel } from '../language-model/model-client';
 import { containersInReach } from '../auth/access';
 import { ServiceError } from '../errors';
 import { hitsReturned } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { LIMITS, text } from './schemas';
+import { toAnswer } from './shapes';
+import { LIMITS, text } from '../limits';
 
 const ASK_SYSTEM = "You answer questions about a person from their own memory, on their behalf.";
 
@@ -23,8 +24,9 @@ export const askAgent = defineOperation({
   async run(ctx, input) {
     if (!input.message.trim()) throw new ServiceError('validation', 'message must not be empty.', { fields: ['message'] });
     const model = requireModel(ctx.model);
+    const turn = { search: ctx.search, accountId: ctx.caller.accountId, traceId: ctx.traceId };
     return ctx.turns.run(ctx.caller.accountId, async () =>
-      groundedAnswer(ctx, model, await containersInReach(ctx), input.message, ASK_SYSTEM, `Question: ${input.message}`),
+      toAnswer(await groundedAnswer(turn, model, await containersInReach(ctx), input.message, ASK_SYSTEM, `Question: ${input.message}`)),
     );
   },
 });

@@ -3,7 +3,7 @@ import { ServiceError, UniqueViolation } from '../errors';
 import { newId } from '../ids';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { LIMITS } from './schemas';
+import { LIMITS } from '../limits';
 import { toContainer } from './shapes';
 
 export const containerFields = {

@@ -6,7 +6,7 @@ import type { Share } from '../storage/store';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { requireOwnContainers } from './owner-records';
-import { LIMITS } from './schemas';
+import { LIMITS } from '../limits';
 import { toShare } from './shapes';
 
 export const createShare = defineOperation({

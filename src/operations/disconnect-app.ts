@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { revokeApp } from '../auth/grants';
+import { revokeApp } from '../auth/oauth-codes';
 import { ServiceError } from '../errors';
 import { defineOperation } from './operation';
 

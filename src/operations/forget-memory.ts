@@ -27,7 +27,7 @@ export const forgetMemory = defineOperation({
       // Forgotten as a document's facts are: nothing of it stays in the index, the file or the WAL.
       const passageIds = await ctx.store.forgetting.forgetFact(ctx.caller.accountId, memory.id);
       if (!passageIds) throw new ServiceError('not_found', `No memory ${memory.id}.`, { memory_id: memory.id });
-      ctx.search.forgetPassages(passageIds);
+      ctx.indexes.forgetPassages(passageIds);
       return { status: 'forgotten' as const, id: memory.id };
     });
   },

@@ -26,7 +26,7 @@ export async function planFor(ctx: Context, target: ForgetTarget): Promise<Forge
 export async function forgetTarget(ctx: Context, target: ForgetTarget, alsoForget: string[] = []): Promise<z.infer<typeof S.Forgotten>> {
   const done: ForgettingDone | null = await ctx.store.forgetting.forget(ctx.caller.accountId, target, alsoForget);
   if (!done) throw gone(target);
-  ctx.search.forgetPassages(done.passageIds);
+  ctx.indexes.forgetPassages(done.passageIds);
   return { forgotten: { documents: done.documents, passages: done.passages, facts: done.facts }, kept: { facts: done.kept } };
 }
 

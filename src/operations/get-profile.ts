@@ -3,8 +3,8 @@ import { containersInReach } from '../auth/access';
 import { factsReturned, hitsReturned } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { LIMITS, text } from './schemas';
-import { toFact } from './shapes';
+import { LIMITS, text } from '../limits';
+import { toFact, toSearchHit } from './shapes';
 
 /** How many recently changed facts the profile's `dynamic` side carries. */
 export const DYNAMIC_FACTS = 20;
@@ -25,7 +25,7 @@ export const getProfile = defineOperation({
       dynamic: (await ctx.store.facts.listRecent(accountId, reach.map((c) => c.id), DYNAMIC_FACTS)).map(toFact),
     };
     if (!input.q?.trim()) return profile;
-    const { results } = await ctx.search.search(accountId, reach, input.q, 10, ctx.traceId);
-    return { ...profile, results };
+    const { hits } = await ctx.search.search(accountId, reach, input.q, 10, ctx.traceId);
+    return { ...profile, results: hits.map(toSearchHit) };
   },
 });

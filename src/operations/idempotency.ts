@@ -155,7 +155,8 @@ async function forget(ctx: Context, record: IdempotencyRecord): Promise<void> {
 
 /** Keys are per credential: another key, token or owner session with the same key is another request. */
 function credentialOf(caller: Caller): string {
-  return caller.kind === 'owner' ? caller.sessionId : caller.grant.credentialId;
+  // The command line ('') sends no idempotency key: only REST and MCP requests carry one.
+  return caller.kind === 'owner' ? (caller.sessionId ?? '') : caller.grant.credentialId;
 }
 
 /**

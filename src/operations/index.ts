@@ -1,4 +1,7 @@
-/** The operation table: the tools of the contract (in its order) and the owner's operations. */
+/**
+ * Every operation, and the two lists the doors read: the contract's tools (in its order), which MCP
+ * serves, and the tools only shares hold. REST mounts its own table (http/rest.ts).
+ */
 import { appAccessLog, keyAccessLog } from './access-log';
 import { addDocument } from './add-document';
 import { addMemory } from './add-memory';
@@ -18,10 +21,13 @@ import { documentPassages } from './document-passages';
 import { forgetMemory } from './forget-memory';
 import { forgettingPlan } from './forgetting-plan';
 import { getDocument } from './get-document';
+import { getAccount } from './get-account';
 import { getFact } from './get-fact';
 import { getProfile } from './get-profile';
 import { keyUsage } from './key-usage';
+import { learningProgress } from './learning-progress';
 import { listConnectedApps } from './list-connected-apps';
+import { listConsentTokens } from './list-consent-tokens';
 import { listContainers } from './list-containers';
 import { listDocuments } from './list-documents';
 import { listShares } from './list-shares';
@@ -45,20 +51,13 @@ export {
   browseContainer, documentPassages, forgettingPlan, deleteWithFacts,
   keyAccessLog, appAccessLog,
   getFact, updateMemory,
+  getAccount, listConsentTokens, learningProgress,
 };
 
 /** The contract's tools, in the order of its tool table. */
 export const TOOLS = [
   listContainers, searchMemories, getProfile, listDocuments, getDocument, memoryRules,
   addMemory, addDocument, deleteDocument, forgetMemory,
-] as const;
-
-export const OWNER_OPERATIONS = [
-  createContainer, updateContainer, deleteContainer, listKeys, createKey, updateKey, setKeyContainers, keyUsage, revokeKey,
-  addRule, deleteRule, listConnectedApps, disconnectApp, createShare, listShares, revokeShare, confirmFact,
-  browseContainer, documentPassages, forgettingPlan, deleteWithFacts,
-  keyAccessLog, appAccessLog,
-  getFact, updateMemory,
 ] as const;
 
 /** The tools held only by shares: ask_agent (agent share) and workflow_invoke (workflow, MCP only). */

@@ -4,13 +4,14 @@
  */
 import type { z } from 'zod';
 import { type Access, holds, holdsTool, refuseOwnerOnly, refuseTool } from '../auth/access';
-import type { ModelClient } from '../agent/model-client';
+import type { ModelClient } from '../language-model/model-client';
 import type { TurnBudget } from '../agent/turn-budget';
 import { type Caller, countedCredential } from '../auth/caller';
 import type { Clock } from '../clock';
 import { malformed, ServiceError } from '../errors';
 import type { Logger } from '../log';
 import type { SearchEngine } from '../search/search-engine';
+import type { VectorIndexes } from '../search/vector-indexes';
 import type { AccessItem, Store, Transaction } from '../storage/store';
 import type { AccessRecorder } from './access-recorder';
 import type { RateLimiter } from './rate-limiter';
@@ -26,6 +27,8 @@ export interface Services {
   /** What keys, consent tokens and shares read and wrote (the access log), written in batches. */
   accessLog: AccessRecorder;
   search: SearchEngine;
+  /** The search engine's vector indexes, which learning adds to and forgetting takes from. */
+  indexes: VectorIndexes;
   /** Wakes the learning runner when new work is queued. */
   notifyQueued(): void;
   /** The language model for turns, or null when none is configured (those turns answer 422). */
@@ -41,8 +44,13 @@ export interface Context extends Omit<Services, 'store'> {
   traceId: string;
 }
 
+/** A context on the store itself, as every door makes it; only an idempotent write runs on a transaction's `tx` (idempotency.ts). */
+export interface StoreContext extends Context {
+  store: Store;
+}
+
 /** The one way a door (REST, MCP, the owner's pages, the CLI) makes an operation's context. */
-export const contextFor = (services: Services, caller: Caller, traceId: string): Context => ({ ...services, caller, traceId });
+export const contextFor = (services: Services, caller: Caller, traceId: string): StoreContext => ({ ...services, caller, traceId });
 
 export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   /** The tool name (snake_case); REST paths live in http/rest.ts. */
@@ -119,7 +127,7 @@ export function countRequest(ctx: Context): void {
 
 function record(ctx: Context, tool: string, status: number, err?: unknown): void {
   // Shares are not keys: they have no usage view (and no row usage could point at). A see-as call is the owner's.
-  if (ctx.caller.kind === 'owner' || ctx.caller.kind === 'share' || ctx.caller.seenBy !== undefined) return;
+  if (ctx.caller.kind === 'owner' || ctx.caller.kind === 'share' || ctx.caller.seenByOwner) return;
   // The contract: refusals of ask_agent are not recorded in usage.
   if (err && tool === 'ask_agent') return;
   const code = err instanceof ServiceError ? err.code : null;

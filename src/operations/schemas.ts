@@ -3,24 +3,10 @@
  * schemas and the OpenAPI document all come from these. Field names keep the contract's spelling.
  */
 import { z } from 'zod';
-import { hiddenCharacter, NAME_CHARS } from '../names';
-
-export const LIMITS = {
-  contentBytes: 1024 * 1024,
-  metadataBytes: 16 * 1024,
-  titleChars: 512,
-  queryBytes: 4096,
-  urlChars: 2048,
-  nameChars: NAME_CHARS,
-  descriptionChars: 2000,
-  ruleChars: 4000,
-  customIdChars: 256,
-} as const;
+import { LIMITS } from '../limits';
+import { hiddenCharacter } from '../names';
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
-
-export const text = (maxBytes: number) =>
-  z.string().refine((s) => bytes(s) <= maxBytes, { message: `must be at most ${maxBytes} bytes` });
 
 /** Size as JSON; nesting too deep to write out at all counts as too big. */
 function jsonBytes(value: unknown): number {
@@ -36,8 +22,6 @@ export const metadata = z
   .refine((m) => jsonBytes(m) <= LIMITS.metadataBytes, { message: `must be at most ${LIMITS.metadataBytes} bytes as JSON` });
 
 export const title = z.string().max(LIMITS.titleChars);
-
-export { withoutInvisible } from '../names';
 
 /**
  * A name the owner chooses and then reads on their pages (containers, keys, shares): trimmed,

@@ -4,7 +4,9 @@ import { ServiceError } from '../errors';
 import { hitsReturned } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { containerParam, LIMITS, text } from './schemas';
+import { toSearchResponse } from './shapes';
+import { LIMITS, text } from '../limits';
+import { containerParam } from './schemas';
 
 export const searchMemories = defineOperation({
   name: 'search_memories',
@@ -21,6 +23,6 @@ export const searchMemories = defineOperation({
   async run(ctx, input) {
     if (!input.q.trim()) throw new ServiceError('validation', 'q must not be empty.', { fields: ['q'] });
     const targets = input.container === '*' ? await containersInReach(ctx) : [await resolveContainer(ctx, input.container)];
-    return ctx.search.search(ctx.caller.accountId, targets, input.q, input.limit ?? 10, ctx.traceId);
+    return toSearchResponse(await ctx.search.search(ctx.caller.accountId, targets, input.q, input.limit ?? 10, ctx.traceId));
   },
 });

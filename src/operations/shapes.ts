@@ -1,6 +1,8 @@
 /** Store rows → the wire shapes of `schemas.ts`. */
 import type { z } from 'zod';
 import { DAY_MS, iso } from '../clock';
+import type { GroundedAnswer } from '../agent/grounded-answer';
+import type { SearchHit, SearchResult } from '../search/search-engine';
 import type { Container as ContainerRow, Credential, DocumentRow, Share, Fact, Rule as RuleRow } from '../storage/store';
 import type * as S from './schemas';
 
@@ -62,4 +64,28 @@ export const confirmation = (verb: string, how: string): z.infer<typeof S.Confir
 export const toShare = (e: Share, now: number): z.infer<typeof S.Share> => ({
   id: e.id, kind: e.kind, name: e.name, instruction: e.instruction, containers: e.containerIds, hint: e.hint,
   created_at: iso(e.createdAt)!, expires_at: iso(e.expiresAt), revoked_at: iso(e.revokedAt), state: keyState(e, now),
+});
+
+export const toSearchHit = (h: SearchHit): z.infer<typeof S.SearchHit> => ({
+  container: h.containerId, container_name: h.container.name, content: h.content, score: h.score,
+  document_id: h.documentId, memory_id: h.memoryId, custom_id: h.customId, title: h.title, position: h.position,
+  ...(h.source ? { source: { document_id: h.source.documentId, custom_id: h.source.customId, passage: h.source.position } } : {}),
+});
+
+/** A search's answer as the contract gives it: the hits, and each container searched, with an error where its search failed. */
+export const toSearchResponse = (r: SearchResult): z.infer<typeof S.SearchResponse> => ({
+  results: r.hits.map(toSearchHit),
+  containers: r.containers.map(({ container, failed }) => ({
+    id: container.id, name: container.name, ...(failed ? { error: { code: 'internal', message: 'Searching this container failed.' } } : {}),
+  })),
+});
+
+/** A grounded turn's answer (ask, a workflow) with the passages it cites. */
+export const toAnswer = (a: GroundedAnswer): z.infer<typeof S.AskAnswer> => ({
+  answer: a.answer,
+  answered: a.answered,
+  citations: a.citations.map(({ n, hit }) => ({
+    n, container: hit.containerId, container_name: hit.container.name, document_id: hit.documentId, memory_id: hit.memoryId, title: hit.title,
+    content: hit.content,
+  })),
 });

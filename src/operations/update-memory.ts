@@ -3,7 +3,7 @@ import { ServiceError } from '../errors';
 import { rewordFact } from '../learning/queue';
 import { defineOperation } from './operation';
 import * as S from './schemas';
-import { LIMITS, text } from './schemas';
+import { LIMITS, text } from '../limits';
 import { toFact } from './shapes';
 
 /**

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { groundedAnswer } from '../agent/grounded-answer';
-import { requireModel } from '../agent/model-client';
+import { requireModel } from '../language-model/model-client';
 import { containersInReach } from '../auth/access';
 import { ServiceError } from '../errors';
 import { hitsReturned } from './access-items';
 import { defineOperation } from './operation';
 import * as S from './schemas';
 import { metadata } from './schemas';
+import { toAnswer } from './shapes';
 
 export const workflowInvoke = defineOperation({
   name: 'workflow_invoke',
@@ -22,9 +23,11 @@ export const workflowInvoke = defineOperation({
     const model = requireModel(ctx.model);
     const given = JSON.stringify(input.input);
     const query = [share.instruction, ...Object.values(input.input).filter((v) => typeof v === 'string')].join(' ').slice(0, 4000);
+    const system = `You run a workflow the person wrote. Their instruction:\n${share.instruction}`;
+    const turn = { search: ctx.search, accountId: ctx.caller.accountId, traceId: ctx.traceId };
     const result = await ctx.turns.run(ctx.caller.accountId, async () =>
-      groundedAnswer(ctx, model, await containersInReach(ctx), query, `You run a workflow the person wrote. Their instruction:\n${share.instruction}`, `Workflow input (JSON): ${given}`),
+      groundedAnswer(turn, model, await containersInReach(ctx), query, system, `Workflow input (JSON): ${given}`),
     );
-    return { workflow: share.name, ...result };
+    return { workflow: share.name, ...toAnswer(result) };
   },
 });

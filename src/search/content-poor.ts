@@ -4,7 +4,7 @@
  * scores high on both keyword and vector search. A passage with fewer than CONTENT_WORDS words that
  * carry meaning loses part of its score, in proportion to how few it has.
  */
-import { STOPWORDS } from '../storage/keyword-terms';
+import { STOPWORDS } from '../stopwords';
 import type { Scored } from './fusion';
 
 /** Content words at which a passage is no longer content-poor. */

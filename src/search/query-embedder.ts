@@ -1,21 +1,20 @@
 /**
- * The strong model for queries, on a thread of its own (query-embedder-worker.ts), behind the
+ * The strong model for queries, on a thread of its own (query-embedder-thread.ts), behind the
  * Embedder interface: search awaits a vector while the HTTP thread goes on answering. The thread
  * loads the model after the server has started; queries sent meanwhile wait in its port. Its session
  * is the process's only one: `shared()` hands it to the learning thread, which refines with it.
  * Between queries the thread helps scan the strong tier's index (`helpScans`, shared-scan.ts).
  */
 import { Worker } from 'node:worker_threads';
-import type { Embedder } from '../learning/embedder/embedder';
-import type { EmbedderIdentity, SharedOnnxEmbedder } from '../learning/embedder/onnx-embedder';
-import { embeddedOnnxRuntime } from '../learning/embedder/onnx-runtime';
+import type { Embedder } from '../embedders/embedder';
+import type { EmbedderIdentity, SharedOnnxEmbedder } from '../embedders/onnx-embedder';
+import { embeddedOnnxRuntime } from '../embedders/onnx-library';
+import type { QueryReply, QueryRequest } from './query-messages';
 import type { ScanShare } from './shared-scan';
 
-export type QueryRequest = { id: number; texts: string[] } | { scans: ScanShare } | { close: true };
-export type QueryReply = { id: number; vectors: Float32Array[] } | { id: number; error: string } | { ready: SharedOnnxEmbedder } | { closed: true };
 
 /** In a compiled binary the worker is an entrypoint of its own (scripts/build.ts); from a checkout it sits beside this file. */
-const ENTRY = import.meta.url.includes('/$bunfs/') ? './src/search/query-embedder-worker.ts' : new URL('./query-embedder-worker.ts', import.meta.url);
+const ENTRY = import.meta.url.includes('/$bunfs/') ? './src/search/query-embedder-thread.ts' : new URL('./query-embedder-thread.ts', import.meta.url);
 
 export class QueryEmbedder implements Embedder {
   readonly id: string;

@@ -5,7 +5,7 @@
  */
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../http/app-env';
-import { appAccessLog, keyAccessLog, listConnectedApps, listShares, listKeys } from '../operations';
+import { appAccessLog, keyAccessLog, listConnectedApps, listConsentTokens, listKeys, listShares } from '../operations';
 import { invoke } from '../operations/operation';
 import { type AccessLogView, ActivityPage } from './activity-page';
 import { fixable, idParam, type Owner, type OwnerKit } from './owner-kit';
@@ -65,9 +65,11 @@ export function activityRoutes({ services, html, flash, page }: OwnerKit): Hono<
     return { name: share ? `share “${share.name}”` : id, back: { href: share ? `/shares/${id}` : '/shares', label: 'Back to the share' }, current: '/shares' };
   };
 
+  /** A connected app's name; a disconnected one's as its tokens were issued. */
   const appName = async (o: Owner, clientId: string): Promise<string> => {
     const live = (await invoke(listConnectedApps, o.ctx, {})).apps.find((a) => a.client_id === clientId);
-    return `app “${live?.name ?? (await services.store.oauth.getClient(clientId))?.name ?? clientId}”`;
+    const issued = live ? null : (await invoke(listConsentTokens, o.ctx, {})).tokens.find((t) => t.client_id === clientId);
+    return `app “${live?.name ?? issued?.app ?? clientId}”`;
   };
 
   app.get('/keys/:id/activity', (c) => timeline({ key_id: idParam(c) }, (o) => keyOrShare(o, idParam(c)))(c));

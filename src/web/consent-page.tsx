@@ -2,9 +2,9 @@
 /**
  * The consent screen: which app asks, where it will send the owner back, a tick box per container,
  * a profile-access tick, Approve and Deny. The authorization request travels in hidden fields and
- * is checked again when the form comes back (src/oauth/authorize.ts).
+ * is checked again when the form comes back (src/oauth/authorize.tsx).
  */
-import type { Container } from '../storage/store';
+import type { ContainerView } from './format';
 import { Layout } from './layout';
 
 export interface ConsentApp {
@@ -18,7 +18,7 @@ export interface ConsentApp {
 
 export interface ConsentPageProps {
   app: ConsentApp;
-  containers: Container[];
+  containers: ContainerView[];
   /** The authorization request's parameters, echoed back in hidden fields. */
   request: Record<string, string>;
   csrf: string;

@@ -8,7 +8,7 @@ import { ConfirmPage } from './confirm-page';
 import { FactPage } from './fact-page';
 import { fixable, idParam, type OwnerKit, str } from './owner-kit';
 import { ProfilePage } from './profile-page';
-import { localPath } from './session';
+import { localPath } from './forms';
 
 export function factRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -15,11 +15,11 @@ import { refusalOf } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import { ImportOptions } from '../operations/import-memory';
 import { parseInput } from '../operations/operation';
-import { withoutInvisible } from '../operations/schemas';
+import { withoutInvisible } from '../names';
 import { ImportPage, ImportRunPage, progressOf } from './import-page';
 import { FORM_REFUSED, fixable, type OwnerKit } from './owner-kit';
 import { IMPORT_PATH, signInUrl } from './paths';
-import { ownerSession } from './session';
+import { ownerSession } from '../http/session-cookie';
 
 /** The largest upload: an export with years of photos in it. Larger files go in with `engram import`. */
 const MAX_UPLOAD_BYTES = 4 * 1024 ** 3;

@@ -11,7 +11,8 @@ import type { Clock } from '../clock';
 import { refusalOf } from '../errors';
 import { randomBase62 } from '../ids';
 import type { ImportFormatName } from '../importers/format-labels';
-import { type ImportChange, importMemory, type ImportProgress } from '../operations/import-memory';
+import { importMemory, type ImportProgress } from '../operations/import-memory';
+import type { ImportChange } from '../operations/import-pass';
 import type { ImportSummary } from '../operations/import-summary';
 import type { Context } from '../operations/operation';
 

@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env';
-import { learningProgress, refinedPercent } from '../learning/progress';
+import { learningProgress, refinedPercent } from '../operations/learning-progress';
 import {
   addDocument, browseContainer, createContainer, deleteWithFacts, documentPassages, forgettingPlan, getDocument, listContainers, updateContainer,
 } from '../operations';
@@ -26,7 +26,7 @@ export function memoryRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv
 
   app.get('/containers', page(async (c, o, f) => {
     const { containers } = await invoke(listContainers, o.ctx, {});
-    const refined = refinedPercent(await learningProgress(o.ctx));
+    const refined = refinedPercent(await invoke(learningProgress, o.ctx, {}));
     return html(c, <ContainersPage containers={containers} csrf={o.csrf} email={o.email} notice={f.notice} error={f.error} refined={refined} />);
   }));
 

@@ -9,11 +9,25 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
-import type { Context as OpContext } from '../operations/operation';
+import type { PasswordThrottle } from '../http/middleware/password-throttle';
+import { type OwnerSession, ownerSession } from '../http/session-cookie';
+import { getAccount } from '../operations/get-account';
+import { type Context as OpContext, contextFor, invoke, type Services } from '../operations/operation';
+import { servesHttps, type Site } from '../site';
+import { type FormTokens, foreignOrigin } from './forms';
+import type { ImportRuns } from './import-runs';
 import { pageHeaders } from './layout';
 import { signInUrl } from './paths';
-import { emailOf, ownerContext, type WebDeps } from './routes';
-import { foreignOrigin, type OwnerSession, ownerSession } from './session';
+
+export interface WebDeps {
+  services: Services;
+  site: Site;
+  forms: FormTokens;
+  /** The sign-in throttle shared with POST /v1/session. */
+  passwords: PasswordThrottle;
+  /** The Import page's runs. */
+  imports: ImportRuns;
+}
 
 const FLASH_COOKIE = 'engram_flash';
 
@@ -55,23 +69,26 @@ export const idParam = (c: Context<AppEnv>): string => c.req.param('id') ?? '';
 export const fixable = (err: unknown): err is ServiceError =>
   err instanceof ServiceError && ['validation', 'conflict', 'not_found', 'unauthorized', 'rate_limited', 'capability_unavailable'].includes(err.code);
 
+/** An operation context for the owner signed in with the cookie. */
+export function ownerContext(c: Context<AppEnv>, services: Services, session: OwnerSession): OpContext {
+  return contextFor(services, { kind: 'owner', ...session }, c.get('traceId'));
+}
+
 export type OwnerKit = ReturnType<typeof ownerKit>;
 
 export function ownerKit(deps: WebDeps) {
   const { services, site, forms } = deps;
-  const secure = site.baseUrl.startsWith('https://');
+  const secure = servesHttps(site);
 
   const html = (c: Context<AppEnv>, page: HtmlEscapedString | Promise<HtmlEscapedString>, status: 200 | 400 | 403 | 429 = 200) => {
     pageHeaders(c);
     return c.html(page, status);
   };
 
-  const ownerOf = async (c: Context<AppEnv>, session: OwnerSession): Promise<Owner> => ({
-    session,
-    ctx: ownerContext(c, services, session),
-    csrf: forms.tokenFor('session', session.sessionId),
-    email: await emailOf(services, session.accountId),
-  });
+  const ownerOf = async (c: Context<AppEnv>, session: OwnerSession): Promise<Owner> => {
+    const ctx = ownerContext(c, services, session);
+    return { session, ctx, csrf: forms.tokenFor('session', session.sessionId), email: (await invoke(getAccount, ctx, {})).email };
+  };
 
   const flash = (c: Context<AppEnv>, kind: 'notice' | 'error', message: string) =>
     setCookie(c, FLASH_COOKIE, `${kind === 'notice' ? 'n' : 'e'}:${message.slice(0, 500)}`, {

@@ -1,36 +1,27 @@
 /**
- * The owner's web pages: the stylesheet, and every area of the owner's app (owner-routes.tsx). The
- * consent screen is served by the OAuth door (oauth/authorize.tsx) with the same pieces.
+ * The owner's web app: the stylesheet, and one small Hono app per area over one kit (owner-kit.ts).
+ * Every read and write goes through an operation with the owner as caller (`invoke`), so the pages
+ * decide nothing about memory themselves. Forms carry CSRF tokens and removals ask first on a page
+ * of their own, so everything works without the script. The consent screen is served by the OAuth door
+ * (oauth/authorize.tsx) with the same pieces.
  */
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env';
-import type { PasswordThrottle } from '../http/middleware/password-throttle';
-import { type Context as OpContext, contextFor, type Services } from '../operations/operation';
-import type { Site } from '../site';
-import type { ImportRuns } from './import-runs';
+import { activityRoutes } from './activity-routes';
+import { appsRoutes } from './apps-routes';
+import { factRoutes } from './fact-routes';
+import { importRoutes } from './import-routes';
+import { keyRoutes } from './key-routes';
 import { STYLESHEET_PATH, stylesheet } from './layout';
-import { ownerRoutes } from './owner-routes';
-import type { FormTokens, OwnerSession } from './session';
+import { memoryRoutes } from './memory-routes';
+import { ownerKit, type WebDeps } from './owner-kit';
+import { rulesRoutes } from './rules-routes';
+import { searchRoutes } from './search-routes';
+import { setupRoutes } from './setup-routes';
+import { shareRoutes } from './share-routes';
+import { signInRoutes } from './sign-in-routes';
 
-export interface WebDeps {
-  services: Services;
-  site: Site;
-  forms: FormTokens;
-  /** The sign-in throttle shared with POST /v1/session. */
-  passwords: PasswordThrottle;
-  /** The Import page's runs. */
-  imports: ImportRuns;
-}
-
-/** The email of the signed-in owner, for the page header. */
-export async function emailOf(services: Services, accountId: string): Promise<string> {
-  return (await services.store.accounts.get(accountId))?.email ?? '';
-}
-
-/** An operation context for the owner signed in with the cookie. */
-export function ownerContext(c: Context<AppEnv>, services: Services, session: OwnerSession): OpContext {
-  return contextFor(services, { kind: 'owner', ...session }, c.get('traceId'));
-}
+const AREAS = [setupRoutes, signInRoutes, appsRoutes, keyRoutes, memoryRoutes, factRoutes, rulesRoutes, searchRoutes, shareRoutes, activityRoutes, importRoutes];
 
 export function webRoutes(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -39,6 +30,7 @@ export function webRoutes(deps: WebDeps): Hono<AppEnv> {
     c.header('X-Content-Type-Options', 'nosniff');
     return c.body(stylesheet, 200, { 'Content-Type': 'text/css; charset=utf-8' });
   });
-  app.route('/', ownerRoutes(deps));
+  const kit = ownerKit(deps);
+  for (const area of AREAS) app.route('/', area(kit));
   return app;
 }

@@ -2,13 +2,11 @@
 /** The owner's search box, through search_memories as the owner or, "see as", as one of their keys or apps. */
 import { Hono } from 'hono';
 import { seeAs } from '../auth/see-as';
-import { iso } from '../clock';
 import type { AppEnv } from '../http/app-env';
-import { learningProgress, refinedPercent } from '../learning/progress';
-import { resourceOf } from '../oauth/metadata';
-import { listContainers, listKeys, searchMemories } from '../operations';
+import { learningProgress, refinedPercent } from '../operations/learning-progress';
+import { listConsentTokens, listContainers, listKeys, searchMemories } from '../operations';
 import { contextFor, invoke } from '../operations/operation';
-import { keyState } from '../operations/shapes';
+import { resourceOf } from '../site';
 import { type ContainerView, when } from './format';
 import { fixable, type Owner, type OwnerKit } from './owner-kit';
 import { type SeeAsOption, SearchPage } from './search-page';
@@ -19,19 +17,14 @@ export function searchRoutes({ services, site, html, page }: OwnerKit): Hono<App
   /** The owner's active keys, then each live consent token of a connected app (its approvals may differ in reach). */
   async function seeAsOptions(o: Owner): Promise<SeeAsOption[]> {
     const { active } = await invoke(listKeys, o.ctx, {});
-    const now = services.clock.now();
-    // No operation lists consent tokens one by one (list_connected_apps merges an app's approvals).
-    const tokens = (await services.store.credentials.list(o.session.accountId, 'consent_token')).filter((t) => keyState(t, now) === 'active');
-    const names = new Map<string, string | null>();
-    for (const t of tokens) if (t.clientId && !names.has(t.clientId)) names.set(t.clientId, (await services.store.oauth.getClient(t.clientId))?.name ?? null);
-    const appName = (clientId: string | null | undefined) => (clientId && names.get(clientId)) || null;
+    const tokens = (await invoke(listConsentTokens, o.ctx, {})).tokens.filter((t) => t.state === 'active');
     const perApp = new Map<string, number>();
-    for (const t of tokens) perApp.set(t.clientId ?? t.id, (perApp.get(t.clientId ?? t.id) ?? 0) + 1);
+    for (const t of tokens) perApp.set(t.client_id ?? t.id, (perApp.get(t.client_id ?? t.id) ?? 0) + 1);
     return [
       ...active.map((k) => ({ id: k.id, label: `Key: ${k.name} (${k.hint})` })),
       ...tokens.map((t) => ({
         id: t.id,
-        label: `App: ${appName(t.clientId) ?? t.name}${(perApp.get(t.clientId ?? t.id) ?? 0) > 1 ? ` (approved ${when(iso(t.createdAt))})` : ''}`,
+        label: `App: ${t.app}${(perApp.get(t.client_id ?? t.id) ?? 0) > 1 ? ` (approved ${when(t.created_at)})` : ''}`,
       })),
     ];
   }
@@ -55,7 +48,7 @@ export function searchRoutes({ services, site, html, page }: OwnerKit): Hono<App
       if (!fixable(err)) throw err;
       error = err.message;
     }
-    const refined = refinedPercent(await learningProgress(o.ctx));
+    const refined = refinedPercent(await invoke(learningProgress, o.ctx, {}));
     return html(c, (
       <SearchPage
         q={q} container={container} containers={containers} as={as} seeAs={options} answer={answer} csrf={o.csrf} email={o.email} error={error}

@@ -2,7 +2,7 @@
 /** The page script, the front door, and first-run setup: the owner's account, made only while there is none. */
 import { Hono } from 'hono';
 import { deleteCookie } from 'hono/cookie';
-import { createAccount, startSession } from '../auth/owner';
+import { createAccount, hasOwner, startSession } from '../auth/owner';
 import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import { clientAddress } from '../http/client-address';
@@ -11,7 +11,8 @@ import { SCRIPT_PATH } from './layout';
 import { type Form, type OwnerKit, str } from './owner-kit';
 import { HOME_PATH, SIGN_IN_PATH, signInUrl } from './paths';
 import { SCRIPT } from './script';
-import { ownerSession, setSessionCookie, SIGN_IN_COOKIE, signInSubject, foreignOrigin } from './session';
+import { ownerSession, setSessionCookie } from '../http/session-cookie';
+import { SIGN_IN_COOKIE, signInSubject, foreignOrigin } from './forms';
 import { SetupPage } from './setup-page';
 
 /** Setup attempts a minute from one address, as for sign-in. */
@@ -28,17 +29,17 @@ export function setupRoutes({ services, site, forms, html, flash }: OwnerKit): H
   });
 
   app.get('/', async (c) => {
-    if ((await services.store.accounts.count()) === 0) return c.redirect('/setup', 303);
+    if (!(await hasOwner(services.store))) return c.redirect('/setup', 303);
     return c.redirect((await ownerSession(c, services)) ? HOME_PATH : signInUrl(HOME_PATH), 303);
   });
 
   app.get('/setup', async (c) => {
-    if ((await services.store.accounts.count()) > 0) return c.redirect(SIGN_IN_PATH, 303);
+    if (await hasOwner(services.store)) return c.redirect(SIGN_IN_PATH, 303);
     return html(c, <SetupPage csrf={forms.tokenFor('sign_in', signInSubject(c, site))} />);
   });
 
   app.post('/setup', async (c) => {
-    if ((await services.store.accounts.count()) > 0) return c.redirect(SIGN_IN_PATH, 303);
+    if (await hasOwner(services.store)) return c.redirect(SIGN_IN_PATH, 303);
     const form = (await c.req.parseBody()) as Form;
     const email = str(form, 'email');
     const again = (status: 400 | 403 | 429, error: string) =>

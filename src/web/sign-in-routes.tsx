@@ -2,21 +2,22 @@
 /** Sign in (then on to `next`) and sign out. The session is a cookie (session.ts); both forms carry CSRF tokens. */
 import { Hono } from 'hono';
 import { deleteCookie } from 'hono/cookie';
-import { signIn } from '../auth/owner';
+import { endSession, hasOwner, signIn } from '../auth/owner';
 import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import { ErrorPage } from './error-page';
 import { pageHeaders } from './layout';
 import type { OwnerKit } from './owner-kit';
 import { HOME_PATH, SIGN_IN_PATH } from './paths';
-import { clearSessionCookie, foreignOrigin, localPath, ownerSession, setSessionCookie, SIGN_IN_COOKIE, signInSubject } from './session';
+import { clearSessionCookie, ownerSession, setSessionCookie } from '../http/session-cookie';
+import { foreignOrigin, localPath, SIGN_IN_COOKIE, signInSubject } from './forms';
 import { SignInPage } from './sign-in-page';
 
 export function signInRoutes({ services, site, forms, passwords }: OwnerKit): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get(SIGN_IN_PATH, async (c) => {
-    if ((await services.store.accounts.count()) === 0) return c.redirect('/setup', 303);
+    if (!(await hasOwner(services.store))) return c.redirect('/setup', 303);
     const next = localPath(c.req.query('next'), HOME_PATH);
     if (await ownerSession(c, services)) return c.redirect(next, 303);
     pageHeaders(c);
@@ -28,9 +29,9 @@ export function signInRoutes({ services, site, forms, passwords }: OwnerKit): Ho
     const form = await c.req.parseBody();
     const next = localPath(form.next, HOME_PATH);
     const email = typeof form.email === 'string' ? form.email : '';
-    const page = (status: number, error: string) => {
+    const page = (status: 400 | 401 | 403 | 429, error: string) => {
       const csrf = forms.tokenFor('sign_in', signInSubject(c, site));
-      return c.html(<SignInPage next={next} csrf={csrf} email={email} error={error} />, status as 400);
+      return c.html(<SignInPage next={next} csrf={csrf} email={email} error={error} />, status);
     };
     const origin = foreignOrigin(c, site);
     if (origin) return page(403, `A sign-in from ${origin} is not accepted here.`);
@@ -61,7 +62,7 @@ export function signInRoutes({ services, site, forms, passwords }: OwnerKit): Ho
       pageHeaders(c);
       return c.html(<ErrorPage title="Not signed out" message="The form expired or came from another site. Reload the page and sign out again." />, 403);
     }
-    if (session) await services.store.sessions.delete(session.sessionId);
+    if (session) await endSession(services.store, session.sessionId);
     clearSessionCookie(c, site);
     return c.redirect(SIGN_IN_PATH, 303);
   });

@@ -5,7 +5,7 @@
  * saved twice; forget removes exactly the fact; without a model learning still indexes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { EXTRACT_SYSTEM } from '../../src/agent/fact-extractor';
+import { EXTRACT_SYSTEM } from '../../src/learning/fact-extractor';
 import { mcpSession } from '../e2e/mcp/mcp-client';
 import { addDocument, keyFor, makeAccount } from '../helpers/rest';
 import { call, startTestServer, type TestServer } from '../helpers/server';

@@ -1,7 +1,7 @@
 /** The model client: JSON answers validated by zod, retries on failures worth retrying, a timeout; and its config. */
 import { afterAll, describe, expect, it } from 'bun:test';
 import { z } from 'zod';
-import { ModelClient } from '../../src/agent/model-client';
+import { ModelClient } from '../../src/language-model/model-client';
 import { TurnBudget } from '../../src/agent/turn-budget';
 import { ConfigError, loadConfig } from '../../src/config';
 import { ServiceError } from '../../src/errors';

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ortPkg from '../../node_modules/onnxruntime-node/package.json' with { type: 'json' };
-import { loadOnnxEmbedder } from '../../src/learning/embedder/onnx-embedder';
+import { loadOnnxEmbedder } from '../../src/embedders/onnx-embedder';
 
 const ROOT = join(import.meta.dir, '../..');
 const TEXTS = ['Where did Melanie take the kids camping?', 'Caroline went to the LGBTQ support group on 7 May 2023. Crème brûlée! 東京 😀'];

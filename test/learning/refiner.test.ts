@@ -4,13 +4,13 @@
  * CPU a second, forever); passages learned later are still found and refined.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder';
+import { loadStaticEmbedder } from '../../src/embedders/static-embedder';
 import { Refiner } from '../../src/learning/refiner';
 import { LearningRunner } from '../../src/learning/runner';
 import { createLogger } from '../../src/log';
 import * as ops from '../../src/operations/index';
 import type { Store } from '../../src/storage/store';
-import { type Harness, openHarness } from '../operations/harness';
+import { type Harness, openHarness } from '../helpers/operations';
 
 const embedder = loadStaticEmbedder();
 

@@ -3,7 +3,7 @@
  * names resolve to the addresses a test gives, and requests (which arrive at a checked IP address,
  * with the name in the Host header) are answered by the test's handlers. Nothing leaves the machine.
  */
-import type { ResolvedAddress } from '../../src/learning/fetch/resolve-host';
+import type { ResolvedAddress } from '../../src/fetch/resolve-host';
 
 export type Handler = (request: { url: string; headers: Record<string, string>; redirect: string | undefined }) => Response | Promise<Response>;
 

@@ -1,16 +1,17 @@
 /**
  * Each operation's rules, called through `invoke` as every door calls it, on a real store without
- * HTTP (harness.ts): the level a tool needs, reach over containers, the profile tick, the owner's
- * operations, and input validation. Tables, one row per operation; a refused call must change
- * nothing and count in the key's usage as refused. The doors' own answers (status lines, the
- * envelope, MCP's tool list) are tested end to end under test/e2e/.
+ * HTTP (test/helpers/operations.ts): the level a tool needs, reach over containers, the profile
+ * tick, the owner's operations, and input validation. Tables, one row per operation; a refused call
+ * must change nothing and count in the key's usage as refused. What each operation does when it is
+ * allowed is in its area's file beside this one (containers, documents, facts, ...). The doors' own
+ * answers (status lines, the envelope, MCP's tool list) are tested end to end under test/e2e/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Caller } from '../../src/auth/caller';
 import { ServiceError } from '../../src/errors';
 import * as ops from '../../src/operations/index';
 import type { Operation } from '../../src/operations/operation';
-import { type Harness, openHarness } from './harness';
+import { type Harness, openHarness } from '../helpers/operations';
 
 type Who = 'read' | 'suggest' | 'manage' | 'consent' | 'owner';
 const LEVEL_OF: Record<Who, number> = { read: 1, suggest: 2, manage: 3, consent: 1, owner: 4 };
@@ -238,7 +239,7 @@ interface ValidationRow {
   fields: string[];
 }
 
-/** Schemas check presence and type (422); rules in `run` answer 400 (STYLE.md). */
+/** Schemas check presence and type (422); rules in `run` answer 400 (docs/architecture.md, "Operations"). */
 const VALIDATION_ROWS: ValidationRow[] = [
   { rule: 'an empty query', op: ops.searchMemories, input: () => ({ q: '   ', container: notes }), status: 400, fields: ['q'] },
   { rule: 'a limit of 0', op: ops.searchMemories, input: () => ({ q: 'tea', container: notes, limit: 0 }), status: 422, fields: ['limit'] },

@@ -4,7 +4,7 @@
  * stored meanwhile are taken; a store that fails mid-way leaves search by keyword alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder';
+import { loadStaticEmbedder } from '../../src/embedders/static-embedder';
 import { createLogger } from '../../src/log';
 import { SearchEngine } from '../../src/search/search-engine';
 import type { Store } from '../../src/storage/store';
@@ -38,10 +38,10 @@ describe('loading the indexes at start', () => {
   it('reads the vectors between turns, and a search asked at once waits for all of them', async () => {
     const engine = await SearchEngine.open(corpus.store, createLogger('silent'), { fast, strong: null }, scratchDir());
     try {
-      expect(engine.figures().fast).toBe(0);
+      expect(engine.indexes.figures().fast).toBe(0);
       const res = await search(engine, QUERY);
-      expect(engine.figures().fast).toBe(passages);
-      expect(res.results[0]!.content).toBe(LAST);
+      expect(engine.indexes.figures().fast).toBe(passages);
+      expect(res.hits[0]!.content).toBe(LAST);
     } finally {
       await engine.close();
     }
@@ -64,8 +64,8 @@ describe('loading the indexes at start', () => {
     const engine = await SearchEngine.open(failing, createLogger('error', (l) => lines.push(l)), { fast, strong: null }, scratchDir());
     try {
       const res = await search(engine, 'grandmother bees orchard');
-      expect(res.results[0]!.content).toBe(LAST);
-      expect(engine.figures()).toEqual({ fast: 0, strong: 0 });
+      expect(res.hits[0]!.content).toBe(LAST);
+      expect(engine.indexes.figures()).toEqual({ fast: 0, strong: 0 });
       expect(lines.map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ level: 'error', error: 'Error: disk I/O error' })]);
     } finally {
       await engine.close();
@@ -75,7 +75,7 @@ describe('loading the indexes at start', () => {
   it('stops loading when closed', async () => {
     const engine = await SearchEngine.open(corpus.store, createLogger('silent'), { fast, strong: null }, scratchDir());
     await engine.close();
-    expect(engine.figures().fast).toBeLessThan(passages);
+    expect(engine.indexes.figures().fast).toBeLessThan(passages);
   });
 
   it('takes vectors stored while it loads, for a passage it has already read', async () => {
@@ -83,15 +83,15 @@ describe('loading the indexes at start', () => {
     const first = (await store.vectors.list('fast', 0, 1))[0]!;
     const engine = await SearchEngine.open(store, createLogger('silent'), { fast, strong: null }, scratchDir());
     try {
-      while (engine.figures().fast === 0) await new Promise((resolve) => setImmediate(resolve));
-      expect(engine.figures().fast).toBeLessThan(passages);
+      while (engine.indexes.figures().fast === 0) await new Promise((resolve) => setImmediate(resolve));
+      expect(engine.indexes.figures().fast).toBeLessThan(passages);
       // As the learning thread re-embeds a passage: stored, then indexed.
       const [vector] = fast.embed([QUERY]);
       await store.vectors.put('fast', [{ passageId: first.passageId, vectors: [vector!] }]);
-      await engine.indexPassages('fast', [first.passageId]);
+      await engine.indexes.indexPassages('fast', [first.passageId]);
       const res = await search(engine, QUERY);
-      expect(res.results[0]!.content).toBe((await store.passages.getHits(ACCOUNT, [first.passageId]))[0]!.content);
-      expect(engine.figures().fast).toBe(passages);
+      expect(res.hits[0]!.content).toBe((await store.passages.getHits(ACCOUNT, [first.passageId]))[0]!.content);
+      expect(engine.indexes.figures().fast).toBe(passages);
     } finally {
       await engine.close();
       await store.vectors.put('fast', [{ passageId: first.passageId, vectors: first.vectors.map((v) => Float32Array.from(v)) }]);

@@ -4,15 +4,16 @@
  * helps is the benchmark's question (bench/retrieval-quality.ts), never a test's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder';
+import { loadStaticEmbedder } from '../../src/embedders/static-embedder';
 import { LearningRunner } from '../../src/learning/runner';
 import { createLogger } from '../../src/log';
 import * as ops from '../../src/operations/index';
 import { contentWords, stepDownContentPoor } from '../../src/search/content-poor';
 import { diversify, wordOverlap, wordsIn } from '../../src/search/diversity';
-import { type SearchEmbedders, SearchEngine } from '../../src/search/search-engine';
+import type { EmbedderTiers } from '../../src/embedders/create-embedders';
+import { SearchEngine } from '../../src/search/search-engine';
 import type { SearchTuning } from '../../src/search/tuning';
-import { type Harness, openHarness } from '../operations/harness';
+import { type Harness, openHarness } from '../helpers/operations';
 import { scratchDir } from '../helpers/scratch';
 
 describe('diversity in a page', () => {
@@ -88,19 +89,19 @@ describe('levers in the engine', () => {
   afterAll(() => h.close());
 
   /** A search with every lever off but those given. */
-  const search = async (tuning: Partial<SearchTuning>, container: string, q: string, limit = 10, embedders: SearchEmbedders = { fast, strong: null }) => {
+  const search = async (tuning: Partial<SearchTuning>, container: string, q: string, limit = 10, embedders: EmbedderTiers = { fast, strong: null }) => {
     const engine = await SearchEngine.open(h.services.store, createLogger('silent'), embedders, scratchDir(), undefined, 0, { ...OFF, ...tuning });
     const res = await engine.search(h.owner.accountId, [(await h.services.store.containers.get(h.owner.accountId, container))!], q, limit, 'tr_test');
     await engine.close();
-    return res.results;
+    return res.hits;
   };
 
   it('with diversity on, a second passage of a document steps below another document', async () => {
     const q = 'garden party';
     const off = await search({}, h.containers.other!, q, 2);
-    expect(new Set(off.map((r) => r.document_id)).size).toBe(1);
+    expect(new Set(off.map((r) => r.documentId)).size).toBe(1);
     const on = await search({ diversity: 0.6 }, h.containers.other!, q, 2);
-    expect(new Set(on.map((r) => r.document_id)).size).toBe(2);
+    expect(new Set(on.map((r) => r.documentId)).size).toBe(2);
   });
 
   it('with the content-poor step on, an acknowledgement matching on the name alone steps below a passage that says something', async () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'bun:test';
 import { embeddingUnits } from '../../src/learning/embedding-units';
-import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder';
+import { loadStaticEmbedder } from '../../src/embedders/static-embedder';
 import { quantize } from '../../src/storage/stored-vector';
 import { scratchIndex } from '../helpers/scratch';
 

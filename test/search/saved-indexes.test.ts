@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
-import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder';
+import { loadStaticEmbedder } from '../../src/embedders/static-embedder';
 import { createLogger } from '../../src/log';
 import type { Store } from '../../src/storage/store';
 import { SearchEngine } from '../../src/search/search-engine';
@@ -111,7 +111,7 @@ describe('the search engine across a stop and a start', () => {
   const open = (dir: string, lines: string[] = [], saveAfterMs = 0) =>
     SearchEngine.open(corpus.store, createLogger('info', (l) => lines.push(l)), { fast, strong: null }, dir, undefined, saveAfterMs);
   const messages = (lines: string[]) => lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
-  const search = async (engine: SearchEngine, q = QUERY) => (await engine.search(ACCOUNT, [container], q, 5, 'tr_test')).results;
+  const search = async (engine: SearchEngine, q = QUERY) => (await engine.search(ACCOUNT, [container], q, 5, 'tr_test')).hits;
   const state = (dir: string) => join(dir, 'vector-index', 'fast.state');
   const token = () => corpus.store.settings.get('vector_snapshot');
   const READ = 'search indexes read as last saved';
@@ -141,7 +141,7 @@ describe('the search engine across a stop and a start', () => {
 
     const lines: string[] = [];
     const second = await open(dir, lines);
-    expect(second.figures().fast).toBe(passages);
+    expect(second.indexes.figures().fast).toBe(passages);
     expect(messages(lines)).toContain(READ);
     expect(await search(second)).toEqual(before);
     // Nothing changed: a server killed now reads the same copy at its next start, and a stop writes nothing.
@@ -170,7 +170,7 @@ describe('the search engine across a stop and a start', () => {
     const first = (await corpus.store.vectors.list('fast', 0, 1))[0]!.passageId;
     await corpus.store.vectors.put('fast', [{ passageId: first, vectors: await again(first) }]);
     expect(await token()).toBeNull();
-    await engine.indexPassages('fast', [first]);
+    await engine.indexes.indexPassages('fast', [first]);
     expect(existsSync(state(dir))).toBe(false);
     // Saved again, ten rests (a second here) after the last save.
     await until(async () => existsSync(state(dir)) && (await token()) !== null);
@@ -178,7 +178,7 @@ describe('the search engine across a stop and a start', () => {
     const next: string[] = [];
     const after = await open(dir, next);
     expect(messages(next)).toContain(READ);
-    expect(after.figures().fast).toBe(passages);
+    expect(after.indexes.figures().fast).toBe(passages);
     for (const e of [after, engine]) await e.close();
   });
 
@@ -217,7 +217,7 @@ describe('the search engine across a stop and a start', () => {
     const vectors = await again(last);
     removeVectors(last);
     const first = await open(dir);
-    expect(first.figures().fast).toBe(passages - 1);
+    expect(first.indexes.figures().fast).toBe(passages - 1);
     await first.close();
     expect(await token()).not.toBeNull();
     // An insert drops the token as removals and changes do.
@@ -226,7 +226,7 @@ describe('the search engine across a stop and a start', () => {
     const lines: string[] = [];
     const second = await open(dir, lines);
     expect(messages(lines)).not.toContain(READ);
-    expect(second.figures().fast).toBe(passages);
+    expect(second.indexes.figures().fast).toBe(passages);
     expect((await search(second))[0]!.content).toBe(LAST);
     await second.close();
   });
@@ -249,7 +249,7 @@ describe('the search engine across a stop and a start', () => {
     try {
       expect(messages(lines)).not.toContain('search indexes read as last saved');
       expect((await search(second)).map((r) => r.content)).not.toContain(LAST);
-      expect(second.figures().fast).toBe(passages - 1);
+      expect(second.indexes.figures().fast).toBe(passages - 1);
     } finally {
       await second.close();
     }

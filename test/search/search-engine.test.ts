@@ -4,13 +4,13 @@
  * from keyword search and the other tier, and says so in the log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import type { Embedder } from '../../src/learning/embedder/embedder';
-import { loadStaticEmbedder } from '../../src/learning/embedder/static-embedder';
+import type { Embedder } from '../../src/embedders/embedder';
+import { loadStaticEmbedder } from '../../src/embedders/static-embedder';
 import { LearningRunner } from '../../src/learning/runner';
 import { createLogger } from '../../src/log';
 import * as ops from '../../src/operations/index';
 import { SearchEngine } from '../../src/search/search-engine';
-import { type Harness, openHarness } from '../operations/harness';
+import { type Harness, openHarness } from '../helpers/operations';
 import { scratchDir } from '../helpers/scratch';
 
 const fast = loadStaticEmbedder();
@@ -50,8 +50,8 @@ describe('search with a failing query embedder', () => {
       const engine = await SearchEngine.open(h.services.store, createLogger('warn', (l) => lines.push(l)), { fast, strong: failing(how) }, scratchDir());
       const [container] = await h.services.store.containers.list(accountId);
       const res = await engine.search(accountId, [container!], 'which instrument does my sister play', 10, 'tr_test');
-      expect(res.results[0]!.content).toBe('My sister plays the violin every evening.');
-      expect(res.containers).toEqual([{ id: container!.id, name: container!.name }]);
+      expect(res.hits[0]!.content).toBe('My sister plays the violin every evening.');
+      expect(res.containers).toEqual([{ container: container!, failed: false }]);
       const warned = lines.map((l) => JSON.parse(l)).filter((l) => l.msg.startsWith('query embedding failed'));
       expect(warned).toEqual([expect.objectContaining({ level: 'warn', tier: 'strong', trace_id: 'tr_test' })]);
       await engine.close();

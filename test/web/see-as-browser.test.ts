@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bu
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { browserAvailable, launchChromium, SCREENSHOTS, signedInPage } from '../helpers/browser';
-import { exchangeCode, issueCode } from '../../src/auth/grants';
-import { resourceOf, SCOPE } from '../../src/oauth/metadata';
+import { exchangeCode, issueCode } from '../../src/auth/oauth-codes';
+import { SCOPE } from '../../src/oauth/metadata';
+import { resourceOf } from '../../src/site';
 import { registerClient } from '../../src/oauth/register';
 import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../helpers/server';
 

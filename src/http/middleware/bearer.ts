@@ -5,9 +5,9 @@
 import type { MiddlewareHandler } from 'hono';
 import { AuthError, authenticate } from '../../auth/credentials';
 import { ServiceError } from '../../errors';
-import { resourceOf } from '../../oauth/metadata';
+import type { AppEnv } from '../app-env';
 import type { Services } from '../../operations/operation';
-import type { Site } from '../../site';
+import { resourceOf, type Site } from '../../site';
 
 export function bearerToken(header: string | undefined): string | null {
   const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
@@ -15,7 +15,7 @@ export function bearerToken(header: string | undefined): string | null {
 }
 
 /** A consent token issued for another resource than this server's is refused like an unknown one. */
-export function requireBearer(services: Services, site: Site): MiddlewareHandler {
+export function requireBearer(services: Services, site: Site): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const token = bearerToken(c.req.header('Authorization'));
     if (!token) {

@@ -1,7 +1,7 @@
 /** The largest request body any door reads, and the middleware that refuses a larger one with 422. */
 import { bodyLimit } from 'hono/body-limit';
 import { malformed } from '../../errors';
-import { LIMITS } from '../../operations/schemas';
+import { LIMITS } from '../../limits';
 
 /** 1 MiB of content can take several times that once escaped in JSON. The stdio bridge reads lines up to the same size. */
 export const MAX_BODY_BYTES = 8 * LIMITS.contentBytes;

@@ -6,6 +6,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { ServiceError } from '../../errors';
+import type { AppEnv } from '../app-env';
 
 /** What the app accepts: Bun's own default, so every request Bun let through before still passes. */
 const MAX_HEADER_BYTES = 16 * 1024;
@@ -13,7 +14,7 @@ const MAX_HEADER_BYTES = 16 * 1024;
 export const PARSER_HEADER_BYTES = 64 * 1024;
 
 /** Refuses a request whose request line and header fields exceed MAX_HEADER_BYTES with 431 `validation`. */
-export function headerLimit(): MiddlewareHandler {
+export function headerLimit(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     // As on the wire, where Bun counts them together: `GET /path?query HTTP/1.1\r\n`, then `name: value\r\n` each.
     const url = new URL(c.req.url);

@@ -1,11 +1,12 @@
 /** Gives every request a trace id, sent back as X-Trace-Id and written in its log line. */
 import type { MiddlewareHandler } from 'hono';
-import { randomBase62 } from '../../ids';
+import type { AppEnv } from '../app-env';
+import { newTraceId } from '../../ids';
 import type { Logger } from '../../log';
 
-export function traceId(log: Logger): MiddlewareHandler {
+export function traceId(log: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const id = `tr_${randomBase62(20)}`;
+    const id = newTraceId();
     c.set('traceId', id);
     const started = performance.now();
     await next();

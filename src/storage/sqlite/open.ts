@@ -6,6 +6,7 @@
 import { Database } from 'bun:sqlite';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, statfsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { IMPORTS_DIR, INDEX_DIR } from '../../data-dir';
 import { isStorageFull, ServiceError } from '../../errors';
 import { createLogger } from '../../log';
 import { migrate } from './migrations';
@@ -15,12 +16,8 @@ export const DB_FILE = 'engram.db';
 const LOCK_FILE = 'server.lock';
 /** The files SQLite keeps beside a database; it makes them with the database file's mode. */
 const SIDE_SUFFIXES = ['-wal', '-shm', '-journal'];
-/** The folder of the search indexes' files (search/search-engine.ts), which can always be made again from the store. */
-export const INDEX_DIR = 'vector-index';
-/** The folder of the Import page's uploads while they are imported (web/import-runs.ts). */
-export const IMPORTS_DIR = 'imports';
-/** The names Engram itself keeps in a data directory (a restore stages its copy as `engram.db.restoring`). */
-const ENGRAM_FILE = /^((engram\.db(\.restoring)?|server\.lock)(-wal|-shm|-journal)?|vector-index|imports)$/;
+/** The names Engram itself keeps in a data directory (a restore stages its copy as `engram.db.restoring`; data-dir.ts names the folders). */
+const ENGRAM_FILE = new RegExp(String.raw`^((engram\.db(\.restoring)?|server\.lock)(-wal|-shm|-journal)?|${INDEX_DIR}|${IMPORTS_DIR})$`);
 
 /**
  * Opens (creating if needed) the store's file with durable settings and applies migrations.

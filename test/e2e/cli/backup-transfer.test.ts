@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EXTRACT_SYSTEM } from '../../../src/agent/fact-extractor';
+import { EXTRACT_SYSTEM } from '../../../src/learning/fact-extractor';
 import { MERGE_SYSTEM } from '../../../src/agent/merge-static-fact';
 import { type ChatRequest, startFakeModel } from '../../agent/fake-model';
 import { sweepThenRemove } from '../../helpers/secret-sweep';

@@ -1,6 +1,6 @@
 /** Learning: the durable queue, URL documents behind the address guard, restarts, and failure states. */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { splitPassages } from '../../../src/learning/passages';
+import { splitPassages } from '../../../src/learning/split-passages';
 import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
 
 /** A small web server on loopback: the "remote" pages URL documents point at. */

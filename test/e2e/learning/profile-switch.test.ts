@@ -5,7 +5,7 @@
  * only another container reads nothing of it. Through REST, with a fake model that extracts facts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { EXTRACT_SYSTEM } from '../../../src/agent/fact-extractor';
+import { EXTRACT_SYSTEM } from '../../../src/learning/fact-extractor';
 import { type ChatRequest, type FakeModel, startFakeModel } from '../../agent/fake-model';
 import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
 

@@ -10,7 +10,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engram, type Served, spawnServer } from '../../../bench/lib/engram-process';
-import { DB_FILE, INDEX_DIR } from '../../../src/storage/sqlite/open';
+import { INDEX_DIR } from '../../../src/data-dir';
+import { DB_FILE } from '../../../src/storage/sqlite/open';
 import { sweepThenRemove } from '../../helpers/secret-sweep';
 
 let home: string;

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engram, type Served, spawnServer } from '../../../bench/lib/engram-process';
 import { sweepThenRemove } from '../../helpers/secret-sweep';
-import { EXTRACT_SYSTEM } from '../../../src/agent/fact-extractor';
+import { EXTRACT_SYSTEM } from '../../../src/learning/fact-extractor';
 import { MERGE_SYSTEM } from '../../../src/agent/merge-static-fact';
 import { DB_FILE } from '../../../src/storage/sqlite/open';
 import { type ChatRequest, startFakeModel } from '../../agent/fake-model';

@@ -1,6 +1,6 @@
 /**
  * The learning worker thread dies (an uncaught error in the thread, injected from outside the
- * product by test/e2e/fixtures/learning-worker-fault.ts) while it is mid-job, twice in a row.
+ * product by test/e2e/fixtures/learning-thread-fault.ts) while it is mid-job, twice in a row.
  * `engram serve` must keep answering, log each death and start the worker again after a pause
  * that doubles; the job the dead workers held is learned, once.
  */
@@ -10,12 +10,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Served, setUp, spawnServer } from '../../../bench/lib/engram-process';
-import { EXTRACT_SYSTEM } from '../../../src/agent/fact-extractor';
+import { EXTRACT_SYSTEM } from '../../../src/learning/fact-extractor';
 import { DB_FILE } from '../../../src/storage/sqlite/open';
 import { type ChatRequest, startFakeModel } from '../../agent/fake-model';
 import { sweepThenRemove } from '../../helpers/secret-sweep';
 
-const FAULT = join(import.meta.dir, '../fixtures/learning-worker-fault.ts');
+const FAULT = join(import.meta.dir, '../fixtures/learning-thread-fault.ts');
 
 const model = startFakeModel((req: ChatRequest) =>
   req.messages[0]!.content === EXTRACT_SYSTEM ? { facts: [{ content: 'Herons nest in reeds.', passage: 1, standing: false }] } : { httpStatus: 400 });

@@ -85,7 +85,7 @@ describe('deleting a document through REST', () => {
     // In the WAL (not checkpointed here: the delete must clear it itself) or the file.
     expect(found(walBytes(w) + readFileSync(join(w.server.dataDir, 'engram.db')).toString('latin1').toLowerCase(), SECRET_WORDS)).toEqual(SECRET_WORDS);
     expect(found(walBytes(w), SECRET_WORDS)).toEqual(SECRET_WORDS);
-    const indexed = w.server.services.search.figures().fast;
+    const indexed = w.server.services.search.indexes.figures().fast;
 
     const ask = await call(w.server, 'DELETE', `/v1/documents/${w.diary}`, w.key);
     expect(ask.status).toBe(200);
@@ -104,7 +104,7 @@ describe('deleting a document through REST', () => {
     const goneIds = new Set([...diaryPassages.map((p) => p.id), ...before.filter((p) => p.memory_id).map((p) => p.id)]);
     expect(after.filter((p) => goneIds.has(p.id))).toEqual([]);
     expect(after.map((p) => p.document_id)).toEqual([w.keeper]);
-    expect(w.server.services.search.figures().fast).toBe(indexed - goneIds.size);
+    expect(w.server.services.search.indexes.figures().fast).toBe(indexed - goneIds.size);
 
     for (const word of SECRET_WORDS) {
       const found = await searchFor(w, word);
@@ -153,11 +153,11 @@ describe('forgetting one fact through REST', () => {
     const saved = await call(w.server, 'POST', '/v1/memories', w.key, { container: w.container, content: 'Keeps the plumbagoric recipe in a drawer.' });
     await w.server.learning.drain();
     expect((await searchFor(w, 'plumbagoric')).results.map((r: { memory_id: string }) => r.memory_id)).toEqual([saved.body.id]);
-    const indexed = w.server.services.search.figures().fast;
+    const indexed = w.server.services.search.indexes.figures().fast;
     const done = await call(w.server, 'DELETE', `/v1/memories/${saved.body.id}?confirm=true`, w.key);
     expect(done.body).toEqual({ status: 'forgotten', id: saved.body.id });
     expect(found(walBytes(w), ['plumbagoric'])).toEqual([]);
-    expect(w.server.services.search.figures().fast).toBe(indexed - 1);
+    expect(w.server.services.search.indexes.figures().fast).toBe(indexed - 1);
     expect((await searchFor(w, 'plumbagoric')).results).toEqual([]);
     expect(found(fileBytesAfterCheckpoint(w), ['plumbagoric', 'garden gate'])).toEqual(['garden gate']);
   });
@@ -207,7 +207,7 @@ describe('deleting a container through REST', () => {
   it('forgets its documents, passages, vectors, its facts and the profile facts learned from it, and says so before and after', async () => {
     await call(w.server, 'POST', '/v1/memories', w.key, { container: w.container, content: 'Waters the quokkaberry bush on Mondays.' });
     await w.server.learning.drain();
-    const indexed = w.server.services.search.figures().fast;
+    const indexed = w.server.services.search.indexes.figures().fast;
     expect(indexed).toBeGreaterThan(0);
 
     const ask = await call(w.server, 'DELETE', `/v1/containers/${w.container}`, w.owner);
@@ -219,7 +219,7 @@ describe('deleting a container through REST', () => {
     // The standing fact learned from the diary lived in the profile, outside the container: gone too.
     expect((await call(w.server, 'GET', '/v1/profile', w.key)).body.static).toEqual([]);
     expect(passagesIn(w)).toEqual([]);
-    expect(w.server.services.search.figures().fast).toBe(0);
+    expect(w.server.services.search.indexes.figures().fast).toBe(0);
     expect(found(exportOf(w).toLowerCase(), [...SECRET_WORDS, 'garden gate'])).toEqual([]);
     expect(found(fileBytesAfterCheckpoint(w), [...SECRET_WORDS, 'garden gate'])).toEqual([]);
   });

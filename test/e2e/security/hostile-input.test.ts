@@ -163,7 +163,6 @@ beforeAll(async () => {
 
   // Started without ENGRAM_FETCH_ALLOW_PRIVATE: the URL reader keeps to public addresses.
   server = await startTestServer({ env: { ENGRAM_RATE_LIMIT_PER_MIN: '1000000', ENGRAM_EMBEDDER: 'none' } });
-  expect(server.services).toBeDefined();
   A = await makeAccount(server, ['one', 'two']);
   a1 = A.containers.one!;
   a2 = A.containers.two!;

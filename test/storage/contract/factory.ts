@@ -11,6 +11,8 @@ import { scratchDir } from '../../helpers/scratch';
 
 export interface OpenedStore {
   store: Store;
+  /** The folder of the store's files, which a harness sweeps for secrets; absent when its data are no files of ours. */
+  dir?: string;
   /**
    * Another connection to the same data, as a second thread or process has (the learning worker,
    * a learner process): what it commits, the first sees.
@@ -35,6 +37,7 @@ export const sqliteFactory: StoreFactory = {
     const stores = [openSqliteStore(openDatabase(dir, Date.now()))];
     return {
       store: stores[0]!,
+      dir,
       async connect() {
         const store = openSqliteStore(openDatabase(dir, Date.now()));
         stores.push(store);

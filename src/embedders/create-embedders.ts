@@ -1,0 +1,52 @@
+/**
+ * The embedders the configuration chooses: the built-in static model (the fast tier) with or
+ * without the built-in transformer (the strong tier), an OpenAI-compatible endpoint, or none. The
+ * strong model is known by its identity at once, so it never delays a start; how it is then run is
+ * the caller's: search runs it on a thread of its own (search/query-embedder.ts), since it would
+ * otherwise hold the HTTP thread, and learning loads it, or takes up that same session, when it
+ * first embeds with it (`loadStrongWhenUsed`).
+ */
+import type { Config } from '../config';
+import { DeferredEmbedder } from './deferred-embedder';
+import type { Embedder } from './embedder';
+import { type EmbedderIdentity, loadOnnxEmbedder, OnnxEmbedder, type SharedOnnxEmbedder } from './onnx-embedder';
+import { OpenAIEmbedder } from './openai-embedder';
+import { loadStaticEmbedder } from './static-embedder';
+
+/** The embedder of each tier: `fast` makes a passage searchable at once, `strong` embeds it again, better; null: the tier is off. */
+export interface EmbedderTiers {
+  fast: Embedder | null;
+  strong: Embedder | null;
+}
+
+/** Runs the strong model, known so far by its identity alone. */
+export type StrongRunner = (identity: EmbedderIdentity) => Embedder;
+
+export interface EmbedderOptions {
+  /** The strong model's identity as another thread computed it: the 23 MB model is not hashed again. */
+  identity?: EmbedderIdentity;
+  /** How the strong model runs; by default it loads when first used. */
+  strong?: StrongRunner;
+}
+
+export async function createEmbedders(config: Config, options: EmbedderOptions = {}): Promise<EmbedderTiers> {
+  const choice = config.embedder;
+  if (choice.kind === 'none') return { fast: null, strong: null };
+  if (choice.kind === 'openai') return { fast: await OpenAIEmbedder.connect({ url: choice.url, model: choice.model, key: choice.key }), strong: null };
+  const fast = loadStaticEmbedder();
+  if (choice.kind === 'fast') return { fast, strong: null };
+  const identity = options.identity ?? (await OnnxEmbedder.identify());
+  return { fast, strong: (options.strong ?? loadStrongWhenUsed())(identity) };
+}
+
+/**
+ * The strong model loaded when first used: the session `shared` gives (the query thread's, so the
+ * process holds the model once), or, with none (a benchmark), one of its own. `beforeRun` is awaited
+ * before each of its runs (learning yields to searches there).
+ */
+export function loadStrongWhenUsed(source: { shared?: () => Promise<SharedOnnxEmbedder>; beforeRun?: () => Promise<void> } = {}): StrongRunner {
+  const { shared, beforeRun } = source;
+  return (identity) => new DeferredEmbedder(identity, shared
+    ? async () => OnnxEmbedder.attach(await shared(), { beforeRun })
+    : () => loadOnnxEmbedder(undefined, { knownId: identity.id, beforeRun }));
+}

@@ -1,0 +1,80 @@
+/**
+ * The learning thread's code (learning-supervisor.ts starts it): its own connection to the store,
+ * its own embedder, and the runner loop, so the HTTP thread never waits on learning. It tells the main thread which
+ * passages got vectors, so search can index them.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { FactExtractor } from './fact-extractor';
+import { ModelClient } from '../language-model/model-client';
+import { systemClock } from '../clock';
+import { createLogger } from '../log';
+import { SearchActivity } from '../search/search-activity';
+import { KeywordIndexRebuild } from '../storage/sqlite/fts-rebuild';
+import { openDatabase } from '../storage/sqlite/open';
+import { openSqliteStore } from '../storage/sqlite/sqlite-store';
+import { useVectorExtensionFile } from '../storage/sqlite/vectors';
+import { createEmbedders, loadStrongWhenUsed } from '../embedders/create-embedders';
+import type { SharedOnnxEmbedder } from '../embedders/onnx-embedder';
+import { useEmbeddedOnnxRuntime } from '../embedders/onnx-library';
+import { LearningRunner } from './runner';
+import { lowerThreadPriority } from './thread-priority';
+import { urlReader } from './url-reader';
+import type { FromWorker, ToWorker, WorkerData } from './thread-messages';
+
+/** 10: under contention a thread at the default 0 gets ~9 times this one's share of a core. */
+const LEARNING_NICE = 10;
+
+const port = parentPort!;
+const { config, vectorExtension, onnxRuntime, restarted, strongIdentity, sharedStrong, searches } = workerData as WorkerData;
+useVectorExtensionFile(vectorExtension);
+useEmbeddedOnnxRuntime(onnxRuntime);
+const log = createLogger(config.logLevel);
+const db = openDatabase(config.dataDir, systemClock.now());
+const store = openSqliteStore(db);
+const keywordIndex = new KeywordIndexRebuild(db, log);
+if (restarted) {
+  // The worker before this one died mid-batch; a store that refuses this write fails the start,
+  // and the supervisor tries again later.
+  const jobs = await store.jobs.requeueRunning(systemClock.now());
+  if (jobs) log.info('learning resumes the jobs of the worker that died', { jobs });
+}
+const send = (m: FromWorker) => port.postMessage(m);
+// The query thread's strong model, once the HTTP thread sends it: refinement waits for it.
+const strongModel = Promise.withResolvers<SharedOnnxEmbedder>();
+strongModel.promise.catch(() => {}); // a failure is seen by the refinement that awaits it
+const activity = new SearchActivity(searches);
+const embedders = await createEmbedders(config, {
+  identity: strongIdentity ?? undefined,
+  strong: loadStrongWhenUsed({ shared: sharedStrong ? () => strongModel.promise : undefined, beforeRun: () => activity.quiet() }),
+});
+const runner = new LearningRunner({
+  store, clock: systemClock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config),
+  onIndexed: (tier, passageIds) => send({ type: 'indexed', tier, passageIds }),
+  extractor: config.model ? new FactExtractor(new ModelClient(config.model), log) : null,
+  upkeep: () => store.withConnection(() => keywordIndex.step()),
+});
+runner.start();
+
+port.on('message', async (message: ToWorker) => {
+  if (message.type === 'wake') runner.notify();
+  if (message.type === 'strong-model') {
+    if ('shared' in message) strongModel.resolve(message.shared);
+    else strongModel.reject(new Error(`the strong model is not loaded: ${message.error}`));
+  }
+  if (message.type === 'drain') {
+    // Answered either way: a rejection here would be thrown on the thread and end it.
+    send(await runner.drain().then((jobs) => ({ type: 'drained', id: message.id, jobs }), (err) => ({ type: 'drained', id: message.id, error: String(err) })));
+  }
+  if (message.type === 'stop') {
+    await runner.stop();
+    // Waits for a model still loading: ONNX Runtime aborts the process when the thread it loads a
+    // session for is terminated under it.
+    await embedders.strong?.close?.();
+    await store.close();
+    send({ type: 'stopped' });
+  }
+});
+send({ type: 'ready' });
+// Learning is background work: on Linux this thread yields the cores to the threads answering
+// requests. Only once ready: the server waits for this thread to start before it answers.
+lowerThreadPriority(LEARNING_NICE);
