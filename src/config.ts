@@ -10,6 +10,11 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
+  /**
+   * The shared PostgreSQL store (postgres://…), for several processes on one memory; null: the
+   * SQLite file in `dataDir`, the default. The data directory still holds each process's own files.
+   */
+  readonly databaseUrl: string | null;
   /** The server's own origin as clients see it; derived from host and port unless set. */
   readonly publicUrl: string | null;
   readonly rateLimitPerMin: number;
@@ -89,6 +94,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (publicUrl && !/^https?:\/\/[^/]+$/.test(publicUrl)) {
     problems.push('ENGRAM_PUBLIC_URL must be an origin such as https://memory.example.org');
   }
+  const databaseUrl = env.ENGRAM_DATABASE_URL || null;
+  if (databaseUrl && !(URL.canParse(databaseUrl) && /^postgres(ql)?:$/.test(new URL(databaseUrl).protocol))) {
+    problems.push('ENGRAM_DATABASE_URL must be a PostgreSQL URL such as postgres://engram@db.example.org/engram');
+  }
   const embedder = embedderConfig(env, problems);
   const fetchAllowPrivate = flag(env, 'ENGRAM_FETCH_ALLOW_PRIVATE', problems);
   const model = modelConfig(env, problems);
@@ -101,6 +110,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: get('ENGRAM_HOST'),
     port,
     dataDir: env.ENGRAM_DATA_DIR ?? join(env.HOME ?? homedir(), '.engram'),
+    databaseUrl,
     publicUrl,
     rateLimitPerMin,
     consentTtlDays,

@@ -17,6 +17,7 @@ async function main(argv: string[]): Promise<number> {
   const { command, operand, values } = invocation;
   const env = { ...process.env };
   if (values.data) env.ENGRAM_DATA_DIR = values.data;
+  if (values.database) env.ENGRAM_DATABASE_URL = values.database;
   if (values.host) env.ENGRAM_HOST = values.host;
   if (values.port) env.ENGRAM_PORT = values.port;
   return command.run({ operand, values, config: loadConfig(env) });
@@ -24,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
 
 /**
  * Whether `err` carries a message written for the person (a refused operation, a busy data
- * directory, a store of a newer release, a bad backup, a refused import). Their modules are imported only
+ * directory, a store of a newer release, a bad backup, a refused import, a database that does not answer). Their modules are imported only
  * here, on failure: a command that threw one has loaded its module already, and a light command
  * stays light.
  */
@@ -34,6 +35,7 @@ async function isForThePerson(err: unknown): Promise<boolean> {
     import('./storage/sqlite/open').then((m) => m.DataDirBusyError),
     import('./storage/newer-store').then((m) => m.NewerStoreError),
     import('./storage/sqlite/backup').then((m) => m.BackupError),
+    import('./storage/open-store').then((m) => m.DatabaseUnreachableError),
   ]);
   return kinds.some((kind) => err instanceof kind);
 }

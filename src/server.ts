@@ -24,10 +24,10 @@ import { QueryEmbedder } from './search/query-embedder';
 import { SearchActivity } from './search/search-activity';
 import { createServices, type OpenServices } from './services';
 import { type Site, siteFor } from './site';
-import { lockDataDir, openDatabase } from './storage/sqlite/open';
+import { type OpenedStore, openStore } from './storage/open-store';
+import { lockDataDir } from './storage/sqlite/open';
 import { IMPORTS_DIR } from './data-dir';
-import { openSqliteStore } from './storage/sqlite/sqlite-store';
-import type { Store, VectorTier } from './storage/store';
+import type { VectorTier } from './storage/store';
 import { ImportRuns } from './web/import-runs';
 
 export interface RunningServer {
@@ -49,19 +49,30 @@ export interface ServerOptions {
   manualLearning?: boolean;
   /** Tests stand in for DNS and the network when apps' client metadata documents are fetched. */
   clientMetadata?: Pick<ClientMetadataOptions, 'lookup' | 'fetch' | 'timeoutMs'>;
+  /**
+   * False: HTTP only, a replica of a shared store whose learning `engram learn` processes do
+   * (serve --learning off; the CLI refuses it on SQLite, which one process owns).
+   */
+  learning?: boolean;
 }
+
+/** A replica's learning: none here; the shared store's learners look at the queue on their own. */
+const NO_LEARNING: Learning = { notify: () => {}, drain: async () => 0, stop: async () => {} };
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
+  // The data directory is this process's own on either engine (its search indexes, imports).
   const lock = lockDataDir(config.dataDir);
-  let store: Store;
+  let opened: OpenedStore;
   try {
-    store = openSqliteStore(openDatabase(config.dataDir, clock.now()));
+    opened = await openStore(config, clock.now());
   } catch (err) {
     lock.release();
     throw err;
   }
+  const { store, feed } = opened;
+  const ownsStore = opened.engine === 'sqlite';
   const embedders = await createEmbedders(config, { strong: (identity) => new QueryEmbedder(identity) });
   if (!embedders.fast) log.info('no embedder configured: search is keyword-only');
   for (const tier of ['fast', 'strong'] as const) {
@@ -72,37 +83,43 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       log.info('passages will be embedded in the background', { tier, model: embedder?.id });
     }
   }
-  const requeued = await store.jobs.requeueRunning(clock.now());
+  // Where several processes share the store, the jobs of a learner that stopped are taken again when their leases end.
+  const requeued = ownsStore ? await store.jobs.requeueRunning(clock.now()) : 0;
   if (requeued) log.info('learning resumes jobs a stopped server left running', { jobs: requeued });
-  // No request runs yet: a write left pending by a stopped server has an unknown outcome.
+  // No request runs yet: a write left pending by a stopped server has an unknown outcome. Not so on
+  // a shared store, where other replicas' writes are pending right now.
   await store.idempotency.deleteExpired(clock.now());
-  const interrupted = await store.idempotency.interruptPending();
+  const interrupted = ownsStore ? await store.idempotency.interruptPending() : 0;
   if (interrupted) log.warn('writes a stopped server left running are marked interrupted', { idempotency_keys: interrupted });
   // The learning thread boots (its imports, its store, the fast model: a few hundred ms) while this
   // thread opens the search index. The thread's reports of passages indexed wait for it (`onIndexed`);
   // vectors stored before the indexes are opened are read by them.
-  const opened = Promise.withResolvers<OpenServices>();
-  opened.promise.catch(() => {}); // a failure to open is the start's, below
-  const onIndexed = async (tier: VectorTier, ids: number[]) => (await opened.promise).indexes.indexPassages(tier, ids);
+  const ready = Promise.withResolvers<OpenServices>();
+  ready.promise.catch(() => {}); // a failure to open is the start's, below
+  // On a shared store the indexes follow its feed, which carries this process's learning as well as every other's.
+  const onIndexed = async (tier: VectorTier, ids: number[]) => (feed ? undefined : (await ready.promise).indexes.indexPassages(tier, ids));
   const strong = embedders.strong && { id: embedders.strong.id, dimensions: embedders.strong.dimensions, similarityFloor: embedders.strong.similarityFloor ?? 0 };
   // Refinement runs the query thread's session: the process holds the strong model once.
   const queryModel = embedders.strong instanceof QueryEmbedder ? embedders.strong : null;
   const strongModel = queryModel && (() => queryModel.shared());
   // Searches in flight, which refinement's model runs keep out of the way of.
   const searches = new SearchActivity();
-  const thread = options.manualLearning ? null : LearningSupervisor.start(config, onIndexed, log, { strongIdentity: strong, strongModel, searches: searches.buffer });
+  const learns = options.learning ?? true;
+  const thread = options.manualLearning || !learns ? null : LearningSupervisor.start(config, onIndexed, log, { strongIdentity: strong, strongModel, searches: searches.buffer });
   let learning: Learning | null = null;
   let services: OpenServices;
   try {
-    services = await createServices(store, config, { clock, log, embedders, activity: searches, notifyQueued: () => learning?.notify() });
-    opened.resolve(services);
+    services = await createServices(store, config, { clock, log, embedders, activity: searches, notifyQueued: () => learning?.notify(), feed });
+    ready.resolve(services);
   } catch (err) {
-    opened.reject(err);
+    ready.reject(err);
     await thread?.then((t) => t.stop(), () => {});
     throw err;
   }
   if (thread) {
     learning = await thread;
+  } else if (!learns) {
+    learning = NO_LEARNING;
   } else {
     const extractor = config.model ? new FactExtractor(new ModelClient(config.model), log) : null;
     learning = new LearningRunner({

@@ -16,6 +16,7 @@ import { UsageRecorder } from './operations/usage-recorder';
 import type { SearchActivity } from './search/search-activity';
 import { SearchEngine } from './search/search-engine';
 import type { Store } from './storage/store';
+import type { VectorFeed } from './storage/vector-feed';
 
 export interface ServiceOptions {
   clock?: Clock;
@@ -30,6 +31,8 @@ export interface ServiceOptions {
   activity?: SearchActivity;
   /** Wakes learning when work is queued; absent, the queue waits for the learner's next look (a command's writes). */
   notifyQueued?: () => void;
+  /** A shared store's vector feed, which the search indexes follow (openStore gives it); absent where one process owns the store. */
+  feed?: VectorFeed | null;
 }
 
 export interface OpenServices extends Services {
@@ -44,7 +47,7 @@ export async function createServices(store: Store, config: Config, options: Serv
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
   const embedders = options.embedders ?? { fast: null, strong: null };
-  const search = await SearchEngine.open(store, log, embedders, config.dataDir, options.activity, config.indexSaveSeconds * 1000);
+  const search = await SearchEngine.open(store, log, embedders, config.dataDir, options.activity, config.indexSaveSeconds * 1000, undefined, options.feed);
   const usage = new UsageRecorder(store);
   const accessLog = new AccessRecorder(store, clock, log);
   return {

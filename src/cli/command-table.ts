@@ -12,7 +12,9 @@ import { IMPORT_FORMAT_LABELS, type ImportFormatName } from '../importers/format
 import { print } from './print';
 import { UsageError } from './usage-error';
 
-const COMMON = '  --data DIR         data directory (ENGRAM_DATA_DIR, default ~/.engram)';
+const COMMON = `  --data DIR         data directory (ENGRAM_DATA_DIR, default ~/.engram)
+  --database URL     a shared PostgreSQL store, postgres://… (ENGRAM_DATABASE_URL); default: the
+                     SQLite file in the data directory`;
 const ACCOUNT = '  --email E          the account to act for (needed only when there are several)';
 const FORMAT_HELP = Object.entries(IMPORT_FORMAT_LABELS).map(([name, label]) => `                       ${name.padEnd(11)}${label}`).join('\n');
 const SERVER_URL = '  --url ORIGIN       the server (ENGRAM_BASE_URL, default http://127.0.0.1:8787)';
@@ -27,19 +29,44 @@ export const COMMANDS: readonly CliCommand[] = [
   {
     name: 'serve',
     summary: 'start the server',
-    options: ['host', 'port', 'data'],
-    help: `Usage: engram serve [--host H] [--port P] [--data DIR]
+    options: ['host', 'port', 'learning', 'data', 'database'],
+    help: `Usage: engram serve [--host H] [--port P] [--learning on|off] [--data DIR] [--database URL]
 
   --host H           address to listen on (ENGRAM_HOST, default 127.0.0.1)
   --port P           port (ENGRAM_PORT, default 8787; 0 picks a free one)
+  --learning off     answer requests only and leave learning to \`engram learn\` processes: a replica
+                     of a shared PostgreSQL store (docs/scaling.md). Default on: learn here too.
 ${COMMON}`,
-    run: async ({ config }) => (await import('./serve')).serve(config),
+    async run({ values, config }) {
+      const learning = values.learning ?? 'on';
+      if (learning !== 'on' && learning !== 'off') throw new UsageError(`--learning must be on or off, not "${learning}".`);
+      const { serve, refuseOnSqlite } = await import('./serve');
+      if (learning === 'off') refuseOnSqlite(config, 'serve --learning off');
+      return serve(config, { learning: learning === 'on' });
+    },
+  },
+  {
+    name: 'learn',
+    summary: 'learn what is queued in a shared PostgreSQL store, without serving HTTP',
+    options: ['data', 'database'],
+    help: `Usage: engram learn --database URL [--data DIR]
+
+Learns the documents and facts queued in the shared store, with as many others learning beside it
+as you start; each job is taken by one of them, and one that stops mid-job leaves it to another.
+Serves no HTTP. On the SQLite store it is refused: one process owns that file (\`engram serve\`
+learns).
+${COMMON}`,
+    async run({ config }) {
+      const { learn, refuseOnSqlite } = await import('./serve');
+      refuseOnSqlite(config, 'learn');
+      return learn(config);
+    },
   },
   {
     name: 'owner create',
     summary: "make the owner's account",
-    options: ['email', 'data'],
-    help: `Usage: engram owner create --email E [--data DIR]
+    options: ['email', 'data', 'database'],
+    help: `Usage: engram owner create --email E [--data DIR] [--database URL]
 
 Makes the owner's account. The password is read from standard input when piped, otherwise asked for.
 ${COMMON}`,
@@ -53,8 +80,8 @@ ${COMMON}`,
   {
     name: 'owner token',
     summary: "print a session token for the owner's REST calls",
-    options: ['email', 'data'],
-    help: `Usage: engram owner token [--email E] [--data DIR]
+    options: ['email', 'data', 'database'],
+    help: `Usage: engram owner token [--email E] [--data DIR] [--database URL]
 
 Prints a session token (egs_…) for the owner's REST calls: key and container management.
 ${ACCOUNT}
@@ -65,8 +92,8 @@ ${COMMON}`,
     name: 'containers create',
     summary: 'make a container',
     operand: 'NAME',
-    options: ['description', 'email', 'data'],
-    help: `Usage: engram containers create NAME [--description D] [--email E] [--data DIR]
+    options: ['description', 'email', 'data', 'database'],
+    help: `Usage: engram containers create NAME [--description D] [--email E] [--data DIR] [--database URL]
 
 Prints the new container's id alone on standard output.
   --description D    what the container holds
@@ -79,8 +106,8 @@ ${COMMON}`,
   {
     name: 'containers list',
     summary: 'list containers',
-    options: ['email', 'data'],
-    help: `Usage: engram containers list [--email E] [--data DIR]
+    options: ['email', 'data', 'database'],
+    help: `Usage: engram containers list [--email E] [--data DIR] [--database URL]
 
 Prints one container a line: id, name and description, separated by tabs.
 ${ACCOUNT}
@@ -90,9 +117,9 @@ ${COMMON}`,
   {
     name: 'keys create',
     summary: 'mint a developer key',
-    options: ['name', 'level', 'containers', 'all', 'profile', 'expires-in-days', 'email', 'data'],
+    options: ['name', 'level', 'containers', 'all', 'profile', 'expires-in-days', 'email', 'data', 'database'],
     help: `Usage: engram keys create --name N --level read|suggest|manage [--containers ID,ID | --all]
-                          [--profile] [--expires-in-days N] [--email E] [--data DIR]
+                          [--profile] [--expires-in-days N] [--email E] [--data DIR] [--database URL]
 
 Prints the new key alone on standard output. It is shown this once.
   --name N             a name to know the key by
@@ -112,6 +139,32 @@ ${COMMON}`,
         name: values.name, level: values.level, containers: values.containers?.split(',').map((s) => s.trim()).filter(Boolean),
         all: values.all, profile: values.profile, expiresInDays: days === undefined ? undefined : Number(days),
       }));
+    },
+  },
+  {
+    name: 'keys list',
+    summary: 'list developer keys',
+    options: ['email', 'data', 'database'],
+    help: `Usage: engram keys list [--email E] [--data DIR] [--database URL]
+
+Prints one key a line: id, name, level and state (active, expired or revoked), separated by tabs.
+${ACCOUNT}
+${COMMON}`,
+    run: async ({ values, config }) => print(await (await import('./store-commands')).keysList(config, values.email)),
+  },
+  {
+    name: 'keys revoke',
+    summary: 'revoke a developer key at once, on every server of the store',
+    operand: 'ID',
+    options: ['email', 'data', 'database'],
+    help: `Usage: engram keys revoke ID [--email E] [--data DIR] [--database URL]
+
+Revokes the key ID (from \`engram keys list\`): its next call is refused, by every running server.
+${ACCOUNT}
+${COMMON}`,
+    async run({ operand, values, config }) {
+      await (await import('./store-commands')).keysRevoke(config, values.email, operand);
+      return said(`Revoked ${operand}.`);
     },
   },
   {
@@ -148,12 +201,13 @@ ${SERVER_URL}`,
     name: 'backup',
     summary: 'write a consistent copy of the store, even while the server runs',
     operand: 'FILE',
-    options: ['data'],
-    help: `Usage: engram backup FILE [--data DIR]
+    options: ['data', 'database'],
+    help: `Usage: engram backup FILE [--data DIR] [--database URL]
 
 Writes a consistent copy of the whole store to FILE (a new file), even while the server runs.
 ${COMMON}`,
     async run({ operand, config }) {
+      if (config.databaseUrl) throw new UsageError('engram backup copies the SQLite store; back a PostgreSQL store up with pg_dump (docs/scaling.md).');
       (await import('../storage/sqlite/backup')).backupDatabase(config.dataDir, operand);
       return said(`Wrote a backup of ${config.dataDir} to ${operand}.`);
     },
@@ -162,12 +216,13 @@ ${COMMON}`,
     name: 'restore',
     summary: 'replace the store with a backup (the server must be stopped)',
     operand: 'FILE',
-    options: ['data'],
-    help: `Usage: engram restore FILE [--data DIR]
+    options: ['data', 'database'],
+    help: `Usage: engram restore FILE [--data DIR] [--database URL]
 
 Replaces the store with the backup FILE after checking it. Stop the server first.
 ${COMMON}`,
     async run({ operand, config }) {
+      if (config.databaseUrl) throw new UsageError('engram restore replaces the SQLite store; restore a PostgreSQL store with pg_restore (docs/scaling.md).');
       (await import('../storage/sqlite/backup')).restoreDatabase(config.dataDir, operand);
       return said(`Restored ${config.dataDir} from ${operand}.`);
     },
@@ -175,8 +230,8 @@ ${COMMON}`,
   {
     name: 'export',
     summary: "write one account's memory as JSON lines (no secrets)",
-    options: ['out', 'email', 'data'],
-    help: `Usage: engram export [--out FILE] [--email E] [--data DIR]
+    options: ['out', 'email', 'data', 'database'],
+    help: `Usage: engram export [--out FILE] [--email E] [--data DIR] [--database URL]
 
 Writes one account's containers, documents, facts (with the document each was learned from and
 its earlier wordings), profile and rules as JSON lines, without keys or tokens, to FILE or
@@ -199,8 +254,8 @@ ${COMMON}`,
     name: 'import',
     summary: 'bring memory in: an export, ChatGPT, Claude, the MCP memory server, Markdown notes',
     operand: 'FILE',
-    options: ['from', 'container', 'dry-run', 'email', 'data'],
-    help: `Usage: engram import FILE [--from FORMAT] [--container NAME] [--dry-run] [--email E] [--data DIR]
+    options: ['from', 'container', 'dry-run', 'email', 'data', 'database'],
+    help: `Usage: engram import FILE [--from FORMAT] [--container NAME] [--dry-run] [--email E] [--data DIR] [--database URL]
 
 Reads FILE into an account. The whole file is checked first: a broken one, or one holding something
 the API would refuse, is refused naming the file, line and column of the first problem, and nothing

@@ -9,6 +9,8 @@ export const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
   data: { type: 'string' },
+  database: { type: 'string' },
+  learning: { type: 'string' },
   host: { type: 'string' },
   port: { type: 'string' },
   email: { type: 'string' },
@@ -42,7 +44,7 @@ export interface CliCommand {
   /** The options it takes; any other is a usage error. */
   options: readonly OptionName[];
   /** Its one positional argument, when it takes one; it then needs exactly one. */
-  operand?: 'FILE' | 'NAME';
+  operand?: 'FILE' | 'NAME' | 'ID';
   /**
    * Carries it out and resolves to the exit code; `operand` is '' for a command that takes none.
    * It imports what it needs when called, so that running one command never loads another's

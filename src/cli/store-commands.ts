@@ -19,8 +19,8 @@ import { type ImportHooks, importMemory, type ImportSource } from '../operations
 import type { ImportSummary } from '../operations/import-summary';
 import { contextFor, invoke, type Operation, type StoreContext } from '../operations/operation';
 import { createServices } from '../services';
-import { DB_FILE, openDatabase } from '../storage/sqlite/open';
-import { openSqliteStore } from '../storage/sqlite/sqlite-store';
+import { openStore } from '../storage/open-store';
+import { DB_FILE } from '../storage/sqlite/open';
 import type { Store } from '../storage/store';
 import { UsageError } from './usage-error';
 
@@ -29,14 +29,14 @@ import { UsageError } from './usage-error';
  * behind it (only `owner create`, `serve` and `restore` make one).
  */
 export function requireStore(config: Config): void {
-  if (!existsSync(join(config.dataDir, DB_FILE))) {
+  if (!config.databaseUrl && !existsSync(join(config.dataDir, DB_FILE))) {
     throw new UsageError(`No Engram store in ${config.dataDir}. Check --data (or ENGRAM_DATA_DIR), or make one there with \`engram owner create\`.`);
   }
 }
 
 async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>, may: 'open' | 'create' = 'open'): Promise<T> {
   if (may === 'open') requireStore(config);
-  const store = openSqliteStore(openDatabase(config.dataDir, systemClock.now()));
+  const { store } = await openStore(config, systemClock.now(), { connections: 2 });
   try {
     return await fn(store);
   } finally {
@@ -96,6 +96,15 @@ export interface KeyArgs {
   all?: boolean;
   profile?: boolean;
   expiresInDays?: number;
+}
+
+export async function keysList(config: Config, email: string | undefined): Promise<string> {
+  const keys = await run(config, email, ops.listKeys, {});
+  return (['active', 'expired', 'revoked'] as const).flatMap((state) => keys[state].map((k) => [k.id, k.name, k.level, state].join('\t'))).join('\n');
+}
+
+export async function keysRevoke(config: Config, email: string | undefined, keyId: string): Promise<void> {
+  await run(config, email, ops.revokeKey, { key_id: keyId });
 }
 
 export async function keysCreate(config: Config, email: string | undefined, args: KeyArgs): Promise<string> {

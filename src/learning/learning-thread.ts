@@ -1,7 +1,8 @@
 /**
- * The learning thread's code (learning-supervisor.ts starts it): its own connection to the store,
- * its own embedder, and the runner loop, so the HTTP thread never waits on learning. It tells the main thread which
- * passages got vectors, so search can index them.
+ * The learning thread's code (learning-supervisor.ts starts it): its own connection to the store
+ * (the SQLite file, or the shared PostgreSQL store), its own embedder, and the runner loop, so the
+ * HTTP thread never waits on learning. It tells the main thread which passages got vectors, so
+ * search can index them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { FactExtractor } from './fact-extractor';
@@ -9,9 +10,11 @@ import { ModelClient } from '../language-model/model-client';
 import { systemClock } from '../clock';
 import { createLogger } from '../log';
 import { SearchActivity } from '../search/search-activity';
+import { openStore } from '../storage/open-store';
 import { KeywordIndexRebuild } from '../storage/sqlite/fts-rebuild';
 import { openDatabase } from '../storage/sqlite/open';
 import { openSqliteStore } from '../storage/sqlite/sqlite-store';
+import type { Store } from '../storage/store';
 import { useVectorExtensionFile } from '../storage/sqlite/vectors';
 import { createEmbedders, loadStrongWhenUsed } from '../embedders/create-embedders';
 import type { SharedOnnxEmbedder } from '../embedders/onnx-embedder';
@@ -29,10 +32,21 @@ const { config, vectorExtension, onnxRuntime, restarted, strongIdentity, sharedS
 useVectorExtensionFile(vectorExtension);
 useEmbeddedOnnxRuntime(onnxRuntime);
 const log = createLogger(config.logLevel);
-const db = openDatabase(config.dataDir, systemClock.now());
-const store = openSqliteStore(db);
-const keywordIndex = new KeywordIndexRebuild(db, log);
-if (restarted) {
+/**
+ * The SQLite file, with its keyword index's rebuild as upkeep between rounds; or the shared
+ * PostgreSQL store, which needs none (its keyword index is the server's own).
+ */
+async function open(): Promise<{ store: Store; upkeep?: () => Promise<boolean> }> {
+  if (config.databaseUrl) return { store: (await openStore(config, systemClock.now(), { connections: 4 })).store };
+  const db = openDatabase(config.dataDir, systemClock.now());
+  const sqlite = openSqliteStore(db);
+  const keywordIndex = new KeywordIndexRebuild(db, log);
+  return { store: sqlite, upkeep: () => sqlite.withConnection(() => keywordIndex.step()) };
+}
+const { store, upkeep } = await open();
+// Only where this process owns the store: on a shared one, other learners' jobs are running too, and
+// the jobs of the worker that died are taken again when their leases end.
+if (restarted && !config.databaseUrl) {
   // The worker before this one died mid-batch; a store that refuses this write fails the start,
   // and the supervisor tries again later.
   const jobs = await store.jobs.requeueRunning(systemClock.now());
@@ -51,7 +65,7 @@ const runner = new LearningRunner({
   store, clock: systemClock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config),
   onIndexed: (tier, passageIds) => send({ type: 'indexed', tier, passageIds }),
   extractor: config.model ? new FactExtractor(new ModelClient(config.model), log) : null,
-  upkeep: () => store.withConnection(() => keywordIndex.step()),
+  upkeep,
 });
 runner.start();
 

@@ -11,6 +11,7 @@
 import type { EmbedderTiers } from '../embedders/create-embedders';
 import type { Logger } from '../log';
 import type { Container, KeywordHit, PassageHit, Store, VectorTier } from '../storage/store';
+import type { VectorFeed } from '../storage/vector-feed';
 import { stepDownContentPoor } from './content-poor';
 import { diversify, wordOverlap, wordsIn } from './diversity';
 import { convexFusion, type Scored } from './fusion';
@@ -83,12 +84,14 @@ export class SearchEngine {
   /**
    * The indexes opened for the embedders' tiers (see VectorIndexes.open) and the engine over them.
    * With a strong model on a thread of its own, that thread helps scan the strong index once loaded.
+   * With a shared store's `feed`, the indexes follow what every process stores and forgets.
    */
   static async open(
     store: Store, log: Logger, embedders: EmbedderTiers, dataDir: string, activity = new SearchActivity(), saveAfterMs = 0, tuning = DEFAULT_TUNING,
+    feed: VectorFeed | null = null,
   ): Promise<SearchEngine> {
     const dimensions = { fast: embedders.fast?.dimensions ?? null, strong: embedders.strong?.dimensions ?? null };
-    const indexes = await VectorIndexes.open(store, log, dimensions, dataDir, activity, saveAfterMs);
+    const indexes = await VectorIndexes.open(store, log, dimensions, dataDir, activity, saveAfterMs, feed);
     // The strong query vector's thread is idle once it has sent the vector: it scans half the
     // strong index alongside this thread, which is waiting on that vector to scan.
     const { strong } = embedders;

@@ -10,6 +10,7 @@ import { INDEX_DIR } from '../data-dir';
 import type { Logger } from '../log';
 import { VECTOR_SNAPSHOT_SETTING } from '../storage/settings';
 import type { Store, VectorTier } from '../storage/store';
+import type { VectorFeed } from '../storage/vector-feed';
 import type { SearchActivity } from './search-activity';
 import type { ScanShare } from './shared-scan';
 import { VectorIndex, type VectorHit } from './vector-index';
@@ -32,6 +33,9 @@ const indexFiles = (dataDir: string, tier: VectorTier) => ({ rows: join(dataDir,
 const SAVE_IDLE_MS = 1000;
 /** Saves while running come at most this many quiet times apart: each writes every code again (~50 MB at 100k passages). */
 const SAVE_SPACING = 10;
+
+/** The feed's commits read at a time while catching up. */
+const FEED_PAGE = 200;
 
 /** Lets the server answer what came in meanwhile. */
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -58,6 +62,13 @@ export class VectorIndexes {
   private saveTimer: Timer | null = null;
   /** A save while running under way, which a stop lets finish first. */
   private saving: Promise<void> | null = null;
+  /** Following a shared store's feed (see `follow`): the last commit applied, the catch-up under way, and the subscription. */
+  private applied = 0;
+  private catchingUp: Promise<void> | null = null;
+  private behind = false;
+  private listening: { close(): Promise<void> } | null = null;
+  /** Built from a shared store at each start and never saved (see `open`). */
+  private shared = false;
 
   private constructor(
     private readonly store: Store,
@@ -87,12 +98,31 @@ export class VectorIndexes {
    */
   static async open(
     store: Store, log: Logger, dimensions: Record<VectorTier, number | null>, dataDir: string, activity: SearchActivity, saveAfterMs = 0,
+    feed: VectorFeed | null = null,
   ): Promise<VectorIndexes> {
     const started = performance.now();
     const tiers: Record<VectorTier, VectorIndex | null> = { strong: null, fast: null };
     const restored = new Set<VectorTier>();
     const searched = TIERS.filter((tier) => dimensions[tier]);
     let token: string | null = null;
+    // On a shared store the indexes are built from it at each start and follow its feed (see
+    // `follow`); saved copies are a single process's (the token is one setting of the store).
+    if (feed && searched.length) {
+      const head = await feed.head();
+      mkdirSync(join(dataDir, INDEX_DIR), { recursive: true, mode: 0o700 });
+      for (const tier of TIERS) {
+        rmSync(indexFiles(dataDir, tier).state, { force: true });
+        if (dimensions[tier]) tiers[tier] = new VectorIndex(dimensions[tier], indexFiles(dataDir, tier).rows);
+      }
+      const large = (await store.passages.lastId()) > LOAD_PAGE;
+      const reembedding = !!dimensions.fast && (await store.jobs.hasPending('reembed'));
+      const indexes = new VectorIndexes(store, log, tiers, activity, dataDir, 0, reembedding, restored, null, large);
+      indexes.applied = head;
+      indexes.shared = true;
+      void indexes.loaded.then(() => indexes.follow(feed));
+      if (!large) await indexes.loaded;
+      return indexes;
+    }
     // A search without vectors (keyword-only) leaves the indexes' files and token alone.
     if (searched.length) {
       token = await store.settings.get(VECTOR_SNAPSHOT_SETTING);
@@ -176,6 +206,68 @@ export class VectorIndexes {
       if (end === Number.MAX_SAFE_INTEGER) return units;
       await turn();
     }
+  }
+
+  /**
+   * Keeps the indexes current with what every process sharing the store stores and forgets: the
+   * feed's commits after the one read before the load began are applied now, then each as it lands
+   * (woken by its notification), and all those landed while the connection that listens was lost,
+   * once it is back. Applying a commit twice changes nothing.
+   */
+  private async follow(feed: VectorFeed): Promise<void> {
+    if (this.closing || !this.whole) return;
+    try {
+      this.listening = await feed.listen((commit) => {
+        if (commit === null || commit > this.applied) this.catchUp(feed);
+      });
+    } catch (err) {
+      this.log.error('the store\'s vector feed cannot be followed; what other processes learn is searchable by keyword alone', { error: String(err) });
+    }
+    this.catchUp(feed);
+  }
+
+  /** Applies the feed's commits after the last one applied; one catch-up at a time, another after it when woken meanwhile. */
+  private catchUp(feed: VectorFeed): void {
+    if (this.catchingUp) {
+      this.behind = true;
+      return;
+    }
+    this.catchingUp = (async () => {
+      do {
+        this.behind = false;
+        try {
+          for (let changes = await feed.since(this.applied, FEED_PAGE); changes.length && !this.closing; changes = await feed.since(this.applied, FEED_PAGE)) {
+            await this.apply(changes);
+          }
+        } catch (err) {
+          // The next notification, or the reconnection's, tries again from the same commit.
+          this.log.warn('the store\'s vector feed could not be read; trying again when it next changes', { error: String(err) });
+        }
+      } while (this.behind && !this.closing);
+      this.catchingUp = null;
+    })();
+  }
+
+  /** A page of the feed's changes, in order: a passage's vectors read once its removals before them are applied. */
+  private async apply(changes: Awaited<ReturnType<VectorFeed['since']>>): Promise<void> {
+    const stored: Record<VectorTier, number[]> = { fast: [], strong: [] };
+    const flush = async () => {
+      for (const tier of TIERS) {
+        await this.indexPassages(tier, stored[tier]);
+        stored[tier] = [];
+      }
+    };
+    for (const change of changes) {
+      if (change.removed) {
+        await flush();
+        this.changed();
+        this.tiers[change.tier]?.remove(change.passageId);
+      } else {
+        stored[change.tier].push(change.passageId);
+      }
+    }
+    await flush();
+    this.applied = changes.at(-1)!.commit;
   }
 
   /** How many passages a tier's index holds (0 when the tier is off). */
@@ -269,6 +361,8 @@ export class VectorIndexes {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     await this.loaded;
     await this.saving;
+    await this.listening?.close().catch(() => {});
+    await this.catchingUp;
   }
 
   /**
@@ -278,7 +372,7 @@ export class VectorIndexes {
    */
   async close(): Promise<void> {
     await this.settle();
-    if (this.whole) await this.save('the next start rebuilds them');
+    if (this.whole && !this.shared) await this.save('the next start rebuilds them');
     this.tiers.fast?.close();
     this.tiers.strong?.close();
   }

@@ -33,6 +33,8 @@ export interface TestServerOptions {
   clock?: ManualClock;
   env?: Record<string, string>;
   manualLearning?: boolean;
+  /** False: a replica of a shared store, which learns nothing itself (serve --learning off). */
+  learning?: boolean;
   /** Stand-ins for DNS and the network when the server fetches OAuth client metadata documents. */
   clientMetadata?: ServerOptions['clientMetadata'];
 }
@@ -84,7 +86,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const config = loadConfig({ ENGRAM_DATA_DIR: dataDir, ENGRAM_PORT: '0', ENGRAM_LOG_LEVEL: 'silent', ENGRAM_EMBEDDER: 'fast', ...options.env });
   let server: RunningServer;
   try {
-    server = await startServer(config, { clock, manualLearning: options.manualLearning ?? true, clientMetadata: options.clientMetadata, log: createLogger('debug', write) });
+    server = await startServer(config, { clock, manualLearning: options.manualLearning ?? true, learning: options.learning, clientMetadata: options.clientMetadata, log: createLogger('debug', write) });
   } catch (err) {
     await endLog();
     throw err;

@@ -139,7 +139,8 @@ describe('engram, set up from the command line and served', () => {
 describe('help', () => {
   it('the command table holds every command; each one\'s --help prints its help from /, exit 0', async () => {
     expect(COMMANDS.map((c) => c.name)).toEqual([
-      'serve', 'owner create', 'owner token', 'containers create', 'containers list', 'keys create', 'mcp', 'health', 'backup', 'restore', 'export', 'import',
+      'serve', 'learn', 'owner create', 'owner token', 'containers create', 'containers list', 'keys create', 'keys list', 'keys revoke', 'mcp', 'health',
+      'backup', 'restore', 'export', 'import',
     ]);
     const answers = await Promise.all(COMMANDS.map((c) => engram([...c.name.split(' '), '--help'])));
     answers.forEach((a, i) => {

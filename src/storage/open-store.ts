@@ -1,0 +1,51 @@
+/**
+ * The store a configuration names: PostgreSQL at ENGRAM_DATABASE_URL (`--database`), shared by
+ * several processes, or else the SQLite file in the data directory, the default, which one process
+ * owns. Every command and the server open their store here.
+ */
+import type { Config } from '../config';
+import type { Store } from './store';
+import type { VectorFeed } from './vector-feed';
+
+export type StoreEngine = 'sqlite' | 'postgres';
+
+
+/** A database URL fit to print: its password left out. */
+export function shownUrl(url: string): string {
+  const shown = new URL(url);
+  if (shown.password) shown.password = '***';
+  return shown.toString();
+}
+
+/** The PostgreSQL server did not answer, or refused the connection: said for the person, without the password. */
+export class DatabaseUnreachableError extends Error {}
+
+export interface OpenedStore {
+  store: Store;
+  engine: StoreEngine;
+  /** What other processes change in the stored vectors (PostgreSQL); null where one process owns the store. */
+  feed: VectorFeed | null;
+}
+
+/**
+ * Opens the configured store, migrated to this release. Throws NewerStoreError for a store a newer
+ * release migrated, and DatabaseUnreachableError when PostgreSQL does not answer or refuses us.
+ */
+export async function openStore(config: Config, now: number, options: { connections?: number } = {}): Promise<OpenedStore> {
+  if (!config.databaseUrl) {
+    const [{ openDatabase }, { openSqliteStore }] = await Promise.all([import('./sqlite/open'), import('./sqlite/sqlite-store')]);
+    return { store: openSqliteStore(openDatabase(config.dataDir, now)), engine: 'sqlite', feed: null };
+  }
+  const { openPostgresStore } = await import('./postgres/postgres-store');
+  try {
+    const store = await openPostgresStore(config.databaseUrl, { now, max: options.connections });
+    return { store, engine: 'postgres', feed: store.vectorFeed };
+  } catch (err) {
+    const { code, errno } = err as { code?: string; errno?: string };
+    // The connection failed, or the server refused the role, its password or the database's name.
+    if ((code?.startsWith('ERR_POSTGRES_') && code !== 'ERR_POSTGRES_SERVER_ERROR') || /^(28|3D)/.test(errno ?? '')) {
+      throw new DatabaseUnreachableError(`The database at ${shownUrl(config.databaseUrl)} cannot be used: ${(err as Error).message}.`);
+    }
+    throw err;
+  }
+}

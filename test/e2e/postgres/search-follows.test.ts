@@ -1,0 +1,101 @@
+/**
+ * Search following a shared PostgreSQL store: two servers on one database, each with its own
+ * in-memory vector indexes. What one learns is in the other's indexes within 1 s (woken by the
+ * feed's notification), what one forgets is gone from the other's within 1 s, what landed while
+ * the connection that listens was lost is applied once it is back, and a server started later
+ * builds its indexes from the store.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { SQL } from 'bun';
+import { postgresOrSkip } from '../../helpers/postgres';
+import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
+
+const server = postgresOrSkip('search following a shared PostgreSQL store');
+
+/** Polls `check` every 20 ms until it holds; returns the milliseconds it took, or throws after `withinMs`. */
+async function within(withinMs: number, check: () => boolean): Promise<number> {
+  const started = performance.now();
+  while (!check()) {
+    if (performance.now() - started > withinMs) throw new Error(`not within ${withinMs} ms`);
+    await Bun.sleep(20);
+  }
+  return performance.now() - started;
+}
+
+if (server) {
+  describe('search on a shared PostgreSQL store', () => {
+    let url: string;
+    let learner: TestServer;
+    let replica: TestServer;
+    let key: string;
+    let container: string;
+    const inIndex = (s: TestServer, passageId: number) => s.services.indexes.nearest('fast', new Float32Array(256).fill(0.1), [container], 1000).some((h) => h.passageId === passageId);
+    /** The learned passage of a document, found by one of its words in the store (keyword search is the database's own). */
+    const passageOf = async (word: string) => {
+      const { store } = learner.services;
+      const [hit] = await store.passages.search((await store.accounts.list())[0]!.id, container, word, 1);
+      return hit!.passageId;
+    };
+
+    beforeAll(async () => {
+      url = await server.createDatabase();
+      const env = { ENGRAM_DATABASE_URL: url };
+      learner = await startTestServer({ env });
+      replica = await startTestServer({ env, learning: false });
+      const owner = (await makeOwner(learner)).token;
+      container = await makeContainer(learner, owner, 'Garden');
+      key = (await makeKey(learner, owner, { level: 'manage', all_views: true })).key;
+    });
+    afterAll(async () => {
+      await replica?.close();
+      await learner?.close();
+    });
+
+    it('finds on one server, within 1 s, what another learned; and not what it forgot', async () => {
+      const added = await call(learner, 'POST', '/v1/documents', key, { container, content: 'The tomatoes ripen in the greenhouse by August.' });
+      expect(added.status).toBe(202);
+      await learner.learning.drain();
+      const passage = await passageOf('tomatoes');
+      const seen = await within(1000, () => inIndex(replica, passage));
+      const found = await call(replica, 'POST', '/v1/search', key, { q: 'when do the tomatoes ripen', container });
+      expect(found.body.results.map((r: any) => r.document_id)).toContain(added.body.id);
+
+      expect((await call(learner, 'DELETE', `/v1/documents/${added.body.id}?confirm=true`, key)).status).toBe(200);
+      const gone = await within(1000, () => !inIndex(replica, passage));
+      const after = await call(replica, 'POST', '/v1/search', key, { q: 'when do the tomatoes ripen', container });
+      expect(after.body.results).toEqual([]);
+      console.log(`replica: learned passage indexed after ${seen.toFixed(0)} ms, forgotten one dropped after ${gone.toFixed(0)} ms`);
+    });
+
+    it('catches up on what landed while its listening connection was lost', async () => {
+      const admin = new SQL({ url, max: 1 });
+      try {
+        // Every LISTEN connection of both servers is cut; a commit lands before they are back.
+        const cut = await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`;
+        expect(cut.length).toBeGreaterThan(0);
+        const added = await call(replica, 'POST', '/v1/documents', key, { container, content: 'Prune the roses in February.' });
+        expect(added.status).toBe(202);
+        await learner.learning.drain();
+        const passage = await passageOf('roses');
+        await within(5000, () => inIndex(replica, passage));
+      } finally {
+        await admin.close();
+      }
+    });
+
+    it('builds a later server\'s indexes from the store', async () => {
+      const added = await call(replica, 'POST', '/v1/documents', key, { container, content: 'Compost the leaves in autumn.' });
+      expect(added.status).toBe(202);
+      await learner.learning.drain();
+      const passage = await passageOf('compost');
+      const later = await startTestServer({ env: { ENGRAM_DATABASE_URL: url }, learning: false });
+      try {
+        await later.services.indexes.loaded;
+        expect(inIndex(later, passage)).toBe(true);
+        await within(1000, () => inIndex(replica, passage));
+      } finally {
+        await later.close();
+      }
+    });
+  });
+}
