@@ -81,7 +81,7 @@ async function seed(): Promise<{ url: string; queued: string[]; documents: strin
     for (let i = 0; i < 3_000; i++) {
       const id = newId('doc');
       queued.push(id);
-      await insertDocument(tx, documentRow(id, 'queued'), { mode: 'learn' }, 10 + i);
+      await insertDocument(tx, documentRow(id, 'queued'), { mode: 'learn' }, 10);
     }
   });
   await store.close();
