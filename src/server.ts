@@ -71,7 +71,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     lock.release();
     throw err;
   }
-  const { store, feed } = opened;
+  const { store, feed, limits } = opened;
   const ownsStore = opened.engine === 'sqlite';
   const embedders = await createEmbedders(config, { strong: (identity) => new QueryEmbedder(identity) });
   if (!embedders.fast) log.info('no embedder configured: search is keyword-only');
@@ -109,7 +109,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let learning: Learning | null = null;
   let services: OpenServices;
   try {
-    services = await createServices(store, config, { clock, log, embedders, activity: searches, notifyQueued: () => learning?.notify(), feed });
+    services = await createServices(store, config, { clock, log, embedders, activity: searches, notifyQueued: () => learning?.notify(), feed, limits });
     ready.resolve(services);
   } catch (err) {
     ready.reject(err);

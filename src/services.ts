@@ -11,11 +11,12 @@ import { ModelClient } from './language-model/model-client';
 import { createLogger, type Logger } from './log';
 import { AccessRecorder } from './operations/access-recorder';
 import type { Services } from './operations/operation';
-import { RateLimiter } from './operations/rate-limiter';
+import { RateLimiter, SharedRateLimiter } from './operations/rate-limiter';
 import { UsageRecorder } from './operations/usage-recorder';
 import type { SearchActivity } from './search/search-activity';
 import { SearchEngine } from './search/search-engine';
 import type { Store } from './storage/store';
+import type { SharedLimits } from './storage/shared-limits';
 import type { VectorFeed } from './storage/vector-feed';
 
 export interface ServiceOptions {
@@ -33,6 +34,8 @@ export interface ServiceOptions {
   notifyQueued?: () => void;
   /** A shared store's vector feed, which the search indexes follow (openStore gives it); absent where one process owns the store. */
   feed?: VectorFeed | null;
+  /** A shared store's limits (openStore gives them): the limiter and the turn budget count across processes. */
+  limits?: SharedLimits | null;
 }
 
 export interface OpenServices extends Services {
@@ -52,10 +55,10 @@ export async function createServices(store: Store, config: Config, options: Serv
   const accessLog = new AccessRecorder(store, clock, log);
   return {
     store, clock, log, usage, accessLog, search, indexes: search.indexes,
-    limiter: new RateLimiter(clock, config.rateLimitPerMin),
+    limiter: options.limits ? new SharedRateLimiter(options.limits, clock, config.rateLimitPerMin) : new RateLimiter(clock, config.rateLimitPerMin),
     notifyQueued: options.notifyQueued ?? (() => {}),
     model: config.model ? new ModelClient(config.model) : null,
-    turns: new TurnBudget(),
+    turns: new TurnBudget(undefined, options.limits ?? null),
     async close() {
       await search.close();
       await usage.flush();

@@ -3,21 +3,28 @@
  * a workflow; one more while the budget is spent answers 429 `rate_limited` at once, never queued.
  */
 import { ServiceError } from '../errors';
+import type { SharedLimits } from '../storage/shared-limits';
 
 const TURNS_PER_ACCOUNT = 2;
 
 export class TurnBudget {
   private readonly running = new Map<string, number>();
 
-  constructor(readonly limit: number = TURNS_PER_ACCOUNT) {}
+  /** With `shared` (a store several processes share), the budget is the account's on every process. */
+  constructor(readonly limit: number = TURNS_PER_ACCOUNT, private readonly shared: SharedLimits | null = null) {}
 
   /** Runs `turn` inside the account's budget; throws 429 `rate_limited` when the budget is spent. */
   async run<T>(accountId: string, turn: () => T | Promise<T>): Promise<T> {
-    const now = this.running.get(accountId) ?? 0;
-    if (now >= this.limit) {
+    const spent = (): never => {
       throw new ServiceError('rate_limited', `This account already runs ${this.limit} turns at once; try again when one ends.`, { concurrent_turns: this.limit });
-    }
-    this.running.set(accountId, now + 1);
+    };
+    if (this.shared) return this.shared.withTurn(accountId, this.limit, () => this.counted(accountId, turn), spent);
+    if ((this.running.get(accountId) ?? 0) >= this.limit) spent();
+    return this.counted(accountId, turn);
+  }
+
+  private async counted<T>(accountId: string, turn: () => T | Promise<T>): Promise<T> {
+    this.running.set(accountId, (this.running.get(accountId) ?? 0) + 1);
     try {
       return await turn();
     } finally {
@@ -27,7 +34,7 @@ export class TurnBudget {
     }
   }
 
-  /** Turns running now for the account. */
+  /** Turns running now for the account, in this process. */
   inUse(accountId: string): number {
     return this.running.get(accountId) ?? 0;
   }

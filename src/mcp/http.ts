@@ -86,7 +86,7 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
       return c.json(rpcError(idOf(body), -32022, `Unsupported protocol version: ${version}`, { supported: MODERN_VERSIONS, requested: version }), 400);
     }
 
-    const overLimit = countUnlessOperationWill(ctx, body);
+    const overLimit = await countUnlessOperationWill(ctx, body);
     if (overLimit) return c.json(envelope(overLimit, ctx.traceId), 429);
 
     const call = body as { method?: unknown; params?: unknown } | null;
@@ -154,11 +154,11 @@ function corsForAllowedOrigins(site: Site): MiddlewareHandler<AppEnv> {
  * and notifications count too. Over the limit: the 429 envelope, at the HTTP level like the 403
  * below, since only a tool call has a result to carry it in.
  */
-function countUnlessOperationWill(ctx: Context, body: unknown): ServiceError | null {
+async function countUnlessOperationWill(ctx: Context, body: unknown): Promise<ServiceError | null> {
   const msg = body as { method?: unknown; params?: { name?: unknown } } | null;
   if (msg?.method === 'tools/call' && typeof msg.params?.name === 'string' && findTool(msg.params.name, {})) return null;
   try {
-    countRequest(ctx);
+    await countRequest(ctx);
     return null;
   } catch (err) {
     if (err instanceof ServiceError) return err;

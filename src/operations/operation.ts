@@ -14,7 +14,7 @@ import type { SearchEngine } from '../search/search-engine';
 import type { VectorIndexes } from '../search/vector-indexes';
 import type { AccessItem, Store, Transaction } from '../storage/store';
 import type { AccessRecorder } from './access-recorder';
-import type { RateLimiter } from './rate-limiter';
+import type { RequestLimiter } from './rate-limiter';
 import type { UsageRecorder } from './usage-recorder';
 
 /** What the server holds for every request. */
@@ -22,7 +22,7 @@ export interface Services {
   store: Store;
   clock: Clock;
   log: Logger;
-  limiter: RateLimiter;
+  limiter: RequestLimiter;
   usage: UsageRecorder;
   /** What keys, consent tokens and shares read and wrote (the access log), written in batches. */
   accessLog: AccessRecorder;
@@ -102,7 +102,7 @@ export async function invoke<I extends z.ZodType, O extends z.ZodType>(
     if (!isOffered(op, ctx.caller)) {
       throw op.access === 'owner' ? refuseOwnerOnly(op.name, ctx.caller) : refuseTool(op.name, ctx.caller);
     }
-    if (!op.unlimited) countRequest(ctx);
+    if (!op.unlimited) await countRequest(ctx);
     const input = parseInput(op.input, typeof raw === 'function' ? await raw() : raw);
     const result = await op.run(ctx, input);
     record(ctx, op.name, 200);
@@ -120,9 +120,9 @@ export async function invoke<I extends z.ZodType, O extends z.ZodType>(
  * minute is full. Stored credentials are limited; the owner's session is not. MCP calls it for
  * requests that reach no operation (initialize, tools/list), so all requests on a credential count.
  */
-export function countRequest(ctx: Context): void {
+export async function countRequest(ctx: Context): Promise<void> {
   const credentialId = countedCredential(ctx.caller);
-  if (credentialId) ctx.limiter.take(credentialId);
+  if (credentialId) await ctx.limiter.take(credentialId);
 }
 
 function record(ctx: Context, tool: string, status: number, err?: unknown): void {

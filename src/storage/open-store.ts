@@ -5,6 +5,7 @@
  */
 import type { Config } from '../config';
 import type { Store } from './store';
+import type { SharedLimits } from './shared-limits';
 import type { VectorFeed } from './vector-feed';
 
 export type StoreEngine = 'sqlite' | 'postgres';
@@ -25,6 +26,8 @@ export interface OpenedStore {
   engine: StoreEngine;
   /** What other processes change in the stored vectors (PostgreSQL); null where one process owns the store. */
   feed: VectorFeed | null;
+  /** The per-credential and per-account limits every process shares (PostgreSQL); null where one process counts them in memory. */
+  limits: SharedLimits | null;
 }
 
 /**
@@ -34,12 +37,12 @@ export interface OpenedStore {
 export async function openStore(config: Config, now: number, options: { connections?: number } = {}): Promise<OpenedStore> {
   if (!config.databaseUrl) {
     const [{ openDatabase }, { openSqliteStore }] = await Promise.all([import('./sqlite/open'), import('./sqlite/sqlite-store')]);
-    return { store: openSqliteStore(openDatabase(config.dataDir, now)), engine: 'sqlite', feed: null };
+    return { store: openSqliteStore(openDatabase(config.dataDir, now)), engine: 'sqlite', feed: null, limits: null };
   }
   const { openPostgresStore } = await import('./postgres/postgres-store');
   try {
     const store = await openPostgresStore(config.databaseUrl, { now, max: options.connections });
-    return { store, engine: 'postgres', feed: store.vectorFeed };
+    return { store, engine: 'postgres', feed: store.vectorFeed, limits: store.limits };
   } catch (err) {
     const { code, errno } = err as { code?: string; errno?: string };
     // The connection failed, or the server refused the role, its password or the database's name.

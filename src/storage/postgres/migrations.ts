@@ -6,10 +6,12 @@
  */
 import type { SQL } from 'bun';
 import init from '../../../migrations/postgres/0001_init.sql' with { type: 'text' };
+import sharedLimits from '../../../migrations/postgres/0002_shared_limits.sql' with { type: 'text' };
 import { NewerStoreError } from '../newer-store';
 
 const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
   { version: '0001_init', sql: init },
+  { version: '0002_shared_limits', sql: sharedLimits },
 ];
 
 /** Applies every migration not yet recorded; returns the versions it applied. Throws NewerStoreError for a database a newer release migrated. */

@@ -28,6 +28,8 @@ import { sharesRepository } from './shares-repository';
 import { usageRepository } from './usage-repository';
 import { vectorsRepository } from './vectors-repository';
 import { postgresVectorFeed } from './vector-feed';
+import { postgresSharedLimits } from './shared-limits';
+import type { SharedLimits } from '../shared-limits';
 
 /** The tables a forgetting deletes from, vacuumed once it commits (see `PostgresStore.scrubbed`). */
 const FORGETTING_TABLES = 'passages, passage_vectors, documents, memories, memory_history';
@@ -58,6 +60,8 @@ function postgresRepositories(ctx: PostgresContext, scrub: () => void): Reposito
 export interface PostgresStore extends Store {
   /** What every process's vector index follows: the stored vectors' changes, in commit order. */
   vectorFeed: VectorFeed;
+  /** The per-credential limiter's counts and the accounts' turn slots, shared by every process. */
+  limits: SharedLimits;
   /**
    * Resolves once the VACUUM that forgettings asked for has run: the deleted rows' index entries
    * are gone and their space is free for reuse (docs/decisions.md says what that leaves).
@@ -140,6 +144,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     snapshot: (fn) => within('isolation level repeatable read read only', fn),
     commitsByOthers: () => outside(() => lastVectorCommit(pool)),
     vectorFeed: postgresVectorFeed(pool),
+    limits: postgresSharedLimits(pool),
     scrubbed: async () => {
       while (scrubbing) await scrubbing;
     },
