@@ -57,7 +57,8 @@ export function idempotent<O extends Operation>(op: O, key: unknown, field: stri
  * the model), a transaction must not be held open meanwhile: the key is committed as pending
  * first, the operation runs with its own writes, and the answer is remembered when it comes, in a
  * second transaction. A crash in between leaves the key pending, and the next start marks it
- * interrupted: retries are refused rather than risk a second write.
+ * interrupted (on a shared store, it counts as interrupted once older than any turn can run):
+ * retries are refused rather than risk a second write.
  */
 async function runOnce(op: Operation, ctx: Context, input: unknown, key: string, onReplay: () => void): Promise<unknown> {
   const now = ctx.clock.now();
@@ -70,7 +71,7 @@ async function runOnce(op: Operation, ctx: Context, input: unknown, key: string,
     await tx.idempotency.deleteExpired(now);
     const seen = await tx.idempotency.get(record.accountId, record.credentialId, key, now);
     if (!seen) return null;
-    const answer = replay(seen, record.digest);
+    const answer = replay(seen, record.digest, now);
     onReplay();
     return { answer };
   };
@@ -100,20 +101,28 @@ async function runOnce(op: Operation, ctx: Context, input: unknown, key: string,
   }
 }
 
+/**
+ * A key pending this long was left by a process that stopped while its first attempt ran: no turn
+ * waits on the model this long. Where one process owns the store its next start marks such keys
+ * interrupted; where several share it (PostgreSQL), the others cannot tell a stopped one from a
+ * slow one sooner.
+ */
+const PENDING_AT_MOST_MS = 15 * 60_000;
+
 /** The remembered answer for a repeat of the same request; 409 `conflict` otherwise. */
-function replay(seen: IdempotencyRecord, digest: string): unknown {
+function replay(seen: IdempotencyRecord, digest: string, now: number): unknown {
   if (seen.digest !== digest) {
     throw new FinalConflict('This idempotency key was already used for a different request; use a new key for a new request.', {
       reason: 'key_reused',
     });
   }
-  if (seen.state === 'pending') {
+  if (seen.state === 'pending' && now - seen.createdAt < PENDING_AT_MOST_MS) {
     // Retryable: the first attempt is still running; once it answers, a retry gets that answer.
     throw new ServiceError('conflict', 'The first request with this idempotency key is still being carried out; retry shortly for its answer.', {
       reason: 'in_flight',
     });
   }
-  if (seen.state === 'interrupted') {
+  if (seen.state !== 'done') {
     throw new FinalConflict(
       'The server stopped while the first request with this idempotency key ran, so whether it was carried out is unknown. Check, then use a new key.',
       { reason: 'interrupted' },

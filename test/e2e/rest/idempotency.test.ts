@@ -268,4 +268,19 @@ describe('a repeat while the first attempt still runs (a static fact merged by a
     const profile = await call(slow, 'GET', '/v1/profile', owner);
     expect(profile.body.static.filter((f: any) => f.content === body.content)).toHaveLength(1);
   });
+
+  it('a key pending longer than any turn runs is interrupted without a restart (a shared store\'s stopped replica): 409, not retryable', async () => {
+    const body = { content: 'Plays the cello on Sundays.', static: true };
+    const answered = await send(slow, 'POST', '/v1/memories', profileKey, 'key-stale', body);
+    expect(answered.status).toBe(201);
+    const { store } = slow.services;
+    const accountId = (await store.accounts.getByEmail(slowEmail))!.id;
+    const credentialId = profileKey.split('_')[1]!;
+    // As a replica that stopped mid-turn leaves it, with no start of its own to mark it.
+    const record = (await store.idempotency.get(accountId, credentialId, 'key-stale', slow.clock.now()))!;
+    await store.idempotency.put({ ...record, state: 'pending', response: null });
+    expectConflict(await send(slow, 'POST', '/v1/memories', profileKey, 'key-stale', body), true, 'in_flight');
+    slow.clock.advance(15 * 60_000);
+    expectConflict(await send(slow, 'POST', '/v1/memories', profileKey, 'key-stale', body), false, 'interrupted');
+  });
 });
