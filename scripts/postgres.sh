@@ -6,6 +6,7 @@
 #                                            postgres user through, as /tmp does), start with those settings on a
 #                                            free port of 127.0.0.1 only, and print its URL (superuser postgres, trust)
 #   scripts/postgres.sh stop DIR             stops the server of DIR (immediately: it is thrown away)
+#   scripts/postgres.sh resume DIR           starts the stopped server of DIR again, on its port and with its settings
 # initdb and the server refuse to run as root: as root they run as the `postgres` user, which owns DIR.
 set -euo pipefail
 
@@ -71,9 +72,16 @@ case "${1:-}" in
       || { cat "$dir/initdb.log" >&2; exit 5; }
     opts="-p $port -k $dir -c listen_addresses=127.0.0.1"
     for setting in "$@"; do opts="$opts -c $setting"; done
+    echo "$opts" >"$dir/options"
     as_owner "$bin/pg_ctl" -D "$dir/data" -o "$opts" -l "$dir/server.log" -w -t 60 start >/dev/null \
       || { cat "$dir/server.log" >&2; exit 5; }
     echo "postgres://postgres@127.0.0.1:$port/postgres"
+    ;;
+  resume)
+    dir=${2:?usage: postgres.sh resume DIR}
+    bin=$(bindir)
+    as_owner "$bin/pg_ctl" -D "$dir/data" -o "$(cat "$dir/options")" -l "$dir/server.log" -w -t 60 start >/dev/null \
+      || { cat "$dir/server.log" >&2; exit 5; }
     ;;
   stop)
     dir=${2:?usage: postgres.sh stop DIR}
@@ -81,7 +89,7 @@ case "${1:-}" in
     if [ -f "$dir/data/postmaster.pid" ]; then as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null; fi
     ;;
   *)
-    sed -n '2,8p' "$0" >&2
+    sed -n '2,9p' "$0" >&2
     exit 2
     ;;
 esac

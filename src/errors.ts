@@ -9,10 +9,11 @@ export type ErrorCode =
   | 'rate_limited'
   | 'conflict'
   | 'storage_full'
+  | 'unavailable'
   | 'internal';
 
 /** The statuses a refusal is answered with: each code's own (STATUS), or one a surface chooses (401 without a bearer, 422, 431). */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 422 | 429 | 431 | 500 | 507;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 422 | 429 | 431 | 500 | 503 | 507;
 
 const STATUS: Record<ErrorCode, ErrorStatus> = {
   validation: 400,
@@ -23,10 +24,11 @@ const STATUS: Record<ErrorCode, ErrorStatus> = {
   capability_unavailable: 422,
   rate_limited: 429,
   internal: 500,
+  unavailable: 503,
   storage_full: 507,
 };
 
-const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'conflict', 'storage_full', 'internal']);
+const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'conflict', 'storage_full', 'unavailable', 'internal']);
 
 export class ServiceError extends Error {
   readonly status: ErrorStatus;
@@ -57,7 +59,8 @@ export function malformed(message: string, details: Record<string, unknown> = {}
  */
 export function isStorageFull(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_FULL' || code === 'ENOSPC';
+  // PostgreSQL's disk_full is its SQLSTATE, which Bun's client gives as errno.
+  return code === 'SQLITE_FULL' || code === 'ENOSPC' || (err as { errno?: unknown } | null)?.errno === '53100';
 }
 
 /**
@@ -69,7 +72,19 @@ export function refusalOf(err: unknown): ServiceError | null {
   if (isStorageFull(err)) {
     return new ServiceError('storage_full', 'The server\'s storage is full, so this write was not saved. Reads still work; try again once space is freed.');
   }
+  if (err instanceof StoreUnavailable) {
+    return new ServiceError('unavailable', 'The database does not answer, so this request was not carried out. Try again shortly.');
+  }
   return null;
+}
+
+/**
+ * The store could not be reached (a shared database down, restarting, or not answering in time):
+ * 503 `unavailable`, retryable. Thrown by a store over the network; here for the same reason as
+ * UniqueViolation below.
+ */
+export class StoreUnavailable extends Error {
+  override readonly name = 'StoreUnavailable';
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * `GET /healthz`: whether the server answers, to anyone; and how far learning has got, only to a
+ * `GET /healthz`: whether the server answers and its database with it (503 when not), to anyone; and how far learning has got, only to a
  * credential of this server (a developer key, a consent token or the owner's session, as a bearer
  * or the pages' cookie). The learning counters are server-wide and move when the owner adds or
  * forgets, which is nobody else's business on the network.
@@ -13,7 +13,11 @@ import { ownerSession } from './session-cookie';
 import { bearerToken } from './middleware/bearer';
 
 export function health(services: Services, site: Site) {
-  return async (c: Context) => c.json((await knownCaller(c, services, site)) ? { status: 'ok', learning: await progressOf(services) } : { status: 'ok' });
+  return async (c: Context) => {
+    // A server whose database does not answer is not well: a load balancer sends requests elsewhere.
+    if (!(await services.store.ping().then(() => true, () => false))) return c.json({ status: 'unavailable', database: 'unavailable' }, 503);
+    return c.json((await knownCaller(c, services, site)) ? { status: 'ok', database: 'ok', learning: await progressOf(services) } : { status: 'ok', database: 'ok' });
+  };
 }
 
 /** A bad or missing credential is no error here: a health check answers 200 either way, with less. */

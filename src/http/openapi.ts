@@ -24,6 +24,7 @@ const ERROR_STATUSES: Record<string, string> = {
   422: 'Malformed input (`validation`), or no model for a turn (`capability_unavailable`).',
   429: 'Too many requests on this credential (`rate_limited`).',
   500: 'Server error (`internal`).',
+  503: 'The database does not answer (`unavailable`): nothing was carried out; retry shortly.',
   507: 'The server\'s storage is full (`storage_full`): the write was not saved; retry once space is freed.',
 };
 

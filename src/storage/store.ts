@@ -91,6 +91,8 @@ export interface Store extends Transaction {
    * connections' writers (an export while the server runs). Writes belong in `transaction`.
    */
   snapshot<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
+  /** Resolves once the store answers a query; rejects (StoreUnavailable on a store over the network) when it does not. */
+  ping(): Promise<void>;
   /** Closes the store once the transaction open on it, if any, has ended. */
   close(): Promise<void>;
 }

@@ -82,3 +82,33 @@ function serverAt(url: string, dataDir: string | null): TestPostgres {
     },
   };
 }
+
+/** A server of a test's own, to stop and start again (a database that goes down): null without the machine's binaries. */
+export interface OwnPostgres {
+  /** A database on it. */
+  url: string;
+  /** Stops the server at once, as a crash does. */
+  stop(): void;
+  /** Starts it again, on its port. */
+  resume(): void;
+  /** Stops it and removes its files. */
+  close(): void;
+}
+
+export async function ownPostgres(): Promise<OwnPostgres | null> {
+  if (spawnSync('bash', [SCRIPT, 'bindir']).status !== 0) return null;
+  const dir = mkdtempSync(join(tmpdir(), 'engram-pg-own-'));
+  const started = spawnSync('bash', [SCRIPT, 'start', dir, 'fsync=off'], { encoding: 'utf8' });
+  if (started.status !== 0) throw new Error(`the PostgreSQL server did not start: ${started.stderr}`);
+  const close = () => {
+    spawnSync('bash', [SCRIPT, 'stop', dir]);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.on('exit', close);
+  const url = await serverAt(started.stdout.trim(), join(dir, 'data')).createDatabase();
+  const run = (verb: string) => {
+    const done = spawnSync('bash', [SCRIPT, verb, dir], { encoding: 'utf8' });
+    if (done.status !== 0) throw new Error(`postgres.sh ${verb}: ${done.stderr}`);
+  };
+  return { url, stop: () => run('stop'), resume: () => run('resume'), close };
+}

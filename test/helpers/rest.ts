@@ -21,7 +21,7 @@ export function expectError(res: Answer, status: number, code: string): void {
   expect(res.body.message.length).toBeGreaterThan(0);
   expect(typeof res.body.details).toBe('object');
   expect(res.body.details).not.toBeNull();
-  expect(res.body.retryable).toBe(code === 'rate_limited' || code === 'conflict' || code === 'internal');
+  expect(res.body.retryable).toBe(['rate_limited', 'conflict', 'internal', 'unavailable', 'storage_full'].includes(code));
   expect(res.body.trace_id).toMatch(/^tr_\w+$/);
   expect(res.headers.get('X-Trace-Id')).toBe(res.body.trace_id);
 }

@@ -5,6 +5,7 @@
  * it is a savepoint on that connection; everything else runs on whichever connection is free.
  */
 import { SQL } from 'bun';
+import { StoreUnavailable } from '../../errors';
 import type { Repositories, Store, Transaction } from '../store';
 import { outsideUse, type ScopeToken, selfWait, TransactionScope } from '../transaction-scope';
 import type { VectorFeed } from '../vector-feed';
@@ -72,6 +73,8 @@ export interface PostgresStore extends Store {
 export interface PostgresStoreOptions {
   /** Connections in the pool (10 unless told). */
   max?: number;
+  /** How long a call outside a transaction may wait for the database before it is refused as unavailable (10 s unless told). */
+  deadlineMs?: number;
   /** The time recorded for migrations applied now. */
   now?: number;
 }
@@ -82,7 +85,9 @@ export interface PostgresStoreOptions {
  * driver's error when the database cannot be reached.
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-  const pool = new SQL({ url, max: options.max ?? 10, transform: SQL.camel, connection: { application_name: 'engram' } });
+  // A database that does not answer within seconds is down, for the requests waiting on it: they are refused, never left hanging.
+  const pool = new SQL({ url, max: options.max ?? 10, connectionTimeout: 5, transform: SQL.camel, connection: { application_name: 'engram' } });
+  const deadlineMs = options.deadlineMs ?? 10_000;
   try {
     await migrate(pool, options.now ?? Date.now());
   } catch (err) {
@@ -137,12 +142,15 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   }
 
   const ctx: PostgresContext = { sql: pool, atomic: (fn) => pool.begin(fn) as never, afterCommit: (fn) => fn() };
-  const outside = <T>(call: () => Promise<T>): Promise<T> => (scope.isInsideOpen() ? Promise.reject(selfWait()) : call());
+  const outside = <T>(call: () => Promise<T>): Promise<T> => (scope.isInsideOpen() ? Promise.reject(selfWait()) : answered(call(), deadlineMs));
   return {
     ...guarded(postgresRepositories(ctx, scrub), outside),
-    transaction: (fn) => within('read write', fn),
-    snapshot: (fn) => within('isolation level repeatable read read only', fn),
+    transaction: (fn) => answered(within('read write', fn), null),
+    snapshot: (fn) => answered(within('isolation level repeatable read read only', fn), null),
     commitsByOthers: () => outside(() => lastVectorCommit(pool)),
+    ping: () => outside(async () => {
+      await pool`SELECT 1`;
+    }),
     vectorFeed: postgresVectorFeed(pool),
     limits: postgresSharedLimits(pool),
     scrubbed: async () => {
@@ -153,6 +161,30 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       await pool.close();
     },
   };
+}
+
+/**
+ * `work`'s result, or StoreUnavailable when the database cannot be reached, drops the connection,
+ * is shutting down, or (with a deadline) has not answered in time. Inside a transaction only the
+ * transaction as a whole is watched: it may run long, and fails as a whole.
+ */
+function answered<T>(work: Promise<T>, deadlineMs: number | null): Promise<T> {
+  const translated = work.catch((err) => {
+    throw unreachable(err) ? new StoreUnavailable(`the database does not answer: ${(err as Error).message}`) : err;
+  });
+  if (deadlineMs === null) return translated;
+  let timer: Timer | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreUnavailable(`the database did not answer within ${deadlineMs} ms`)), deadlineMs);
+  });
+  return Promise.race([translated, late]).finally(() => clearTimeout(timer));
+}
+
+/** Bun's connection failures, and the server's SQLSTATEs for a connection lost or refused (class 08, 57P0x shutting down, 53300 too many connections). */
+function unreachable(err: unknown): boolean {
+  const { code, errno } = (err ?? {}) as { code?: string; errno?: string };
+  if (code?.startsWith('ERR_POSTGRES_CONNECTION') || code === 'ERR_POSTGRES_IDLE_TIMEOUT' || code === 'ERR_POSTGRES_LIFETIME_TIMEOUT') return true;
+  return typeof errno === 'string' && (/^08/.test(errno) || /^57P0[1-3]$/.test(errno) || errno === '53300');
 }
 
 /**

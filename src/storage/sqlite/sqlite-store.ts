@@ -125,6 +125,9 @@ export function openSqliteStore(raw: Database): SqliteStore {
     /** In WAL mode the first read fixes the snapshot, and writers on other connections go on meanwhile. */
     snapshot: (fn) => within('DEFERRED', fn),
     commitsByOthers: () => lock.run(dataVersion),
+    ping: () => lock.run(() => {
+      raw.query('SELECT 1').get();
+    }),
     close: () => lock.run(() => raw.close()),
     withConnection: (work) => lock.run(() => work(raw)),
   };

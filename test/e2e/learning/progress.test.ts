@@ -24,7 +24,7 @@ describe('learning progress on /healthz', () => {
   afterAll(() => server.close());
 
   it('counts queued jobs, then the passages they made, without naming anything of an account', async () => {
-    expect((await call(server, 'GET', '/healthz', key)).body).toEqual({ status: 'ok', learning: { queue: 0, passages: 0, refined: null } });
+    expect((await call(server, 'GET', '/healthz', key)).body).toEqual({ status: 'ok', database: 'ok', learning: { queue: 0, passages: 0, refined: null } });
     await call(server, 'POST', '/v1/documents', key, { content: 'The boat is moored at the northern pier.' });
     await call(server, 'POST', '/v1/documents', key, { content: 'The spare key hangs in the shed.' });
     expect((await call(server, 'GET', '/healthz', key)).body.learning).toEqual({ queue: 2, passages: 0, refined: null });
@@ -40,12 +40,12 @@ describe('learning progress on /healthz', () => {
     const share = (await call(server, 'POST', '/v1/shares', owner, { kind: 'agent_share', name: 'Friend', containers: [container] })).body.token;
     for (const [who, token] of [['nobody', null], ['a malformed bearer', 'nonsense'], ['a forged key', `${key.slice(0, -4)}AAAA`], ['a revoked key', revoked.key], ['a share', share]] as const) {
       const res = await call(server, 'GET', '/healthz', token);
-      expect({ who, status: res.status, body: res.body }).toEqual({ who, status: 200, body: { status: 'ok' } });
+      expect({ who, status: res.status, body: res.body }).toEqual({ who, status: 200, body: { status: 'ok', database: 'ok' } });
     }
     // The owner's pages' cookie counts as the owner's session; a cookie that is no session does not.
     const page = (cookie: string) => fetch(`${server.url}/healthz`, { headers: { cookie } }).then((r) => r.json());
     expect(await page(`engram_session=${owner}`)).toMatchObject({ learning: { passages: 2 } });
-    expect(await page('engram_session=egs_x_y')).toEqual({ status: 'ok' });
+    expect(await page('engram_session=egs_x_y')).toEqual({ status: 'ok', database: 'ok' });
   });
 
   it('tells the owner\'s session and an app\'s consent token how far learning has got', async () => {
