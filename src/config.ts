@@ -15,6 +15,11 @@ export interface Config {
    * SQLite file in `dataDir`, the default. The data directory still holds each process's own files.
    */
   readonly databaseUrl: string | null;
+  /**
+   * Seconds a learner's claim holds its jobs: one that dies mid-job (kill -9, a lost machine)
+   * leaves them to another once this has passed; a live one renews it while it works.
+   */
+  readonly jobLeaseSeconds: number;
   /** The server's own origin as clients see it; derived from host and port unless set. */
   readonly publicUrl: string | null;
   readonly rateLimitPerMin: number;
@@ -64,6 +69,7 @@ const DEFAULTS = {
   ENGRAM_CONSENT_TTL_DAYS: '30',
   ENGRAM_ACCESS_LOG_DAYS: '90',
   ENGRAM_INDEX_SAVE_SECONDS: '60',
+  ENGRAM_JOB_LEASE_SECONDS: '120',
   ENGRAM_LOG_LEVEL: 'info',
 } as const;
 
@@ -88,6 +94,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const consentTtlDays = int('ENGRAM_CONSENT_TTL_DAYS', 1, 3650);
   const accessLogDays = int('ENGRAM_ACCESS_LOG_DAYS', 1, 3650);
   const indexSaveSeconds = int('ENGRAM_INDEX_SAVE_SECONDS', 0, 86_400);
+  const jobLeaseSeconds = int('ENGRAM_JOB_LEASE_SECONDS', 2, 86_400);
   const logLevel = get('ENGRAM_LOG_LEVEL') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`ENGRAM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const publicUrl = env.ENGRAM_PUBLIC_URL ? env.ENGRAM_PUBLIC_URL.replace(/\/+$/, '') : null;
@@ -111,6 +118,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port,
     dataDir: env.ENGRAM_DATA_DIR ?? join(env.HOME ?? homedir(), '.engram'),
     databaseUrl,
+    jobLeaseSeconds,
     publicUrl,
     rateLimitPerMin,
     consentTtlDays,

@@ -66,6 +66,7 @@ const runner = new LearningRunner({
   onIndexed: (tier, passageIds) => send({ type: 'indexed', tier, passageIds }),
   extractor: config.model ? new FactExtractor(new ModelClient(config.model), log) : null,
   upkeep,
+  leaseMs: config.jobLeaseSeconds * 1000,
 });
 runner.start();
 

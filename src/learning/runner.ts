@@ -10,6 +10,7 @@ import { collectGarbageSoon } from '../collect-garbage-soon';
 import { isStorageFull } from '../errors';
 import type { Logger } from '../log';
 import type { LearningJob, Store, Transaction, VectorTier } from '../storage/store';
+import { JOB_LEASE_MS } from '../storage/jobs';
 import type { Embedder } from '../embedders/embedder';
 import { embedPassages } from './embedding-units';
 import { splitPassages } from './split-passages';
@@ -47,6 +48,8 @@ export interface LearningDeps {
   extractor?: FactExtractor | null;
   /** One short batch of store upkeep (the keyword index rebuild, storage/sqlite/fts-rebuild.ts); true while more remains. */
   upkeep?: () => Promise<boolean>;
+  /** How long a claim holds its jobs (JOB_LEASE_MS unless told); renewed while they are worked. */
+  leaseMs?: number;
 }
 
 export class LearningRunner {
@@ -84,7 +87,7 @@ export class LearningRunner {
     const { store, clock } = this.deps;
     await this.giveBackStranded();
     let n = 0;
-    for (let batch = await store.jobs.claim(clock.now(), BATCH); batch.length; batch = await store.jobs.claim(clock.now(), BATCH)) {
+    for (let batch = await store.jobs.claim(clock.now(), BATCH, this.leaseMs); batch.length; batch = await store.jobs.claim(clock.now(), BATCH, this.leaseMs)) {
       await this.runBatch(batch);
       n += batch.length;
       // The store would not take a job's end: claim nothing more until it does.
@@ -164,6 +167,32 @@ export class LearningRunner {
    * a shutdown waits for one job's fetch or model call, not a whole batch's.
    */
   private async runBatch(jobs: LearningJob[]): Promise<void> {
+    const renewal = this.renewWhileWorking(jobs);
+    try {
+      await this.workBatch(jobs);
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
+  private get leaseMs(): number {
+    return this.deps.leaseMs ?? JOB_LEASE_MS;
+  }
+
+  /**
+   * Renews the batch's leases every third of a lease while it is worked, so that a slow job (a
+   * large page, a model's turn) is not taken by another learner meanwhile; a learner that dies
+   * renews nothing, and its jobs are free once their leases end. A failed renewal is tried again
+   * at the next tick: the lease still has two thirds to run.
+   */
+  private renewWhileWorking(jobs: LearningJob[]): Timer {
+    const { store, clock } = this.deps;
+    const timer = setInterval(() => void store.jobs.renew(jobs, clock.now(), this.leaseMs).catch(() => {}), this.leaseMs / 3);
+    timer.unref();
+    return timer;
+  }
+
+  private async workBatch(jobs: LearningJob[]): Promise<void> {
     const ready: { job: LearningJob; commit: Commit }[] = [];
     const unstarted: LearningJob[] = [];
     for (const job of jobs) {
