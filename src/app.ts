@@ -25,7 +25,8 @@ import { FormTokens } from './web/forms';
 export function createApp(services: Services, site: Site, oauth: OAuthOptions, imports: ImportRuns): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(traceId(services.log));
-  // Each request's garbage is collected soon after it (collect-garbage-soon.ts): it kept the peak under a flood of writes ~110 MiB lower.
+  // Each request's garbage is collected soon after it (collect-garbage-soon.ts): it kept the peak
+  // under a flood of writes ~110 MiB lower.
   app.use(async (_c, next) => {
     await next();
     collectGarbageSoon();

@@ -11,7 +11,10 @@
 const INTERVAL_MS = 50;
 let pending: Timer | null = null;
 
-/** Asks for a small collection of this thread's heap within INTERVAL_MS, after work that made garbage; once however often asked. */
+/**
+ * Asks for a small collection of this thread's heap within INTERVAL_MS, after work that made
+ * garbage; once however often asked.
+ */
 export function collectGarbageSoon(): void {
   if (pending) return;
   pending = setTimeout(() => {

@@ -12,7 +12,10 @@ export type ErrorCode =
   | 'unavailable'
   | 'internal';
 
-/** The statuses a refusal is answered with: each code's own (STATUS), or one a surface chooses (401 without a bearer, 422, 431). */
+/**
+ * The statuses a refusal is answered with: each code's own (STATUS), or one a surface chooses
+ * (401 without a bearer, 422, 431).
+ */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 422 | 429 | 431 | 500 | 503 | 507;
 
 const STATUS: Record<ErrorCode, ErrorStatus> = {

@@ -6,7 +6,10 @@
 /** The longest name, in UTF-16 code units as zod counts them. */
 export const NAME_CHARS = 200;
 
-/** Blanks that are not the ordinary space: other space separators (U+3000, U+00A0, ...), the braille blank and the Hangul fillers. */
+/**
+ * Blanks that are not the ordinary space: other space separators (U+3000, U+00A0, ...), the braille
+ * blank and the Hangul fillers.
+ */
 const BLANK = String.raw`\p{Zs}\u2800\u115F\u1160\u3164\uFFA0`;
 /**
  * What does not show, or shows as something it is not: controls, format characters (bidi

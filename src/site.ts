@@ -12,7 +12,10 @@ export interface Site {
   baseUrl: string;
   /** Browser origins allowed on /mcp-http: the server's own, in every loopback spelling, plus the configured ones. */
   origins: ReadonlySet<string>;
-  /** The server's own origins alone (its address, the public URL, every loopback spelling): the owner's pages post only from these. */
+  /**
+   * The server's own origins alone (its address, the public URL, every loopback spelling): the
+   * owner's pages post only from these.
+   */
   ownOrigins: ReadonlySet<string>;
   /** Reverse proxies whose X-Forwarded-For names the client (ENGRAM_TRUSTED_PROXIES); none by default. */
   trustedProxies: TrustedProxies;

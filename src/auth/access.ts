@@ -49,7 +49,10 @@ export function refuseTool(tool: string, caller?: Caller): ServiceError {
   return new ServiceError('unauthorized', `The tool ${tool} is not in this credential's capability profile.`, { tool });
 }
 
-/** What each kind of caller is called when it is refused what needs the owner's session (the owner has none at the command line). */
+/**
+ * What each kind of caller is called when it is refused what needs the owner's session (the owner
+ * has none at the command line).
+ */
 const CALLER_NAMES: Record<Caller['kind'], string> = {
   owner: 'a command without a session', key: 'a developer key', consent: "an app's consent token", share: "a share's token",
 };

@@ -29,7 +29,10 @@ export async function createAccount(store: Transaction, clock: Clock, email: str
   return account;
 }
 
-/** The accounts a command at this machine may act for: the one of `email` (compared without regard to case), or, with none, all. */
+/**
+ * The accounts a command at this machine may act for: the one of `email` (compared without regard
+ * to case), or, with none, all.
+ */
 export async function accountsFor(store: Repositories, email: string | undefined): Promise<Account[]> {
   if (email === undefined) return store.accounts.list();
   const account = await store.accounts.getByEmail(email);

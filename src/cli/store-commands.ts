@@ -60,7 +60,10 @@ function asOwner<T>(config: Config, email: string | undefined, fn: (ctx: StoreCo
   });
 }
 
-/** The owner a command acts for, at the command line (no session): of the account named by --email, or of the only one there is. */
+/**
+ * The owner a command acts for, at the command line (no session): of the account named by --email,
+ * or of the only one there is.
+ */
 async function ownerOf(store: Store, email: string | undefined): Promise<Caller> {
   const accounts = await accountsFor(store, email || undefined);
   if (email && accounts.length === 0) throw new UsageError(`No account for ${email}.`);

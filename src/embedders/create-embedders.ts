@@ -13,7 +13,10 @@ import { type EmbedderIdentity, loadOnnxEmbedder, OnnxEmbedder, type SharedOnnxE
 import { OpenAIEmbedder } from './openai-embedder';
 import { loadStaticEmbedder } from './static-embedder';
 
-/** The embedder of each tier: `fast` makes a passage searchable at once, `strong` embeds it again, better; null: the tier is off. */
+/**
+ * The embedder of each tier: `fast` makes a passage searchable at once, `strong` embeds it again,
+ * better; null: the tier is off.
+ */
 export interface EmbedderTiers {
   fast: Embedder | null;
   strong: Embedder | null;

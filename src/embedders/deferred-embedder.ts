@@ -8,7 +8,10 @@
 import type { Embedder } from './embedder';
 import type { EmbedderIdentity } from './onnx-embedder';
 
-/** Idle time after which the model is released: long enough that a trickle of new documents does not reload it each time. */
+/**
+ * Idle time after which the model is released: long enough that a trickle of new documents does not
+ * reload it each time.
+ */
 const RELEASE_AFTER_MS = 60_000;
 
 export class DeferredEmbedder implements Embedder {

@@ -123,7 +123,10 @@ export class OnnxEmbedder implements Embedder {
   private readonly sep: number;
   private readonly pad: number;
 
-  /** `fingerprint` names the model's bytes and vocabulary (load() hashes both), so the id changes whenever the vectors would. */
+  /**
+   * `fingerprint` names the model's bytes and vocabulary (load() hashes both), so the id changes
+   * whenever the vectors would.
+   */
   constructor(config: OnnxModelConfig, vocabText: string, session: OnnxSession, fingerprint: string, options: OnnxEmbedderOptions = {}) {
     checkConfig(config, session);
     const vocab = vocabText.split(/\r?\n/);

@@ -143,7 +143,10 @@ function readNode(buf: Uint8Array, field: Field): Node {
   return { field, name, inputs, outputs, opType, domain, attributes };
 }
 
-/** Each initializer's dims (TensorProto field 1, packed or not), and the value of each float32 one holding a single value. */
+/**
+ * Each initializer's dims (TensorProto field 1, packed or not), and the value of each float32 one
+ * holding a single value.
+ */
 function initializers(buf: Uint8Array, graph: readonly Field[]): { dims: Map<string, number[]>; scalars: Map<string, number> } {
   const dims = new Map<string, number[]>();
   const scalars = new Map<string, number>();
@@ -210,7 +213,10 @@ export interface Graph {
   readonly producer: ReadonlyMap<string, Node>;
 }
 
-/** What a rewrite does to a graph's nodes: some dropped, some replaced by encoded nodes; and the operator sets its new nodes need. */
+/**
+ * What a rewrite does to a graph's nodes: some dropped, some replaced by encoded nodes; and the
+ * operator sets its new nodes need.
+ */
 export interface GraphEdit {
   readonly dropped: Set<Node>;
   readonly replaced: Map<Node, Uint8Array>;

@@ -52,7 +52,10 @@ export interface OnnxSession {
   /** What another thread needs to run this same session. */
   readonly shared: SharedOnnxSession;
   run(feeds: Record<string, OnnxInput>): Record<string, OnnxOutput>;
-  /** The owner frees the model's native memory (run() fails afterwards); a session taken up from another thread lets go of nothing. */
+  /**
+   * The owner frees the model's native memory (run() fails afterwards); a session taken up from
+   * another thread lets go of nothing.
+   */
   release(): void;
 }
 

@@ -17,7 +17,10 @@ interface RouteMethods {
   methods: Set<string>;
 }
 
-/** Each route's path as a pattern (`:name` one segment) with its methods; `use` middleware (method ALL) is not a route. */
+/**
+ * Each route's path as a pattern (`:name` one segment) with its methods; `use` middleware (method
+ * ALL) is not a route.
+ */
 function routeTable(routes: Hono<AppEnv>['routes']): RouteMethods[] {
   const byPath = new Map<string, Set<string>>();
   for (const { path, method } of routes) {

@@ -1,4 +1,7 @@
-/** The bytes an import reads from a file, a chunk at a time (memory stays at a chunk), each read counted for the import's progress. */
+/**
+ * The bytes an import reads from a file, a chunk at a time (memory stays at a chunk), each read
+ * counted for the import's progress.
+ */
 import { open as openFile } from 'node:fs/promises';
 
 /** Told the number of bytes just read. */

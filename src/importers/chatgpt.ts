@@ -51,10 +51,16 @@ const Conversation = z.looseObject({
 type Conversation = z.infer<typeof Conversation>;
 type Message = z.infer<typeof Message>;
 
-/** Content types a person reads in the chat; the rest (thoughts, tool calls and their output, browsing, memory updates) is noise. */
+/**
+ * Content types a person reads in the chat; the rest (thoughts, tool calls and their output,
+ * browsing, memory updates) is noise.
+ */
 const SHOWN = new Set(['text', 'multimodal_text', 'code']);
 
-/** The messages of the branch the person kept, root first: back from `current_node`, or when it is missing, the newest child at each turn. */
+/**
+ * The messages of the branch the person kept, root first: back from `current_node`, or when it is
+ * missing, the newest child at each turn.
+ */
 function keptBranch(c: Conversation): Message[] {
   const { mapping } = c;
   const path: string[] = [];
@@ -121,7 +127,8 @@ function* conversationItems(c: Conversation, container: ContainerTarget, at: Sou
     return;
   }
   const times = turns.map((t) => t.at).filter((t): t is number => t !== null);
-  // Absent times fall back to its messages' (they do not change when it goes on), then to the epoch: never the import's time.
+  // Absent times fall back to its messages' (they do not change when it goes on), then to the epoch:
+  // never the import's time.
   const createdAt = secondsMs(c.create_time) ?? times[0] ?? 0;
   const updatedAt = secondsMs(c.update_time) ?? times.at(-1) ?? createdAt;
   const title = fitTitle(c.title?.trim() || 'Untitled conversation');
@@ -144,7 +151,10 @@ function* conversationItems(c: Conversation, container: ContainerTarget, at: Sou
   }
 }
 
-/** Each conversation of a stream of `conversations.json`, as document items (or a skipped one), refusing the first that is not a conversation. */
+/**
+ * Each conversation of a stream of `conversations.json`, as document items (or a skipped one),
+ * refusing the first that is not a conversation.
+ */
 async function* conversationsIn(chunks: AsyncIterable<Uint8Array>, file: string, container: ContainerTarget): AsyncGenerator<ImportItem> {
   for await (const element of jsonArrayElements(chunks, file, 'conversation', MAX_ELEMENT_BYTES)) {
     const parsed = Conversation.safeParse(element.value);
@@ -153,7 +163,10 @@ async function* conversationsIn(chunks: AsyncIterable<Uint8Array>, file: string,
   }
 }
 
-/** Opens an export archive (its conversations.json is read) or a conversations.json itself; `label` names it in messages. */
+/**
+ * Opens an export archive (its conversations.json is read) or a conversations.json itself; `label`
+ * names it in messages.
+ */
 export async function openChatGpt(path: string, label: string, container: ContainerTarget | null): Promise<ImportReader> {
   const into = container ?? { name: 'ChatGPT', description: 'Conversations imported from ChatGPT.' };
   if (!(await isZip(path))) {

@@ -62,7 +62,10 @@ type Project = z.infer<typeof Project>;
 
 const CLAUDE: ContainerTarget = { name: 'Claude', description: 'Conversations imported from Claude.' };
 
-/** The messages of the branch kept, first to last (see the file's comment); the list as it is when messages name no parents. */
+/**
+ * The messages of the branch kept, first to last (see the file's comment); the list as it is when
+ * messages name no parents.
+ */
 function keptBranch(c: Conversation): Message[] {
   const messages = c.chat_messages;
   if (!messages.some((m) => m.parent_message_uuid && m.uuid)) return messages;
@@ -80,7 +83,10 @@ function keptBranch(c: Conversation): Message[] {
   return branch;
 }
 
-/** What a message says (its text blocks; thinking and tool use are left out), with its attachments' text and its files named. */
+/**
+ * What a message says (its text blocks; thinking and tool use are left out), with its attachments'
+ * text and its files named.
+ */
 function messageText(m: Message): string {
   const blocks = m.content?.length ? m.content.filter((b) => b.type === 'text' && b.text?.trim()).map((b) => b.text!) : [m.text ?? ''];
   const said = blocks.filter((t) => t.trim());
@@ -182,7 +188,10 @@ async function* fileItems(chunks: AsyncIterable<Uint8Array>, file: string, into:
   }
 }
 
-/** Opens an export archive (its projects.json, then its conversations.json) or one of those files; `label` names it in messages. */
+/**
+ * Opens an export archive (its projects.json, then its conversations.json) or one of those files;
+ * `label` names it in messages.
+ */
 export async function openClaude(path: string, label: string, into: ContainerTarget | null): Promise<ImportReader> {
   if (!(await isZip(path))) {
     const total = Bun.file(path).size;

@@ -15,7 +15,10 @@ const EXPORT_VERSION = 2;
 /** The versions read. Version 1 had no document ids, states, fact sources or history. */
 export const READABLE_VERSIONS = [1, 2];
 
-/** A fact's earlier wordings, bounded like every other field: each as long as a fact may be, so many, and so much together. */
+/**
+ * A fact's earlier wordings, bounded like every other field: each as long as a fact may be, so
+ * many, and so much together.
+ */
 const HISTORY_LIMITS = { entries: 1000, bytes: 4 * LIMITS.contentBytes } as const;
 
 const time = z.number().int();
@@ -86,7 +89,10 @@ export type WrittenLine = HeaderLine | Required<ContainerLine> | z.infer<typeof 
 /** A checked line after the header, as the import reads it. */
 export type ExportLine = ContainerLine | DocumentLine | FactLine | RuleLine;
 
-/** The first line: which format and version, when, and the exporting account (an import remembers its things under it). */
+/**
+ * The first line: which format and version, when, and the exporting account (an import remembers
+ * its things under it).
+ */
 export const headerLine = (accountId: string, now: number): WrittenLine => ({
   type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: iso(now)!, account: accountId,
 });
@@ -96,7 +102,10 @@ export const containerLine = (c: Container): WrittenLine => ({
   learns_into_profile: c.learnsIntoProfile,
 });
 
-/** A document; a learned URL document with the passages its page was read as, since the page may have changed or gone. */
+/**
+ * A document; a learned URL document with the passages its page was read as, since the page may
+ * have changed or gone.
+ */
 export const documentLine = (d: DocumentRow, passages: PassageInput[] | null): WrittenLine => ({
   type: 'document', id: d.id, container: d.containerId, title: d.title, content: d.content, url: d.url, custom_id: d.customId,
   metadata: d.metadata, status: d.status, error: d.error, created_at: d.createdAt, updated_at: d.updatedAt, learned_at: d.learnedAt, passages,

@@ -9,7 +9,10 @@ import { parseJsonText } from './json-array';
 import { textLines } from './lines';
 import { firstIssue, refusal, type SourcePosition } from './problem';
 
-/** The longest line read: a document's 1 MiB of content escaped, or a page's passages, fit many times over. It bounds memory. */
+/**
+ * The longest line read: a document's 1 MiB of content escaped, or a page's passages, fit many
+ * times over. It bounds memory.
+ */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /** The header: an Engram export of a version this engram reads, or a clear refusal. */

@@ -6,7 +6,10 @@
 import type { ExportLine } from './engram-format';
 import type { SourcePosition } from './problem';
 
-/** A container named by the source (a Claude project, a Markdown folder) or by the person: matched by name, made when missing. */
+/**
+ * A container named by the source (a Claude project, a Markdown folder) or by the person: matched
+ * by name, made when missing.
+ */
 export interface ContainerTarget {
   name: string;
   description: string;
@@ -25,7 +28,10 @@ export interface DocumentItem {
   at: SourcePosition;
 }
 
-/** A fact bound for a container (an observation of the MCP memory server). `key` names it in the source, for a second import. */
+/**
+ * A fact bound for a container (an observation of the MCP memory server). `key` names it in the
+ * source, for a second import.
+ */
 export interface FactItem {
   kind: 'fact';
   container: ContainerTarget;
@@ -35,7 +41,10 @@ export interface FactItem {
   at: SourcePosition;
 }
 
-/** Something the source holds with nothing in it to import (an empty conversation, an empty note), counted in the summary. */
+/**
+ * Something the source holds with nothing in it to import (an empty conversation, an empty note),
+ * counted in the summary.
+ */
 export interface SkippedItem {
   kind: 'skipped';
   /** What it is: "empty conversation", and its plural "empty conversations". */

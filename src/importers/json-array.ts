@@ -20,7 +20,10 @@ export interface ArrayElement {
   at: SourcePosition;
 }
 
-/** The largest element read (a conversation, as JSON): years of one chat fit, and it is what bounds an import's memory. */
+/**
+ * The largest element read (a conversation, as JSON): years of one chat fit, and it is what bounds
+ * an import's memory.
+ */
 export const MAX_ELEMENT_BYTES = 64 * 1024 * 1024;
 
 const QUOTE = 34;

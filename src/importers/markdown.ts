@@ -25,7 +25,10 @@ const NOTE = /\.(md|markdown)$/i;
 /** Whether a path inside the folder is one to read: a note, not inside a hidden folder, not hidden itself. */
 const isNote = (path: string) => NOTE.test(path) && !path.split('/').some((part) => part.startsWith('.'));
 
-/** A note's bytes as text: UTF-8, or UTF-16 by its byte order mark, or the encoding detected; `encoding` says which when not UTF-8. */
+/**
+ * A note's bytes as text: UTF-8, or UTF-16 by its byte order mark, or the encoding detected;
+ * `encoding` says which when not UTF-8.
+ */
 function decodeNote(bytes: Uint8Array): { text: string; encoding: string | null } {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { text: new TextDecoder().decode(bytes.subarray(3)), encoding: null };
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return { text: new TextDecoder('utf-16le').decode(bytes.subarray(2)), encoding: 'UTF-16LE' };
@@ -43,7 +46,10 @@ function decodeNote(bytes: Uint8Array): { text: string; encoding: string | null 
   }
 }
 
-/** The front matter (a YAML mapping between `---` lines at the very top) and the body after it; a broken one is refused where it breaks. */
+/**
+ * The front matter (a YAML mapping between `---` lines at the very top) and the body after it; a
+ * broken one is refused where it breaks.
+ */
 function splitFrontMatter(text: string, at: SourcePosition): { front: Record<string, unknown> | null; source: string; body: string } {
   const open = /^---[ \t]*\r?\n/.exec(text);
   const close = open && /^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/m.exec(text.slice(open[0].length));
@@ -71,7 +77,10 @@ const withoutCode = (body: string) => body.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\
 
 const unique = (values: string[]) => [...new Set(values.filter(Boolean))];
 
-/** Tags as Obsidian reads them: `#tag` in the text (not only digits) and the front matter's `tags` (a list, or words in a string). */
+/**
+ * Tags as Obsidian reads them: `#tag` in the text (not only digits) and the front matter's `tags`
+ * (a list, or words in a string).
+ */
 function tagsOf(prose: string, front: Record<string, unknown> | null): string[] {
   const listed = front?.tags ?? front?.tag;
   const fromFront = Array.isArray(listed) ? listed.map(String) : typeof listed === 'string' ? listed.split(/[,\s]+/) : [];
@@ -82,7 +91,10 @@ function tagsOf(prose: string, front: Record<string, unknown> | null): string[] 
 /** The notes a note links to: `[[target]]`, `[[target|shown]]`, `[[target#heading]]`, `![[embedded]]`. */
 const linksOf = (prose: string) => unique([...prose.matchAll(/!?\[\[([^\]\n|#^]+)[^\]\n]*\]\]/g)].map((m) => m[1]!.trim()));
 
-/** Metadata within the API's 16 KiB: the front matter goes first when it is too much, then the longest lists are halved. */
+/**
+ * Metadata within the API's 16 KiB: the front matter goes first when it is too much, then the
+ * longest lists are halved.
+ */
 function fitMetadata(metadata: Record<string, unknown>): Record<string, unknown> {
   const fits = (m: Record<string, unknown>) => Buffer.byteLength(JSON.stringify(m)) <= LIMITS.metadataBytes;
   if (fits(metadata)) return metadata;
@@ -126,7 +138,10 @@ function noteItems(bytes: Uint8Array, path: string, at: SourcePosition, modified
 /** The folder's container: named after it. */
 const folderContainer = (name: string): ContainerTarget => ({ name: containerName(name, 'Notes'), description: `Notes imported from the folder ${name}.` });
 
-/** Opens a folder of notes, or a zip of one (its one top folder, if it has one, names the container); `label` names it in messages. */
+/**
+ * Opens a folder of notes, or a zip of one (its one top folder, if it has one, names the
+ * container); `label` names it in messages.
+ */
 export async function openMarkdown(path: string, label: string, into: ContainerTarget | null): Promise<ImportReader> {
   if ((await stat(path)).isDirectory()) {
     const files = (await readdir(path, { recursive: true, withFileTypes: true }))
@@ -155,7 +170,8 @@ export async function openMarkdown(path: string, label: string, into: ContainerT
   if (!(await isZip(path))) throw refusal({ file: label }, 'is neither a folder nor a zip archive of one.');
   const zip = await ZipArchive.open(path, label);
   const notes = zip.entries.filter((e) => isNote(e.name)).sort((a, b) => (a.name < b.name ? -1 : 1));
-  // A zip of one folder holds everything under it: that folder names the container, and is not part of the notes' paths.
+  // A zip of one folder holds everything under it: that folder names the container, and is not part
+  // of the notes' paths.
   const tops = new Set(zip.entries.map((e) => (e.name.includes('/') ? e.name.split('/')[0] : '')));
   const top = tops.size === 1 && !tops.has('') ? [...tops][0]! : null;
   const container = into ?? folderContainer(top ?? basename(label, extname(label)));

@@ -23,7 +23,10 @@ export function refusal(at: SourcePosition, message: string): ServiceError {
   return new ServiceError('validation', `${positionText(at)}: ${message}`, { file: at.file, line: at.line ?? null, column: at.column ?? null });
 }
 
-/** A zod issue list's first entry as "mapping.abc.message.author: Invalid input: expected object" (the path '' is the whole value). */
+/**
+ * A zod issue list's first entry as "mapping.abc.message.author: Invalid input: expected object"
+ * (the path '' is the whole value).
+ */
 export function firstIssue(issues: readonly { path: PropertyKey[]; message: string }[]): string {
   const issue = issues[0]!;
   const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');

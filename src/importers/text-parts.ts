@@ -8,7 +8,10 @@ import { withoutInvisible } from '../names';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Where to cut `bytes` at or before `limit`: after a blank line, else a line end, else a space, else between characters. */
+/**
+ * Where to cut `bytes` at or before `limit`: after a blank line, else a line end, else a space,
+ * else between characters.
+ */
 function cutAt(bytes: Uint8Array, from: number, limit: number): number {
   const floor = from + Math.floor((limit - from) / 2);
   for (const [a, b] of [[10, 10], [10, -1], [32, -1]] as const) {
@@ -54,7 +57,10 @@ export function fitTitle(title: string): string {
   return line.length <= LIMITS.titleChars ? line : `${line.slice(0, LIMITS.titleChars - 1).trimEnd()}…`;
 }
 
-/** A container name made from a source's own name (a Claude project, a folder): visible characters, one line, at most 200. */
+/**
+ * A container name made from a source's own name (a Claude project, a folder): visible characters,
+ * one line, at most 200.
+ */
 export function containerName(name: string, fallback: string): string {
   const cleaned = withoutInvisible(name).replace(/\s+/g, ' ').trim();
   const fitted = cleaned.length <= LIMITS.nameChars ? cleaned : `${cleaned.slice(0, LIMITS.nameChars - 1).trimEnd()}…`;

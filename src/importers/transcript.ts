@@ -17,7 +17,10 @@ export interface Turn {
 /** Room for a speaker's line under the passage size, and the most of a message one paragraph carries. */
 const PARAGRAPH_CHARS = TARGET_CHARS - 20;
 
-/** A message's text as pieces of at most `max` characters: its paragraphs (blank lines dropped), packed; a long one cut at sentences. */
+/**
+ * A message's text as pieces of at most `max` characters: its paragraphs (blank lines dropped),
+ * packed; a long one cut at sentences.
+ */
 function pieces(text: string, max: number): string[] {
   const out: string[] = [];
   let current = '';

@@ -20,7 +20,10 @@ export interface ZipEntry {
 export class ZipArchive {
   private constructor(private readonly zip: yauzl.ZipFile, readonly label: string, readonly entries: ZipEntry[]) {}
 
-  /** Opens the archive and lists its files (not its folders); a file that is no readable zip is refused, named by `label`. */
+  /**
+   * Opens the archive and lists its files (not its folders); a file that is no readable zip is
+   * refused, named by `label`.
+   */
   static async open(path: string, label: string): Promise<ZipArchive> {
     const broken = (err: Error) => refusal({ file: label }, `is not a zip archive that can be read: ${err.message}`);
     const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>

@@ -109,7 +109,8 @@ export async function applyFacts(tx: Transaction, doc: DocumentRow, actions: Fac
     if (known.has(norm(a.content))) continue;
     known.add(norm(a.content));
     const source = { documentId: doc.id, position: a.position };
-    // The switch may have been turned off since the model proposed: a profile fact is not rewritten then, the fact stays in the container.
+    // The switch may have been turned off since the model proposed: a profile fact is not rewritten
+    // then, the fact stays in the container.
     const rewrites = a.kind === 'replace' && (promote || !(await tx.facts.get(doc.accountId, a.factId))?.static);
     if (rewrites && (await rewordFact(tx, doc.accountId, a.factId, a.content, now, source))) continue;
     const standing = promote && a.kind === 'add' && a.standing;

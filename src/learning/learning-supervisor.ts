@@ -36,7 +36,10 @@ const HEALTHY_MS = 60_000;
 
 type Drain = { resolve(jobs: number): void; reject(err: Error): void };
 
-/** What refinement (the strong tier's pass over learned passages) is handed: the model's identity, the query thread's loaded model, and the searches to yield to. */
+/**
+ * What refinement (the strong tier's pass over learned passages) is handed: the model's identity,
+ * the query thread's loaded model, and the searches to yield to.
+ */
 export interface StrongTierSource {
   /** The identity the HTTP thread computed (see createEmbedders). */
   strongIdentity: EmbedderIdentity | null;

@@ -46,7 +46,10 @@ export interface LearningDeps {
   onIndexed(tier: VectorTier, passageIds: number[]): void | Promise<void>;
   /** Picks the facts out of a learned document; absent or null without a model (learning still indexes). */
   extractor?: FactExtractor | null;
-  /** One short batch of store upkeep (the keyword index rebuild, storage/sqlite/fts-rebuild.ts); true while more remains. */
+  /**
+   * One short batch of store upkeep (the keyword index rebuild, storage/sqlite/fts-rebuild.ts); true
+   * while more remains.
+   */
   upkeep?: () => Promise<boolean>;
   /** How long a claim holds its jobs (JOB_LEASE_MS unless told); renewed while they are worked. */
   leaseMs?: number;

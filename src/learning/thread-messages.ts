@@ -15,7 +15,10 @@ export interface WorkerData {
   strongIdentity: EmbedderIdentity | null;
   /** Whether the HTTP thread will send the query thread's strong model (`strong-model`) for refinement to run. */
   sharedStrong: boolean;
-  /** The HTTP thread's record of searches in flight (search/search-activity.ts), for refinement to keep out of their way. */
+  /**
+   * The HTTP thread's record of searches in flight (search/search-activity.ts), for refinement to
+   * keep out of their way.
+   */
   searches: SharedArrayBuffer;
 }
 

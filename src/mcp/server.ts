@@ -21,7 +21,10 @@ export interface ToolHandlers {
   call(params: ToolCallParams): Promise<CallToolResult>;
 }
 
-/** An Engram MCP server offering tools only, with these instructions, answering tools/list and tools/call with `handlers`. */
+/**
+ * An Engram MCP server offering tools only, with these instructions, answering tools/list and
+ * tools/call with `handlers`.
+ */
 export function engramServer(instructions: string, handlers: ToolHandlers): Server {
   const server = new Server(
     { name: 'engram', version: pkg.version },

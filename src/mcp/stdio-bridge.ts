@@ -45,7 +45,10 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   await relay.close();
 }
 
-/** A tools/call whose params the SDK would refuse with a dump of its schema: refused here in words, as /mcp-http does. */
+/**
+ * A tools/call whose params the SDK would refuse with a dump of its schema: refused here in words,
+ * as /mcp-http does.
+ */
 function refuseMalformedToolCall(message: JSONRPCMessage): JSONRPCMessage | undefined {
   if (!isJSONRPCRequest(message) || message.method !== 'tools/call') return undefined;
   const problem = toolCallProblem(message.params);
@@ -67,7 +70,10 @@ function asToolResult(result: Awaited<ReturnType<Client['callTool']>>): CallTool
   return { content, ...(structuredContent !== undefined ? { structuredContent } : {}), ...(isError ? { isError } : {}) };
 }
 
-/** The bridge's one client of the server, connected on first use and again after a failure, so the server may start later. */
+/**
+ * The bridge's one client of the server, connected on first use and again after a failure, so the
+ * server may start later.
+ */
 class Relay {
   private client: Client | null = null;
 

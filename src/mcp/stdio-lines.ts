@@ -11,7 +11,10 @@ type RpcId = string | number | null;
 export interface StdioLinesOptions {
   /** The longest line read, in bytes; a longer one is refused without being held in memory. */
   maxLineBytes: number;
-  /** Answers a message itself instead of delivering it (a malformed request the SDK would answer badly), or undefined. */
+  /**
+   * Answers a message itself instead of delivering it (a malformed request the SDK would answer
+   * badly), or undefined.
+   */
   screen?: (message: JSONRPCMessage) => JSONRPCMessage | undefined;
   /** Where a refused line is told to the person. */
   say(line: string): void;

@@ -42,7 +42,10 @@ function memoryInstructions(held: ReadonlySet<string>): string {
   return ["Engram holds the person's memory.", ...GUIDANCE.filter(([tool]) => held.has(tool)).map(([, sentence]) => sentence)].join(' ');
 }
 
-/** What a developer key is told (it holds every tool GUIDANCE names); the stdio bridge says it before reaching the server. */
+/**
+ * What a developer key is told (it holds every tool GUIDANCE names); the stdio bridge says it
+ * before reaching the server.
+ */
 export const INSTRUCTIONS = memoryInstructions(new Set(GUIDANCE.map(([tool]) => tool)));
 
 /** The tools/list of a caller: exactly the tools it holds, in the table's order. */

@@ -51,7 +51,10 @@ export function redirectToApp(c: Context<AppEnv>, site: Site, redirectUri: strin
   return c.redirect(url.href, status);
 }
 
-/** Checks an authorization request (query or consent form); `status` is the redirect's, 302 for GET and 303 for POST. */
+/**
+ * Checks an authorization request (query or consent form); `status` is the redirect's, 302 for GET
+ * and 303 for POST.
+ */
 export async function checkAuthorizationRequest(
   deps: { site: Site; clients: OAuthClients; log: Logger }, params: Params, status: 302 | 303,
 ): Promise<Checked> {

@@ -8,7 +8,10 @@
  * scheme, or a claimed https URI, as VS Code registers `https://vscode.dev/redirect`).
  */
 
-/** What an app says it is at registration (OpenID Connect Registration 1.0 §2; MCP 2026-07-28 asks every client to say). */
+/**
+ * What an app says it is at registration (OpenID Connect Registration 1.0 §2; MCP 2026-07-28 asks
+ * every client to say).
+ */
 export type ApplicationType = 'native' | 'web';
 export const APPLICATION_TYPES: readonly ApplicationType[] = ['native', 'web'];
 

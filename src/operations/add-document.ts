@@ -37,7 +37,10 @@ export const addDocument = defineOperation({
   },
 });
 
-/** What the input schema cannot say: exactly one of content (not blank) and url (http or https). `engram import` checks it too. */
+/**
+ * What the input schema cannot say: exactly one of content (not blank) and url (http or https).
+ * `engram import` checks it too.
+ */
 export function checkDocumentSource(input: { content?: string | null; url?: string | null }): void {
   const hasContent = input.content != null;
   const hasUrl = input.url != null;

@@ -62,7 +62,10 @@ const gone = (target: ForgetTarget) => 'documentId' in target
   ? new ServiceError('not_found', `No document ${target.documentId}.`, { document_id: target.documentId })
   : new ServiceError('not_found', `No container ${target.containerId}.`, { container: target.containerId });
 
-/** "Deleted, and with it 4 passages and 3 facts. 1 fact you confirmed was kept." (the owner's notice after a delete). */
+/**
+ * "Deleted, and with it 4 passages and 3 facts. 1 fact you confirmed was kept." (the owner's notice
+ * after a delete).
+ */
 export function forgottenSummary(done: z.infer<typeof S.Forgotten>): string {
   const { documents, passages, facts } = done.forgotten;
   const parts = [

@@ -62,7 +62,8 @@ async function servedAt(ctx: Context, fact: Fact): Promise<Detail['served']> {
   const now = ctx.clock.now();
   const live = [...(await ctx.store.credentials.list(accountId)), ...(await ctx.store.credentials.list(accountId, 'consent_token'))]
     .filter((c) => keyState(c, now) === 'active');
-  // Reach "all" includes containers made later; a standing fact is outside every container and read with the profile tick.
+  // Reach "all" includes containers made later; a standing fact is outside every container and read
+  // with the profile tick.
   const reads = (c: Credential) => fact.static ? c.profile : container !== null && (c.allContainers || c.containerIds.includes(container.id));
   const refs = await Promise.all(live.filter(reads).map((c) => refOf(ctx, c)));
   const readers = new Map(refs.map((r) => [`${r.kind}:${r.id}`, r]));

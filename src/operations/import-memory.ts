@@ -32,7 +32,10 @@ export const ImportOptions = z.object({
   dry_run: z.boolean().optional(),
 });
 
-/** The source: a file (or a folder of notes) on this machine, and what messages call it (the uploaded file's name, say). */
+/**
+ * The source: a file (or a folder of notes) on this machine, and what messages call it (the
+ * uploaded file's name, say).
+ */
 export interface ImportSource {
   path: string;
   label: string;

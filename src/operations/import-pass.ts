@@ -66,7 +66,10 @@ export class ImportPass {
     return this.forgotten.splice(0);
   }
 
-  /** Before a batch: makes the item's container through create_container when it is missing (not inside the batch's transaction). */
+  /**
+   * Before a batch: makes the item's container through create_container when it is missing (not
+   * inside the batch's transaction).
+   */
   async prepare(item: ImportItem): Promise<void> {
     if ((item.kind !== 'document' && item.kind !== 'fact') || this.containers.has(item.container.name)) return;
     const found = await this.ctx.store.containers.getByName(this.accountId, item.container.name);
@@ -110,7 +113,10 @@ export class ImportPass {
     this.onChange?.({ action, kind, name, container });
   }
 
-  /** A conversation, note or project document: new, the same as the one its custom_id names here, or a changed version of it. */
+  /**
+   * A conversation, note or project document: new, the same as the one its custom_id names here, or a
+   * changed version of it.
+   */
   private async document(db: Transaction, item: DocumentItem): Promise<void> {
     asTheApi(item.at, () => {
       parseInput(addDocument.input, { content: item.content, custom_id: item.customId, metadata: item.metadata, title: item.title ?? undefined });
@@ -127,7 +133,8 @@ export class ImportPass {
     if (existing) this.summary.replaced++;
     else this.summary.added.document++;
     if (this.now === null) return;
-    // A changed version replaces the old: it goes as a delete goes (its passages, and the facts learned from it that the owner has not reviewed).
+    // A changed version replaces the old: it goes as a delete goes (its passages, and the facts learned
+    // from it that the owner has not reviewed).
     if (existing) this.forgotten.push(...((await db.forgetting.forget(this.accountId, { documentId: existing.id }, []))?.passageIds ?? []));
     const { inserted } = await insertDocument(db, {
       id: newId('doc'), accountId: this.accountId, containerId, title: item.title, content: item.content, url: null, customId: item.customId,
@@ -332,7 +339,10 @@ export class ImportPass {
   }
 }
 
-/** An operation's refusal of an item, naming the item's place, with the code and message the API answers; anything else as it is. */
+/**
+ * An operation's refusal of an item, naming the item's place, with the code and message the API
+ * answers; anything else as it is.
+ */
 function refusedAsTheApi(at: SourcePosition, err: unknown): unknown {
   return err instanceof ServiceError && err.code !== 'internal' ? refusal(at, `refused as the API refuses it: ${err.code}: ${err.message}`) : err;
 }

@@ -44,7 +44,10 @@ export interface Context extends Omit<Services, 'store'> {
   traceId: string;
 }
 
-/** A context on the store itself, as every door makes it; only an idempotent write runs on a transaction's `tx` (idempotency.ts). */
+/**
+ * A context on the store itself, as every door makes it; only an idempotent write runs on a
+ * transaction's `tx` (idempotency.ts).
+ */
 export interface StoreContext extends Context {
   store: Store;
 }

@@ -72,7 +72,10 @@ export const toSearchHit = (h: SearchHit): z.infer<typeof S.SearchHit> => ({
   ...(h.source ? { source: { document_id: h.source.documentId, custom_id: h.source.customId, passage: h.source.position } } : {}),
 });
 
-/** A search's answer as the contract gives it: the hits, and each container searched, with an error where its search failed. */
+/**
+ * A search's answer as the contract gives it: the hits, and each container searched, with an error
+ * where its search failed.
+ */
 export const toSearchResponse = (r: SearchResult): z.infer<typeof S.SearchResponse> => ({
   results: r.hits.map(toSearchHit),
   containers: r.containers.map(({ container, failed }) => ({

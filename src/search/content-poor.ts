@@ -15,7 +15,10 @@ export function contentWords(words: string[]): number {
   return words.filter((w) => w.length > 1 && !STOPWORDS.has(w) && !/^\p{N}+$/u.test(w)).length;
 }
 
-/** `ranked` with each content-poor passage's score lowered by up to `strength`, best first again; a passage without words read is left as it was. */
+/**
+ * `ranked` with each content-poor passage's score lowered by up to `strength`, best first again; a
+ * passage without words read is left as it was.
+ */
 export function stepDownContentPoor(ranked: Scored<number>[], wordsOf: (id: number) => string[] | undefined, strength: number): Scored<number>[] {
   return ranked.map(({ item, score }) => {
     const words = wordsOf(item);

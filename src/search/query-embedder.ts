@@ -13,7 +13,10 @@ import type { QueryReply, QueryRequest } from './query-messages';
 import type { ScanShare } from './shared-scan';
 
 
-/** In a compiled binary the worker is an entrypoint of its own (scripts/build.ts); from a checkout it sits beside this file. */
+/**
+ * In a compiled binary the worker is an entrypoint of its own (scripts/build.ts); from a checkout
+ * it sits beside this file.
+ */
 const ENTRY = import.meta.url.includes('/$bunfs/') ? './src/search/query-embedder-thread.ts' : new URL('./query-embedder-thread.ts', import.meta.url);
 
 export class QueryEmbedder implements Embedder {
@@ -67,7 +70,10 @@ export class QueryEmbedder implements Embedder {
     this.worker.postMessage({ scans: share } satisfies QueryRequest);
   }
 
-  /** The loaded model, for another thread to run (OnnxEmbedder.attach); rejects if the thread ended before loading it. */
+  /**
+   * The loaded model, for another thread to run (OnnxEmbedder.attach); rejects if the thread ended
+   * before loading it.
+   */
   async shared(): Promise<SharedOnnxEmbedder> {
     const shared = await this.settled;
     if (!shared) throw this.failure ?? new Error('the query embedder stopped');

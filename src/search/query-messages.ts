@@ -1,4 +1,7 @@
-/** The messages between the search engine's query embedder (query-embedder.ts) and its thread (query-embedder-thread.ts). */
+/**
+ * The messages between the search engine's query embedder (query-embedder.ts) and its thread
+ * (query-embedder-thread.ts).
+ */
 import type { SharedOnnxEmbedder } from '../embedders/onnx-embedder';
 import type { ScanShare } from './shared-scan';
 

@@ -6,7 +6,10 @@
  * time).
  */
 export interface SearchTuning {
-  /** Near-duplicates of a hit, and more passages of its document, step down the page (diversity.ts): by how much at most. */
+  /**
+   * Near-duplicates of a hit, and more passages of its document, step down the page (diversity.ts):
+   * by how much at most.
+   */
   diversity: number;
   /** Passages with few content words (greetings, acknowledgements) step down (content-poor.ts): by how much at most. */
   contentPoor: number;

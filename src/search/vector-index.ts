@@ -34,7 +34,10 @@ const RESCORE_MIN = 200;
 /** Units after which the mean is taken as settled: later doublings would redo every code for nothing. */
 const RECENTER_UNTIL = 32_768;
 
-/** Raised whenever codes are made differently or the state saved changes: a copy saved by another release is then rebuilt. */
+/**
+ * Raised whenever codes are made differently or the state saved changes: a copy saved by another
+ * release is then rebuilt.
+ */
 const SAVED_FORMAT = 1;
 
 /** What `save` writes before the arrays, and `restore` checks. */
@@ -287,7 +290,10 @@ export class VectorIndex {
     this.scanner.encode(slot);
   }
 
-  /** Puts D·(vector × scale − mean) in the scanner's staging floats, zero-padded: the Hadamard step is the scanner's. */
+  /**
+   * Puts D·(vector × scale − mean) in the scanner's staging floats, zero-padded: the Hadamard step is
+   * the scanner's.
+   */
   private stage(vector: ArrayLike<number>, scale: number): void {
     const staged = this.scanner.staged;
     for (let i = 0; i < this.dimensions; i++) staged[i] = (vector[i]! * scale - this.center[i]!) * this.signs[i]!;

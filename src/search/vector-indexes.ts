@@ -29,9 +29,15 @@ const TIERS = ['strong', 'fast'] as const;
 /** Each tier's rows file, and its state saved for the next start. */
 const indexFiles = (dataDir: string, tier: VectorTier) => ({ rows: join(dataDir, INDEX_DIR, `${tier}.rows`), state: join(dataDir, INDEX_DIR, `${tier}.state`) });
 
-/** How long a search must be past before the indexes are saved while running: a save takes ~0.3 s at 100k passages, in pieces of up to ~50 ms. */
+/**
+ * How long a search must be past before the indexes are saved while running: a save takes ~0.3 s at
+ * 100k passages, in pieces of up to ~50 ms.
+ */
 const SAVE_IDLE_MS = 1000;
-/** Saves while running come at most this many quiet times apart: each writes every code again (~50 MB at 100k passages). */
+/**
+ * Saves while running come at most this many quiet times apart: each writes every code again
+ * (~50 MB at 100k passages).
+ */
 const SAVE_SPACING = 10;
 
 /** The feed's commits read at a time while catching up. */
@@ -54,7 +60,10 @@ export class VectorIndexes {
   private closing = false;
   /** The token of the saved copy the indexes are, unchanged since; null once they change. */
   private savedToken: string | null;
-  /** Whether some tier's saved state may be on disk: removed at the first change, before the rows file can be rewritten. */
+  /**
+   * Whether some tier's saved state may be on disk: removed at the first change, before the rows file
+   * can be rewritten.
+   */
   private stateOnDisk: boolean;
   /** When the indexes last changed (or became whole), and were last written. */
   private changedAt = 0;
@@ -309,7 +318,10 @@ export class VectorIndexes {
     }
   }
 
-  /** Drops forgotten passages from the in-memory indexes at once (their stored vectors are already gone, or never were). */
+  /**
+   * Drops forgotten passages from the in-memory indexes at once (their stored vectors are already
+   * gone, or never were).
+   */
   forgetPassages(passageIds: number[]): void {
     if (passageIds.length) this.changed();
     for (const id of passageIds) {

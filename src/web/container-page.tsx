@@ -1,8 +1,8 @@
 /** @jsxImportSource hono/jsx */
 /**
- * One container: rename and describe it, whether it learns into the profile, add a note or a URL, its documents newest first (each by
- * its title or first words, with its size, learning state, why learning failed, and where it came
- * from), its facts with Confirm and Forget, and Delete.
+ * One container: rename and describe it, whether it learns into the profile, add a note or a URL,
+ * its documents newest first (each by its title or first words, with its size, learning state, why
+ * learning failed, and where it came from), its facts with Confirm and Forget, and Delete.
  */
 import type { z } from 'zod';
 import type { Document, Fact } from '../operations/schemas';

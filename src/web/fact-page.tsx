@@ -1,5 +1,8 @@
 /** @jsxImportSource hono/jsx */
-/** One fact: where it came from (a key, or a document's passage), its earlier wordings, where it is served; edit and forget. */
+/**
+ * One fact: where it came from (a key, or a document's passage), its earlier wordings, where it is
+ * served; edit and forget.
+ */
 import type { z } from 'zod';
 import type { FactDetail } from '../operations/schemas';
 import { when } from './format';

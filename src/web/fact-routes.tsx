@@ -1,5 +1,8 @@
 /** @jsxImportSource hono/jsx */
-/** Facts and the profile: a fact's page (provenance, history, edit), confirm, forget, and the owner's own standing facts. */
+/**
+ * Facts and the profile: a fact's page (provenance, history, edit), confirm, forget, and the
+ * owner's own standing facts.
+ */
 import { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env';
 import { addMemory, confirmFact, forgetMemory, getFact, getProfile, listContainers, updateMemory } from '../operations';

@@ -27,7 +27,10 @@ export interface LayoutProps {
   csrf?: string;
   /** The navigation entry to mark as the current page. */
   current?: string;
-  /** Without the script, reload the page after this many seconds (a page that shows work going on; the script updates it in place). */
+  /**
+   * Without the script, reload the page after this many seconds (a page that shows work going on; the
+   * script updates it in place).
+   */
   refreshSeconds?: number;
   children?: Child;
 }

@@ -65,7 +65,10 @@ export const list = (form: Form, name: string): string[] => {
 /** The `:id` of the route (typed loosely by handlers shared across paths). */
 export const idParam = (c: Context<AppEnv>): string => c.req.param('id') ?? '';
 
-/** Refusals the owner can act on (a bad name, a clash, a key that changed meanwhile, a busy account) become a message; the rest are errors. */
+/**
+ * Refusals the owner can act on (a bad name, a clash, a key that changed meanwhile, a busy account)
+ * become a message; the rest are errors.
+ */
 export const fixable = (err: unknown): err is ServiceError =>
   err instanceof ServiceError && ['validation', 'conflict', 'not_found', 'unauthorized', 'rate_limited', 'capability_unavailable'].includes(err.code);
 
@@ -109,7 +112,10 @@ export function ownerKit(deps: WebDeps) {
     return render(c, await ownerOf(c, session), takeFlash(c));
   };
 
-  /** Whether a form post of the session must be refused: sent from another site, or without the session's CSRF token. */
+  /**
+   * Whether a form post of the session must be refused: sent from another site, or without the
+   * session's CSRF token.
+   */
   const refusedForm = (c: Context<AppEnv>, session: OwnerSession, token: string): boolean =>
     !!foreignOrigin(c, site) || !forms.check('session', session.sessionId, token);
 

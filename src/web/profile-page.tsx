@@ -1,5 +1,8 @@
 /** @jsxImportSource hono/jsx */
-/** The profile: standing (static) facts, with Confirm (learned ones), Remove and a form to add one; recent (dynamic) facts. */
+/**
+ * The profile: standing (static) facts, with Confirm (learned ones), Remove and a form to add one;
+ * recent (dynamic) facts.
+ */
 import { FactReview, type FactView } from './container-page';
 import { when } from './format';
 import { Layout } from './layout';

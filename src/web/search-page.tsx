@@ -1,5 +1,8 @@
 /** @jsxImportSource hono/jsx */
-/** The search box: what an app would get for a query, passage by passage, with failures per container; as the owner or seen as a key or app. */
+/**
+ * The search box: what an app would get for a query, passage by passage, with failures per
+ * container; as the owner or seen as a key or app.
+ */
 import type { z } from 'zod';
 import type { SearchResponse } from '../operations/schemas';
 import type { ContainerView } from './format';

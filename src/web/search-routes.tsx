@@ -38,7 +38,8 @@ export function searchRoutes({ services, site, html, page }: OwnerKit): Hono<App
     let error: string | null = null;
     let containers: ContainerView[] = [];
     try {
-      // Seen as a credential, every call is that credential's (its reach, profile tick and level) but counts as the owner's.
+      // Seen as a credential, every call is that credential's (its reach, profile tick and level) but
+      // counts as the owner's.
       const ctx = as
         ? contextFor(services, await seeAs(services.store, services.clock, o.ctx.caller, as, { audience: resourceOf(site) }), o.ctx.traceId)
         : o.ctx;

@@ -68,9 +68,12 @@ let defaultFactory: StoreFactory = sqliteFactory;
 /**
  * Runs every harness opened from now on over `factory`'s stores: a preload (`bun test --preload
  * <file> test/operations`) that starts another engine calls it, and the same tests run on that engine.
+ * Returns the factory it replaces.
  */
-export function useStoreFactory(factory: StoreFactory): void {
+export function useStoreFactory(factory: StoreFactory): StoreFactory {
+  const replaced = defaultFactory;
   defaultFactory = factory;
+  return replaced;
 }
 
 /**

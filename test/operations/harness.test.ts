@@ -3,24 +3,24 @@
  * of every harness opened after it, so that a preload that starts another engine runs these same
  * tests on it.
  */
-import { afterAll, expect, it } from 'bun:test';
+import { expect, it } from 'bun:test';
 import * as ops from '../../src/operations/index';
 import { openHarness, useStoreFactory } from '../helpers/operations';
-import { type OpenedStore, sqliteFactory, type StoreFactory } from '../storage/contract/factory';
-
-afterAll(() => useStoreFactory(sqliteFactory));
+import type { OpenedStore, StoreFactory } from '../storage/contract/factory';
 
 it('opens every harness after useStoreFactory over that factory\'s store', async () => {
   const opened: OpenedStore[] = [];
+  let engine: StoreFactory | null = null;
+  // Wraps whichever engine this run uses (SQLite, or the one a preload chose), and gives it back after.
   const counting: StoreFactory = {
-    name: 'counting SQLite',
+    name: 'counting',
     async open() {
-      const store = await sqliteFactory.open();
+      const store = await engine!.open();
       opened.push(store);
       return store;
     },
   };
-  useStoreFactory(counting);
+  engine = useStoreFactory(counting);
   const h = await openHarness(['Notes']);
   try {
     expect(opened).toHaveLength(1);
@@ -29,5 +29,6 @@ it('opens every harness after useStoreFactory over that factory\'s store', async
     expect((await opened[0]!.store.facts.list(h.owner.accountId)).map((f) => f.content)).toEqual(['Written through the chosen store.']);
   } finally {
     await h.close();
+    useStoreFactory(engine);
   }
 });

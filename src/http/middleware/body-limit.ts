@@ -3,7 +3,10 @@ import { bodyLimit } from 'hono/body-limit';
 import { malformed } from '../../errors';
 import { LIMITS } from '../../limits';
 
-/** 1 MiB of content can take several times that once escaped in JSON. The stdio bridge reads lines up to the same size. */
+/**
+ * 1 MiB of content can take several times that once escaped in JSON. The stdio bridge reads lines
+ * up to the same size.
+ */
 export const MAX_BODY_BYTES = 8 * LIMITS.contentBytes;
 
 export const requestBodyLimit = () =>
