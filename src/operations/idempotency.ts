@@ -68,6 +68,7 @@ async function runOnce(op: Operation, ctx: Context, input: unknown, key: string,
   };
   /** The first attempt's answer when the key was seen before: a replay. */
   const earlier = async (tx: Transaction): Promise<{ answer: unknown } | null> => {
+    await tx.idempotency.hold(record.accountId, record.credentialId, key);
     await tx.idempotency.deleteExpired(now);
     const seen = await tx.idempotency.get(record.accountId, record.credentialId, key, now);
     if (!seen) return null;

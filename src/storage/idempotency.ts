@@ -19,6 +19,12 @@ export interface IdempotencyRecord {
 }
 
 export interface IdempotencyRepository {
+  /**
+   * Inside a transaction: holds the key until that transaction ends, so that another transaction
+   * reading it (another request with the same key, on any process) waits for this one's outcome.
+   * Where one connection serves the store (SQLite), its transactions already run one at a time.
+   */
+  hold(accountId: string, credentialId: string, key: string): Promise<void>;
   /** The key's record unless it has expired by `now`. */
   get(accountId: string, credentialId: string, key: string, now: number): Promise<IdempotencyRecord | null>;
   /** Writes the record, replacing one under the same key (an expired one, or its own pending row). */

@@ -5,9 +5,8 @@
  */
 export interface SharedLimits {
   /**
-   * Counts one call on `key` at `now` when fewer than `limit` were counted in the minute before it
-   * (the minute under way and the one before, weighed by how much of it is still inside), and
-   * returns true; otherwise counts nothing and returns false.
+   * Counts one call on `key` at `now` when fewer than `limit` were counted in the minute before it,
+   * and returns true; otherwise counts nothing and returns false.
    */
   take(key: string, limit: number, now: number): Promise<boolean>;
   /**

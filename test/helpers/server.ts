@@ -17,6 +17,8 @@ import { sweepThenRemove } from './secret-sweep';
 export interface TestServer extends RunningServer {
   clock: ManualClock;
   dataDir: string;
+  /** The PostgreSQL database its store is in, or null: the SQLite file in its data directory. */
+  database: string | null;
   /** The server's debug log of this start (one file per start, in `<dataDir>.logs/`). */
   logFile: string;
   /**
@@ -35,11 +37,24 @@ export interface TestServerOptions {
   manualLearning?: boolean;
   /** False: a replica of a shared store, which learns nothing itself (serve --learning off). */
   learning?: boolean;
+  /** The PostgreSQL database the server's store is in (kept across restarts); see `storeTestServersIn`. */
+  database?: string;
   /** Stand-ins for DNS and the network when the server fetches OAuth client metadata documents. */
   clientMetadata?: ServerOptions['clientMetadata'];
 }
 
 let starts = 0;
+
+/** Makes each test server's store a new PostgreSQL database, or null: the SQLite file in its data directory. */
+let newDatabase: (() => Promise<string>) | null = null;
+
+/**
+ * Where test servers keep their stores from now on, unless a test names ENGRAM_DATABASE_URL itself:
+ * a preload that runs the suites on PostgreSQL (postgres-preload.ts) gives each server a database.
+ */
+export function storeTestServersIn(make: (() => Promise<string>) | null): void {
+  newDatabase = make;
+}
 /** Servers started and not yet closed, with the test file that started them. */
 const open = new Map<TestServer, string>();
 
@@ -83,7 +98,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   // The fast embedding tier alone unless a test asks for more: the strong tier's refinement has
   // tests of its own (test/e2e/learning/refinement.test.ts), and a transformer per server would
   // slow every other suite for nothing it checks.
-  const config = loadConfig({ ENGRAM_DATA_DIR: dataDir, ENGRAM_PORT: '0', ENGRAM_LOG_LEVEL: 'silent', ENGRAM_EMBEDDER: 'fast', ...options.env });
+  const database = options.database ?? (options.env?.ENGRAM_DATABASE_URL || !newDatabase ? undefined : await newDatabase());
+  const config = loadConfig({
+    ENGRAM_DATA_DIR: dataDir, ENGRAM_PORT: '0', ENGRAM_LOG_LEVEL: 'silent', ENGRAM_EMBEDDER: 'fast', ...(database ? { ENGRAM_DATABASE_URL: database } : {}), ...options.env,
+  });
   let server: RunningServer;
   try {
     server = await startServer(config, { clock, manualLearning: options.manualLearning ?? true, learning: options.learning, clientMetadata: options.clientMetadata, log: createLogger('debug', write) });
@@ -97,6 +115,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...server,
     clock,
     dataDir,
+    database: config.databaseUrl,
     logFile,
     stop,
     async close() {
@@ -108,7 +127,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async restart(changes = {}) {
       open.delete(started);
       await stop();
-      return startTestServer({ ...options, ...changes, dataDir, clock });
+      return startTestServer({ ...options, ...changes, dataDir, clock, database });
     },
   };
   open.set(started, caller());

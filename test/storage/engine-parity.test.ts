@@ -18,7 +18,7 @@ const ONE_ENGINE_TABLES: Record<string, string> = {
   keyword_index_rebuild: "SQLite: the progress of a large store's keyword index rebuilt in the background (migration 0008); PostgreSQL's index is made with its table",
   vector_commits: "PostgreSQL: the vector change feed's commits, which other processes' in-memory indexes follow; SQLite's one process tells its indexes itself",
   vector_changes: 'PostgreSQL: the vector change feed\'s changes (see vector_commits)',
-  rate_counts: 'PostgreSQL: each credential\'s calls a minute, for the limiter every process shares (SQLite\'s one process counts in memory)',
+  rate_calls: 'PostgreSQL: each credential\'s calls of the last minute, for the limiter every process shares (SQLite\'s one process counts in memory)',
 };
 
 /** Columns one engine has and the other does not, each with why. */

@@ -3,6 +3,10 @@ import { numbers, type PostgresContext } from './context';
 
 export function idempotencyRepository({ sql }: PostgresContext): IdempotencyRepository {
   return {
+    async hold(accountId, credentialId, key) {
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${`engram_idempotency:${accountId}:${credentialId}:${key}`}))`;
+    },
+
     get: async (accountId, credentialId, key, now) => {
       const [row] = await sql`
         SELECT * FROM idempotency_keys WHERE account_id = ${accountId} AND credential_id = ${credentialId} AND key = ${key} AND expires_at > ${now}`;

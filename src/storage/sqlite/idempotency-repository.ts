@@ -7,6 +7,8 @@ export function idempotencyRepository({ db, raw }: SqliteContext): Synchronous<I
   const named = (accountId: string, credentialId: string, key: string) =>
     and(eq(k.accountId, accountId), eq(k.credentialId, credentialId), eq(k.key, key));
   return {
+    hold: () => {},
+
     get: (accountId, credentialId, key, now) =>
       db.select().from(k).where(and(named(accountId, credentialId, key), gt(k.expiresAt, now))).get() ?? null,
 

@@ -29,7 +29,7 @@ beforeAll(async () => {
   const copy = join(mkdtempSync(join(tmpdir(), 'engram-replica-')), 'data');
   cpSync(setup.dataDir, copy, { recursive: true });
   first = await setup.restart();
-  second = await startTestServer({ dataDir: copy });
+  second = await startTestServer({ dataDir: copy, database: first.database ?? undefined }); // the same database, where the suites run on PostgreSQL
 
   const backends = [first.url, second.url];
   let turn = 0;

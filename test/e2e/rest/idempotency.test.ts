@@ -263,6 +263,9 @@ describe('a repeat while the first attempt still runs (a static fact merged by a
     model.delayMs = 0;
     await store.idempotency.put(pending);
     slow = await slow.restart();
+    // On a shared store a start cannot tell this key from another replica's running one: it is
+    // interrupted once older than any turn runs (the next case).
+    if (slow.database) slow.clock.advance(15 * 60_000);
     const again = await send(slow, 'POST', '/v1/memories', profileKey, 'key-crash', body);
     expectConflict(again, false, 'interrupted');
     const profile = await call(slow, 'GET', '/v1/profile', owner);
