@@ -58,6 +58,9 @@ bash scripts/soak-ci.sh
 echo "== Dockerfile lint"
 bash scripts/lint-dockerfile.sh
 
+echo "== compose.yaml lint"
+bash scripts/lint-compose.sh
+
 echo "== Secret hygiene: every store and log of the run searched for raw keys, tokens and codes"
 # Fails on any finding, and when a harness swept fewer times than it must have: a broken hook
 # cannot pass silently. The floors are below what one run makes (65 in-process test servers).
