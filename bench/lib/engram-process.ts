@@ -38,10 +38,12 @@ export interface Served {
  * logged) and resolves once /healthz answers; throws if it exits first or takes over 30 s.
  * Its standard error goes to `stderr`: a file, a pipe for the caller to read, or the terminal.
  */
-export async function spawnServer(dataDir: string, env: Record<string, string> = {}, stderr: string | 'pipe' | 'inherit' = 'inherit'): Promise<Served> {
+export async function spawnServer(
+  dataDir: string, env: Record<string, string> = {}, stderr: string | 'pipe' | 'inherit' = 'inherit', args: string[] = [],
+): Promise<Served> {
   const port = freePort();
   const t0 = performance.now();
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve', '--port', String(port), '--data', dataDir], {
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve', ...args, '--port', String(port), '--data', dataDir], {
     cwd: ROOT,
     env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn', ENGRAM_HOST: '127.0.0.1', ENGRAM_RATE_LIMIT_PER_MIN: '1000000', ...env },
     stdin: 'ignore', stdout: 'ignore', stderr: stderr === 'pipe' || stderr === 'inherit' ? stderr : Bun.file(stderr),
@@ -57,11 +59,11 @@ export async function spawnServer(dataDir: string, env: Record<string, string> =
   throw new Error('serve did not answer /healthz within 30 s');
 }
 
-/** An account with one container and a Full-access key over it. */
-export function setUp(dataDir: string): { container: string; key: string } {
-  engram(dataDir, ['owner', 'create', '--email', 'bench@example.org'], 'benchmark password\n');
-  const container = engram(dataDir, ['containers', 'create', 'Bench']);
-  const key = engram(dataDir, ['keys', 'create', '--name', 'bench', '--level', 'manage', '--all', '--profile']);
+/** An account with one container and a Full-access key over it (in the store `env` names: ENGRAM_DATABASE_URL, or the data directory's). */
+export function setUp(dataDir: string, env: Record<string, string> = {}): { container: string; key: string } {
+  engram(dataDir, ['owner', 'create', '--email', 'bench@example.org'], 'benchmark password\n', env);
+  const container = engram(dataDir, ['containers', 'create', 'Bench'], undefined, env);
+  const key = engram(dataDir, ['keys', 'create', '--name', 'bench', '--level', 'manage', '--all', '--profile'], undefined, env);
   return { container, key };
 }
 

@@ -14,8 +14,7 @@ import { embedPassages } from '../../src/learning/embedding-units';
 import { Refiner } from '../../src/learning/refiner';
 import { splitPassages } from '../../src/learning/split-passages';
 import { completeDocument, insertDocument, useEmbeddingModel } from '../../src/learning/queue';
-import { openDatabase } from '../../src/storage/sqlite/open';
-import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { openStore } from '../../src/storage/open-store';
 import { documentText, seeded } from './corpus';
 import { setUp } from './engram-process';
 
@@ -31,12 +30,15 @@ export interface Seeded {
   reused: boolean;
 }
 
-export async function seedStore(dir: string, passages: number, embedderChoice: string, keep: boolean, refine = false): Promise<Seeded> {
+/** With `databaseUrl`, the store is that PostgreSQL database (the data directory then holds only the key's file). */
+export async function seedStore(dir: string, passages: number, embedderChoice: string, keep: boolean, refine = false, databaseUrl?: string): Promise<Seeded> {
   const keyFile = join(dir, 'bench-key');
   const reused = keep && existsSync(keyFile);
-  const key = reused ? (await Bun.file(keyFile).text()).trim() : setUp(dir).key;
-  const store = openSqliteStore(openDatabase(dir, Date.now()));
-  const embedders = await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: embedderChoice, ENGRAM_DATA_DIR: dir }));
+  const env: Record<string, string> = databaseUrl ? { ENGRAM_DATABASE_URL: databaseUrl } : {};
+  const key = reused ? (await Bun.file(keyFile).text()).trim() : setUp(dir, env).key;
+  const config = loadConfig({ ...process.env, ENGRAM_EMBEDDER: embedderChoice, ENGRAM_DATA_DIR: dir, ...env });
+  const { store } = await openStore(config, Date.now());
+  const embedders = await createEmbedders(config);
   const embedder = embedders.fast;
   for (const tier of ['fast', 'strong'] as const) {
     const e = embedders[tier];
