@@ -24,7 +24,7 @@ import { QueryEmbedder } from './search/query-embedder';
 import { SearchActivity } from './search/search-activity';
 import { createServices, type OpenServices } from './services';
 import { type Site, siteFor } from './site';
-import { type OpenedStore, openStore } from './storage/open-store';
+import { type OpenedStore, openStore, shownUrl } from './storage/open-store';
 import { lockDataDir } from './storage/sqlite/open';
 import { IMPORTS_DIR } from './data-dir';
 import type { VectorTier } from './storage/store';
@@ -143,7 +143,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const http = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, maxRequestBodySize: Number.MAX_SAFE_INTEGER });
   Object.assign(site, siteFor(config, http.port!));
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${http.port}`;
-  log.info('engram listening', { url, base_url: site.baseUrl, data_dir: config.dataDir });
+  log.info('engram listening', { url, base_url: site.baseUrl, data_dir: config.dataDir, ...(config.databaseUrl ? { database: shownUrl(config.databaseUrl), learning: learns } : {}) });
   return {
     url,
     site,

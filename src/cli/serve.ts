@@ -30,7 +30,8 @@ export function refuseOnSqlite(config: Config, command: string): void {
  */
 export async function serve(config: Config, options: { learning: boolean } = { learning: true }): Promise<number> {
   const server = await startServer(config, { learning: options.learning });
-  return untilSignal(server.services.log, 'in-flight requests and the learning job at hand', () => server.stop());
+  const finishing = options.learning ? 'in-flight requests and the learning job at hand' : 'in-flight requests';
+  return untilSignal(server.services.log, finishing, () => server.stop());
 }
 
 /**
