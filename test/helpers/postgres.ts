@@ -24,6 +24,20 @@ export interface TestPostgres {
 
 let server: TestPostgres | string | undefined;
 
+/** What stops and removes the servers this process started. */
+const started: (() => void)[] = [];
+
+/**
+ * Stops every server this process started, and removes its files: after the whole suite (the
+ * hygiene preload), for `bun test` runs no exit handler; and at exit, for a benchmark.
+ */
+export function stopTestPostgres(): void {
+  for (const stop of started.splice(0)) stop();
+  // A later use starts another (where the hook ran between test files).
+  if (typeof server === 'object' && server.dataDir) server = undefined;
+}
+process.on('exit', stopTestPostgres);
+
 /** The server, started on first use; or why there is none (no binaries, a failed start), for the skip message. */
 export function testPostgres(): TestPostgres | string {
   server ??= start();
@@ -51,16 +65,16 @@ function start(): TestPostgres | string {
   // Right in the temporary folder: as root, the server runs as `postgres`, which must reach it.
   const dir = mkdtempSync(join(tmpdir(), 'engram-pg-'));
   // A throwaway server: durability is not what these tests check, and fsync costs them most of their time.
-  const started = spawnSync('bash', [SCRIPT, 'start', dir, 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300'], { encoding: 'utf8' });
-  if (started.status !== 0) {
+  const launched = spawnSync('bash', [SCRIPT, 'start', dir, 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300'], { encoding: 'utf8' });
+  if (launched.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
-    return `the PostgreSQL server did not start: ${started.stderr.trim()}`;
+    return `the PostgreSQL server did not start: ${launched.stderr.trim()}`;
   }
-  process.on('exit', () => {
+  started.push(() => {
     spawnSync('bash', [SCRIPT, 'stop', dir]);
     rmSync(dir, { recursive: true, force: true });
   });
-  return serverAt(started.stdout.trim(), join(dir, 'data'));
+  return serverAt(launched.stdout.trim(), join(dir, 'data'));
 }
 
 function serverAt(url: string, dataDir: string | null): TestPostgres {
@@ -98,14 +112,14 @@ export interface OwnPostgres {
 export async function ownPostgres(): Promise<OwnPostgres | null> {
   if (spawnSync('bash', [SCRIPT, 'bindir']).status !== 0) return null;
   const dir = mkdtempSync(join(tmpdir(), 'engram-pg-own-'));
-  const started = spawnSync('bash', [SCRIPT, 'start', dir, 'fsync=off'], { encoding: 'utf8' });
-  if (started.status !== 0) throw new Error(`the PostgreSQL server did not start: ${started.stderr}`);
+  const launched = spawnSync('bash', [SCRIPT, 'start', dir, 'fsync=off'], { encoding: 'utf8' });
+  if (launched.status !== 0) throw new Error(`the PostgreSQL server did not start: ${launched.stderr}`);
   const close = () => {
     spawnSync('bash', [SCRIPT, 'stop', dir]);
     rmSync(dir, { recursive: true, force: true });
   };
-  process.on('exit', close);
-  const url = await serverAt(started.stdout.trim(), join(dir, 'data')).createDatabase();
+  started.push(close);
+  const url = await serverAt(launched.stdout.trim(), join(dir, 'data')).createDatabase();
   const run = (verb: string) => {
     const done = spawnSync('bash', [SCRIPT, verb, dir], { encoding: 'utf8' });
     if (done.status !== 0) throw new Error(`postgres.sh ${verb}: ${done.stderr}`);
