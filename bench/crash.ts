@@ -50,7 +50,8 @@ export interface CrashReport {
 
 /** A document body of about 1 KiB in three paragraphs, unique to `tag`. */
 function body(tag: string): string {
-  const para = (n: number) => `Paragraph ${n} of ${tag}. ` + 'Lentils, cumin and a slow simmer make a winter soup worth keeping. '.repeat(5);
+  const para = (n: number) =>
+    `Paragraph ${n} of ${tag}. ` + 'Lentils, cumin and a slow simmer make a winter soup worth keeping. '.repeat(5);
   return [para(1), para(2), para(3)].join('\n\n');
 }
 
@@ -69,7 +70,19 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
   mkdirSync(logs);
   let starts = 0;
   const start = () => spawnServer(data, opts.env, join(logs, `serve-${++starts}.log`));
-  const report: CrashReport = { cycles: 0, docsAcked: 0, factsAcked: 0, unanswered: 0, queuedAtKill: 0, outsideReads: 0, ackedAfterReader: 0, maxStartMs: 0, maxLearnMs: 0, passages: 0, problems: [] };
+  const report: CrashReport = {
+    cycles: 0,
+    docsAcked: 0,
+    factsAcked: 0,
+    unanswered: 0,
+    queuedAtKill: 0,
+    outsideReads: 0,
+    ackedAfterReader: 0,
+    maxStartMs: 0,
+    maxLearnMs: 0,
+    passages: 0,
+    problems: [],
+  };
   const ackedDocs = new Map<string, { id: string; content: string }>(); // custom_id -> id, content
   const ackedFacts = new Map<string, string>(); // content -> id
   const problem = (p: string) => {
@@ -98,7 +111,11 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
           try {
             if (kind === 'doc') {
               const content = body(tag);
-              const res = await fetch(`${server.url}/v1/documents`, { method: 'POST', headers: auth, body: JSON.stringify({ container, custom_id: tag, title: `Doc ${tag}`, content }) });
+              const res = await fetch(`${server.url}/v1/documents`, {
+                method: 'POST',
+                headers: auth,
+                body: JSON.stringify({ container, custom_id: tag, title: `Doc ${tag}`, content }),
+              });
               const json = (await res.json()) as any;
               if (res.status === 202 || res.status === 200) {
                 ackedDocs.set(tag, { id: json.id, content });
@@ -106,7 +123,11 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
               } else problem(`add_document ${tag} answered ${res.status} ${JSON.stringify(json)}`);
             } else {
               const content = `Fact ${tag}: prefers green tea in the morning.`;
-              const res = await fetch(`${server.url}/v1/memories`, { method: 'POST', headers: auth, body: JSON.stringify({ container, content }) });
+              const res = await fetch(`${server.url}/v1/memories`, {
+                method: 'POST',
+                headers: auth,
+                body: JSON.stringify({ container, content }),
+              });
               const json = (await res.json()) as any;
               if (res.status === 201) {
                 ackedFacts.set(content, json.id);
@@ -119,7 +140,10 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
           }
         }
       };
-      const writers = [...Array.from({ length: loops }, (_, w) => writer('doc', w)), ...Array.from({ length: loops }, (_, w) => writer('fact', w))];
+      const writers = [
+        ...Array.from({ length: loops }, (_, w) => writer('doc', w)),
+        ...Array.from({ length: loops }, (_, w) => writer('fact', w)),
+      ];
       if (opts.outsideReader ?? true) {
         // Once a person has opened the file beside the running server, every later acknowledgement must survive the kill.
         await Bun.sleep(Math.floor(Math.random() * 100));
@@ -142,16 +166,34 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
       {
         const db = readOnly(data);
         try {
-          const integrity = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all().map((r) => r.integrity_check);
+          const integrity = db
+            .query<{ integrity_check: string }, []>('PRAGMA integrity_check')
+            .all()
+            .map((r) => r.integrity_check);
           if (integrity.join() !== 'ok') problem(`cycle ${cycle}: integrity_check ${integrity.join('; ')}`);
           const counts = new Map<string, number>();
-          for (const r of db.query<{ content: string; n: number }, []>('SELECT content, count(*) AS n FROM memories GROUP BY content').all()) counts.set(r.content, r.n);
-          for (const content of ackedFacts.keys()) if (counts.get(content) !== 1) problem(`cycle ${cycle}: acknowledged fact "${content}" stored ${counts.get(content) ?? 0} times`);
-          const factPassages = db.query<{ memory_id: string; n: number }, []>('SELECT memory_id, count(*) AS n FROM passages WHERE memory_id IS NOT NULL GROUP BY memory_id HAVING n <> 1').all();
+          for (const r of db
+            .query<{ content: string; n: number }, []>('SELECT content, count(*) AS n FROM memories GROUP BY content')
+            .all())
+            counts.set(r.content, r.n);
+          for (const content of ackedFacts.keys())
+            if (counts.get(content) !== 1)
+              problem(`cycle ${cycle}: acknowledged fact "${content}" stored ${counts.get(content) ?? 0} times`);
+          const factPassages = db
+            .query<{ memory_id: string; n: number }, []>(
+              'SELECT memory_id, count(*) AS n FROM passages WHERE memory_id IS NOT NULL GROUP BY memory_id HAVING n <> 1',
+            )
+            .all();
           for (const r of factPassages) problem(`cycle ${cycle}: fact ${r.memory_id} has ${r.n} passages`);
-          const bare = db.query<{ n: number }, []>('SELECT count(*) AS n FROM memories m WHERE m.container_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM passages p WHERE p.memory_id = m.id)').get()!.n;
+          const bare = db
+            .query<{ n: number }, []>(
+              'SELECT count(*) AS n FROM memories m WHERE m.container_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM passages p WHERE p.memory_id = m.id)',
+            )
+            .get()!.n;
           if (bare > 0) problem(`cycle ${cycle}: ${bare} facts have no passage`);
-          report.queuedAtKill += db.query<{ n: number }, []>("SELECT count(*) AS n FROM documents WHERE status = 'queued'").get()!.n;
+          report.queuedAtKill += db
+            .query<{ n: number }, []>("SELECT count(*) AS n FROM documents WHERE status = 'queued'")
+            .get()!.n;
         } finally {
           db.close();
         }
@@ -176,7 +218,9 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
         for (const d of page.documents) if (d.custom_id) seen.set(d.custom_id, (seen.get(d.custom_id) ?? 0) + 1);
         cursor = page.next_cursor;
       } while (cursor);
-      for (const [cid] of ackedDocs) if (seen.get(cid) !== 1) problem(`cycle ${cycle}: acknowledged document ${cid} listed ${seen.get(cid) ?? 0} times`);
+      for (const [cid] of ackedDocs)
+        if (seen.get(cid) !== 1)
+          problem(`cycle ${cycle}: acknowledged document ${cid} listed ${seen.get(cid) ?? 0} times`);
       for (const [cid, n] of seen) if (n !== 1) problem(`cycle ${cycle}: document ${cid} listed ${n} times`);
 
       // 5. Learning finishes within the bound after the restart (timed from the first healthy answer), and nothing is learned twice.
@@ -194,15 +238,30 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
       }
       const learnMs = performance.now() - t0;
       report.maxLearnMs = Math.max(report.maxLearnMs, learnMs);
-      if (queued !== 0) problem(`cycle ${cycle}: ${queued} documents still queued ${learnBoundMs / 1000} s after the restart`);
+      if (queued !== 0)
+        problem(`cycle ${cycle}: ${queued} documents still queued ${learnBoundMs / 1000} s after the restart`);
       const db = readOnly(data);
       try {
-        const rows = db.query<{ custom_id: string; id: string; status: string; content: string; title: string | null }, []>('SELECT custom_id, id, status, content, title FROM documents').all();
+        const rows = db
+          .query<{ custom_id: string; id: string; status: string; content: string; title: string | null }, []>(
+            'SELECT custom_id, id, status, content, title FROM documents',
+          )
+          .all();
         const byId = new Map(rows.map((r) => [r.custom_id, r]));
         const passageCounts = new Map<string, number>();
-        for (const r of db.query<{ document_id: string; n: number }, []>('SELECT document_id, count(*) AS n FROM passages WHERE document_id IS NOT NULL GROUP BY document_id').all()) passageCounts.set(r.document_id, r.n);
-        const dupPositions = db.query<{ document_id: string; position: number; n: number }, []>('SELECT document_id, position, count(*) AS n FROM passages WHERE document_id IS NOT NULL GROUP BY document_id, position HAVING n > 1').all();
-        for (const d of dupPositions) problem(`cycle ${cycle}: document ${d.document_id} has ${d.n} passages at position ${d.position}`);
+        for (const r of db
+          .query<{ document_id: string; n: number }, []>(
+            'SELECT document_id, count(*) AS n FROM passages WHERE document_id IS NOT NULL GROUP BY document_id',
+          )
+          .all())
+          passageCounts.set(r.document_id, r.n);
+        const dupPositions = db
+          .query<{ document_id: string; position: number; n: number }, []>(
+            'SELECT document_id, position, count(*) AS n FROM passages WHERE document_id IS NOT NULL GROUP BY document_id, position HAVING n > 1',
+          )
+          .all();
+        for (const d of dupPositions)
+          problem(`cycle ${cycle}: document ${d.document_id} has ${d.n} passages at position ${d.position}`);
         for (const [cid, acked] of ackedDocs) {
           const row = byId.get(cid);
           if (!row) continue; // reported above
@@ -211,7 +270,10 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
           if (row.status === 'failed') problem(`cycle ${cycle}: ${cid} failed to learn`);
           if (row.status === 'learned') {
             const expected = splitPassages(acked.content, row.title).length;
-            if (passageCounts.get(row.id) !== expected) problem(`cycle ${cycle}: ${cid} has ${passageCounts.get(row.id) ?? 0} passages, one learning makes ${expected}`);
+            if (passageCounts.get(row.id) !== expected)
+              problem(
+                `cycle ${cycle}: ${cid} has ${passageCounts.get(row.id) ?? 0} passages, one learning makes ${expected}`,
+              );
           }
         }
         report.passages = db.query<{ n: number }, []>('SELECT count(*) AS n FROM passages').get()!.n;
@@ -220,7 +282,9 @@ export async function runCrashCycles(opts: CrashOptions): Promise<CrashReport> {
       }
       report.docsAcked = ackedDocs.size;
       report.factsAcked = ackedFacts.size;
-      log(`cycle ${cycle + 1}/${opts.cycles}: ${ackedDocs.size} documents, ${ackedFacts.size} facts acknowledged; ${report.unanswered} cut off; start ${server.startMs.toFixed(0)} ms; learned in ${learnMs.toFixed(0)} ms; problems ${report.problems.length}`);
+      log(
+        `cycle ${cycle + 1}/${opts.cycles}: ${ackedDocs.size} documents, ${ackedFacts.size} facts acknowledged; ${report.unanswered} cut off; start ${server.startMs.toFixed(0)} ms; learned in ${learnMs.toFixed(0)} ms; problems ${report.problems.length}`,
+      );
       if (report.problems.length > 50) break;
     }
     server.proc.kill('SIGTERM');
@@ -236,7 +300,13 @@ if (import.meta.main) {
   const t0 = performance.now();
   const report = await runCrashCycles({ cycles, log: (l) => console.log(l) });
   const { problems, ...figures } = report;
-  console.log(JSON.stringify({ ...figures, problems: problems.length, seconds: Math.round((performance.now() - t0) / 1000) }, null, 2));
+  console.log(
+    JSON.stringify(
+      { ...figures, problems: problems.length, seconds: Math.round((performance.now() - t0) / 1000) },
+      null,
+      2,
+    ),
+  );
   for (const p of problems.slice(0, 20)) console.log(`  ${p}`);
   process.exit(problems.length === 0 ? 0 : 1);
 }

@@ -53,7 +53,13 @@ async function time(runs: number, f: (i: number) => unknown): Promise<{ wall: nu
     await f(i);
     walls.push(performance.now() - t);
   }
-  return { wall: percentile(walls.sort((a, b) => a - b), 50), cpu: (cpuMs() - cpu0) / runs };
+  return {
+    wall: percentile(
+      walls.sort((a, b) => a - b),
+      50,
+    ),
+    cpu: (cpuMs() - cpu0) / runs,
+  };
 }
 
 async function runCase(name: string): Promise<CaseResult> {
@@ -61,9 +67,10 @@ async function runCase(name: string): Promise<CaseResult> {
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 5);
   const t0 = performance.now();
   const threads = Number(values.threads);
-  const embedder: Embedder = name === 'static'
-    ? loadStaticEmbedder()
-    : await loadOnnxEmbedder(undefined, { threads, batchTokens: Number(values['batch-tokens']) });
+  const embedder: Embedder =
+    name === 'static'
+      ? loadStaticEmbedder()
+      : await loadOnnxEmbedder(undefined, { threads, batchTokens: Number(values['batch-tokens']) });
   const loadMs = performance.now() - t0;
   const docs = documents(32, 1024);
   const embed = async (texts: string[]) => embedder.embed(texts);
@@ -99,7 +106,8 @@ async function runCase(name: string): Promise<CaseResult> {
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
   return {
-    embedder: name === 'static' ? 'static (TypeScript)' : `onnx (onnxruntime-node, ${threads} thread${threads > 1 ? 's' : ''})`,
+    embedder:
+      name === 'static' ? 'static (TypeScript)' : `onnx (onnxruntime-node, ${threads} thread${threads > 1 ? 's' : ''})`,
     id: embedder.id,
     loadMs,
     queryMs: query.wall,
@@ -120,17 +128,39 @@ if (values.case) {
 } else {
   const results: CaseResult[] = [];
   for (const name of values.embedders!.split(',')) {
-    const args = [process.execPath, import.meta.path, '--case', name, '--threads', values.threads!, '--batch-tokens', values['batch-tokens']!];
+    const args = [
+      process.execPath,
+      import.meta.path,
+      '--case',
+      name,
+      '--threads',
+      values.threads!,
+      '--batch-tokens',
+      values['batch-tokens']!,
+    ];
     const child = Bun.spawnSync(args, { stderr: 'inherit' });
     if (child.exitCode !== 0) throw new Error(`${name} failed`);
     results.push(JSON.parse(child.stdout.toString()));
   }
   const f = (x: number, digits = 1) => x.toFixed(digits);
-  console.log(`load average ${(await Bun.file('/proc/loadavg').text().catch(() => '?')).split(' ').slice(0, 3).join(' ')}, ${navigator.hardwareConcurrency} cores\n`);
-  console.log('| embedder | load ms | query ms (CPU) | 1 KiB doc ms (CPU) | 1 KiB docs/s in batches of 8 (per CPU s) | sentences/s | max-sim docs/s | event-loop stall ms, batch of 8 | peak RSS MiB |');
+  console.log(
+    `load average ${(
+      await Bun.file('/proc/loadavg')
+        .text()
+        .catch(() => '?')
+    )
+      .split(' ')
+      .slice(0, 3)
+      .join(' ')}, ${navigator.hardwareConcurrency} cores\n`,
+  );
+  console.log(
+    '| embedder | load ms | query ms (CPU) | 1 KiB doc ms (CPU) | 1 KiB docs/s in batches of 8 (per CPU s) | sentences/s | max-sim docs/s | event-loop stall ms, batch of 8 | peak RSS MiB |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
-    console.log(`| ${r.embedder} | ${f(r.loadMs, 0)} | ${f(r.queryMs, 2)} (${f(r.queryCpuMs, 2)}) | ${f(r.docMs)} (${f(r.docCpuMs)}) | ${f(r.batchDocsPerS)} (${f(r.batchDocsPerCpuS)}) | ${f(r.sentencesPerS, 0)} | ${f(r.maxSimDocsPerS)} | ${f(r.eventLoopStallMs, 0)} | ${f(r.peakRssMiB, 0)} |`);
+    console.log(
+      `| ${r.embedder} | ${f(r.loadMs, 0)} | ${f(r.queryMs, 2)} (${f(r.queryCpuMs, 2)}) | ${f(r.docMs)} (${f(r.docCpuMs)}) | ${f(r.batchDocsPerS)} (${f(r.batchDocsPerCpuS)}) | ${f(r.sentencesPerS, 0)} | ${f(r.maxSimDocsPerS)} | ${f(r.eventLoopStallMs, 0)} | ${f(r.peakRssMiB, 0)} |`,
+    );
   }
   console.log(`\nids: ${results.map((r) => r.id).join(', ')}`);
 }

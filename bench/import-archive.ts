@@ -22,7 +22,12 @@ import { type ArchiveShape, writeChatGptArchive } from './lib/chatgpt-export';
 import { engram, ROOT, serve } from './lib/engram-process';
 
 const { values } = parseArgs({
-  options: { mb: { type: 'string', default: '500' }, 'photo-share': { type: 'string', default: '0.5' }, keep: { type: 'string' }, web: { type: 'boolean' } },
+  options: {
+    mb: { type: 'string', default: '500' },
+    'photo-share': { type: 'string', default: '0.5' },
+    keep: { type: 'string' },
+    web: { type: 'boolean' },
+  },
 });
 const dir = values.keep ?? mkdtempSync(join(tmpdir(), 'engram-import-bench-'));
 mkdirSync(dir, { recursive: true });
@@ -32,12 +37,19 @@ const archive = join(dir, `chatgpt-${mb}mb.zip`);
 // 20 messages of ~1.1 KB: ~24 KB of JSON a conversation, ~7.5 KB once compressed (measured on this generator).
 const COMPRESSED_CONVERSATION_BYTES = 7_600;
 const photos = Math.round(mb * Number(values['photo-share']));
-const shape: ArchiveShape = { conversations: Math.round(((mb - photos) * 1e6) / COMPRESSED_CONVERSATION_BYTES), messages: 20, messageBytes: 1100, photos };
+const shape: ArchiveShape = {
+  conversations: Math.round(((mb - photos) * 1e6) / COMPRESSED_CONVERSATION_BYTES),
+  messages: 20,
+  messageBytes: 1100,
+  photos,
+};
 
 if (!existsSync(archive)) {
   const t = performance.now();
   const made = await writeChatGptArchive(archive, shape);
-  console.log(`generated ${archive}: ${(made.archiveBytes / 1e6).toFixed(0)} MB (conversations.json ${(made.jsonBytes / 1e6).toFixed(0)} MB) in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+  console.log(
+    `generated ${archive}: ${(made.archiveBytes / 1e6).toFixed(0)} MB (conversations.json ${(made.jsonBytes / 1e6).toFixed(0)} MB) in ${((performance.now() - t) / 1000).toFixed(0)} s`,
+  );
 }
 const archiveBytes = statSync(archive).size;
 
@@ -57,7 +69,13 @@ async function throughThePage(): Promise<void> {
   const jar = new Map<string, string>();
   const send = async (path: string, init: RequestInit = {}) => {
     const res = await fetch(`${server.url}${path}`, {
-      ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '), Origin: server.url },
+      ...init,
+      redirect: 'manual',
+      headers: {
+        ...(init.headers as Record<string, string>),
+        Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        Origin: server.url,
+      },
     });
     for (const cookie of res.headers.getSetCookie()) {
       const [pair] = cookie.split(';');
@@ -69,10 +87,20 @@ async function throughThePage(): Promise<void> {
   const token = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1]!;
   try {
     const signIn = token(await (await send('/sign-in')).text());
-    await send('/sign-in', { method: 'POST', body: new URLSearchParams({ csrf: signIn, next: '/containers', email: 'bench@example.org', password: 'benchmark password' }) });
+    await send('/sign-in', {
+      method: 'POST',
+      body: new URLSearchParams({
+        csrf: signIn,
+        next: '/containers',
+        email: 'bench@example.org',
+        password: 'benchmark password',
+      }),
+    });
     const csrf = token(await (await send('/import')).text());
     const before = server.peakMiB();
-    const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+    const load = loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
     const started = performance.now();
     const form = new FormData();
     form.append('csrf', csrf);
@@ -84,27 +112,43 @@ async function throughThePage(): Promise<void> {
     let progress: { state: string; text?: string } = { state: 'running' };
     while (progress.state === 'running') {
       await Bun.sleep(200);
-      progress = await (await send(`${run}/progress`)).json() as typeof progress;
+      progress = (await (await send(`${run}/progress`)).json()) as typeof progress;
     }
     const ended = performance.now();
     const page = await (await send(run)).text();
     const summary = /<p>(Imported [^<]*)<\/p>/.exec(page)?.[1] ?? progress.state;
     const stored = Number(/Imported \d+ new containers, (\d+) documents/.exec(summary)?.[1] ?? 0);
-    console.log(`archive: ${(archiveBytes / 1e6).toFixed(0)} MB, ${shape.conversations} conversations, through the Import page of a running server`);
-    console.log(`upload: ${((uploaded - started) / 1000).toFixed(1)} s; import after it: ${((ended - uploaded) / 1000).toFixed(1)} s; ${(stored / ((ended - started) / 1000)).toFixed(0)} conversations a second overall`);
-    console.log(`server's peak resident memory: ${before.toFixed(0)} MiB before the upload, ${server.peakMiB().toFixed(0)} MiB at the end`);
+    console.log(
+      `archive: ${(archiveBytes / 1e6).toFixed(0)} MB, ${shape.conversations} conversations, through the Import page of a running server`,
+    );
+    console.log(
+      `upload: ${((uploaded - started) / 1000).toFixed(1)} s; import after it: ${((ended - uploaded) / 1000).toFixed(1)} s; ${(stored / ((ended - started) / 1000)).toFixed(0)} conversations a second overall`,
+    );
+    console.log(
+      `server's peak resident memory: ${before.toFixed(0)} MiB before the upload, ${server.peakMiB().toFixed(0)} MiB at the end`,
+    );
     console.log(`load average at the start (1, 5, 15 min): ${load}; ${summary}`);
   } finally {
     await server.stop();
   }
 }
 
-const kib = (status: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+const kib = (status: string, field: string) =>
+  Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+const load = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
 const started = performance.now();
-const proc = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'import', archive, '--from', 'chatgpt', '--data', data], {
-  cwd: ROOT, env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn' }, stdin: 'ignore', stdout: 'ignore', stderr: 'pipe',
-});
+const proc = Bun.spawn(
+  [process.execPath, join(ROOT, 'src/main.ts'), 'import', archive, '--from', 'chatgpt', '--data', data],
+  {
+    cwd: ROOT,
+    env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn' },
+    stdin: 'ignore',
+    stdout: 'ignore',
+    stderr: 'pipe',
+  },
+);
 let peakKiB = 0;
 let cpu = 0;
 const ticks = 100; // USER_HZ
@@ -143,9 +187,15 @@ const seconds = (ended - started) / 1000;
 const checking = ((phases.Importing ?? ended) - (phases.Checking ?? started)) / 1000;
 const importing = (ended - (phases.Importing ?? ended)) / 1000;
 
-console.log(`archive: ${(archiveBytes / 1e6).toFixed(0)} MB, ${shape.conversations} conversations of ${shape.messages} messages, ${shape.photos} photos of 1 MB`);
-console.log(`import: ${seconds.toFixed(1)} s wall (checking ${checking.toFixed(1)} s, storing ${importing.toFixed(1)} s), ${cpu.toFixed(1)} CPU-s`);
-console.log(`conversations stored: ${stored}, ${(stored / seconds).toFixed(0)} a second overall (${(stored / importing).toFixed(0)} a second while storing)`);
+console.log(
+  `archive: ${(archiveBytes / 1e6).toFixed(0)} MB, ${shape.conversations} conversations of ${shape.messages} messages, ${shape.photos} photos of 1 MB`,
+);
+console.log(
+  `import: ${seconds.toFixed(1)} s wall (checking ${checking.toFixed(1)} s, storing ${importing.toFixed(1)} s), ${cpu.toFixed(1)} CPU-s`,
+);
+console.log(
+  `conversations stored: ${stored}, ${(stored / seconds).toFixed(0)} a second overall (${(stored / importing).toFixed(0)} a second while storing)`,
+);
 console.log(`peak resident memory of the command: ${(peakKiB / 1024).toFixed(0)} MiB`);
 console.log(`load average at the start (1, 5, 15 min): ${load}; ${summary}`);
 if (!values.keep) rmSync(dir, { recursive: true, force: true });

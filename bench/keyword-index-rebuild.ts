@@ -22,7 +22,14 @@ import { openSqliteStore } from '../src/storage/sqlite/sqlite-store';
 import type { Store } from '../src/storage/store';
 import { percentile, query, seeded } from './lib/corpus';
 
-const { values } = parseArgs({ options: { store: { type: 'string' }, queries: { type: 'string', default: '1000' }, limit: { type: 'string', default: '100' }, 'rebuild-child': { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    store: { type: 'string' },
+    queries: { type: 'string', default: '1000' },
+    limit: { type: 'string', default: '100' },
+    'rebuild-child': { type: 'string' },
+  },
+});
 
 if (values['rebuild-child']) {
   // The child: the background rebuild as the learning worker runs it, one batch a turn of the loop.
@@ -39,7 +46,16 @@ if (values['rebuild-child']) {
   const total = performance.now() - started;
   const used = process.cpuUsage(cpu);
   const sorted = [...batches].sort((a, b) => a - b);
-  process.stdout.write(JSON.stringify({ total, cpu: (used.user + used.system) / 1000, batches: batches.length, p50: percentile(sorted, 50), max: sorted.at(-1), last: batches.at(-1) }));
+  process.stdout.write(
+    JSON.stringify({
+      total,
+      cpu: (used.user + used.system) / 1000,
+      batches: batches.length,
+      p50: percentile(sorted, 50),
+      max: sorted.at(-1),
+      last: batches.at(-1),
+    }),
+  );
   process.exit(0);
 }
 
@@ -77,7 +93,10 @@ async function searches(stores: Store[], n: number, until?: () => boolean): Prom
   return times.map((t) => t.sort((a, b) => a - b));
 }
 
-const line = (label: string, t: number[]) => console.log(`${label}: p50 ${ms(percentile(t, 50))}, p95 ${ms(percentile(t, 95))}, max ${ms(t.at(-1)!)} (${t.length} searches)`);
+const line = (label: string, t: number[]) =>
+  console.log(
+    `${label}: p50 ${ms(percentile(t, 50))}, p95 ${ms(percentile(t, 95))}, max ${ms(t.at(-1)!)} (${t.length} searches)`,
+  );
 
 // 1. FTS5's own rebuild of the new index, one transaction over every passage.
 {
@@ -89,7 +108,9 @@ const line = (label: string, t: number[]) => console.log(`${label}: p50 ${ms(per
   db.run("INSERT INTO passages_stem_fts (passages_stem_fts) VALUES ('rebuild')");
   const used = process.cpuUsage(cpu);
   console.log(`passages: ${passages}; batch: ${REBUILD_BATCH}; search limit: ${limit}`);
-  console.log(`FTS5 'rebuild' of the stemmed index, one transaction: ${(performance.now() - t).toFixed(0)} ms (CPU ${((used.user + used.system) / 1000).toFixed(0)} ms)`);
+  console.log(
+    `FTS5 'rebuild' of the stemmed index, one transaction: ${(performance.now() - t).toFixed(0)} ms (CPU ${((used.user + used.system) / 1000).toFixed(0)} ms)`,
+  );
   db.close();
   rmSync(dir, { recursive: true, force: true });
 }
@@ -98,14 +119,31 @@ const line = (label: string, t: number[]) => console.log(`${label}: p50 ${ms(per
 const dir = copyStore();
 const opened = performance.now();
 const store = openSqliteStore(openDatabase(dir, Date.now()));
-console.log(`start on the old store, migration 0008 included (the rebuild left to the background): ${(performance.now() - opened).toFixed(0)} ms`);
+console.log(
+  `start on the old store, migration 0008 included (the rebuild left to the background): ${(performance.now() - opened).toFixed(0)} ms`,
+);
 line('keyword search, old index, nothing else running', (await searches([store], queries))[0]!);
-const child = Bun.spawn([process.execPath, import.meta.path, '--rebuild-child', dir], { stdout: 'pipe', stderr: 'inherit' });
+const child = Bun.spawn([process.execPath, import.meta.path, '--rebuild-child', dir], {
+  stdout: 'pipe',
+  stderr: 'inherit',
+});
 let finished = false;
 void child.exited.then(() => (finished = true));
-line('keyword search, old index, during the online rebuild', (await searches([store], Number.MAX_SAFE_INTEGER, () => finished))[0]!);
-const report = JSON.parse(await new Response(child.stdout as ReadableStream).text()) as { total: number; cpu: number; batches: number; p50: number; max: number; last: number };
-console.log(`online rebuild: ${(report.total / 1000).toFixed(2)} s (CPU ${(report.cpu / 1000).toFixed(2)} s) in ${report.batches} transactions; a batch p50 ${ms(report.p50)}, max ${ms(report.max)}; the switch ${ms(report.last)}`);
+line(
+  'keyword search, old index, during the online rebuild',
+  (await searches([store], Number.MAX_SAFE_INTEGER, () => finished))[0]!,
+);
+const report = JSON.parse(await new Response(child.stdout as ReadableStream).text()) as {
+  total: number;
+  cpu: number;
+  batches: number;
+  p50: number;
+  max: number;
+  last: number;
+};
+console.log(
+  `online rebuild: ${(report.total / 1000).toFixed(2)} s (CPU ${(report.cpu / 1000).toFixed(2)} s) in ${report.batches} transactions; a batch p50 ${ms(report.p50)}, max ${ms(report.max)}; the switch ${ms(report.last)}`,
+);
 
 // 3. The same queries on the old index (another copy, its rebuild pending) and on the stemmed one, paired.
 const oldDir = copyStore();

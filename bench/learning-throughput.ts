@@ -20,7 +20,13 @@ import { openSqliteStore } from '../src/storage/sqlite/sqlite-store';
 import { documentText, seeded } from './lib/corpus';
 import { serve, setUp } from './lib/engram-process';
 
-const { values } = parseArgs({ options: { documents: { type: 'string', default: '2000' }, clients: { type: 'string', default: '8' }, embedder: { type: 'string', default: 'builtin' } } });
+const { values } = parseArgs({
+  options: {
+    documents: { type: 'string', default: '2000' },
+    clients: { type: 'string', default: '8' },
+    embedder: { type: 'string', default: 'builtin' },
+  },
+});
 const total = Number(values.documents);
 const clients = Number(values.clients);
 const env = { ENGRAM_EMBEDDER: values.embedder! };
@@ -44,17 +50,25 @@ async function untilLearned(dir: string): Promise<number> {
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
   const started = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (next < total) {
-      const res = await fetch(`${server.url}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content: texts[next++] }) });
-      if (res.status !== 202) throw new Error(`add answered ${res.status}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < total) {
+        const res = await fetch(`${server.url}/v1/documents`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ content: texts[next++] }),
+        });
+        if (res.status !== 202) throw new Error(`add answered ${res.status}`);
+      }
+    }),
+  );
   const added = performance.now();
   const failed = await untilLearned(dir);
   const learned = performance.now();
   console.log(`${total} documents of 1 KiB, ${clients} clients over HTTP, embedder: ${values.embedder}`);
-  console.log(`adds acknowledged: ${(total / ((added - started) / 1000)).toFixed(0)} a second; all learned ${((learned - added) / 1000).toFixed(2)} s after the last add; failed: ${failed}`);
+  console.log(
+    `adds acknowledged: ${(total / ((added - started) / 1000)).toFixed(0)} a second; all learned ${((learned - added) / 1000).toFixed(2)} s after the last add; failed: ${failed}`,
+  );
   // The server's CPU moves less than wall time with what else a shared host runs.
   console.log(`server CPU, start-up to all learned: ${server.cpuSeconds().toFixed(2)} s`);
   console.log(`server peak memory (VmHWM): ${server.peakMiB().toFixed(0)} MiB`);
@@ -73,8 +87,19 @@ async function untilLearned(dir: string): Promise<number> {
     for (const content of texts) {
       const now = Date.now();
       await insertDocument(tx, {
-        id: newId('doc'), accountId: account!.id, containerId: container!.id, title: null, content, url: null, customId: null,
-        metadata: null, status: 'queued', error: null, createdAt: now, updatedAt: now, learnedAt: null,
+        id: newId('doc'),
+        accountId: account!.id,
+        containerId: container!.id,
+        title: null,
+        content,
+        url: null,
+        customId: null,
+        metadata: null,
+        status: 'queued',
+        error: null,
+        createdAt: now,
+        updatedAt: now,
+        learnedAt: null,
       });
     }
   });
@@ -83,7 +108,9 @@ async function untilLearned(dir: string): Promise<number> {
   const server = await serve(dir, env);
   const failed = await untilLearned(dir);
   const seconds = (performance.now() - started) / 1000;
-  console.log(`learning a backlog of ${total}: ${(total / seconds).toFixed(0)} documents a second (start-up included); failed: ${failed}`);
+  console.log(
+    `learning a backlog of ${total}: ${(total / seconds).toFixed(0)} documents a second (start-up included); failed: ${failed}`,
+  );
   console.log(`server CPU, start-up to all learned: ${server.cpuSeconds().toFixed(2)} s`);
   console.log(`server peak memory (VmHWM): ${server.peakMiB().toFixed(0)} MiB`);
   await server.stop();

@@ -53,23 +53,43 @@ const auth = { Authorization: `Bearer ${seed.key}` };
 type Search = (q: string) => Promise<void>;
 
 const expectResults = (body: unknown) => {
-  if (!Array.isArray((body as { results?: unknown })?.results)) throw new Error(`not a search answer: ${JSON.stringify(body).slice(0, 300)}`);
+  if (!Array.isArray((body as { results?: unknown })?.results))
+    throw new Error(`not a search answer: ${JSON.stringify(body).slice(0, 300)}`);
 };
 
 async function rawMcp(version: string, modern: boolean): Promise<Search> {
   let id = 0;
-  const meta = { 'io.modelcontextprotocol/protocolVersion': version, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': version,
+    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
   const post = async (method: string, params: Record<string, unknown>, extra: Record<string, string> = {}) => {
     const res = await fetch(endpoint, {
       method: 'POST',
-      headers: { ...auth, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': version, ...extra },
+      headers: {
+        ...auth,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': version,
+        ...extra,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: modern ? { ...params, _meta: meta } : params }),
     });
     return res.json() as Promise<{ result?: { structuredContent?: unknown } }>;
   };
-  if (!modern) await post('initialize', { protocolVersion: version, capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+  if (!modern)
+    await post('initialize', {
+      protocolVersion: version,
+      capabilities: {},
+      clientInfo: { name: 'bench', version: '1' },
+    });
   return async (q) => {
-    const answer = await post('tools/call', { name: 'search_memories', arguments: { q, limit: 10 } }, modern ? { 'Mcp-Method': 'tools/call', 'Mcp-Name': 'search_memories' } : {});
+    const answer = await post(
+      'tools/call',
+      { name: 'search_memories', arguments: { q, limit: 10 } },
+      modern ? { 'Mcp-Method': 'tools/call', 'Mcp-Name': 'search_memories' } : {},
+    );
     expectResults(answer.result?.structuredContent);
   };
 }
@@ -80,20 +100,28 @@ async function sdkClient(path: 'client-modern' | 'client-legacy' | 'sdk1'): Prom
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     const client = new Client({ name: 'bench', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(endpoint), { requestInit: { headers: auth } }));
-    return async (q) => expectResults((await client.callTool({ name: 'search_memories', arguments: { q, limit: 10 } })).structuredContent);
+    return async (q) =>
+      expectResults(
+        (await client.callTool({ name: 'search_memories', arguments: { q, limit: 10 } })).structuredContent,
+      );
   }
   const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   const mode = path === 'client-modern' ? { pin: '2026-07-28' as const } : ('legacy' as const);
   const client = new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode } });
   await client.connect(new StreamableHTTPClientTransport(new URL(endpoint), { requestInit: { headers: auth } }));
-  return async (q) => expectResults((await client.callTool({ name: 'search_memories', arguments: { q, limit: 10 } })).structuredContent);
+  return async (q) =>
+    expectResults((await client.callTool({ name: 'search_memories', arguments: { q, limit: 10 } })).structuredContent);
 }
 
 async function searchBy(path: Path): Promise<Search> {
   switch (path) {
     case 'rest':
       return async (q) => {
-        const res = await fetch(`${server.url}/v1/search`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ q, limit: 10 }) });
+        const res = await fetch(`${server.url}/v1/search`, {
+          method: 'POST',
+          headers: { ...auth, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ q, limit: 10 }),
+        });
         expectResults(await res.json());
       };
     case 'modern':
@@ -130,12 +158,24 @@ await server.stop();
 if (!values.keep) rmSync(dir, { recursive: true, force: true });
 
 const n = rounds * perRound;
-const restP50 = times.has('rest') ? percentile([...times.get('rest')!].sort((a, b) => a - b), 50) : null;
-console.log(`passages: ${seed.passages} (${seed.reused ? 'store reused' : `seeded in ${seed.seconds.toFixed(1)} s`}), embedder: ${values.embedder}, ${n} searches a path in ${rounds} alternating rounds`);
+const restP50 = times.has('rest')
+  ? percentile(
+      [...times.get('rest')!].sort((a, b) => a - b),
+      50,
+    )
+  : null;
+console.log(
+  `passages: ${seed.passages} (${seed.reused ? 'store reused' : `seeded in ${seed.seconds.toFixed(1)} s`}), embedder: ${values.embedder}, ${n} searches a path in ${rounds} alternating rounds`,
+);
 console.log(`load average (1 min) during the run: ${Math.min(...load).toFixed(2)}-${Math.max(...load).toFixed(2)}`);
 for (const path of paths) {
   const sorted = [...times.get(path)!].sort((a, b) => a - b);
   const p50 = percentile(sorted, 50);
-  const vsRest = restP50 !== null && path !== 'rest' ? ` (${p50 - restP50 >= 0 ? '+' : ''}${(p50 - restP50).toFixed(2)} ms against REST)` : '';
-  console.log(`${path.padEnd(14)} p50 ${p50.toFixed(2)} ms${vsRest}, p95 ${percentile(sorted, 95).toFixed(2)} ms, server CPU ${((cpu.get(path)! / n) * 1000).toFixed(2)} ms a search`);
+  const vsRest =
+    restP50 !== null && path !== 'rest'
+      ? ` (${p50 - restP50 >= 0 ? '+' : ''}${(p50 - restP50).toFixed(2)} ms against REST)`
+      : '';
+  console.log(
+    `${path.padEnd(14)} p50 ${p50.toFixed(2)} ms${vsRest}, p95 ${percentile(sorted, 95).toFixed(2)} ms, server CPU ${((cpu.get(path)! / n) * 1000).toFixed(2)} ms a search`,
+  );
 }

@@ -21,17 +21,25 @@ import { WebStandardStreamableHTTPServerTransport as TransportV1 } from '@modelc
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpHandler, Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '3000' }, runs: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: { requests: { type: 'string', default: '3000' }, runs: { type: 'string', default: '5' } },
+});
 const requests = Number(values.requests);
 const runs = Number(values.runs);
 
-const echo = (params: { arguments?: Record<string, unknown> }) => ({ content: [{ type: 'text' as const, text: JSON.stringify(params.arguments) }], structuredContent: params.arguments ?? {} });
+const echo = (params: { arguments?: Record<string, unknown> }) => ({
+  content: [{ type: 'text' as const, text: JSON.stringify(params.arguments) }],
+  structuredContent: params.arguments ?? {},
+});
 
-const modern = createMcpHandler(() => {
-  const server = new Server({ name: 'engram', version: '0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler('tools/call', (request) => echo(request.params));
-  return server;
-}, { legacy: 'reject' });
+const modern = createMcpHandler(
+  () => {
+    const server = new Server({ name: 'engram', version: '0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler('tools/call', (request) => echo(request.params));
+    return server;
+  },
+  { legacy: 'reject' },
+);
 
 /** A server and its transport, of either SDK, as the handshake era makes one per request. */
 interface PerRequest {
@@ -48,7 +56,13 @@ function v1(): PerRequest {
 function v2(): PerRequest {
   const server = new Server({ name: 'engram', version: '0' }, { capabilities: { tools: {} } });
   server.setRequestHandler('tools/call', (r) => echo(r.params));
-  return { server, transport: new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true }) };
+  return {
+    server,
+    transport: new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    }),
+  };
 }
 
 async function perRequest(make: () => PerRequest, request: Request, body: unknown): Promise<Response> {
@@ -61,27 +75,55 @@ async function perRequest(make: () => PerRequest, request: Request, body: unknow
   }
 }
 
-function floor(request: Request, body: { id: number; method: string; params: { _meta: Record<string, unknown>; arguments: Record<string, unknown> } }): Response {
+function floor(
+  request: Request,
+  body: { id: number; method: string; params: { _meta: Record<string, unknown>; arguments: Record<string, unknown> } },
+): Response {
   const h = request.headers;
-  if (h.get('mcp-protocol-version') !== body.params._meta['io.modelcontextprotocol/protocolVersion'] || h.get('mcp-method') !== body.method) {
-    return Response.json({ jsonrpc: '2.0', id: body.id, error: { code: -32020, message: 'Header mismatch' } }, { status: 400 });
+  if (
+    h.get('mcp-protocol-version') !== body.params._meta['io.modelcontextprotocol/protocolVersion'] ||
+    h.get('mcp-method') !== body.method
+  ) {
+    return Response.json(
+      { jsonrpc: '2.0', id: body.id, error: { code: -32020, message: 'Header mismatch' } },
+      { status: 400 },
+    );
   }
-  return Response.json({ jsonrpc: '2.0', id: body.id, result: { ...echo(body.params), resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'engram', version: '0' } } } });
+  return Response.json({
+    jsonrpc: '2.0',
+    id: body.id,
+    result: {
+      ...echo(body.params),
+      resultType: 'complete',
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'engram', version: '0' } },
+    },
+  });
 }
 
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 const args = { q: 'what does she eat for breakfast', container: '*' };
-const legacyBody = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'search_memories', arguments: args } };
+const legacyBody = {
+  jsonrpc: '2.0',
+  id: 3,
+  method: 'tools/call',
+  params: { name: 'search_memories', arguments: args },
+};
 const modernBody = { ...legacyBody, params: { ...legacyBody.params, _meta: META } };
-const request = (body: unknown, modernEra: boolean) => new Request('http://127.0.0.1/mcp-http', {
-  method: 'POST',
-  body: JSON.stringify(body),
-  headers: {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    ...(modernEra ? { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'search_memories' } : { 'mcp-protocol-version': '2025-11-25' }),
-  },
-});
+const request = (body: unknown, modernEra: boolean) =>
+  new Request('http://127.0.0.1/mcp-http', {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(modernEra
+        ? { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'search_memories' }
+        : { 'mcp-protocol-version': '2025-11-25' }),
+    },
+  });
 
 const ways: Record<string, () => Promise<Response> | Response> = {
   'sdk 1.32': () => perRequest(v1, request(legacyBody, false), legacyBody),
@@ -106,5 +148,7 @@ for (let run = 0; run < runs; run++) {
 }
 for (const [name, times] of micros) {
   times.sort((a, b) => a - b);
-  console.log(`${name.padEnd(18)} median ${times[Math.floor(times.length / 2)]!.toFixed(1)} µs a request, fastest run ${times[0]!.toFixed(1)} µs (runs: ${times.map((t) => t.toFixed(0)).join(', ')})`);
+  console.log(
+    `${name.padEnd(18)} median ${times[Math.floor(times.length / 2)]!.toFixed(1)} µs a request, fastest run ${times[0]!.toFixed(1)} µs (runs: ${times.map((t) => t.toFixed(0)).join(', ')})`,
+  );
 }

@@ -57,13 +57,19 @@ if (!seed.reused) {
   const synthetic = all.slice(0, Math.max(0, all.length - Number(values.unrefined)));
   for (let i = 0; i < synthetic.length; i += 500) {
     const batch = synthetic.slice(i, i + 500);
-    await store.vectors.put('strong', batch.map((p) => ({ passageId: p.id, vectors: embeddingUnits(p, 'strong').map(unitVector) })));
+    await store.vectors.put(
+      'strong',
+      batch.map((p) => ({ passageId: p.id, vectors: embeddingUnits(p, 'strong').map(unitVector) })),
+    );
   }
   await store.close();
 } else {
   // A kept store was refined to the end by its last run: the same passages wait again.
   const db = openDatabase(dir, Date.now());
-  db.run("DELETE FROM passage_vectors WHERE tier = 'strong' AND passage_id IN (SELECT id FROM passages ORDER BY id DESC LIMIT ?)", [Number(values.unrefined)]);
+  db.run(
+    "DELETE FROM passage_vectors WHERE tier = 'strong' AND passage_id IN (SELECT id FROM passages ORDER BY id DESC LIMIT ?)",
+    [Number(values.unrefined)],
+  );
   db.close();
 }
 
@@ -73,14 +79,21 @@ const startMs = performance.now() - started;
 const status = () => ({ rss: server.rssMiB(), peak: server.peakMiB() });
 const afterStart = status();
 const headers = { Authorization: `Bearer ${seed.key}`, 'Content-Type': 'application/json' };
-const health = async () => (await (await fetch(`${server.url}/healthz`, { headers })).json()) as { learning: { queue: number; refined: number; passages: number } };
+const health = async () =>
+  (await (await fetch(`${server.url}/healthz`, { headers })).json()) as {
+    learning: { queue: number; refined: number; passages: number };
+  };
 const refining = async () => {
   const { learning } = await health();
   return learning.queue > 0 || learning.refined < learning.passages;
 };
 const random = seeded(7);
 // The first search waits for the indexes, which the server reads while it answers.
-const firstSearch = await fetch(`${server.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: query(random), limit: 10 }) });
+const firstSearch = await fetch(`${server.url}/v1/search`, {
+  method: 'POST',
+  headers,
+  body: JSON.stringify({ q: query(random), limit: 10 }),
+});
 if (!firstSearch.ok) throw new Error(`search answered ${firstSearch.status}`);
 await firstSearch.json();
 const firstSearchMs = performance.now() - started;
@@ -89,7 +102,11 @@ const searches = async (count: number, until?: () => Promise<boolean>) => {
   const times: number[] = [];
   while (times.length < count && (!until || (await until()))) {
     const t = performance.now();
-    const res = await fetch(`${server.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: query(random), limit: 10 }) });
+    const res = await fetch(`${server.url}/v1/search`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ q: query(random), limit: 10 }),
+    });
     await res.json();
     if (!res.ok) throw new Error(`search answered ${res.status}`);
     times.push(performance.now() - t);
@@ -97,7 +114,8 @@ const searches = async (count: number, until?: () => Promise<boolean>) => {
   }
   return times.sort((a, b) => a - b);
 };
-const figures = (times: number[]) => `${times.length} searches, p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms`;
+const figures = (times: number[]) =>
+  `${times.length} searches, p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms`;
 
 // The leftovers refined first, so that the next searches are the default configuration at rest.
 while (await refining()) await Bun.sleep(250);
@@ -108,7 +126,11 @@ const idleCpu = (server.cpuSeconds() - idleFrom) / 5;
 const settled = await searches(Number(values.queries));
 const afterSearches = status();
 for (let i = 0; i < Number(values.added); i++) {
-  const res = await fetch(`${server.url}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content: documentText(random, 1024) }) });
+  const res = await fetch(`${server.url}/v1/documents`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ content: documentText(random, 1024) }),
+  });
   if (!res.ok) throw new Error(`add answered ${res.status}`);
 }
 // Refinement yields to searches sent back to back (search/search-activity.ts): how far it got
@@ -127,12 +149,20 @@ const { learning } = await health();
 await server.stop();
 if (!values.keep) rmSync(dir, { recursive: true, force: true });
 
-console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; ${learning.passages} passages at the end (${values.unrefined} refined by the server at start, ${values.added} documents added)`);
-console.log(`start to first /healthz: ${startMs.toFixed(0)} ms; RSS then ${afterStart.rss.toFixed(0)} MiB; to the first search's answer ${firstSearchMs.toFixed(0)} ms`);
-console.log(`peak (VmHWM) after start ${afterStart.peak.toFixed(0)} MiB, after the start's refinement ${afterCatchUp.peak.toFixed(0)} MiB, after the searches at rest ${afterSearches.peak.toFixed(0)} MiB`);
+console.log(
+  `load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; ${learning.passages} passages at the end (${values.unrefined} refined by the server at start, ${values.added} documents added)`,
+);
+console.log(
+  `start to first /healthz: ${startMs.toFixed(0)} ms; RSS then ${afterStart.rss.toFixed(0)} MiB; to the first search's answer ${firstSearchMs.toFixed(0)} ms`,
+);
+console.log(
+  `peak (VmHWM) after start ${afterStart.peak.toFixed(0)} MiB, after the start's refinement ${afterCatchUp.peak.toFixed(0)} MiB, after the searches at rest ${afterSearches.peak.toFixed(0)} MiB`,
+);
 console.log(`idle once refined: ${(idleCpu * 100).toFixed(1)} % of a core over 5 s`);
 console.log(`all refined: ${figures(settled)}`);
 console.log(`while refining the added documents (${refiningSeconds.toFixed(1)} s): ${figures(whileRefining)}`);
 const toRefine = ({ learning: l }: typeof unrefinedBefore) => l.passages - l.refined;
-console.log(`refined meanwhile: ${toRefine(unrefinedBefore) - toRefine(unrefinedAfter)} of ${toRefine(unrefinedBefore)} passages; the rest in ${restSeconds.toFixed(1)} s once the searches stopped`);
+console.log(
+  `refined meanwhile: ${toRefine(unrefinedBefore) - toRefine(unrefinedAfter)} of ${toRefine(unrefinedBefore)} passages; the rest in ${restSeconds.toFixed(1)} s once the searches stopped`,
+);
 console.log(`RSS at the end ${end.rss.toFixed(0)} MiB; peak (VmHWM) ${end.peak.toFixed(0)} MiB`);

@@ -29,7 +29,12 @@ import { storedVector } from '../src/storage/stored-vector';
 import { testPostgres } from '../test/helpers/postgres';
 import { documentText, query, seeded } from './lib/corpus';
 
-const { values } = parseArgs({ options: { database: { type: 'string', default: process.env.ENGRAM_DATABASE_URL }, rounds: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: {
+    database: { type: 'string', default: process.env.ENGRAM_DATABASE_URL },
+    rounds: { type: 'string', default: '5' },
+  },
+});
 const ROUNDS = Number(values.rounds);
 const ACCOUNT = 'acc_bench';
 const CONTAINER = 'ctr_bench';
@@ -52,12 +57,30 @@ async function database(): Promise<string> {
 }
 
 const documentRow = (id: string, content: string) => ({
-  id, accountId: ACCOUNT, containerId: CONTAINER, title: null, content, url: null, customId: null, metadata: null,
-  status: 'queued' as const, error: null, createdAt: 1, updatedAt: 1, learnedAt: null,
+  id,
+  accountId: ACCOUNT,
+  containerId: CONTAINER,
+  title: null,
+  content,
+  url: null,
+  customId: null,
+  metadata: null,
+  status: 'queued' as const,
+  error: null,
+  createdAt: 1,
+  updatedAt: 1,
+  learnedAt: null,
 });
-const passagesOf = (random: () => number) => Array.from({ length: PASSAGES_A_DOCUMENT }, (_, position) => ({ position, title: null, content: documentText(random, 400) }));
-const vectorsOf = (random: () => number) => Array.from({ length: PASSAGES_A_DOCUMENT }, () =>
-  Array.from({ length: 3 }, () => Float32Array.from({ length: DIMENSIONS }, () => random() - 0.5)));
+const passagesOf = (random: () => number) =>
+  Array.from({ length: PASSAGES_A_DOCUMENT }, (_, position) => ({
+    position,
+    title: null,
+    content: documentText(random, 400),
+  }));
+const vectorsOf = (random: () => number) =>
+  Array.from({ length: PASSAGES_A_DOCUMENT }, () =>
+    Array.from({ length: 3 }, () => Float32Array.from({ length: DIMENSIONS }, () => random() - 0.5)),
+  );
 
 /** A database seeded alike for each client: 5,000 passages learned, 3,000 documents queued for the write path. */
 async function seed(): Promise<{ url: string; queued: string[]; documents: string[] }> {
@@ -65,7 +88,14 @@ async function seed(): Promise<{ url: string; queued: string[]; documents: strin
   const store = await openPostgresStore(url);
   const random = seeded(7);
   await store.accounts.insert({ id: ACCOUNT, email: 'bench@example.org', passwordHash: '-', createdAt: 0 });
-  await store.containers.insert({ id: CONTAINER, accountId: ACCOUNT, name: 'bench', description: '', createdAt: 0, updatedAt: 0 });
+  await store.containers.insert({
+    id: CONTAINER,
+    accountId: ACCOUNT,
+    name: 'bench',
+    description: '',
+    createdAt: 0,
+    updatedAt: 0,
+  });
   const documents: string[] = [];
   for (let i = 0; i < 5_000 / PASSAGES_A_DOCUMENT; i++) {
     const id = newId('doc');
@@ -105,10 +135,24 @@ async function storeClient(url: string): Promise<Client> {
   return {
     get: (id) => store.documents.get(ACCOUNT, id),
     search: async (q) => (await store.passages.search(ACCOUNT, CONTAINER, q, 10)).map((h) => h.passageId),
-    learn: (job, random) => store.transaction(async (tx) => {
-      await completeDocument(tx, { id: job.id, accountId: ACCOUNT, kind: 'learn_document', documentId: job.documentId, memoryId: null, attempts: 1, rebuild: false },
-        passagesOf(random), vectorsOf(random), 4);
-    }),
+    learn: (job, random) =>
+      store.transaction(async (tx) => {
+        await completeDocument(
+          tx,
+          {
+            id: job.id,
+            accountId: ACCOUNT,
+            kind: 'learn_document',
+            documentId: job.documentId,
+            memoryId: null,
+            attempts: 1,
+            rebuild: false,
+          },
+          passagesOf(random),
+          vectorsOf(random),
+          4,
+        );
+      }),
     claim: async () => (await store.jobs.claim(100, 32)).map((j) => ({ id: j.id, documentId: j.documentId! })),
     close: () => store.close(),
   };
@@ -117,58 +161,127 @@ async function storeClient(url: string): Promise<Client> {
 // Drizzle's view of the tables the paths touch (the store's own schema is migrations/postgres/).
 const bytea = customType<{ data: Uint8Array }>({ dataType: () => 'bytea' });
 const documents = pgTable('documents', {
-  id: text('id').primaryKey(), accountId: text('account_id').notNull(), containerId: text('container_id').notNull(), title: text('title'),
-  content: text('content'), url: text('url'), customId: text('custom_id'), metadata: text('metadata'), status: text('status').notNull(),
-  error: text('error'), createdAt: bigint('created_at', { mode: 'number' }).notNull(), updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  containerId: text('container_id').notNull(),
+  title: text('title'),
+  content: text('content'),
+  url: text('url'),
+  customId: text('custom_id'),
+  metadata: text('metadata'),
+  status: text('status').notNull(),
+  error: text('error'),
+  createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+  updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
   learnedAt: bigint('learned_at', { mode: 'number' }),
 });
 const passages = pgTable('passages', {
-  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(), accountId: text('account_id').notNull(),
-  containerId: text('container_id').notNull(), documentId: text('document_id'), memoryId: text('memory_id'), position: integer('position').notNull(),
-  title: text('title'), content: text('content').notNull(),
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  accountId: text('account_id').notNull(),
+  containerId: text('container_id').notNull(),
+  documentId: text('document_id'),
+  memoryId: text('memory_id'),
+  position: integer('position').notNull(),
+  title: text('title'),
+  content: text('content').notNull(),
 });
 const passageVectors = pgTable('passage_vectors', {
-  passageId: bigint('passage_id', { mode: 'number' }).notNull(), tier: text('tier').notNull(), unit: integer('unit').notNull(), embedding: bytea('embedding').notNull(),
+  passageId: bigint('passage_id', { mode: 'number' }).notNull(),
+  tier: text('tier').notNull(),
+  unit: integer('unit').notNull(),
+  embedding: bytea('embedding').notNull(),
 });
 const jobs = pgTable('jobs', {
-  id: bigint('id', { mode: 'number' }).primaryKey(), documentId: text('document_id'), state: text('state').notNull(), attempts: integer('attempts').notNull(),
-  runAfter: bigint('run_after', { mode: 'number' }).notNull(), updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
-  leaseUntil: bigint('lease_until', { mode: 'number' }), rebuild: boolean('rebuild').notNull(),
+  id: bigint('id', { mode: 'number' }).primaryKey(),
+  documentId: text('document_id'),
+  state: text('state').notNull(),
+  attempts: integer('attempts').notNull(),
+  runAfter: bigint('run_after', { mode: 'number' }).notNull(),
+  updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+  leaseUntil: bigint('lease_until', { mode: 'number' }),
+  rebuild: boolean('rebuild').notNull(),
 });
 
 type Drizzle = ReturnType<typeof drizzleBun> | ReturnType<typeof drizzlePostgresJs>;
 
 function drizzleClient(db: Drizzle, close: () => Promise<void>): Client {
   return {
-    get: async (id) => (await db.select().from(documents).where(and(eq(documents.accountId, ACCOUNT), eq(documents.id, id))))[0] ?? null,
+    get: async (id) =>
+      (
+        await db
+          .select()
+          .from(documents)
+          .where(and(eq(documents.accountId, ACCOUNT), eq(documents.id, id)))
+      )[0] ?? null,
     async search(q) {
       const match = keywordQuery(q);
       if (!match) return [];
       const tsq = dsql`to_tsquery('english', ${match})`;
       const score = dsql<number>`ts_rank('{1.0, 0, 0.5, 0}', keywords, ${tsq})`;
-      const rows = await db.select({ id: passages.id, score }).from(passages)
+      const rows = await db
+        .select({ id: passages.id, score })
+        .from(passages)
         .where(and(dsql`keywords @@ ${tsq}`, eq(passages.containerId, CONTAINER), eq(passages.accountId, ACCOUNT)))
-        .orderBy(desc(score), passages.id).limit(10);
+        .orderBy(desc(score), passages.id)
+        .limit(10);
       return rows.map((r) => r.id);
     },
-    learn: (job, random) => (db as ReturnType<typeof drizzleBun>).transaction(async (tx) => {
-      const [doc] = await tx.select().from(documents).where(and(eq(documents.accountId, ACCOUNT), eq(documents.id, job.documentId)));
-      await tx.delete(passages).where(eq(passages.documentId, doc!.id));
-      const ids = (await tx.insert(passages).values(passagesOf(random).map((p) => ({ accountId: ACCOUNT, containerId: CONTAINER, documentId: doc!.id, ...p })))
-        .returning({ id: passages.id })).map((r) => r.id);
-      const vectors = vectorsOf(random);
-      await tx.execute(dsql`SELECT id FROM passages WHERE id IN ${ids} FOR KEY SHARE`);
-      await tx.delete(passageVectors).where(and(eq(passageVectors.tier, 'fast'), inArray(passageVectors.passageId, ids)));
-      await tx.insert(passageVectors).values(ids.flatMap((passageId, i) => vectors[i]!.map((v, unit) => ({ passageId, tier: 'fast', unit, embedding: storedVector(v) }))));
-      await tx.update(documents).set({ status: 'learned', error: null, learnedAt: 4, updatedAt: 4 }).where(and(eq(documents.accountId, ACCOUNT), eq(documents.id, doc!.id)));
-      await tx.update(jobs).set({ state: 'done', updatedAt: 4 }).where(eq(jobs.id, job.id));
-    }),
+    learn: (job, random) =>
+      (db as ReturnType<typeof drizzleBun>).transaction(async (tx) => {
+        const [doc] = await tx
+          .select()
+          .from(documents)
+          .where(and(eq(documents.accountId, ACCOUNT), eq(documents.id, job.documentId)));
+        await tx.delete(passages).where(eq(passages.documentId, doc!.id));
+        const ids = (
+          await tx
+            .insert(passages)
+            .values(
+              passagesOf(random).map((p) => ({
+                accountId: ACCOUNT,
+                containerId: CONTAINER,
+                documentId: doc!.id,
+                ...p,
+              })),
+            )
+            .returning({ id: passages.id })
+        ).map((r) => r.id);
+        const vectors = vectorsOf(random);
+        await tx.execute(dsql`SELECT id FROM passages WHERE id IN ${ids} FOR KEY SHARE`);
+        await tx
+          .delete(passageVectors)
+          .where(and(eq(passageVectors.tier, 'fast'), inArray(passageVectors.passageId, ids)));
+        await tx
+          .insert(passageVectors)
+          .values(
+            ids.flatMap((passageId, i) =>
+              vectors[i]!.map((v, unit) => ({ passageId, tier: 'fast', unit, embedding: storedVector(v) })),
+            ),
+          );
+        await tx
+          .update(documents)
+          .set({ status: 'learned', error: null, learnedAt: 4, updatedAt: 4 })
+          .where(and(eq(documents.accountId, ACCOUNT), eq(documents.id, doc!.id)));
+        await tx.update(jobs).set({ state: 'done', updatedAt: 4 }).where(eq(jobs.id, job.id));
+      }),
     async claim() {
-      const ready = db.select({ id: jobs.id }).from(jobs)
-        .where(and(inArray(jobs.state, ['queued', 'running']), lte(dsql`CASE ${jobs.state} WHEN 'queued' THEN ${jobs.runAfter} ELSE ${jobs.leaseUntil} END`, 100)))
-        .orderBy(jobs.runAfter, jobs.id).limit(32).for('update', { skipLocked: true });
-      const rows = await db.update(jobs).set({ state: 'running', attempts: dsql`${jobs.attempts} + 1`, updatedAt: 100, leaseUntil: 100 + 120_000 })
-        .where(inArray(jobs.id, ready)).returning({ id: jobs.id, documentId: jobs.documentId });
+      const ready = db
+        .select({ id: jobs.id })
+        .from(jobs)
+        .where(
+          and(
+            inArray(jobs.state, ['queued', 'running']),
+            lte(dsql`CASE ${jobs.state} WHEN 'queued' THEN ${jobs.runAfter} ELSE ${jobs.leaseUntil} END`, 100),
+          ),
+        )
+        .orderBy(jobs.runAfter, jobs.id)
+        .limit(32)
+        .for('update', { skipLocked: true });
+      const rows = await db
+        .update(jobs)
+        .set({ state: 'running', attempts: dsql`${jobs.attempts} + 1`, updatedAt: 100, leaseUntil: 100 + 120_000 })
+        .where(inArray(jobs.id, ready))
+        .returning({ id: jobs.id, documentId: jobs.documentId });
       return rows.map((r) => ({ id: r.id, documentId: r.documentId! })).sort((a, b) => a.id - b.id);
     },
     close,
@@ -201,7 +314,9 @@ async function measure(n: number, op: (i: number) => Promise<unknown>): Promise<
   return { wall: times[Math.floor(n / 2)]! * 1000, cpu: (used.user + used.system) / n };
 }
 
-const seeds = Object.fromEntries(await Promise.all(Object.keys(clients).map(async (name) => [name, await seed()] as const)));
+const seeds = Object.fromEntries(
+  await Promise.all(Object.keys(clients).map(async (name) => [name, await seed()] as const)),
+);
 const results: Record<string, Record<string, { wall: number; cpu: number }[]>> = {};
 const record = (name: string, path: string, figure: { wall: number; cpu: number }) => {
   const row = results[name] ?? {};
@@ -231,7 +346,8 @@ console.log(`\n${ROUNDS} rounds, alternated; median of the rounds' medians (wall
 console.log('| client | documents.get | keyword query | jobs claim (32) | learned document written |');
 console.log('|---|---|---|---|---|');
 for (const [name, row] of Object.entries(results)) {
-  const cell = (k: string) => `${median(row[k]!.map((r) => r.wall)).toFixed(0)} wall, ${median(row[k]!.map((r) => r.cpu)).toFixed(0)} CPU`;
+  const cell = (k: string) =>
+    `${median(row[k]!.map((r) => r.wall)).toFixed(0)} wall, ${median(row[k]!.map((r) => r.cpu)).toFixed(0)} CPU`;
   console.log(`| ${name} | ${cell('get')} | ${cell('search')} | ${cell('claim')} | ${cell('learn')} |`);
 }
 process.exit(0);

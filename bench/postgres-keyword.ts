@@ -26,19 +26,24 @@ import { type EvalSet, evaluate, formatScores, type Variant } from './lib/retrie
 
 const { values } = parseArgs({
   options: {
-    database: { type: 'string', default: process.env.ENGRAM_DATABASE_URL }, perltqa: { type: 'string', default: process.env.ENGRAM_PERLTQA },
+    database: { type: 'string', default: process.env.ENGRAM_DATABASE_URL },
+    perltqa: { type: 'string', default: process.env.ENGRAM_PERLTQA },
     seed: { type: 'string', default: '17' },
   },
 });
 const DEPTH = 10;
-const { fast: fastEmbedder } = await createEmbedders(loadConfig({ ENGRAM_DATA_DIR: '/nonexistent', ENGRAM_EMBEDDER: 'fast' }));
+const { fast: fastEmbedder } = await createEmbedders(
+  loadConfig({ ENGRAM_DATA_DIR: '/nonexistent', ENGRAM_EMBEDDER: 'fast' }),
+);
 
 const conversations = generateConversations(Number(values.seed));
-const sets: EvalSet[] = [{
-  name: `conversations (seed ${values.seed})`,
-  documents: conversations.turns.map((t) => ({ key: t.id, text: turnDocument(t) })),
-  questions: conversations.questions,
-}];
+const sets: EvalSet[] = [
+  {
+    name: `conversations (seed ${values.seed})`,
+    documents: conversations.turns.map((t) => ({ key: t.id, text: turnDocument(t) })),
+    questions: conversations.questions,
+  },
+];
 if (values.perltqa && perltqaFolder(values.perltqa)) sets.push(perltqaSet(values.perltqa));
 else console.log('PerLTQA skipped: pass --perltqa DIR');
 
@@ -96,15 +101,21 @@ for (const set of sets) {
   });
   const raw = new SQL({ url, max: 1 });
   await raw`ANALYZE passages`;
-  const sqlRank = (rank: string): Variant => async (q) => {
-    const match = keywordQuery(q);
-    if (!match) return [];
-    const rows = await raw.unsafe(`SELECT id, ${rank} AS score FROM passages, to_tsquery('english', $1) q
-      WHERE keywords @@ q AND container_id = $2 ORDER BY score DESC, id LIMIT $3`, [match, CONTAINER.id, DEPTH]);
-    return rows.map((r: { id: string }) => Number(r.id));
-  };
+  const sqlRank =
+    (rank: string): Variant =>
+    async (q) => {
+      const match = keywordQuery(q);
+      if (!match) return [];
+      const rows = await raw.unsafe(
+        `SELECT id, ${rank} AS score FROM passages, to_tsquery('english', $1) q
+      WHERE keywords @@ q AND container_id = $2 ORDER BY score DESC, id LIMIT $3`,
+        [match, CONTAINER.id, DEPTH],
+      );
+      return rows.map((r: { id: string }) => Number(r.id));
+    };
   const variants: Record<string, Variant> = {
-    'PostgreSQL ts_rank, weights title 0.5 text 1.0 (the store)': async (q) => (await pg.passages.search(ACCOUNT, CONTAINER.id, q, DEPTH)).map((h) => h.passageId),
+    'PostgreSQL ts_rank, weights title 0.5 text 1.0 (the store)': async (q) =>
+      (await pg.passages.search(ACCOUNT, CONTAINER.id, q, DEPTH)).map((h) => h.passageId),
     'PostgreSQL ts_rank, normalised by 1 + log(length)': sqlRank("ts_rank('{1.0, 0, 0.5, 0}', keywords, q, 1)"),
     'PostgreSQL ts_rank_cd': sqlRank("ts_rank_cd('{1.0, 0, 0.5, 0}', keywords, q)"),
     'PostgreSQL BM25 from term statistics, in SQL': async (q) => {
@@ -113,9 +124,18 @@ for (const set of sets) {
       return (await raw.unsafe(BM25, [match, CONTAINER.id, DEPTH])).map((r: { id: string }) => Number(r.id));
     },
   };
-  const sqlite = await evaluate(set, { 'SQLite FTS5 BM25 (the store)': async (q) => (await corpus.store.passages.search(ACCOUNT, CONTAINER.id, q, DEPTH)).map((h) => h.passageId) }, corpus.keyOf);
+  const sqlite = await evaluate(
+    set,
+    {
+      'SQLite FTS5 BM25 (the store)': async (q) =>
+        (await corpus.store.passages.search(ACCOUNT, CONTAINER.id, q, DEPTH)).map((h) => h.passageId),
+    },
+    corpus.keyOf,
+  );
   const postgres = await evaluate(set, variants, (id) => keyOfPg.get(id));
-  console.log(`\n${set.name}: ${set.documents.length} documents, ${ids.length} passages, ${set.questions.length} questions\n`);
+  console.log(
+    `\n${set.name}: ${set.documents.length} documents, ${ids.length} passages, ${set.questions.length} questions\n`,
+  );
   console.log(formatScores({ ...sqlite, ...postgres }));
   await raw.close();
   await pg.close();

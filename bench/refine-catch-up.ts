@@ -48,13 +48,22 @@ const server = await serve(dir, { ENGRAM_EMBEDDER: 'builtin' });
 const started = performance.now();
 const elapsed = () => (performance.now() - started) / 1000;
 const headers = { Authorization: `Bearer ${seed.key}`, 'Content-Type': 'application/json' };
-const health = async () => ((await (await fetch(`${server.url}/healthz`, { headers })).json()) as { learning: { refined: number; passages: number } }).learning;
+const health = async () =>
+  (
+    (await (await fetch(`${server.url}/healthz`, { headers })).json()) as {
+      learning: { refined: number; passages: number };
+    }
+  ).learning;
 const random = seeded(11);
 const probe = async () => {
   const times: number[] = [];
   for (let i = 0; i < Number(values.probe); i++) {
     const t = performance.now();
-    const res = await fetch(`${server.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: query(random), limit: 10 }) });
+    const res = await fetch(`${server.url}/v1/search`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ q: query(random), limit: 10 }),
+    });
     await res.json();
     if (!res.ok) throw new Error(`search answered ${res.status}`);
     times.push(performance.now() - t);
@@ -102,5 +111,7 @@ console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').sli
 console.log(
   `refined ${last.passages} passages (${documents} documents of 1 KiB) in ${(seconds / 60).toFixed(1)} min of wall time (${(documents / seconds).toFixed(1)} documents/s); the server used ${cpu.toFixed(0)} s of CPU (${(documents / cpu).toFixed(1)} documents a CPU second)`,
 );
-console.log(`probe searches took ${probing.toFixed(0)} s of it: while refining ${figures(during)}; once refined ${figures(after)}`);
+console.log(
+  `probe searches took ${probing.toFixed(0)} s of it: while refining ${figures(during)}; once refined ${figures(after)}`,
+);
 console.log(`RSS at the end ${rss.toFixed(0)} MiB; peak (VmHWM) ${peak.toFixed(0)} MiB`);

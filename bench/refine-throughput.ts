@@ -21,14 +21,22 @@ import longSet from '../test/embedders/quality/eval-set-long.json';
 import { documentText, seeded } from './lib/corpus';
 import { ACCOUNT, learnCorpus } from './lib/learned-corpus';
 
-const { values } = parseArgs({ options: { documents: { type: 'string', default: '60' }, prose: { type: 'string', default: '60' }, turns: { type: 'string', default: '0' } } });
+const { values } = parseArgs({
+  options: {
+    documents: { type: 'string', default: '60' },
+    prose: { type: 'string', default: '60' },
+    turns: { type: 'string', default: '0' },
+  },
+});
 
 const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
 
-const { fast, strong } = await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'builtin', ENGRAM_DATA_DIR: '/nonexistent' }));
+const { fast, strong } = await createEmbedders(
+  loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'builtin', ENGRAM_DATA_DIR: '/nonexistent' }),
+);
 // The model loads once before timing, as a running server's learning thread has it loaded.
 await strong!.embed(['warm-up']);
 const tokenizer = await loadOnnxEmbedder();
@@ -45,19 +53,30 @@ async function measure(name: string, documents: { key: string; text: string }[])
   for (let n = await refiner.step(); n > 0; n = await refiner.step()) refined += n;
   const cpu = (cpuMs() - cpu0) / 1000;
   const wall = (performance.now() - t0) / 1000;
-  if (refined !== passages.length || (await corpus.store.passages.listWithoutVectors('strong', 0, 1)).length) throw new Error('not every passage was refined');
+  if (refined !== passages.length || (await corpus.store.passages.listWithoutVectors('strong', 0, 1)).length)
+    throw new Error('not every passage was refined');
   await corpus.close();
   const f = (x: number, d = 1) => x.toFixed(d);
-  console.log(`| ${name} | ${documents.length} | ${passages.length} | ${f(units.flat().length / passages.length, 2)} | ${f(tokens / documents.length, 0)} | ` +
-    `${f(cpu)} s (${f(wall)} s) | ${f(documents.length / cpu, 2)} | ${f(tokens / cpu, 0)} |`);
+  console.log(
+    `| ${name} | ${documents.length} | ${passages.length} | ${f(units.flat().length / passages.length, 2)} | ${f(tokens / documents.length, 0)} | ` +
+      `${f(cpu)} s (${f(wall)} s) | ${f(documents.length / cpu, 2)} | ${f(tokens / cpu, 0)} |`,
+  );
 }
 
-console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; ${strong!.id}; account ${ACCOUNT}\n`);
-console.log('| documents | count | passages | units a passage | model tokens a document | CPU (wall) | documents per CPU s | tokens per CPU s |');
+console.log(
+  `load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; ${strong!.id}; account ${ACCOUNT}\n`,
+);
+console.log(
+  '| documents | count | passages | units a passage | model tokens a document | CPU (wall) | documents per CPU s | tokens per CPU s |',
+);
 console.log('|---|---|---|---|---|---|---|---|');
 const random = seeded(11);
 const docs = Number(values.documents);
-if (docs > 0) await measure('1 KiB generated text', Array.from({ length: docs }, (_, i) => ({ key: `d${i}`, text: documentText(random, 1024) })));
+if (docs > 0)
+  await measure(
+    '1 KiB generated text',
+    Array.from({ length: docs }, (_, i) => ({ key: `d${i}`, text: documentText(random, 1024) })),
+  );
 const prose = Number(values.prose);
 if (prose > 0) {
   // Each document: the set's passages' sentences, in order, up to 1 KiB.
@@ -75,6 +94,9 @@ if (prose > 0) {
 const turns = Number(values.turns);
 if (turns > 0) {
   const data = generateConversations(17);
-  await measure('chat turns', data.turns.slice(0, turns).map((t) => ({ key: t.id, text: turnDocument(t) })));
+  await measure(
+    'chat turns',
+    data.turns.slice(0, turns).map((t) => ({ key: t.id, text: turnDocument(t) })),
+  );
 }
 tokenizer.close();

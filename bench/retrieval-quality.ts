@@ -43,14 +43,19 @@ import { type EvalSet, evaluate, formatScores, scoreRanking, type Variant } from
 
 const { values } = parseArgs({
   options: {
-    set: { type: 'string', default: 'both' }, seed: { type: 'string', default: '17' }, distractors: { type: 'string', default: '5000' },
-    perltqa: { type: 'string', default: process.env.ENGRAM_PERLTQA }, characters: { type: 'string' }, misses: { type: 'string' },
+    set: { type: 'string', default: 'both' },
+    seed: { type: 'string', default: '17' },
+    distractors: { type: 'string', default: '5000' },
+    perltqa: { type: 'string', default: process.env.ENGRAM_PERLTQA },
+    characters: { type: 'string' },
+    misses: { type: 'string' },
     extract: { type: 'boolean', default: false },
   },
 });
 /** Each lever's strengths tried (bench/retrieval-quality.ts's rows; the server's are in DEFAULT_TUNING). */
 const STRENGTHS: Record<keyof SearchTuning, number[]> = {
-  diversity: [0.15, 0.3, 0.6], contentPoor: [0.1, 0.2, 0.4],
+  diversity: [0.15, 0.3, 0.6],
+  contentPoor: [0.1, 0.2, 0.4],
 };
 
 const DEPTH = CANDIDATES; // candidates each side, as the server takes
@@ -66,13 +71,26 @@ function conversationSet(seed: number): EvalSet {
 
 /** The older sets: one passage a question, among generated distractor documents (5,000 unless --distractors says). */
 function qualitySets(): EvalSet[] {
-  type Old = { passages: { id: number | string; text: string }[]; questions: { question: string; passage: number | string }[] };
-  return ([['short passages', shortSet], ['long passages', longSet]] as [string, Old][]).map(([name, set]) => {
+  type Old = {
+    passages: { id: number | string; text: string }[];
+    questions: { question: string; passage: number | string }[];
+  };
+  return (
+    [
+      ['short passages', shortSet],
+      ['long passages', longSet],
+    ] as [string, Old][]
+  ).map(([name, set]) => {
     const random = seeded(3);
     return {
       name,
-      documents: [...set.passages.map((p) => ({ key: `eval_${p.id}`, text: p.text })),
-        ...Array.from({ length: Number(values.distractors) }, (_, i) => ({ key: `noise_${i}`, text: documentText(random, 300 + Math.floor(random() * 500)) }))],
+      documents: [
+        ...set.passages.map((p) => ({ key: `eval_${p.id}`, text: p.text })),
+        ...Array.from({ length: Number(values.distractors) }, (_, i) => ({
+          key: `noise_${i}`,
+          text: documentText(random, 300 + Math.floor(random() * 500)),
+        })),
+      ],
       questions: set.questions.map((q) => ({ question: q.question, kind: 'single', evidence: [`eval_${q.passage}`] })),
     };
   });
@@ -80,19 +98,26 @@ function qualitySets(): EvalSet[] {
 
 /** PerLTQA when its files are at hand; otherwise how to get them, and the run goes on without it. */
 function perltqa(): EvalSet[] {
-  if (values.perltqa && perltqaFolder(values.perltqa)) return [perltqaSet(values.perltqa, values.characters ? Number(values.characters) : Infinity)];
+  if (values.perltqa && perltqaFolder(values.perltqa))
+    return [perltqaSet(values.perltqa, values.characters ? Number(values.characters) : Infinity)];
   console.log(`\nPerLTQA skipped: ${values.perltqa ? `no data at ${values.perltqa}. ` : ''}${PERLTQA_HOWTO}`);
   return [];
 }
 
-const sets = values.set === 'quality' ? qualitySets()
-  : [...(values.set === 'perltqa' ? [] : [conversationSet(Number(values.seed))]), ...(values.set === 'conversations' ? [] : perltqa())];
+const sets =
+  values.set === 'quality'
+    ? qualitySets()
+    : [
+        ...(values.set === 'perltqa' ? [] : [conversationSet(Number(values.seed))]),
+        ...(values.set === 'conversations' ? [] : perltqa()),
+      ];
 if (values.misses) writeFileSync(values.misses, '');
 // The learning side's embedders: in this process, which is also where the benchmark embeds its queries.
 const config = loadConfig({ ...process.env, ENGRAM_DATA_DIR: '/nonexistent' });
 const embedders = await createEmbedders(config);
 const log = createLogger('warn');
-if (values.extract && !config.model) throw new Error('--extract needs a model: set ENGRAM_MODEL_URL and ENGRAM_MODEL as for the server');
+if (values.extract && !config.model)
+  throw new Error('--extract needs a model: set ENGRAM_MODEL_URL and ENGRAM_MODEL as for the server');
 const extractor = values.extract ? new FactExtractor(new ModelClient(config.model!), log) : null;
 
 for (const set of sets) {
@@ -100,8 +125,10 @@ for (const set of sets) {
   const corpus = await learnCorpus(set.documents, embedders, extractor);
   const learnedMs = performance.now() - started;
   if (extractor) {
-    console.log(`\n${set.name}: facts extracted by ${config.model!.model}: ${corpus.facts.container} in the container, ${corpus.facts.profile} standing (profile); ` +
-      `learning took ${(learnedMs / set.documents.length / 1000).toFixed(1)} s a document with the model`);
+    console.log(
+      `\n${set.name}: facts extracted by ${config.model!.model}: ${corpus.facts.container} in the container, ${corpus.facts.profile} standing (profile); ` +
+        `learning took ${(learnedMs / set.documents.length / 1000).toFixed(1)} s a document with the model`,
+    );
   }
   const { store } = corpus;
 
@@ -113,14 +140,19 @@ for (const set of sets) {
       return seen.get(q)!;
     };
   };
-  const keyword = memo(async (q) => (await store.passages.search(ACCOUNT, CONTAINER.id, q, DEPTH)).map((h) => ({ item: h.passageId, score: h.score })));
+  const keyword = memo(async (q) =>
+    (await store.passages.search(ACCOUNT, CONTAINER.id, q, DEPTH)).map((h) => ({ item: h.passageId, score: h.score })),
+  );
   /** The vector half of search with one tier: its cosine above the model's floor, best first. */
   const vectorSearch = (tier: VectorTier, embedder: Embedder) => {
     const built: Promise<VectorIndex> = tierIndex(store, tier, embedder.dimensions);
     return memo(async (q) => {
       const [query] = await embedder.embed([q]);
       const index = await built;
-      return index.search(query!, [CONTAINER.id], DEPTH).filter((h) => h.score > (embedder.similarityFloor ?? 0)).map((h) => ({ item: h.passageId, score: h.score }));
+      return index
+        .search(query!, [CONTAINER.id], DEPTH)
+        .filter((h) => h.score > (embedder.similarityFloor ?? 0))
+        .map((h) => ({ item: h.passageId, score: h.score }));
     });
   };
   /** The server's search (its fusion and levers included) with the given embedders and tuning. */
@@ -128,43 +160,72 @@ for (const set of sets) {
     const opened = SearchEngine.open(store, log, tiers, scratchDir(), undefined, 0, tuning);
     return async (q: string) => {
       const engine = await opened;
-      return (await engine.search(ACCOUNT, [CONTAINER], q, 10, 'bench')).hits
-        .map((r) => (r.memoryId ? corpus.factPassage(r.memoryId) : corpus.passageAt(r.documentId!, r.position))!);
+      return (await engine.search(ACCOUNT, [CONTAINER], q, 10, 'bench')).hits.map(
+        (r) => (r.memoryId ? corpus.factPassage(r.memoryId) : corpus.passageAt(r.documentId!, r.position))!,
+      );
     };
   };
   /** The server's search with one lever set apart from the default (both tiers when refined, else the fast tier). */
-  const lever = (change: Partial<SearchTuning>) => server(embedders.strong ? embedders : { fast: embedders.fast, strong: null }, { ...DEFAULT_TUNING, ...change });
+  const lever = (change: Partial<SearchTuning>) =>
+    server(embedders.strong ? embedders : { fast: embedders.fast, strong: null }, { ...DEFAULT_TUNING, ...change });
   const fast = embedders.fast && vectorSearch('fast', embedders.fast);
   const strong = embedders.strong && vectorSearch('strong', embedders.strong);
   const ids = (list: Scored<number>[]) => list.map((h) => h.item);
   /** Min-max convex fusion of keyword, fast and strong with these weights (the server's kind). */
-  const convex = (kw: number, f: number, st: number): Variant | null => (f && !fast) || (st && !strong) ? null : async (q) =>
-    ids(convexFusion([{ hits: await keyword(q), weight: kw }, { hits: f ? await fast!(q) : [], weight: f }, { hits: st ? await strong!(q) : [], weight: st }]));
+  const convex = (kw: number, f: number, st: number): Variant | null =>
+    (f && !fast) || (st && !strong)
+      ? null
+      : async (q) =>
+          ids(
+            convexFusion([
+              { hits: await keyword(q), weight: kw },
+              { hits: f ? await fast!(q) : [], weight: f },
+              { hits: st ? await strong!(q) : [], weight: st },
+            ]),
+          );
   /** Division by each list's top score instead of min-max (the first convex fusion tried). */
-  const byTop = (kw: number, st: number): Variant | null => strong && (async (q) => {
-    const scale = (hits: Scored<number>[], w: number) => hits.map((h) => ({ item: h.item, score: (w * h.score) / hits[0]!.score }));
-    const fused = new Map<number, number>();
-    for (const h of [...scale(await keyword(q), kw), ...scale(await strong(q), st)]) fused.set(h.item, (fused.get(h.item) ?? 0) + h.score);
-    return [...fused].sort((a, b) => b[1] - a[1]).map(([id]) => id);
-  });
+  const byTop = (kw: number, st: number): Variant | null =>
+    strong &&
+    (async (q) => {
+      const scale = (hits: Scored<number>[], w: number) =>
+        hits.map((h) => ({ item: h.item, score: (w * h.score) / hits[0]!.score }));
+      const fused = new Map<number, number>();
+      for (const h of [...scale(await keyword(q), kw), ...scale(await strong(q), st)])
+        fused.set(h.item, (fused.get(h.item) ?? 0) + h.score);
+      return [...fused].sort((a, b) => b[1] - a[1]).map(([id]) => id);
+    });
   const { withStrong: R, fastOnly: F } = FUSION_WEIGHTS;
 
   const variants: Record<string, Variant | null> = {
     'keyword only (BM25)': async (q) => ids(await keyword(q)),
     'vector only, fast tier': fast && (async (q) => ids(await fast(q))),
     'vector only, strong tier': strong && (async (q) => ids(await strong(q))),
-    'hybrid RRF 1:0.5, fast tier (before issue 17)': fast && (async (q) => ids(reciprocalRankFusion([ids(await keyword(q)), ids(await fast(q))], [1, 0.5]))),
-    'hybrid RRF 0.5:1, strong tier': strong && (async (q) => ids(reciprocalRankFusion([ids(await keyword(q)), ids(await strong(q))], [0.5, 1]))),
-    'hybrid RRF 0.5:0.5:1, both tiers': fast && strong && (async (q) => ids(reciprocalRankFusion([ids(await keyword(q)), ids(await fast(q)), ids(await strong(q))], [0.5, 0.5, 1]))),
+    'hybrid RRF 1:0.5, fast tier (before issue 17)':
+      fast && (async (q) => ids(reciprocalRankFusion([ids(await keyword(q)), ids(await fast(q))], [1, 0.5]))),
+    'hybrid RRF 0.5:1, strong tier':
+      strong && (async (q) => ids(reciprocalRankFusion([ids(await keyword(q)), ids(await strong(q))], [0.5, 1]))),
+    'hybrid RRF 0.5:0.5:1, both tiers':
+      fast &&
+      strong &&
+      (async (q) =>
+        ids(reciprocalRankFusion([ids(await keyword(q)), ids(await fast(q)), ids(await strong(q))], [0.5, 0.5, 1]))),
     'convex by top score 0.5:0.5, strong tier': byTop(0.5, 0.5),
     'convex by top score 0.2:0.8, strong tier': byTop(0.2, 0.8),
     'convex min-max 0.5:0.5, fast tier': convex(0.5, 0.5, 0),
-    [`convex min-max ${F.keyword}:${F.fast}, fast tier (the server, ENGRAM_EMBEDDER=fast)`]: convex(F.keyword, F.fast, 0),
+    [`convex min-max ${F.keyword}:${F.fast}, fast tier (the server, ENGRAM_EMBEDDER=fast)`]: convex(
+      F.keyword,
+      F.fast,
+      0,
+    ),
     'convex min-max 0.3:0.7, strong tier': convex(0.3, 0, 0.7),
     'convex min-max 0.4:0.6, strong tier': convex(0.4, 0, 0.6),
     'convex min-max 0.3:0.3:0.4, both tiers': convex(0.3, 0.3, 0.4),
     'convex min-max 0.2:0.3:0.5, both tiers': convex(0.2, 0.3, 0.5),
-    [`convex min-max ${R.keyword}:${R.fast}:${R.strong}, both tiers (the server's weights)`]: convex(R.keyword, R.fast, R.strong),
+    [`convex min-max ${R.keyword}:${R.fast}:${R.strong}, both tiers (the server's weights)`]: convex(
+      R.keyword,
+      R.fast,
+      R.strong,
+    ),
     'the server, ENGRAM_EMBEDDER=fast (SearchEngine)': embedders.fast && server({ fast: embedders.fast, strong: null }),
     'the server, both tiers, all refined (SearchEngine)': embedders.strong && server(embedders),
     ...leverVariants(lever),
@@ -173,8 +234,10 @@ for (const set of sets) {
   const results = await evaluate(set, present, corpus.keyOf);
   if (values.misses) await writeMisses(set, lever({}), corpus.keyOf);
   await corpus.close();
-  console.log(`\n${set.name}: ${set.documents.length} documents, ${set.questions.length} questions; learned in ${(learnedMs / 1000).toFixed(1)} s, ` +
-    `searched in ${((performance.now() - started - learnedMs) / 1000).toFixed(1)} s; embedders: ${embedders.fast?.id ?? 'none'}, ${embedders.strong?.id ?? 'no strong tier'}\n`);
+  console.log(
+    `\n${set.name}: ${set.documents.length} documents, ${set.questions.length} questions; learned in ${(learnedMs / 1000).toFixed(1)} s, ` +
+      `searched in ${((performance.now() - started - learnedMs) / 1000).toFixed(1)} s; embedders: ${embedders.fast?.id ?? 'none'}, ${embedders.strong?.id ?? 'no strong tier'}\n`,
+  );
   console.log(formatScores(results));
 }
 
@@ -201,9 +264,20 @@ function leverVariants(lever: (change: Partial<SearchTuning>) => Variant): Recor
 }
 
 /** Appends the questions the search misses (evidence not all in the top 10) to --misses, one JSON line each. */
-async function writeMisses(set: EvalSet, search: Variant, keyOf: (passageId: number) => string | undefined): Promise<void> {
+async function writeMisses(
+  set: EvalSet,
+  search: Variant,
+  keyOf: (passageId: number) => string | undefined,
+): Promise<void> {
   for (const q of set.questions) {
-    const found = [...new Set((await search(q.question)).map(keyOf).filter((k): k is string => k !== undefined))].slice(0, 10);
-    if (scoreRanking(found, q.evidence).recallAt10 < 1) appendFileSync(values.misses!, `${JSON.stringify({ set: set.name, kind: q.kind, question: q.question, evidence: q.evidence, found })}\n`);
+    const found = [...new Set((await search(q.question)).map(keyOf).filter((k): k is string => k !== undefined))].slice(
+      0,
+      10,
+    );
+    if (scoreRanking(found, q.evidence).recallAt10 < 1)
+      appendFileSync(
+        values.misses!,
+        `${JSON.stringify({ set: set.name, kind: q.kind, question: q.question, evidence: q.evidence, found })}\n`,
+      );
   }
 }

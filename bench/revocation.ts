@@ -67,16 +67,27 @@ interface ChangeSpec {
 
 async function send(url: string, method: string, path: string, token: string, body?: unknown): Promise<number> {
   const res = await fetch(`${url}${path}`, {
-    method, headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    method,
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   await res.arrayBuffer();
   return res.status;
 }
 
-async function ownerCall(t: Target, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function ownerCall(
+  t: Target,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${t.url}${path}`, {
-    method, headers: { Authorization: `Bearer ${t.owner}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: { Authorization: `Bearer ${t.owner}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: await res.json() };
 }
@@ -84,19 +95,45 @@ async function ownerCall(t: Target, method: string, path: string, body?: unknown
 /** Each change the owner can make to a key in use, with a call it takes away and one it leaves. */
 function changeSpec(t: Target, change: Change, trial: number): ChangeSpec {
   const [kept, lost] = t.containers;
-  const write = (container: string): Call => (key, n) => send(t.url, 'POST', '/v1/memories', key, { container, content: `trial ${trial} call ${n}` });
-  const search = (container: string): Call => (key) => send(t.url, 'POST', '/v1/search', key, { q: 'trial', container, limit: 1 });
+  const write =
+    (container: string): Call =>
+    (key, n) =>
+      send(t.url, 'POST', '/v1/memories', key, { container, content: `trial ${trial} call ${n}` });
+  const search =
+    (container: string): Call =>
+    (key) =>
+      send(t.url, 'POST', '/v1/search', key, { q: 'trial', container, limit: 1 });
   const profile: Call = (key) => send(t.url, 'GET', '/v1/profile', key);
   const status = async (p: Promise<{ status: number }>) => (await p).status;
   switch (change) {
     case 'revoke':
-      return { grant: { level: 'manage', containers: [kept] }, apply: (id) => status(ownerCall(t, 'DELETE', `/v1/exposures/${id}`)), lost: (i) => (i % 4 === 3 ? search(kept) : write(kept)), kept: null };
+      return {
+        grant: { level: 'manage', containers: [kept] },
+        apply: (id) => status(ownerCall(t, 'DELETE', `/v1/exposures/${id}`)),
+        lost: (i) => (i % 4 === 3 ? search(kept) : write(kept)),
+        kept: null,
+      };
     case 'lower':
-      return { grant: { level: 'manage', containers: [kept] }, apply: (id) => status(ownerCall(t, 'PATCH', `/v1/api-keys/${id}`, { level: 'read' })), lost: () => write(kept), kept: search(kept) };
+      return {
+        grant: { level: 'manage', containers: [kept] },
+        apply: (id) => status(ownerCall(t, 'PATCH', `/v1/api-keys/${id}`, { level: 'read' })),
+        lost: () => write(kept),
+        kept: search(kept),
+      };
     case 'narrow':
-      return { grant: { level: 'suggest', containers: [kept, lost] }, apply: (id) => status(ownerCall(t, 'PATCH', `/v1/exposures/${id}/views`, { containers: [kept] })), lost: (i) => (i % 2 ? search(lost) : write(lost)), kept: search(kept) };
+      return {
+        grant: { level: 'suggest', containers: [kept, lost] },
+        apply: (id) => status(ownerCall(t, 'PATCH', `/v1/exposures/${id}/views`, { containers: [kept] })),
+        lost: (i) => (i % 2 ? search(lost) : write(lost)),
+        kept: search(kept),
+      };
     case 'unprofile':
-      return { grant: { level: 'read', containers: [kept], profile: true }, apply: (id) => status(ownerCall(t, 'PATCH', `/v1/api-keys/${id}`, { profile: false })), lost: () => profile, kept: search(kept) };
+      return {
+        grant: { level: 'read', containers: [kept], profile: true },
+        apply: (id) => status(ownerCall(t, 'PATCH', `/v1/api-keys/${id}`, { profile: false })),
+        lost: () => profile,
+        kept: search(kept),
+      };
   }
 }
 
@@ -127,10 +164,15 @@ export async function runTrial(t: Target, change: Change, loops: number, trial: 
   const after = sent.filter((s) => s.sentAt > answeredAt);
   const keptAfter = after.filter((s) => s.kind === 'kept');
   return {
-    change, changeStatus, answeredAt, sentAfter: after.length,
+    change,
+    changeStatus,
+    answeredAt,
+    sentAfter: after.length,
     violations: after.filter((s) => ok(s.status) && s.kind === 'lost'),
     okBefore: sent.filter((s) => s.sentAt < answeredAt && ok(s.status)).length,
-    keptAfter: keptAfter.length, keptAfterOk: keptAfter.filter((s) => ok(s.status)).length, requests: sent.length,
+    keptAfter: keptAfter.length,
+    keptAfterOk: keptAfter.filter((s) => ok(s.status)).length,
+    requests: sent.length,
   };
 }
 
@@ -142,17 +184,34 @@ if (import.meta.main) {
   let failed = false;
   try {
     engram(data, ['owner', 'create', '--email', 'load@example.org'], 'correct horse battery staple\n');
-    const containers: [string, string] = [engram(data, ['containers', 'create', 'Load']), engram(data, ['containers', 'create', 'Taken away'])];
+    const containers: [string, string] = [
+      engram(data, ['containers', 'create', 'Load']),
+      engram(data, ['containers', 'create', 'Taken away']),
+    ];
     const owner = engram(data, ['owner', 'token']);
     const server = await spawnServer(data, {}, join(home, 'serve.log'));
     try {
       for (const change of CHANGES) {
         const results: TrialResult[] = [];
-        for (let i = 0; i < trials; i++) results.push(await runTrial({ url: server.url, owner, containers }, change, loops, i));
+        for (let i = 0; i < trials; i++)
+          results.push(await runTrial({ url: server.url, owner, containers }, change, loops, i));
         const sum = (f: (r: TrialResult) => number) => results.reduce((a, r) => a + f(r), 0);
         const violations = sum((r) => r.violations.length);
         const keptRefused = sum((r) => r.keptAfter - r.keptAfterOk);
-        console.log(JSON.stringify({ change, trials, loops, requests: sum((r) => r.requests), okBefore: sum((r) => r.okBefore), sentAfter: sum((r) => r.sentAfter), violations, keptAfter: sum((r) => r.keptAfter), keptAfterRefused: keptRefused, changeNot200: results.filter((r) => r.changeStatus !== 200).length }));
+        console.log(
+          JSON.stringify({
+            change,
+            trials,
+            loops,
+            requests: sum((r) => r.requests),
+            okBefore: sum((r) => r.okBefore),
+            sentAfter: sum((r) => r.sentAfter),
+            violations,
+            keptAfter: sum((r) => r.keptAfter),
+            keptAfterRefused: keptRefused,
+            changeNot200: results.filter((r) => r.changeStatus !== 200).length,
+          }),
+        );
         if (violations > 0 || keptRefused > 0 || results.some((r) => r.changeStatus !== 200)) failed = true;
       }
     } finally {

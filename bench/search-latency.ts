@@ -19,7 +19,15 @@ import { percentile, query, seeded } from './lib/corpus';
 import { serve } from './lib/engram-process';
 import { seedStore } from './lib/seed';
 
-const { values } = parseArgs({ options: { passages: { type: 'string', default: '10000' }, queries: { type: 'string', default: '1000' }, embedder: { type: 'string', default: 'builtin' }, refine: { type: 'boolean', default: false }, keep: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    passages: { type: 'string', default: '10000' },
+    queries: { type: 'string', default: '1000' },
+    embedder: { type: 'string', default: 'builtin' },
+    refine: { type: 'boolean', default: false },
+    keep: { type: 'string' },
+  },
+});
 const target = Number(values.passages);
 const queries = Number(values.queries);
 const dir = values.keep ?? mkdtempSync(join(tmpdir(), 'engram-bench-'));
@@ -31,7 +39,11 @@ const server = await serve(dir, env);
 const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
 const ask = async (q: string) => {
   const started = performance.now();
-  const res = await fetch(`${server.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q, limit: 10 }) });
+  const res = await fetch(`${server.url}/v1/search`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ q, limit: 10 }),
+  });
   await res.json();
   if (!res.ok) throw new Error(`search answered ${res.status}`);
   return performance.now() - started;
@@ -50,8 +62,12 @@ const bytes = readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size,
 if (!values.keep) rmSync(dir, { recursive: true, force: true });
 
 const ms = (x: number) => x.toFixed(2);
-console.log(`passages: ${passages} (${seed.reused ? 'store reused' : `seeded in ${seed.seconds.toFixed(1)} s`}${seed.refineSeconds ? `, refined in ${seed.refineSeconds.toFixed(1)} s` : ''}), embedder: ${values.embedder}`);
-console.log(`search over HTTP, ${queries} queries one at a time: p50 ${ms(percentile(times, 50))} ms, p95 ${ms(percentile(times, 95))} ms, p99 ${ms(percentile(times, 99))} ms`);
+console.log(
+  `passages: ${passages} (${seed.reused ? 'store reused' : `seeded in ${seed.seconds.toFixed(1)} s`}${seed.refineSeconds ? `, refined in ${seed.refineSeconds.toFixed(1)} s` : ''}), embedder: ${values.embedder}`,
+);
+console.log(
+  `search over HTTP, ${queries} queries one at a time: p50 ${ms(percentile(times, 50))} ms, p95 ${ms(percentile(times, 95))} ms, p99 ${ms(percentile(times, 99))} ms`,
+);
 console.log(`server CPU per search: ${cpuPerSearch.toFixed(2)} ms`);
 console.log(`server peak memory (VmHWM): ${peak.toFixed(0)} MiB`);
 console.log(`store on disk: ${(bytes / 1024 / 1024).toFixed(1)} MiB`);

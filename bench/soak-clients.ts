@@ -19,8 +19,13 @@ import { documentText, query, seeded, sentence } from './lib/corpus';
 
 const { values } = parseArgs({
   options: {
-    url: { type: 'string' }, key: { type: 'string' }, container: { type: 'string' }, minutes: { type: 'string', default: '5' },
-    run: { type: 'string', default: 'run' }, out: { type: 'string' }, 'think-ms': { type: 'string', default: '0' },
+    url: { type: 'string' },
+    key: { type: 'string' },
+    container: { type: 'string' },
+    minutes: { type: 'string', default: '5' },
+    run: { type: 'string', default: 'run' },
+    out: { type: 'string' },
+    'think-ms': { type: 'string', default: '0' },
   },
 });
 const url = values.url!;
@@ -34,8 +39,20 @@ export type Op = 'search' | 'profile' | 'list_documents' | 'get_document' | 'add
 export type Via = 'ts' | 'mcp';
 
 /** One acknowledged document add. */
-export interface DocAck { id: string; customId: string | null; status: 'queued' | 'exists'; via: Via; pair?: number }
-export interface Failure { op: Op; via: Via; status: number | null; code: string | null; message: string }
+export interface DocAck {
+  id: string;
+  customId: string | null;
+  status: 'queued' | 'exists';
+  via: Via;
+  pair?: number;
+}
+export interface Failure {
+  op: Op;
+  via: Via;
+  status: number | null;
+  code: string | null;
+  message: string;
+}
 export interface SoakRecord {
   startedAt: number;
   endedAt: number;
@@ -53,7 +70,16 @@ export interface SoakRecord {
 }
 
 const record: SoakRecord = {
-  startedAt: Date.now(), endedAt: 0, latencies: {}, httpStatuses: {}, failures: [], failureCount: 0, docs: [], facts: [], reuses: [], pairs: [],
+  startedAt: Date.now(),
+  endedAt: 0,
+  latencies: {},
+  httpStatuses: {},
+  failures: [],
+  failureCount: 0,
+  docs: [],
+  facts: [],
+  reuses: [],
+  pairs: [],
 };
 
 /** A fetch that counts every HTTP status, so a 5xx the library or SDK would hide or retry is still seen. */
@@ -75,19 +101,33 @@ interface Caller {
   profile(q?: string): Promise<unknown>;
   listDocuments(limit: number): Promise<{ documents: { id: string }[] }>;
   getDocument(id: string): Promise<unknown>;
-  addDocument(body: { content: string; custom_id?: string; title?: string }): Promise<{ id: string; status: 'queued' | 'exists'; custom_id: string | null }>;
+  addDocument(body: {
+    content: string;
+    custom_id?: string;
+    title?: string;
+  }): Promise<{ id: string; status: 'queued' | 'exists'; custom_id: string | null }>;
   addMemory(body: { content: string; static?: boolean }): Promise<{ id: string }>;
 }
 
 class CallError extends Error {
-  constructor(readonly status: number | null, readonly code: string | null, message: string) {
+  constructor(
+    readonly status: number | null,
+    readonly code: string | null,
+    message: string,
+  ) {
     super(message);
   }
 }
 
 function tsCaller(): Caller {
   // No retries: every attempt is one timed request, and a write acknowledged is one request answered 2xx.
-  const client = new Client({ apiKey: key, baseURL: url, maxRetries: 0, timeout: 60_000, fetch: (u, i) => countingFetch(u, i) });
+  const client = new Client({
+    apiKey: key,
+    baseURL: url,
+    maxRetries: 0,
+    timeout: 60_000,
+    fetch: (u, i) => countingFetch(u, i),
+  });
   const wrap = async <T>(p: () => Promise<T>): Promise<T> => {
     try {
       return await p();
@@ -103,13 +143,19 @@ function tsCaller(): Caller {
     listDocuments: (limit) => wrap(() => client.documents.list({ container, limit })),
     getDocument: (id) => wrap(() => client.documents.get(id)),
     addDocument: (body) => wrap(() => client.add({ container, ...body })),
-    addMemory: (body) => wrap(() => client.memories.add(body.static ? { content: body.content, static: true } : { content: body.content, container })),
+    addMemory: (body) =>
+      wrap(() =>
+        client.memories.add(
+          body.static ? { content: body.content, static: true } : { content: body.content, container },
+        ),
+      ),
   };
 }
 
 async function mcpCaller(n: number): Promise<Caller> {
   const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp-http`), {
-    fetch: countingFetch, requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    fetch: countingFetch,
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
   });
   const client = new McpClient({ name: `engram-soak-${n}`, version: '1.0.0' });
   await client.connect(transport);
@@ -123,7 +169,8 @@ async function mcpCaller(n: number): Promise<Caller> {
     }
     const body = result.structuredContent as any;
     // A tool error rides a 200; `internal` is the server failing (a 5xx over REST).
-    if (result.isError) throw new CallError(body?.code === 'internal' ? 500 : 400, body?.code ?? null, JSON.stringify(body));
+    if (result.isError)
+      throw new CallError(body?.code === 'internal' ? 500 : 400, body?.code ?? null, JSON.stringify(body));
     return body;
   };
   return {
@@ -133,7 +180,8 @@ async function mcpCaller(n: number): Promise<Caller> {
     listDocuments: (limit) => tool('list_documents', { container, limit }),
     getDocument: () => tool('list_documents', { container, limit: 1 }),
     addDocument: (body) => tool('add_document', { container, ...body }),
-    addMemory: (body) => tool('add_memory', body.static ? { content: body.content, static: true } : { content: body.content, container }),
+    addMemory: (body) =>
+      tool('add_memory', body.static ? { content: body.content, static: true } : { content: body.content, container }),
   };
 }
 
@@ -155,7 +203,12 @@ async function timed<T>(op: Op, via: Via, call: () => Promise<T>): Promise<T | n
 
 // Concurrent duplicate pairs: TS client i leaves a request in MCP client i+8's mailbox and waits
 // for it to be picked up; then both send the add in the same tick.
-interface PairRequest { customId: string; content: string; index: number; go: () => void }
+interface PairRequest {
+  customId: string;
+  content: string;
+  index: number;
+  go: () => void;
+}
 const mailbox = new Map<number, PairRequest>();
 let pairCount = 0;
 let uniq = 0;
@@ -163,15 +216,27 @@ const deadline = Date.now() + durationMs;
 /** Custom ids acknowledged so far, for sequential re-adds. */
 const known: { customId: string; id: string }[] = [];
 
-function ack(res: { id: string; status: 'queued' | 'exists'; custom_id: string | null }, via: Via, pair?: number): DocAck {
-  const a: DocAck = { id: res.id, customId: res.custom_id, status: res.status, via, ...(pair === undefined ? {} : { pair }) };
+function ack(
+  res: { id: string; status: 'queued' | 'exists'; custom_id: string | null },
+  via: Via,
+  pair?: number,
+): DocAck {
+  const a: DocAck = {
+    id: res.id,
+    customId: res.custom_id,
+    status: res.status,
+    via,
+    ...(pair === undefined ? {} : { pair }),
+  };
   record.docs.push(a);
   return a;
 }
 
 async function answerPair(caller: Caller, req: PairRequest): Promise<void> {
   req.go();
-  const res = await timed('add_document', caller.via, () => caller.addDocument({ content: req.content, custom_id: req.customId }));
+  const res = await timed('add_document', caller.via, () =>
+    caller.addDocument({ content: req.content, custom_id: req.customId }),
+  );
   record.pairs[req.index]!.answers[1] = res ? ack(res, caller.via, req.index) : null;
 }
 
@@ -207,7 +272,9 @@ async function runClient(n: number, caller: Caller): Promise<void> {
       if (kind < 0.05 && known.length > 0) {
         // Re-add an acknowledged custom_id: must answer `exists` with the id first given.
         const prior = known[Math.floor(random() * known.length)]!;
-        const res = await timed('add_document', caller.via, () => caller.addDocument({ content, custom_id: prior.customId }));
+        const res = await timed('add_document', caller.via, () =>
+          caller.addDocument({ content, custom_id: prior.customId }),
+        );
         if (res) record.reuses.push({ customId: prior.customId, expectedId: prior.id, got: ack(res, caller.via) });
       } else if (kind < 0.1 && caller.via === 'ts' && n < 8 && Date.now() < deadline - 5_000) {
         const partner = n + 8;
@@ -224,7 +291,9 @@ async function runClient(n: number, caller: Caller): Promise<void> {
         if (res?.custom_id) known.push({ customId: res.custom_id, id: res.id });
       } else {
         const customId = random() < 0.5 ? freshId() : undefined;
-        const res = await timed('add_document', caller.via, () => caller.addDocument({ content, ...(customId ? { custom_id: customId } : {}) }));
+        const res = await timed('add_document', caller.via, () =>
+          caller.addDocument({ content, ...(customId ? { custom_id: customId } : {}) }),
+        );
         if (res) {
           ack(res, caller.via);
           if (customId) known.push({ customId, id: res.id });

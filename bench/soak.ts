@@ -27,8 +27,11 @@ import type { SoakRecord } from './soak-clients';
 
 const { values } = parseArgs({
   options: {
-    passages: { type: 'string', default: '100000' }, minutes: { type: 'string', default: '5' }, keep: { type: 'string' },
-    embedder: { type: 'string', default: 'builtin' }, 'think-ms': { type: 'string', default: '0' },
+    passages: { type: 'string', default: '100000' },
+    minutes: { type: 'string', default: '5' },
+    keep: { type: 'string' },
+    embedder: { type: 'string', default: 'builtin' },
+    'think-ms': { type: 'string', default: '0' },
   },
 });
 const wallStart = performance.now();
@@ -41,9 +44,18 @@ const { key, passages } = seed;
 // The server, then the clients, each its own process.
 const server = await serve(dir, env);
 /** Passages the strong tier had refined (null: no strong tier): refinement yields to searches, so it shows how far it got. */
-const refined = async () => ((await (await fetch(`${server.url}/healthz`, { headers: { Authorization: `Bearer ${key}` } })).json()) as { learning: { refined: number | null } }).learning.refined;
+const refined = async () =>
+  (
+    (await (await fetch(`${server.url}/healthz`, { headers: { Authorization: `Bearer ${key}` } })).json()) as {
+      learning: { refined: number | null };
+    }
+  ).learning.refined;
 // One search first: it waits for the server's indexes to load, so the count is the store's.
-const first = await fetch(`${server.url}/v1/search`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{"q":"start"}' });
+const first = await fetch(`${server.url}/v1/search`, {
+  method: 'POST',
+  headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+  body: '{"q":"start"}',
+});
 if (!first.ok) {
   await server.stop();
   throw new Error(`search answered ${first.status}`);
@@ -51,10 +63,27 @@ if (!first.ok) {
 const refinedBefore = await refined();
 const runId = Date.now().toString(36);
 const out = join(tmpdir(), `engram-soak-${runId}.json`);
-const clients = Bun.spawn([
-  process.execPath, join(ROOT, 'bench/soak-clients.ts'), '--url', server.url, '--key', key, '--container', seed.containerId,
-  '--minutes', values.minutes!, '--run', runId, '--out', out, '--think-ms', values['think-ms']!,
-], { stdout: 'inherit', stderr: 'inherit' });
+const clients = Bun.spawn(
+  [
+    process.execPath,
+    join(ROOT, 'bench/soak-clients.ts'),
+    '--url',
+    server.url,
+    '--key',
+    key,
+    '--container',
+    seed.containerId,
+    '--minutes',
+    values.minutes!,
+    '--run',
+    runId,
+    '--out',
+    out,
+    '--think-ms',
+    values['think-ms']!,
+  ],
+  { stdout: 'inherit', stderr: 'inherit' },
+);
 const clientsExit = await clients.exited;
 const refinedAfter = await refined();
 if (clientsExit !== 0) {
@@ -73,7 +102,10 @@ async function listAll(): Promise<{ id: string; custom_id: string | null; status
     const qs: string = `container=${seed.containerId}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
     const res = await fetch(`${server.url}/v1/documents?${qs}`, { headers });
     if (!res.ok) throw new Error(`list_documents answered ${res.status}`);
-    const page = (await res.json()) as { documents: { id: string; custom_id: string | null; status: string }[]; next_cursor: string | null };
+    const page = (await res.json()) as {
+      documents: { id: string; custom_id: string | null; status: string }[];
+      next_cursor: string | null;
+    };
     all.push(...page.documents);
     cursor = page.next_cursor;
   } while (cursor);
@@ -88,15 +120,21 @@ while (listed.some((d) => ackedIds.has(d.id) && d.status === 'queued') && perfor
 }
 const learnWait = (performance.now() - learnStart) / 1000;
 const peak = server.peakMiB();
-const serverAlive = await fetch(`${server.url}/healthz`).then((r) => r.ok, () => false);
+const serverAlive = await fetch(`${server.url}/healthz`).then(
+  (r) => r.ok,
+  () => false,
+);
 await server.stop();
 
 // The checks.
 const problems: string[] = [];
-const serverErrors = Object.entries(rec.httpStatuses).filter(([s]) => Number(s) >= 500).reduce((n, [, c]) => n + c, 0)
-  + rec.failures.filter((f) => f.code === 'internal').length;
+const serverErrors =
+  Object.entries(rec.httpStatuses)
+    .filter(([s]) => Number(s) >= 500)
+    .reduce((n, [, c]) => n + c, 0) + rec.failures.filter((f) => f.code === 'internal').length;
 if (serverErrors > 0) problems.push(`${serverErrors} answers were 5xx (or an MCP \`internal\` tool error)`);
-if (rec.failureCount > 0) problems.push(`${rec.failureCount} calls failed; first: ${JSON.stringify(rec.failures.slice(0, 3))}`);
+if (rec.failureCount > 0)
+  problems.push(`${rec.failureCount} calls failed; first: ${JSON.stringify(rec.failures.slice(0, 3))}`);
 if (!serverAlive) problems.push('the server no longer answers /healthz');
 
 const byId = new Map<string, number>();
@@ -116,19 +154,26 @@ for (const d of rec.docs) {
   }
   if (d.customId && byCustom.get(d.customId) !== 1) {
     duplicated++;
-    if (lostExamples.length < 5) lostExamples.push(`custom_id ${d.customId} listed ${byCustom.get(d.customId) ?? 0} times`);
+    if (lostExamples.length < 5)
+      lostExamples.push(`custom_id ${d.customId} listed ${byCustom.get(d.customId) ?? 0} times`);
   }
 }
-if (lostDocs > 0) problems.push(`${lostDocs} acknowledged documents not present exactly once by id (${lostExamples.join('; ')})`);
-if (duplicated > 0) problems.push(`${duplicated} acknowledged custom_ids not present exactly once (${lostExamples.join('; ')})`);
+if (lostDocs > 0)
+  problems.push(`${lostDocs} acknowledged documents not present exactly once by id (${lostExamples.join('; ')})`);
+if (duplicated > 0)
+  problems.push(`${duplicated} acknowledged custom_ids not present exactly once (${lostExamples.join('; ')})`);
 const stillQueued = [...ackedIds].filter((id) => statusOf.get(id) === 'queued').length;
 const failedLearning = [...ackedIds].filter((id) => statusOf.get(id) === 'failed').length;
-if (stillQueued > 0) problems.push(`${stillQueued} acknowledged documents still queued after ${learnWait.toFixed(0)} s`);
+if (stillQueued > 0)
+  problems.push(`${stillQueued} acknowledged documents still queued after ${learnWait.toFixed(0)} s`);
 if (failedLearning > 0) problems.push(`${failedLearning} acknowledged documents failed to learn`);
 
 let badReuses = 0;
 for (const r of rec.reuses) if (r.got.status !== 'exists' || r.got.id !== r.expectedId) badReuses++;
-if (badReuses > 0) problems.push(`${badReuses} of ${rec.reuses.length} re-adds of an acknowledged custom_id did not answer \`exists\` with the first id`);
+if (badReuses > 0)
+  problems.push(
+    `${badReuses} of ${rec.reuses.length} re-adds of an acknowledged custom_id did not answer \`exists\` with the first id`,
+  );
 let badPairs = 0;
 let incompletePairs = 0;
 const badPairExamples: string[] = [];
@@ -144,7 +189,10 @@ for (const p of rec.pairs) {
     if (badPairExamples.length < 3) badPairExamples.push(JSON.stringify(p));
   }
 }
-if (badPairs > 0) problems.push(`${badPairs} of ${rec.pairs.length} concurrent duplicate pairs did not get exactly one \`queued\` with one id (${badPairExamples.join('; ')})`);
+if (badPairs > 0)
+  problems.push(
+    `${badPairs} of ${rec.pairs.length} concurrent duplicate pairs did not get exactly one \`queued\` with one id (${badPairExamples.join('; ')})`,
+  );
 if (incompletePairs > 0) problems.push(`${incompletePairs} concurrent duplicate pairs lack an answer (a call failed)`);
 
 // Facts: no read-back route lists every fact, so they are read from the store once the server is down.
@@ -152,7 +200,13 @@ const store = openSqliteStore(openDatabase(dir, Date.now()));
 const lostFacts: typeof rec.facts = [];
 for (const f of rec.facts) if ((await store.facts.get(seed.accountId, f.id)) === null) lostFacts.push(f);
 await store.close();
-if (lostFacts.length > 0) problems.push(`${lostFacts.length} acknowledged facts missing (${lostFacts.slice(0, 3).map((f) => f.id).join(', ')})`);
+if (lostFacts.length > 0)
+  problems.push(
+    `${lostFacts.length} acknowledged facts missing (${lostFacts
+      .slice(0, 3)
+      .map((f) => f.id)
+      .join(', ')})`,
+  );
 
 const bytes = readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
 if (!values.keep) rmSync(dir, { recursive: true, force: true });
@@ -168,20 +222,34 @@ for (const [k, v] of rows) {
 }
 const total = rows.reduce((n, [, v]) => n + v.length, 0);
 const writes = (byOp.get('add_document')?.length ?? 0) + (byOp.get('add_memory')?.length ?? 0);
-console.log(`\n== soak: ${passages} passages seeded (${seed.reused ? 'reused store' : `${seed.seconds.toFixed(1)} s`}), ${seconds.toFixed(0)} s, 16 clients (8 TS library, 8 MCP), embedder ${values.embedder}`);
-console.log(`throughput: ${(total / seconds).toFixed(0)} calls/s acknowledged (${total} calls; writes ${((writes / total) * 100).toFixed(0)} %)`);
-console.log(`${'operation'.padEnd(24)} ${'calls'.padStart(7)} ${'/s'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'p99 ms'.padStart(7)}`);
+console.log(
+  `\n== soak: ${passages} passages seeded (${seed.reused ? 'reused store' : `${seed.seconds.toFixed(1)} s`}), ${seconds.toFixed(0)} s, 16 clients (8 TS library, 8 MCP), embedder ${values.embedder}`,
+);
+console.log(
+  `throughput: ${(total / seconds).toFixed(0)} calls/s acknowledged (${total} calls; writes ${((writes / total) * 100).toFixed(0)} %)`,
+);
+console.log(
+  `${'operation'.padEnd(24)} ${'calls'.padStart(7)} ${'/s'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'p99 ms'.padStart(7)}`,
+);
 const line = (name: string, v: number[]) => {
   const s = [...v].sort((a, b) => a - b);
-  console.log(`${name.padEnd(24)} ${String(s.length).padStart(7)} ${(s.length / seconds).toFixed(1).padStart(6)} ${ms(percentile(s, 50))} ${ms(percentile(s, 95))} ${ms(percentile(s, 99))}`);
+  console.log(
+    `${name.padEnd(24)} ${String(s.length).padStart(7)} ${(s.length / seconds).toFixed(1).padStart(6)} ${ms(percentile(s, 50))} ${ms(percentile(s, 95))} ${ms(percentile(s, 99))}`,
+  );
 };
 for (const [op, v] of [...byOp].sort(([a], [b]) => a.localeCompare(b))) line(op, v);
 for (const [k, v] of rows) line(`  ${k}`, v);
 const queuedDocs = rec.docs.filter((d) => d.status === 'queued').length;
-console.log(`acknowledged: ${rec.docs.length} document adds (${queuedDocs} queued, ${rec.docs.length - queuedDocs} exists), ${rec.facts.length} facts; ${rec.reuses.length} re-adds of a known custom_id, ${rec.pairs.length} concurrent duplicate pairs`);
-console.log(`HTTP statuses seen by the clients: ${JSON.stringify(rec.httpStatuses)}; failed calls: ${rec.failureCount}`);
+console.log(
+  `acknowledged: ${rec.docs.length} document adds (${queuedDocs} queued, ${rec.docs.length - queuedDocs} exists), ${rec.facts.length} facts; ${rec.reuses.length} re-adds of a known custom_id, ${rec.pairs.length} concurrent duplicate pairs`,
+);
+console.log(
+  `HTTP statuses seen by the clients: ${JSON.stringify(rec.httpStatuses)}; failed calls: ${rec.failureCount}`,
+);
 if (refinedBefore !== null) console.log(`refined while the clients ran: ${refinedAfter! - refinedBefore} passages`);
-console.log(`learning caught up ${learnWait.toFixed(1)} s after the clients stopped; server peak memory (VmHWM) ${peak.toFixed(0)} MiB; store ${(bytes / 1024 / 1024).toFixed(0)} MiB`);
+console.log(
+  `learning caught up ${learnWait.toFixed(1)} s after the clients stopped; server peak memory (VmHWM) ${peak.toFixed(0)} MiB; store ${(bytes / 1024 / 1024).toFixed(0)} MiB`,
+);
 console.log(`wall time ${((performance.now() - wallStart) / 1000).toFixed(0)} s`);
 if (problems.length === 0) {
   console.log('PASS: zero 5xx, zero lost acknowledged writes, exactly one `queued` per concurrent duplicate pair');

@@ -38,8 +38,11 @@ interface Start {
   peakMiB: number;
 }
 
-const targets: Record<string, string[]> = { 'bun src/main.ts serve': [process.execPath, join(ROOT, 'src/main.ts'), 'serve'] };
-for (const command of values.commands?.split(',') ?? []) targets[`${command} serve`] = [...command.trim().split(/\s+/), 'serve'];
+const targets: Record<string, string[]> = {
+  'bun src/main.ts serve': [process.execPath, join(ROOT, 'src/main.ts'), 'serve'],
+};
+for (const command of values.commands?.split(',') ?? [])
+  targets[`${command} serve`] = [...command.trim().split(/\s+/), 'serve'];
 
 function cpuMs(pid: number): number {
   // Fields after the command's closing parenthesis: state is 3rd, utime 14th, stime 15th overall.
@@ -54,15 +57,29 @@ async function startOnce(command: string[]): Promise<Start> {
   const t0 = performance.now();
   const proc = Bun.spawn([...command, '--port', String(port), '--data', dir], {
     cwd: ROOT,
-    env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn', ENGRAM_HOST: '127.0.0.1', ENGRAM_EMBEDDER: values.embedder!, ENGRAM_RATE_LIMIT_PER_MIN: '1000000' },
-    stdin: 'ignore', stdout: 'ignore', stderr: 'inherit',
+    env: {
+      ...process.env,
+      ENGRAM_LOG_LEVEL: 'warn',
+      ENGRAM_HOST: '127.0.0.1',
+      ENGRAM_EMBEDDER: values.embedder!,
+      ENGRAM_RATE_LIMIT_PER_MIN: '1000000',
+    },
+    stdin: 'ignore',
+    stdout: 'ignore',
+    stderr: 'inherit',
   });
   try {
     let healthMs = 0;
     while (!healthMs) {
       if (proc.exitCode !== null) throw new Error(`serve exited with ${proc.exitCode}`);
       if (performance.now() - t0 > 30_000) throw new Error('no /healthz answer within 30 s');
-      if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) healthMs = performance.now() - t0;
+      if (
+        await fetch(`${url}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        healthMs = performance.now() - t0;
       else await Bun.sleep(5);
     }
     const res = await fetch(`${url}/v1/search`, {
@@ -89,12 +106,20 @@ for (let round = 0; round < Number(values.rounds); round++) {
 }
 if (!values.keep) rmSync(dir, { recursive: true, force: true });
 
-const med = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+const med = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 const range = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
-console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; ${seed.passages} passages, all refined; ENGRAM_EMBEDDER=${values.embedder}; ${values.rounds} starts each, medians (range)\n`);
+console.log(
+  `load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; ${seed.passages} passages, all refined; ENGRAM_EMBEDDER=${values.embedder}; ${values.rounds} starts each, medians (range)\n`,
+);
 console.log('| target | first /healthz ms | first search answer ms | server CPU ms at that answer | peak RSS MiB |');
 console.log('|---|---|---|---|---|');
 for (const [name, runs] of results) {
   const col = (f: (s: Start) => number) => `${med(runs.map(f)).toFixed(0)} (${range(runs.map(f))})`;
-  console.log(`| ${name} | ${col((s) => s.healthMs)} | ${col((s) => s.searchMs)} | ${col((s) => s.cpuMs)} | ${col((s) => s.peakMiB)} |`);
+  console.log(
+    `| ${name} | ${col((s) => s.healthMs)} | ${col((s) => s.searchMs)} | ${col((s) => s.cpuMs)} | ${col((s) => s.peakMiB)} |`,
+  );
 }

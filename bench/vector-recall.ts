@@ -19,11 +19,15 @@ import type { VectorTier } from '../src/storage/store';
 import { percentile, query, seeded } from './lib/corpus';
 import { scratchIndex } from '../test/helpers/scratch';
 
-const { values } = parseArgs({ options: { store: { type: 'string' }, queries: { type: 'string', default: '100' }, tier: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { store: { type: 'string' }, queries: { type: 'string', default: '100' }, tier: { type: 'string' } },
+});
 if (!values.store) throw new Error('--store DIR: a data directory a benchmark kept');
 const store = openSqliteStore(openDatabase(values.store, Date.now()));
 // The learning side's embedders run on this thread: the strong one is the model itself, not a query thread.
-const embedders = await createEmbedders(loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'builtin', ENGRAM_DATA_DIR: values.store }));
+const embedders = await createEmbedders(
+  loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'builtin', ENGRAM_DATA_DIR: values.store }),
+);
 const tiers = (values.tier ? [values.tier] : ['fast', 'strong']) as VectorTier[];
 
 for (const tier of tiers) {
@@ -32,7 +36,11 @@ for (const tier of tiers) {
   index.reserve(await store.vectors.countUnits(tier));
   const passages: { id: number; units: Float32Array[] }[] = [];
   let container = '';
-  for (let page = await store.vectors.list(tier, 0, 5000); page.length; page = (await store.vectors.list(tier, page.at(-1)!.passageId, 5000))) {
+  for (
+    let page = await store.vectors.list(tier, 0, 5000);
+    page.length;
+    page = await store.vectors.list(tier, page.at(-1)!.passageId, 5000)
+  ) {
     for (const p of page) {
       index.add(p.passageId, p.containerId, p.vectors);
       container = p.containerId;
@@ -45,7 +53,9 @@ for (const tier of tiers) {
   const n = Number(values.queries);
   for (let q = 0; q < n; q++) {
     const [vector] = await embedder.embed([query(random)]);
-    const exact = passages.map((p) => ({ id: p.id, score: Math.max(...p.units.map((u) => dot(u, vector!))) })).sort((a, b) => b.score - a.score);
+    const exact = passages
+      .map((p) => ({ id: p.id, score: Math.max(...p.units.map((u) => dot(u, vector!))) }))
+      .sort((a, b) => b.score - a.score);
     const started = performance.now();
     const hits = index.search(vector!, [container], 50);
     times.push(performance.now() - started);
@@ -57,7 +67,9 @@ for (const tier of tiers) {
   index.close();
   times.sort((a, b) => a - b);
   const units = passages.reduce((sum, p) => sum + p.units.length, 0);
-  console.log(`${tier}: ${passages.length} passages, ${units} units; recall against exact max-sim @10 ${(found[10] / (10 * n)).toFixed(3)}, @50 ${(found[50] / (50 * n)).toFixed(3)}; index search p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms (${n} queries)`);
+  console.log(
+    `${tier}: ${passages.length} passages, ${units} units; recall against exact max-sim @10 ${(found[10] / (10 * n)).toFixed(3)}, @50 ${(found[50] / (50 * n)).toFixed(3)}; index search p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms (${n} queries)`,
+  );
 }
 await embedders.strong?.close?.();
 await store.close();

@@ -11,7 +11,10 @@ const dir = join(import.meta.dir, '..', 'src', 'search');
 /** The .wat compiled to the bytes of a WebAssembly module. */
 export async function compileHammingWat(): Promise<Uint8Array> {
   const wabt = await wabtInit();
-  const module = wabt.parseWat('hamming.wat', await Bun.file(join(dir, 'hamming.wat')).text(), { simd: true, threads: true });
+  const module = wabt.parseWat('hamming.wat', await Bun.file(join(dir, 'hamming.wat')).text(), {
+    simd: true,
+    threads: true,
+  });
   try {
     return new Uint8Array(module.toBinary({}).buffer);
   } finally {
@@ -19,7 +22,9 @@ export async function compileHammingWat(): Promise<Uint8Array> {
   }
 }
 
-export const wasmModuleSource = (bytes: Uint8Array): string => `// Made by scripts/build-wasm.ts from hamming.wat: do not edit.
+export const wasmModuleSource = (
+  bytes: Uint8Array,
+): string => `// Made by scripts/build-wasm.ts from hamming.wat: do not edit.
 export const HAMMING_WASM = '${Buffer.from(bytes).toString('base64')}';
 `;
 

@@ -59,13 +59,17 @@ const DOCUMENTS: Array<[container: 'Personal' | 'Work', title: string | null, te
   ['Work', null, 'The office coffee machine is descaled on Fridays; do not use it before ten.'],
   ['Work', null, 'Travel reimbursements are filed through the Expensory portal within thirty days.'],
   ['Work', null, 'The design review ran long because the typography debate reopened.'],
-  ['Work', 'Handbook', [
-    'Engineering handbook, chapter on releases. Every release is cut from the main branch on a Monday, after the nightly build is green. The release captain for the week announces the cut in the releases channel and tags the commit.',
-    'Hotfixes skip the queue only when customers are affected. A hotfix still needs a reviewer, a changelog line and a test that fails without it. The captain merges it back into main the same day so nothing is lost at the next cut.',
-    'Rollbacks are cheap and encouraged. If error rates climb after a deploy, roll back first and investigate afterwards; nobody is blamed for rolling back a healthy release.',
-    'Release notes are written for people who use the product, not for engineers. Say what changed for them, in plain words, and link the longer technical notes for those who want them.',
-    'Once a quarter the team rehearses a disaster recovery drill: a replica is promoted, the old primary is rebuilt from backups, and the time to recover is written down beside the last drill.',
-  ].join('\n\n')],
+  [
+    'Work',
+    'Handbook',
+    [
+      'Engineering handbook, chapter on releases. Every release is cut from the main branch on a Monday, after the nightly build is green. The release captain for the week announces the cut in the releases channel and tags the commit.',
+      'Hotfixes skip the queue only when customers are affected. A hotfix still needs a reviewer, a changelog line and a test that fails without it. The captain merges it back into main the same day so nothing is lost at the next cut.',
+      'Rollbacks are cheap and encouraged. If error rates climb after a deploy, roll back first and investigate afterwards; nobody is blamed for rolling back a healthy release.',
+      'Release notes are written for people who use the product, not for engineers. Say what changed for them, in plain words, and link the longer technical notes for those who want them.',
+      'Once a quarter the team rehearses a disaster recovery drill: a replica is promoted, the old primary is rebuilt from backups, and the time to recover is written down beside the last drill.',
+    ].join('\n\n'),
+  ],
 ];
 
 const FACTS: Array<[container: 'Personal' | 'Work', text: string]> = [
@@ -86,7 +90,9 @@ async function main(): Promise<void> {
   const server = await spawnServer(dir);
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`${server.url}${path}`, {
-      method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
     });
     if (!res.ok) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
     return (await res.json()) as { id: string };
@@ -94,14 +100,24 @@ async function main(): Promise<void> {
   try {
     const ids: string[] = [];
     for (const [container, title, content] of DOCUMENTS) {
-      ids.push((await post('/v1/documents', { container: containers[container], content, ...(title ? { title } : {}) })).id);
+      ids.push(
+        (await post('/v1/documents', { container: containers[container], content, ...(title ? { title } : {}) })).id,
+      );
     }
     // One more, deleted once learned: the old index then holds a deletion and passage ids a gap.
-    const gone = (await post('/v1/documents', { container: containers.Work, content: 'A draft memo about the Zanzibar offsite, withdrawn.' })).id;
+    const gone = (
+      await post('/v1/documents', {
+        container: containers.Work,
+        content: 'A draft memo about the Zanzibar offsite, withdrawn.',
+      })
+    ).id;
     for (const [container, content] of FACTS) await post('/v1/memories', { container: containers[container], content });
     await post('/v1/memories', { static: true, content: STATIC_FACT });
     await untilQueueEmpty(dir);
-    const del = await fetch(`${server.url}/v1/documents/${gone}?confirm=true`, { method: 'DELETE', headers: { Authorization: `Bearer ${key}` } });
+    const del = await fetch(`${server.url}/v1/documents/${gone}?confirm=true`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${key}` },
+    });
     if (!del.ok) throw new Error(`delete answered ${del.status}`);
   } finally {
     server.proc.kill('SIGTERM');
@@ -115,7 +131,10 @@ async function main(): Promise<void> {
   db.close();
   mkdirSync(out, { recursive: true });
   await Bun.write(join(out, 'engram.db'), Bun.file(join(dir, 'engram.db')));
-  await Bun.write(join(out, 'credentials.json'), `${JSON.stringify({ email: EMAIL, password: PASSWORD, key, containers }, null, 2)}\n`);
+  await Bun.write(
+    join(out, 'credentials.json'),
+    `${JSON.stringify({ email: EMAIL, password: PASSWORD, key, containers }, null, 2)}\n`,
+  );
   rmSync(dir, { recursive: true, force: true });
   console.log(`wrote ${out}`);
 }
@@ -125,7 +144,9 @@ async function untilQueueEmpty(dir: string): Promise<void> {
   const db = new Database(join(dir, 'engram.db'), { readonly: true });
   try {
     for (const deadline = Date.now() + 60_000; Date.now() < deadline; await Bun.sleep(100)) {
-      const left = db.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running')").get()!.n;
+      const left = db
+        .query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running')")
+        .get()!.n;
       const failed = db.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE state = 'failed'").get()!.n;
       if (failed) throw new Error(`${failed} learning jobs failed`);
       if (left === 0) return;

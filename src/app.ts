@@ -58,8 +58,15 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions, i
     const refusal = refusalOf(err);
     if (refusal) return errorResponse(c, refusal);
     // Anything else is our fault: log it with the trace id, answer without internals.
-    services.log.error('unhandled error', { trace_id: c.get('traceId'), error: String(err), stack: (err as Error).stack });
-    return errorResponse(c, new ServiceError('internal', 'Something went wrong on the server. Quote the trace_id when reporting it.'));
+    services.log.error('unhandled error', {
+      trace_id: c.get('traceId'),
+      error: String(err),
+      stack: (err as Error).stack,
+    });
+    return errorResponse(
+      c,
+      new ServiceError('internal', 'Something went wrong on the server. Quote the trace_id when reporting it.'),
+    );
   });
   return app;
 }

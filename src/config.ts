@@ -108,10 +108,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const embedder = embedderConfig(env, problems);
   const fetchAllowPrivate = flag(env, 'ENGRAM_FETCH_ALLOW_PRIVATE', problems);
   const model = modelConfig(env, problems);
-  const allowedOrigins = (env.ENGRAM_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
-  for (const o of allowedOrigins) if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]+$/i.test(o)) problems.push(`ENGRAM_ALLOWED_ORIGINS: "${o}" is not an origin`);
-  const trustedProxies = (env.ENGRAM_TRUSTED_PROXIES ?? '').split(',').map((p) => p.trim()).filter(Boolean);
-  for (const p of trustedProxies) if (!parseProxyEntry(p)) problems.push(`ENGRAM_TRUSTED_PROXIES: "${p}" is not an IP address or CIDR network`);
+  const allowedOrigins = (env.ENGRAM_ALLOWED_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
+  for (const o of allowedOrigins)
+    if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]+$/i.test(o)) problems.push(`ENGRAM_ALLOWED_ORIGINS: "${o}" is not an origin`);
+  const trustedProxies = (env.ENGRAM_TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  for (const p of trustedProxies)
+    if (!parseProxyEntry(p)) problems.push(`ENGRAM_TRUSTED_PROXIES: "${p}" is not an IP address or CIDR network`);
   if (problems.length) throw new ConfigError(`Bad configuration:\n  ${problems.join('\n  ')}`);
   return Object.freeze({
     host: get('ENGRAM_HOST'),
@@ -138,12 +146,17 @@ function modelConfig(env: Record<string, string | undefined>, problems: string[]
   const url = env.ENGRAM_MODEL_URL?.replace(/\/+$/, '');
   const model = env.ENGRAM_MODEL;
   if (!url && !model) return null;
-  if (!url || !/^https?:\/\/[^/]/.test(url)) problems.push('ENGRAM_MODEL_URL must be an http(s) URL of an OpenAI-compatible API, such as http://127.0.0.1:11434/v1');
+  if (!url || !/^https?:\/\/[^/]/.test(url))
+    problems.push(
+      'ENGRAM_MODEL_URL must be an http(s) URL of an OpenAI-compatible API, such as http://127.0.0.1:11434/v1',
+    );
   if (!model) problems.push('ENGRAM_MODEL must name the chat model when ENGRAM_MODEL_URL is set');
   const seconds = Number(env.ENGRAM_MODEL_TIMEOUT_SECONDS ?? '120');
-  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) problems.push('ENGRAM_MODEL_TIMEOUT_SECONDS must be an integer from 1 to 3600');
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600)
+    problems.push('ENGRAM_MODEL_TIMEOUT_SECONDS must be an integer from 1 to 3600');
   const retries = Number(env.ENGRAM_MODEL_RETRIES ?? '2');
-  if (!Number.isInteger(retries) || retries < 0 || retries > 5) problems.push('ENGRAM_MODEL_RETRIES must be an integer from 0 to 5');
+  if (!Number.isInteger(retries) || retries < 0 || retries > 5)
+    problems.push('ENGRAM_MODEL_RETRIES must be an integer from 0 to 5');
   return { url: url ?? '', model: model ?? '', key: env.ENGRAM_MODEL_KEY || null, timeoutMs: seconds * 1000, retries };
 }
 
@@ -158,9 +171,15 @@ function embedderConfig(env: Record<string, string | undefined>, problems: strin
     problems.push(`ENGRAM_EMBEDDER must be builtin, fast, openai or none (got "${choice}")`);
     return { kind: 'none' };
   }
-  if (!env.ENGRAM_EMBED_URL || !/^https?:\/\//.test(env.ENGRAM_EMBED_URL)) problems.push('ENGRAM_EMBED_URL must be an http(s) URL for the openai embedder');
+  if (!env.ENGRAM_EMBED_URL || !/^https?:\/\//.test(env.ENGRAM_EMBED_URL))
+    problems.push('ENGRAM_EMBED_URL must be an http(s) URL for the openai embedder');
   if (!env.ENGRAM_EMBED_MODEL) problems.push('ENGRAM_EMBED_MODEL must name the model for the openai embedder');
-  return { kind: 'openai', url: env.ENGRAM_EMBED_URL ?? '', model: env.ENGRAM_EMBED_MODEL ?? '', key: env.ENGRAM_EMBED_KEY ?? null };
+  return {
+    kind: 'openai',
+    url: env.ENGRAM_EMBED_URL ?? '',
+    model: env.ENGRAM_EMBED_MODEL ?? '',
+    key: env.ENGRAM_EMBED_KEY ?? null,
+  };
 }
 
 function flag(env: Record<string, string | undefined>, name: string, problems: string[]): boolean {
@@ -172,6 +191,9 @@ function flag(env: Record<string, string | undefined>, name: string, problems: s
 }
 
 /** What `engram mcp` (the stdio bridge) needs: the server's origin and a developer key. */
-export function loadBridgeConfig(env: Record<string, string | undefined> = process.env): { url: string; key: string | null } {
+export function loadBridgeConfig(env: Record<string, string | undefined> = process.env): {
+  url: string;
+  key: string | null;
+} {
   return { url: (env.ENGRAM_BASE_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, ''), key: env.ENGRAM_API_KEY ?? null };
 }

@@ -31,7 +31,13 @@ const STATUS: Record<ErrorCode, ErrorStatus> = {
   storage_full: 507,
 };
 
-const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'conflict', 'storage_full', 'unavailable', 'internal']);
+const RETRYABLE: ReadonlySet<ErrorCode> = new Set([
+  'rate_limited',
+  'conflict',
+  'storage_full',
+  'unavailable',
+  'internal',
+]);
 
 export class ServiceError extends Error {
   readonly status: ErrorStatus;
@@ -73,10 +79,16 @@ export function isStorageFull(err: unknown): boolean {
 export function refusalOf(err: unknown): ServiceError | null {
   if (err instanceof ServiceError) return err;
   if (isStorageFull(err)) {
-    return new ServiceError('storage_full', 'The server\'s storage is full, so this write was not saved. Reads still work; try again once space is freed.');
+    return new ServiceError(
+      'storage_full',
+      "The server's storage is full, so this write was not saved. Reads still work; try again once space is freed.",
+    );
   }
   if (err instanceof StoreUnavailable) {
-    return new ServiceError('unavailable', 'The database does not answer, so this request was not carried out. Try again shortly.');
+    return new ServiceError(
+      'unavailable',
+      'The database does not answer, so this request was not carried out. Try again shortly.',
+    );
   }
   return null;
 }

@@ -47,7 +47,10 @@ export function hiddenCharacter(name: string): string | null {
  * `client_name`), and for names stored before the rule.
  */
 export function withoutInvisible(name: string): string {
-  return name.replace(HIDDEN, (c) => (IS_BLANK.test(c) ? ' ' : '')).replace(/ {2,}/g, ' ').trim();
+  return name
+    .replace(HIDDEN, (c) => (IS_BLANK.test(c) ? ' ' : ''))
+    .replace(/ {2,}/g, ' ')
+    .trim();
 }
 
 const IS_BLANK = new RegExp(`^[${BLANK}]$`, 'u');
@@ -61,6 +64,12 @@ const IGNORABLE = /[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}]/gu;
  * "NOTES", "Ｎｏｔｅｓ" and "Notes" with a joiner inside are one name.
  */
 export function nameKey(name: string): string {
-  const folded = name.replace(BLANKS, ' ').normalize('NFKC').replace(IGNORABLE, '').toUpperCase().toLowerCase().normalize('NFKC');
+  const folded = name
+    .replace(BLANKS, ' ')
+    .normalize('NFKC')
+    .replace(IGNORABLE, '')
+    .toUpperCase()
+    .toLowerCase()
+    .normalize('NFKC');
   return folded.replace(/\s+/gu, ' ').trim();
 }

@@ -79,7 +79,14 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const embedder = embedders[tier];
     // A different model than the stored vectors came from: they are dropped and made again. Passages
     // a server learned without an embedder are embedded once one is back.
-    if (await useEmbeddingModel(store, tier, embedder && { id: embedder.id, dimensions: embedder.dimensions }, clock.now())) {
+    if (
+      await useEmbeddingModel(
+        store,
+        tier,
+        embedder && { id: embedder.id, dimensions: embedder.dimensions },
+        clock.now(),
+      )
+    ) {
       log.info('passages will be embedded in the background', { tier, model: embedder?.id });
     }
   }
@@ -90,30 +97,54 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // a shared store, where other replicas' writes are pending right now.
   await store.idempotency.deleteExpired(clock.now());
   const interrupted = ownsStore ? await store.idempotency.interruptPending() : 0;
-  if (interrupted) log.warn('writes a stopped server left running are marked interrupted', { idempotency_keys: interrupted });
+  if (interrupted)
+    log.warn('writes a stopped server left running are marked interrupted', { idempotency_keys: interrupted });
   // The learning thread boots (its imports, its store, the fast model: a few hundred ms) while this
   // thread opens the search index. The thread's reports of passages indexed wait for it (`onIndexed`);
   // vectors stored before the indexes are opened are read by them.
   const ready = Promise.withResolvers<OpenServices>();
   ready.promise.catch(() => {}); // a failure to open is the start's, below
   // On a shared store the indexes follow its feed, which carries this process's learning as well as every other's.
-  const onIndexed = async (tier: VectorTier, ids: number[]) => (feed ? undefined : (await ready.promise).indexes.indexPassages(tier, ids));
-  const strong = embedders.strong && { id: embedders.strong.id, dimensions: embedders.strong.dimensions, similarityFloor: embedders.strong.similarityFloor ?? 0 };
+  const onIndexed = async (tier: VectorTier, ids: number[]) =>
+    feed ? undefined : (await ready.promise).indexes.indexPassages(tier, ids);
+  const strong = embedders.strong && {
+    id: embedders.strong.id,
+    dimensions: embedders.strong.dimensions,
+    similarityFloor: embedders.strong.similarityFloor ?? 0,
+  };
   // Refinement runs the query thread's session: the process holds the strong model once.
   const queryModel = embedders.strong instanceof QueryEmbedder ? embedders.strong : null;
   const strongModel = queryModel && (() => queryModel.shared());
   // Searches in flight, which refinement's model runs keep out of the way of.
   const searches = new SearchActivity();
   const learns = options.learning ?? true;
-  const thread = options.manualLearning || !learns ? null : LearningSupervisor.start(config, onIndexed, log, { strongIdentity: strong, strongModel, searches: searches.buffer });
+  const thread =
+    options.manualLearning || !learns
+      ? null
+      : LearningSupervisor.start(config, onIndexed, log, {
+          strongIdentity: strong,
+          strongModel,
+          searches: searches.buffer,
+        });
   let learning: Learning | null = null;
   let services: OpenServices;
   try {
-    services = await createServices(store, config, { clock, log, embedders, activity: searches, notifyQueued: () => learning?.notify(), feed, limits });
+    services = await createServices(store, config, {
+      clock,
+      log,
+      embedders,
+      activity: searches,
+      notifyQueued: () => learning?.notify(),
+      feed,
+      limits,
+    });
     ready.resolve(services);
   } catch (err) {
     ready.reject(err);
-    await thread?.then((t) => t.stop(), () => {});
+    await thread?.then(
+      (t) => t.stop(),
+      () => {},
+    );
     throw err;
   }
   if (thread) {
@@ -123,27 +154,54 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   } else {
     const extractor = config.model ? new FactExtractor(new ModelClient(config.model), log) : null;
     learning = new LearningRunner({
-      store, clock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config), onIndexed, extractor,
+      store,
+      clock,
+      log,
+      embedder: embedders.fast,
+      strong: embedders.strong,
+      readUrl: urlReader(config),
+      onIndexed,
+      extractor,
     });
   }
   const running = learning;
   services.accessLog.startPruning(config.accessLogDays);
   // The site is known once the server listens (the port may be 0); requests come only after that.
-  const site: Site = { baseUrl: '', origins: new Set(), ownOrigins: new Set(), trustedProxies: new TrustedProxies(config.trustedProxies) };
+  const site: Site = {
+    baseUrl: '',
+    origins: new Set(),
+    ownOrigins: new Set(),
+    trustedProxies: new TrustedProxies(config.trustedProxies),
+  };
   const imports = new ImportRuns(join(config.dataDir, IMPORTS_DIR), clock);
-  const app = createApp(services, site, {
-    consentTtlDays: config.consentTtlDays,
-    clientMetadata: { allowPrivate: config.fetchAllowPrivate, ...options.clientMetadata },
-  }, imports);
+  const app = createApp(
+    services,
+    site,
+    {
+      consentTtlDays: config.consentTtlDays,
+      clientMetadata: { allowPrivate: config.fetchAllowPrivate, ...options.clientMetadata },
+    },
+    imports,
+  );
   // Bun's own body limit would answer a bare 413 before the app sees the request; the app's limit
   // (app.ts) refuses every oversized body itself, in the envelope, without reading it past the limit.
   // Bun answers headers over its parser's limit with a bare 431 that no hook sees; node:http's
   // setting is the one Bun.serve reads. Raised so the app's smaller limit answers in the envelope.
   (nodeHttp as { maxHeaderSize: number }).maxHeaderSize = PARSER_HEADER_BYTES;
-  const http = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, maxRequestBodySize: Number.MAX_SAFE_INTEGER });
+  const http = Bun.serve({
+    hostname: config.host,
+    port: config.port,
+    fetch: app.fetch,
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+  });
   Object.assign(site, siteFor(config, http.port!));
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${http.port}`;
-  log.info('engram listening', { url, base_url: site.baseUrl, data_dir: config.dataDir, ...(config.databaseUrl ? { database: shownUrl(config.databaseUrl), learning: learns } : {}) });
+  log.info('engram listening', {
+    url,
+    base_url: site.baseUrl,
+    data_dir: config.dataDir,
+    ...(config.databaseUrl ? { database: shownUrl(config.databaseUrl), learning: learns } : {}),
+  });
   return {
     url,
     site,

@@ -46,16 +46,37 @@ export interface OpenServices extends Services {
   close(): Promise<void>;
 }
 
-export async function createServices(store: Store, config: Config, options: ServiceOptions = {}): Promise<OpenServices> {
+export async function createServices(
+  store: Store,
+  config: Config,
+  options: ServiceOptions = {},
+): Promise<OpenServices> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
   const embedders = options.embedders ?? { fast: null, strong: null };
-  const search = await SearchEngine.open(store, log, embedders, config.dataDir, options.activity, config.indexSaveSeconds * 1000, undefined, options.feed);
+  const search = await SearchEngine.open(
+    store,
+    log,
+    embedders,
+    config.dataDir,
+    options.activity,
+    config.indexSaveSeconds * 1000,
+    undefined,
+    options.feed,
+  );
   const usage = new UsageRecorder(store);
   const accessLog = new AccessRecorder(store, clock, log);
   return {
-    store, clock, log, usage, accessLog, search, indexes: search.indexes,
-    limiter: options.limits ? new SharedRateLimiter(options.limits, clock, config.rateLimitPerMin) : new RateLimiter(clock, config.rateLimitPerMin),
+    store,
+    clock,
+    log,
+    usage,
+    accessLog,
+    search,
+    indexes: search.indexes,
+    limiter: options.limits
+      ? new SharedRateLimiter(options.limits, clock, config.rateLimitPerMin)
+      : new RateLimiter(clock, config.rateLimitPerMin),
     notifyQueued: options.notifyQueued ?? (() => {}),
     model: config.model ? new ModelClient(config.model) : null,
     turns: new TurnBudget(undefined, options.limits ?? null),

@@ -27,7 +27,10 @@ export function siteFor(config: Config, port: number): Site {
   const loopback = ['127.0.0.1', 'localhost', '[::1]'].map((h) => `http://${h}:${port}`);
   const own = [baseUrl, listening, ...loopback];
   return {
-    baseUrl, origins: new Set([...own, ...config.allowedOrigins]), ownOrigins: new Set(own), trustedProxies: new TrustedProxies(config.trustedProxies),
+    baseUrl,
+    origins: new Set([...own, ...config.allowedOrigins]),
+    ownOrigins: new Set(own),
+    trustedProxies: new TrustedProxies(config.trustedProxies),
   };
 }
 

@@ -83,7 +83,9 @@ function target(from: string, specifier: string): string | null {
 }
 
 const files = sourceFiles(SRC);
-const edges = new Map(files.map((file) => [file, specifiersOf(readFileSync(file, 'utf8')).flatMap((s) => target(file, s) ?? [])]));
+const edges = new Map(
+  files.map((file) => [file, specifiersOf(readFileSync(file, 'utf8')).flatMap((s) => target(file, s) ?? [])]),
+);
 const show = (file: string) => relative(resolve(SRC, '..'), file);
 
 describe('the import graph of src/', () => {

@@ -125,12 +125,21 @@ export function generateConversations(seed = 17): Dataset {
         // An echo: a telling and a question that reuses its words; otherwise a paraphrase.
         const [tell, echo] = chance(ECHO_TELL) ? pick(M.ATTRIBUTE_ECHOES[a.key]!) : [pick(value.tell ?? a.tell), null];
         const t: Telling = {
-          teller: p, text: fill(tell, p, vars), reply: a.reply,
+          teller: p,
+          text: fill(tell, p, vars),
+          reply: a.reply,
           ask: (id) => {
             const qs: Omit<Question, 'id' | 'conversation'>[] = [];
             const asks = [...(echo ? [echo] : []), ...shuffle(a.ask)].slice(0, chance(0.5) ? 2 : 1);
-            for (const q of asks) qs.push({ kind: 'single-hop', question: fill(q, p), answer: value.v, evidence: [id] });
-            if (a.key === 'pet') qs.push({ kind: 'single-hop', question: fill(pick(["What is the name of {P}'s pet?", "What is {P}'s pet called?"]), p), answer: N, evidence: [id] });
+            for (const q of asks)
+              qs.push({ kind: 'single-hop', question: fill(q, p), answer: value.v, evidence: [id] });
+            if (a.key === 'pet')
+              qs.push({
+                kind: 'single-hop',
+                question: fill(pick(["What is the name of {P}'s pet?", "What is {P}'s pet called?"]), p),
+                answer: N,
+                evidence: [id],
+              });
             const infer = [...(value.infer ?? []), ...(a.infer ?? [])];
             if (infer.length && chance(0.6)) {
               const [q, answer] = pick(infer);
@@ -147,24 +156,59 @@ export function generateConversations(seed = 17): Dataset {
       if (activities.length >= 2) {
         const last = activities.at(-1)!.telling;
         const ask = last.ask;
-        last.ask = (id) => [...ask(id), {
-          kind: 'multi-hop', question: fill(pick(['What activities does {P} fill {their} free time with?', 'What does {P} like to do outside of work?']), p),
-          answer: activities.map((a) => a.value).join(', '), evidence: activities.map((a) => a.telling.turnId!),
-        }];
+        last.ask = (id) => [
+          ...ask(id),
+          {
+            kind: 'multi-hop',
+            question: fill(
+              pick([
+                'What activities does {P} fill {their} free time with?',
+                'What does {P} like to do outside of work?',
+              ]),
+              p,
+            ),
+            answer: activities.map((a) => a.value).join(', '),
+            evidence: activities.map((a) => a.telling.turnId!),
+          },
+        ];
       }
 
       // A relative named once, and later where they moved, by name only.
       const relation = pick(M.RELATIONS);
       const relative: Person = { name: others[relation.of].pop()!, pronoun: relation.of };
-      const rvars = { rel: relation.rel, N: relative.name, them2: relation.of === 'she' ? 'her' : 'him', they2: relation.of };
+      const rvars = {
+        rel: relation.rel,
+        N: relative.name,
+        them2: relation.of === 'she' ? 'her' : 'him',
+        they2: relation.of,
+      };
       const named: Telling = {
-        teller: p, text: fill(pick(M.RELATION_TELL), p, rvars), reply: ['Aww, that sounds lovely.', 'Say hi from me!', 'Family is everything.'],
-        ask: (id) => [{ kind: 'single-hop', question: fill(pick(M.RELATION_ASK), p, { rel: relation.rel, asWord: relation.asWord }), answer: relative.name, evidence: [id] }],
+        teller: p,
+        text: fill(pick(M.RELATION_TELL), p, rvars),
+        reply: ['Aww, that sounds lovely.', 'Say hi from me!', 'Family is everything.'],
+        ask: (id) => [
+          {
+            kind: 'single-hop',
+            question: fill(pick(M.RELATION_ASK), p, { rel: relation.rel, asWord: relation.asWord }),
+            answer: relative.name,
+            evidence: [id],
+          },
+        ],
       };
       const city = pick(M.CITIES);
       const moved: Telling = {
-        teller: p, text: fill(pick(M.RELATION_MOVE), p, { ...rvars, v: city }), reply: ['Big change!', 'You will miss them, I bet.', 'That is a long way.'], after: named,
-        ask: (id) => [{ kind: 'multi-hop', question: fill(pick(M.RELATION_MOVE_ASK), p, { rel: relation.rel }), answer: city, evidence: [named.turnId!, id] }],
+        teller: p,
+        text: fill(pick(M.RELATION_MOVE), p, { ...rvars, v: city }),
+        reply: ['Big change!', 'You will miss them, I bet.', 'That is a long way.'],
+        after: named,
+        ask: (id) => [
+          {
+            kind: 'multi-hop',
+            question: fill(pick(M.RELATION_MOVE_ASK), p, { rel: relation.rel }),
+            answer: city,
+            evidence: [named.turnId!, id],
+          },
+        ],
       };
       own.push(named, moved);
 
@@ -172,14 +216,32 @@ export function generateConversations(seed = 17): Dataset {
       const events: { event: M.LifeEvent; telling: Telling }[] = [];
       for (const event of shuffle(M.EVENTS).slice(0, EVENTS_EACH)) {
         const when = pick(M.WHEN);
-        const N = event.pick === 'band' ? pick(M.BANDS) : event.pick === 'place' ? pick(M.PLACES) : event.pick === 'peak' ? pick(M.PEAKS)
-          : event.pick === 'friend' ? others[pick(['she', 'he'] as const)].pop()! : '';
+        const N =
+          event.pick === 'band'
+            ? pick(M.BANDS)
+            : event.pick === 'place'
+              ? pick(M.PLACES)
+              : event.pick === 'peak'
+                ? pick(M.PEAKS)
+                : event.pick === 'friend'
+                  ? others[pick(['she', 'he'] as const)].pop()!
+                  : '';
         const telling: Telling = {
-          teller: p, text: fill(pick(event.tell), p, { when: when.say, N }), reply: event.reply,
+          teller: p,
+          text: fill(pick(event.tell), p, { when: when.say, N }),
+          reply: event.reply,
           ask: (id) => {
             const date = dates[sessionsOf.get(telling)!]!;
-            const qs: Omit<Question, 'id' | 'conversation'>[] = [{ kind: 'temporal', question: fill(pick(chance(ECHO_WHEN) ? M.EVENT_ECHOES[event.key]! : event.when), p), answer: whenAnswer(date, when.daysBefore), evidence: [id] }];
-            for (const [q, a] of event.what ?? []) qs.push({ kind: 'single-hop', question: fill(q, p), answer: fill(a, p, { N }), evidence: [id] });
+            const qs: Omit<Question, 'id' | 'conversation'>[] = [
+              {
+                kind: 'temporal',
+                question: fill(pick(chance(ECHO_WHEN) ? M.EVENT_ECHOES[event.key]! : event.when), p),
+                answer: whenAnswer(date, when.daysBefore),
+                evidence: [id],
+              },
+            ];
+            for (const [q, a] of event.what ?? [])
+              qs.push({ kind: 'single-hop', question: fill(q, p), answer: fill(a, p, { N }), evidence: [id] });
             return qs;
           },
         };
@@ -195,10 +257,15 @@ export function generateConversations(seed = 17): Dataset {
           const first = position.get(x!.telling.turnId!)! < position.get(id)! ? x! : y!;
           const [a, a2] = M.EVENT_PHRASES[x!.event.key]!;
           const [b, b2] = M.EVENT_PHRASES[y!.event.key]!;
-          return [...ask(id), {
-            kind: 'multi-hop', question: fill(pick(M.ORDER_ASK), p, { a: fill(a, p), b: fill(b, p), a2: fill(a2, p), b2: fill(b2, p) }),
-            answer: fill(M.EVENT_PHRASES[first.event.key]![0], p), evidence: [x!.telling.turnId!, id],
-          }];
+          return [
+            ...ask(id),
+            {
+              kind: 'multi-hop',
+              question: fill(pick(M.ORDER_ASK), p, { a: fill(a, p), b: fill(b, p), a2: fill(a2, p), b2: fill(b2, p) }),
+              answer: fill(M.EVENT_PHRASES[first.event.key]![0], p),
+              evidence: [x!.telling.turnId!, id],
+            },
+          ];
         };
       }
       tellings.push(...own);
@@ -236,7 +303,9 @@ export function generateConversations(seed = 17): Dataset {
       for (const t of shuffle(tellings.filter((t) => sessionsOf.get(t) === s))) {
         const who = people.indexOf(t.teller);
         if (speaker !== who) say(speaker, smallTalk(speaker));
-        const lead = chance(0.3) ? `${pick(['Oh, guess what!', 'Funny story.', 'Big news!', 'Okay, update.', 'Right, so.'])} ` : '';
+        const lead = chance(0.3)
+          ? `${pick(['Oh, guess what!', 'Funny story.', 'Big news!', 'Okay, update.', 'Right, so.'])} `
+          : '';
         const tail = chance(0.25) ? ` ${fill(pick(M.SMALL_TALK), t.teller)}` : '';
         t.turnId = say(who, lead + t.text + tail);
         if (chance(0.9)) say(1 - who, chance(0.6) ? pick(t.reply) : pick(M.REACTIONS));
@@ -250,7 +319,8 @@ export function generateConversations(seed = 17): Dataset {
     // Questions once every turn has its id, in the order their last evidence was told.
     const asked = tellings.flatMap((t) => t.ask(t.turnId!).map((q) => ({ ...q, order: sessionsOf.get(t)! })));
     asked.sort((a, b) => a.order - b.order);
-    for (const { order: _, ...q } of asked) questions.push({ id: `c${c}-q${questions.filter((x) => x.conversation === c).length}`, conversation: c, ...q });
+    for (const { order: _, ...q } of asked)
+      questions.push({ id: `c${c}-q${questions.filter((x) => x.conversation === c).length}`, conversation: c, ...q });
   }
   return { seed, turns, questions };
 }

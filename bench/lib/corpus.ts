@@ -59,7 +59,8 @@ export function seeded(seed: number): () => number {
 
 export function sentence(random: () => number, words = 12): string {
   const out: string[] = [];
-  for (let i = 0; i < words; i++) out.push(random() < 0.35 ? FILLER[Math.floor(random() * FILLER.length)]! : word(random));
+  for (let i = 0; i < words; i++)
+    out.push(random() < 0.35 ? FILLER[Math.floor(random() * FILLER.length)]! : word(random));
   const s = out.join(' ');
   return `${s[0]!.toUpperCase()}${s.slice(1)}.`;
 }
@@ -69,7 +70,9 @@ export function documentText(random: () => number, bytes: number): string {
   const paragraphs: string[] = [];
   let size = 0;
   while (size < bytes) {
-    const p = Array.from({ length: 3 + Math.floor(random() * 3) }, () => sentence(random, 8 + Math.floor(random() * 8))).join(' ');
+    const p = Array.from({ length: 3 + Math.floor(random() * 3) }, () =>
+      sentence(random, 8 + Math.floor(random() * 8)),
+    ).join(' ');
     paragraphs.push(p);
     size += p.length + 2;
   }

@@ -34,5 +34,10 @@ export function documents(n: number, bytes: number): string[] {
   });
 }
 
-export const QUERIES = ['when did Caroline go to the support group?', 'what is my sister allergic to', 'Jon job bank', 'where did Melanie take the kids', 'dentist appointment day'];
-
+export const QUERIES = [
+  'when did Caroline go to the support group?',
+  'what is my sister allergic to',
+  'Jon job bank',
+  'where did Melanie take the kids',
+  'dentist appointment day',
+];

@@ -12,7 +12,9 @@ export const ROOT = join(import.meta.dir, '../..');
 /** One `engram` command on a data directory, as a user runs it: its standard output, trimmed. Throws when it fails. */
 export function engram(dataDir: string, args: string[], stdin?: string, env: Record<string, string> = {}): string {
   const run = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), ...args, '--data', dataDir], {
-    cwd: ROOT, env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn', ...env }, stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
+    cwd: ROOT,
+    env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn', ...env },
+    stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
   });
   if (run.exitCode !== 0) throw new Error(`engram ${args.join(' ')} exited ${run.exitCode}: ${run.stderr.toString()}`);
   return run.stdout.toString().trim();
@@ -39,20 +41,40 @@ export interface Served {
  * Its standard error goes to `stderr`: a file, a pipe for the caller to read, or the terminal.
  */
 export async function spawnServer(
-  dataDir: string, env: Record<string, string> = {}, stderr: string | 'pipe' | 'inherit' = 'inherit', args: string[] = [],
+  dataDir: string,
+  env: Record<string, string> = {},
+  stderr: string | 'pipe' | 'inherit' = 'inherit',
+  args: string[] = [],
 ): Promise<Served> {
   const port = freePort();
   const t0 = performance.now();
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve', ...args, '--port', String(port), '--data', dataDir], {
-    cwd: ROOT,
-    env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn', ENGRAM_HOST: '127.0.0.1', ENGRAM_RATE_LIMIT_PER_MIN: '1000000', ...env },
-    stdin: 'ignore', stdout: 'ignore', stderr: stderr === 'pipe' || stderr === 'inherit' ? stderr : Bun.file(stderr),
-  });
+  const proc = Bun.spawn(
+    [process.execPath, join(ROOT, 'src/main.ts'), 'serve', ...args, '--port', String(port), '--data', dataDir],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ENGRAM_LOG_LEVEL: 'warn',
+        ENGRAM_HOST: '127.0.0.1',
+        ENGRAM_RATE_LIMIT_PER_MIN: '1000000',
+        ...env,
+      },
+      stdin: 'ignore',
+      stdout: 'ignore',
+      stderr: stderr === 'pipe' || stderr === 'inherit' ? stderr : Bun.file(stderr),
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`serve exited with ${proc.exitCode}`);
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { url, proc, startMs: performance.now() - t0 };
+    if (
+      await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { url, proc, startMs: performance.now() - t0 };
     await Bun.sleep(25);
   }
   proc.kill('SIGKILL');
@@ -63,7 +85,12 @@ export async function spawnServer(
 export function setUp(dataDir: string, env: Record<string, string> = {}): { container: string; key: string } {
   engram(dataDir, ['owner', 'create', '--email', 'bench@example.org'], 'benchmark password\n', env);
   const container = engram(dataDir, ['containers', 'create', 'Bench'], undefined, env);
-  const key = engram(dataDir, ['keys', 'create', '--name', 'bench', '--level', 'manage', '--all', '--profile'], undefined, env);
+  const key = engram(
+    dataDir,
+    ['keys', 'create', '--name', 'bench', '--level', 'manage', '--all', '--profile'],
+    undefined,
+    env,
+  );
   return { container, key };
 }
 
@@ -118,7 +145,15 @@ export async function serve(dataDir: string, env: Record<string, string> = {}): 
       proc.kill('SIGTERM');
       await proc.exited;
       await copied;
-      sweepThenRemove({ harness: `bench:${basename(process.argv[1] ?? 'engram-process')}`, stores: [dataDir], logs: [logFile], exclude: HARNESS_FILES }, logFile);
+      sweepThenRemove(
+        {
+          harness: `bench:${basename(process.argv[1] ?? 'engram-process')}`,
+          stores: [dataDir],
+          logs: [logFile],
+          exclude: HARNESS_FILES,
+        },
+        logFile,
+      );
     },
   };
 }

@@ -20,7 +20,15 @@ import type { VectorIndex } from '../../src/search/vector-index';
 import { scratchIndex } from '../../test/helpers/scratch';
 
 export const ACCOUNT = 'acc_bench';
-export const CONTAINER = { id: 'ctr_bench', accountId: ACCOUNT, name: 'bench', description: '', createdAt: 0, updatedAt: 0, learnsIntoProfile: true };
+export const CONTAINER = {
+  id: 'ctr_bench',
+  accountId: ACCOUNT,
+  name: 'bench',
+  description: '',
+  createdAt: 0,
+  updatedAt: 0,
+  learnsIntoProfile: true,
+};
 
 export interface LearnedCorpus {
   store: Store;
@@ -42,7 +50,11 @@ export interface LearnedCorpus {
  * With an extractor, the learning turn also picks facts out of each document, as a server with a
  * model does.
  */
-export async function learnCorpus(documents: { key: string; text: string }[], embedders: EmbedderTiers, extractor: FactExtractor | null = null): Promise<LearnedCorpus> {
+export async function learnCorpus(
+  documents: { key: string; text: string }[],
+  embedders: EmbedderTiers,
+  extractor: FactExtractor | null = null,
+): Promise<LearnedCorpus> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-quality-'));
   const clock = new ManualClock();
   const log = createLogger('warn');
@@ -60,8 +72,21 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
     for (const [i, { key, text }] of documents.entries()) {
       const id = `doc_${i}`;
       keyOfDocument.set(id, key);
-      await insertDocument(tx, { id, accountId: ACCOUNT, containerId: CONTAINER.id, title: null, content: text, url: null, customId: null,
-        metadata: null, status: 'queued', error: null, createdAt: clock.now(), updatedAt: clock.now(), learnedAt: null });
+      await insertDocument(tx, {
+        id,
+        accountId: ACCOUNT,
+        containerId: CONTAINER.id,
+        title: null,
+        content: text,
+        url: null,
+        customId: null,
+        metadata: null,
+        status: 'queued',
+        error: null,
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
+        learnedAt: null,
+      });
     }
   });
 
@@ -70,7 +95,13 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
     for (const id of ids) indexed.add(id);
   };
   const runner = new LearningRunner({
-    store, clock, log, embedder: embedders.fast, strong: embedders.strong, onIndexed, extractor,
+    store,
+    clock,
+    log,
+    embedder: embedders.fast,
+    strong: embedders.strong,
+    onIndexed,
+    extractor,
     readUrl: () => Promise.reject(new Error('the benchmark has no URL documents')),
   });
   await runner.drain();
@@ -91,8 +122,12 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
       passageAt.set(hit.memoryId ?? `${hit.documentId}#${hit.position}`, hit.passageId);
     }
   }
-  if (new Set(keyOf.values()).size !== documents.length) throw new Error(`only ${new Set(keyOf.values()).size} of ${documents.length} documents were learned`);
-  const facts = { container: (await store.facts.listRecent(ACCOUNT, [CONTAINER.id], 1_000_000)).length, profile: (await store.facts.listStatic(ACCOUNT)).length };
+  if (new Set(keyOf.values()).size !== documents.length)
+    throw new Error(`only ${new Set(keyOf.values()).size} of ${documents.length} documents were learned`);
+  const facts = {
+    container: (await store.facts.listRecent(ACCOUNT, [CONTAINER.id], 1_000_000)).length,
+    profile: (await store.facts.listStatic(ACCOUNT)).length,
+  };
   return {
     store,
     dir,
@@ -111,7 +146,11 @@ export async function learnCorpus(documents: { key: string; text: string }[], em
 export async function tierIndex(store: Store, tier: VectorTier, dimensions: number): Promise<VectorIndex> {
   const index = scratchIndex(dimensions);
   index.reserve(await store.vectors.countUnits(tier));
-  for (let page = await store.vectors.list(tier, 0, 2_000); page.length; page = await store.vectors.list(tier, page.at(-1)!.passageId, 2_000)) {
+  for (
+    let page = await store.vectors.list(tier, 0, 2_000);
+    page.length;
+    page = await store.vectors.list(tier, page.at(-1)!.passageId, 2_000)
+  ) {
     for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
   }
   return index;

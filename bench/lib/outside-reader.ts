@@ -19,7 +19,11 @@ export async function readFromOutside(dbFile: string): Promise<number[]> {
   const counts: number[] = [];
   for (const cmd of runs) {
     const proc = Bun.spawn(cmd, { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     if (code !== 0) throw new Error(`${cmd[0]} on ${dbFile} exited ${code}: ${err.trim()}`);
     counts.push(Number(out.trim()));
   }
@@ -30,8 +34,10 @@ export async function readFromOutside(dbFile: string): Promise<number[]> {
 export function locksHeld(pid: number, file: string): string[] {
   const { ino } = statSync(file);
   // "1: POSIX  ADVISORY  READ 1234 fe:00:5678 128 128": the pid, then major:minor:inode.
-  return readFileSync('/proc/locks', 'utf8').split('\n').filter((line) => {
-    const fields = line.trim().split(/\s+/);
-    return fields[4] === String(pid) && fields[5]?.split(':')[2] === String(ino);
-  });
+  return readFileSync('/proc/locks', 'utf8')
+    .split('\n')
+    .filter((line) => {
+      const fields = line.trim().split(/\s+/);
+      return fields[4] === String(pid) && fields[5]?.split(':')[2] === String(ino);
+    });
 }

@@ -25,13 +25,17 @@ interface Character {
   events: Record<string, { content: string; summary?: string; 'Creation Time'?: string }>;
   dialogues: Record<string, { events?: string; contents: Record<string, string[]> }>;
 }
-interface Question { Question: string; 'Reference Memory': string }
+interface Question {
+  Question: string;
+  'Reference Memory': string;
+}
 /** Profile questions are a flat list; the other kinds are grouped by the memory they ask about. */
 type Questions = Record<Kind, Question[] | Record<string, Question[]>[]>;
 
 /** The folder holding the two files: DIR itself, or DIR/Dataset/en_v2 of a clone. */
 export function perltqaFolder(dir: string): string | null {
-  for (const d of [dir, join(dir, 'Dataset', 'en_v2')]) if (existsSync(join(d, FILES.memory)) && existsSync(join(d, FILES.questions))) return d;
+  for (const d of [dir, join(dir, 'Dataset', 'en_v2')])
+    if (existsSync(join(d, FILES.memory)) && existsSync(join(d, FILES.questions))) return d;
   return null;
 }
 
@@ -43,12 +47,18 @@ export function perltqaFolder(dir: string): string | null {
  */
 export function perltqaSet(dir: string, characters = Infinity): EvalSet {
   const folder = perltqaFolder(dir);
-  if (!folder) throw new Error(`no ${FILES.memory} and ${FILES.questions} in ${dir} or ${join(dir, 'Dataset', 'en_v2')}. ${PERLTQA_HOWTO}`);
+  if (!folder)
+    throw new Error(
+      `no ${FILES.memory} and ${FILES.questions} in ${dir} or ${join(dir, 'Dataset', 'en_v2')}. ${PERLTQA_HOWTO}`,
+    );
   const memory = JSON.parse(readFileSync(join(folder, FILES.memory), 'utf8')) as Record<string, Character>;
   const asked = JSON.parse(readFileSync(join(folder, FILES.questions), 'utf8')) as Record<string, Questions>[];
   const documents: EvalSet['documents'] = [];
   const questions: EvalSet['questions'] = [];
-  const names = asked.map((entry) => Object.keys(entry)[0]!).filter((name) => memory[name]).slice(0, characters);
+  const names = asked
+    .map((entry) => Object.keys(entry)[0]!)
+    .filter((name) => memory[name])
+    .slice(0, characters);
   for (const name of names) {
     const keys = new Set<string>();
     for (const { key, text } of memoryDocuments(name, memory[name]!)) {
@@ -58,8 +68,12 @@ export function perltqaSet(dir: string, characters = Infinity): EvalSet {
     const entry = asked.find((e) => e[name])![name]!;
     for (const kind of PERLTQA_KINDS) {
       for (const group of entry[kind] ?? []) {
-        const items: [string | null, Question][] = 'Question' in group ? [[null, group as Question]]
-          : Object.entries(group as Record<string, Question[]>).flatMap(([id, list]) => list.map((q): [string, Question] => [id, q]));
+        const items: [string | null, Question][] =
+          'Question' in group
+            ? [[null, group as Question]]
+            : Object.entries(group as Record<string, Question[]>).flatMap(([id, list]) =>
+                list.map((q): [string, Question] => [id, q]),
+              );
         for (const [id, q] of items) {
           const key = `${name}/${kind}/${referenceOf(id, q['Reference Memory'])}`;
           // A few questions name memory the data does not hold; they cannot be scored.
@@ -80,11 +94,16 @@ function referenceOf(groupId: string | null, reference: string): string {
 function memoryDocuments(name: string, c: Character): { key: string; text: string }[] {
   const out: { key: string; text: string }[] = [];
   for (const [attribute, value] of Object.entries(c.profile)) {
-    if (attribute !== 'Protagonist' && String(value).trim()) out.push({ key: `${name}/profile/${attribute}`, text: `${name}'s ${attribute.toLowerCase()}: ${value}` });
+    if (attribute !== 'Protagonist' && String(value).trim())
+      out.push({ key: `${name}/profile/${attribute}`, text: `${name}'s ${attribute.toLowerCase()}: ${value}` });
   }
-  if (c.profile_description?.trim()) out.push({ key: `${name}/profile/description`, text: c.profile_description.replace(/\*\*/g, '') });
+  if (c.profile_description?.trim())
+    out.push({ key: `${name}/profile/description`, text: c.profile_description.replace(/\*\*/g, '') });
   for (const [id, r] of Object.entries(c.social_relationship)) {
-    out.push({ key: `${name}/social_relationship/${id}`, text: `${name}'s ${r.Relationship}: ${r['Supporting Characters']}. ${r.Description}` });
+    out.push({
+      key: `${name}/social_relationship/${id}`,
+      text: `${name}'s ${r.Relationship}: ${r['Supporting Characters']}. ${r.Description}`,
+    });
   }
   for (const [id, e] of Object.entries(c.events)) {
     const when = e['Creation Time'] ? ` (${e['Creation Time']})` : '';

@@ -44,8 +44,11 @@ export function scoreRanking(ranked: string[], evidence: string[]): Omit<Scores,
  * Runs every question through every variant and scores it; `keyOf` maps a passage id to its
  * document's key. Returns scores by variant, overall and by question kind.
  */
-export async function evaluate(set: EvalSet, variants: Record<string, Variant>, keyOf: (passageId: number) => string | undefined):
-  Promise<Record<string, { all: Scores; byKind: Record<string, Scores> }>> {
+export async function evaluate(
+  set: EvalSet,
+  variants: Record<string, Variant>,
+  keyOf: (passageId: number) => string | undefined,
+): Promise<Record<string, { all: Scores; byKind: Record<string, Scores> }>> {
   const result: Record<string, { all: Scores; byKind: Record<string, Scores> }> = {};
   for (const [name, search] of Object.entries(variants)) {
     const all = zero();
@@ -62,7 +65,10 @@ export async function evaluate(set: EvalSet, variants: Record<string, Variant>, 
       add(byKind[q.kind]!, s);
     }
     times.sort((a, b) => a - b);
-    result[name] = { all: { ...mean(all), msP50: times[Math.floor(times.length / 2)] ?? 0 }, byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, mean(v)])) };
+    result[name] = {
+      all: { ...mean(all), msP50: times[Math.floor(times.length / 2)] ?? 0 },
+      byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, mean(v)])),
+    };
   }
   return result;
 }
@@ -70,15 +76,21 @@ export async function evaluate(set: EvalSet, variants: Record<string, Variant>, 
 /** The main table (recall@1/5/10, MRR@10 per variant) and recall@10 by question kind, in Markdown. */
 export function formatScores(results: Awaited<ReturnType<typeof evaluate>>): string {
   const f = (x: number) => x.toFixed(3);
-  const lines = ['| search | recall@1 | recall@5 | recall@10 | MRR@10 | ms a search (p50) |', '|---|---|---|---|---|---|'];
+  const lines = [
+    '| search | recall@1 | recall@5 | recall@10 | MRR@10 | ms a search (p50) |',
+    '|---|---|---|---|---|---|',
+  ];
   for (const [name, { all }] of Object.entries(results)) {
-    lines.push(`| ${name} | ${f(all.recallAt1)} | ${f(all.recallAt5)} | ${f(all.recallAt10)} | ${f(all.mrrAt10)} | ${all.msP50.toFixed(2)} |`);
+    lines.push(
+      `| ${name} | ${f(all.recallAt1)} | ${f(all.recallAt5)} | ${f(all.recallAt10)} | ${f(all.mrrAt10)} | ${all.msP50.toFixed(2)} |`,
+    );
   }
   const kinds = Object.keys(Object.values(results)[0]?.byKind ?? {});
   if (kinds.length > 1) {
     const counts = kinds.map((k) => `${k} (${Object.values(results)[0]!.byKind[k]!.questions})`);
     lines.push('', `| recall@10 by kind | ${counts.join(' | ')} |`, `|---|${kinds.map(() => '---|').join('')}`);
-    for (const [name, { byKind }] of Object.entries(results)) lines.push(`| ${name} | ${kinds.map((k) => f(byKind[k]!.recallAt10)).join(' | ')} |`);
+    for (const [name, { byKind }] of Object.entries(results))
+      lines.push(`| ${name} | ${kinds.map((k) => f(byKind[k]!.recallAt10)).join(' | ')} |`);
   }
   return lines.join('\n');
 }
@@ -95,5 +107,12 @@ function add(total: Scores, s: Omit<Scores, 'questions' | 'msP50'>): void {
 
 function mean(s: Scores): Scores {
   const n = s.questions || 1;
-  return { questions: s.questions, recallAt1: s.recallAt1 / n, recallAt5: s.recallAt5 / n, recallAt10: s.recallAt10 / n, mrrAt10: s.mrrAt10 / n, msP50: 0 };
+  return {
+    questions: s.questions,
+    recallAt1: s.recallAt1 / n,
+    recallAt5: s.recallAt5 / n,
+    recallAt10: s.recallAt10 / n,
+    mrrAt10: s.mrrAt10 / n,
+    msP50: 0,
+  };
 }

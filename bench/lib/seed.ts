@@ -31,7 +31,14 @@ export interface Seeded {
 }
 
 /** With `databaseUrl`, the store is that PostgreSQL database (the data directory then holds only the key's file). */
-export async function seedStore(dir: string, passages: number, embedderChoice: string, keep: boolean, refine = false, databaseUrl?: string): Promise<Seeded> {
+export async function seedStore(
+  dir: string,
+  passages: number,
+  embedderChoice: string,
+  keep: boolean,
+  refine = false,
+  databaseUrl?: string,
+): Promise<Seeded> {
   const keyFile = join(dir, 'bench-key');
   const reused = keep && existsSync(keyFile);
   const env: Record<string, string> = databaseUrl ? { ENGRAM_DATABASE_URL: databaseUrl } : {};
@@ -53,8 +60,19 @@ export async function seedStore(dir: string, passages: number, embedderChoice: s
     const text = documentText(random, 1024);
     const now = Date.now();
     await insertDocument(store, {
-      id: newId('doc'), accountId: account!.id, containerId: container!.id, title: null, content: text, url: null, customId: null,
-      metadata: null, status: 'queued', error: null, createdAt: now, updatedAt: now, learnedAt: null,
+      id: newId('doc'),
+      accountId: account!.id,
+      containerId: container!.id,
+      title: null,
+      content: text,
+      url: null,
+      customId: null,
+      metadata: null,
+      status: 'queued',
+      error: null,
+      createdAt: now,
+      updatedAt: now,
+      learnedAt: null,
     });
     const job = (await store.jobs.claim(now, 1))[0]!;
     const parts = splitPassages(text, null);
@@ -71,5 +89,13 @@ export async function seedStore(dir: string, passages: number, embedderChoice: s
   }
   await store.close();
   if (keep) await Bun.write(keyFile, key);
-  return { key, accountId: account!.id, containerId: container!.id, passages: made, seconds: (learnedAt - started) / 1000, refineSeconds, reused };
+  return {
+    key,
+    accountId: account!.id,
+    containerId: container!.id,
+    passages: made,
+    seconds: (learnedAt - started) / 1000,
+    refineSeconds,
+    reused,
+  };
 }

@@ -14,11 +14,18 @@ import { Browser, connect } from '../../test/oauth/helpers';
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
-  options: { url: { type: 'string' }, email: { type: 'string' }, containers: { type: 'string' }, profile: { type: 'boolean', default: false } },
+  options: {
+    url: { type: 'string' },
+    email: { type: 'string' },
+    containers: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+  },
 });
 const password = process.env.ENGRAM_PASSWORD;
 if (!values.url || !values.email || !values.containers || !password) {
-  process.stderr.write('consent-token: needs --url URL --email E --containers ID[,ID...] [--profile] and ENGRAM_PASSWORD\n');
+  process.stderr.write(
+    'consent-token: needs --url URL --email E --containers ID[,ID...] [--profile] and ENGRAM_PASSWORD\n',
+  );
   process.exit(2);
 }
 

@@ -15,8 +15,19 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 
 const TABLES = [
-  'accounts', 'sessions', 'containers', 'documents', 'memories', 'memory_history', 'rules', 'credentials',
-  'credential_containers', 'exposures', 'exposure_containers', 'oauth_clients', 'oauth_codes',
+  'accounts',
+  'sessions',
+  'containers',
+  'documents',
+  'memories',
+  'memory_history',
+  'rules',
+  'credentials',
+  'credential_containers',
+  'exposures',
+  'exposure_containers',
+  'oauth_clients',
+  'oauth_codes',
 ];
 const SKIPPED_COLUMNS: Record<string, string[]> = { documents: ['status', 'error', 'updated_at', 'learned_at'] };
 
@@ -27,20 +38,35 @@ if (!dataDir) {
 }
 
 const db = new Database(join(dataDir, 'engram.db'), { readonly: true });
-const present = new Set(db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name));
+const present = new Set(
+  db
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'")
+    .all()
+    .map((r) => r.name),
+);
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 for (const table of TABLES) {
   if (!present.has(table)) {
     process.stdout.write(`${table}\tabsent\n`);
     continue;
   }
-  const columns = db.query<{ name: string }, []>(`PRAGMA table_info(${quote(table)})`).all().map((c) => c.name)
+  const columns = db
+    .query<{ name: string }, []>(`PRAGMA table_info(${quote(table)})`)
+    .all()
+    .map((c) => c.name)
     .filter((c) => !/^last_\w+_at$/.test(c) && !(SKIPPED_COLUMNS[table] ?? []).includes(c));
   const list = columns.map(quote).join(', ');
   // Ordered by every kept column, so the digest does not depend on the order rows were written in.
   const rows = db.query<unknown[], []>(`SELECT ${list} FROM ${quote(table)} ORDER BY ${list}`).values();
   const hash = createHash('sha256');
-  for (const row of rows) hash.update(JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v))).update('\n');
+  for (const row of rows)
+    hash
+      .update(
+        JSON.stringify(row, (_k, v) =>
+          typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v,
+        ),
+      )
+      .update('\n');
   process.stdout.write(`${table}\t${rows.length} rows\t${hash.digest('hex').slice(0, 16)}\t(${columns.join(', ')})\n`);
 }
 db.close();

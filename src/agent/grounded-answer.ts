@@ -43,11 +43,20 @@ export interface TurnSearch {
  * is told first (the ask rules, or a workflow's instruction followed by them).
  */
 export async function groundedAnswer(
-  turn: TurnSearch, model: ModelClient, containers: Container[], query: string, system: string, question: string,
+  turn: TurnSearch,
+  model: ModelClient,
+  containers: Container[],
+  query: string,
+  system: string,
+  question: string,
 ): Promise<GroundedAnswer> {
-  const hits = containers.length ? (await turn.search.search(turn.accountId, containers, query, PASSAGES_PER_TURN, turn.traceId)).hits : [];
+  const hits = containers.length
+    ? (await turn.search.search(turn.accountId, containers, query, PASSAGES_PER_TURN, turn.traceId)).hits
+    : [];
   if (hits.length === 0) return { answer: NO_ANSWER, answered: false, citations: [] };
-  const numbered = hits.map((h, i) => `[${i + 1}] (${h.container.name}${h.title ? `: ${h.title}` : ''})\n${h.content}`).join('\n\n');
+  const numbered = hits
+    .map((h, i) => `[${i + 1}] (${h.container.name}${h.title ? `: ${h.title}` : ''})\n${h.content}`)
+    .join('\n\n');
   const messages: ChatMessage[] = [
     { role: 'system', content: `${system}\n\n${GROUNDING_RULES}` },
     { role: 'user', content: `Passages from the person's memory:\n\n${numbered}\n\n${question}` },

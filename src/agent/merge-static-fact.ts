@@ -53,13 +53,27 @@ export async function mergeStaticFact(ctx: StaticFactTurn, content: string, titl
     }
   }
   const now = ctx.clock.now();
-  const memory: Fact = { id: newId('mem'), accountId, containerId: null, content, title, static: true, createdAt: now, updatedAt: now, writtenBy };
+  const memory: Fact = {
+    id: newId('mem'),
+    accountId,
+    containerId: null,
+    content,
+    title,
+    static: true,
+    createdAt: now,
+    updatedAt: now,
+    writtenBy,
+  };
   await insertFact(ctx.store, memory);
   return memory;
 }
 
 /** The model's decision, or null when it gave none: the turn then stores the fact as given. */
-async function decide(ctx: StaticFactTurn, existing: Fact[], content: string): Promise<z.infer<typeof Decision> | null> {
+async function decide(
+  ctx: StaticFactTurn,
+  existing: Fact[],
+  content: string,
+): Promise<z.infer<typeof Decision> | null> {
   const numbered = existing.map((m, i) => `[${i + 1}] ${m.content}`).join('\n');
   const messages: ChatMessage[] = [
     { role: 'system', content: MERGE_SYSTEM },

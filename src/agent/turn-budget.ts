@@ -11,12 +11,19 @@ export class TurnBudget {
   private readonly running = new Map<string, number>();
 
   /** With `shared` (a store several processes share), the budget is the account's on every process. */
-  constructor(readonly limit: number = TURNS_PER_ACCOUNT, private readonly shared: SharedLimits | null = null) {}
+  constructor(
+    readonly limit: number = TURNS_PER_ACCOUNT,
+    private readonly shared: SharedLimits | null = null,
+  ) {}
 
   /** Runs `turn` inside the account's budget; throws 429 `rate_limited` when the budget is spent. */
   async run<T>(accountId: string, turn: () => T | Promise<T>): Promise<T> {
     const spent = (): never => {
-      throw new ServiceError('rate_limited', `This account already runs ${this.limit} turns at once; try again when one ends.`, { concurrent_turns: this.limit });
+      throw new ServiceError(
+        'rate_limited',
+        `This account already runs ${this.limit} turns at once; try again when one ends.`,
+        { concurrent_turns: this.limit },
+      );
     };
     if (this.shared) return this.shared.withTurn(accountId, this.limit, () => this.counted(accountId, turn), spent);
     if ((this.running.get(accountId) ?? 0) >= this.limit) spent();

@@ -27,7 +27,10 @@ const CONSENT_TOOLS: ReadonlySet<string> = new Set(['list_containers', 'search_m
 const isConsentToken = (caller: Caller | undefined) => caller?.kind === 'consent';
 
 /** The one tool each kind of share holds; no other credential holds either (contract). */
-const SHARE_TOOLS: Readonly<Record<'agent_share' | 'workflow', string>> = { agent_share: 'ask_agent', workflow: 'workflow_invoke' };
+const SHARE_TOOLS: Readonly<Record<'agent_share' | 'workflow', string>> = {
+  agent_share: 'ask_agent',
+  workflow: 'workflow_invoke',
+};
 
 const SHARE_TOOL_NAMES: ReadonlySet<string> = new Set(Object.values(SHARE_TOOLS));
 
@@ -44,7 +47,11 @@ export function holdsTool(caller: Caller, tool: string): boolean {
 
 export function refuseTool(tool: string, caller?: Caller): ServiceError {
   if (isConsentToken(caller)) {
-    return new ServiceError('unauthorized', `The tool ${tool} is not in the agent's capability profile: an app connected with OAuth can only read.`, { tool });
+    return new ServiceError(
+      'unauthorized',
+      `The tool ${tool} is not in the agent's capability profile: an app connected with OAuth can only read.`,
+      { tool },
+    );
   }
   return new ServiceError('unauthorized', `The tool ${tool} is not in this credential's capability profile.`, { tool });
 }
@@ -54,11 +61,18 @@ export function refuseTool(tool: string, caller?: Caller): ServiceError {
  * has none at the command line).
  */
 const CALLER_NAMES: Record<Caller['kind'], string> = {
-  owner: 'a command without a session', key: 'a developer key', consent: "an app's consent token", share: "a share's token",
+  owner: 'a command without a session',
+  key: 'a developer key',
+  consent: "an app's consent token",
+  share: "a share's token",
 };
 
 export function refuseOwnerOnly(tool: string, caller: Caller): ServiceError {
-  return new ServiceError('unauthorized', `${tool} needs the owner's signed-in session; ${CALLER_NAMES[caller.kind]} cannot do it.`, { tool });
+  return new ServiceError(
+    'unauthorized',
+    `${tool} needs the owner's signed-in session; ${CALLER_NAMES[caller.kind]} cannot do it.`,
+    { tool },
+  );
 }
 
 interface AccessContext {
@@ -78,7 +92,9 @@ export async function containersInReach(ctx: AccessContext): Promise<Container[]
 export async function requireReach(ctx: AccessContext, containerId: string): Promise<Container> {
   const container = (await containersInReach(ctx)).find((c) => c.id === containerId);
   if (!container) {
-    throw new ServiceError('unauthorized', `The container ${containerId} may not be used with this credential.`, { container: containerId });
+    throw new ServiceError('unauthorized', `The container ${containerId} may not be used with this credential.`, {
+      container: containerId,
+    });
   }
   return container;
 }
@@ -103,6 +119,9 @@ export async function resolveContainer(ctx: AccessContext, containerId: string |
 /** The profile is outside every container: only the profile tick reaches it. */
 export function requireProfile(ctx: AccessContext): void {
   if (ctx.caller.kind !== 'owner' && !ctx.caller.grant.profile) {
-    throw new ServiceError('unauthorized', 'The profile may not be used with this credential: its profile tick is off.');
+    throw new ServiceError(
+      'unauthorized',
+      'The profile may not be used with this credential: its profile tick is off.',
+    );
   }
 }

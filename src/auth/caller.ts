@@ -25,15 +25,23 @@ export interface Grant {
 export type Caller =
   | { kind: 'owner'; accountId: string; sessionId: string | null }
   | {
-    kind: 'key' | 'consent'; accountId: string; grant: Grant; credential: Credential;
-    /** The owner searching as this credential ("see as"): the call is the owner's, not the credential's. */
-    seenByOwner?: true;
-  }
+      kind: 'key' | 'consent';
+      accountId: string;
+      grant: Grant;
+      credential: Credential;
+      /** The owner searching as this credential ("see as"): the call is the owner's, not the credential's. */
+      seenByOwner?: true;
+    }
   | { kind: 'share'; accountId: string; grant: Grant; share: Share };
 
 /** The grant of a stored credential (a key or a consent token). */
 export const grantOf = (c: Credential): Grant => ({
-  credentialId: c.id, name: c.name, level: c.level, allContainers: c.allContainers, containerIds: c.containerIds, profile: c.profile,
+  credentialId: c.id,
+  name: c.name,
+  level: c.level,
+  allContainers: c.allContainers,
+  containerIds: c.containerIds,
+  profile: c.profile,
 });
 
 /**

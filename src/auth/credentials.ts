@@ -52,21 +52,37 @@ function refuseEnded(token: { revokedAt: number | null; expiresAt: number | null
  * The caller a stored key or consent token stands for, once its secret has matched (or the owner
  * sees as it): refused, with the reason, when issued for another resource, revoked or expired.
  */
-export function callerOf(credential: Credential, now: number, options: AuthenticateOptions = {}): Caller & { kind: 'key' | 'consent' } {
-  if (credential.kind === 'consent_token' && options.audience && credential.audience !== options.audience) throw new AuthError('audience');
+export function callerOf(
+  credential: Credential,
+  now: number,
+  options: AuthenticateOptions = {},
+): Caller & { kind: 'key' | 'consent' } {
+  if (credential.kind === 'consent_token' && options.audience && credential.audience !== options.audience)
+    throw new AuthError('audience');
   refuseEnded(credential, now);
-  return { kind: credential.kind === 'developer_key' ? 'key' : 'consent', accountId: credential.accountId, grant: grantOf(credential), credential };
+  return {
+    kind: credential.kind === 'developer_key' ? 'key' : 'consent',
+    accountId: credential.accountId,
+    grant: grantOf(credential),
+    credential,
+  };
 }
 
 /** Resolves a bearer credential; throws AuthError saying why it is not accepted. */
-export async function authenticate(store: Repositories, clock: Clock, bearer: string, options: AuthenticateOptions = {}): Promise<Caller> {
+export async function authenticate(
+  store: Repositories,
+  clock: Clock,
+  bearer: string,
+  options: AuthenticateOptions = {},
+): Promise<Caller> {
   const [prefix, id, secret, ...rest] = bearer.split('_');
   if (!id || !secret || rest.length) throw new AuthError('unknown');
   const now = clock.now();
   if (prefix === KEY_PREFIX || prefix === CONSENT_PREFIX) {
     const credential = await store.credentials.getById(id);
     const kind = prefix === KEY_PREFIX ? 'developer_key' : 'consent_token';
-    if (!credential || credential.kind !== kind || !matchesHash(bearer, credential.secretHash)) throw new AuthError('unknown');
+    if (!credential || credential.kind !== kind || !matchesHash(bearer, credential.secretHash))
+      throw new AuthError('unknown');
     return callerOf(credential, now, options);
   }
   if (prefix === SHARE_PREFIX) {
@@ -75,7 +91,14 @@ export async function authenticate(store: Repositories, clock: Clock, bearer: st
     refuseEnded(share, now);
     // A read-level grant over the share's containers, without the profile; the only tool it
     // holds is the one of its kind (`holdsTool`).
-    const grant = { credentialId: share.id, name: share.name, level: 'read' as const, allContainers: false, containerIds: share.containerIds, profile: false };
+    const grant = {
+      credentialId: share.id,
+      name: share.name,
+      level: 'read' as const,
+      allContainers: false,
+      containerIds: share.containerIds,
+      profile: false,
+    };
     return { kind: 'share', accountId: share.accountId, grant, share };
   }
   if (prefix === SESSION_PREFIX) {

@@ -21,7 +21,10 @@ const CODE_KEPT_MS = DAY_MS;
 export type GrantErrorCode = 'invalid_request' | 'invalid_grant' | 'invalid_target';
 
 export class GrantError extends Error {
-  constructor(readonly error: GrantErrorCode, description: string) {
+  constructor(
+    readonly error: GrantErrorCode,
+    description: string,
+  ) {
     super(description);
   }
 }
@@ -39,8 +42,14 @@ export async function issueCode(store: Transaction, clock: Clock, approval: Appr
   await store.transaction(async (tx) => {
     await tx.oauth.deleteExpiredCodes(now - CODE_KEPT_MS);
     await tx.oauth.insertCode({
-      id: secret.id, secretHash: secret.hash, ...approval, containerIds: [...new Set(approval.containerIds)],
-      createdAt: now, expiresAt: now + CODE_TTL_MS, usedAt: null, tokenId: null,
+      id: secret.id,
+      secretHash: secret.hash,
+      ...approval,
+      containerIds: [...new Set(approval.containerIds)],
+      createdAt: now,
+      expiresAt: now + CODE_TTL_MS,
+      usedAt: null,
+      tokenId: null,
     });
     await tx.oauth.markClientUsed(approval.clientId, now);
   });
@@ -84,21 +93,36 @@ export async function exchangeCode(store: Transaction, clock: Clock, x: Exchange
   const now = clock.now();
   const [prefix, id, secret, ...rest] = x.code.split('_');
   const code = prefix === CODE_PREFIX && id && secret && !rest.length ? await store.oauth.getCode(id) : null;
-  if (!code || !matchesHash(x.code, code.secretHash)) throw new GrantError('invalid_grant', 'The authorization code is not known.');
+  if (!code || !matchesHash(x.code, code.secretHash))
+    throw new GrantError('invalid_grant', 'The authorization code is not known.');
   if (code.usedAt != null) {
     // RFC 6749 §4.1.2: a code used twice means it leaked; what it minted is no longer trusted.
     await revokeCodeToken(store, code.accountId, code.tokenId, now);
-    throw new GrantError('invalid_grant', 'The authorization code was already used; the token issued for it has been revoked.');
+    throw new GrantError(
+      'invalid_grant',
+      'The authorization code was already used; the token issued for it has been revoked.',
+    );
   }
-  if (code.expiresAt <= now) throw new GrantError('invalid_grant', 'The authorization code has expired; authorize again.');
-  if (code.clientId !== x.clientId) throw new GrantError('invalid_grant', 'The authorization code was issued to another client.');
-  if (!x.redirectUri) throw new GrantError('invalid_request', 'redirect_uri is required: send the one used in the authorization request.');
-  if (x.redirectUri !== code.redirectUri) throw new GrantError('invalid_grant', 'redirect_uri does not match the one used in the authorization request.');
+  if (code.expiresAt <= now)
+    throw new GrantError('invalid_grant', 'The authorization code has expired; authorize again.');
+  if (code.clientId !== x.clientId)
+    throw new GrantError('invalid_grant', 'The authorization code was issued to another client.');
+  if (!x.redirectUri)
+    throw new GrantError(
+      'invalid_request',
+      'redirect_uri is required: send the one used in the authorization request.',
+    );
+  if (x.redirectUri !== code.redirectUri)
+    throw new GrantError('invalid_grant', 'redirect_uri does not match the one used in the authorization request.');
   if (!x.codeVerifier) throw new GrantError('invalid_request', 'code_verifier is required (PKCE).');
   if (!VERIFIER.test(x.codeVerifier) || !verifierMatches(x.codeVerifier, code.codeChallenge)) {
-    throw new GrantError('invalid_grant', 'code_verifier does not match the code_challenge of the authorization request.');
+    throw new GrantError(
+      'invalid_grant',
+      'code_verifier does not match the code_challenge of the authorization request.',
+    );
   }
-  if (x.resource && x.resource !== code.resource) throw new GrantError('invalid_target', 'resource differs from the one authorized.');
+  if (x.resource && x.resource !== code.resource)
+    throw new GrantError('invalid_target', 'resource differs from the one authorized.');
 
   const minted = mintSecret(CONSENT_PREFIX, 12);
   const ttlMs = x.ttlDays * DAY_MS;
@@ -109,10 +133,24 @@ export async function exchangeCode(store: Transaction, clock: Clock, x: Exchange
     // A container deleted between the approval and the exchange is simply not in reach.
     const own = new Set((await tx.containers.list(code.accountId)).map((c) => c.id));
     const row: Credential = {
-      id: minted.id, accountId: code.accountId, kind: 'consent_token', name: x.clientName, secretHash: minted.hash, hint: minted.hint,
-      level: 'read', allContainers: false, profile: code.profile, expiresInDays: x.ttlDays, expiresAt: now + ttlMs, revokedAt: null,
-      replaces: null, createdAt: now, lastUsedAt: null, containerIds: code.containerIds.filter((c) => own.has(c)),
-      clientId: code.clientId, audience: code.resource,
+      id: minted.id,
+      accountId: code.accountId,
+      kind: 'consent_token',
+      name: x.clientName,
+      secretHash: minted.hash,
+      hint: minted.hint,
+      level: 'read',
+      allContainers: false,
+      profile: code.profile,
+      expiresInDays: x.ttlDays,
+      expiresAt: now + ttlMs,
+      revokedAt: null,
+      replaces: null,
+      createdAt: now,
+      lastUsedAt: null,
+      containerIds: code.containerIds.filter((c) => own.has(c)),
+      clientId: code.clientId,
+      audience: code.resource,
     };
     await tx.credentials.insert(row);
     await tx.oauth.setCodeToken(code.id, row.id);
@@ -122,7 +160,12 @@ export async function exchangeCode(store: Transaction, clock: Clock, x: Exchange
   return { token: minted.token, expiresIn: Math.floor(ttlMs / 1000), scope: code.scope, credential };
 }
 
-async function revokeCodeToken(store: Repositories, accountId: string, tokenId: string | null, now: number): Promise<void> {
+async function revokeCodeToken(
+  store: Repositories,
+  accountId: string,
+  tokenId: string | null,
+  now: number,
+): Promise<void> {
   if (!tokenId) return;
   const token = await store.credentials.get(accountId, tokenId);
   if (token && token.revokedAt == null) await store.credentials.update(accountId, tokenId, { revokedAt: now });
@@ -137,11 +180,17 @@ export function revokeApp(store: Repositories, clock: Clock, accountId: string, 
  * Token revocation (RFC 7009) of one consent token, presented by the app holding it. Anything
  * that is not a live consent token of that app is left alone; the answer does not say which.
  */
-export async function revokeConsentToken(store: Repositories, clock: Clock, token: string, clientId: string | null): Promise<void> {
+export async function revokeConsentToken(
+  store: Repositories,
+  clock: Clock,
+  token: string,
+  clientId: string | null,
+): Promise<void> {
   const [prefix, id, secret, ...rest] = token.split('_');
   if (prefix !== CONSENT_PREFIX || !id || !secret || rest.length) return;
   const credential = await store.credentials.getById(id);
   if (credential?.kind !== 'consent_token' || !matchesHash(token, credential.secretHash)) return;
   if (clientId && credential.clientId !== clientId) return;
-  if (credential.revokedAt == null) await store.credentials.update(credential.accountId, credential.id, { revokedAt: clock.now() });
+  if (credential.revokedAt == null)
+    await store.credentials.update(credential.accountId, credential.id, { revokedAt: clock.now() });
 }

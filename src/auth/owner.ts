@@ -14,16 +14,32 @@ const MIN_PASSWORD = 8;
  * refused with 409 once any account exists, checked in the same transaction as the insert, so
  * two setups racing cannot both make an owner.
  */
-export async function createAccount(store: Transaction, clock: Clock, email: string, password: string, options: { firstOnly?: boolean } = {}): Promise<Account> {
+export async function createAccount(
+  store: Transaction,
+  clock: Clock,
+  email: string,
+  password: string,
+  options: { firstOnly?: boolean } = {},
+): Promise<Account> {
   const normalized = email.trim();
-  if (!/^[^@\s]+@[^@\s]+$/.test(normalized)) throw new ServiceError('validation', 'That is not an email address.', { fields: ['email'] });
+  if (!/^[^@\s]+@[^@\s]+$/.test(normalized))
+    throw new ServiceError('validation', 'That is not an email address.', { fields: ['email'] });
   if (password.length < MIN_PASSWORD) {
-    throw new ServiceError('validation', `The password must have at least ${MIN_PASSWORD} characters.`, { fields: ['password'] });
+    throw new ServiceError('validation', `The password must have at least ${MIN_PASSWORD} characters.`, {
+      fields: ['password'],
+    });
   }
-  if (await store.accounts.getByEmail(normalized)) throw new ServiceError('conflict', `An account for ${normalized} already exists.`, { fields: ['email'] });
-  const account = { id: newId('acc'), email: normalized, passwordHash: await Bun.password.hash(password, 'argon2id'), createdAt: clock.now() };
+  if (await store.accounts.getByEmail(normalized))
+    throw new ServiceError('conflict', `An account for ${normalized} already exists.`, { fields: ['email'] });
+  const account = {
+    id: newId('acc'),
+    email: normalized,
+    passwordHash: await Bun.password.hash(password, 'argon2id'),
+    createdAt: clock.now(),
+  };
   await store.transaction(async (tx) => {
-    if (options.firstOnly && (await tx.accounts.count()) > 0) throw new ServiceError('conflict', 'This server has an owner already.');
+    if (options.firstOnly && (await tx.accounts.count()) > 0)
+      throw new ServiceError('conflict', 'This server has an owner already.');
     await tx.accounts.insert(account);
   });
   return account;
@@ -45,10 +61,20 @@ export async function hasOwner(store: Repositories): Promise<boolean> {
 }
 
 /** Starts a session for an account: the bearer token `egs_<id>_<secret>`, shown once. */
-export async function startSession(store: Repositories, clock: Clock, accountId: string): Promise<{ token: string; expiresAt: number }> {
+export async function startSession(
+  store: Repositories,
+  clock: Clock,
+  accountId: string,
+): Promise<{ token: string; expiresAt: number }> {
   const now = clock.now();
   const secret = mintSecret(SESSION_PREFIX, 16);
-  await store.sessions.insert({ id: secret.id, accountId, secretHash: secret.hash, createdAt: now, expiresAt: now + SESSION_TTL_MS });
+  await store.sessions.insert({
+    id: secret.id,
+    accountId,
+    secretHash: secret.hash,
+    createdAt: now,
+    expiresAt: now + SESSION_TTL_MS,
+  });
   return { token: secret.token, expiresAt: now + SESSION_TTL_MS };
 }
 
@@ -58,7 +84,12 @@ export async function endSession(store: Repositories, sessionId: string): Promis
 }
 
 /** Checks email and password; the same refusal for an unknown email and a wrong password. */
-export async function signIn(store: Repositories, clock: Clock, email: string, password: string): Promise<{ token: string; expiresAt: number }> {
+export async function signIn(
+  store: Repositories,
+  clock: Clock,
+  email: string,
+  password: string,
+): Promise<{ token: string; expiresAt: number }> {
   const account = await store.accounts.getByEmail(email.trim());
   // Verify against a throwaway hash when the account is unknown, so timing does not tell.
   const ok = await Bun.password.verify(password, account?.passwordHash ?? (await unknownAccountHash()));

@@ -16,10 +16,17 @@ import { AuthError, type AuthenticateOptions, callerOf } from './credentials';
  * unknown one; a revoked, expired or foreign-audience credential is 403 `unauthorized` with the
  * reason the wire would give.
  */
-export async function seeAs(store: Repositories, clock: Clock, owner: Caller, credentialId: string, options: AuthenticateOptions = {}): Promise<Caller> {
+export async function seeAs(
+  store: Repositories,
+  clock: Clock,
+  owner: Caller,
+  credentialId: string,
+  options: AuthenticateOptions = {},
+): Promise<Caller> {
   if (owner.kind !== 'owner') throw refuseOwnerOnly('see_as', owner);
   const credential = await store.credentials.get(owner.accountId, credentialId);
-  if (!credential) throw new ServiceError('not_found', `No key or connected app ${credentialId}.`, { credential_id: credentialId });
+  if (!credential)
+    throw new ServiceError('not_found', `No key or connected app ${credentialId}.`, { credential_id: credentialId });
   try {
     return { ...callerOf(credential, clock.now(), options), seenByOwner: true };
   } catch (err) {

@@ -23,7 +23,8 @@ export function readCommandLine(argv: string[], commands: readonly CliCommand[])
 
   const operands = positionals.slice(command.name.split(' ').length);
   if (!command.operand && operands.length) throw new UsageError(`Unexpected argument "${operands[0]}".`);
-  if (command.operand && operands.length !== 1) throw new UsageError(`${command.name} needs exactly one ${command.operand}.`);
+  if (command.operand && operands.length !== 1)
+    throw new UsageError(`${command.name} needs exactly one ${command.operand}.`);
   for (const name of Object.keys(values)) {
     if (!(command.options as readonly string[]).includes(name)) {
       throw new UsageError(`${command.name} does not take --${name}. See \`engram ${command.name} --help\`.`);

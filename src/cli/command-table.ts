@@ -16,7 +16,9 @@ const COMMON = `  --data DIR         data directory (ENGRAM_DATA_DIR, default ~/
   --database URL     a shared PostgreSQL store, postgres://… (ENGRAM_DATABASE_URL); default: the
                      SQLite file in the data directory`;
 const ACCOUNT = '  --email E          the account to act for (needed only when there are several)';
-const FORMAT_HELP = Object.entries(IMPORT_FORMAT_LABELS).map(([name, label]) => `                       ${name.padEnd(11)}${label}`).join('\n');
+const FORMAT_HELP = Object.entries(IMPORT_FORMAT_LABELS)
+  .map(([name, label]) => `                       ${name.padEnd(11)}${label}`)
+  .join('\n');
 const SERVER_URL = '  --url ORIGIN       the server (ENGRAM_BASE_URL, default http://127.0.0.1:8787)';
 
 /** A line of standard error for the person: what was done. */
@@ -39,7 +41,8 @@ export const COMMANDS: readonly CliCommand[] = [
 ${COMMON}`,
     async run({ values, config }) {
       const learning = values.learning ?? 'on';
-      if (learning !== 'on' && learning !== 'off') throw new UsageError(`--learning must be on or off, not "${learning}".`);
+      if (learning !== 'on' && learning !== 'off')
+        throw new UsageError(`--learning must be on or off, not "${learning}".`);
       const { serve, refuseOnSqlite } = await import('./serve');
       if (learning === 'off') refuseOnSqlite(config, 'serve --learning off');
       return serve(config, { learning: learning === 'on' });
@@ -100,7 +103,9 @@ Prints the new container's id alone on standard output.
 ${ACCOUNT}
 ${COMMON}`,
     async run({ operand, values, config }) {
-      return print(await (await import('./store-commands')).containersCreate(config, values.email, operand, values.description));
+      return print(
+        await (await import('./store-commands')).containersCreate(config, values.email, operand, values.description),
+      );
     },
   },
   {
@@ -112,7 +117,8 @@ ${COMMON}`,
 Prints one container a line: id, name and description, separated by tabs.
 ${ACCOUNT}
 ${COMMON}`,
-    run: async ({ values, config }) => print(await (await import('./store-commands')).containersList(config, values.email)),
+    run: async ({ values, config }) =>
+      print(await (await import('./store-commands')).containersList(config, values.email)),
   },
   {
     name: 'keys create',
@@ -134,11 +140,21 @@ ${COMMON}`,
       if (!values.name || !values.level) throw new UsageError('keys create needs --name and --level.');
       if (values.all && values.containers) throw new UsageError('Give --containers or --all, not both.');
       const days = values['expires-in-days'];
-      if (days !== undefined && !/^\d+$/.test(days)) throw new UsageError('--expires-in-days must be a whole number of days.');
-      return print(await (await import('./store-commands')).keysCreate(config, values.email, {
-        name: values.name, level: values.level, containers: values.containers?.split(',').map((s) => s.trim()).filter(Boolean),
-        all: values.all, profile: values.profile, expiresInDays: days === undefined ? undefined : Number(days),
-      }));
+      if (days !== undefined && !/^\d+$/.test(days))
+        throw new UsageError('--expires-in-days must be a whole number of days.');
+      return print(
+        await (await import('./store-commands')).keysCreate(config, values.email, {
+          name: values.name,
+          level: values.level,
+          containers: values.containers
+            ?.split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+          all: values.all,
+          profile: values.profile,
+          expiresInDays: days === undefined ? undefined : Number(days),
+        }),
+      );
     },
   },
   {
@@ -182,7 +198,8 @@ ${SERVER_URL}
       const key = values.key ?? bridge.key;
       if (!key) throw new UsageError('engram mcp needs a developer key: --key KEY or ENGRAM_API_KEY.');
       const url = values.url ?? bridge.url;
-      if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new UsageError(`--url must be an http(s) origin, not "${url}".`);
+      if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+        throw new UsageError(`--url must be an http(s) origin, not "${url}".`);
       await (await import('../mcp/stdio-bridge')).runStdioBridge({ url, key });
       return 0;
     },
@@ -207,7 +224,10 @@ ${SERVER_URL}`,
 Writes a consistent copy of the whole store to FILE (a new file), even while the server runs.
 ${COMMON}`,
     async run({ operand, config }) {
-      if (config.databaseUrl) throw new UsageError('engram backup copies the SQLite store; back a PostgreSQL store up with pg_dump (docs/scaling.md).');
+      if (config.databaseUrl)
+        throw new UsageError(
+          'engram backup copies the SQLite store; back a PostgreSQL store up with pg_dump (docs/scaling.md).',
+        );
       (await import('../storage/sqlite/backup')).backupDatabase(config.dataDir, operand);
       return said(`Wrote a backup of ${config.dataDir} to ${operand}.`);
     },
@@ -222,7 +242,10 @@ ${COMMON}`,
 Replaces the store with the backup FILE after checking it. Stop the server first.
 ${COMMON}`,
     async run({ operand, config }) {
-      if (config.databaseUrl) throw new UsageError('engram restore replaces the SQLite store; restore a PostgreSQL store with pg_restore (docs/scaling.md).');
+      if (config.databaseUrl)
+        throw new UsageError(
+          'engram restore replaces the SQLite store; restore a PostgreSQL store with pg_restore (docs/scaling.md).',
+        );
       (await import('../storage/sqlite/backup')).restoreDatabase(config.dataDir, operand);
       return said(`Restored ${config.dataDir} from ${operand}.`);
     },
@@ -276,16 +299,31 @@ indexed again but their facts are not extracted again (they are in the file); wh
 import of the same export brought, or what this account already holds (its own export), is skipped.`,
     async run({ operand, values, config }) {
       const format = (values.from ?? 'engram') as ImportFormatName;
-      if (!Object.hasOwn(IMPORT_FORMAT_LABELS, format)) throw new UsageError(`--from must be one of ${Object.keys(IMPORT_FORMAT_LABELS).join(', ')}; not "${format}".`);
+      if (!Object.hasOwn(IMPORT_FORMAT_LABELS, format))
+        throw new UsageError(`--from must be one of ${Object.keys(IMPORT_FORMAT_LABELS).join(', ')}; not "${format}".`);
       if (!existsSync(operand)) throw new UsageError(`No file ${operand}.`);
-      const [cmd, { progressReport }, { describeImport }] = await Promise.all([import('./store-commands'), import('./progress'), import('../operations/import-summary')]);
+      const [cmd, { progressReport }, { describeImport }] = await Promise.all([
+        import('./store-commands'),
+        import('./progress'),
+        import('../operations/import-summary'),
+      ]);
       const progress = progressReport();
       const changes = (c: { action: string; kind: string; name: string; container: string | null }) =>
-        process.stdout.write(`${c.action === 'add' ? '+' : '~'} ${c.kind} ${JSON.stringify(c.name.replace(/\s+/g, ' ').slice(0, 120))}${c.container ? ` in "${c.container}"` : ''}\n`);
+        process.stdout.write(
+          `${c.action === 'add' ? '+' : '~'} ${c.kind} ${JSON.stringify(c.name.replace(/\s+/g, ' ').slice(0, 120))}${c.container ? ` in "${c.container}"` : ''}\n`,
+        );
       try {
-        const summary = await cmd.importFile(config, values.email, {
-          source: { path: operand, label: basename(operand) }, format, container: values.container, dryRun: values['dry-run'],
-        }, { onProgress: progress.update, onChange: values['dry-run'] ? changes : undefined });
+        const summary = await cmd.importFile(
+          config,
+          values.email,
+          {
+            source: { path: operand, label: basename(operand) },
+            format,
+            container: values.container,
+            dryRun: values['dry-run'],
+          },
+          { onProgress: progress.update, onChange: values['dry-run'] ? changes : undefined },
+        );
         progress.end();
         for (const line of describeImport(summary)) said(line);
       } finally {

@@ -32,7 +32,9 @@ export const OPTIONS = {
 /** The options a command may list; `--help` and `--version` belong to every command. */
 type OptionName = Exclude<keyof typeof OPTIONS, 'help' | 'version'>;
 
-export type OptionValues = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+export type OptionValues = {
+  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string;
+};
 
 export interface CliCommand {
   /** One or two words: `serve`, `keys create`. */

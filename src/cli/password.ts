@@ -14,9 +14,11 @@ export async function readPassword(question: string): Promise<string> {
     if (!prompted) out.output.write(s);
     prompted = true;
   };
-  return new Promise((resolve) => rl.question(question, (answer) => {
-    rl.close();
-    process.stderr.write('\n');
-    resolve(answer);
-  }));
+  return new Promise((resolve) =>
+    rl.question(question, (answer) => {
+      rl.close();
+      process.stderr.write('\n');
+      resolve(answer);
+    }),
+  );
 }

@@ -20,7 +20,10 @@ export interface ProgressReport {
   end(): void;
 }
 
-export function progressReport(out: Pick<NodeJS.WriteStream, 'write' | 'isTTY'> = process.stderr, quietMs = QUIET_MS): ProgressReport {
+export function progressReport(
+  out: Pick<NodeJS.WriteStream, 'write' | 'isTTY'> = process.stderr,
+  quietMs = QUIET_MS,
+): ProgressReport {
   let phase: ImportProgress['phase'] | null = null;
   let tenth = -1;
   let drawnAt = 0;
@@ -36,7 +39,9 @@ export function progressReport(out: Pick<NodeJS.WriteStream, 'write' | 'isTTY'> 
         if (p.phase !== phase && drawn) out.write('\n');
         [phase, drawnAt, drawn] = [p.phase, now, true];
         const filled = Math.round(fraction * WIDTH);
-        out.write(`\r\x1b[2K${PHASES[p.phase]} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${Math.floor(fraction * 100)}%  ${megabytes(p.done)} of ${megabytes(p.total)}`);
+        out.write(
+          `\r\x1b[2K${PHASES[p.phase]} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${Math.floor(fraction * 100)}%  ${megabytes(p.done)} of ${megabytes(p.total)}`,
+        );
         return;
       }
       const step = Math.floor(fraction * 10);

@@ -19,7 +19,7 @@ export function refuseOnSqlite(config: Config, command: string): void {
   if (config.databaseUrl) return;
   throw new UsageError(
     `engram ${command} needs a shared PostgreSQL store (--database URL or ENGRAM_DATABASE_URL). The SQLite store is one ` +
-    "file that one process owns: `engram serve` answers requests and learns in it. See docs/scaling.md.",
+      'file that one process owns: `engram serve` answers requests and learns in it. See docs/scaling.md.',
   );
 }
 
@@ -46,13 +46,22 @@ export async function learn(config: Config): Promise<number> {
     const embedders = await createEmbedders(config);
     for (const tier of ['fast', 'strong'] as const) {
       const embedder = embedders[tier];
-      await useEmbeddingModel(store, tier, embedder && { id: embedder.id, dimensions: embedder.dimensions }, systemClock.now());
+      await useEmbeddingModel(
+        store,
+        tier,
+        embedder && { id: embedder.id, dimensions: embedder.dimensions },
+        systemClock.now(),
+      );
     }
   } finally {
     await store.close();
   }
   // The thread's reports of passages learned are for a search index in this process: there is none, replicas follow the store.
-  const learning = await LearningSupervisor.start(config, () => {}, log, { strongIdentity: null, strongModel: null, searches: new SearchActivity().buffer });
+  const learning = await LearningSupervisor.start(config, () => {}, log, {
+    strongIdentity: null,
+    strongModel: null,
+    searches: new SearchActivity().buffer,
+  });
   log.info('engram learning', { database: shownUrl(config.databaseUrl!) });
   return untilSignal(log, 'the learning job at hand', () => learning.stop());
 }

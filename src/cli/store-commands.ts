@@ -30,11 +30,17 @@ import { UsageError } from './usage-error';
  */
 export function requireStore(config: Config): void {
   if (!config.databaseUrl && !existsSync(join(config.dataDir, DB_FILE))) {
-    throw new UsageError(`No Engram store in ${config.dataDir}. Check --data (or ENGRAM_DATA_DIR), or make one there with \`engram owner create\`.`);
+    throw new UsageError(
+      `No Engram store in ${config.dataDir}. Check --data (or ENGRAM_DATA_DIR), or make one there with \`engram owner create\`.`,
+    );
   }
 }
 
-async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>, may: 'open' | 'create' = 'open'): Promise<T> {
+async function withStore<T>(
+  config: Config,
+  fn: (store: Store) => Promise<T>,
+  may: 'open' | 'create' = 'open',
+): Promise<T> {
   if (may === 'open') requireStore(config);
   const { store } = await openStore(config, systemClock.now(), { connections: 2 });
   try {
@@ -67,23 +73,36 @@ function asOwner<T>(config: Config, email: string | undefined, fn: (ctx: StoreCo
 async function ownerOf(store: Store, email: string | undefined): Promise<Caller> {
   const accounts = await accountsFor(store, email || undefined);
   if (email && accounts.length === 0) throw new UsageError(`No account for ${email}.`);
-  if (accounts.length === 0) throw new UsageError('No account yet: run `engram owner create --email you@example.org` first.');
+  if (accounts.length === 0)
+    throw new UsageError('No account yet: run `engram owner create --email you@example.org` first.');
   if (accounts.length > 1) throw new UsageError('Several accounts exist: say which with --email.');
   return { kind: 'owner', accountId: accounts[0]!.id, sessionId: null };
 }
 
-const run = <I extends z.ZodType, O extends z.ZodType>(config: Config, email: string | undefined, op: Operation<I, O>, input: unknown): Promise<z.output<O>> =>
-  asOwner(config, email, (ctx) => invoke(op, ctx, input));
+const run = <I extends z.ZodType, O extends z.ZodType>(
+  config: Config,
+  email: string | undefined,
+  op: Operation<I, O>,
+  input: unknown,
+): Promise<z.output<O>> => asOwner(config, email, (ctx) => invoke(op, ctx, input));
 
 export function ownerCreate(config: Config, email: string, password: string): Promise<string> {
   return withStore(config, async (store) => (await createAccount(store, systemClock, email, password)).id, 'create');
 }
 
 export function ownerToken(config: Config, email: string | undefined): Promise<string> {
-  return withStore(config, async (store) => (await startSession(store, systemClock, (await ownerOf(store, email)).accountId)).token);
+  return withStore(
+    config,
+    async (store) => (await startSession(store, systemClock, (await ownerOf(store, email)).accountId)).token,
+  );
 }
 
-export async function containersCreate(config: Config, email: string | undefined, name: string, description: string | undefined): Promise<string> {
+export async function containersCreate(
+  config: Config,
+  email: string | undefined,
+  name: string,
+  description: string | undefined,
+): Promise<string> {
   return (await run(config, email, ops.createContainer, { name, description })).id;
 }
 
@@ -103,7 +122,9 @@ export interface KeyArgs {
 
 export async function keysList(config: Config, email: string | undefined): Promise<string> {
   const keys = await run(config, email, ops.listKeys, {});
-  return (['active', 'expired', 'revoked'] as const).flatMap((state) => keys[state].map((k) => [k.id, k.name, k.level, state].join('\t'))).join('\n');
+  return (['active', 'expired', 'revoked'] as const)
+    .flatMap((state) => keys[state].map((k) => [k.id, k.name, k.level, state].join('\t')))
+    .join('\n');
 }
 
 export async function keysRevoke(config: Config, email: string | undefined, keyId: string): Promise<void> {
@@ -112,7 +133,11 @@ export async function keysRevoke(config: Config, email: string | undefined, keyI
 
 export async function keysCreate(config: Config, email: string | undefined, args: KeyArgs): Promise<string> {
   const minted = await run(config, email, ops.createKey, {
-    name: args.name, level: args.level, containers: args.containers, all_views: args.all, profile: args.profile,
+    name: args.name,
+    level: args.level,
+    containers: args.containers,
+    all_views: args.all,
+    profile: args.profile,
     expires_in_days: args.expiresInDays,
   });
   return minted.key;
@@ -130,6 +155,13 @@ export interface ImportArgs {
   dryRun?: boolean;
 }
 
-export function importFile(config: Config, email: string | undefined, args: ImportArgs, hooks: ImportHooks): Promise<ImportSummary> {
-  return asOwner(config, email, (ctx) => importMemory(ctx, args.source, { format: args.format, container: args.container, dry_run: args.dryRun }, hooks));
+export function importFile(
+  config: Config,
+  email: string | undefined,
+  args: ImportArgs,
+  hooks: ImportHooks,
+): Promise<ImportSummary> {
+  return asOwner(config, email, (ctx) =>
+    importMemory(ctx, args.source, { format: args.format, container: args.container, dry_run: args.dryRun }, hooks),
+  );
 }

@@ -35,7 +35,11 @@ export interface EmbedderOptions {
 export async function createEmbedders(config: Config, options: EmbedderOptions = {}): Promise<EmbedderTiers> {
   const choice = config.embedder;
   if (choice.kind === 'none') return { fast: null, strong: null };
-  if (choice.kind === 'openai') return { fast: await OpenAIEmbedder.connect({ url: choice.url, model: choice.model, key: choice.key }), strong: null };
+  if (choice.kind === 'openai')
+    return {
+      fast: await OpenAIEmbedder.connect({ url: choice.url, model: choice.model, key: choice.key }),
+      strong: null,
+    };
   const fast = loadStaticEmbedder();
   if (choice.kind === 'fast') return { fast, strong: null };
   const identity = options.identity ?? (await OnnxEmbedder.identify());
@@ -47,9 +51,15 @@ export async function createEmbedders(config: Config, options: EmbedderOptions =
  * process holds the model once), or, with none (a benchmark), one of its own. `beforeRun` is awaited
  * before each of its runs (learning yields to searches there).
  */
-export function loadStrongWhenUsed(source: { shared?: () => Promise<SharedOnnxEmbedder>; beforeRun?: () => Promise<void> } = {}): StrongRunner {
+export function loadStrongWhenUsed(
+  source: { shared?: () => Promise<SharedOnnxEmbedder>; beforeRun?: () => Promise<void> } = {},
+): StrongRunner {
   const { shared, beforeRun } = source;
-  return (identity) => new DeferredEmbedder(identity, shared
-    ? async () => OnnxEmbedder.attach(await shared(), { beforeRun })
-    : () => loadOnnxEmbedder(undefined, { knownId: identity.id, beforeRun }));
+  return (identity) =>
+    new DeferredEmbedder(
+      identity,
+      shared
+        ? async () => OnnxEmbedder.attach(await shared(), { beforeRun })
+        : () => loadOnnxEmbedder(undefined, { knownId: identity.id, beforeRun }),
+    );
 }

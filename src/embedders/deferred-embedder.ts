@@ -22,7 +22,11 @@ export class DeferredEmbedder implements Embedder {
   private busy = 0;
   private idle: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(identity: EmbedderIdentity, private readonly load: () => Promise<Embedder>, private readonly releaseAfterMs = RELEASE_AFTER_MS) {
+  constructor(
+    identity: EmbedderIdentity,
+    private readonly load: () => Promise<Embedder>,
+    private readonly releaseAfterMs = RELEASE_AFTER_MS,
+  ) {
     ({ id: this.id, dimensions: this.dimensions, similarityFloor: this.similarityFloor } = identity);
   }
 

@@ -127,7 +127,13 @@ export class OnnxEmbedder implements Embedder {
    * `fingerprint` names the model's bytes and vocabulary (load() hashes both), so the id changes
    * whenever the vectors would.
    */
-  constructor(config: OnnxModelConfig, vocabText: string, session: OnnxSession, fingerprint: string, options: OnnxEmbedderOptions = {}) {
+  constructor(
+    config: OnnxModelConfig,
+    vocabText: string,
+    session: OnnxSession,
+    fingerprint: string,
+    options: OnnxEmbedderOptions = {},
+  ) {
     checkConfig(config, session);
     const vocab = vocabText.split(/\r?\n/);
     if (vocab.at(-1) === '') vocab.pop();
@@ -145,7 +151,8 @@ export class OnnxEmbedder implements Embedder {
     this.fingerprint = fingerprint;
     this.dimensions = config.dimensions;
     this.maxTokens = options.maxTokens ?? config.maxTokens;
-    if (!Number.isInteger(this.maxTokens) || this.maxTokens < 2) throw new Error('maxTokens must be at least 2 ([CLS] and [SEP])');
+    if (!Number.isInteger(this.maxTokens) || this.maxTokens < 2)
+      throw new Error('maxTokens must be at least 2 ([CLS] and [SEP])');
     this.batchTokens = options.batchTokens ?? DEFAULT_BATCH_TOKENS;
     if (!(this.batchTokens >= this.maxTokens)) throw new Error('batchTokens must be at least maxTokens');
     this.beforeRun = options.beforeRun;
@@ -154,7 +161,10 @@ export class OnnxEmbedder implements Embedder {
   }
 
   /** Reads a model from its directory or its three files (default: the shipped model) and opens it. */
-  static async load(source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES, options: OnnxEmbedderOptions = {}): Promise<OnnxEmbedder> {
+  static async load(
+    source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES,
+    options: OnnxEmbedderOptions = {},
+  ): Promise<OnnxEmbedder> {
     const { config, vocab, model, fingerprint } = await loadableModel(source, options.knownId);
     // The file's bytes and the rewrite's intermediate copy (~46 MB) are garbage now: collected
     // before ONNX Runtime parses and folds the model, they no longer add to that moment's peak.
@@ -169,10 +179,15 @@ export class OnnxEmbedder implements Embedder {
    * model's weights once. `close()` lets go of nothing but this thread's tokenizer.
    */
   static async attach(
-    shared: SharedOnnxEmbedder, options: Pick<OnnxEmbedderOptions, 'beforeRun'> = {}, source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES,
+    shared: SharedOnnxEmbedder,
+    options: Pick<OnnxEmbedderOptions, 'beforeRun'> = {},
+    source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES,
   ): Promise<OnnxEmbedder> {
     const { config, vocab } = await readTokenizer(source);
-    return new OnnxEmbedder(config, vocab, await attachOnnxSession(shared.session), shared.fingerprint, { ...options, maxTokens: shared.maxTokens });
+    return new OnnxEmbedder(config, vocab, await attachOnnxSession(shared.session), shared.fingerprint, {
+      ...options,
+      maxTokens: shared.maxTokens,
+    });
   }
 
   /** What another thread needs to run this model without loading it again (see `attach`). */
@@ -186,7 +201,11 @@ export class OnnxEmbedder implements Embedder {
    */
   static async identify(source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES): Promise<EmbedderIdentity> {
     const { config, fingerprint } = await readModel(source);
-    return { id: `onnx:${config.name}:${fingerprint}`, dimensions: config.dimensions, similarityFloor: SIMILARITY_FLOOR };
+    return {
+      id: `onnx:${config.name}:${fingerprint}`,
+      dimensions: config.dimensions,
+      similarityFloor: SIMILARITY_FLOOR,
+    };
   }
 
   /** A text's model input: [CLS], its first maxTokens − 2 WordPiece ids, [SEP] (as sentence-transformers truncates). */
@@ -264,7 +283,10 @@ export class OnnxEmbedder implements Embedder {
  * The shipped strong model (or another directory / set of files), opened on the calling thread.
  * In the compiled binary the native runtime is written to ~/.cache/engram on the first call.
  */
-export function loadOnnxEmbedder(source?: string | OnnxModelFiles, options?: OnnxEmbedderOptions): Promise<OnnxEmbedder> {
+export function loadOnnxEmbedder(
+  source?: string | OnnxModelFiles,
+  options?: OnnxEmbedderOptions,
+): Promise<OnnxEmbedder> {
   return OnnxEmbedder.load(source, options);
 }
 
@@ -304,9 +326,12 @@ function checkConfig(c: OnnxModelConfig, session: OnnxSession): void {
   if (c.format !== ONNX_MODEL_FORMAT) throw new Error(`not an ONNX embedding model: format ${String(c.format)}`);
   if (!Number.isInteger(c.dimensions) || c.dimensions <= 0) throw new Error('bad dimensions in model config');
   if (c.tokenizer?.type !== 'bert-wordpiece') throw new Error(`unsupported tokenizer ${String(c.tokenizer?.type)}`);
-  if (c.pooling !== 'mean' || c.normalize !== true) throw new Error('only mean pooling with normalisation is supported');
+  if (c.pooling !== 'mean' || c.normalize !== true)
+    throw new Error('only mean pooling with normalisation is supported');
   if (c.model.inputs.length !== 3 || c.model.inputs.some((name) => !session.inputNames.includes(name))) {
-    throw new Error(`the model's inputs are ${session.inputNames.join(', ')}, config says ${c.model.inputs.join(', ')}`);
+    throw new Error(
+      `the model's inputs are ${session.inputNames.join(', ')}, config says ${c.model.inputs.join(', ')}`,
+    );
   }
   if (!session.outputNames.includes(c.model.output)) throw new Error(`the model has no output ${c.model.output}`);
 }

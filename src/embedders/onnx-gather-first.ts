@@ -30,12 +30,21 @@ export function gatherBeforeDequantize(model: Uint8Array): Uint8Array {
       if (rows === undefined || scaleDims?.length !== 2 || scaleDims[0] !== rows || scaleDims[1] !== 1) continue;
       const prefix = `${gather.outputs[0]}/gather_first`;
       const axis = gather.attributes.get('axis');
-      replaced.set(gather, concat([
-        encodeNode(`${prefix}/rows`, 'Gather', [quantized, ids], [`${prefix}/rows_q`], axis ? [axis] : []),
-        encodeNode(`${prefix}/scales`, 'Gather', [scale!, ids], [`${prefix}/rows_scale`], axis ? [axis] : []),
-        encodeNode(`${prefix}/cast`, 'Cast', [`${prefix}/rows_q`], [`${prefix}/rows_f`], [...cast.attributes.values()]),
-        encodeNode(`${prefix}/scale`, 'Mul', [`${prefix}/rows_f`, `${prefix}/rows_scale`], gather.outputs, []),
-      ]));
+      replaced.set(
+        gather,
+        concat([
+          encodeNode(`${prefix}/rows`, 'Gather', [quantized, ids], [`${prefix}/rows_q`], axis ? [axis] : []),
+          encodeNode(`${prefix}/scales`, 'Gather', [scale!, ids], [`${prefix}/rows_scale`], axis ? [axis] : []),
+          encodeNode(
+            `${prefix}/cast`,
+            'Cast',
+            [`${prefix}/rows_q`],
+            [`${prefix}/rows_f`],
+            [...cast.attributes.values()],
+          ),
+          encodeNode(`${prefix}/scale`, 'Mul', [`${prefix}/rows_f`, `${prefix}/rows_scale`], gather.outputs, []),
+        ]),
+      );
       dropped.add(mul).add(cast);
     }
   });

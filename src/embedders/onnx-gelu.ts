@@ -12,7 +12,8 @@ import { encodeNode, rewriteGraph } from './onnx-graph';
 const MICROSOFT = 'com.microsoft';
 
 /** Within float32 rounding of the constant the formula needs. */
-const near = (value: number | undefined, wanted: number) => value !== undefined && Math.abs(value - wanted) <= 1e-6 * wanted;
+const near = (value: number | undefined, wanted: number) =>
+  value !== undefined && Math.abs(value - wanted) <= 1e-6 * wanted;
 
 /**
  * The model with every `Mul(x, Mul(0.5, Add(Erf(Div(x, √2)), 1)))` (each Mul's operands in either
@@ -28,11 +29,18 @@ export function fuseGelu(model: Uint8Array): Uint8Array {
       return node?.opType === opType && node.domain === '' && node.inputs.length === 2 ? node : undefined;
     };
     /** A binary node's operand other than `value`. */
-    const other = (node: { inputs: string[] }, value: string) => (node.inputs[0] === value ? node.inputs[1]! : node.inputs[0]!);
+    const other = (node: { inputs: string[] }, value: string) =>
+      node.inputs[0] === value ? node.inputs[1]! : node.inputs[0]!;
     for (const erf of nodes) {
       if (erf.opType !== 'Erf' || erf.domain !== '') continue;
       const div = producer.get(erf.inputs[0]!);
-      if (div?.opType !== 'Div' || div.domain !== '' || readers.get(div.outputs[0]!) !== 1 || !near(scalars.get(div.inputs[1]!), Math.SQRT2)) continue;
+      if (
+        div?.opType !== 'Div' ||
+        div.domain !== '' ||
+        readers.get(div.outputs[0]!) !== 1 ||
+        !near(scalars.get(div.inputs[1]!), Math.SQRT2)
+      )
+        continue;
       const x = div.inputs[0]!;
       const plusOne = next(erf.outputs[0]!, 'Add');
       if (!plusOne || !near(scalars.get(other(plusOne, erf.outputs[0]!)), 1)) continue;

@@ -147,7 +147,10 @@ function readNode(buf: Uint8Array, field: Field): Node {
  * Each initializer's dims (TensorProto field 1, packed or not), and the value of each float32 one
  * holding a single value.
  */
-function initializers(buf: Uint8Array, graph: readonly Field[]): { dims: Map<string, number[]>; scalars: Map<string, number> } {
+function initializers(
+  buf: Uint8Array,
+  graph: readonly Field[],
+): { dims: Map<string, number[]>; scalars: Map<string, number> } {
   const dims = new Map<string, number[]>();
   const scalars = new Map<string, number>();
   for (const f of graph) {
@@ -160,10 +163,11 @@ function initializers(buf: Uint8Array, graph: readonly Field[]): { dims: Map<str
       if (t.no === TENSOR_NAME) name = text.decode(buf.subarray(t.dataStart, t.dataEnd));
       else if (t.no === TENSOR_DATA_TYPE) type = readVarint(buf, t.dataStart)[0];
       // A single float, raw (little-endian) or in float_data (packed, or one fixed32 field).
-      else if ((t.no === TENSOR_RAW_DATA || t.no === TENSOR_FLOAT_DATA) && t.dataEnd - t.dataStart === 4) value = buf.slice(t.dataStart, t.dataEnd);
+      else if ((t.no === TENSOR_RAW_DATA || t.no === TENSOR_FLOAT_DATA) && t.dataEnd - t.dataStart === 4)
+        value = buf.slice(t.dataStart, t.dataEnd);
       else if (t.no === TENSOR_DIMS && t.wire === 0) shape.push(readVarint(buf, t.dataStart)[0]);
       else if (t.no === TENSOR_DIMS && t.wire === 2) {
-        for (let pos = t.dataStart; pos < t.dataEnd;) {
+        for (let pos = t.dataStart; pos < t.dataEnd; ) {
           const [d, next] = readVarint(buf, pos);
           shape.push(d);
           pos = next;
@@ -171,7 +175,8 @@ function initializers(buf: Uint8Array, graph: readonly Field[]): { dims: Map<str
       }
     }
     dims.set(name, shape);
-    if (type === FLOAT && value && shape.every((d) => d === 1)) scalars.set(name, new DataView(value.buffer).getFloat32(0, true));
+    if (type === FLOAT && value && shape.every((d) => d === 1))
+      scalars.set(name, new DataView(value.buffer).getFloat32(0, true));
   }
   return { dims, scalars };
 }
@@ -184,16 +189,24 @@ export function intAttribute(attribute: Uint8Array | undefined, fallback: number
 }
 
 export function encodeNode(
-  name: string, opType: string, inputs: readonly string[], outputs: readonly string[], attributes: readonly Uint8Array[], domain = '',
+  name: string,
+  opType: string,
+  inputs: readonly string[],
+  outputs: readonly string[],
+  attributes: readonly Uint8Array[],
+  domain = '',
 ): Uint8Array {
-  return delimited(GRAPH_NODE, concat([
-    ...inputs.map((s) => delimited(NODE_INPUT, utf8.encode(s))),
-    ...outputs.map((s) => delimited(NODE_OUTPUT, utf8.encode(s))),
-    delimited(NODE_NAME, utf8.encode(name)),
-    delimited(NODE_OP_TYPE, utf8.encode(opType)),
-    ...attributes.map((a) => delimited(NODE_ATTRIBUTE, a)),
-    ...(domain ? [delimited(NODE_DOMAIN, utf8.encode(domain))] : []),
-  ]));
+  return delimited(
+    GRAPH_NODE,
+    concat([
+      ...inputs.map((s) => delimited(NODE_INPUT, utf8.encode(s))),
+      ...outputs.map((s) => delimited(NODE_OUTPUT, utf8.encode(s))),
+      delimited(NODE_NAME, utf8.encode(name)),
+      delimited(NODE_OP_TYPE, utf8.encode(opType)),
+      ...attributes.map((a) => delimited(NODE_ATTRIBUTE, a)),
+      ...(domain ? [delimited(NODE_DOMAIN, utf8.encode(domain))] : []),
+    ]),
+  );
 }
 
 /**
@@ -250,7 +263,11 @@ export function rewriteGraph(model: Uint8Array, edit: (graph: Graph, changes: Gr
     changes.imports.delete(domain ? text.decode(model.subarray(domain.dataStart, domain.dataEnd)) : '');
   }
   const imports = [...changes.imports].map(([domain, version]) =>
-    delimited(MODEL_OPSET_IMPORT, concat([delimited(OPSET_DOMAIN, utf8.encode(domain)), new Uint8Array([OPSET_VERSION * 8, ...varint(version)])])));
+    delimited(
+      MODEL_OPSET_IMPORT,
+      concat([delimited(OPSET_DOMAIN, utf8.encode(domain)), new Uint8Array([OPSET_VERSION * 8, ...varint(version)])]),
+    ),
+  );
 
   const byField = new Map(nodes.map((n) => [n.field, n]));
   // One copy of the model's bytes, not two: the graph's parts go straight behind its new header.
@@ -259,6 +276,12 @@ export function rewriteGraph(model: Uint8Array, edit: (graph: Graph, changes: Gr
     if (node && changes.dropped.has(node)) return [];
     return [(node && changes.replaced.get(node)) ?? model.subarray(f.start, f.end)];
   });
-  const graphHeader = new Uint8Array([...varint(MODEL_GRAPH * 8 + 2), ...varint(graphParts.reduce((n, p) => n + p.length, 0))]);
-  return concat([...top.flatMap((f) => (f === graphField ? [graphHeader, ...graphParts] : [model.subarray(f.start, f.end)])), ...imports]);
+  const graphHeader = new Uint8Array([
+    ...varint(MODEL_GRAPH * 8 + 2),
+    ...varint(graphParts.reduce((n, p) => n + p.length, 0)),
+  ]);
+  return concat([
+    ...top.flatMap((f) => (f === graphField ? [graphHeader, ...graphParts] : [model.subarray(f.start, f.end)])),
+    ...imports,
+  ]);
 }

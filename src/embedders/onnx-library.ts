@@ -19,7 +19,11 @@ export interface OnnxRuntimeFiles {
 }
 
 /** The shared library's name in onnxruntime-node's folder for each platform. */
-const LIBRARY_FILE: Readonly<Record<string, string>> = { linux: 'libonnxruntime.so.1', darwin: 'libonnxruntime.1.dylib', win32: 'onnxruntime.dll' };
+const LIBRARY_FILE: Readonly<Record<string, string>> = {
+  linux: 'libonnxruntime.so.1',
+  darwin: 'libonnxruntime.1.dylib',
+  win32: 'onnxruntime.dll',
+};
 
 /** The runtime files a platform needs: every file of its folder but onnxruntime-node's add-on. */
 export const isRuntimeFile = (name: string): boolean => !name.endsWith('.node');
@@ -45,7 +49,10 @@ export function packagedOnnxRuntimeDir(): string {
  * there already with the same sizes, each through a temporary file and a rename, so that two
  * processes starting at once never load a half-written library. Returns the folder.
  */
-export async function materializeOnnxRuntime(runtime: OnnxRuntimeFiles, cacheRoot = join(homedir(), '.cache', 'engram')): Promise<string> {
+export async function materializeOnnxRuntime(
+  runtime: OnnxRuntimeFiles,
+  cacheRoot = join(homedir(), '.cache', 'engram'),
+): Promise<string> {
   const dir = join(cacheRoot, `onnxruntime-${runtime.version}-${process.platform}-${process.arch}`);
   // The main library last: a folder that has it has the libraries it needs.
   const main = LIBRARY_FILE[process.platform];

@@ -125,10 +125,12 @@ async function loadRuntime(): Promise<Runtime> {
   const table = getApi(API_VERSION) as Pointer | null;
   if (!table) throw new Error(`this ONNX Runtime does not offer C API version ${API_VERSION}`);
   // Eight bytes a function pointer: every platform onnxruntime-node ships is 64-bit.
-  const api = Object.fromEntries(Object.entries(API).map(([name, [index, args, returns]]) => {
-    const fn = CFunction({ ptr: read.ptr(table, index * 8) as Pointer, args: [...args], returns: returns ?? P });
-    return [name, fn];
-  })) as unknown as Api;
+  const api = Object.fromEntries(
+    Object.entries(API).map(([name, [index, args, returns]]) => {
+      const fn = CFunction({ ptr: read.ptr(table, index * 8) as Pointer, args: [...args], returns: returns ?? P });
+      return [name, fn];
+    }),
+  ) as unknown as Api;
   // The environment is the process's one (ONNX Runtime counts its references) and is never
   // released: a session made under it may outlive this thread.
   const env = out((o) => api.CreateEnv(LOG_ERRORS_ONLY, cstr('engram'), o), api);
@@ -199,12 +201,16 @@ export async function openOnnxSession(model: Uint8Array, options: OnnxSessionOpt
     check(api.SetSessionGraphOptimizationLevel(settings, OPTIMIZATION_LEVEL[options.optimization ?? 'all']), api);
     check(options.arena ? api.EnableCpuMemArena(settings) : api.DisableCpuMemArena(settings), api);
     check(options.memoryPattern === false ? api.DisableMemPattern(settings) : api.EnableMemPattern(settings), api);
-    for (const [key, value] of Object.entries(options.config ?? {})) check(api.AddSessionConfigEntry(settings, cstr(key), cstr(value)), api);
+    for (const [key, value] of Object.entries(options.config ?? {}))
+      check(api.AddSessionConfigEntry(settings, cstr(key), cstr(value)), api);
     session = out((o) => api.CreateSessionFromArray(rt.env, model, model.byteLength, settings, o), api);
   } finally {
     api.ReleaseSessionOptions(settings);
   }
-  const names = (countOf: 'SessionGetInputCount' | 'SessionGetOutputCount', nameOf: 'SessionGetInputName' | 'SessionGetOutputName') =>
+  const names = (
+    countOf: 'SessionGetInputCount' | 'SessionGetOutputCount',
+    nameOf: 'SessionGetInputName' | 'SessionGetOutputName',
+  ) =>
     Array.from({ length: count((o) => api[countOf](session, o), api) }, (_, i) => {
       const name = out((o) => api[nameOf](session, i, rt.allocator, o), api);
       try {
@@ -213,7 +219,11 @@ export async function openOnnxSession(model: Uint8Array, options: OnnxSessionOpt
         check(api.AllocatorFree(rt.allocator, name), api);
       }
     });
-  const shared = { address: session as number, inputNames: names('SessionGetInputCount', 'SessionGetInputName'), outputNames: names('SessionGetOutputCount', 'SessionGetOutputName') };
+  const shared = {
+    address: session as number,
+    inputNames: names('SessionGetInputCount', 'SessionGetInputName'),
+    outputNames: names('SessionGetOutputCount', 'SessionGetOutputName'),
+  };
   heapTrimmer()();
   return sessionOf(rt, shared, true);
 }
@@ -255,14 +265,40 @@ function sessionOf(rt: Runtime, shared: SharedOnnxSession, owned: boolean): Onnx
       try {
         inputNames.forEach((n, i) => {
           const { data, dims } = feeds[n]!;
-          if (data.length !== dims.reduce((a, b) => a * b, 1)) throw new Error(`input ${n} has ${data.length} values for shape [${dims.join(', ')}]`);
+          if (data.length !== dims.reduce((a, b) => a * b, 1))
+            throw new Error(`input ${n} has ${data.length} values for shape [${dims.join(', ')}]`);
           // Copied into memory ONNX Runtime allocates, for the same reason as the names.
-          const value = out((o) => api.CreateTensorAsOrtValue(rt.allocator, BigInt64Array.from(dims, BigInt), dims.length, ELEMENT_INT64, o), api);
+          const value = out(
+            (o) =>
+              api.CreateTensorAsOrtValue(rt.allocator, BigInt64Array.from(dims, BigInt), dims.length, ELEMENT_INT64, o),
+            api,
+          );
           inputs[i] = BigInt(value);
-          if (data.length) new BigInt64Array(toArrayBuffer(out((o) => api.GetTensorMutableData(value, o), api), 0, data.byteLength)).set(data);
+          if (data.length)
+            new BigInt64Array(
+              toArrayBuffer(
+                out((o) => api.GetTensorMutableData(value, o), api),
+                0,
+                data.byteLength,
+              ),
+            ).set(data);
         });
-        check(api.Run(session, null, names, inputs, inputNames.length, names.subarray(inputNames.length), outputs.length, outputs), api);
-        return Object.fromEntries(shared.outputNames.map((name, i) => [name, readOutput(rt, Number(outputs[i]) as Pointer, name)]));
+        check(
+          api.Run(
+            session,
+            null,
+            names,
+            inputs,
+            inputNames.length,
+            names.subarray(inputNames.length),
+            outputs.length,
+            outputs,
+          ),
+          api,
+        );
+        return Object.fromEntries(
+          shared.outputNames.map((name, i) => [name, readOutput(rt, Number(outputs[i]) as Pointer, name)]),
+        );
       } finally {
         for (const value of [...inputs, ...outputs]) if (value) api.ReleaseValue(Number(value));
         trim();

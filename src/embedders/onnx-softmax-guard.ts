@@ -19,10 +19,19 @@ export function dropSoftmaxNanGuard(model: Uint8Array): Uint8Array {
       if (where.opType !== 'Where' || where.domain !== '' || where.inputs.length !== 3) continue;
       const [condition, , otherwise] = where.inputs as [string, string, string];
       const nanTest = producer.get(condition);
-      if (nanTest?.opType !== 'IsNaN' || nanTest.domain !== '' || nanTest.inputs[0] !== otherwise || readers.get(condition) !== 1) continue;
+      if (
+        nanTest?.opType !== 'IsNaN' ||
+        nanTest.domain !== '' ||
+        nanTest.inputs[0] !== otherwise ||
+        readers.get(condition) !== 1
+      )
+        continue;
       const softmax = producer.get(otherwise);
       if (softmax?.opType !== 'Softmax' || softmax.domain !== '' || readers.get(otherwise) !== 2) continue;
-      replaced.set(softmax, encodeNode(softmax.name, 'Softmax', softmax.inputs, where.outputs, [...softmax.attributes.values()]));
+      replaced.set(
+        softmax,
+        encodeNode(softmax.name, 'Softmax', softmax.inputs, where.outputs, [...softmax.attributes.values()]),
+      );
       dropped.add(nanTest).add(where);
     }
   });

@@ -61,7 +61,8 @@ export class OpenAIEmbedder implements Embedder {
     this.batchSize = opts.batchSize ?? DEFAULT_BATCH;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!opts.model) throw new Error('the openai embedder needs a model name');
-    if (!Number.isInteger(this.batchSize) || this.batchSize < 1) throw new Error('batchSize must be a positive integer');
+    if (!Number.isInteger(this.batchSize) || this.batchSize < 1)
+      throw new Error('batchSize must be a positive integer');
     if (!(this.timeoutMs > 0)) throw new Error('timeoutMs must be positive');
     this.id = `openai:${opts.model}@${this.endpoint}`;
   }
@@ -102,17 +103,25 @@ export class OpenAIEmbedder implements Embedder {
       text = await res.text();
     } catch (err) {
       const name = (err as { name?: string } | null)?.name;
-      const why = name === 'TimeoutError' || name === 'AbortError' ? `timed out after ${this.timeoutMs} ms` : String((err as Error)?.message ?? err);
+      const why =
+        name === 'TimeoutError' || name === 'AbortError'
+          ? `timed out after ${this.timeoutMs} ms`
+          : String((err as Error)?.message ?? err);
       throw new EmbeddingRequestError(`embedding request to ${this.endpoint} failed: ${why}`, 0, this.endpoint);
     }
     if (!res.ok) {
-      throw new EmbeddingRequestError(`embedding endpoint answered ${res.status}: ${errorMessage(text)}`, res.status, this.endpoint);
+      throw new EmbeddingRequestError(
+        `embedding endpoint answered ${res.status}: ${errorMessage(text)}`,
+        res.status,
+        this.endpoint,
+      );
     }
     return this.parse(text, input.length, res.status);
   }
 
   private parse(text: string, expected: number, status: number): Float32Array[] {
-    const fail = (why: string) => new EmbeddingRequestError(`embedding endpoint gave an unusable answer: ${why}`, status, this.endpoint);
+    const fail = (why: string) =>
+      new EmbeddingRequestError(`embedding endpoint gave an unusable answer: ${why}`, status, this.endpoint);
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -126,7 +135,8 @@ export class OpenAIEmbedder implements Embedder {
     data.forEach((item: unknown, position: number) => {
       const { embedding, index } = (item ?? {}) as { embedding?: unknown; index?: unknown };
       const at = typeof index === 'number' ? index : position;
-      if (!Number.isInteger(at) || at < 0 || at >= expected || vectors[at]) throw fail(`bad or repeated index ${String(index)}`);
+      if (!Number.isInteger(at) || at < 0 || at >= expected || vectors[at])
+        throw fail(`bad or repeated index ${String(index)}`);
       const v = toVector(embedding);
       if (!v) throw fail(`embedding ${at} is not a list of numbers`);
       if (this.dims === 0) this.dims = v.length;

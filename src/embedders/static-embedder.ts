@@ -85,11 +85,17 @@ export class StaticEmbedder implements Embedder {
   private readonly counts: Uint32Array;
   private readonly distinct: Int32Array;
 
-  constructor(config: StaticModelConfig, vocabText: string, embeddings: Uint8Array, options: StaticEmbedderOptions = {}) {
+  constructor(
+    config: StaticModelConfig,
+    vocabText: string,
+    embeddings: Uint8Array,
+    options: StaticEmbedderOptions = {},
+  ) {
     checkConfig(config);
     const vocab = vocabText.split(/\r?\n/);
     if (vocab.at(-1) === '') vocab.pop();
-    if (vocab.length !== config.vocabSize) throw new Error(`vocabulary has ${vocab.length} tokens, config says ${config.vocabSize}`);
+    if (vocab.length !== config.vocabSize)
+      throw new Error(`vocabulary has ${vocab.length} tokens, config says ${config.vocabSize}`);
     const t = config.tokenizer;
     this.tokenizer = new WordPieceTokenizer({ ...t, vocab });
     this.config = config;
@@ -105,7 +111,10 @@ export class StaticEmbedder implements Embedder {
   }
 
   /** Reads a model from its directory, or from the three files (default: the shipped model). */
-  static load(source: string | StaticModelFiles = DEFAULT_MODEL_FILES, options: StaticEmbedderOptions = {}): StaticEmbedder {
+  static load(
+    source: string | StaticModelFiles = DEFAULT_MODEL_FILES,
+    options: StaticEmbedderOptions = {},
+  ): StaticEmbedder {
     const files = typeof source === 'string' ? filesInDirectory(source) : source;
     const config = JSON.parse(readFileSync(files.config, 'utf8')) as StaticModelConfig;
     const vocab = readFileSync(files.vocab, 'utf8');
@@ -163,14 +172,21 @@ export class StaticEmbedder implements Embedder {
 }
 
 /** The shipped model, or another directory / set of files. */
-export function loadStaticEmbedder(source?: string | StaticModelFiles, options?: StaticEmbedderOptions): StaticEmbedder {
+export function loadStaticEmbedder(
+  source?: string | StaticModelFiles,
+  options?: StaticEmbedderOptions,
+): StaticEmbedder {
   return StaticEmbedder.load(source, options);
 }
 
 function filesInDirectory(dir: string): StaticModelFiles {
   const configPath = join(dir, 'config.json');
   const config = JSON.parse(readFileSync(configPath, 'utf8')) as StaticModelConfig;
-  return { config: configPath, vocab: join(dir, config.tokenizer.vocab), embeddings: join(dir, config.embeddings.file) };
+  return {
+    config: configPath,
+    vocab: join(dir, config.tokenizer.vocab),
+    embeddings: join(dir, config.embeddings.file),
+  };
 }
 
 function checkConfig(c: StaticModelConfig): void {
@@ -178,10 +194,13 @@ function checkConfig(c: StaticModelConfig): void {
   if (!Number.isInteger(c.dimensions) || c.dimensions <= 0) throw new Error('bad dimensions in model config');
   if (!Number.isInteger(c.vocabSize) || c.vocabSize <= 0) throw new Error('bad vocabSize in model config');
   if (c.tokenizer?.type !== 'bert-wordpiece') throw new Error(`unsupported tokenizer ${String(c.tokenizer?.type)}`);
-  if (c.pooling !== 'mean' || c.normalize !== true) throw new Error('only mean pooling with normalisation is supported');
-  if (c.embeddings.dtype !== 'int8' && c.embeddings.dtype !== 'int4') throw new Error(`unsupported table dtype ${String(c.embeddings.dtype)}`);
+  if (c.pooling !== 'mean' || c.normalize !== true)
+    throw new Error('only mean pooling with normalisation is supported');
+  if (c.embeddings.dtype !== 'int8' && c.embeddings.dtype !== 'int4')
+    throw new Error(`unsupported table dtype ${String(c.embeddings.dtype)}`);
   // An int4 row then starts on a byte.
-  if (c.embeddings.dtype === 'int4' && c.dimensions % 2 !== 0) throw new Error('an int4 table needs an even number of dimensions');
+  if (c.embeddings.dtype === 'int4' && c.dimensions % 2 !== 0)
+    throw new Error('an int4 table needs an even number of dimensions');
 }
 
 /** A table's values, views into the model file's bytes (value = integer * its row's scale). */
@@ -192,10 +211,12 @@ function readTable(c: StaticModelConfig, bytes: Uint8Array): { table: PackedTabl
   const n = c.vocabSize * c.dimensions;
   const packed = c.embeddings.dtype === 'int8' ? n : n / 2;
   const expected = packed + 4 * c.vocabSize;
-  if (bytes.byteLength !== expected) throw new Error(`embeddings file has ${bytes.byteLength} bytes, expected ${expected}`);
-  const table: PackedTable = c.embeddings.dtype === 'int8'
-    ? { int8: new Int8Array(bytes.buffer, bytes.byteOffset, n) }
-    : { int4: bytes.subarray(0, packed) };
+  if (bytes.byteLength !== expected)
+    throw new Error(`embeddings file has ${bytes.byteLength} bytes, expected ${expected}`);
+  const table: PackedTable =
+    c.embeddings.dtype === 'int8'
+      ? { int8: new Int8Array(bytes.buffer, bytes.byteOffset, n) }
+      : { int4: bytes.subarray(0, packed) };
   const scales = new Float32Array(c.vocabSize);
   const view = new DataView(bytes.buffer, bytes.byteOffset + packed, 4 * c.vocabSize);
   for (let r = 0; r < c.vocabSize; r++) scales[r] = view.getFloat32(4 * r, true);

@@ -57,9 +57,11 @@ const ASCII_ONLY = /^\p{ASCII}*$/u;
 const SURROGATE = /[\uD800-\uDFFF]/;
 /** ASCII classes for the fast path: 0 part of a word, 1 whitespace, 2 punctuation. */
 const ASCII_CLASS = new Uint8Array(128).map((_, c) =>
-  c === 32 || (c >= 9 && c <= 13) ? 1
-  : (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126) ? 2
-  : 0,
+  c === 32 || (c >= 9 && c <= 13)
+    ? 1
+    : (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126)
+      ? 2
+      : 0,
 );
 const WORD_CACHE_LIMIT = 200_000;
 
@@ -79,7 +81,9 @@ export class WordPieceTokenizer {
     let longest = 1;
     opts.vocab.forEach((token, id) => {
       if (!this.ids.has(token)) this.ids.set(token, id);
-      const body = token.startsWith(opts.continuingSubwordPrefix) ? token.slice(opts.continuingSubwordPrefix.length) : token;
+      const body = token.startsWith(opts.continuingSubwordPrefix)
+        ? token.slice(opts.continuingSubwordPrefix.length)
+        : token;
       longest = Math.max(longest, codePointLength(body));
     });
     this.maxPieceChars = longest;
@@ -186,7 +190,10 @@ export class WordPieceTokenizer {
     const n = chars.length;
     if (n > this.opts.maxInputCharsPerWord) return [this.unkId];
     if (whole !== undefined) return [whole];
-    const slice = typeof chars === 'string' ? (a: number, b: number) => chars.slice(a, b) : (a: number, b: number) => chars.slice(a, b).join('');
+    const slice =
+      typeof chars === 'string'
+        ? (a: number, b: number) => chars.slice(a, b)
+        : (a: number, b: number) => chars.slice(a, b).join('');
     const prefix = this.opts.continuingSubwordPrefix;
     const pieces: number[] = [];
     let start = 0;

@@ -13,7 +13,11 @@ export function parseContentType(header: string | null): ContentType {
   for (const param of params) {
     const eq = param.indexOf('=');
     if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
-    charset = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1') || null;
+    charset =
+      param
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1') || null;
   }
   return { mediaType: type.trim().toLowerCase(), charset };
 }

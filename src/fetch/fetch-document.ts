@@ -65,7 +65,10 @@ function checkUrl(text: string, base?: URL): URL {
   try {
     url = new URL(text, base);
   } catch {
-    throw new FetchError(base ? `${base.href} redirected to an invalid URL: ${text}` : `Not a valid URL: ${text}`, true);
+    throw new FetchError(
+      base ? `${base.href} redirected to an invalid URL: ${text}` : `Not a valid URL: ${text}`,
+      true,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     const where = base ? `${base.href} redirected to ${url.href}, but only` : 'Only';
@@ -84,8 +87,10 @@ function statusError(status: number, url: URL): FetchError | null {
   if (status >= 200 && status < 300) return null;
   const at = `${url.href} answered ${status}`;
   if (status === 404 || status === 410) return new FetchError(`${at}: the page does not exist.`, true);
-  if (status === 401 || status === 403) return new FetchError(`${at}: the site refused access; Engram fetches public pages only.`, true);
-  if (status === 408 || status === 425 || status === 429) return new FetchError(`${at}: the site asked to try again later.`, false);
+  if (status === 401 || status === 403)
+    return new FetchError(`${at}: the site refused access; Engram fetches public pages only.`, true);
+  if (status === 408 || status === 425 || status === 429)
+    return new FetchError(`${at}: the site asked to try again later.`, false);
   if (status >= 500) return new FetchError(`${at}: the site had a server error.`, false);
   return new FetchError(`${at}, which Engram cannot read a document from.`, true);
 }
@@ -171,7 +176,10 @@ async function run(start: URL, o: Resolved, signal: AbortSignal): Promise<Fetche
       const location = response.headers.get('location');
       if (!location) throw new FetchError(`${url.href} answered ${response.status} without saying where to go.`, true);
       if (redirects >= o.maxRedirects) {
-        throw new FetchError(`${start.href} redirected more than ${o.maxRedirects} times; gave up at ${url.href}.`, true);
+        throw new FetchError(
+          `${start.href} redirected more than ${o.maxRedirects} times; gave up at ${url.href}.`,
+          true,
+        );
       }
       // Relative to the URL as the owner knows it, not to the address it was sent to.
       url = checkUrl(location, url);
@@ -189,13 +197,18 @@ async function run(start: URL, o: Resolved, signal: AbortSignal): Promise<Fetche
     if (!isHtml && !mediaType.startsWith('text/')) {
       await response.body?.cancel().catch(() => {});
       const type = mediaType || '(none given)';
-      throw new FetchError(`Unsupported content type ${type} at ${url.href}: Engram reads HTML and text documents.`, true);
+      throw new FetchError(
+        `Unsupported content type ${type} at ${url.href}: Engram reads HTML and text documents.`,
+        true,
+      );
     }
 
     const bytes = await readCapped(response, url.href, o.maxBytes, signal);
     let page: { text: string; title: string | null };
     try {
-      page = isHtml ? htmlToText(decodeText(bytes, charset ?? metaCharset(bytes))) : { text: decodeText(bytes, charset), title: null };
+      page = isHtml
+        ? htmlToText(decodeText(bytes, charset ?? metaCharset(bytes)))
+        : { text: decodeText(bytes, charset), title: null };
     } catch (error) {
       throw new FetchError(`Could not read the document at ${url.href}: ${reasonOf(error)}.`, true);
     }
@@ -235,7 +248,10 @@ export async function fetchDocument(url: string, options: FetchOptions): Promise
   } catch (error) {
     if (error instanceof FetchError) throw error;
     if (deadline.aborted) {
-      throw new FetchError(`Timed out after ${o.timeoutMs / 1000} s fetching ${start.href}; the site was too slow to answer.`, false);
+      throw new FetchError(
+        `Timed out after ${o.timeoutMs / 1000} s fetching ${start.href}; the site was too slow to answer.`,
+        false,
+      );
     }
     if (options.signal?.aborted) throw new FetchError(`Fetching ${start.href} was cancelled.`, false);
     throw new FetchError(`Could not fetch ${start.href}: ${reasonOf(error)}.`, false);

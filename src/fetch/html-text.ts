@@ -6,9 +6,29 @@ import { compile } from 'html-to-text';
 
 // Elements that carry no reading text: code, styling, menus, forms and embedded media.
 const SKIPPED = [
-  'head', 'title', 'script', 'style', 'noscript', 'template', 'nav', '[role="navigation"]', '[hidden]',
-  'svg', 'canvas', 'iframe', 'object', 'embed', 'img', 'picture', 'video', 'audio',
-  'form', 'button', 'input', 'select', 'textarea',
+  'head',
+  'title',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'nav',
+  '[role="navigation"]',
+  '[hidden]',
+  'svg',
+  'canvas',
+  'iframe',
+  'object',
+  'embed',
+  'img',
+  'picture',
+  'video',
+  'audio',
+  'form',
+  'button',
+  'input',
+  'select',
+  'textarea',
 ];
 
 const LIMITS = {

@@ -98,7 +98,7 @@ export function parseIPv6(text: string): number[] | null {
 
 function inV4(address: number, [base, bits]: V4Range): boolean {
   const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-  return ((address & mask) >>> 0) === base;
+  return (address & mask) >>> 0 === base;
 }
 
 function inV6(groups: readonly number[], [base, bits]: V6Range): boolean {

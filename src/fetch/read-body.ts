@@ -15,9 +15,17 @@ function formatBytes(bytes: number): string {
  * cancels the stream, so the rest is never downloaded. A declared Content-Length over the limit
  * is refused before reading. Rejects with the signal's reason when it aborts mid-body.
  */
-export async function readCapped(response: Response, url: string, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+export async function readCapped(
+  response: Response,
+  url: string,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<Uint8Array> {
   const tooLarge = () =>
-    new FetchError(`The document at ${url} is larger than the ${formatBytes(maxBytes)} limit for a fetched url body.`, true);
+    new FetchError(
+      `The document at ${url} is larger than the ${formatBytes(maxBytes)} limit for a fetched url body.`,
+      true,
+    );
   const declared = Number(response.headers.get('content-length'));
   // The header describes the encoded body; a compressed one may still grow past the limit below.
   if (Number.isFinite(declared) && declared > maxBytes && !response.headers.get('content-encoding')) {

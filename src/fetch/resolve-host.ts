@@ -47,7 +47,8 @@ export async function resolveHost(url: URL, allowPrivate: boolean, lookup: Looku
     return [{ address: host, family: 4 }];
   }
   const name = host.replace(/\.$/, '');
-  if (!allowPrivate && (name === 'localhost' || name.endsWith('.localhost'))) refuse(url, host, 'a loopback name (this machine)');
+  if (!allowPrivate && (name === 'localhost' || name.endsWith('.localhost')))
+    refuse(url, host, 'a loopback name (this machine)');
 
   let answers: ResolvedAddress[];
   try {

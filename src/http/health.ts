@@ -15,8 +15,18 @@ import { bearerToken } from './middleware/bearer';
 export function health(services: Services, site: Site) {
   return async (c: Context) => {
     // A server whose database does not answer is not well: a load balancer sends requests elsewhere.
-    if (!(await services.store.ping().then(() => true, () => false))) return c.json({ status: 'unavailable', database: 'unavailable' }, 503);
-    return c.json((await knownCaller(c, services, site)) ? { status: 'ok', database: 'ok', learning: await progressOf(services) } : { status: 'ok', database: 'ok' });
+    if (
+      !(await services.store.ping().then(
+        () => true,
+        () => false,
+      ))
+    )
+      return c.json({ status: 'unavailable', database: 'unavailable' }, 503);
+    return c.json(
+      (await knownCaller(c, services, site))
+        ? { status: 'ok', database: 'ok', learning: await progressOf(services) }
+        : { status: 'ok', database: 'ok' },
+    );
   };
 }
 
@@ -25,7 +35,9 @@ async function knownCaller(c: Context, services: Services, site: Site): Promise<
   const bearer = bearerToken(c.req.header('Authorization'));
   if (!bearer) return (await ownerSession(c, services)) !== null;
   try {
-    return (await authenticate(services.store, services.clock, bearer, { audience: resourceOf(site) })).kind !== 'share';
+    return (
+      (await authenticate(services.store, services.clock, bearer, { audience: resourceOf(site) })).kind !== 'share'
+    );
   } catch (err) {
     if (err instanceof AuthError) return false;
     throw err;

@@ -31,7 +31,12 @@ function routeTable(routes: Hono<AppEnv>['routes']): RouteMethods[] {
   }
   const literal = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
   return [...byPath].map(([path, methods]) => ({
-    pattern: new RegExp(`^${path.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : literal(part).replace(/\*/g, '.*'))).join('/')}$`),
+    pattern: new RegExp(
+      `^${path
+        .split('/')
+        .map((part) => (part.startsWith(':') ? '[^/]+' : literal(part).replace(/\*/g, '.*')))
+        .join('/')}$`,
+    ),
     methods,
   }));
 }
@@ -40,10 +45,20 @@ export function noRoute(app: Hono<AppEnv>, except: string[] = []): NotFoundHandl
   let table: RouteMethods[] | null = null;
   return (c) => {
     table ??= routeTable(app.routes);
-    const allowed = except.includes(c.req.path) ? new Set<string>() : new Set(table.filter((r) => r.pattern.test(c.req.path)).flatMap((r) => [...r.methods]));
-    if (allowed.size === 0) return errorResponse(c, new ServiceError('not_found', `No route ${c.req.method} ${c.req.path}.`));
+    const allowed = except.includes(c.req.path)
+      ? new Set<string>()
+      : new Set(table.filter((r) => r.pattern.test(c.req.path)).flatMap((r) => [...r.methods]));
+    if (allowed.size === 0)
+      return errorResponse(c, new ServiceError('not_found', `No route ${c.req.method} ${c.req.path}.`));
     const allow = [...allowed].sort();
-    const res = errorResponse(c, new ServiceError('method_not_allowed', `${c.req.path} does not answer ${c.req.method}; it answers ${allow.join(', ')}.`, { allow }));
+    const res = errorResponse(
+      c,
+      new ServiceError(
+        'method_not_allowed',
+        `${c.req.path} does not answer ${c.req.method}; it answers ${allow.join(', ')}.`,
+        { allow },
+      ),
+    );
     res.headers.set('Allow', allow.join(', '));
     return res;
   };

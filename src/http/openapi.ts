@@ -25,7 +25,7 @@ const ERROR_STATUSES: Record<string, string> = {
   429: 'Too many requests on this credential (`rate_limited`).',
   500: 'Server error (`internal`).',
   503: 'The database does not answer (`unavailable`): nothing was carried out; retry shortly.',
-  507: 'The server\'s storage is full (`storage_full`): the write was not saved; retry once space is freed.',
+  507: "The server's storage is full (`storage_full`): the write was not saved; retry once space is freed.",
 };
 
 /** Collects the named schemas that zod emits as `$defs` into `components.schemas`. */
@@ -39,7 +39,8 @@ class SchemaSet {
   }
 }
 
-const relink = (value: unknown): Json => JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/'));
+const relink = (value: unknown): Json =>
+  JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/'));
 
 /** A query or path field's schema without its optional/null wrappers: query strings cannot be null. */
 function bare(field: z.ZodType): z.ZodType {
@@ -50,20 +51,26 @@ function bare(field: z.ZodType): z.ZodType {
 
 /** The header that makes a write safe to retry (src/operations/idempotency.ts), on every write of the tool table. */
 const IDEMPOTENCY_KEY_HEADER = {
-  name: 'Idempotency-Key', in: 'header', required: false,
-  description: 'Makes a retry of this write safe: a repeat with the same key and the same request, by the same credential within 24 hours, '
-    + 'is answered with the first answer (same status and body, with `Idempotent-Replayed: true`) and not carried out again. '
-    + 'The same key with another request, or while the first attempt still runs, is 409 `conflict`. Only a success is remembered.',
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry of this write safe: a repeat with the same key and the same request, by the same credential within 24 hours, ' +
+    'is answered with the first answer (same status and body, with `Idempotent-Replayed: true`) and not carried out again. ' +
+    'The same key with another request, or while the first attempt still runs, is 409 `conflict`. Only a success is remembered.',
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[ -~]+$' },
 };
 
 const IDEMPOTENT_REPLAYED = {
-  'Idempotent-Replayed': { description: '`true` when the answer is the remembered first answer to this Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+  'Idempotent-Replayed': {
+    description: '`true` when the answer is the remembered first answer to this Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
 
 const IDEMPOTENT_CONFLICT =
-  'The Idempotency-Key was used for another request (`details.reason` `key_reused`; not retryable), its first attempt is still running '
-  + '(`in_flight`; retryable), or the server stopped while it ran (`interrupted`; not retryable).';
+  'The Idempotency-Key was used for another request (`details.reason` `key_reused`; not retryable), its first attempt is still running ' +
+  '(`in_flight`; retryable), or the server stopped while it ran (`interrupted`; not retryable).';
 
 function operationFor(route: RestRoute, schemas: SchemaSet): Json {
   const shape = (route.op.input as z.ZodObject).shape as Record<string, z.ZodType>;
@@ -72,7 +79,11 @@ function operationFor(route: RestRoute, schemas: SchemaSet): Json {
   const parameters = [
     ...pathNames.map((name) => ({ name, in: 'path', required: true, schema: schemas.of(bare(shape[name]!), 'input') })),
     ...queryNames.map((name) => ({
-      name, in: 'query', required: false, description: shape[name]!.description, schema: schemas.of(bare(shape[name]!), 'input'),
+      name,
+      in: 'query',
+      required: false,
+      description: shape[name]!.description,
+      schema: schemas.of(bare(shape[name]!), 'input'),
     })),
     ...(isGuarded(route.op) ? [IDEMPOTENCY_KEY_HEADER] : []),
   ];
@@ -88,9 +99,16 @@ function operationFor(route: RestRoute, schemas: SchemaSet): Json {
     ...(parameters.length ? { parameters } : {}),
     ...(hasBody ? { requestBody: requestBody(schemas.of(bodySchema, 'input')) } : {}),
     responses: {
-      ...Object.fromEntries(statuses.map((s) => [s, {
-        description: 'Success.', ...(isGuarded(route.op) ? { headers: IDEMPOTENT_REPLAYED } : {}), content: { 'application/json': { schema: output } },
-      }])),
+      ...Object.fromEntries(
+        statuses.map((s) => [
+          s,
+          {
+            description: 'Success.',
+            ...(isGuarded(route.op) ? { headers: IDEMPOTENT_REPLAYED } : {}),
+            content: { 'application/json': { schema: output } },
+          },
+        ]),
+      ),
       ...errorResponses(isGuarded(route.op) ? { 409: IDEMPOTENT_CONFLICT } : {}),
     },
   };
@@ -106,13 +124,17 @@ function requestBody(schema: Json): Json {
 }
 
 const errorResponses = (descriptions: Record<string, string> = {}) => ({
-  ...Object.fromEntries(Object.entries({ ...ERROR_STATUSES, ...descriptions }).map(([s, description]) => [
-    s, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
-  ])),
+  ...Object.fromEntries(
+    Object.entries({ ...ERROR_STATUSES, ...descriptions }).map(([s, description]) => [
+      s,
+      { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+    ]),
+  ),
   // A request line and headers over 16 KiB (a long non-ASCII path parameter gets there once
   // percent-encoded) answer 431 in the envelope; past Bun's parser limit (64 KiB) Bun answers alone.
   431: {
-    description: 'The request line and headers are larger than the server accepts (16 KiB): `validation` with `details.limit_bytes`. Over 64 KiB the answer has no body.',
+    description:
+      'The request line and headers are larger than the server accepts (16 KiB): `validation` with `details.limit_bytes`. Over 64 KiB the answer has no body.',
     content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
   },
 });
@@ -127,28 +149,54 @@ export function openApiDocument(site: Site): Json {
   }
   paths['/v1/session'] = {
     post: {
-      operationId: 'sign_in', summary: "Sign the owner in with email and password; returns a session token for the owner's routes.",
-      tags: ['owner'], security: [],
+      operationId: 'sign_in',
+      summary: "Sign the owner in with email and password; returns a session token for the owner's routes.",
+      tags: ['owner'],
+      security: [],
       requestBody: requestBody(schemas.of(SignIn, 'input')),
-      responses: { 201: { description: 'Signed in.', content: { 'application/json': { schema: schemas.of(SessionToken, 'output') } } }, ...errorResponses() },
+      responses: {
+        201: {
+          description: 'Signed in.',
+          content: { 'application/json': { schema: schemas.of(SessionToken, 'output') } },
+        },
+        ...errorResponses(),
+      },
     },
     delete: {
-      operationId: 'sign_out', summary: 'End the owner session the bearer belongs to.', tags: ['owner'],
-      responses: { 200: { description: 'Signed out.', content: { 'application/json': { schema: schemas.of(SignedOut, 'output') } } }, ...errorResponses() },
+      operationId: 'sign_out',
+      summary: 'End the owner session the bearer belongs to.',
+      tags: ['owner'],
+      responses: {
+        200: {
+          description: 'Signed out.',
+          content: { 'application/json': { schema: schemas.of(SignedOut, 'output') } },
+        },
+        ...errorResponses(),
+      },
     },
   };
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Engram agent protocol', version: pkg.version,
+      title: 'Engram agent protocol',
+      version: pkg.version,
       description: "A person's memory, read and written by programs and AI apps under credentials the person controls.",
     },
     servers: [{ url: site.baseUrl }],
     security: [{ bearer: [] }],
-    tags: [{ name: 'tools', description: 'The operations of the tool table.' }, { name: 'owner', description: "The owner's session only." }],
+    tags: [
+      { name: 'tools', description: 'The operations of the tool table.' },
+      { name: 'owner', description: "The owner's session only." },
+    ],
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A developer key (egm_…), a consent token, or the owner session (egs_…).' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A developer key (egm_…), a consent token, or the owner session (egs_…).',
+        },
+      },
       schemas: schemas.components,
     },
   };

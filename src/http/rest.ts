@@ -31,7 +31,12 @@ export const REST_ROUTES: RestRoute[] = [
   { method: 'get', path: '/v1/containers', op: ops.listContainers },
   { method: 'post', path: '/v1/search', op: ops.searchMemories },
   { method: 'get', path: '/v1/profile', op: ops.getProfile, query: { q: 'string' } },
-  { method: 'get', path: '/v1/documents', op: ops.listDocuments, query: { container: 'string', limit: 'integer', cursor: 'string' } },
+  {
+    method: 'get',
+    path: '/v1/documents',
+    op: ops.listDocuments,
+    query: { container: 'string', limit: 'integer', cursor: 'string' },
+  },
   { method: 'get', path: '/v1/documents/{document_id}', op: ops.getDocument },
   { method: 'get', path: '/v1/rules', op: ops.memoryRules },
   // Held only by an agent share; every other caller is refused with 403, unrecorded.
@@ -39,7 +44,12 @@ export const REST_ROUTES: RestRoute[] = [
   { method: 'post', path: '/v1/memories', op: ops.addMemory, status: 201 },
   { method: 'post', path: '/v1/documents', op: ops.addDocument, status: { queued: 202, exists: 200 } },
   { method: 'delete', path: '/v1/documents/{document_id}', op: ops.deleteDocument, query: { confirm: 'boolean' } },
-  { method: 'delete', path: '/v1/memories/{memory_id}', op: ops.forgetMemory, query: { container: 'string', confirm: 'boolean' } },
+  {
+    method: 'delete',
+    path: '/v1/memories/{memory_id}',
+    op: ops.forgetMemory,
+    query: { container: 'string', confirm: 'boolean' },
+  },
   // The owner's session only.
   { method: 'post', path: '/v1/containers', op: ops.createContainer, status: 201 },
   { method: 'patch', path: '/v1/containers/{container_id}', op: ops.updateContainer },
@@ -50,14 +60,24 @@ export const REST_ROUTES: RestRoute[] = [
   { method: 'patch', path: '/v1/api-keys/{key_id}', op: ops.updateKey },
   { method: 'get', path: '/v1/api-keys/{key_id}/usage', op: ops.keyUsage },
   // A share's id is accepted too: shares have ids of the same form.
-  { method: 'get', path: '/v1/api-keys/{key_id}/access-log', op: ops.keyAccessLog, query: { cursor: 'string', limit: 'integer' } },
+  {
+    method: 'get',
+    path: '/v1/api-keys/{key_id}/access-log',
+    op: ops.keyAccessLog,
+    query: { cursor: 'string', limit: 'integer' },
+  },
   { method: 'patch', path: '/v1/exposures/{key_id}/views', op: ops.setKeyContainers },
   { method: 'delete', path: '/v1/exposures/{key_id}', op: ops.revokeKey },
   { method: 'post', path: '/v1/rules', op: ops.addRule, status: 201 },
   { method: 'delete', path: '/v1/rules/{rule_id}', op: ops.deleteRule },
   { method: 'get', path: '/v1/connected-apps', op: ops.listConnectedApps },
   { method: 'delete', path: '/v1/connected-apps/{client_id}', op: ops.disconnectApp },
-  { method: 'get', path: '/v1/connected-apps/{client_id}/access-log', op: ops.appAccessLog, query: { cursor: 'string', limit: 'integer' } },
+  {
+    method: 'get',
+    path: '/v1/connected-apps/{client_id}/access-log',
+    op: ops.appAccessLog,
+    query: { cursor: 'string', limit: 'integer' },
+  },
   { method: 'get', path: '/v1/shares', op: ops.listShares },
   { method: 'post', path: '/v1/shares', op: ops.createShare, status: 201 },
   // `key_id` as on /v1/exposures/{key_id}: every token the owner hands out has an id of that form.
@@ -106,7 +126,8 @@ export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
   } catch {
     throw malformed('The body is not valid JSON.', { fields: ['(body)'] });
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw malformed('The body must be a JSON object.', { fields: ['(body)'] });
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw malformed('The body must be a JSON object.', { fields: ['(body)'] });
   return body as Record<string, unknown>;
 }
 

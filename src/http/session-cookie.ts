@@ -22,7 +22,9 @@ export async function ownerSession(c: Context, services: Services): Promise<Owne
   if (!token) return null;
   try {
     const caller = await authenticate(services.store, services.clock, token);
-    return caller.kind === 'owner' && caller.sessionId !== null ? { accountId: caller.accountId, sessionId: caller.sessionId } : null;
+    return caller.kind === 'owner' && caller.sessionId !== null
+      ? { accountId: caller.accountId, sessionId: caller.sessionId }
+      : null;
   } catch (err) {
     if (err instanceof AuthError) return null;
     throw err;
@@ -31,7 +33,11 @@ export async function ownerSession(c: Context, services: Services): Promise<Owne
 
 export function setSessionCookie(c: Context, site: Site, token: string, expiresAt: number, now: number): void {
   setCookie(c, SESSION_COOKIE, token, {
-    path: '/', httpOnly: true, sameSite: 'Lax', secure: servesHttps(site), maxAge: Math.max(0, Math.floor((expiresAt - now) / 1000)),
+    path: '/',
+    httpOnly: true,
+    sameSite: 'Lax',
+    secure: servesHttps(site),
+    maxAge: Math.max(0, Math.floor((expiresAt - now) / 1000)),
   });
 }
 

@@ -21,7 +21,12 @@ export async function isZip(path: string): Promise<boolean> {
   try {
     const head = new Uint8Array(4);
     const { bytesRead } = await handle.read(head, 0, 4, 0);
-    return bytesRead === 4 && head[0] === 0x50 && head[1] === 0x4b && ((head[2] === 3 && head[3] === 4) || (head[2] === 5 && head[3] === 6));
+    return (
+      bytesRead === 4 &&
+      head[0] === 0x50 &&
+      head[1] === 0x4b &&
+      ((head[2] === 3 && head[3] === 4) || (head[2] === 5 && head[3] === 6))
+    );
   } finally {
     await handle.close();
   }

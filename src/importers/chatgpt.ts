@@ -22,12 +22,19 @@ const Attachment = z.looseObject({ id: z.string().nullish(), name: z.string().nu
 const Message = z.looseObject({
   author: z.looseObject({ role: z.string(), name: z.string().nullish() }),
   create_time: z.number().nullish(),
-  content: z.looseObject({ content_type: z.string(), parts: z.array(z.unknown()).nullish(), text: z.string().nullish(), language: z.string().nullish() }),
+  content: z.looseObject({
+    content_type: z.string(),
+    parts: z.array(z.unknown()).nullish(),
+    text: z.string().nullish(),
+    language: z.string().nullish(),
+  }),
   recipient: z.string().nullish(),
-  metadata: z.looseObject({
-    is_visually_hidden_from_conversation: z.boolean().nullish(),
-    attachments: z.array(Attachment).nullish(),
-  }).nullish(),
+  metadata: z
+    .looseObject({
+      is_visually_hidden_from_conversation: z.boolean().nullish(),
+      attachments: z.array(Attachment).nullish(),
+    })
+    .nullish(),
 });
 
 const Node = z.looseObject({
@@ -36,17 +43,22 @@ const Node = z.looseObject({
   message: Message.nullish(),
 });
 
-const Conversation = z.looseObject({
-  id: z.string().min(1).nullish(),
-  conversation_id: z.string().min(1).nullish(),
-  title: z.string().nullish(),
-  create_time: z.number().nullish(),
-  update_time: z.number().nullish(),
-  current_node: z.string().nullish(),
-  mapping: z.record(z.string(), Node),
-  default_model_slug: z.string().nullish(),
-  is_archived: z.boolean().nullish(),
-}).refine((c) => c.conversation_id || c.id, { message: 'has neither conversation_id nor id', path: ['conversation_id'] });
+const Conversation = z
+  .looseObject({
+    id: z.string().min(1).nullish(),
+    conversation_id: z.string().min(1).nullish(),
+    title: z.string().nullish(),
+    create_time: z.number().nullish(),
+    update_time: z.number().nullish(),
+    current_node: z.string().nullish(),
+    mapping: z.record(z.string(), Node),
+    default_model_slug: z.string().nullish(),
+    is_archived: z.boolean().nullish(),
+  })
+  .refine((c) => c.conversation_id || c.id, {
+    message: 'has neither conversation_id nor id',
+    path: ['conversation_id'],
+  });
 
 type Conversation = z.infer<typeof Conversation>;
 type Message = z.infer<typeof Message>;
@@ -66,7 +78,11 @@ function keptBranch(c: Conversation): Message[] {
   const path: string[] = [];
   const seen = new Set<string>();
   if (c.current_node && mapping[c.current_node]) {
-    for (let id: string | null | undefined = c.current_node; id && mapping[id] && !seen.has(id); id = mapping[id]!.parent) {
+    for (
+      let id: string | null | undefined = c.current_node;
+      id && mapping[id] && !seen.has(id);
+      id = mapping[id]!.parent
+    ) {
       seen.add(id);
       path.unshift(id);
     }
@@ -132,15 +148,25 @@ function* conversationItems(c: Conversation, container: ContainerTarget, at: Sou
   const createdAt = secondsMs(c.create_time) ?? times[0] ?? 0;
   const updatedAt = secondsMs(c.update_time) ?? times.at(-1) ?? createdAt;
   const title = fitTitle(c.title?.trim() || 'Untitled conversation');
-  const attachments = [...new Set(turns.flatMap((t) => [...t.text.matchAll(/\[(?:image|attachment): ([^\]\n]+)\]/g)].map((m) => m[1]!)))];
+  const attachments = [
+    ...new Set(turns.flatMap((t) => [...t.text.matchAll(/\[(?:image|attachment): ([^\]\n]+)\]/g)].map((m) => m[1]!))),
+  ];
   const parts = transcript(title, `A ChatGPT conversation, started ${minute(createdAt)}.`, turns);
   for (const [i, content] of parts.entries()) {
     yield {
-      kind: 'document', container, at, content, createdAt, updatedAt,
+      kind: 'document',
+      container,
+      at,
+      content,
+      createdAt,
+      updatedAt,
       customId: customId('chatgpt', i === 0 ? id : `${id}#${i + 1}`),
       title: parts.length > 1 ? fitTitle(`${title} (part ${i + 1} of ${parts.length})`) : title,
       metadata: {
-        source: 'chatgpt', conversation_id: id, created_at: new Date(createdAt).toISOString(), updated_at: new Date(updatedAt).toISOString(),
+        source: 'chatgpt',
+        conversation_id: id,
+        created_at: new Date(createdAt).toISOString(),
+        updated_at: new Date(updatedAt).toISOString(),
         messages: turns.length,
         ...(c.default_model_slug ? { model: c.default_model_slug } : {}),
         ...(c.is_archived ? { archived: true } : {}),
@@ -155,10 +181,18 @@ function* conversationItems(c: Conversation, container: ContainerTarget, at: Sou
  * Each conversation of a stream of `conversations.json`, as document items (or a skipped one),
  * refusing the first that is not a conversation.
  */
-async function* conversationsIn(chunks: AsyncIterable<Uint8Array>, file: string, container: ContainerTarget): AsyncGenerator<ImportItem> {
+async function* conversationsIn(
+  chunks: AsyncIterable<Uint8Array>,
+  file: string,
+  container: ContainerTarget,
+): AsyncGenerator<ImportItem> {
   for await (const element of jsonArrayElements(chunks, file, 'conversation', MAX_ELEMENT_BYTES)) {
     const parsed = Conversation.safeParse(element.value);
-    if (!parsed.success) throw refusal(element.at, `conversation ${element.index + 1} is not one ChatGPT exports: ${firstIssue(parsed.error.issues)}.`);
+    if (!parsed.success)
+      throw refusal(
+        element.at,
+        `conversation ${element.index + 1} is not one ChatGPT exports: ${firstIssue(parsed.error.issues)}.`,
+      );
     yield* conversationItems(parsed.data, container, element.at);
   }
 }
@@ -167,7 +201,11 @@ async function* conversationsIn(chunks: AsyncIterable<Uint8Array>, file: string,
  * Opens an export archive (its conversations.json is read) or a conversations.json itself; `label`
  * names it in messages.
  */
-export async function openChatGpt(path: string, label: string, container: ContainerTarget | null): Promise<ImportReader> {
+export async function openChatGpt(
+  path: string,
+  label: string,
+  container: ContainerTarget | null,
+): Promise<ImportReader> {
   const into = container ?? { name: 'ChatGPT', description: 'Conversations imported from ChatGPT.' };
   if (!(await isZip(path))) {
     const total = Bun.file(path).size;
@@ -180,10 +218,15 @@ export async function openChatGpt(path: string, label: string, container: Contai
   }
   const zip = await ZipArchive.open(path, label);
   // The archive's own, at its top or in its one folder; a conversations.json deeper down is someone else's.
-  const entry = zip.entries.filter((e) => basename(e.name) === 'conversations.json').sort((a, b) => a.name.split('/').length - b.name.split('/').length)[0];
+  const entry = zip.entries
+    .filter((e) => basename(e.name) === 'conversations.json')
+    .sort((a, b) => a.name.split('/').length - b.name.split('/').length)[0];
   if (!entry) {
     zip.close();
-    throw refusal({ file: label }, 'holds no conversations.json: is it the archive ChatGPT sends (Settings → Data controls → Export data)?');
+    throw refusal(
+      { file: label },
+      'holds no conversations.json: is it the archive ChatGPT sends (Settings → Data controls → Export data)?',
+    );
   }
   return {
     async *items(onRead: OnRead) {

@@ -29,7 +29,9 @@ const Message = z.looseObject({
   text: z.string().nullish(),
   content: z.array(z.looseObject({ type: z.string(), text: z.string().nullish() })).nullish(),
   created_at: z.string().nullish(),
-  attachments: z.array(z.looseObject({ file_name: z.string().nullish(), extracted_content: z.string().nullish() })).nullish(),
+  attachments: z
+    .array(z.looseObject({ file_name: z.string().nullish(), extracted_content: z.string().nullish() }))
+    .nullish(),
   files: z.array(z.looseObject({ file_name: z.string().nullish() })).nullish(),
   parent_message_uuid: z.string().nullish(),
 });
@@ -53,7 +55,16 @@ const Project = z.looseObject({
   prompt_template: z.string().nullish(),
   created_at: z.string().nullish(),
   updated_at: z.string().nullish(),
-  docs: z.array(z.looseObject({ uuid: z.string().min(1), filename: z.string().nullish(), content: z.string(), created_at: z.string().nullish() })).nullish(),
+  docs: z
+    .array(
+      z.looseObject({
+        uuid: z.string().min(1),
+        filename: z.string().nullish(),
+        content: z.string(),
+        created_at: z.string().nullish(),
+      }),
+    )
+    .nullish(),
 });
 
 type Conversation = z.infer<typeof Conversation>;
@@ -72,11 +83,16 @@ function keptBranch(c: Conversation): Message[] {
   const byId = new Map(messages.filter((m) => m.uuid).map((m) => [m.uuid!, m]));
   const parents = new Set(messages.map((m) => m.parent_message_uuid).filter(Boolean));
   const newest = (a: Message, b: Message) => ((isoMs(b.created_at) ?? 0) > (isoMs(a.created_at) ?? 0) ? b : a);
-  const leaf = (c.current_leaf_message_uuid && byId.get(c.current_leaf_message_uuid))
-    || messages.filter((m) => m.uuid && !parents.has(m.uuid)).reduce(newest);
+  const leaf =
+    (c.current_leaf_message_uuid && byId.get(c.current_leaf_message_uuid)) ||
+    messages.filter((m) => m.uuid && !parents.has(m.uuid)).reduce(newest);
   const branch: Message[] = [];
   const seen = new Set<string>();
-  for (let m: Message | undefined = leaf; m?.uuid && !seen.has(m.uuid); m = m.parent_message_uuid && !ROOT_PARENT.test(m.parent_message_uuid) ? byId.get(m.parent_message_uuid) : undefined) {
+  for (
+    let m: Message | undefined = leaf;
+    m?.uuid && !seen.has(m.uuid);
+    m = m.parent_message_uuid && !ROOT_PARENT.test(m.parent_message_uuid) ? byId.get(m.parent_message_uuid) : undefined
+  ) {
     seen.add(m.uuid);
     branch.unshift(m);
   }
@@ -88,7 +104,9 @@ function keptBranch(c: Conversation): Message[] {
  * text and its files named.
  */
 function messageText(m: Message): string {
-  const blocks = m.content?.length ? m.content.filter((b) => b.type === 'text' && b.text?.trim()).map((b) => b.text!) : [m.text ?? ''];
+  const blocks = m.content?.length
+    ? m.content.filter((b) => b.type === 'text' && b.text?.trim()).map((b) => b.text!)
+    : [m.text ?? ''];
   const said = blocks.filter((t) => t.trim());
   for (const a of m.attachments ?? []) {
     said.push(`[attachment: ${a.file_name?.trim() || 'unnamed'}]`);
@@ -99,10 +117,18 @@ function messageText(m: Message): string {
 }
 
 function projectContainer(name: string, description: string | null | undefined): ContainerTarget {
-  return { name: containerName(name, 'Claude project'), description: fitDescription(description?.trim() || 'A Claude project, imported.') };
+  return {
+    name: containerName(name, 'Claude project'),
+    description: fitDescription(description?.trim() || 'A Claude project, imported.'),
+  };
 }
 
-function* conversationItems(c: Conversation, into: ContainerTarget | null, projects: Map<string, ContainerTarget>, at: SourcePosition): Generator<ImportItem> {
+function* conversationItems(
+  c: Conversation,
+  into: ContainerTarget | null,
+  projects: Map<string, ContainerTarget>,
+  at: SourcePosition,
+): Generator<ImportItem> {
   const turns: Turn[] = keptBranch(c).flatMap((m) => {
     const text = messageText(m);
     if (!text || (m.sender !== 'human' && m.sender !== 'assistant')) return [];
@@ -113,7 +139,10 @@ function* conversationItems(c: Conversation, into: ContainerTarget | null, proje
     return;
   }
   const projectId = c.project?.uuid ?? c.project_uuid;
-  const container = into ?? (projectId ? projects.get(projectId) : undefined) ?? (c.project?.name ? projectContainer(c.project.name, null) : CLAUDE);
+  const container =
+    into ??
+    (projectId ? projects.get(projectId) : undefined) ??
+    (c.project?.name ? projectContainer(c.project.name, null) : CLAUDE);
   const times = turns.map((t) => t.at).filter((t): t is number => t !== null);
   const createdAt = isoMs(c.created_at) ?? times[0] ?? 0;
   const updatedAt = isoMs(c.updated_at) ?? times.at(-1) ?? createdAt;
@@ -121,12 +150,22 @@ function* conversationItems(c: Conversation, into: ContainerTarget | null, proje
   const parts = transcript(title, `A Claude conversation, started ${minute(createdAt)}.`, turns);
   for (const [i, content] of parts.entries()) {
     yield {
-      kind: 'document', container, at, content, createdAt, updatedAt,
+      kind: 'document',
+      container,
+      at,
+      content,
+      createdAt,
+      updatedAt,
       customId: customId('claude', i === 0 ? c.uuid : `${c.uuid}#${i + 1}`),
       title: parts.length > 1 ? fitTitle(`${title} (part ${i + 1} of ${parts.length})`) : title,
       metadata: {
-        source: 'claude', conversation_id: c.uuid, created_at: new Date(createdAt).toISOString(), updated_at: new Date(updatedAt).toISOString(),
-        messages: turns.length, ...(projectId ? { project_uuid: projectId } : {}), ...(parts.length > 1 ? { part: i + 1, parts: parts.length } : {}),
+        source: 'claude',
+        conversation_id: c.uuid,
+        created_at: new Date(createdAt).toISOString(),
+        updated_at: new Date(updatedAt).toISOString(),
+        messages: turns.length,
+        ...(projectId ? { project_uuid: projectId } : {}),
+        ...(parts.length > 1 ? { part: i + 1, parts: parts.length } : {}),
       },
     };
   }
@@ -140,10 +179,22 @@ function* projectItems(p: Project, into: ContainerTarget | null, at: SourcePosit
   const container = into ?? projectContainer(p.name, p.description);
   const createdAt = isoMs(p.created_at) ?? 0;
   const updatedAt = isoMs(p.updated_at) ?? createdAt;
-  const base = { source: 'claude', project: p.name, project_uuid: p.uuid, updated_at: new Date(updatedAt).toISOString() };
+  const base = {
+    source: 'claude',
+    project: p.name,
+    project_uuid: p.uuid,
+    updated_at: new Date(updatedAt).toISOString(),
+  };
   const documents = [
-    ...(p.prompt_template?.trim() ? [{ id: 'instructions', title: `Instructions of the project ${p.name}`, content: p.prompt_template, createdAt }] : []),
-    ...(p.docs ?? []).map((d) => ({ id: d.uuid, title: d.filename?.trim() || 'Untitled document', content: d.content, createdAt: isoMs(d.created_at) ?? createdAt })),
+    ...(p.prompt_template?.trim()
+      ? [{ id: 'instructions', title: `Instructions of the project ${p.name}`, content: p.prompt_template, createdAt }]
+      : []),
+    ...(p.docs ?? []).map((d) => ({
+      id: d.uuid,
+      title: d.filename?.trim() || 'Untitled document',
+      content: d.content,
+      createdAt: isoMs(d.created_at) ?? createdAt,
+    })),
   ];
   if (!documents.length) yield { kind: 'skipped', what: 'empty project', plural: 'empty projects', at };
   for (const d of documents) {
@@ -155,10 +206,19 @@ function* projectItems(p: Project, into: ContainerTarget | null, at: SourcePosit
     const parts = documentParts(d.content, (part, n) => `${title} (part ${part} of ${n})`);
     for (const [i, content] of parts.entries()) {
       yield {
-        kind: 'document', container, at, content, createdAt: d.createdAt, updatedAt,
+        kind: 'document',
+        container,
+        at,
+        content,
+        createdAt: d.createdAt,
+        updatedAt,
         customId: customId('claude-project', `${p.uuid}/${d.id}${i ? `#${i + 1}` : ''}`),
         title: parts.length > 1 ? fitTitle(`${title} (part ${i + 1} of ${parts.length})`) : title,
-        metadata: { ...base, ...(d.id === 'instructions' ? { instructions: true } : { doc_uuid: d.id }), ...(parts.length > 1 ? { part: i + 1, parts: parts.length } : {}) },
+        metadata: {
+          ...base,
+          ...(d.id === 'instructions' ? { instructions: true } : { doc_uuid: d.id }),
+          ...(parts.length > 1 ? { part: i + 1, parts: parts.length } : {}),
+        },
       };
     }
   }
@@ -169,21 +229,31 @@ function* projectItems(p: Project, into: ContainerTarget | null, at: SourcePosit
  * element holds (a renamed file reads the same). `projects` gathers the projects' containers as
  * they come, so the conversations after them land in theirs.
  */
-async function* fileItems(chunks: AsyncIterable<Uint8Array>, file: string, into: ContainerTarget | null, projects: Map<string, ContainerTarget>): AsyncGenerator<ImportItem> {
+async function* fileItems(
+  chunks: AsyncIterable<Uint8Array>,
+  file: string,
+  into: ContainerTarget | null,
+  projects: Map<string, ContainerTarget>,
+): AsyncGenerator<ImportItem> {
   for await (const element of jsonArrayElements(chunks, file, 'entry', MAX_ELEMENT_BYTES)) {
     const value = element.value as Record<string, unknown> | null;
     const n = element.index + 1;
     if (value && typeof value === 'object' && 'chat_messages' in value) {
       const parsed = Conversation.safeParse(value);
-      if (!parsed.success) throw refusal(element.at, `conversation ${n} is not one Claude exports: ${firstIssue(parsed.error.issues)}.`);
+      if (!parsed.success)
+        throw refusal(element.at, `conversation ${n} is not one Claude exports: ${firstIssue(parsed.error.issues)}.`);
       yield* conversationItems(parsed.data, into, projects, element.at);
     } else if (value && typeof value === 'object' && ('docs' in value || 'prompt_template' in value)) {
       const parsed = Project.safeParse(value);
-      if (!parsed.success) throw refusal(element.at, `project ${n} is not one Claude exports: ${firstIssue(parsed.error.issues)}.`);
+      if (!parsed.success)
+        throw refusal(element.at, `project ${n} is not one Claude exports: ${firstIssue(parsed.error.issues)}.`);
       projects.set(parsed.data.uuid, projectContainer(parsed.data.name, parsed.data.description));
       yield* projectItems(parsed.data, into, element.at);
     } else {
-      throw refusal(element.at, `entry ${n} is neither a Claude conversation (it has no chat_messages) nor a project (no docs or prompt_template).`);
+      throw refusal(
+        element.at,
+        `entry ${n} is neither a Claude conversation (it has no chat_messages) nor a project (no docs or prompt_template).`,
+      );
     }
   }
 }
@@ -204,17 +274,25 @@ export async function openClaude(path: string, label: string, into: ContainerTar
   }
   const zip = await ZipArchive.open(path, label);
   const wanted = ['projects.json', 'conversations.json'].flatMap((name) =>
-    zip.entries.filter((e) => basename(e.name) === name).sort((a, b) => a.name.split('/').length - b.name.split('/').length).slice(0, 1));
+    zip.entries
+      .filter((e) => basename(e.name) === name)
+      .sort((a, b) => a.name.split('/').length - b.name.split('/').length)
+      .slice(0, 1),
+  );
   if (!wanted.some((e) => basename(e.name) === 'conversations.json')) {
     zip.close();
-    throw refusal({ file: label }, 'holds no conversations.json: is it the archive Claude sends (Settings → Privacy → Export data)?');
+    throw refusal(
+      { file: label },
+      'holds no conversations.json: is it the archive Claude sends (Settings → Privacy → Export data)?',
+    );
   }
   const total = wanted.reduce((sum, e) => sum + e.size, 0);
   return {
     async *items(onRead: OnRead) {
       const projects = new Map<string, ContainerTarget>();
       const counter = readCounter(onRead, total);
-      for (const entry of wanted) yield* fileItems(zip.chunks(entry, counter), `${label}/${entry.name}`, into, projects);
+      for (const entry of wanted)
+        yield* fileItems(zip.chunks(entry, counter), `${label}/${entry.name}`, into, projects);
     },
     close: () => zip.close(),
   };

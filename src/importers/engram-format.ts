@@ -24,13 +24,20 @@ const HISTORY_LIMITS = { entries: 1000, bytes: 4 * LIMITS.contentBytes } as cons
 const time = z.number().int();
 
 export const HeaderLine = z.object({
-  type: z.literal('header'), format: z.string(), version: z.number(), exported_at: z.string().optional(),
+  type: z.literal('header'),
+  format: z.string(),
+  version: z.number(),
+  exported_at: z.string().optional(),
   /** The exporting account's id; with a line's id it names the thing an import remembers. Absent in older files. */
   account: z.string().min(1).optional(),
 });
 
 const ContainerLine = z.object({
-  type: z.literal('container'), id: z.string(), name: z.string().min(1), description: z.string(), created_at: time,
+  type: z.literal('container'),
+  id: z.string(),
+  name: z.string().min(1),
+  description: z.string(),
+  created_at: time,
   /** Version 2. */
   updated_at: time.optional(),
   /** Whether learning may promote the container's facts to the profile; absent in older files (on, the default). */
@@ -38,8 +45,14 @@ const ContainerLine = z.object({
 });
 
 const DocumentV1 = z.object({
-  type: z.literal('document'), container: z.string(), title: z.string().nullable(), content: z.string().nullable(), url: z.string().nullable(),
-  custom_id: z.string().nullable(), metadata: z.record(z.string(), z.unknown()).nullable(), created_at: time,
+  type: z.literal('document'),
+  container: z.string(),
+  title: z.string().nullable(),
+  content: z.string().nullable(),
+  url: z.string().nullable(),
+  custom_id: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  created_at: time,
 });
 
 const DocumentV2 = DocumentV1.extend({
@@ -50,22 +63,31 @@ const DocumentV2 = DocumentV1.extend({
   updated_at: time,
   learned_at: time.nullable(),
   /** A learned URL document: the passages its page was read as, so an import needs no fetch. Null otherwise. */
-  passages: z.array(z.object({ position: z.number().int(), title: z.string().nullable(), content: z.string() })).nullable(),
+  passages: z
+    .array(z.object({ position: z.number().int(), title: z.string().nullable(), content: z.string() }))
+    .nullable(),
 });
 
 const FactV1 = z.object({
-  type: z.literal('fact'), container: z.string().nullable(), content: z.string(), title: z.string().nullable(), static: z.boolean(),
-  created_at: time, updated_at: time,
+  type: z.literal('fact'),
+  container: z.string().nullable(),
+  content: z.string(),
+  title: z.string().nullable(),
+  static: z.boolean(),
+  created_at: time,
+  updated_at: time,
 });
 
 const FactV2 = FactV1.extend({
   /** The document (its export-time id) and passage position the fact was learned from; null when saved directly. */
   source: z.object({ document: z.string(), position: z.number().int() }).nullable(),
   /** Earlier wordings, oldest first. */
-  history: z.array(z.object({ content: text(LIMITS.contentBytes), replaced_at: time }))
+  history: z
+    .array(z.object({ content: text(LIMITS.contentBytes), replaced_at: time }))
     .max(HISTORY_LIMITS.entries)
-    .refine((h) => h.reduce((sum, e) => sum + Buffer.byteLength(e.content), 0) <= HISTORY_LIMITS.bytes,
-      { message: `must hold at most ${HISTORY_LIMITS.bytes} bytes of earlier wordings` }),
+    .refine((h) => h.reduce((sum, e) => sum + Buffer.byteLength(e.content), 0) <= HISTORY_LIMITS.bytes, {
+      message: `must hold at most ${HISTORY_LIMITS.bytes} bytes of earlier wordings`,
+    }),
   /** When the owner confirmed or edited it (such a fact outlives its source document); absent in older files. */
   reviewed_at: time.nullable().optional(),
   /** The fact's id on the exporting server; absent in older files. */
@@ -73,7 +95,10 @@ const FactV2 = FactV1.extend({
 });
 
 const RuleLine = z.object({
-  type: z.literal('rule'), text: z.string(), credential_id: z.string().nullable(), created_at: time,
+  type: z.literal('rule'),
+  text: z.string(),
+  credential_id: z.string().nullable(),
+  created_at: time,
   /** The rule's id on the exporting server (written from version 2 on; absent in older files). */
   id: z.string().min(1).optional(),
 });
@@ -85,7 +110,12 @@ export type DocumentLine = z.infer<typeof DocumentV1> & Partial<z.infer<typeof D
 export type FactLine = z.infer<typeof FactV1> & Partial<z.infer<typeof FactV2>>;
 export type RuleLine = z.infer<typeof RuleLine>;
 /** What the export writes, line by line (version 2). */
-export type WrittenLine = HeaderLine | Required<ContainerLine> | z.infer<typeof DocumentV2> | z.infer<typeof FactV2> | RuleLine;
+export type WrittenLine =
+  | HeaderLine
+  | Required<ContainerLine>
+  | z.infer<typeof DocumentV2>
+  | z.infer<typeof FactV2>
+  | RuleLine;
 /** A checked line after the header, as the import reads it. */
 export type ExportLine = ContainerLine | DocumentLine | FactLine | RuleLine;
 
@@ -94,11 +124,20 @@ export type ExportLine = ContainerLine | DocumentLine | FactLine | RuleLine;
  * its things under it).
  */
 export const headerLine = (accountId: string, now: number): WrittenLine => ({
-  type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: iso(now)!, account: accountId,
+  type: 'header',
+  format: EXPORT_FORMAT,
+  version: EXPORT_VERSION,
+  exported_at: iso(now)!,
+  account: accountId,
 });
 
 export const containerLine = (c: Container): WrittenLine => ({
-  type: 'container', id: c.id, name: c.name, description: c.description, created_at: c.createdAt, updated_at: c.updatedAt,
+  type: 'container',
+  id: c.id,
+  name: c.name,
+  description: c.description,
+  created_at: c.createdAt,
+  updated_at: c.updatedAt,
   learns_into_profile: c.learnsIntoProfile,
 });
 
@@ -107,20 +146,44 @@ export const containerLine = (c: Container): WrittenLine => ({
  * have changed or gone.
  */
 export const documentLine = (d: DocumentRow, passages: PassageInput[] | null): WrittenLine => ({
-  type: 'document', id: d.id, container: d.containerId, title: d.title, content: d.content, url: d.url, custom_id: d.customId,
-  metadata: d.metadata, status: d.status, error: d.error, created_at: d.createdAt, updated_at: d.updatedAt, learned_at: d.learnedAt, passages,
+  type: 'document',
+  id: d.id,
+  container: d.containerId,
+  title: d.title,
+  content: d.content,
+  url: d.url,
+  custom_id: d.customId,
+  metadata: d.metadata,
+  status: d.status,
+  error: d.error,
+  created_at: d.createdAt,
+  updated_at: d.updatedAt,
+  learned_at: d.learnedAt,
+  passages,
 });
 
 /** A fact with where it was learned from and its earlier wordings. */
 export const factLine = (m: Fact, history: FactHistoryEntry[]): WrittenLine => ({
-  type: 'fact', id: m.id, container: m.containerId, content: m.content, title: m.title, static: m.static,
-  created_at: m.createdAt, updated_at: m.updatedAt,
+  type: 'fact',
+  id: m.id,
+  container: m.containerId,
+  content: m.content,
+  title: m.title,
+  static: m.static,
+  created_at: m.createdAt,
+  updated_at: m.updatedAt,
   source: m.sourceDocumentId ? { document: m.sourceDocumentId, position: m.sourcePosition ?? 0 } : null,
   history: history.map((h) => ({ content: h.content, replaced_at: h.replacedAt })),
   reviewed_at: m.reviewedAt ?? null,
 });
 
-export const ruleLine = (r: Rule): WrittenLine => ({ type: 'rule', id: r.id, text: r.text, credential_id: r.credentialId, created_at: r.createdAt });
+export const ruleLine = (r: Rule): WrittenLine => ({
+  type: 'rule',
+  id: r.id,
+  text: r.text,
+  credential_id: r.credentialId,
+  created_at: r.createdAt,
+});
 
 /** Each readable version's line shapes, by a line's type. */
 export const SCHEMAS: Record<number, Record<string, z.ZodType>> = {

@@ -23,11 +23,19 @@ function readHeader(raw: Record<string, unknown>, at: SourcePosition): { version
   const version = raw.version;
   if (typeof version === 'string') {
     const meant = Number(version);
-    throw refusal(at, `the header gives its version as the text ${JSON.stringify(version)}; it is a number: `
-      + (READABLE_VERSIONS.includes(meant) ? `write "version": ${meant}.` : `this engram reads versions ${READABLE_VERSIONS.join(' and ')}.`));
+    throw refusal(
+      at,
+      `the header gives its version as the text ${JSON.stringify(version)}; it is a number: ` +
+        (READABLE_VERSIONS.includes(meant)
+          ? `write "version": ${meant}.`
+          : `this engram reads versions ${READABLE_VERSIONS.join(' and ')}.`),
+    );
   }
   if (typeof version !== 'number' || !READABLE_VERSIONS.includes(version)) {
-    throw refusal(at, `this Engram export is of version ${String(version)}; this engram reads versions ${READABLE_VERSIONS.join(' and ')}. Import it with a newer engram.`);
+    throw refusal(
+      at,
+      `this Engram export is of version ${String(version)}; this engram reads versions ${READABLE_VERSIONS.join(' and ')}. Import it with a newer engram.`,
+    );
   }
   const header = HeaderLine.safeParse(raw);
   if (!header.success) throw refusal(at, `not a valid header: ${firstIssue(header.error.issues)}.`);
@@ -43,7 +51,11 @@ export function openEngramExport(path: string, label: string): ImportReader {
     source: () => source,
     async *items(onRead: OnRead): AsyncGenerator<ImportItem> {
       let version: number | null = null;
-      for await (const { text: line, number } of textLines(fileChunks(path, readCounter(onRead, total)), label, MAX_LINE_BYTES)) {
+      for await (const { text: line, number } of textLines(
+        fileChunks(path, readCounter(onRead, total)),
+        label,
+        MAX_LINE_BYTES,
+      )) {
         if (!line.trim()) continue;
         const at = { file: label, line: number, column: 1 };
         const raw = parseJsonText(line, at) as Record<string, unknown>;
@@ -54,10 +66,12 @@ export function openEngramExport(path: string, label: string): ImportReader {
         if (raw?.type === 'header') throw refusal(at, 'a second header.');
         const schemas = SCHEMAS[version]!;
         // Own keys only: a line of type "constructor" is an unknown type, not Object.prototype's.
-        const schema = typeof raw?.type === 'string' && Object.hasOwn(schemas, raw.type) ? schemas[raw.type] : undefined;
+        const schema =
+          typeof raw?.type === 'string' && Object.hasOwn(schemas, raw.type) ? schemas[raw.type] : undefined;
         if (!schema) throw refusal(at, 'a line of a type an export does not have.');
         const parsed = schema.safeParse(raw);
-        if (!parsed.success) throw refusal(at, `not a valid ${String(raw.type)} line: ${firstIssue(parsed.error.issues)}.`);
+        if (!parsed.success)
+          throw refusal(at, `not a valid ${String(raw.type)} line: ${firstIssue(parsed.error.issues)}.`);
         yield { kind: 'export-line', line: parsed.data as ExportLine, at };
       }
       if (version === null) throw refusal({ file: label }, 'the file is empty: it is not an Engram export.');

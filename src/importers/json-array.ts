@@ -67,12 +67,16 @@ function locate(bytes: Uint8Array, at: SourcePosition): { at: SourcePosition; me
     if (!problem) parser.write(token);
   };
   tokenizer.onError = (err) => {
-    problem ??= { offset: Number(/absolute position "(\d+)"/.exec(err.message)?.[1] ?? bytes.length), message: err.message };
+    problem ??= {
+      offset: Number(/absolute position "(\d+)"/.exec(err.message)?.[1] ?? bytes.length),
+      message: err.message,
+    };
   };
   tokenizer.write(bytes);
   if (!problem) tokenizer.end();
   const found = problem as { offset: number; message: string } | null;
-  if (found && found.offset < bytes.length) return { at: positionIn(bytes, found.offset, at), message: `not valid JSON: ${unexpected(found.message)}.` };
+  if (found && found.offset < bytes.length)
+    return { at: positionIn(bytes, found.offset, at), message: `not valid JSON: ${unexpected(found.message)}.` };
   return { at: positionIn(bytes, bytes.length, at), message: 'not valid JSON: it ends too early.' };
 }
 
@@ -112,7 +116,12 @@ type Expect = 'array' | 'element or end' | 'element' | 'comma or end' | 'nothing
  * line and column: a value that is not an array, JSON that is broken or cut short, and an element
  * larger than `maxElementBytes` (named `what` and its number: "conversation 12").
  */
-export async function* jsonArrayElements(chunks: AsyncIterable<Uint8Array>, file: string, what: string, maxElementBytes: number): AsyncGenerator<ArrayElement> {
+export async function* jsonArrayElements(
+  chunks: AsyncIterable<Uint8Array>,
+  file: string,
+  what: string,
+  maxElementBytes: number,
+): AsyncGenerator<ArrayElement> {
   let expect: Expect = 'array';
   let index = 0;
   let line = 1;
@@ -123,7 +132,8 @@ export async function* jsonArrayElements(chunks: AsyncIterable<Uint8Array>, file
   let inString = false;
   const where = (offset: number): SourcePosition => ({ file, line, column: offset - lineStart + 1 });
   const refuse = (offset: number, message: string) => refusal(where(offset), message);
-  const tooLarge = (at: SourcePosition) => refusal(at, `${what} ${index + 1} is larger than ${maxElementBytes} bytes: too large to import.`);
+  const tooLarge = (at: SourcePosition) =>
+    refusal(at, `${what} ${index + 1} is larger than ${maxElementBytes} bytes: too large to import.`);
 
   for await (const chunk of chunks) {
     let from = 0; // where the element's bytes in this chunk begin
@@ -175,7 +185,11 @@ export async function* jsonArrayElements(chunks: AsyncIterable<Uint8Array>, file
         continue;
       }
       if (expect === 'array') {
-        if (b !== 91) throw refuse(offset, `expected a JSON array of ${what}s, found ${b === 123 ? 'an object' : 'something else'}.`);
+        if (b !== 91)
+          throw refuse(
+            offset,
+            `expected a JSON array of ${what}s, found ${b === 123 ? 'an object' : 'something else'}.`,
+          );
         expect = 'element or end';
       } else if (expect === 'comma or end' && b === 44) {
         expect = 'element';
@@ -203,7 +217,12 @@ export async function* jsonArrayElements(chunks: AsyncIterable<Uint8Array>, file
   if (element) {
     // Cut short inside an element, or broken early on (a string never closed): the tokenizer says which.
     const problem = locate(Buffer.concat(element.parts), element.at);
-    throw refusal(problem.at, problem.message === 'not valid JSON: it ends too early.' ? 'ends before its JSON does: the file is cut short.' : problem.message);
+    throw refusal(
+      problem.at,
+      problem.message === 'not valid JSON: it ends too early.'
+        ? 'ends before its JSON does: the file is cut short.'
+        : problem.message,
+    );
   }
   if (expect === 'array') throw refusal({ file }, `is empty: expected a JSON array of ${what}s.`);
   if (expect !== 'nothing') throw refuse(chunkStart, 'ends before its JSON does: the file is cut short.');

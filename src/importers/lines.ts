@@ -16,7 +16,11 @@ const NEWLINE = 10;
  * The lines `chunks` hold, without their line ends (`\n` or `\r\n`). Refuses, naming `file` and the
  * line, one longer than `maxLineBytes` and one that is not UTF-8.
  */
-export async function* textLines(chunks: AsyncIterable<Uint8Array>, file: string, maxLineBytes: number): AsyncGenerator<TextLine> {
+export async function* textLines(
+  chunks: AsyncIterable<Uint8Array>,
+  file: string,
+  maxLineBytes: number,
+): AsyncGenerator<TextLine> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let parts: Uint8Array[] = [];
   let pending = 0;
@@ -30,7 +34,8 @@ export async function* textLines(chunks: AsyncIterable<Uint8Array>, file: string
       throw refusal({ file, line: number }, 'is not UTF-8 text.');
     }
   };
-  const tooLong = () => refusal({ file, line: number + 1 }, `is longer than ${maxLineBytes} bytes: too long to import.`);
+  const tooLong = () =>
+    refusal({ file, line: number + 1 }, `is longer than ${maxLineBytes} bytes: too long to import.`);
   for await (const chunk of chunks) {
     let start = 0;
     for (let i = chunk.indexOf(NEWLINE); i !== -1; i = chunk.indexOf(NEWLINE, start)) {

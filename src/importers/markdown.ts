@@ -30,9 +30,12 @@ const isNote = (path: string) => NOTE.test(path) && !path.split('/').some((part)
  * `encoding` says which when not UTF-8.
  */
 function decodeNote(bytes: Uint8Array): { text: string; encoding: string | null } {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { text: new TextDecoder().decode(bytes.subarray(3)), encoding: null };
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { text: new TextDecoder('utf-16le').decode(bytes.subarray(2)), encoding: 'UTF-16LE' };
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { text: new TextDecoder('utf-16be').decode(bytes.subarray(2)), encoding: 'UTF-16BE' };
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+    return { text: new TextDecoder().decode(bytes.subarray(3)), encoding: null };
+  if (bytes[0] === 0xff && bytes[1] === 0xfe)
+    return { text: new TextDecoder('utf-16le').decode(bytes.subarray(2)), encoding: 'UTF-16LE' };
+  if (bytes[0] === 0xfe && bytes[1] === 0xff)
+    return { text: new TextDecoder('utf-16be').decode(bytes.subarray(2)), encoding: 'UTF-16BE' };
   try {
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), encoding: null };
   } catch {
@@ -50,7 +53,10 @@ function decodeNote(bytes: Uint8Array): { text: string; encoding: string | null 
  * The front matter (a YAML mapping between `---` lines at the very top) and the body after it; a
  * broken one is refused where it breaks.
  */
-function splitFrontMatter(text: string, at: SourcePosition): { front: Record<string, unknown> | null; source: string; body: string } {
+function splitFrontMatter(
+  text: string,
+  at: SourcePosition,
+): { front: Record<string, unknown> | null; source: string; body: string } {
   const open = /^---[ \t]*\r?\n/.exec(text);
   const close = open && /^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/m.exec(text.slice(open[0].length));
   if (!open || !close) return { front: null, source: '', body: text };
@@ -64,16 +70,21 @@ function splitFrontMatter(text: string, at: SourcePosition): { front: Record<str
     const pos = err.linePos?.[0];
     const where = pos ? { ...at, line: pos.line + 1, column: pos.col } : at;
     // The parser's message says where in the front matter; ours says where in the file.
-    throw refusal(where, `its front matter is not valid YAML: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}.`);
+    throw refusal(
+      where,
+      `its front matter is not valid YAML: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}.`,
+    );
   }
   if (value === null || value === undefined) return { front: null, source, body };
-  if (typeof value !== 'object' || Array.isArray(value)) throw refusal({ ...at, line: 2, column: 1 }, 'its front matter is not a mapping of names to values.');
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw refusal({ ...at, line: 2, column: 1 }, 'its front matter is not a mapping of names to values.');
   // As JSON: what metadata can hold (YAML can say more, such as a key that is a list).
   return { front: JSON.parse(JSON.stringify(value)) as Record<string, unknown>, source, body };
 }
 
 /** The body without fenced and inline code: where headings, tags and links are looked for. */
-const withoutCode = (body: string) => body.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, '').replace(/`[^`\n]*`/g, '');
+const withoutCode = (body: string) =>
+  body.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, '').replace(/`[^`\n]*`/g, '');
 
 const unique = (values: string[]) => [...new Set(values.filter(Boolean))];
 
@@ -83,13 +94,18 @@ const unique = (values: string[]) => [...new Set(values.filter(Boolean))];
  */
 function tagsOf(prose: string, front: Record<string, unknown> | null): string[] {
   const listed = front?.tags ?? front?.tag;
-  const fromFront = Array.isArray(listed) ? listed.map(String) : typeof listed === 'string' ? listed.split(/[,\s]+/) : [];
+  const fromFront = Array.isArray(listed)
+    ? listed.map(String)
+    : typeof listed === 'string'
+      ? listed.split(/[,\s]+/)
+      : [];
   const inline = [...prose.matchAll(/(?:^|\s)#([\p{L}\p{N}_\-/]*[\p{L}_\-/][\p{L}\p{N}_\-/]*)/gu)].map((m) => m[1]!);
   return unique([...fromFront, ...inline].map((t) => t.trim().replace(/^#/, '')));
 }
 
 /** The notes a note links to: `[[target]]`, `[[target|shown]]`, `[[target#heading]]`, `![[embedded]]`. */
-const linksOf = (prose: string) => unique([...prose.matchAll(/!?\[\[([^\]\n|#^]+)[^\]\n]*\]\]/g)].map((m) => m[1]!.trim()));
+const linksOf = (prose: string) =>
+  unique([...prose.matchAll(/!?\[\[([^\]\n|#^]+)[^\]\n]*\]\]/g)].map((m) => m[1]!.trim()));
 
 /**
  * Metadata within the API's 16 KiB: the front matter goes first when it is too much, then the
@@ -110,25 +126,42 @@ function fitMetadata(metadata: Record<string, unknown>): Record<string, unknown>
 }
 
 /** The items of one note (none but a skip when it holds nothing). */
-function noteItems(bytes: Uint8Array, path: string, at: SourcePosition, modified: number, container: ContainerTarget): ImportItem[] {
+function noteItems(
+  bytes: Uint8Array,
+  path: string,
+  at: SourcePosition,
+  modified: number,
+  container: ContainerTarget,
+): ImportItem[] {
   const { text, encoding } = decodeNote(bytes);
   const { front, source, body } = splitFrontMatter(text, at);
   if (!body.trim() && !source.trim()) return [{ kind: 'skipped', what: 'empty note', plural: 'empty notes', at }];
   const prose = withoutCode(body);
   const heading = /^#[ \t]+(.+?)[ \t]*#*[ \t]*$/m.exec(prose)?.[1];
-  const title = fitTitle((typeof front?.title === 'string' && front.title.trim()) || heading || basename(path, extname(path)));
+  const title = fitTitle(
+    (typeof front?.title === 'string' && front.title.trim()) || heading || basename(path, extname(path)),
+  );
   const tags = tagsOf(prose, front);
   const links = linksOf(prose);
   const metadata = fitMetadata({
-    source: 'markdown', path,
-    ...(front ? { front_matter: front } : {}), ...(tags.length ? { tags } : {}), ...(links.length ? { links } : {}), ...(encoding ? { encoding } : {}),
+    source: 'markdown',
+    path,
+    ...(front ? { front_matter: front } : {}),
+    ...(tags.length ? { tags } : {}),
+    ...(links.length ? { links } : {}),
+    ...(encoding ? { encoding } : {}),
   });
   // A note of front matter alone (a person's card, say) is searchable by it.
   const parts = documentParts(body.trim() || source.trim(), (part, n) => `${title} (part ${part} of ${n})`);
   // When it was written: the front matter's `created` or `date` when it says, else as the file was last changed.
   const createdAt = isoMs(front?.created) ?? isoMs(front?.date) ?? modified;
   return parts.map((content, i) => ({
-    kind: 'document' as const, container, at, content, createdAt, updatedAt: Math.max(createdAt, modified),
+    kind: 'document' as const,
+    container,
+    at,
+    content,
+    createdAt,
+    updatedAt: Math.max(createdAt, modified),
     customId: customId('markdown', i === 0 ? path : `${path}#${i + 1}`),
     title: parts.length > 1 ? fitTitle(`${title} (part ${i + 1} of ${parts.length})`) : title,
     metadata: parts.length > 1 ? { ...metadata, part: i + 1, parts: parts.length } : metadata,
@@ -136,7 +169,10 @@ function noteItems(bytes: Uint8Array, path: string, at: SourcePosition, modified
 }
 
 /** The folder's container: named after it. */
-const folderContainer = (name: string): ContainerTarget => ({ name: containerName(name, 'Notes'), description: `Notes imported from the folder ${name}.` });
+const folderContainer = (name: string): ContainerTarget => ({
+  name: containerName(name, 'Notes'),
+  description: `Notes imported from the folder ${name}.`,
+});
 
 /**
  * Opens a folder of notes, or a zip of one (its one top folder, if it has one, names the
@@ -157,7 +193,8 @@ export async function openMarkdown(path: string, label: string, into: ContainerT
         const counter = readCounter(onRead, total);
         for (const [i, file] of files.entries()) {
           const at = { file: `${label}/${file}` };
-          if (sizes[i]! > MAX_NOTE_BYTES) throw refusal(at, `is larger than ${MAX_NOTE_BYTES} bytes: too large for a note.`);
+          if (sizes[i]! > MAX_NOTE_BYTES)
+            throw refusal(at, `is larger than ${MAX_NOTE_BYTES} bytes: too large for a note.`);
           const full = join(path, file);
           const { mtimeMs } = await stat(full);
           yield* noteItems(await Bun.file(full).bytes(), file, at, Math.round(mtimeMs), container);
@@ -182,7 +219,13 @@ export async function openMarkdown(path: string, label: string, into: ContainerT
       for (const entry of notes) {
         const at = { file: `${label}/${entry.name}` };
         const bytes = await zip.bytes(entry, MAX_NOTE_BYTES, counter);
-        yield* noteItems(bytes, (top ? entry.name.slice(top.length + 1) : entry.name).normalize('NFC'), at, entry.modified.getTime(), container);
+        yield* noteItems(
+          bytes,
+          (top ? entry.name.slice(top.length + 1) : entry.name).normalize('NFC'),
+          at,
+          entry.modified.getTime(),
+          container,
+        );
       }
     },
     close: () => zip.close(),

@@ -35,24 +35,38 @@ const Line = z.discriminatedUnion('type', [Entity, Relation]);
 
 /** Opens the memory server's file; `label` names it in messages. */
 export function openMcpMemory(path: string, label: string, into: ContainerTarget | null): ImportReader {
-  const container = into ?? { name: 'MCP memory', description: "Facts imported from the MCP memory server's knowledge graph." };
+  const container = into ?? {
+    name: 'MCP memory',
+    description: "Facts imported from the MCP memory server's knowledge graph.",
+  };
   const total = Bun.file(path).size;
   return {
     async *items(onRead: OnRead): AsyncGenerator<ImportItem> {
-      for await (const { text, number } of textLines(fileChunks(path, readCounter(onRead, total)), label, MAX_LINE_BYTES)) {
+      for await (const { text, number } of textLines(
+        fileChunks(path, readCounter(onRead, total)),
+        label,
+        MAX_LINE_BYTES,
+      )) {
         if (!text.trim()) continue;
         const at = { file: label, line: number, column: 1 };
         const parsed = Line.safeParse(parseJsonText(text, at));
         if (!parsed.success) {
-          throw refusal(at, `is not an entity or a relation of the MCP memory server: ${firstIssue(parsed.error.issues)}.`);
+          throw refusal(
+            at,
+            `is not an entity or a relation of the MCP memory server: ${firstIssue(parsed.error.issues)}.`,
+          );
         }
         const line = parsed.data;
         if (line.type === 'entity') {
           const observations = line.observations.map((o) => o.trim()).filter(Boolean);
-          if (!observations.length) yield { kind: 'skipped', what: 'entity without observations', plural: 'entities without observations', at };
+          if (!observations.length)
+            yield { kind: 'skipped', what: 'entity without observations', plural: 'entities without observations', at };
           for (const observation of observations) {
             yield {
-              kind: 'fact', container, at, title: fitTitle(line.name),
+              kind: 'fact',
+              container,
+              at,
+              title: fitTitle(line.name),
               key: JSON.stringify(['entity', line.name, observation]),
               content: `${line.name} (${line.entityType}): ${observation}`,
             };
@@ -60,7 +74,10 @@ export function openMcpMemory(path: string, label: string, into: ContainerTarget
         } else {
           // Relation types are written in active voice with underscores ("works_at"): read as words.
           yield {
-            kind: 'fact', container, at, title: fitTitle(line.from),
+            kind: 'fact',
+            container,
+            at,
+            title: fitTitle(line.from),
             key: JSON.stringify(['relation', line.from, line.relationType, line.to]),
             content: `${line.from} ${line.relationType.replaceAll('_', ' ')} ${line.to}`,
           };

@@ -20,7 +20,11 @@ function positionText(at: SourcePosition): string {
 
 /** The refusal of a source: nothing of it is imported. */
 export function refusal(at: SourcePosition, message: string): ServiceError {
-  return new ServiceError('validation', `${positionText(at)}: ${message}`, { file: at.file, line: at.line ?? null, column: at.column ?? null });
+  return new ServiceError('validation', `${positionText(at)}: ${message}`, {
+    file: at.file,
+    line: at.line ?? null,
+    column: at.column ?? null,
+  });
 }
 
 /**
@@ -29,6 +33,9 @@ export function refusal(at: SourcePosition, message: string): ServiceError {
  */
 export function firstIssue(issues: readonly { path: PropertyKey[]; message: string }[]): string {
   const issue = issues[0]!;
-  const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  const path = issue.path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
   return path ? `${path}: ${issue.message}` : issue.message;
 }

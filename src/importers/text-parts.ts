@@ -14,7 +14,11 @@ const decoder = new TextDecoder();
  */
 function cutAt(bytes: Uint8Array, from: number, limit: number): number {
   const floor = from + Math.floor((limit - from) / 2);
-  for (const [a, b] of [[10, 10], [10, -1], [32, -1]] as const) {
+  for (const [a, b] of [
+    [10, 10],
+    [10, -1],
+    [32, -1],
+  ] as const) {
     for (let i = limit - 1; i > floor; i--) {
       if (bytes[i] === a && (b === -1 || bytes[i - 1] === b)) return i + 1;
     }
@@ -29,7 +33,7 @@ function splitText(text: string, maxBytes: number): string[] {
   const bytes = encoder.encode(text);
   if (bytes.length <= maxBytes) return [text];
   const pieces: string[] = [];
-  for (let start = 0; start < bytes.length;) {
+  for (let start = 0; start < bytes.length; ) {
     const end = bytes.length - start <= maxBytes ? bytes.length : cutAt(bytes, start, start + maxBytes);
     const piece = decoder.decode(bytes.subarray(start, end)).trim();
     if (piece) pieces.push(piece);

@@ -24,7 +24,10 @@ const PARAGRAPH_CHARS = TARGET_CHARS - 20;
 function pieces(text: string, max: number): string[] {
   const out: string[] = [];
   let current = '';
-  for (const paragraph of text.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean)) {
+  for (const paragraph of text
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     for (const unit of paragraph.length <= max ? [paragraph] : sentences(paragraph, max)) {
       const joined = current ? `${current}${unit.length < paragraph.length ? ' ' : '\n'}${unit}` : unit;
       if (joined.length <= max) {
@@ -53,5 +56,7 @@ function turnParagraphs(turn: Turn): string[] {
 export function transcript(title: string, about: string, turns: Turn[]): string[] {
   const body = turns.flatMap(turnParagraphs).join('\n\n');
   const whole = `${title}\n${about}\n\n${body}`;
-  return fitsOneDocument(whole) ? [whole] : headedParts(body, (part, parts) => `${title} (part ${part} of ${parts})\n${about}`);
+  return fitsOneDocument(whole)
+    ? [whole]
+    : headedParts(body, (part, parts) => `${title} (part ${part} of ${parts})\n${about}`);
 }

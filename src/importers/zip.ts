@@ -18,7 +18,11 @@ export interface ZipEntry {
 
 /** A zip archive opened for reading its entries, each as often as needed (an import reads its source twice). */
 export class ZipArchive {
-  private constructor(private readonly zip: yauzl.ZipFile, readonly label: string, readonly entries: ZipEntry[]) {}
+  private constructor(
+    private readonly zip: yauzl.ZipFile,
+    readonly label: string,
+    readonly entries: ZipEntry[],
+  ) {}
 
   /**
    * Opens the archive and lists its files (not its folders); a file that is no readable zip is
@@ -27,11 +31,13 @@ export class ZipArchive {
   static async open(path: string, label: string): Promise<ZipArchive> {
     const broken = (err: Error) => refusal({ file: label }, `is not a zip archive that can be read: ${err.message}`);
     const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-      yauzl.open(path, { lazyEntries: true, autoClose: false }, (err, z) => (err ? reject(broken(err)) : resolve(z))));
+      yauzl.open(path, { lazyEntries: true, autoClose: false }, (err, z) => (err ? reject(broken(err)) : resolve(z))),
+    );
     const entries = await new Promise<ZipEntry[]>((resolve, reject) => {
       const found: ZipEntry[] = [];
       zip.on('entry', (entry: yauzl.Entry) => {
-        if (!entry.fileName.endsWith('/')) found.push({ name: entry.fileName, size: entry.uncompressedSize, modified: entry.getLastModDate(), entry });
+        if (!entry.fileName.endsWith('/'))
+          found.push({ name: entry.fileName, size: entry.uncompressedSize, modified: entry.getLastModDate(), entry });
         zip.readEntry();
       });
       zip.on('end', () => resolve(found));
@@ -48,7 +54,10 @@ export class ZipArchive {
   async *chunks(entry: ZipEntry, onBytes: OnBytes): AsyncGenerator<Uint8Array> {
     const file = `${this.label}/${entry.name}`;
     const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
-      this.zip.openReadStream(entry.entry, (err, s) => (err ? reject(refusal({ file }, `cannot be unpacked: ${err.message}`)) : resolve(s))));
+      this.zip.openReadStream(entry.entry, (err, s) =>
+        err ? reject(refusal({ file }, `cannot be unpacked: ${err.message}`)) : resolve(s),
+      ),
+    );
     try {
       for await (const chunk of stream as AsyncIterable<Buffer>) {
         onBytes(chunk.length);
@@ -63,7 +72,8 @@ export class ZipArchive {
 
   /** An entry whole, for the small ones (a note); refused beyond `maxBytes`. */
   async bytes(entry: ZipEntry, maxBytes: number, onBytes: OnBytes): Promise<Uint8Array> {
-    if (entry.size > maxBytes) throw refusal({ file: `${this.label}/${entry.name}` }, `is larger than ${maxBytes} bytes.`);
+    if (entry.size > maxBytes)
+      throw refusal({ file: `${this.label}/${entry.name}` }, `is larger than ${maxBytes} bytes.`);
     const parts: Uint8Array[] = [];
     for await (const chunk of this.chunks(entry, onBytes)) parts.push(chunk);
     return Buffer.concat(parts);

@@ -52,12 +52,15 @@ export class ModelClient {
       last = outcome.reason;
       if (!outcome.retry) break;
     }
-    throw new ServiceError('internal', `The language model did not give a usable answer (${last}).`, { model: this.model });
+    throw new ServiceError('internal', `The language model did not give a usable answer (${last}).`, {
+      model: this.model,
+    });
   }
 
-  private async attempt<S extends z.ZodType>(messages: ChatMessage[], schema: S): Promise<
-    { ok: true; value: z.output<S> } | { ok: false; retry: boolean; reason: string }
-  > {
+  private async attempt<S extends z.ZodType>(
+    messages: ChatMessage[],
+    schema: S,
+  ): Promise<{ ok: true; value: z.output<S> } | { ok: false; retry: boolean; reason: string }> {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (this.key) headers.Authorization = `Bearer ${this.key}`;
     let res: Response;
@@ -70,7 +73,11 @@ export class ModelClient {
       });
     } catch (err) {
       const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
-      return { ok: false, retry: true, reason: timedOut ? `timed out after ${this.timeoutMs} ms` : 'connection failed' };
+      return {
+        ok: false,
+        retry: true,
+        reason: timedOut ? `timed out after ${this.timeoutMs} ms` : 'connection failed',
+      };
     }
     if (!res.ok) {
       await res.body?.cancel();
@@ -106,7 +113,10 @@ function stripFence(text: string): string {
 /** The model, or 422 `capability_unavailable` for a turn that cannot run without one. */
 export function requireModel(model: ModelClient | null): ModelClient {
   if (!model) {
-    throw new ServiceError('capability_unavailable', 'No language model is configured on this server (ENGRAM_MODEL_URL and ENGRAM_MODEL), so this turn cannot run.');
+    throw new ServiceError(
+      'capability_unavailable',
+      'No language model is configured on this server (ENGRAM_MODEL_URL and ENGRAM_MODEL), so this turn cannot run.',
+    );
   }
   return model;
 }

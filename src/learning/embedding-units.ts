@@ -59,7 +59,11 @@ export function embeddingUnits(p: UnitSource, tier: VectorTier): string[] {
 }
 
 /** Embeds passages by their units for a tier in one call to the embedder; one array of unit vectors a passage. */
-export async function embedPassages(embedder: Embedder, passages: UnitSource[], tier: VectorTier): Promise<Float32Array[][]> {
+export async function embedPassages(
+  embedder: Embedder,
+  passages: UnitSource[],
+  tier: VectorTier,
+): Promise<Float32Array[][]> {
   const units = passages.map((p) => embeddingUnits(p, tier));
   const flat = await embedder.embed(units.flat());
   let next = 0;

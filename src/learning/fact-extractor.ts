@@ -16,13 +16,17 @@ const KNOWN_FACTS = 60;
 const PASSAGES_READ = 40;
 
 const Proposal = z.object({
-  facts: z.array(z.object({
-    content: z.string(),
-    passage: z.number().int(),
-    standing: z.boolean().default(false),
-    same_as: z.number().int().nullish(),
-    replaces: z.number().int().nullish(),
-  })).default([]),
+  facts: z
+    .array(
+      z.object({
+        content: z.string(),
+        passage: z.number().int(),
+        standing: z.boolean().default(false),
+        same_as: z.number().int().nullish(),
+        replaces: z.number().int().nullish(),
+      }),
+    )
+    .default([]),
 });
 
 export const EXTRACT_SYSTEM =
@@ -38,7 +42,10 @@ export type FactAction =
   | { kind: 'replace'; factId: string; content: string; position: number };
 
 export class FactExtractor {
-  constructor(private readonly model: ModelClient, private readonly log: Logger) {}
+  constructor(
+    private readonly model: ModelClient,
+    private readonly log: Logger,
+  ) {}
 
   /**
    * Proposes the document's facts. A model that fails leaves the document learned without facts
@@ -51,7 +58,8 @@ export class FactExtractor {
       { role: 'system', content: EXTRACT_SYSTEM },
       {
         role: 'user',
-        content: `Known facts:\n${known.map((m, i) => `(F${i + 1}) ${m.content}`).join('\n') || '(none)'}\n\n` +
+        content:
+          `Known facts:\n${known.map((m, i) => `(F${i + 1}) ${m.content}`).join('\n') || '(none)'}\n\n` +
           `Document passages:\n${read.map((p, i) => `[${i + 1}] ${p.content}`).join('\n\n')}`,
       },
     ];
@@ -59,7 +67,10 @@ export class FactExtractor {
     try {
       proposal = await this.model.chatJson(messages, Proposal);
     } catch (err) {
-      this.log.warn('fact extraction skipped: the model gave no usable answer', { document: doc.id, error: String(err) });
+      this.log.warn('fact extraction skipped: the model gave no usable answer', {
+        document: doc.id,
+        error: String(err),
+      });
       return [];
     }
     const actions: FactAction[] = [];
@@ -69,9 +80,11 @@ export class FactExtractor {
       if (!content || !passage) continue; // a fact must name a passage it came from
       if (f.same_as != null && known[f.same_as - 1]) continue;
       const replaced = f.replaces != null ? known[f.replaces - 1] : undefined;
-      actions.push(replaced
-        ? { kind: 'replace', factId: replaced.id, content, position: passage.position }
-        : { kind: 'add', content, standing: f.standing, position: passage.position });
+      actions.push(
+        replaced
+          ? { kind: 'replace', factId: replaced.id, content, position: passage.position }
+          : { kind: 'add', content, standing: f.standing, position: passage.position },
+      );
     }
     return actions;
   }
@@ -115,10 +128,23 @@ export async function applyFacts(tx: Transaction, doc: DocumentRow, actions: Fac
     if (rewrites && (await rewordFact(tx, doc.accountId, a.factId, a.content, now, source))) continue;
     const standing = promote && a.kind === 'add' && a.standing;
     await insertFact(tx, {
-      id: newId('mem'), accountId: doc.accountId, containerId: standing ? null : doc.containerId, content: a.content, title: null,
-      static: standing, createdAt: now, updatedAt: now, sourceDocumentId: doc.id, sourcePosition: a.position,
+      id: newId('mem'),
+      accountId: doc.accountId,
+      containerId: standing ? null : doc.containerId,
+      content: a.content,
+      title: null,
+      static: standing,
+      createdAt: now,
+      updatedAt: now,
+      sourceDocumentId: doc.id,
+      sourcePosition: a.position,
     });
   }
 }
 
-const norm = (s: string) => s.trim().toLowerCase().replace(/\s+/g, ' ').replace(/[.!]+$/, '');
+const norm = (s: string) =>
+  s
+    .trim()
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[.!]+$/, '');

@@ -26,7 +26,9 @@ export interface Learning {
  * In a compiled binary the thread's code is a second entrypoint, addressed from the entrypoints' common
  * root (the checkout, see scripts/build.ts); from a checkout it sits beside this file.
  */
-const THREAD_ENTRY = import.meta.url.includes('/$bunfs/') ? './src/learning/learning-thread.ts' : new URL('./learning-thread.ts', import.meta.url);
+const THREAD_ENTRY = import.meta.url.includes('/$bunfs/')
+  ? './src/learning/learning-thread.ts'
+  : new URL('./learning-thread.ts', import.meta.url);
 
 /** The pause before starting a dead worker again; it doubles with each death in a row, up to the cap. */
 const RESTART_FIRST_MS = 1000;
@@ -76,7 +78,12 @@ export class LearningSupervisor implements Learning {
    * that fails to start rejects (the server does not start on a broken set-up); from then on the
    * worker is supervised.
    */
-  static async start(config: Config, onIndexed: (tier: VectorTier, passageIds: number[]) => void | Promise<void>, log: Logger, strongTier: StrongTierSource): Promise<LearningSupervisor> {
+  static async start(
+    config: Config,
+    onIndexed: (tier: VectorTier, passageIds: number[]) => void | Promise<void>,
+    log: Logger,
+    strongTier: StrongTierSource,
+  ): Promise<LearningSupervisor> {
     const handle = new LearningSupervisor(config, onIndexed, log, strongTier);
     await handle.launch();
     return handle;
@@ -113,8 +120,13 @@ export class LearningSupervisor implements Learning {
   private launch(): Promise<void> {
     const { strongIdentity, strongModel, searches } = this.strongTier;
     const workerData: WorkerData = {
-      config: this.config, vectorExtension: vectorExtensionFile(), onnxRuntime: embeddedOnnxRuntime(), restarted: this.deaths > 0,
-      strongIdentity, sharedStrong: strongModel !== null, searches,
+      config: this.config,
+      vectorExtension: vectorExtensionFile(),
+      onnxRuntime: embeddedOnnxRuntime(),
+      restarted: this.deaths > 0,
+      strongIdentity,
+      sharedStrong: strongModel !== null,
+      searches,
     };
     const worker = new Worker(THREAD_ENTRY, { workerData });
     this.worker = worker;
@@ -128,15 +140,24 @@ export class LearningSupervisor implements Learning {
           resolve();
           for (const id of this.drains.keys()) worker.postMessage({ type: 'drain', id } satisfies ToWorker);
           strongModel?.().then(
-            (shared) => this.worker === worker && worker.postMessage({ type: 'strong-model', shared } satisfies ToWorker),
-            (err) => this.worker === worker && worker.postMessage({ type: 'strong-model', error: String(err) } satisfies ToWorker),
+            (shared) =>
+              this.worker === worker && worker.postMessage({ type: 'strong-model', shared } satisfies ToWorker),
+            (err) =>
+              this.worker === worker &&
+              worker.postMessage({ type: 'strong-model', error: String(err) } satisfies ToWorker),
           );
         }
         if (m.type === 'indexed') {
           const { tier, passageIds } = m;
-          this.indexing = this.indexing.then(() => this.onIndexed(tier, passageIds)).catch((err) => {
-            this.log.error('passages learned could not be indexed for search', { tier, passages: passageIds.length, error: String(err) });
-          });
+          this.indexing = this.indexing
+            .then(() => this.onIndexed(tier, passageIds))
+            .catch((err) => {
+              this.log.error('passages learned could not be indexed for search', {
+                tier,
+                passages: passageIds.length,
+                error: String(err),
+              });
+            });
         }
         if (m.type === 'drained') {
           const drain = this.drains.get(m.id);
@@ -167,7 +188,10 @@ export class LearningSupervisor implements Learning {
     this.deaths = healthy ? 1 : this.deaths + 1;
     this.readyAt = 0;
     this.log.error('the learning worker died; it starts again after a pause', {
-      error: String(error), exit_code: code, deaths_in_a_row: this.deaths, restart_in_ms: this.pauseMs,
+      error: String(error),
+      exit_code: code,
+      deaths_in_a_row: this.deaths,
+      restart_in_ms: this.pauseMs,
     });
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;

@@ -28,7 +28,8 @@ import type { FromWorker, ToWorker, WorkerData } from './thread-messages';
 const LEARNING_NICE = 10;
 
 const port = parentPort!;
-const { config, vectorExtension, onnxRuntime, restarted, strongIdentity, sharedStrong, searches } = workerData as WorkerData;
+const { config, vectorExtension, onnxRuntime, restarted, strongIdentity, sharedStrong, searches } =
+  workerData as WorkerData;
 useVectorExtensionFile(vectorExtension);
 useEmbeddedOnnxRuntime(onnxRuntime);
 const log = createLogger(config.logLevel);
@@ -59,10 +60,18 @@ strongModel.promise.catch(() => {}); // a failure is seen by the refinement that
 const activity = new SearchActivity(searches);
 const embedders = await createEmbedders(config, {
   identity: strongIdentity ?? undefined,
-  strong: loadStrongWhenUsed({ shared: sharedStrong ? () => strongModel.promise : undefined, beforeRun: () => activity.quiet() }),
+  strong: loadStrongWhenUsed({
+    shared: sharedStrong ? () => strongModel.promise : undefined,
+    beforeRun: () => activity.quiet(),
+  }),
 });
 const runner = new LearningRunner({
-  store, clock: systemClock, log, embedder: embedders.fast, strong: embedders.strong, readUrl: urlReader(config),
+  store,
+  clock: systemClock,
+  log,
+  embedder: embedders.fast,
+  strong: embedders.strong,
+  readUrl: urlReader(config),
   onIndexed: (tier, passageIds) => send({ type: 'indexed', tier, passageIds }),
   extractor: config.model ? new FactExtractor(new ModelClient(config.model), log) : null,
   upkeep,
@@ -78,7 +87,12 @@ port.on('message', async (message: ToWorker) => {
   }
   if (message.type === 'drain') {
     // Answered either way: a rejection here would be thrown on the thread and end it.
-    send(await runner.drain().then((jobs) => ({ type: 'drained', id: message.id, jobs }), (err) => ({ type: 'drained', id: message.id, error: String(err) })));
+    send(
+      await runner.drain().then(
+        (jobs) => ({ type: 'drained', id: message.id, jobs }),
+        (err) => ({ type: 'drained', id: message.id, error: String(err) }),
+      ),
+    );
   }
   if (message.type === 'stop') {
     await runner.stop();

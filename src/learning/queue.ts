@@ -5,7 +5,17 @@
  * takes the store or a caller's open `tx`, and its writes are one transaction either way (a
  * savepoint inside the caller's).
  */
-import type { DocumentRow, EmbeddingModel, Fact, FactHistoryEntry, FactSource, LearningJob, PassageInput, Transaction, VectorTier } from '../storage/store';
+import type {
+  DocumentRow,
+  EmbeddingModel,
+  Fact,
+  FactHistoryEntry,
+  FactSource,
+  LearningJob,
+  PassageInput,
+  Transaction,
+  VectorTier,
+} from '../storage/store';
 
 /**
  * What learning does with a newly inserted document. `learn` (every document an app adds): read
@@ -14,7 +24,10 @@ import type { DocumentRow, EmbeddingModel, Fact, FactHistoryEntry, FactSource, L
  * and updated times; `passages` are the text a URL document was read as there, indexed as they
  * are rather than fetched again. `none`: queue nothing (a document that failed there stays failed).
  */
-export type DocumentLearning = { mode: 'learn' } | { mode: 'rebuild'; passages?: PassageInput[] | null } | { mode: 'none' };
+export type DocumentLearning =
+  | { mode: 'learn' }
+  | { mode: 'rebuild'; passages?: PassageInput[] | null }
+  | { mode: 'none' };
 
 /**
  * Inserts a document and queues its learning job (`learn` unless told), or returns the document
@@ -22,15 +35,22 @@ export type DocumentLearning = { mode: 'learn' } | { mode: 'rebuild'; passages?:
  * `queuedAt`, the document's creation unless told (an import queues old documents now).
  */
 export function insertDocument(
-  db: Transaction, doc: DocumentRow, learning: DocumentLearning = { mode: 'learn' }, queuedAt = doc.createdAt,
+  db: Transaction,
+  doc: DocumentRow,
+  learning: DocumentLearning = { mode: 'learn' },
+  queuedAt = doc.createdAt,
 ): Promise<{ inserted: boolean; document: DocumentRow }> {
   return db.transaction(async (tx) => {
     const added = await tx.documents.insert(doc);
     if (!added.inserted) return added;
     // What the URL was read as on the other server: the rebuild indexes these, not a new fetch.
-    if (learning.mode === 'rebuild' && learning.passages?.length) await tx.passages.replaceForDocument(doc, learning.passages);
+    if (learning.mode === 'rebuild' && learning.passages?.length)
+      await tx.passages.replaceForDocument(doc, learning.passages);
     if (learning.mode !== 'none') {
-      await tx.jobs.enqueue({ accountId: doc.accountId, kind: 'learn_document', documentId: doc.id, rebuild: learning.mode === 'rebuild' }, queuedAt);
+      await tx.jobs.enqueue(
+        { accountId: doc.accountId, kind: 'learn_document', documentId: doc.id, rebuild: learning.mode === 'rebuild' },
+        queuedAt,
+      );
     }
     return added;
   });
@@ -43,7 +63,8 @@ export function insertDocument(
 export function insertFact(db: Transaction, fact: Fact, history?: FactHistoryEntry[]): Promise<void> {
   return db.transaction(async (tx) => {
     await tx.facts.insert(fact, history);
-    if (fact.containerId) await tx.jobs.enqueue({ accountId: fact.accountId, kind: 'embed_memory', memoryId: fact.id }, fact.createdAt);
+    if (fact.containerId)
+      await tx.jobs.enqueue({ accountId: fact.accountId, kind: 'embed_memory', memoryId: fact.id }, fact.createdAt);
   });
 }
 
@@ -51,7 +72,14 @@ export function insertFact(db: Transaction, fact: Fact, history?: FactHistoryEnt
  * Rewrites a fact (see `FactRepository.updateContent`); one in a container is embedded again
  * under its new wording. False when the account holds no such fact.
  */
-export function rewordFact(db: Transaction, accountId: string, id: string, content: string, at: number, source?: FactSource): Promise<boolean> {
+export function rewordFact(
+  db: Transaction,
+  accountId: string,
+  id: string,
+  content: string,
+  at: number,
+  source?: FactSource,
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     const fact = await tx.facts.get(accountId, id);
     if (!fact || !(await tx.facts.updateContent(accountId, id, content, at, source))) return false;
@@ -65,15 +93,31 @@ export function rewordFact(db: Transaction, accountId: string, id: string, conte
  * runs) stored, the document learned and the job done, together. A document deleted meanwhile
  * only ends its job. Returns the new passages' ids.
  */
-export function completeDocument(db: Transaction, job: LearningJob, passages: PassageInput[], vectors: Float32Array[][] | null, now: number): Promise<number[]> {
+export function completeDocument(
+  db: Transaction,
+  job: LearningJob,
+  passages: PassageInput[],
+  vectors: Float32Array[][] | null,
+  now: number,
+): Promise<number[]> {
   return db.transaction(async (tx) => {
     const doc = job.accountId && job.documentId ? await tx.documents.get(job.accountId, job.documentId) : null;
     let ids: number[] = [];
     if (doc) {
       ids = await tx.passages.replaceForDocument(doc, passages);
-      if (vectors) await tx.vectors.put('fast', ids.map((passageId, i) => ({ passageId, vectors: vectors[i]! })));
+      if (vectors)
+        await tx.vectors.put(
+          'fast',
+          ids.map((passageId, i) => ({ passageId, vectors: vectors[i]! })),
+        );
       // A rebuilt document (an import) was learned before, elsewhere: it keeps when that was.
-      await tx.documents.markLearned(doc.accountId, doc.id, job.rebuild ? { learnedAt: doc.learnedAt ?? now, updatedAt: doc.updatedAt } : { learnedAt: now, updatedAt: now });
+      await tx.documents.markLearned(
+        doc.accountId,
+        doc.id,
+        job.rebuild
+          ? { learnedAt: doc.learnedAt ?? now, updatedAt: doc.updatedAt }
+          : { learnedAt: now, updatedAt: now },
+      );
     }
     await tx.jobs.complete(job, now);
     return ids;
@@ -81,10 +125,17 @@ export function completeDocument(db: Transaction, job: LearningJob, passages: Pa
 }
 
 /** Records a job's failure: it retries after `retryAt`, or with null fails for good, and its document with it. */
-export function failJob(db: Transaction, job: LearningJob, error: string, retryAt: number | null, now: number): Promise<void> {
+export function failJob(
+  db: Transaction,
+  job: LearningJob,
+  error: string,
+  retryAt: number | null,
+  now: number,
+): Promise<void> {
   return db.transaction(async (tx) => {
     await tx.jobs.fail(job, error, retryAt, now);
-    if (retryAt === null && job.accountId && job.documentId) await tx.documents.markFailed(job.accountId, job.documentId, error, now);
+    if (retryAt === null && job.accountId && job.documentId)
+      await tx.documents.markFailed(job.accountId, job.documentId, error, now);
   });
 }
 
@@ -93,10 +144,16 @@ export function failJob(db: Transaction, job: LearningJob, error: string, retryA
  * fast tier's vectors, a re-embedding job is queued with it. Returns whether passages will be
  * embedded in the background.
  */
-export function useEmbeddingModel(db: Transaction, tier: VectorTier, model: EmbeddingModel | null, now: number): Promise<boolean> {
+export function useEmbeddingModel(
+  db: Transaction,
+  tier: VectorTier,
+  model: EmbeddingModel | null,
+  now: number,
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     const missing = await tx.vectors.setModel(tier, model);
-    if (missing && tier === 'fast' && (await tx.passages.count()) > 0) await tx.jobs.enqueue({ accountId: null, kind: 'reembed' }, now);
+    if (missing && tier === 'fast' && (await tx.passages.count()) > 0)
+      await tx.jobs.enqueue({ accountId: null, kind: 'reembed' }, now);
     return missing;
   });
 }

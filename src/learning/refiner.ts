@@ -42,7 +42,10 @@ export class Refiner {
       return 0;
     }
     const vectors = await embedPassages(this.embedder, batch, 'strong');
-    const stored = await this.store.vectors.put('strong', batch.map((p, i) => ({ passageId: p.id, vectors: vectors[i]! })));
+    const stored = await this.store.vectors.put(
+      'strong',
+      batch.map((p, i) => ({ passageId: p.id, vectors: vectors[i]! })),
+    );
     this.after = batch.at(-1)!.id;
     this.refinedSinceLook = true;
     if (stored.length) await this.onRefined(stored);

@@ -90,7 +90,11 @@ export class LearningRunner {
     const { store, clock } = this.deps;
     await this.giveBackStranded();
     let n = 0;
-    for (let batch = await store.jobs.claim(clock.now(), BATCH, this.leaseMs); batch.length; batch = await store.jobs.claim(clock.now(), BATCH, this.leaseMs)) {
+    for (
+      let batch = await store.jobs.claim(clock.now(), BATCH, this.leaseMs);
+      batch.length;
+      batch = await store.jobs.claim(clock.now(), BATCH, this.leaseMs)
+    ) {
       await this.runBatch(batch);
       n += batch.length;
       // The store would not take a job's end: claim nothing more until it does.
@@ -124,7 +128,12 @@ export class LearningRunner {
         if (!pauseMs) pausedAt = this.deps.clock.now();
         pauseMs = Math.min(PAUSE_MAX_MS, pauseMs * 2 || PAUSE_FIRST_MS);
         if (isStorageFull(err)) this.deps.log.warn('learning paused: the storage is full', { retry_in_ms: pauseMs });
-        else this.deps.log.error('learning paused after a failure', { error: String(err), stack: (err as Error).stack, retry_in_ms: pauseMs });
+        else
+          this.deps.log.error('learning paused after a failure', {
+            error: String(err),
+            stack: (err as Error).stack,
+            retry_in_ms: pauseMs,
+          });
       }
       if (!busy && this.running) {
         await new Promise<void>((resolve) => {
@@ -190,7 +199,10 @@ export class LearningRunner {
    */
   private renewWhileWorking(jobs: LearningJob[]): Timer {
     const { store, clock } = this.deps;
-    const timer = setInterval(() => void store.jobs.renew(jobs, clock.now(), this.leaseMs).catch(() => {}), this.leaseMs / 3);
+    const timer = setInterval(
+      () => void store.jobs.renew(jobs, clock.now(), this.leaseMs).catch(() => {}),
+      this.leaseMs / 3,
+    );
     timer.unref();
     return timer;
   }
@@ -251,9 +263,18 @@ export class LearningRunner {
       this.strand(job, err);
       return;
     }
-    const permanent = (err as { permanent?: boolean }).permanent === true || err instanceof PermanentLearningError || job.attempts >= MAX_ATTEMPTS;
+    const permanent =
+      (err as { permanent?: boolean }).permanent === true ||
+      err instanceof PermanentLearningError ||
+      job.attempts >= MAX_ATTEMPTS;
     const retryAt = permanent ? null : clock.now() + 1000 * 2 ** job.attempts;
-    log.warn('learning step failed', { job: job.id, kind: job.kind, document: job.documentId, permanent, error: String(err) });
+    log.warn('learning step failed', {
+      job: job.id,
+      kind: job.kind,
+      document: job.documentId,
+      permanent,
+      error: String(err),
+    });
     try {
       await failJob(store, job, err instanceof Error ? err.message : String(err), retryAt, clock.now());
     } catch (writeErr) {
@@ -331,10 +352,19 @@ export class LearningRunner {
    */
   private async reembed(job: LearningJob): Promise<Commit> {
     const { store, clock, embedder } = this.deps;
-    for (let batch = await store.passages.listWithoutVectors('fast', 0, REEMBED_BATCH); embedder && batch.length;
-      batch = await store.passages.listWithoutVectors('fast', batch.at(-1)!.id, REEMBED_BATCH)) {
+    for (
+      let batch = await store.passages.listWithoutVectors('fast', 0, REEMBED_BATCH);
+      embedder && batch.length;
+      batch = await store.passages.listWithoutVectors('fast', batch.at(-1)!.id, REEMBED_BATCH)
+    ) {
       const vectors = await embedPassages(embedder, batch, 'fast');
-      await this.deps.onIndexed('fast', await store.vectors.put('fast', batch.map((p, i) => ({ passageId: p.id, vectors: vectors[i]! }))));
+      await this.deps.onIndexed(
+        'fast',
+        await store.vectors.put(
+          'fast',
+          batch.map((p, i) => ({ passageId: p.id, vectors: vectors[i]! })),
+        ),
+      );
       // Stopping: the job stays running, and the next start queues it again.
       if (this.stopping) return async () => [];
     }

@@ -27,7 +27,11 @@ export function sentences(paragraph: string, max = MAX_CHARS): string[] {
 }
 
 export function splitPassages(text: string, title: string | null): PassageInput[] {
-  const paragraphs = text.replace(/\r\n?/g, '\n').split(/\n\s*\n/).map((p) => p.replace(/\s+/g, ' ').trim()).filter(Boolean);
+  const paragraphs = text
+    .replace(/\r\n?/g, '\n')
+    .split(/\n\s*\n/)
+    .map((p) => p.replace(/\s+/g, ' ').trim())
+    .filter(Boolean);
   const passages: string[] = [];
   let current: string[] = [];
   let size = 0;

@@ -51,7 +51,10 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
 
   app.on(['GET', 'DELETE'], MCP_PATH, (c) => {
     c.header('Allow', 'POST');
-    return c.json(rpcError(null, -32000, 'Method not allowed: this server is stateless; send JSON-RPC with POST.'), 405);
+    return c.json(
+      rpcError(null, -32000, 'Method not allowed: this server is stateless; send JSON-RPC with POST.'),
+      405,
+    );
   });
 
   app.post(MCP_PATH, async (c) => {
@@ -68,7 +71,8 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
       if (!token) throw new AuthError('unknown');
       caller = await authenticate(services.store, services.clock, token, { audience: resourceOf(site) });
     } catch (err) {
-      if (err instanceof AuthError) return unauthorized(c, site, token ? err.message : 'A bearer credential is required.');
+      if (err instanceof AuthError)
+        return unauthorized(c, site, token ? err.message : 'A bearer credential is required.');
       throw err;
     }
     const ctx = contextFor(services, caller, c.get('traceId'));
@@ -83,7 +87,13 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
 
     const version = c.req.header('MCP-Protocol-Version');
     if (version !== undefined && !KNOWN_VERSIONS.has(version)) {
-      return c.json(rpcError(idOf(body), -32022, `Unsupported protocol version: ${version}`, { supported: MODERN_VERSIONS, requested: version }), 400);
+      return c.json(
+        rpcError(idOf(body), -32022, `Unsupported protocol version: ${version}`, {
+          supported: MODERN_VERSIONS,
+          requested: version,
+        }),
+        400,
+      );
     }
 
     const overLimit = await countUnlessOperationWill(ctx, body);
@@ -111,7 +121,10 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
  * a fresh server and transport, no session id, answered as JSON, never an event stream.
  */
 async function handshakeEra(ctx: Context, request: Request, body: unknown): Promise<Response> {
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   const server = mcpServerFor(ctx);
   await server.connect(transport);
   try {
@@ -123,7 +136,16 @@ async function handshakeEra(ctx: Context, request: Request, body: unknown): Prom
 
 /** What a browser may send and read on /mcp-http, from an allowed origin. */
 const CORS_METHODS = ['GET', 'POST', 'DELETE', 'OPTIONS'];
-const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Mcp-Session-Id', 'Last-Event-ID', 'Idempotency-Key'];
+const CORS_REQUEST_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Mcp-Protocol-Version',
+  'Mcp-Method',
+  'Mcp-Name',
+  'Mcp-Session-Id',
+  'Last-Event-ID',
+  'Idempotency-Key',
+];
 const CORS_EXPOSED_HEADERS = ['WWW-Authenticate', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'X-Trace-Id'];
 
 /**
@@ -143,7 +165,8 @@ function corsForAllowedOrigins(site: Site): MiddlewareHandler<AppEnv> {
     const origin = c.req.header('Origin');
     if (origin && site.origins.has(origin)) return allowed(c, next);
     c.header('Vary', 'Origin', { append: true });
-    if (origin && c.req.method === 'OPTIONS') return c.json(rpcError(null, -32000, `Origin ${origin} is not allowed.`), 403);
+    if (origin && c.req.method === 'OPTIONS')
+      return c.json(rpcError(null, -32000, `Origin ${origin} is not allowed.`), 403);
     await next();
   };
 }
@@ -156,7 +179,8 @@ function corsForAllowedOrigins(site: Site): MiddlewareHandler<AppEnv> {
  */
 async function countUnlessOperationWill(ctx: Context, body: unknown): Promise<ServiceError | null> {
   const msg = body as { method?: unknown; params?: { name?: unknown } } | null;
-  if (msg?.method === 'tools/call' && typeof msg.params?.name === 'string' && findTool(msg.params.name, {})) return null;
+  if (msg?.method === 'tools/call' && typeof msg.params?.name === 'string' && findTool(msg.params.name, {}))
+    return null;
   try {
     await countRequest(ctx);
     return null;
@@ -180,9 +204,16 @@ async function withRequestId(res: Response, body: unknown): Promise<Response> {
   const id = idOf(body);
   if (res.status < 400 || id === null) return res;
   if (!res.headers.get('content-type')?.includes('application/json')) return res;
-  const answer = (await res.clone().json().catch(() => null)) as { id?: unknown; error?: unknown } | null;
+  const answer = (await res
+    .clone()
+    .json()
+    .catch(() => null)) as { id?: unknown; error?: unknown } | null;
   if (!answer?.error || (answer.id !== null && answer.id !== undefined)) return res;
-  return new Response(JSON.stringify({ ...answer, id }), { status: res.status, statusText: res.statusText, headers: res.headers });
+  return new Response(JSON.stringify({ ...answer, id }), {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
 }
 
 /**
@@ -204,7 +235,10 @@ async function refuseToolOutsideGrant(ctx: Context, body: unknown): Promise<Serv
 
 /** 401 as RFC 6750 and the contract say, for a missing bearer and a bad one alike. */
 function unauthorized(c: HonoContext, site: Site, description: string): Response {
-  c.header('WWW-Authenticate', `Bearer error="invalid_token", resource_metadata="${site.baseUrl}${RESOURCE_METADATA_PATH}"`);
+  c.header(
+    'WWW-Authenticate',
+    `Bearer error="invalid_token", resource_metadata="${site.baseUrl}${RESOURCE_METADATA_PATH}"`,
+  );
   return c.json({ error: 'invalid_token', error_description: description }, 401);
 }
 

@@ -17,7 +17,9 @@ import { callTool, instructionsFor, listTools, type ToolCallParams } from './too
 const CACHE_HINT: CacheHint = { ttlMs: 60_000, cacheScope: 'private' };
 
 export interface ToolHandlers {
-  list(params: { cursor?: string } | undefined): Promise<Pick<ListToolsResult, 'tools' | 'nextCursor'>> | Pick<ListToolsResult, 'tools'>;
+  list(
+    params: { cursor?: string } | undefined,
+  ): Promise<Pick<ListToolsResult, 'tools' | 'nextCursor'>> | Pick<ListToolsResult, 'tools'>;
   call(params: ToolCallParams): Promise<CallToolResult>;
 }
 
@@ -28,7 +30,11 @@ export interface ToolHandlers {
 export function engramServer(instructions: string, handlers: ToolHandlers): Server {
   const server = new Server(
     { name: 'engram', version: pkg.version },
-    { capabilities: { tools: {} }, instructions, cacheHints: { 'tools/list': CACHE_HINT, 'server/discover': CACHE_HINT } },
+    {
+      capabilities: { tools: {} },
+      instructions,
+      cacheHints: { 'tools/list': CACHE_HINT, 'server/discover': CACHE_HINT },
+    },
   );
   server.setRequestHandler('tools/list', (request) => handlers.list(request.params));
   server.setRequestHandler('tools/call', (request) => handlers.call(request.params as ToolCallParams));
@@ -37,5 +43,8 @@ export function engramServer(instructions: string, handlers: ToolHandlers): Serv
 
 /** The server for one request on /mcp-http: the caller's tools and instructions. */
 export function mcpServerFor(ctx: Context): Server {
-  return engramServer(instructionsFor(ctx), { list: () => ({ tools: listTools(ctx) }), call: (params) => callTool(ctx, params) });
+  return engramServer(instructionsFor(ctx), {
+    list: () => ({ tools: listTools(ctx) }),
+    call: (params) => callTool(ctx, params),
+  });
 }

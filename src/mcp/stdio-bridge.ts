@@ -7,8 +7,19 @@
  * server speaks (the client probes once, and falls back to the handshake for an older server).
  * Standard output carries protocol only; anything said to the person goes to standard error.
  */
-import { Client, ProtocolError, StreamableHTTPClientTransport, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
-import { type CallToolResult, isJSONRPCRequest, type JSONRPCMessage, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import {
+  Client,
+  ProtocolError,
+  StreamableHTTPClientTransport,
+  SdkHttpError,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
+import {
+  type CallToolResult,
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import pkg from '../../package.json' with { type: 'json' };
 import { MAX_BODY_BYTES } from '../http/middleware/body-limit';
@@ -32,12 +43,14 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   const wire = new StdioLines({ maxLineBytes: MAX_BODY_BYTES, screen: refuseMalformedToolCall, say });
   // The desktop client keeps tools/list for as long as the bridge's answer says; the bridge keeps
   // nothing itself, so a revoked key is told at its next request.
-  const list = (cursor: string | undefined) => relay.run((c) => c.listTools(cursor ? { cursor } : undefined, { cacheMode: 'bypass' }));
+  const list = (cursor: string | undefined) =>
+    relay.run((c) => c.listTools(cursor ? { cursor } : undefined, { cacheMode: 'bypass' }));
   serveStdio(
-    () => engramServer(INSTRUCTIONS, {
-      list: (params) => list(params?.cursor).then(({ tools, nextCursor }) => ({ tools, nextCursor })),
-      call: (params) => relay.run((c) => c.callTool(forwarded(params))).then(asToolResult),
-    }),
+    () =>
+      engramServer(INSTRUCTIONS, {
+        list: (params) => list(params?.cursor).then(({ tools, nextCursor }) => ({ tools, nextCursor })),
+        call: (params) => relay.run((c) => c.callTool(forwarded(params))).then(asToolResult),
+      }),
     { transport: wire, onerror: (err) => say(err.message) },
   );
   say(`serving MCP on stdio for ${endpoint.href} with key ${hintOf(options.key)}`);
@@ -52,7 +65,13 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
 function refuseMalformedToolCall(message: JSONRPCMessage): JSONRPCMessage | undefined {
   if (!isJSONRPCRequest(message) || message.method !== 'tools/call') return undefined;
   const problem = toolCallProblem(message.params);
-  return problem ? { jsonrpc: '2.0', id: message.id, error: { code: ProtocolErrorCode.InvalidParams, message: `Invalid params: ${problem}` } } : undefined;
+  return problem
+    ? {
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: ProtocolErrorCode.InvalidParams, message: `Invalid params: ${problem}` },
+      }
+    : undefined;
 }
 
 /**
@@ -60,14 +79,22 @@ function refuseMalformedToolCall(message: JSONRPCMessage): JSONRPCMessage | unde
  * travel on, the protocol's per-request keys do not, since the bridge's client sets its own.
  */
 function forwarded(params: ToolCallParams): ToolCallParams {
-  const meta = Object.fromEntries(Object.entries(params._meta ?? {}).filter(([key]) => !key.startsWith('io.modelcontextprotocol/') && key !== 'progressToken'));
+  const meta = Object.fromEntries(
+    Object.entries(params._meta ?? {}).filter(
+      ([key]) => !key.startsWith('io.modelcontextprotocol/') && key !== 'progressToken',
+    ),
+  );
   return { name: params.name, arguments: params.arguments, ...(Object.keys(meta).length ? { _meta: meta } : {}) };
 }
 
 /** A tool result without the server's era fields (`resultType`, `_meta`): the bridge's own server adds its era's. */
 function asToolResult(result: Awaited<ReturnType<Client['callTool']>>): CallToolResult {
   const { content, structuredContent, isError } = result as CallToolResult;
-  return { content, ...(structuredContent !== undefined ? { structuredContent } : {}), ...(isError ? { isError } : {}) };
+  return {
+    content,
+    ...(structuredContent !== undefined ? { structuredContent } : {}),
+    ...(isError ? { isError } : {}),
+  };
 }
 
 /**
@@ -103,8 +130,13 @@ class Relay {
 
   private async connected(): Promise<Client> {
     if (this.client) return this.client;
-    const client = new Client({ name: 'engram-stdio-bridge', version: pkg.version }, { versionNegotiation: { mode: 'auto' } });
-    const transport = new StreamableHTTPClientTransport(this.endpoint, { requestInit: { headers: { Authorization: `Bearer ${this.key}` } } });
+    const client = new Client(
+      { name: 'engram-stdio-bridge', version: pkg.version },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    const transport = new StreamableHTTPClientTransport(this.endpoint, {
+      requestInit: { headers: { Authorization: `Bearer ${this.key}` } },
+    });
     await client.connect(transport);
     this.client = client;
     return client;
@@ -128,12 +160,21 @@ function explain(err: unknown, origin: string, hint: string): Problem {
   if (err instanceof ProtocolError) return { message: err.message, code: err.code, data: err.data, reconnect: false };
   const status = err instanceof SdkHttpError ? err.status : err instanceof UnauthorizedError ? 401 : undefined;
   if (status === 401) {
-    return { message: `The Engram server at ${origin} refused the key ${hint}: it is unknown, expired or revoked. Make a new key with \`engram keys create\`.`, code: ProtocolErrorCode.InvalidRequest, reconnect: true };
+    return {
+      message: `The Engram server at ${origin} refused the key ${hint}: it is unknown, expired or revoked. Make a new key with \`engram keys create\`.`,
+      code: ProtocolErrorCode.InvalidRequest,
+      reconnect: true,
+    };
   }
   if (status !== undefined) {
     const envelope = parseEnvelope((err as SdkHttpError).data);
-    if (status === 403 && envelope) return { message: envelope.message, code: ProtocolErrorCode.InvalidRequest, reconnect: false };
-    return { message: `The Engram server at ${origin} answered ${status}${envelope ? `: ${envelope.message}` : ''}.`, code: ProtocolErrorCode.InternalError, reconnect: true };
+    if (status === 403 && envelope)
+      return { message: envelope.message, code: ProtocolErrorCode.InvalidRequest, reconnect: false };
+    return {
+      message: `The Engram server at ${origin} answered ${status}${envelope ? `: ${envelope.message}` : ''}.`,
+      code: ProtocolErrorCode.InternalError,
+      reconnect: true,
+    };
   }
   return {
     message: `Cannot reach the Engram server at ${origin}: is it running? Start it with \`engram serve\`. (${(err as Error).message ?? err})`,

@@ -4,7 +4,12 @@
  * reading at a line over its buffer, a line that is too long, not JSON, or not JSON-RPC is answered
  * with a JSON-RPC error, said once on standard error, and the next line is read as usual.
  */
-import { type JSONRPCMessage, parseJSONRPCMessage, serializeMessage, type Transport } from '@modelcontextprotocol/server';
+import {
+  type JSONRPCMessage,
+  parseJSONRPCMessage,
+  serializeMessage,
+  type Transport,
+} from '@modelcontextprotocol/server';
 
 type RpcId = string | number | null;
 
@@ -111,8 +116,12 @@ export class StdioLines implements Transport {
       const { head, tail } = this.refused;
       this.refused = null;
       const limit = this.options.maxLineBytes;
-      this.refuse(idAtEdges(head.toString('utf8'), tail.toString('utf8')), -32600,
-        `The message is larger than ${limit} bytes, the most engram mcp reads on one line; it was not read.`, { limit_bytes: limit });
+      this.refuse(
+        idAtEdges(head.toString('utf8'), tail.toString('utf8')),
+        -32600,
+        `The message is larger than ${limit} bytes, the most engram mcp reads on one line; it was not read.`,
+        { limit_bytes: limit },
+      );
       return;
     }
     const line = Buffer.concat(this.parts).toString('utf8').trim();
@@ -134,7 +143,11 @@ export class StdioLines implements Transport {
       message = parseJSONRPCMessage(value);
     } catch {
       const id = (value as { id?: unknown } | null)?.id;
-      this.refuse(typeof id === 'string' || typeof id === 'number' ? id : null, -32600, 'Invalid request: the line is not a JSON-RPC 2.0 message.');
+      this.refuse(
+        typeof id === 'string' || typeof id === 'number' ? id : null,
+        -32600,
+        'Invalid request: the line is not a JSON-RPC 2.0 message.',
+      );
       return;
     }
     const answer = this.options.screen?.(message);

@@ -31,7 +31,8 @@ const GUIDANCE: readonly (readonly [tool: string, sentence: string])[] = [
  */
 export function instructionsFor(ctx: Context): string {
   const held = new Set(toolsFor(ctx).map((op) => op.name));
-  if (held.has('ask_agent')) return "Engram answers questions from a person's shared memory: call ask_agent with a message; the reply cites its passages.";
+  if (held.has('ask_agent'))
+    return "Engram answers questions from a person's shared memory: call ask_agent with a message; the reply cites its passages.";
   if (held.has('workflow_invoke') && ctx.caller.kind === 'share') {
     return `Engram runs the workflow "${ctx.caller.share.name}": call workflow_invoke with an input object.`;
   }
@@ -39,7 +40,10 @@ export function instructionsFor(ctx: Context): string {
 }
 
 function memoryInstructions(held: ReadonlySet<string>): string {
-  return ["Engram holds the person's memory.", ...GUIDANCE.filter(([tool]) => held.has(tool)).map(([, sentence]) => sentence)].join(' ');
+  return [
+    "Engram holds the person's memory.",
+    ...GUIDANCE.filter(([tool]) => held.has(tool)).map(([, sentence]) => sentence),
+  ].join(' ');
 }
 
 /**
@@ -64,7 +68,10 @@ export function findTool(name: string, args: Record<string, unknown>): Operation
 }
 
 function describe(op: Operation): Tool {
-  const { $schema: _, ...inputSchema } = withoutNull(z.toJSONSchema(op.input, { io: 'input' })) as Record<string, unknown>;
+  const { $schema: _, ...inputSchema } = withoutNull(z.toJSONSchema(op.input, { io: 'input' })) as Record<
+    string,
+    unknown
+  >;
   return {
     name: op.name,
     description: op.description,
@@ -111,15 +118,18 @@ export interface ToolCallParams {
  */
 export function toolCallProblem(params: unknown): string | null {
   if (!isObject(params)) return `tools/call needs params as an object; got ${kindOf(params)}.`;
-  if (typeof params.name !== 'string') return `tools/call needs params.name, the tool's name, as a string; got ${kindOf(params.name)}.`;
+  if (typeof params.name !== 'string')
+    return `tools/call needs params.name, the tool's name, as a string; got ${kindOf(params.name)}.`;
   if (params.arguments !== undefined && !isObject(params.arguments)) {
     return `params.arguments must be an object holding the tool's arguments by name; got ${kindOf(params.arguments)}.`;
   }
-  if (params._meta !== undefined && !isObject(params._meta)) return `params._meta must be an object; got ${kindOf(params._meta)}.`;
+  if (params._meta !== undefined && !isObject(params._meta))
+    return `params._meta must be an object; got ${kindOf(params._meta)}.`;
   return null;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function kindOf(value: unknown): string {
   if (value === undefined) return 'nothing';
@@ -145,8 +155,16 @@ export async function callTool(ctx: Context, params: ToolCallParams): Promise<Ca
   } catch (err) {
     const refusal = refusalOf(err);
     if (refusal) return errorResult(refusal, ctx.traceId);
-    ctx.log.error('tool failed', { trace_id: ctx.traceId, tool: op.name, error: String(err), stack: (err as Error).stack });
-    return errorResult(new ServiceError('internal', 'Something went wrong on the server. Quote the trace_id when reporting it.'), ctx.traceId);
+    ctx.log.error('tool failed', {
+      trace_id: ctx.traceId,
+      tool: op.name,
+      error: String(err),
+      stack: (err as Error).stack,
+    });
+    return errorResult(
+      new ServiceError('internal', 'Something went wrong on the server. Quote the trace_id when reporting it.'),
+      ctx.traceId,
+    );
   }
 }
 

@@ -17,7 +17,16 @@ import { audienceFor } from './metadata';
 import { redirectUriMatches } from './redirect-uris';
 
 /** The parameters of an authorization request that travel through the consent form. */
-export const REQUEST_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'state', 'code_challenge', 'code_challenge_method', 'resource', 'scope'] as const;
+export const REQUEST_PARAMS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+  'resource',
+  'scope',
+] as const;
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 export interface AuthorizationRequest {
@@ -36,13 +45,22 @@ type Respond = (c: Context<AppEnv>) => Response | Promise<Response>;
 export type Checked = { ok: true; request: AuthorizationRequest } | { ok: false; response: Respond };
 
 /** Shows a page instead of redirecting: the redirect URI cannot be trusted yet. */
-const page = (status: 400 | 403, title: string, message: string): Respond => (c) => {
-  pageHeaders(c);
-  return c.html(<ErrorPage title={title} message={message} />, status);
-};
+const page =
+  (status: 400 | 403, title: string, message: string): Respond =>
+  (c) => {
+    pageHeaders(c);
+    return c.html(<ErrorPage title={title} message={message} />, status);
+  };
 
 /** Sends the owner back to the app's redirect URI with these parameters (and `state`, and `iss`). */
-export function redirectToApp(c: Context<AppEnv>, site: Site, redirectUri: string, state: string | null, params: Record<string, string>, status: 302 | 303) {
+export function redirectToApp(
+  c: Context<AppEnv>,
+  site: Site,
+  redirectUri: string,
+  state: string | null,
+  params: Record<string, string>,
+  status: 302 | 303,
+) {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
   if (state != null) url.searchParams.set('state', state);
@@ -56,11 +74,17 @@ export function redirectToApp(c: Context<AppEnv>, site: Site, redirectUri: strin
  * and 303 for POST.
  */
 export async function checkAuthorizationRequest(
-  deps: { site: Site; clients: OAuthClients; log: Logger }, params: Params, status: 302 | 303,
+  deps: { site: Site; clients: OAuthClients; log: Logger },
+  params: Params,
+  status: 302 | 303,
 ): Promise<Checked> {
   const one = (name: string) => params[name]?.[0] ?? null;
   const clientId = one('client_id');
-  if (!clientId) return { ok: false, response: page(400, 'Missing client', 'The app did not say who it is (client_id is missing).') };
+  if (!clientId)
+    return {
+      ok: false,
+      response: page(400, 'Missing client', 'The app did not say who it is (client_id is missing).'),
+    };
   if ((params.client_id?.length ?? 0) > 1 || (params.redirect_uri?.length ?? 0) > 1) {
     return { ok: false, response: page(400, 'Bad request', 'client_id and redirect_uri may each be given once.') };
   }
@@ -73,27 +97,50 @@ export async function checkAuthorizationRequest(
     return { ok: false, response: page(400, 'Unknown app', `The app's description could not be used: ${err.message}`) };
   }
   if (!client) {
-    return { ok: false, response: page(400, 'Unknown app', 'This app is not registered here, or its registration expired. Connect it again from the app.') };
+    return {
+      ok: false,
+      response: page(
+        400,
+        'Unknown app',
+        'This app is not registered here, or its registration expired. Connect it again from the app.',
+      ),
+    };
   }
   const redirectUri = one('redirect_uri');
-  if (!redirectUri) return { ok: false, response: page(400, 'Bad request', 'The app did not say where to send you back (redirect_uri is missing).') };
+  if (!redirectUri)
+    return {
+      ok: false,
+      response: page(400, 'Bad request', 'The app did not say where to send you back (redirect_uri is missing).'),
+    };
   if (!redirectUriMatches(client.redirectUris, redirectUri)) {
-    return { ok: false, response: page(400, 'Wrong return address', `${redirectUri} is not a return address the app ${client.name} registered.`) };
+    return {
+      ok: false,
+      response: page(
+        400,
+        'Wrong return address',
+        `${redirectUri} is not a return address the app ${client.name} registered.`,
+      ),
+    };
   }
   const state = one('state');
   const fail = (error: string, description: string): Checked => ({
-    ok: false, response: (c) => redirectToApp(c, deps.site, redirectUri, state, { error, error_description: description }, status),
+    ok: false,
+    response: (c) => redirectToApp(c, deps.site, redirectUri, state, { error, error_description: description }, status),
   });
   for (const name of REQUEST_PARAMS) {
     if ((params[name]?.length ?? 0) > 1) return fail('invalid_request', `${name} may be given only once.`);
   }
-  if (one('response_type') !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
+  if (one('response_type') !== 'code')
+    return fail('unsupported_response_type', 'Only response_type=code is supported.');
   const codeChallenge = one('code_challenge');
   if (!codeChallenge) return fail('invalid_request', 'code_challenge is required: PKCE with S256.');
-  if (one('code_challenge_method') !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256; plain and an absent method are refused.');
-  if (!CHALLENGE.test(codeChallenge)) return fail('invalid_request', 'code_challenge must be a base64url SHA-256 digest (43 characters).');
+  if (one('code_challenge_method') !== 'S256')
+    return fail('invalid_request', 'code_challenge_method must be S256; plain and an absent method are refused.');
+  if (!CHALLENGE.test(codeChallenge))
+    return fail('invalid_request', 'code_challenge must be a base64url SHA-256 digest (43 characters).');
   const audience = audienceFor(deps.site, one('resource'));
-  if (!audience) return fail('invalid_target', `resource must be ${deps.site.baseUrl}/mcp-http (or ${deps.site.baseUrl}).`);
+  if (!audience)
+    return fail('invalid_target', `resource must be ${deps.site.baseUrl}/mcp-http (or ${deps.site.baseUrl}).`);
   // Unknown scopes (openid, offline_access, …) are dropped, not refused: the grant is always memory.read.
   const echo: Record<string, string> = {};
   for (const name of REQUEST_PARAMS) {

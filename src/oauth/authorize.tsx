@@ -17,7 +17,13 @@ import { foreignOrigin, type FormTokens } from '../web/forms';
 import { pageHeaders } from '../web/layout';
 import { ownerContext } from '../web/owner-kit';
 import { signInUrl } from '../web/paths';
-import { type AuthorizationRequest, checkAuthorizationRequest, type Params, REQUEST_PARAMS, redirectToApp } from './authorization-request';
+import {
+  type AuthorizationRequest,
+  checkAuthorizationRequest,
+  type Params,
+  REQUEST_PARAMS,
+  redirectToApp,
+} from './authorization-request';
 import { isMetadataDocumentClientId } from './client-metadata';
 import type { OAuthClients } from './clients';
 import { AUTHORIZE_PATH, SCOPE } from './metadata';
@@ -33,12 +39,20 @@ export interface AuthorizeDeps {
 export function authorizeHandlers(deps: AuthorizeDeps) {
   const { services, site, forms } = deps;
 
-  async function consentPage(c: Context<AppEnv>, session: OwnerSession, request: AuthorizationRequest, status: 200 | 400 | 403 = 200, error: string | null = null,
-    ticked?: { containers: string[]; profile: boolean }) {
+  async function consentPage(
+    c: Context<AppEnv>,
+    session: OwnerSession,
+    request: AuthorizationRequest,
+    status: 200 | 400 | 403 = 200,
+    error: string | null = null,
+    ticked?: { containers: string[]; profile: boolean },
+  ) {
     pageHeaders(c, [formTarget(request.redirectUri)]);
     const ctx = ownerContext(c, services, session);
     const app = {
-      name: request.client.name, clientId: request.client.clientId, redirectHost: redirectHost(request.redirectUri),
+      name: request.client.name,
+      clientId: request.client.clientId,
+      redirectHost: redirectHost(request.redirectUri),
       documented: isMetadataDocumentClientId(request.client.clientId),
     };
     return c.html(
@@ -72,9 +86,12 @@ export function authorizeHandlers(deps: AuthorizeDeps) {
   async function post(c: Context<AppEnv>): Promise<Response> {
     const form = await c.req.parseBody({ all: true });
     // fromEntries defines own properties: a field named __proto__ stays a field, not the prototype.
-    const params: Params = Object.fromEntries(Object.entries(form).map(([name, value]) => [
-      name, (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string'),
-    ]));
+    const params: Params = Object.fromEntries(
+      Object.entries(form).map(([name, value]) => [
+        name,
+        (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string'),
+      ]),
+    );
     const session = await ownerSession(c, services);
     if (!session) {
       const again = new URLSearchParams();
@@ -86,25 +103,58 @@ export function authorizeHandlers(deps: AuthorizeDeps) {
     const { request } = checked;
     const ticked = { containers: params.containers ?? [], profile: params.profile?.[0] === 'on' };
     if (foreignOrigin(c, site) || !forms.check('session', session.sessionId, params.csrf?.[0])) {
-      return consentPage(c, session, request, 403, 'This form expired or came from another site. Check the ticks and decide again.', ticked);
+      return consentPage(
+        c,
+        session,
+        request,
+        403,
+        'This form expired or came from another site. Check the ticks and decide again.',
+        ticked,
+      );
     }
     const decision = params.decision?.[0];
     if (decision === 'deny') {
       services.log.info('app denied', { client_id: request.client.clientId });
-      return redirectToApp(c, site, request.redirectUri, request.state, { error: 'access_denied', error_description: 'The owner denied the request.' }, 303);
+      return redirectToApp(
+        c,
+        site,
+        request.redirectUri,
+        request.state,
+        { error: 'access_denied', error_description: 'The owner denied the request.' },
+        303,
+      );
     }
     if (decision !== 'approve') return consentPage(c, session, request, 400, 'Choose Approve or Deny.', ticked);
-    const own = new Set((await invoke(listContainers, ownerContext(c, services, session), {})).containers.map((x) => x.id));
+    const own = new Set(
+      (await invoke(listContainers, ownerContext(c, services, session), {})).containers.map((x) => x.id),
+    );
     const unknown = ticked.containers.filter((id) => !own.has(id));
-    if (unknown.length) return consentPage(c, session, request, 400, 'A ticked container no longer exists. Check the ticks and approve again.');
+    if (unknown.length)
+      return consentPage(
+        c,
+        session,
+        request,
+        400,
+        'A ticked container no longer exists. Check the ticks and approve again.',
+      );
     if (ticked.containers.length === 0 && !ticked.profile) {
       return consentPage(c, session, request, 400, 'Tick at least one container or profile access, or Deny.', ticked);
     }
     const code = await issueCode(services.store, services.clock, {
-      accountId: session.accountId, clientId: request.client.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge,
-      resource: request.audience, scope: SCOPE, containerIds: ticked.containers, profile: ticked.profile,
+      accountId: session.accountId,
+      clientId: request.client.clientId,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      resource: request.audience,
+      scope: SCOPE,
+      containerIds: ticked.containers,
+      profile: ticked.profile,
     });
-    services.log.info('app approved', { client_id: request.client.clientId, containers: ticked.containers.length, profile: ticked.profile });
+    services.log.info('app approved', {
+      client_id: request.client.clientId,
+      containers: ticked.containers.length,
+      profile: ticked.profile,
+    });
     return redirectToApp(c, site, request.redirectUri, request.state, { code }, 303);
   }
 

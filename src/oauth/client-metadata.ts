@@ -40,7 +40,10 @@ const MAX_CLIENT_ID_CHARS = 2000;
 
 /** Why a metadata document cannot be used. `transient`: fetching again later may work (a stale copy may stand in). */
 export class ClientMetadataError extends Error {
-  constructor(message: string, readonly transient: boolean) {
+  constructor(
+    message: string,
+    readonly transient: boolean,
+  ) {
     super(message);
   }
 }
@@ -58,28 +61,45 @@ export function isMetadataDocumentClientId(clientId: string): boolean {
 
 /** Checks a fetched document against the URL it came from; returns what the registration needs. */
 function validateClientMetadata(doc: unknown, clientId: string): { name: string; redirectUris: string[] } {
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new ClientMetadataError('The client metadata document is not a JSON object.', false);
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new ClientMetadataError('The client metadata document is not a JSON object.', false);
   const d = doc as Record<string, unknown>;
   // Simple string comparison, as the draft requires: no normalization that could let one URL stand for another.
   if (d.client_id !== clientId) {
-    throw new ClientMetadataError(`The client metadata document names client_id ${JSON.stringify(d.client_id)}, not the URL it was fetched from.`, false);
+    throw new ClientMetadataError(
+      `The client metadata document names client_id ${JSON.stringify(d.client_id)}, not the URL it was fetched from.`,
+      false,
+    );
   }
   // The fields MCP requires of a document: client_id (above), client_name and redirect_uris.
-  if (typeof d.client_name !== 'string' || !d.client_name.trim()) throw new ClientMetadataError('The client metadata document has no client_name.', false);
+  if (typeof d.client_name !== 'string' || !d.client_name.trim())
+    throw new ClientMetadataError('The client metadata document has no client_name.', false);
   const uris = d.redirect_uris;
-  if (!Array.isArray(uris) || uris.length === 0) throw new ClientMetadataError('The client metadata document lists no redirect_uris.', false);
-  if (uris.length > MAX_REDIRECT_URIS) throw new ClientMetadataError(`The client metadata document lists more than ${MAX_REDIRECT_URIS} redirect_uris.`, false);
+  if (!Array.isArray(uris) || uris.length === 0)
+    throw new ClientMetadataError('The client metadata document lists no redirect_uris.', false);
+  if (uris.length > MAX_REDIRECT_URIS)
+    throw new ClientMetadataError(
+      `The client metadata document lists more than ${MAX_REDIRECT_URIS} redirect_uris.`,
+      false,
+    );
   const applicationType = (d.application_type ?? undefined) as ApplicationType | undefined;
   if (applicationType !== undefined && !APPLICATION_TYPES.includes(applicationType)) {
-    throw new ClientMetadataError('The client metadata document gives an application_type other than "native" or "web".', false);
+    throw new ClientMetadataError(
+      'The client metadata document gives an application_type other than "native" or "web".',
+      false,
+    );
   }
   for (const uri of uris) {
     const problem = redirectUriProblem(uri, applicationType);
-    if (problem) throw new ClientMetadataError(`The client metadata document has a bad redirect URI: ${problem}.`, false);
+    if (problem)
+      throw new ClientMetadataError(`The client metadata document has a bad redirect URI: ${problem}.`, false);
   }
   const method = d.token_endpoint_auth_method;
   if (typeof method === 'string' && method.startsWith('client_secret')) {
-    throw new ClientMetadataError(`A client metadata document cannot use ${method}: there is no secret to share.`, false);
+    throw new ClientMetadataError(
+      `A client metadata document cannot use ${method}: there is no secret to share.`,
+      false,
+    );
   }
   // As for a registration (register.ts): invisible characters that could disguise the name are dropped.
   const shown = withoutInvisible(d.client_name).trim();
@@ -88,17 +108,27 @@ function validateClientMetadata(doc: unknown, clientId: string): { name: string;
 }
 
 /** Fetches the document behind `clientId`; throws ClientMetadataError. */
-async function fetchClientMetadata(clientId: string, options: ClientMetadataOptions): Promise<{ document: unknown; maxAgeMs: number | null }> {
-  if (!isMetadataDocumentClientId(clientId)) throw new ClientMetadataError(`${clientId} is not an https URL with a path.`, false);
+async function fetchClientMetadata(
+  clientId: string,
+  options: ClientMetadataOptions,
+): Promise<{ document: unknown; maxAgeMs: number | null }> {
+  if (!isMetadataDocumentClientId(clientId))
+    throw new ClientMetadataError(`${clientId} is not an https URL with a path.`, false);
   const url = new URL(clientId);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const signal = AbortSignal.timeout(timeoutMs);
   try {
-    const addresses = await untilAborted(resolveHost(url, options.allowPrivate, options.lookup ?? systemLookup), signal);
+    const addresses = await untilAborted(
+      resolveHost(url, options.allowPrivate, options.lookup ?? systemLookup),
+      signal,
+    );
     const response = await send(url, addresses, options.fetch ?? fetch, signal);
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => {});
-      throw new ClientMetadataError(`${clientId} answered a redirect (${response.status}); a client metadata document is never fetched through redirects.`, false);
+      throw new ClientMetadataError(
+        `${clientId} answered a redirect (${response.status}); a client metadata document is never fetched through redirects.`,
+        false,
+      );
     }
     if (response.status !== 200) {
       await response.body?.cancel().catch(() => {});
@@ -115,9 +145,13 @@ async function fetchClientMetadata(clientId: string, options: ClientMetadataOpti
     return { document, maxAgeMs: maxAge(response.headers.get('cache-control')) };
   } catch (err) {
     if (err instanceof ClientMetadataError) throw err;
-    if (signal.aborted) throw new ClientMetadataError(`Fetching ${clientId} took longer than ${timeoutMs / 1000} s.`, true);
+    if (signal.aborted)
+      throw new ClientMetadataError(`Fetching ${clientId} took longer than ${timeoutMs / 1000} s.`, true);
     if (err instanceof FetchError) throw new ClientMetadataError(err.message, !err.permanent);
-    throw new ClientMetadataError(`Could not fetch ${clientId}: ${err instanceof Error ? err.message : String(err)}.`, true);
+    throw new ClientMetadataError(
+      `Could not fetch ${clientId}: ${err instanceof Error ? err.message : String(err)}.`,
+      true,
+    );
   }
 }
 
@@ -126,7 +160,12 @@ async function fetchClientMetadata(clientId: string, options: ClientMetadataOpti
  * travels in the Host header and, for https, as the TLS server name the certificate is checked
  * against. The same pinning as the URL reader's, for one small JSON document.
  */
-async function send(url: URL, addresses: ResolvedAddress[], transport: Transport, signal: AbortSignal): Promise<Response> {
+async function send(
+  url: URL,
+  addresses: ResolvedAddress[],
+  transport: Transport,
+  signal: AbortSignal,
+): Promise<Response> {
   let lastError: unknown = new Error('no address to connect to');
   for (const { address, family } of addresses) {
     const target = new URL(url);
@@ -139,7 +178,11 @@ async function send(url: URL, addresses: ResolvedAddress[], transport: Transport
         redirect: 'manual',
         signal,
         keepalive: false,
-        headers: { host: url.host, accept: 'application/json', 'user-agent': 'Engram/0.1 (+local memory server; OAuth client metadata)' },
+        headers: {
+          host: url.host,
+          accept: 'application/json',
+          'user-agent': 'Engram/0.1 (+local memory server; OAuth client metadata)',
+        },
         protocol: 'http1.1',
         tls: { serverName: url.hostname.replace(/\.$/, '') },
       });
@@ -177,7 +220,9 @@ export class ClientMetadataResolver {
     if (cached?.kind === 'metadata_document' && (cached.freshUntil ?? 0) > now) return cached;
     let pending = this.inFlight.get(clientId);
     if (!pending) {
-      pending = this.refresh(clientId, cached?.kind === 'metadata_document' ? cached : null).finally(() => this.inFlight.delete(clientId));
+      pending = this.refresh(clientId, cached?.kind === 'metadata_document' ? cached : null).finally(() =>
+        this.inFlight.delete(clientId),
+      );
       this.inFlight.set(clientId, pending);
     }
     return pending;
@@ -190,16 +235,30 @@ export class ClientMetadataResolver {
       const now = this.clock.now();
       const fresh = Math.min(MAX_FRESH_MS, Math.max(MIN_FRESH_MS, maxAgeMs ?? DEFAULT_FRESH_MS));
       const client: OAuthClient = {
-        clientId, kind: 'metadata_document', name, redirectUris, metadata: document as Record<string, unknown>,
-        createdAt: cached?.createdAt ?? now, lastUsedAt: cached?.lastUsedAt ?? null, expiresAt: null,
-        fetchedAt: now, freshUntil: now + fresh,
+        clientId,
+        kind: 'metadata_document',
+        name,
+        redirectUris,
+        metadata: document as Record<string, unknown>,
+        createdAt: cached?.createdAt ?? now,
+        lastUsedAt: cached?.lastUsedAt ?? null,
+        expiresAt: null,
+        fetchedAt: now,
+        freshUntil: now + fresh,
       };
       await this.store.oauth.upsertClient(client);
       return client;
     } catch (err) {
-      const usable = cached && err instanceof ClientMetadataError && err.transient && this.clock.now() - (cached.fetchedAt ?? 0) < STALE_MAX_MS;
+      const usable =
+        cached &&
+        err instanceof ClientMetadataError &&
+        err.transient &&
+        this.clock.now() - (cached.fetchedAt ?? 0) < STALE_MAX_MS;
       if (usable) {
-        this.log.warn('client metadata document unavailable; using the cached copy', { client_id: clientId, error: err.message });
+        this.log.warn('client metadata document unavailable; using the cached copy', {
+          client_id: clientId,
+          error: err.message,
+        });
         return cached;
       }
       throw err;

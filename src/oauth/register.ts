@@ -25,7 +25,11 @@ export type RegistrationResult =
 /** Registers a public client from an RFC 7591 request body; never throws. */
 export async function registerClient(store: Transaction, clock: Clock, body: unknown): Promise<RegistrationResult> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { ok: false, error: 'invalid_client_metadata', description: 'The registration request must be a JSON object.' };
+    return {
+      ok: false,
+      error: 'invalid_client_metadata',
+      description: 'The registration request must be a JSON object.',
+    };
   }
   const req = body as Record<string, unknown>;
   const applicationType = (req.application_type ?? undefined) as ApplicationType | undefined;
@@ -34,10 +38,18 @@ export async function registerClient(store: Transaction, clock: Clock, body: unk
   }
   const uris = req.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0) {
-    return { ok: false, error: 'invalid_redirect_uri', description: 'redirect_uris must list at least one redirect URI.' };
+    return {
+      ok: false,
+      error: 'invalid_redirect_uri',
+      description: 'redirect_uris must list at least one redirect URI.',
+    };
   }
   if (uris.length > MAX_REDIRECT_URIS) {
-    return { ok: false, error: 'invalid_redirect_uri', description: `At most ${MAX_REDIRECT_URIS} redirect URIs may be registered.` };
+    return {
+      ok: false,
+      error: 'invalid_redirect_uri',
+      description: `At most ${MAX_REDIRECT_URIS} redirect URIs may be registered.`,
+    };
   }
   for (const uri of uris) {
     const problem = redirectUriProblem(uri, applicationType);
@@ -63,7 +75,11 @@ export async function registerClient(store: Transaction, clock: Clock, body: unk
     scope: SCOPE,
   };
   if (applicationType) answer.application_type = applicationType;
-  if (typeof req.client_uri === 'string' && /^https:\/\/[^\s]+$/.test(req.client_uri) && req.client_uri.length <= 2000) {
+  if (
+    typeof req.client_uri === 'string' &&
+    /^https:\/\/[^\s]+$/.test(req.client_uri) &&
+    req.client_uri.length <= 2000
+  ) {
     answer.client_uri = req.client_uri;
   }
   if (typeof req.software_id === 'string') answer.software_id = req.software_id.slice(0, 200);
@@ -72,8 +88,16 @@ export async function registerClient(store: Transaction, clock: Clock, body: unk
   await store.transaction(async (tx) => {
     await tx.oauth.deleteExpiredClients(now);
     await tx.oauth.insertClient({
-      clientId, kind: 'registered', name, redirectUris, metadata: answer, createdAt: now, lastUsedAt: null,
-      expiresAt: now + UNUSED_CLIENT_TTL_MS, fetchedAt: null, freshUntil: null,
+      clientId,
+      kind: 'registered',
+      name,
+      redirectUris,
+      metadata: answer,
+      createdAt: now,
+      lastUsedAt: null,
+      expiresAt: now + UNUSED_CLIENT_TTL_MS,
+      fetchedAt: null,
+      freshUntil: null,
     });
   });
   return { ok: true, body: answer };

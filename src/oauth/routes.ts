@@ -16,8 +16,15 @@ import { ClientMetadataResolver, type ClientMetadataOptions } from './client-met
 import { OAuthClients } from './clients';
 import { oauthError } from './errors';
 import {
-  AUTHORIZATION_SERVER_METADATA_PATH, authorizationServerMetadata, AUTHORIZE_PATH, protectedResourceMetadata, REGISTER_PATH,
-  RESOURCE_METADATA_PATH, REVOKE_PATH, ROOT_RESOURCE_METADATA_PATH, TOKEN_PATH,
+  AUTHORIZATION_SERVER_METADATA_PATH,
+  authorizationServerMetadata,
+  AUTHORIZE_PATH,
+  protectedResourceMetadata,
+  REGISTER_PATH,
+  RESOURCE_METADATA_PATH,
+  REVOKE_PATH,
+  ROOT_RESOURCE_METADATA_PATH,
+  TOKEN_PATH,
 } from './metadata';
 import { registerClient } from './register';
 import { tokenHandlers } from './token';
@@ -34,7 +41,12 @@ export interface OAuthOptions {
 /** Enough for a client that registers twice on every connect, many times over; a flood from one address is cut. */
 const REGISTRATIONS_PER_MIN = 30;
 
-const openCors = cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type', 'Authorization', 'MCP-Protocol-Version'], maxAge: 86400 });
+const openCors = cors({
+  origin: '*',
+  allowMethods: ['GET', 'POST', 'OPTIONS'],
+  allowHeaders: ['Content-Type', 'Authorization', 'MCP-Protocol-Version'],
+  maxAge: 86400,
+});
 
 export function oauthRoutes(services: Services, site: Site, forms: FormTokens, options: OAuthOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -65,17 +65,28 @@ function clientIdOf(c: Context<AppEnv>, params: Record<string, string>): string 
 }
 
 const badBasic = (c: Context<AppEnv>) =>
-  oauthError(c, 401, 'invalid_client', 'The client credentials in the Authorization header do not decode: the user name must be form-encoded.');
+  oauthError(
+    c,
+    401,
+    'invalid_client',
+    'The client credentials in the Authorization header do not decode: the user name must be form-encoded.',
+  );
 
 export function tokenHandlers(deps: TokenDeps) {
   const { services, site } = deps;
 
   async function token(c: Context<AppEnv>): Promise<Response> {
     const params = await paramsOf(c);
-    if (!params) return oauthError(c, 400, 'invalid_request', 'The body must be form-encoded parameters, each given once.');
+    if (!params)
+      return oauthError(c, 400, 'invalid_request', 'The body must be form-encoded parameters, each given once.');
     if (!params.grant_type) return oauthError(c, 400, 'invalid_request', 'grant_type is required.');
     if (params.grant_type !== 'authorization_code') {
-      return oauthError(c, 400, 'unsupported_grant_type', 'Only authorization_code is supported; there are no refresh tokens.');
+      return oauthError(
+        c,
+        400,
+        'unsupported_grant_type',
+        'Only authorization_code is supported; there are no refresh tokens.',
+      );
     }
     const clientId = clientIdOf(c, params);
     if (clientId === BAD_BASIC) return badBasic(c);
@@ -84,16 +95,31 @@ export function tokenHandlers(deps: TokenDeps) {
     if (!client) return oauthError(c, 401, 'invalid_client', 'The client is not known to this server.');
     if (!params.code) return oauthError(c, 400, 'invalid_request', 'code is required.');
     const resource = params.resource ? audienceFor(site, params.resource) : null;
-    if (params.resource && !resource) return oauthError(c, 400, 'invalid_target', `resource must be ${site.baseUrl}/mcp-http (or ${site.baseUrl}).`);
+    if (params.resource && !resource)
+      return oauthError(c, 400, 'invalid_target', `resource must be ${site.baseUrl}/mcp-http (or ${site.baseUrl}).`);
     try {
       const issued = await exchangeCode(services.store, services.clock, {
-        code: params.code, clientId, redirectUri: params.redirect_uri ?? null, codeVerifier: params.code_verifier ?? null, resource,
-        clientName: client.name, ttlDays: deps.consentTtlDays,
+        code: params.code,
+        clientId,
+        redirectUri: params.redirect_uri ?? null,
+        codeVerifier: params.code_verifier ?? null,
+        resource,
+        clientName: client.name,
+        ttlDays: deps.consentTtlDays,
       });
-      services.log.info('consent token issued', { client_id: clientId, token_id: issued.credential.id, hint: issued.credential.hint });
+      services.log.info('consent token issued', {
+        client_id: clientId,
+        token_id: issued.credential.id,
+        hint: issued.credential.hint,
+      });
       c.header('Cache-Control', 'no-store');
       c.header('Pragma', 'no-cache');
-      return c.json({ access_token: issued.token, token_type: 'Bearer', expires_in: issued.expiresIn, scope: issued.scope });
+      return c.json({
+        access_token: issued.token,
+        token_type: 'Bearer',
+        expires_in: issued.expiresIn,
+        scope: issued.scope,
+      });
     } catch (err) {
       if (err instanceof GrantError) {
         services.log.info('token request refused', { client_id: clientId, error: err.error, reason: err.message });

@@ -32,7 +32,7 @@ export class AccessRecorder {
       accountId: caller.accountId,
       credentialId: caller.grant.credentialId,
       credentialKind: caller.kind,
-      clientId: caller.kind === 'consent' ? caller.credential.clientId ?? null : null,
+      clientId: caller.kind === 'consent' ? (caller.credential.clientId ?? null) : null,
       operation,
       at: this.clock.now(),
       items,
@@ -62,10 +62,11 @@ export class AccessRecorder {
   /** Prunes now and then hourly, in the background, until `stop` (retention: ENGRAM_ACCESS_LOG_DAYS). */
   startPruning(retentionDays: number): void {
     this.retentionDays = retentionDays;
-    const run = () => this.prune(retentionDays).then(
-      (n) => n && this.log.info('access log pruned', { entries: n, retention_days: retentionDays }),
-      (err) => this.log.warn('access log pruning failed; tried again in an hour', { error: String(err) }),
-    );
+    const run = () =>
+      this.prune(retentionDays).then(
+        (n) => n && this.log.info('access log pruned', { entries: n, retention_days: retentionDays }),
+        (err) => this.log.warn('access log pruning failed; tried again in an hour', { error: String(err) }),
+      );
     void run();
     this.pruner = setInterval(run, PRUNE_EVERY_MS);
     this.pruner.unref?.();

@@ -15,7 +15,8 @@ import { toFact } from './shapes';
 
 export const addMemory = defineOperation({
   name: 'add_memory',
-  description: 'Save one fact about the person. static=true saves a standing fact to the profile (merged with what it already holds); otherwise the fact goes to a container.',
+  description:
+    'Save one fact about the person. static=true saves a standing fact to the profile (merged with what it already holds); otherwise the fact goes to a container.',
   access: 'suggest',
   output: S.Fact,
   accessed: factWritten,
@@ -34,13 +35,21 @@ export const addMemory = defineOperation({
       requireProfile(ctx);
       // A turn (it counts in the account's budget): merged into the profile by the model, if any.
       const turn = { ...ctx, accountId: ctx.caller.accountId, writtenBy: writerOf(ctx.caller) };
-      return ctx.turns.run(ctx.caller.accountId, async () => toFact(await mergeStaticFact(turn, input.content, input.title ?? null)));
+      return ctx.turns.run(ctx.caller.accountId, async () =>
+        toFact(await mergeStaticFact(turn, input.content, input.title ?? null)),
+      );
     }
     const containerId = (await resolveContainer(ctx, input.container)).id;
     const now = ctx.clock.now();
     const memory: Fact = {
-      id: newId('mem'), accountId: ctx.caller.accountId, containerId, content: input.content,
-      title: input.title ?? null, static: false, createdAt: now, updatedAt: now,
+      id: newId('mem'),
+      accountId: ctx.caller.accountId,
+      containerId,
+      content: input.content,
+      title: input.title ?? null,
+      static: false,
+      createdAt: now,
+      updatedAt: now,
       writtenBy: writerOf(ctx.caller),
     };
     await insertFact(ctx.store, memory);

@@ -18,9 +18,17 @@ export const addRule = defineOperation({
   async run(ctx, input) {
     // `!= null`, not truthiness: an empty id names no key too, and must not reach the foreign key as "".
     if (input.credential_id != null && !(await ctx.store.credentials.get(ctx.caller.accountId, input.credential_id))) {
-      throw new ServiceError('validation', `credential_id names no key of this account: ${input.credential_id}.`, { fields: ['credential_id'] });
+      throw new ServiceError('validation', `credential_id names no key of this account: ${input.credential_id}.`, {
+        fields: ['credential_id'],
+      });
     }
-    const rule = { id: newId('rul'), accountId: ctx.caller.accountId, credentialId: input.credential_id ?? null, text: input.text, createdAt: ctx.clock.now() };
+    const rule = {
+      id: newId('rul'),
+      accountId: ctx.caller.accountId,
+      credentialId: input.credential_id ?? null,
+      text: input.text,
+      createdAt: ctx.clock.now(),
+    };
     await ctx.store.rules.insert(rule);
     return toRule(rule);
   },

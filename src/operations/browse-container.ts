@@ -13,7 +13,8 @@ const OPENING_CHARS = 120;
 /** The owner's page of one container: a page of its documents with their size and first words, and its recent facts. */
 export const browseContainer = defineOperation({
   name: 'browse_container',
-  description: "One container for the owner's page: a page of its documents (each with its size and opening words) and its most recently changed facts.",
+  description:
+    "One container for the owner's page: a page of its documents (each with its size and opening words) and its most recently changed facts.",
   access: 'owner',
   output: z.object({
     container: S.Container,
@@ -26,7 +27,11 @@ export const browseContainer = defineOperation({
     const container = await requireReach(ctx, input.container_id);
     const page = await listDocuments.run(ctx, { container: container.id, cursor: input.cursor });
     const { accountId } = ctx.caller;
-    const described = await ctx.store.documents.describe(accountId, page.documents.map((d) => d.id), OPENING_CHARS);
+    const described = await ctx.store.documents.describe(
+      accountId,
+      page.documents.map((d) => d.id),
+      OPENING_CHARS,
+    );
     return {
       container: toContainer(container),
       documents: page.documents.map((d) => ({ ...d, ...(described.get(d.id) ?? { bytes: 0, opening: '' }) })),

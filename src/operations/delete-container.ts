@@ -8,7 +8,8 @@ import { confirmation } from './shapes';
 
 export const deleteContainer = defineOperation({
   name: 'delete_container',
-  description: 'Delete a container with every document, passage and fact in it, and the facts learned from its documents (those the owner confirmed or edited are kept).',
+  description:
+    'Delete a container with every document, passage and fact in it, and the facts learned from its documents (those the owner confirmed or edited are kept).',
   access: 'owner',
   output: S.DeleteContainerResult,
   input: z.object({ container_id: z.string().min(1), confirm: confirmParam }),
@@ -17,8 +18,10 @@ export const deleteContainer = defineOperation({
     const target = { containerId: container.id };
     if (input.confirm !== true) {
       const plan = await planFor(ctx, target);
-      return confirmation('delete_container',
-        `Deleting removes ${containerLoss(`"${container.name}"`, plan)}${keptNote(plan, 'you')}. Call again with confirm=true to go ahead.`);
+      return confirmation(
+        'delete_container',
+        `Deleting removes ${containerLoss(`"${container.name}"`, plan)}${keptNote(plan, 'you')}. Call again with confirm=true to go ahead.`,
+      );
     }
     return { status: 'deleted' as const, id: container.id, ...(await forgetTarget(ctx, target)) };
   },

@@ -8,7 +8,8 @@ import { confirmation } from './shapes';
 
 export const deleteDocument = defineOperation({
   name: 'delete_document',
-  description: 'Delete a document everywhere, with its passages and the facts learned from it (facts the person confirmed or edited are kept). ' +
+  description:
+    'Delete a document everywhere, with its passages and the facts learned from it (facts the person confirmed or edited are kept). ' +
     'Without confirm=true a confirmation request saying what will go is returned instead: relay it to the person.',
   access: 'manage',
   output: S.DeleteDocumentResult,
@@ -20,8 +21,10 @@ export const deleteDocument = defineOperation({
     if (input.confirm !== true) {
       const what = doc.title ? `"${doc.title}"` : doc.id;
       const plan = await planFor(ctx, target);
-      return confirmation('delete_document',
-        `Ask the person to confirm deleting ${documentLoss(what, plan)}${keptNote(plan, 'the person')}; then call again with confirm=true.`);
+      return confirmation(
+        'delete_document',
+        `Ask the person to confirm deleting ${documentLoss(what, plan)}${keptNote(plan, 'the person')}; then call again with confirm=true.`,
+      );
     }
     // The contract's door keeps reviewed facts: a key forgets them only one by one, with forget_memory.
     return { status: 'deleted' as const, id: doc.id, ...(await forgetTarget(ctx, target)) };

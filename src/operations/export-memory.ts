@@ -5,7 +5,14 @@
  * `engram export` is its door; the import operation (import-memory.ts) reads what it writes.
  */
 import { refuseOwnerOnly } from '../auth/access';
-import { containerLine, documentLine, factLine, headerLine, ruleLine, type WrittenLine } from '../importers/engram-format';
+import {
+  containerLine,
+  documentLine,
+  factLine,
+  headerLine,
+  ruleLine,
+  type WrittenLine,
+} from '../importers/engram-format';
 import type { DocumentRow, Repositories } from '../storage/store';
 import type { StoreContext } from './operation';
 
@@ -25,7 +32,11 @@ export async function exportMemory(ctx: StoreContext, write: (line: WrittenLine)
   await ctx.store.snapshot(async (tx) => {
     write(headerLine(accountId, now));
     for (const c of await tx.containers.list(accountId)) write(containerLine(c));
-    for (let page = await tx.documents.listInInsertOrder(accountId, 0, PAGE); page.lastSeq !== null; page = await tx.documents.listInInsertOrder(accountId, page.lastSeq, PAGE)) {
+    for (
+      let page = await tx.documents.listInInsertOrder(accountId, 0, PAGE);
+      page.lastSeq !== null;
+      page = await tx.documents.listInInsertOrder(accountId, page.lastSeq, PAGE)
+    ) {
       for (const d of page.documents) write(documentLine(d, await passagesRead(tx, d)));
     }
     for (const m of await tx.facts.list(accountId)) write(factLine(m, await tx.facts.listHistory(accountId, m.id)));
@@ -38,4 +49,5 @@ export async function exportMemory(ctx: StoreContext, write: (line: WrittenLine)
  * the text. They travel, since the page may have changed or gone, or the importing server may not
  * reach it.
  */
-const passagesRead = (tx: Repositories, d: DocumentRow) => (d.url != null && d.status === 'learned' ? tx.passages.list(d.accountId, d.id) : null);
+const passagesRead = (tx: Repositories, d: DocumentRow) =>
+  d.url != null && d.status === 'learned' ? tx.passages.list(d.accountId, d.id) : null;

@@ -8,7 +8,8 @@ import { confirmation } from './shapes';
 
 export const forgetMemory = defineOperation({
   name: 'forget_memory',
-  description: 'Forget one fact, wherever it is searchable. Without confirm=true a confirmation request is returned instead: relay it to the person.',
+  description:
+    'Forget one fact, wherever it is searchable. Without confirm=true a confirmation request is returned instead: relay it to the person.',
   access: 'manage',
   output: S.ForgetMemoryResult,
   accessed: (r) => (r.status === 'forgotten' ? [{ action: 'removed', kind: 'fact', id: r.id }] : []),
@@ -20,7 +21,10 @@ export const forgetMemory = defineOperation({
   async run(ctx, input) {
     const memory = await findFact(ctx, input.memory_id, input.container);
     if (input.confirm !== true) {
-      return confirmation('forget_memory', `Ask the person to confirm forgetting the fact "${memory.content.slice(0, 120)}"; then call again with confirm=true.`);
+      return confirmation(
+        'forget_memory',
+        `Ask the person to confirm forgetting the fact "${memory.content.slice(0, 120)}"; then call again with confirm=true.`,
+      );
     }
     // A turn: it counts in the account's budget, and needs no model (it is deterministic).
     return ctx.turns.run(ctx.caller.accountId, async () => {

@@ -17,13 +17,20 @@ export const forgettingPlan = defineOperation({
   description: 'What deleting a document or a container would forget, in words, and the reviewed facts it would keep.',
   access: 'owner',
   output: z.object({ loss: z.string(), kept: z.array(S.Fact) }),
-  input: z.object({ document_id: z.string().min(1).max(100).nullish(), container_id: z.string().min(1).max(100).nullish() }),
+  input: z.object({
+    document_id: z.string().min(1).max(100).nullish(),
+    container_id: z.string().min(1).max(100).nullish(),
+  }),
   async run(ctx, input) {
-    if (!input.document_id === !input.container_id) throw malformed('Give document_id or container_id, not both.', { fields: ['document_id', 'container_id'] });
+    if (!input.document_id === !input.container_id)
+      throw malformed('Give document_id or container_id, not both.', { fields: ['document_id', 'container_id'] });
     if (input.document_id) {
       const doc = await findDocument(ctx, input.document_id);
       const plan = await planFor(ctx, { documentId: doc.id });
-      return { loss: documentLoss(doc.title ? `“${doc.title}”` : doc.url ?? doc.id, plan), kept: plan.kept.map(toFact) };
+      return {
+        loss: documentLoss(doc.title ? `“${doc.title}”` : (doc.url ?? doc.id), plan),
+        kept: plan.kept.map(toFact),
+      };
     }
     const container = await requireReach(ctx, input.container_id!);
     const plan = await planFor(ctx, { containerId: container.id });

@@ -23,15 +23,23 @@ export async function planFor(ctx: Context, target: ForgetTarget): Promise<Forge
  * in `alsoForget` too (the others are kept), drops its passages from the search indexes, and gives
  * the answer's counts.
  */
-export async function forgetTarget(ctx: Context, target: ForgetTarget, alsoForget: string[] = []): Promise<z.infer<typeof S.Forgotten>> {
+export async function forgetTarget(
+  ctx: Context,
+  target: ForgetTarget,
+  alsoForget: string[] = [],
+): Promise<z.infer<typeof S.Forgotten>> {
   const done: ForgettingDone | null = await ctx.store.forgetting.forget(ctx.caller.accountId, target, alsoForget);
   if (!done) throw gone(target);
   ctx.indexes.forgetPassages(done.passageIds);
-  return { forgotten: { documents: done.documents, passages: done.passages, facts: done.facts }, kept: { facts: done.kept } };
+  return {
+    forgotten: { documents: done.documents, passages: done.passages, facts: done.facts },
+    kept: { facts: done.kept },
+  };
 }
 
 /** "a", "a and b", "a, b and c". */
-const listed = (parts: string[]): string => parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+const listed = (parts: string[]): string =>
+  parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
 
 /** "the document "Trip", its 12 passages and the 3 facts learned from it": what goes (nothing unsaid is taken). */
 export function documentLoss(what: string, plan: ForgettingPlan): string {
@@ -55,12 +63,15 @@ export function containerLoss(what: string, plan: ForgettingPlan): string {
 /** " (2 facts learned from it that you confirmed or edited are kept)", or '' when there are none. */
 export function keptNote(plan: ForgettingPlan, whose: 'you' | 'the person'): string {
   const n = plan.kept.length;
-  return n ? ` (${counted(n, 'fact')} learned from it that ${whose} confirmed or edited ${n === 1 ? 'is' : 'are'} kept)` : '';
+  return n
+    ? ` (${counted(n, 'fact')} learned from it that ${whose} confirmed or edited ${n === 1 ? 'is' : 'are'} kept)`
+    : '';
 }
 
-const gone = (target: ForgetTarget) => 'documentId' in target
-  ? new ServiceError('not_found', `No document ${target.documentId}.`, { document_id: target.documentId })
-  : new ServiceError('not_found', `No container ${target.containerId}.`, { container: target.containerId });
+const gone = (target: ForgetTarget) =>
+  'documentId' in target
+    ? new ServiceError('not_found', `No document ${target.documentId}.`, { document_id: target.documentId })
+    : new ServiceError('not_found', `No container ${target.containerId}.`, { container: target.containerId });
 
 /**
  * "Deleted, and with it 4 passages and 3 facts. 1 fact you confirmed was kept." (the owner's notice
@@ -73,6 +84,8 @@ export function forgottenSummary(done: z.infer<typeof S.Forgotten>): string {
     ...(passages ? [counted(passages, 'passage')] : []),
     ...(facts ? [counted(facts, 'fact')] : []),
   ];
-  const kept = done.kept.facts ? ` ${counted(done.kept.facts, 'fact')} you confirmed ${done.kept.facts === 1 ? 'was' : 'were'} kept.` : '';
+  const kept = done.kept.facts
+    ? ` ${counted(done.kept.facts, 'fact')} you confirmed ${done.kept.facts === 1 ? 'was' : 'were'} kept.`
+    : '';
   return `Deleted${parts.length ? `, and with it ${listed(parts)}` : ''}.${kept}`;
 }

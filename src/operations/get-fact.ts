@@ -17,7 +17,8 @@ type Detail = z.infer<typeof S.FactDetail>;
 
 export const getFact = defineOperation({
   name: 'get_fact',
-  description: 'One fact with its provenance: the key that saved it or the document and passage it was learned from, its history, and where it is served.',
+  description:
+    'One fact with its provenance: the key that saved it or the document and passage it was learned from, its history, and where it is served.',
   access: 'owner',
   output: S.FactDetail,
   input: z.object({ memory_id: z.string().min(1).max(100) }),
@@ -29,7 +30,10 @@ export const getFact = defineOperation({
       fact: toFact(fact),
       written_by: await writerOf(ctx, fact),
       learned_from: await learnedFrom(ctx, fact),
-      history: (await ctx.store.facts.listHistory(accountId, fact.id)).map((h) => ({ content: h.content, replaced_at: iso(h.replacedAt)! })),
+      history: (await ctx.store.facts.listHistory(accountId, fact.id)).map((h) => ({
+        content: h.content,
+        replaced_at: iso(h.replacedAt)!,
+      })),
       served: await servedAt(ctx, fact),
     };
   },
@@ -38,7 +42,11 @@ export const getFact = defineOperation({
 /** A key by its name; an app's consent token by the app's registered name. */
 async function refOf(ctx: Context, c: Credential): Promise<z.infer<typeof S.FactDetail>['served']['readers'][number]> {
   if (c.kind !== 'consent_token') return { id: c.id, kind: 'key', name: c.name };
-  return { id: c.clientId ?? c.id, kind: 'app', name: (c.clientId && (await ctx.store.oauth.getClient(c.clientId))?.name) || c.name };
+  return {
+    id: c.clientId ?? c.id,
+    kind: 'app',
+    name: (c.clientId && (await ctx.store.oauth.getClient(c.clientId))?.name) || c.name,
+  };
 }
 
 async function writerOf(ctx: Context, fact: Fact): Promise<Detail['written_by']> {
@@ -58,13 +66,24 @@ async function servedAt(ctx: Context, fact: Fact): Promise<Detail['served']> {
   const { accountId } = ctx.caller;
   const containers = await ctx.store.containers.list(accountId);
   const container = containers.find((c) => c.id === fact.containerId) ?? null;
-  const recent = !fact.static && (await ctx.store.facts.listRecent(accountId, containers.map((c) => c.id), DYNAMIC_FACTS)).some((m) => m.id === fact.id);
+  const recent =
+    !fact.static &&
+    (
+      await ctx.store.facts.listRecent(
+        accountId,
+        containers.map((c) => c.id),
+        DYNAMIC_FACTS,
+      )
+    ).some((m) => m.id === fact.id);
   const now = ctx.clock.now();
-  const live = [...(await ctx.store.credentials.list(accountId)), ...(await ctx.store.credentials.list(accountId, 'consent_token'))]
-    .filter((c) => keyState(c, now) === 'active');
+  const live = [
+    ...(await ctx.store.credentials.list(accountId)),
+    ...(await ctx.store.credentials.list(accountId, 'consent_token')),
+  ].filter((c) => keyState(c, now) === 'active');
   // Reach "all" includes containers made later; a standing fact is outside every container and read
   // with the profile tick.
-  const reads = (c: Credential) => fact.static ? c.profile : container !== null && (c.allContainers || c.containerIds.includes(container.id));
+  const reads = (c: Credential) =>
+    fact.static ? c.profile : container !== null && (c.allContainers || c.containerIds.includes(container.id));
   const refs = await Promise.all(live.filter(reads).map((c) => refOf(ctx, c)));
   const readers = new Map(refs.map((r) => [`${r.kind}:${r.id}`, r]));
   return {

@@ -11,18 +11,28 @@ export const DYNAMIC_FACTS = 20;
 
 export const getProfile = defineOperation({
   name: 'get_profile',
-  description: "Read the person's profile: standing (static) facts, recently changed (dynamic) facts, and with q the passages relevant to that topic.",
+  description:
+    "Read the person's profile: standing (static) facts, recently changed (dynamic) facts, and with q the passages relevant to that topic.",
   access: 'read',
   profile: true,
   output: S.Profile,
-  accessed: (result) => [...factsReturned([...result.static, ...result.dynamic]), ...hitsReturned(result.results ?? [])],
+  accessed: (result) => [
+    ...factsReturned([...result.static, ...result.dynamic]),
+    ...hitsReturned(result.results ?? []),
+  ],
   input: z.object({ q: text(LIMITS.queryBytes).nullish().describe('A topic; adds relevant passages as results.') }),
   async run(ctx, input) {
     const { accountId } = ctx.caller;
     const reach = await containersInReach(ctx);
     const profile = {
       static: (await ctx.store.facts.listStatic(accountId)).map(toFact),
-      dynamic: (await ctx.store.facts.listRecent(accountId, reach.map((c) => c.id), DYNAMIC_FACTS)).map(toFact),
+      dynamic: (
+        await ctx.store.facts.listRecent(
+          accountId,
+          reach.map((c) => c.id),
+          DYNAMIC_FACTS,
+        )
+      ).map(toFact),
     };
     if (!input.q?.trim()) return profile;
     const { hits } = await ctx.search.search(accountId, reach, input.q, 10, ctx.traceId);

@@ -40,7 +40,9 @@ export function idempotent<O extends Operation>(op: O, key: unknown, field: stri
   if (key === undefined || !isGuarded(op)) return out;
   const run: Operation['run'] = (ctx, input) => {
     if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
-      throw new ServiceError('validation', `${field} must be 1 to 255 printable ASCII characters.`, { fields: [field] });
+      throw new ServiceError('validation', `${field} must be 1 to 255 printable ASCII characters.`, {
+        fields: [field],
+      });
     }
     return runOnce(op, ctx, input, key, () => (out.replayed = true));
   };
@@ -60,11 +62,23 @@ export function idempotent<O extends Operation>(op: O, key: unknown, field: stri
  * interrupted (on a shared store, it counts as interrupted once older than any turn can run):
  * retries are refused rather than risk a second write.
  */
-async function runOnce(op: Operation, ctx: Context, input: unknown, key: string, onReplay: () => void): Promise<unknown> {
+async function runOnce(
+  op: Operation,
+  ctx: Context,
+  input: unknown,
+  key: string,
+  onReplay: () => void,
+): Promise<unknown> {
   const now = ctx.clock.now();
   const record: IdempotencyRecord = {
-    accountId: ctx.caller.accountId, credentialId: credentialOf(ctx.caller), key,
-    digest: digestOf(op.name, input), state: 'done', response: null, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS,
+    accountId: ctx.caller.accountId,
+    credentialId: credentialOf(ctx.caller),
+    key,
+    digest: digestOf(op.name, input),
+    state: 'done',
+    response: null,
+    createdAt: now,
+    expiresAt: now + IDEMPOTENCY_TTL_MS,
   };
   /** The first attempt's answer when the key was seen before: a replay. */
   const earlier = async (tx: Transaction): Promise<{ answer: unknown } | null> => {
@@ -113,15 +127,22 @@ const PENDING_AT_MOST_MS = 15 * 60_000;
 /** The remembered answer for a repeat of the same request; 409 `conflict` otherwise. */
 function replay(seen: IdempotencyRecord, digest: string, now: number): unknown {
   if (seen.digest !== digest) {
-    throw new FinalConflict('This idempotency key was already used for a different request; use a new key for a new request.', {
-      reason: 'key_reused',
-    });
+    throw new FinalConflict(
+      'This idempotency key was already used for a different request; use a new key for a new request.',
+      {
+        reason: 'key_reused',
+      },
+    );
   }
   if (seen.state === 'pending' && now - seen.createdAt < PENDING_AT_MOST_MS) {
     // Retryable: the first attempt is still running; once it answers, a retry gets that answer.
-    throw new ServiceError('conflict', 'The first request with this idempotency key is still being carried out; retry shortly for its answer.', {
-      reason: 'in_flight',
-    });
+    throw new ServiceError(
+      'conflict',
+      'The first request with this idempotency key is still being carried out; retry shortly for its answer.',
+      {
+        reason: 'in_flight',
+      },
+    );
   }
   if (seen.state !== 'done') {
     throw new FinalConflict(
@@ -180,5 +201,9 @@ function digestOf(name: string, input: unknown): string {
 function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+  );
 }

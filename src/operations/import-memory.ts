@@ -68,16 +68,30 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
  * would do. Refuses (400 `validation`) a source that is broken or that holds a thing the API would
  * refuse, naming the file, line and column of the first, before anything is stored.
  */
-export async function importMemory(ctx: Context, source: ImportSource, options: z.input<typeof ImportOptions>, hooks: ImportHooks = {}): Promise<ImportSummary> {
+export async function importMemory(
+  ctx: Context,
+  source: ImportSource,
+  options: z.input<typeof ImportOptions>,
+  hooks: ImportHooks = {},
+): Promise<ImportSummary> {
   if (ctx.caller.kind !== 'owner') throw refuseOwnerOnly('import', ctx.caller);
   const { format, container, dry_run: dryRun = false } = parseInput(ImportOptions, options);
   if (format === 'engram' && container) {
-    throw new ServiceError('validation', 'An Engram export keeps its own containers: import it without naming one.', { fields: ['container'] });
+    throw new ServiceError('validation', 'An Engram export keeps its own containers: import it without naming one.', {
+      fields: ['container'],
+    });
   }
   if (format !== 'markdown' && statSync(source.path).isDirectory()) {
-    throw refusal({ file: source.label }, 'is a folder: a folder is read as Markdown notes (--from markdown); other formats are files.');
+    throw refusal(
+      { file: source.label },
+      'is a folder: a folder is read as Markdown notes (--from markdown); other formats are files.',
+    );
   }
-  const reader = await IMPORTERS[format](source.path, source.label, container ? { name: container, description: '' } : null);
+  const reader = await IMPORTERS[format](
+    source.path,
+    source.label,
+    container ? { name: container, description: '' } : null,
+  );
   try {
     const checked = await read(ctx, reader, new ImportPass(ctx, format, reader, null, hooks.onChange), hooks);
     if (dryRun) return checked;
@@ -104,7 +118,11 @@ async function read(ctx: Context, reader: ImportReader, pass: ImportPass, hooks:
   };
   let n = 0;
   for await (const item of reader.items(onRead)) {
-    if (hooks.signal?.aborted) throw new ServiceError('conflict', 'The import was stopped (the server is stopping); run it again to add the rest.');
+    if (hooks.signal?.aborted)
+      throw new ServiceError(
+        'conflict',
+        'The import was stopped (the server is stopping); run it again to add the rest.',
+      );
     if (!pass.writing) {
       await pass.apply(ctx.store, item);
       if (++n % BATCH_ITEMS === 0) await turn();

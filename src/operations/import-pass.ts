@@ -89,7 +89,11 @@ export class ImportPass {
     if (item.kind === 'document') await this.document(db, item);
     else if (item.kind === 'fact') await this.fact(db, item);
     else if (item.kind === 'export-line') await this.exportLine(db, item.line, item.at);
-    else this.summary.skipped[item.what] = { count: (this.summary.skipped[item.what]?.count ?? 0) + 1, plural: item.plural };
+    else
+      this.summary.skipped[item.what] = {
+        count: (this.summary.skipped[item.what]?.count ?? 0) + 1,
+        plural: item.plural,
+      };
   }
 
   private landed(name: string, id: string | null, made: boolean): void {
@@ -119,12 +123,22 @@ export class ImportPass {
    */
   private async document(db: Transaction, item: DocumentItem): Promise<void> {
     asTheApi(item.at, () => {
-      parseInput(addDocument.input, { content: item.content, custom_id: item.customId, metadata: item.metadata, title: item.title ?? undefined });
+      parseInput(addDocument.input, {
+        content: item.content,
+        custom_id: item.customId,
+        metadata: item.metadata,
+        title: item.title ?? undefined,
+      });
       checkDocumentSource(item);
     });
     const containerId = await this.containerOf(db, item);
-    const existing = containerId === TO_BE_MADE ? null : await db.documents.getByCustomId(this.accountId, containerId, item.customId);
-    const same = existing && existing.content === item.content && existing.title === item.title && JSON.stringify(existing.metadata) === JSON.stringify(item.metadata);
+    const existing =
+      containerId === TO_BE_MADE ? null : await db.documents.getByCustomId(this.accountId, containerId, item.customId);
+    const same =
+      existing &&
+      existing.content === item.content &&
+      existing.title === item.title &&
+      JSON.stringify(existing.metadata) === JSON.stringify(item.metadata);
     if (existing && (same || olderThan(item.metadata, existing.metadata))) {
       this.summary.alreadyThere.document++;
       return;
@@ -135,11 +149,30 @@ export class ImportPass {
     if (this.now === null) return;
     // A changed version replaces the old: it goes as a delete goes (its passages, and the facts learned
     // from it that the owner has not reviewed).
-    if (existing) this.forgotten.push(...((await db.forgetting.forget(this.accountId, { documentId: existing.id }, []))?.passageIds ?? []));
-    const { inserted } = await insertDocument(db, {
-      id: newId('doc'), accountId: this.accountId, containerId, title: item.title, content: item.content, url: null, customId: item.customId,
-      metadata: item.metadata, status: 'queued', error: null, createdAt: item.createdAt, updatedAt: item.updatedAt, learnedAt: null,
-    }, { mode: 'learn' }, this.now);
+    if (existing)
+      this.forgotten.push(
+        ...((await db.forgetting.forget(this.accountId, { documentId: existing.id }, []))?.passageIds ?? []),
+      );
+    const { inserted } = await insertDocument(
+      db,
+      {
+        id: newId('doc'),
+        accountId: this.accountId,
+        containerId,
+        title: item.title,
+        content: item.content,
+        url: null,
+        customId: item.customId,
+        metadata: item.metadata,
+        status: 'queued',
+        error: null,
+        createdAt: item.createdAt,
+        updatedAt: item.updatedAt,
+        learnedAt: null,
+      },
+      { mode: 'learn' },
+      this.now,
+    );
     if (!inserted) this.counted(existing ? 'replaced' : 'added', 'alreadyThere'); // an app added it meanwhile
   }
 
@@ -158,7 +191,7 @@ export class ImportPass {
     });
     const containerId = await this.containerOf(db, item);
     const exported = sha256(`${containerId}\n${item.key}`);
-    if (containerId !== TO_BE_MADE && await db.importOrigins.get(this.accountId, this.format, 'fact', exported)) {
+    if (containerId !== TO_BE_MADE && (await db.importOrigins.get(this.accountId, this.format, 'fact', exported))) {
       this.summary.alreadyImported.fact++;
       return;
     }
@@ -166,8 +199,24 @@ export class ImportPass {
     this.summary.added.fact++;
     if (this.now === null) return;
     const id = newId('mem');
-    await insertFact(db, { id, accountId: this.accountId, containerId, content: item.content, title: item.title, static: false, createdAt: this.now, updatedAt: this.now });
-    await db.importOrigins.insert({ accountId: this.accountId, source: this.format, kind: 'fact', exportedId: exported, localId: id, importedAt: this.now });
+    await insertFact(db, {
+      id,
+      accountId: this.accountId,
+      containerId,
+      content: item.content,
+      title: item.title,
+      static: false,
+      createdAt: this.now,
+      updatedAt: this.now,
+    });
+    await db.importOrigins.insert({
+      accountId: this.accountId,
+      source: this.format,
+      kind: 'fact',
+      exportedId: exported,
+      localId: id,
+      importedAt: this.now,
+    });
   }
 
   // An Engram export, line by line (docs/running.md, "Backup, restore, export, import"):
@@ -207,7 +256,14 @@ export class ImportPass {
   }
 
   private remember(db: Transaction, kind: ImportedKind, exportedId: string, localId: string): Promise<void> {
-    return db.importOrigins.insert({ accountId: this.accountId, source: this.reader.source?.() ?? '', kind, exportedId, localId, importedAt: this.now! });
+    return db.importOrigins.insert({
+      accountId: this.accountId,
+      source: this.reader.source?.() ?? '',
+      kind,
+      exportedId,
+      localId,
+      importedAt: this.now!,
+    });
   }
 
   private exportedContainerId(id: string | null, at: SourcePosition): string | null {
@@ -218,7 +274,9 @@ export class ImportPass {
   }
 
   private async exportedContainer(db: Transaction, c: ContainerLine, at: SourcePosition): Promise<void> {
-    const { name, description } = asTheApi(at, () => parseInput(createContainer.input, { name: c.name, description: c.description }));
+    const { name, description } = asTheApi(at, () =>
+      parseInput(createContainer.input, { name: c.name, description: c.description }),
+    );
     const known = await this.earlier(db, 'container', c.id);
     if (known) {
       this.exportedContainers.set(c.id, known);
@@ -240,7 +298,12 @@ export class ImportPass {
       if (this.now !== null) {
         id = newId('ctr');
         await db.containers.insert({
-          id, accountId: this.accountId, name, description: description ?? '', createdAt: c.created_at, updatedAt: c.updated_at ?? c.created_at,
+          id,
+          accountId: this.accountId,
+          name,
+          description: description ?? '',
+          createdAt: c.created_at,
+          updatedAt: c.updated_at ?? c.created_at,
           learnsIntoProfile: c.learns_into_profile ?? true,
         });
       }
@@ -252,7 +315,13 @@ export class ImportPass {
   private async exportedDocument(db: Transaction, d: DocumentLine, at: SourcePosition): Promise<void> {
     asTheApi(at, () => {
       // The API takes no null for these two: absent is what a null in the file means.
-      parseInput(addDocument.input, { content: d.content, url: d.url, custom_id: d.custom_id ?? undefined, metadata: d.metadata, title: d.title ?? undefined });
+      parseInput(addDocument.input, {
+        content: d.content,
+        url: d.url,
+        custom_id: d.custom_id ?? undefined,
+        metadata: d.metadata,
+        title: d.title ?? undefined,
+      });
       checkDocumentSource(d);
     });
     const containerId = this.exportedContainerId(d.container, at)!;
@@ -269,7 +338,10 @@ export class ImportPass {
       this.summary.alreadyThere.document++;
       return;
     }
-    const held = d.custom_id !== null && containerId !== TO_BE_MADE ? await db.documents.getByCustomId(this.accountId, containerId, d.custom_id) : null;
+    const held =
+      d.custom_id !== null && containerId !== TO_BE_MADE
+        ? await db.documents.getByCustomId(this.accountId, containerId, d.custom_id)
+        : null;
     if (!held) {
       this.change('add', 'document', d.title ?? d.custom_id ?? d.url ?? (d.content ?? '').slice(0, 80), null);
       this.summary.added.document++;
@@ -277,10 +349,23 @@ export class ImportPass {
     let id = held?.id ?? newId('doc');
     if (this.now !== null && !held) {
       const { row, learning } = importedDocument(d);
-      const stored = await insertDocument(db, {
-        id, accountId: this.accountId, containerId, title: d.title, content: d.content, url: d.url,
-        customId: d.custom_id, metadata: d.metadata, createdAt: d.created_at, ...row,
-      }, learning, this.now);
+      const stored = await insertDocument(
+        db,
+        {
+          id,
+          accountId: this.accountId,
+          containerId,
+          title: d.title,
+          content: d.content,
+          url: d.url,
+          customId: d.custom_id,
+          metadata: d.metadata,
+          createdAt: d.created_at,
+          ...row,
+        },
+        learning,
+        this.now,
+      );
       if (!stored.inserted) this.counted('added', 'alreadyThere'); // an app added it meanwhile
       id = stored.document.id;
     }
@@ -306,15 +391,27 @@ export class ImportPass {
     }
     this.change('add', 'fact', f.content, null);
     this.summary.added.fact++;
-    const sourceId = f.source ? this.exportedDocuments.get(f.source.document) ?? null : null;
+    const sourceId = f.source ? (this.exportedDocuments.get(f.source.document) ?? null) : null;
     if (f.source && !sourceId) this.summary.unsourced++;
     if (this.now === null) return;
     const id = newId('mem');
-    await insertFact(db, {
-      id, accountId: this.accountId, containerId, content: f.content, title: f.title, static: f.static,
-      createdAt: f.created_at, updatedAt: f.updated_at,
-      sourceDocumentId: sourceId, sourcePosition: sourceId ? f.source!.position : null, reviewedAt: f.reviewed_at ?? null,
-    }, (f.history ?? []).map((h) => ({ content: h.content, replacedAt: h.replaced_at })));
+    await insertFact(
+      db,
+      {
+        id,
+        accountId: this.accountId,
+        containerId,
+        content: f.content,
+        title: f.title,
+        static: f.static,
+        createdAt: f.created_at,
+        updatedAt: f.updated_at,
+        sourceDocumentId: sourceId,
+        sourcePosition: sourceId ? f.source!.position : null,
+        reviewedAt: f.reviewed_at ?? null,
+      },
+      (f.history ?? []).map((h) => ({ content: h.content, replacedAt: h.replaced_at })),
+    );
     await this.remember(db, 'fact', exported, id);
   }
 
@@ -332,7 +429,8 @@ export class ImportPass {
     this.change('add', 'rule', text, null);
     this.summary.added.rule++;
     if (this.now === null) return;
-    const credentialId = r.credential_id && (await db.credentials.get(this.accountId, r.credential_id)) ? r.credential_id : null;
+    const credentialId =
+      r.credential_id && (await db.credentials.get(this.accountId, r.credential_id)) ? r.credential_id : null;
     const id = newId('rul');
     await db.rules.insert({ id, accountId: this.accountId, credentialId, text, createdAt: r.created_at });
     await this.remember(db, 'rule', exported, id);
@@ -344,7 +442,9 @@ export class ImportPass {
  * answers; anything else as it is.
  */
 function refusedAsTheApi(at: SourcePosition, err: unknown): unknown {
-  return err instanceof ServiceError && err.code !== 'internal' ? refusal(at, `refused as the API refuses it: ${err.code}: ${err.message}`) : err;
+  return err instanceof ServiceError && err.code !== 'internal'
+    ? refusal(at, `refused as the API refuses it: ${err.code}: ${err.message}`)
+    : err;
 }
 
 /** Runs an operation's check on an item (see `refusedAsTheApi`). */
@@ -362,15 +462,23 @@ function asTheApi<T>(at: SourcePosition, check: () => T): T {
  * export imported after a later one leaves the newer. Notes carry none; a changed one replaces.
  */
 function olderThan(incoming: Record<string, unknown>, here: Record<string, unknown> | null): boolean {
-  const [a, b] = [incoming.updated_at, here?.updated_at].map((t) => (typeof t === 'string' ? Date.parse(t) : Number.NaN));
+  const [a, b] = [incoming.updated_at, here?.updated_at].map((t) =>
+    typeof t === 'string' ? Date.parse(t) : Number.NaN,
+  );
   return a! < b!;
 }
 
 /** The state an exported document starts in, and what learning does with it (see the comment above `exportLine`). */
-function importedDocument(d: DocumentLine): { row: Pick<DocumentRow, 'status' | 'error' | 'updatedAt' | 'learnedAt'>; learning: DocumentLearning } {
+function importedDocument(d: DocumentLine): {
+  row: Pick<DocumentRow, 'status' | 'error' | 'updatedAt' | 'learnedAt'>;
+  learning: DocumentLearning;
+} {
   switch (d.status) {
     case undefined: // version 1
-      return { row: { status: 'queued', error: null, updatedAt: d.created_at, learnedAt: null }, learning: { mode: 'rebuild' } };
+      return {
+        row: { status: 'queued', error: null, updatedAt: d.created_at, learnedAt: null },
+        learning: { mode: 'rebuild' },
+      };
     case 'learned':
       // Queued until rebuilt: learned is true only once the document is searchable here.
       return {
@@ -378,8 +486,14 @@ function importedDocument(d: DocumentLine): { row: Pick<DocumentRow, 'status' | 
         learning: { mode: 'rebuild', passages: d.url !== null ? d.passages : null },
       };
     case 'queued':
-      return { row: { status: 'queued', error: null, updatedAt: d.updated_at!, learnedAt: null }, learning: { mode: 'learn' } };
+      return {
+        row: { status: 'queued', error: null, updatedAt: d.updated_at!, learnedAt: null },
+        learning: { mode: 'learn' },
+      };
     case 'failed':
-      return { row: { status: 'failed', error: d.error ?? null, updatedAt: d.updated_at!, learnedAt: null }, learning: { mode: 'none' } };
+      return {
+        row: { status: 'failed', error: d.error ?? null, updatedAt: d.updated_at!, learnedAt: null },
+        learning: { mode: 'none' },
+      };
   }
 }

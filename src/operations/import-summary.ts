@@ -30,32 +30,62 @@ export interface ImportSummary {
 }
 
 export const emptySummary = (format: string, dryRun: boolean): ImportSummary => ({
-  format, dryRun, added: noCounts(), alreadyThere: noCounts(), replaced: 0, alreadyImported: noCounts(), unsourced: 0, skipped: {}, containers: [],
+  format,
+  dryRun,
+  added: noCounts(),
+  alreadyThere: noCounts(),
+  replaced: 0,
+  alreadyImported: noCounts(),
+  unsourced: 0,
+  skipped: {},
+  containers: [],
 });
 
 /** "a", "a and b", "a, b and c". */
-const listed = (parts: string[]): string => (parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`);
+const listed = (parts: string[]): string =>
+  parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
 
 /** "2 documents and 40 facts" from the counts that are not zero; '' when all are. */
-const counted = (counts: ImportCounts) => listed(([['container', 'containers'], ['document', 'documents'], ['fact', 'facts'], ['rule', 'rules']] as const)
-  .filter(([kind]) => counts[kind] > 0).map(([kind, noun]) => `${counts[kind]} ${noun}`));
+const counted = (counts: ImportCounts) =>
+  listed(
+    (
+      [
+        ['container', 'containers'],
+        ['document', 'documents'],
+        ['fact', 'facts'],
+        ['rule', 'rules'],
+      ] as const
+    )
+      .filter(([kind]) => counts[kind] > 0)
+      .map(([kind, noun]) => `${counts[kind]} ${noun}`),
+  );
 
 /** What the import tells the person it did, a sentence a line. */
 export function describeImport(s: ImportSummary): string[] {
   const { added, alreadyThere } = s;
   const there = (n: number) => (n ? ` (${n} already there)` : '');
-  const documents = [`${alreadyThere.document} already there`, ...(s.replaced ? [`${s.replaced} replaced by a changed version`] : [])].join(', ');
+  const documents = [
+    `${alreadyThere.document} already there`,
+    ...(s.replaced ? [`${s.replaced} replaced by a changed version`] : []),
+  ].join(', ');
   const before = counted(s.alreadyImported);
   const lines = [
-    `${s.dryRun ? 'Would import' : 'Imported'} ${added.container} new containers, ${added.document} documents (${documents}), `
-    + `${added.fact} facts${there(alreadyThere.fact)}, ${added.rule} rules${there(alreadyThere.rule)}`
-    + `${before ? `; skipped ${before} already imported` : ''}.`,
+    `${s.dryRun ? 'Would import' : 'Imported'} ${added.container} new containers, ${added.document} documents (${documents}), ` +
+      `${added.fact} facts${there(alreadyThere.fact)}, ${added.rule} rules${there(alreadyThere.rule)}` +
+      `${before ? `; skipped ${before} already imported` : ''}.`,
   ];
-  if (s.unsourced) lines.push(`${s.unsourced} facts name a source document the file does not hold; they were imported without a source.`);
-  const skipped = Object.entries(s.skipped).map(([what, { count, plural }]) => `${count} ${count === 1 ? what : plural}`);
+  if (s.unsourced)
+    lines.push(
+      `${s.unsourced} facts name a source document the file does not hold; they were imported without a source.`,
+    );
+  const skipped = Object.entries(s.skipped).map(
+    ([what, { count, plural }]) => `${count} ${count === 1 ? what : plural}`,
+  );
   if (skipped.length) lines.push(`Nothing to import in ${listed(skipped)}.`);
   if (s.format !== 'engram' && s.containers.length) {
-    lines.push(`Into ${listed(s.containers.map((c) => `"${c.name}"${c.made ? ` (${s.dryRun ? 'to be made' : 'made now'})` : ''}`))}.`);
+    lines.push(
+      `Into ${listed(s.containers.map((c) => `"${c.name}"${c.made ? ` (${s.dryRun ? 'to be made' : 'made now'})` : ''}`))}.`,
+    );
   }
   return lines;
 }

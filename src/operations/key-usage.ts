@@ -16,9 +16,16 @@ export const keyUsage = defineOperation({
   async run(ctx, input) {
     const key = await findKey(ctx, input.key_id);
     await ctx.usage.flush();
-    const s = await ctx.store.usage.summarize(ctx.caller.accountId, key.id, ctx.clock.now() - USAGE_WINDOW_DAYS * DAY_MS);
+    const s = await ctx.store.usage.summarize(
+      ctx.caller.accountId,
+      key.id,
+      ctx.clock.now() - USAGE_WINDOW_DAYS * DAY_MS,
+    );
     return {
-      key_id: key.id, per_day: s.perDay, refused: s.refused, per_tool: s.perTool,
+      key_id: key.id,
+      per_day: s.perDay,
+      refused: s.refused,
+      per_tool: s.perTool,
       recent: s.recent.map((r) => ({ ...r, at: iso(r.at)! })),
     };
   },

@@ -10,10 +10,14 @@ import { defineOperation } from './operation';
 const LearningProgress = z.object({
   queue: z.number().int().describe('Learning jobs queued or running.'),
   passages: z.number().int().describe('Passages stored.'),
-  refined: z.number().int().nullable().describe(
-    'Passages the strong tier has embedded, as its search index holds them (for the first seconds of a start on a large store, '
-    + 'those it has read so far); null when the strong tier is off.',
-  ),
+  refined: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'Passages the strong tier has embedded, as its search index holds them (for the first seconds of a start on a large store, ' +
+        'those it has read so far); null when the strong tier is off.',
+    ),
 });
 
 type LearningProgress = z.infer<typeof LearningProgress>;
@@ -29,7 +33,8 @@ export async function progressOf(services: { store: Repositories; indexes: Vecto
 
 export const learningProgress = defineOperation({
   name: 'learning_progress',
-  description: 'How far learning has got on this server: jobs waiting, passages stored, and how many the strong tier has embedded.',
+  description:
+    'How far learning has got on this server: jobs waiting, passages stored, and how many the strong tier has embedded.',
   access: 'owner',
   output: LearningProgress,
   input: z.object({}),

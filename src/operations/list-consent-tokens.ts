@@ -18,7 +18,8 @@ const ConsentToken = z.object({
  */
 export const listConsentTokens = defineOperation({
   name: 'list_consent_tokens',
-  description: "List the consent tokens issued to the owner's apps, one per approval, newest first, with each app's name and where the token stands.",
+  description:
+    "List the consent tokens issued to the owner's apps, one per approval, newest first, with each app's name and where the token stands.",
   access: 'owner',
   output: z.object({ tokens: z.array(ConsentToken) }),
   input: z.object({}),
@@ -27,9 +28,14 @@ export const listConsentTokens = defineOperation({
     const names = new Map<string, string | null>();
     const tokens = [];
     for (const t of await ctx.store.credentials.list(ctx.caller.accountId, 'consent_token')) {
-      if (t.clientId && !names.has(t.clientId)) names.set(t.clientId, (await ctx.store.oauth.getClient(t.clientId))?.name ?? null);
+      if (t.clientId && !names.has(t.clientId))
+        names.set(t.clientId, (await ctx.store.oauth.getClient(t.clientId))?.name ?? null);
       tokens.push({
-        id: t.id, client_id: t.clientId ?? null, app: (t.clientId && names.get(t.clientId)) || t.name, state: keyState(t, now), created_at: iso(t.createdAt)!,
+        id: t.id,
+        client_id: t.clientId ?? null,
+        app: (t.clientId && names.get(t.clientId)) || t.name,
+        state: keyState(t, now),
+        created_at: iso(t.createdAt)!,
       });
     }
     return { tokens };

@@ -5,7 +5,8 @@ import { byState, toShare } from './shapes';
 
 export const listShares = defineOperation({
   name: 'list_shares',
-  description: 'List the agent shares and workflows grouped as active, expired and revoked (revoked ones for 30 days), newest first.',
+  description:
+    'List the agent shares and workflows grouped as active, expired and revoked (revoked ones for 30 days), newest first.',
   access: 'owner',
   output: S.ShareList,
   input: z.object({}),

@@ -53,7 +53,11 @@ export interface StoreContext extends Context {
 }
 
 /** The one way a door (REST, MCP, the owner's pages, the CLI) makes an operation's context. */
-export const contextFor = (services: Services, caller: Caller, traceId: string): StoreContext => ({ ...services, caller, traceId });
+export const contextFor = (services: Services, caller: Caller, traceId: string): StoreContext => ({
+  ...services,
+  caller,
+  traceId,
+});
 
 export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   /** The tool name (snake_case); REST paths live in http/rest.ts. */
@@ -99,7 +103,9 @@ export function isOffered(op: Operation, caller: Caller): boolean {
  * body, and a body that does not parse is still recorded against the tool.
  */
 export async function invoke<I extends z.ZodType, O extends z.ZodType>(
-  op: Operation<I, O>, ctx: Context, raw: unknown | (() => Promise<unknown>),
+  op: Operation<I, O>,
+  ctx: Context,
+  raw: unknown | (() => Promise<unknown>),
 ): Promise<z.output<O>> {
   try {
     if (!isOffered(op, ctx.caller)) {
@@ -110,7 +116,8 @@ export async function invoke<I extends z.ZodType, O extends z.ZodType>(
     const result = await op.run(ctx, input);
     record(ctx, op.name, 200);
     // Owner calls are not logged: the owner is the subject. Refused or failed calls returned nothing.
-    if (op.accessed && ctx.caller.kind !== 'owner' && countedCredential(ctx.caller)) ctx.accessLog.record(ctx.caller, op.name, op.accessed(result, input));
+    if (op.accessed && ctx.caller.kind !== 'owner' && countedCredential(ctx.caller))
+      ctx.accessLog.record(ctx.caller, op.name, op.accessed(result, input));
     return result;
   } catch (err) {
     record(ctx, op.name, err instanceof ServiceError ? err.status : 500, err);
@@ -135,7 +142,14 @@ function record(ctx: Context, tool: string, status: number, err?: unknown): void
   if (err && tool === 'ask_agent') return;
   const code = err instanceof ServiceError ? err.code : null;
   const outcome = !err ? 'ok' : code === 'unauthorized' || code === 'rate_limited' ? 'refused' : 'error';
-  ctx.usage.record({ accountId: ctx.caller.accountId, credentialId: ctx.caller.grant.credentialId, tool, outcome, status, at: ctx.clock.now() });
+  ctx.usage.record({
+    accountId: ctx.caller.accountId,
+    credentialId: ctx.caller.grant.credentialId,
+    tool,
+    outcome,
+    status,
+    at: ctx.clock.now(),
+  });
 }
 
 /** Validates input against the schema; a failure is 422 `validation` naming each field. */

@@ -20,7 +20,11 @@ export async function findKey(ctx: Context, id: string): Promise<Credential> {
 export async function requireOwnContainers(ctx: Context, ids: string[]): Promise<string[]> {
   const own = new Set((await ctx.store.containers.list(ctx.caller.accountId)).map((c) => c.id));
   const unknown = ids.filter((id) => !own.has(id));
-  if (unknown.length) throw new ServiceError('validation', `Unknown containers: ${unknown.join(', ')}.`, { fields: ['containers'], unknown });
+  if (unknown.length)
+    throw new ServiceError('validation', `Unknown containers: ${unknown.join(', ')}.`, {
+      fields: ['containers'],
+      unknown,
+    });
   return [...new Set(ids)];
 }
 
@@ -28,6 +32,10 @@ export async function requireOwnContainers(ctx: Context, ids: string[]): Promise
 export function requireChangeable(ctx: Context, key: Credential): void {
   const now = ctx.clock.now();
   if (key.revokedAt != null || (key.expiresAt != null && key.expiresAt <= now)) {
-    throw new ServiceError('conflict', `The key ${key.id} is ${key.revokedAt != null ? 'revoked' : 'expired'} and cannot be changed.`, { key_id: key.id });
+    throw new ServiceError(
+      'conflict',
+      `The key ${key.id} is ${key.revokedAt != null ? 'revoked' : 'expired'} and cannot be changed.`,
+      { key_id: key.id },
+    );
   }
 }

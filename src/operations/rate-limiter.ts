@@ -15,11 +15,17 @@ export interface RequestLimiter {
 }
 
 const rateLimited = (limitPerMin: number) =>
-  new ServiceError('rate_limited', `Too many requests on this credential: at most ${limitPerMin} a minute.`, { limit_per_min: limitPerMin });
+  new ServiceError('rate_limited', `Too many requests on this credential: at most ${limitPerMin} a minute.`, {
+    limit_per_min: limitPerMin,
+  });
 
 /** The limiter of a store several processes share: each call counted in it, so a credential's minute is the same on every replica. */
 export class SharedRateLimiter implements RequestLimiter {
-  constructor(private readonly limits: SharedLimits, private readonly clock: Clock, readonly limitPerMin: number) {}
+  constructor(
+    private readonly limits: SharedLimits,
+    private readonly clock: Clock,
+    readonly limitPerMin: number,
+  ) {}
 
   async take(key: string): Promise<void> {
     if (!(await this.limits.take(key, this.limitPerMin, this.clock.now()))) throw rateLimited(this.limitPerMin);
@@ -29,7 +35,10 @@ export class SharedRateLimiter implements RequestLimiter {
 export class RateLimiter implements RequestLimiter {
   private readonly calls = new Map<string, number[]>();
 
-  constructor(private readonly clock: Clock, readonly limitPerMin: number) {}
+  constructor(
+    private readonly clock: Clock,
+    readonly limitPerMin: number,
+  ) {}
 
   /** Counts one call for the credential, or throws 429 `rate_limited` when its minute is full. */
   take(credentialId: string): void {

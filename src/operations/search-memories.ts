@@ -10,7 +10,8 @@ import { containerParam } from './schemas';
 
 export const searchMemories = defineOperation({
   name: 'search_memories',
-  description: 'Search the memory for passages relevant to a natural-language query. Returns passages, most relevant first; this is retrieval, not an answer.',
+  description:
+    'Search the memory for passages relevant to a natural-language query. Returns passages, most relevant first; this is retrieval, not an answer.',
   access: 'read',
   unlimited: true,
   output: S.SearchResponse,
@@ -22,7 +23,10 @@ export const searchMemories = defineOperation({
   }),
   async run(ctx, input) {
     if (!input.q.trim()) throw new ServiceError('validation', 'q must not be empty.', { fields: ['q'] });
-    const targets = input.container === '*' ? await containersInReach(ctx) : [await resolveContainer(ctx, input.container)];
-    return toSearchResponse(await ctx.search.search(ctx.caller.accountId, targets, input.q, input.limit ?? 10, ctx.traceId));
+    const targets =
+      input.container === '*' ? await containersInReach(ctx) : [await resolveContainer(ctx, input.container)];
+    return toSearchResponse(
+      await ctx.search.search(ctx.caller.accountId, targets, input.q, input.limit ?? 10, ctx.traceId),
+    );
   },
 });

@@ -6,7 +6,8 @@ import { toKey } from './shapes';
 
 export const setKeyContainers = defineOperation({
   name: 'set_key_containers',
-  description: "Replace a key's container list (an all-containers key becomes one with this list). The next call with the key reads the new reach.",
+  description:
+    "Replace a key's container list (an all-containers key becomes one with this list). The next call with the key reads the new reach.",
   access: 'owner',
   output: S.Key,
   input: z.object({ key_id: z.string().min(1), containers: z.array(z.string()).max(1000) }),

@@ -21,7 +21,11 @@ export const updateKey = defineOperation({
     const key = await findKey(ctx, input.key_id);
     requireChangeable(ctx, key);
     const patch = { name: input.name, level: input.level, profile: input.profile, allContainers: input.all_views };
-    await ctx.store.credentials.update(ctx.caller.accountId, key.id, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
+    await ctx.store.credentials.update(
+      ctx.caller.accountId,
+      key.id,
+      Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
+    );
     return toKey(await findKey(ctx, key.id), ctx.clock.now());
   },
 });

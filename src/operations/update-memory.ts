@@ -12,7 +12,8 @@ import { toFact } from './shapes';
  */
 export const updateMemory = defineOperation({
   name: 'update_memory',
-  description: "Rewrite a fact's content; the old wording is kept in its history and the fact is kept if its source document is deleted.",
+  description:
+    "Rewrite a fact's content; the old wording is kept in its history and the fact is kept if its source document is deleted.",
   access: 'owner',
   output: S.Fact,
   input: z.object({ memory_id: z.string().min(1).max(100), content: text(LIMITS.contentBytes) }),

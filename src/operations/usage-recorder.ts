@@ -2,18 +2,27 @@
 import type { Store, UsageOutcome } from '../storage/store';
 import { BatchedWrites } from './batched-writes';
 
-type Entry = { accountId: string; credentialId: string; tool: string; outcome: UsageOutcome; status: number; at: number };
+type Entry = {
+  accountId: string;
+  credentialId: string;
+  tool: string;
+  outcome: UsageOutcome;
+  status: number;
+  at: number;
+};
 
 export class UsageRecorder {
   private readonly writes: BatchedWrites<Entry>;
 
   constructor(store: Store) {
-    this.writes = new BatchedWrites((batch) => store.transaction(async (tx) => {
-      await tx.usage.record(batch);
-      const last = new Map<string, number>();
-      for (const e of batch) last.set(e.credentialId, Math.max(last.get(e.credentialId) ?? 0, e.at));
-      for (const [id, at] of last) await tx.credentials.touch(id, at);
-    }));
+    this.writes = new BatchedWrites((batch) =>
+      store.transaction(async (tx) => {
+        await tx.usage.record(batch);
+        const last = new Map<string, number>();
+        for (const e of batch) last.set(e.credentialId, Math.max(last.get(e.credentialId) ?? 0, e.at));
+        for (const [id, at] of last) await tx.credentials.touch(id, at);
+      }),
+    );
   }
 
   record(entry: Entry): void {

@@ -11,7 +11,8 @@ import { toAnswer } from './shapes';
 
 export const workflowInvoke = defineOperation({
   name: 'workflow_invoke',
-  description: "Run the workflow the person exposed: its instruction over its containers, with your input. Returns the result and the passages it cites.",
+  description:
+    'Run the workflow the person exposed: its instruction over its containers, with your input. Returns the result and the passages it cites.',
   access: 'read',
   output: S.WorkflowResult,
   accessed: (r) => hitsReturned(r.citations),
@@ -22,7 +23,9 @@ export const workflowInvoke = defineOperation({
     if (!share?.instruction) throw new ServiceError('unauthorized', 'Only a workflow share can invoke a workflow.');
     const model = requireModel(ctx.model);
     const given = JSON.stringify(input.input);
-    const query = [share.instruction, ...Object.values(input.input).filter((v) => typeof v === 'string')].join(' ').slice(0, 4000);
+    const query = [share.instruction, ...Object.values(input.input).filter((v) => typeof v === 'string')]
+      .join(' ')
+      .slice(0, 4000);
     const system = `You run a workflow the person wrote. Their instruction:\n${share.instruction}`;
     const turn = { search: ctx.search, accountId: ctx.caller.accountId, traceId: ctx.traceId };
     const result = await ctx.turns.run(ctx.caller.accountId, async () =>

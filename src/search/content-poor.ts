@@ -19,10 +19,16 @@ export function contentWords(words: string[]): number {
  * `ranked` with each content-poor passage's score lowered by up to `strength`, best first again; a
  * passage without words read is left as it was.
  */
-export function stepDownContentPoor(ranked: Scored<number>[], wordsOf: (id: number) => string[] | undefined, strength: number): Scored<number>[] {
-  return ranked.map(({ item, score }) => {
-    const words = wordsOf(item);
-    const missing = words === undefined ? 0 : Math.max(0, CONTENT_WORDS - contentWords(words)) / CONTENT_WORDS;
-    return { item, score: score - strength * missing };
-  }).sort((a, b) => b.score - a.score);
+export function stepDownContentPoor(
+  ranked: Scored<number>[],
+  wordsOf: (id: number) => string[] | undefined,
+  strength: number,
+): Scored<number>[] {
+  return ranked
+    .map(({ item, score }) => {
+      const words = wordsOf(item);
+      const missing = words === undefined ? 0 : Math.max(0, CONTENT_WORDS - contentWords(words)) / CONTENT_WORDS;
+      return { item, score: score - strength * missing };
+    })
+    .sort((a, b) => b.score - a.score);
 }

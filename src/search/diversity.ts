@@ -28,8 +28,12 @@ export function wordOverlap(a: Set<string>, b: Set<string>): number {
  * in descending order.
  */
 export function diversify(
-  ranked: Scored<number>[], limit: number, documentOf: (id: number) => string | null, overlapOf: (a: number, b: number) => number,
-  penalty: number, threshold = DUPLICATE_OVERLAP,
+  ranked: Scored<number>[],
+  limit: number,
+  documentOf: (id: number) => string | null,
+  overlapOf: (a: number, b: number) => number,
+  penalty: number,
+  threshold = DUPLICATE_OVERLAP,
 ): Scored<number>[] {
   const left = [...ranked];
   const taken: Scored<number>[] = [];

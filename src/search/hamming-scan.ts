@@ -37,9 +37,22 @@ export class HammingScan {
   private capacity = 0;
   private groupCapacity = 0;
   private candidateCapacity = 0;
-  private offsets = { staged: 0, query: 0, histogram: 0, helperHistogram: 0, wanted: 0, codes: 0, groups: 0, distances: 0, candidates: 0 };
+  private offsets = {
+    staged: 0,
+    query: 0,
+    histogram: 0,
+    helperHistogram: 0,
+    wanted: 0,
+    codes: 0,
+    groups: 0,
+    distances: 0,
+    candidates: 0,
+  };
 
-  constructor(private readonly bits: number, capacity: number) {
+  constructor(
+    private readonly bits: number,
+    capacity: number,
+  ) {
     this.words = Math.ceil(bits / 128) * 4;
     this.padded = Math.max(32, 2 ** Math.ceil(Math.log2(bits)));
     // Shared memory needs a maximum: 4 GiB, the most a 32-bit module addresses (address space only).
@@ -93,7 +106,17 @@ export class HammingScan {
     this.wanted.set(wanted);
     this.histogram.fill(0);
     const o = this.offsets;
-    const args = { codes: o.codes, vecs: this.words / 4, query: o.query, groups: o.groups, wanted: o.wanted, dist: o.distances, hist: o.histogram, helperHist: o.helperHistogram, unreachable };
+    const args = {
+      codes: o.codes,
+      vecs: this.words / 4,
+      query: o.query,
+      groups: o.groups,
+      wanted: o.wanted,
+      dist: o.distances,
+      hist: o.histogram,
+      helperHist: o.helperHistogram,
+      unreachable,
+    };
     this.jobs.scan(this.scanFn, count, args, this.histogram, this.helperHistogram);
   }
 
@@ -109,7 +132,17 @@ export class HammingScan {
 
   private layout(capacity: number, groupCapacity: number, candidateCapacity: number): void {
     const keep = this.capacity ? { codes: this.codes.slice(), groups: this.groups.slice() } : null;
-    const o = { staged: 0, query: 0, histogram: 0, helperHistogram: 0, wanted: 0, codes: 0, groups: 0, distances: 0, candidates: 0 };
+    const o = {
+      staged: 0,
+      query: 0,
+      histogram: 0,
+      helperHistogram: 0,
+      wanted: 0,
+      codes: 0,
+      groups: 0,
+      distances: 0,
+      candidates: 0,
+    };
     o.query = this.padded * 4;
     o.histogram = o.query + align(this.words * 4);
     o.helperHistogram = o.histogram + align((this.bits + 2) * 4);
@@ -120,7 +153,8 @@ export class HammingScan {
     // `select` reads distances eight at a time: 16 bytes of room past the last slot.
     o.candidates = o.distances + align(capacity * 2 + 16);
     const bytes = o.candidates + candidateCapacity * 4;
-    if (bytes > this.memory.buffer.byteLength) this.memory.grow(Math.ceil((bytes - this.memory.buffer.byteLength) / PAGE));
+    if (bytes > this.memory.buffer.byteLength)
+      this.memory.grow(Math.ceil((bytes - this.memory.buffer.byteLength) / PAGE));
     const buffer = this.memory.buffer;
     this.staged = new Float32Array(buffer, o.staged, this.padded);
     this.query = new Uint32Array(buffer, o.query, this.words);

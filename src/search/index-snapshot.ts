@@ -18,7 +18,7 @@ export function writeSnapshot(path: string, header: object, sections: ArrayBuffe
   try {
     let at = 0;
     const put = (bytes: Uint8Array) => {
-      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, at + done);
+      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, at + done);
       at = pad8(at + bytes.length);
     };
     put(head);
@@ -52,7 +52,8 @@ export function readSnapshot(path: string): SnapshotReader | null {
     const first = Buffer.alloc(Math.min(fstatSync(fd).size, 1 << 20));
     readSync(fd, first, 0, first.length, 0);
     const end = first.indexOf('\n', MAGIC.length);
-    if (!first.subarray(0, MAGIC.length).equals(Buffer.from(MAGIC)) || end < 0) throw new Error('not a vector index snapshot');
+    if (!first.subarray(0, MAGIC.length).equals(Buffer.from(MAGIC)) || end < 0)
+      throw new Error('not a vector index snapshot');
     const header = JSON.parse(first.toString('utf8', MAGIC.length, end)) as Record<string, unknown>;
     const sizes = header.sections as number[];
     let at = pad8(end + 1);
@@ -62,7 +63,7 @@ export function readSnapshot(path: string): SnapshotReader | null {
       next(into) {
         if (into.byteLength !== sizes[index++]) throw new Error('a snapshot section is not the size expected');
         const bytes = new Uint8Array(into.buffer, into.byteOffset, into.byteLength);
-        for (let done = 0; done < bytes.length;) {
+        for (let done = 0; done < bytes.length; ) {
           const n = readSync(fd, bytes, done, bytes.length - done, at + done);
           if (n === 0) throw new Error('the snapshot ends early');
           done += n;

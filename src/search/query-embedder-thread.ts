@@ -34,7 +34,10 @@ port.on('message', async (request: QueryRequest) => {
   const { id, texts } = request;
   try {
     const vectors = await embedder.embed(texts);
-    port.postMessage({ id, vectors } satisfies QueryReply, vectors.map((v) => v.buffer as ArrayBuffer));
+    port.postMessage(
+      { id, vectors } satisfies QueryReply,
+      vectors.map((v) => v.buffer as ArrayBuffer),
+    );
   } catch (err) {
     port.postMessage({ id, error: String(err) } satisfies QueryReply);
   }

@@ -12,12 +12,13 @@ import { embeddedOnnxRuntime } from '../embedders/onnx-library';
 import type { QueryReply, QueryRequest } from './query-messages';
 import type { ScanShare } from './shared-scan';
 
-
 /**
  * In a compiled binary the worker is an entrypoint of its own (scripts/build.ts); from a checkout
  * it sits beside this file.
  */
-const ENTRY = import.meta.url.includes('/$bunfs/') ? './src/search/query-embedder-thread.ts' : new URL('./query-embedder-thread.ts', import.meta.url);
+const ENTRY = import.meta.url.includes('/$bunfs/')
+  ? './src/search/query-embedder-thread.ts'
+  : new URL('./query-embedder-thread.ts', import.meta.url);
 
 export class QueryEmbedder implements Embedder {
   readonly id: string;
@@ -36,7 +37,9 @@ export class QueryEmbedder implements Embedder {
     ({ id: this.id, dimensions: this.dimensions, similarityFloor: this.similarityFloor } = identity);
     this.worker = new Worker(ENTRY, { workerData: { onnxRuntime: embeddedOnnxRuntime(), id: identity.id } });
     let settle = (_shared: SharedOnnxEmbedder | null) => {};
-    this.settled = new Promise((resolve) => { settle = resolve; });
+    this.settled = new Promise((resolve) => {
+      settle = resolve;
+    });
     this.worker.on('message', (m: QueryReply) => {
       if ('ready' in m) return settle(m.ready);
       if ('closed' in m) return;
@@ -88,7 +91,7 @@ export class QueryEmbedder implements Embedder {
    */
   async close(): Promise<void> {
     this.worker.ref();
-    if (await this.settled && !this.exited) {
+    if ((await this.settled) && !this.exited) {
       const closed = new Promise<void>((resolve) => {
         this.worker.on('message', (m: QueryReply) => 'closed' in m && resolve());
         this.worker.once('exit', () => resolve());

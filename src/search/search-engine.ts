@@ -87,7 +87,13 @@ export class SearchEngine {
    * With a shared store's `feed`, the indexes follow what every process stores and forgets.
    */
   static async open(
-    store: Store, log: Logger, embedders: EmbedderTiers, dataDir: string, activity = new SearchActivity(), saveAfterMs = 0, tuning = DEFAULT_TUNING,
+    store: Store,
+    log: Logger,
+    embedders: EmbedderTiers,
+    dataDir: string,
+    activity = new SearchActivity(),
+    saveAfterMs = 0,
+    tuning = DEFAULT_TUNING,
     feed: VectorFeed | null = null,
   ): Promise<SearchEngine> {
     const dimensions = { fast: embedders.fast?.dimensions ?? null, strong: embedders.strong?.dimensions ?? null };
@@ -115,12 +121,24 @@ export class SearchEngine {
   }
 
   /** The `limit` passages of `containers` most relevant to `q`; waits for the indexes to load at start. */
-  async search(accountId: string, containers: Container[], q: string, limit: number, traceId: string): Promise<SearchResult> {
+  async search(
+    accountId: string,
+    containers: Container[],
+    q: string,
+    limit: number,
+    traceId: string,
+  ): Promise<SearchResult> {
     await this.indexes.loaded;
     return this.activity.during(() => this.run(accountId, containers, q, limit, traceId));
   }
 
-  private async run(accountId: string, containers: Container[], q: string, limit: number, traceId: string): Promise<SearchResult> {
+  private async run(
+    accountId: string,
+    containers: Container[],
+    q: string,
+    limit: number,
+    traceId: string,
+  ): Promise<SearchResult> {
     const { indexes, tuning } = this;
     const depth = Math.max(limit, CANDIDATES);
     // Asked first: the strong model embeds the query on its own thread while keyword search runs here.
@@ -140,11 +158,24 @@ export class SearchEngine {
     ]);
     // Only the page's passages are read in full (with diversity or the content-poor step, the pool it is picked from).
     let pool = fused.slice(0, tuning.diversity || tuning.contentPoor ? limit * DIVERSITY_POOL : limit);
-    const byId = new Map((await this.store.passages.getHits(accountId, pool.map((f) => f.item))).map((h) => [h.passageId, h]));
+    const byId = new Map(
+      (
+        await this.store.passages.getHits(
+          accountId,
+          pool.map((f) => f.item),
+        )
+      ).map((h) => [h.passageId, h]),
+    );
     const words = tuning.diversity || tuning.contentPoor ? wordsRead(byId) : null;
     if (tuning.contentPoor) pool = stepDownContentPoor(pool, (id) => words!.get(id), tuning.contentPoor);
     const page = tuning.diversity
-      ? diversify(pool.filter((f) => byId.has(f.item)), limit, (id) => byId.get(id)?.documentId ?? null, overlapOf(words!), tuning.diversity)
+      ? diversify(
+          pool.filter((f) => byId.has(f.item)),
+          limit,
+          (id) => byId.get(id)?.documentId ?? null,
+          overlapOf(words!),
+          tuning.diversity,
+        )
       : pool.slice(0, limit);
     const byContainer = new Map(containers.map((c) => [c.id, c]));
     const hits: SearchHit[] = [];
@@ -165,7 +196,12 @@ export class SearchEngine {
    * instead of looking like an empty memory.
    */
   private async keywordSearch(
-    accountId: string, containers: Container[], q: string, depth: number, traceId: string, searched: SearchedContainer[],
+    accountId: string,
+    containers: Container[],
+    q: string,
+    depth: number,
+    traceId: string,
+    searched: SearchedContainer[],
   ): Promise<Scored<number>[]> {
     const hits: KeywordHit[] = [];
     for (const container of containers) {
@@ -173,11 +209,18 @@ export class SearchEngine {
         hits.push(...(await this.store.passages.search(accountId, container.id, q, depth)));
         searched.push({ container, failed: false });
       } catch (err) {
-        this.log.error('search failed in a container', { trace_id: traceId, container: container.id, error: String(err) });
+        this.log.error('search failed in a container', {
+          trace_id: traceId,
+          container: container.id,
+          error: String(err),
+        });
         searched.push({ container, failed: true });
       }
     }
-    return hits.sort((a, b) => b.score - a.score).slice(0, depth).map((h) => ({ item: h.passageId, score: h.score }));
+    return hits
+      .sort((a, b) => b.score - a.score)
+      .slice(0, depth)
+      .map((h) => ({ item: h.passageId, score: h.score }));
   }
 
   /**
@@ -200,16 +243,28 @@ export class SearchEngine {
    * keyword-only. A tier whose query embedding failed is left out of this search, and the other
    * still answers.
    */
-  private async nearest(queries: QueryVectors, containerIds: string[], k: number, traceId: string): Promise<Record<VectorTier, Scored<number>[]>> {
+  private async nearest(
+    queries: QueryVectors,
+    containerIds: string[],
+    k: number,
+    traceId: string,
+  ): Promise<Record<VectorTier, Scored<number>[]>> {
     const nearest = async (tier: VectorTier): Promise<Scored<number>[]> => {
       const query = await queries[tier];
       if (!query || containerIds.length === 0) return [];
       if (query instanceof Error) {
-        this.log.warn('query embedding failed; this search goes without that tier', { trace_id: traceId, tier, error: String(query) });
+        this.log.warn('query embedding failed; this search goes without that tier', {
+          trace_id: traceId,
+          tier,
+          error: String(query),
+        });
         return [];
       }
       const floor = this.embedders[tier]!.similarityFloor ?? 0;
-      return this.indexes.nearest(tier, query, containerIds, k).filter((h) => h.score > floor).map((h) => ({ item: h.passageId, score: h.score }));
+      return this.indexes
+        .nearest(tier, query, containerIds, k)
+        .filter((h) => h.score > floor)
+        .map((h) => ({ item: h.passageId, score: h.score }));
     };
     const [fast, strong] = await Promise.all([nearest('fast'), nearest('strong')]);
     return { fast, strong };

@@ -50,7 +50,17 @@ export interface ScanArgs {
   unreachable: number;
 }
 
-type ScanFn = (codes: number, count: number, vecs: number, query: number, groups: number, wanted: number, dist: number, hist: number, unreachable: number) => void;
+type ScanFn = (
+  codes: number,
+  count: number,
+  vecs: number,
+  query: number,
+  groups: number,
+  wanted: number,
+  dist: number,
+  hist: number,
+  unreachable: number,
+) => void;
 
 /** Scans chunks of the open job while any is left to take, counting distances into `hist`; returns how many it took. */
 function takeChunks(control: Int32Array, scan: ScanFn, hist: number): number {
@@ -60,7 +70,17 @@ function takeChunks(control: Int32Array, scan: ScanFn, hist: number): number {
   let taken = 0;
   for (let c = Atomics.add(control, NEXT, 1); c < control[CHUNKS]!; c = Atomics.add(control, NEXT, 1), taken++) {
     const first = c * CHUNK;
-    scan(codes! + first * stride, Math.min(CHUNK, count - first), vecs!, query!, groups! + first * 4, wanted!, dist! + first * 2, hist, unreachable!);
+    scan(
+      codes! + first * stride,
+      Math.min(CHUNK, count - first),
+      vecs!,
+      query!,
+      groups! + first * 4,
+      wanted!,
+      dist! + first * 2,
+      hist,
+      unreachable!,
+    );
   }
   return taken;
 }

@@ -90,7 +90,11 @@ export class VectorIndex {
   private readonly groupOf = new Map<string, number>();
 
   /** `rowsPath`: the file of int8 rows, made anew unless `keepRows` (a restored index's). */
-  constructor(readonly dimensions: number, rowsPath: string, keepRows = false) {
+  constructor(
+    readonly dimensions: number,
+    rowsPath: string,
+    keepRows = false,
+  ) {
     this.scanner = new HammingScan(dimensions, 1024);
     this.fd = openSync(rowsPath, keepRows ? 'r+' : 'w+', 0o600);
     this.batch = new Int8Array(WRITE_BATCH * dimensions);
@@ -132,7 +136,13 @@ export class VectorIndex {
       index.grow(size);
       index.scanner.reserve(size, Math.max(1, saved.containers.length));
       for (const [group, id] of saved.containers.entries()) index.groupOf.set(id, group);
-      for (const section of [index.ids.subarray(0, size), index.inverseNorms.subarray(0, size), index.center, index.sum]) reader.next(section);
+      for (const section of [
+        index.ids.subarray(0, size),
+        index.inverseNorms.subarray(0, size),
+        index.center,
+        index.sum,
+      ])
+        reader.next(section);
       reader.next(index.scanner.codes.subarray(0, size * index.scanner.words));
       reader.next(index.scanner.groups.subarray(0, size));
       index.slotsOf = PassageSlots.restore(saved.entries, (ids, values) => {
@@ -163,10 +173,26 @@ export class VectorIndex {
     fsyncSync(this.fd);
     const [ids, values] = this.slotsOf.entries();
     const { size, dead, summed, centeredAt } = this;
-    const header: SavedHeader = { format: SAVED_FORMAT, token, dimensions: this.dimensions, size, dead, summed, centeredAt, containers: [...this.groupOf.keys()], entries: ids.length };
+    const header: SavedHeader = {
+      format: SAVED_FORMAT,
+      token,
+      dimensions: this.dimensions,
+      size,
+      dead,
+      summed,
+      centeredAt,
+      containers: [...this.groupOf.keys()],
+      entries: ids.length,
+    };
     writeSnapshot(statePath, header, [
-      this.ids.subarray(0, size), this.inverseNorms.subarray(0, size), this.center, this.sum,
-      this.scanner.codes.subarray(0, size * this.scanner.words), this.scanner.groups.subarray(0, size), ids, values,
+      this.ids.subarray(0, size),
+      this.inverseNorms.subarray(0, size),
+      this.center,
+      this.sum,
+      this.scanner.codes.subarray(0, size * this.scanner.words),
+      this.scanner.groups.subarray(0, size),
+      ids,
+      values,
     ]);
   }
 
@@ -192,7 +218,8 @@ export class VectorIndex {
 
   /** Adds or replaces a passage's unit vectors (at most 255), filed under its container. */
   add(passageId: number, containerId: string, vectors: Int8Array[]): void {
-    if (vectors.length === 0 || vectors.length > 255) throw new Error(`a passage has 1 to 255 units, not ${vectors.length}`);
+    if (vectors.length === 0 || vectors.length > 255)
+      throw new Error(`a passage has 1 to 255 units, not ${vectors.length}`);
     this.remove(passageId);
     let group = this.groupOf.get(containerId);
     if (group === undefined) {
@@ -268,7 +295,8 @@ export class VectorIndex {
   }
 
   private fill(slot: number, passageId: number, group: number, vector: Int8Array): void {
-    if (vector.length !== this.dimensions) throw new Error(`vector has ${vector.length} dimensions, index ${this.dimensions}`);
+    if (vector.length !== this.dimensions)
+      throw new Error(`vector has ${vector.length} dimensions, index ${this.dimensions}`);
     this.ids[slot] = passageId;
     this.scanner.groups[slot] = group;
     // Slots are filled in order at the end: rows are appended to the batch, written when it is full.
@@ -312,7 +340,11 @@ export class VectorIndex {
       readSync(this.fd, this.batch, 0, rows * dims, from * dims);
       for (let r = 0; r < rows; r++) {
         const slot = from + r;
-        this.encode(slot, this.spilled.get(slot) ?? this.batch.subarray(r * dims, (r + 1) * dims), this.inverseNorms[slot]!);
+        this.encode(
+          slot,
+          this.spilled.get(slot) ?? this.batch.subarray(r * dims, (r + 1) * dims),
+          this.inverseNorms[slot]!,
+        );
       }
     }
   }
@@ -350,7 +382,7 @@ export class VectorIndex {
     this.flush();
     const { codes, groups, words } = this.scanner;
     let to = 0;
-    for (let from = 0; from < this.size;) {
+    for (let from = 0; from < this.size; ) {
       if (groups[from]! < 0) {
         from++;
         continue;

@@ -27,7 +27,10 @@ const COUNT_SLICE = 20_000;
 
 const TIERS = ['strong', 'fast'] as const;
 /** Each tier's rows file, and its state saved for the next start. */
-const indexFiles = (dataDir: string, tier: VectorTier) => ({ rows: join(dataDir, INDEX_DIR, `${tier}.rows`), state: join(dataDir, INDEX_DIR, `${tier}.state`) });
+const indexFiles = (dataDir: string, tier: VectorTier) => ({
+  rows: join(dataDir, INDEX_DIR, `${tier}.rows`),
+  state: join(dataDir, INDEX_DIR, `${tier}.state`),
+});
 
 /**
  * How long a search must be past before the indexes are saved while running: a save takes ~0.3 s at
@@ -106,7 +109,12 @@ export class VectorIndexes {
    * at a clean stop) and no search (`activity`) has run for a while.
    */
   static async open(
-    store: Store, log: Logger, dimensions: Record<VectorTier, number | null>, dataDir: string, activity: SearchActivity, saveAfterMs = 0,
+    store: Store,
+    log: Logger,
+    dimensions: Record<VectorTier, number | null>,
+    dataDir: string,
+    activity: SearchActivity,
+    saveAfterMs = 0,
     feed: VectorFeed | null = null,
   ): Promise<VectorIndexes> {
     const started = performance.now();
@@ -153,12 +161,28 @@ export class VectorIndexes {
         }
         rmSync(files.state, { force: true });
       }
-      if (restored.size) log.info('search indexes read as last saved', { tiers: [...restored], ms: Math.round(performance.now() - started) });
-      if (token && restored.size < searched.length) log.warn('search indexes last saved could not be read; they are rebuilt from the store');
+      if (restored.size)
+        log.info('search indexes read as last saved', {
+          tiers: [...restored],
+          ms: Math.round(performance.now() - started),
+        });
+      if (token && restored.size < searched.length)
+        log.warn('search indexes last saved could not be read; they are rebuilt from the store');
     }
     const large = searched.length > 0 && (await store.passages.lastId()) > LOAD_PAGE;
     const reembedding = !!dimensions.fast && (await store.jobs.hasPending('reembed'));
-    const indexes = new VectorIndexes(store, log, tiers, activity, dataDir, saveAfterMs, reembedding, restored, token, large);
+    const indexes = new VectorIndexes(
+      store,
+      log,
+      tiers,
+      activity,
+      dataDir,
+      saveAfterMs,
+      reembedding,
+      restored,
+      token,
+      large,
+    );
     if (!large) await indexes.loaded;
     return indexes;
   }
@@ -180,7 +204,11 @@ export class VectorIndexes {
         if (!index || restored.has(tier)) continue;
         // Sized once: growing by doubling while loading would hold two copies at the switch.
         index.reserve(large ? await this.countStored(tier) : await this.store.vectors.countUnits(tier));
-        for (let page = await this.store.vectors.list(tier, 0, LOAD_PAGE); page.length; page = await this.store.vectors.list(tier, page.at(-1)!.passageId, LOAD_PAGE)) {
+        for (
+          let page = await this.store.vectors.list(tier, 0, LOAD_PAGE);
+          page.length;
+          page = await this.store.vectors.list(tier, page.at(-1)!.passageId, LOAD_PAGE)
+        ) {
           for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
           // Each page read is garbage once indexed; collecting it before the next page keeps the
           // start-up peak near the indexes' own size instead of the whole table's, and after the
@@ -192,11 +220,14 @@ export class VectorIndexes {
           if (this.closing) return;
         }
       }
-      if (this.tiers.fast) this.log.info('search indexes loaded', { ...this.figures(), ms: Math.round(performance.now() - started) });
+      if (this.tiers.fast)
+        this.log.info('search indexes loaded', { ...this.figures(), ms: Math.round(performance.now() - started) });
       this.whole = true;
       if (!this.savedToken) this.changed();
     } catch (err) {
-      this.log.error('the vector indexes could not be built; search is by keyword alone until the next start', { error: String(err) });
+      this.log.error('the vector indexes could not be built; search is by keyword alone until the next start', {
+        error: String(err),
+      });
       for (const tier of TIERS) {
         this.tiers[tier]?.close();
         this.tiers[tier] = null;
@@ -230,7 +261,10 @@ export class VectorIndexes {
         if (commit === null || commit > this.applied) this.catchUp(feed);
       });
     } catch (err) {
-      this.log.error('the store\'s vector feed cannot be followed; what other processes learn is searchable by keyword alone', { error: String(err) });
+      this.log.error(
+        "the store's vector feed cannot be followed; what other processes learn is searchable by keyword alone",
+        { error: String(err) },
+      );
     }
     this.catchUp(feed);
   }
@@ -245,12 +279,18 @@ export class VectorIndexes {
       do {
         this.behind = false;
         try {
-          for (let changes = await feed.since(this.applied, FEED_PAGE); changes.length && !this.closing; changes = await feed.since(this.applied, FEED_PAGE)) {
+          for (
+            let changes = await feed.since(this.applied, FEED_PAGE);
+            changes.length && !this.closing;
+            changes = await feed.since(this.applied, FEED_PAGE)
+          ) {
             await this.apply(changes);
           }
         } catch (err) {
           // The next notification, or the reconnection's, tries again from the same commit.
-          this.log.warn('the store\'s vector feed could not be read; trying again when it next changes', { error: String(err) });
+          this.log.warn("the store's vector feed could not be read; trying again when it next changes", {
+            error: String(err),
+          });
         }
       } while (this.behind && !this.closing);
       this.catchingUp = null;
@@ -314,7 +354,10 @@ export class VectorIndexes {
     try {
       for (const p of await this.store.vectors.get(tier, passageIds)) index.add(p.passageId, p.containerId, p.vectors);
     } catch (err) {
-      this.log.error('passages could not be added to the vector index; they are found by keyword until the next start', { tier, passages: passageIds.length, error: String(err) });
+      this.log.error(
+        'passages could not be added to the vector index; they are found by keyword until the next start',
+        { tier, passages: passageIds.length, error: String(err) },
+      );
     }
   }
 
@@ -357,7 +400,11 @@ export class VectorIndexes {
       this.saveTimer = null;
       if (this.closing || !this.whole || this.savedToken) return;
       const now = Date.now();
-      const wait = Math.max(this.changedAt + this.saveAfterMs - now, this.savedAt + SAVE_SPACING * this.saveAfterMs - now, SAVE_IDLE_MS - this.activity.idleFor());
+      const wait = Math.max(
+        this.changedAt + this.saveAfterMs - now,
+        this.savedAt + SAVE_SPACING * this.saveAfterMs - now,
+        SAVE_IDLE_MS - this.activity.idleFor(),
+      );
       if (wait > 0) return this.scheduleSave(wait);
       this.saving = this.save('a start after a crash rebuilds them').finally(() => {
         this.saving = null;
@@ -405,7 +452,8 @@ export class VectorIndexes {
     const started = performance.now();
     const changedAt = this.changedAt;
     const commits = await this.store.commitsByOthers();
-    const kept = this.savedToken !== null && (await this.store.settings.get(VECTOR_SNAPSHOT_SETTING)) === this.savedToken;
+    const kept =
+      this.savedToken !== null && (await this.store.settings.get(VECTOR_SNAPSHOT_SETTING)) === this.savedToken;
     const token = crypto.randomUUID();
     try {
       for (const tier of tiers) {

@@ -20,7 +20,11 @@ export interface ContainerRepository {
   /** Throws `UniqueViolation` when the account has a container of that name already, as names are compared. Learns into the profile unless told otherwise. */
   insert(container: Omit<Container, 'learnsIntoProfile'> & { learnsIntoProfile?: boolean }): Promise<void>;
   /** Throws `UniqueViolation` when the new name is another container's, as names are compared. */
-  update(accountId: string, id: string, patch: { name?: string; description?: string; learnsIntoProfile?: boolean; updatedAt: number }): Promise<void>;
+  update(
+    accountId: string,
+    id: string,
+    patch: { name?: string; description?: string; learnsIntoProfile?: boolean; updatedAt: number },
+  ): Promise<void>;
   /** Deletes the container row alone; deleting one with what it holds is `ForgettingRepository.forget`'s. */
   delete(accountId: string, id: string): Promise<void>;
 }

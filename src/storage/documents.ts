@@ -46,7 +46,11 @@ export interface DocumentRepository {
   /** The documents of the given containers, newest first, a page after `after` (null to start). */
   list(accountId: string, containerIds: string[], limit: number, after: DocumentPosition | null): Promise<DocumentPage>;
   /** The account's documents in the order they were stored, a page after `afterSeq` (0 to start). */
-  listInInsertOrder(accountId: string, afterSeq: number, limit: number): Promise<{ documents: DocumentRow[]; lastSeq: number | null }>;
+  listInInsertOrder(
+    accountId: string,
+    afterSeq: number,
+    limit: number,
+  ): Promise<{ documents: DocumentRow[]; lastSeq: number | null }>;
   /** Marks the document learned, at the times given (a rebuilt one keeps those it had). */
   markLearned(accountId: string, id: string, times: { learnedAt: number; updatedAt: number }): Promise<void>;
   /** Marks the document failed for good, with the reason shown to its owner. */
@@ -54,5 +58,9 @@ export interface DocumentRepository {
   /** Deletes the document row alone; deleting one with what was learned from it is `ForgettingRepository.forget`'s. */
   delete(accountId: string, id: string): Promise<void>;
   /** Per document: its size in bytes (its text, or what a URL was read as) and its first characters. */
-  describe(accountId: string, ids: string[], openingChars: number): Promise<Map<string, { bytes: number; opening: string }>>;
+  describe(
+    accountId: string,
+    ids: string[],
+    openingChars: number,
+  ): Promise<Map<string, { bytes: number; opening: string }>>;
 }

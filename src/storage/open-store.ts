@@ -10,7 +10,6 @@ import type { VectorFeed } from './vector-feed';
 
 export type StoreEngine = 'sqlite' | 'postgres';
 
-
 /** A database URL fit to print: its password left out. */
 export function shownUrl(url: string): string {
   const shown = new URL(url);
@@ -34,9 +33,16 @@ export interface OpenedStore {
  * Opens the configured store, migrated to this release. Throws NewerStoreError for a store a newer
  * release migrated, and DatabaseUnreachableError when PostgreSQL does not answer or refuses us.
  */
-export async function openStore(config: Config, now: number, options: { connections?: number } = {}): Promise<OpenedStore> {
+export async function openStore(
+  config: Config,
+  now: number,
+  options: { connections?: number } = {},
+): Promise<OpenedStore> {
   if (!config.databaseUrl) {
-    const [{ openDatabase }, { openSqliteStore }] = await Promise.all([import('./sqlite/open'), import('./sqlite/sqlite-store')]);
+    const [{ openDatabase }, { openSqliteStore }] = await Promise.all([
+      import('./sqlite/open'),
+      import('./sqlite/sqlite-store'),
+    ]);
     return { store: openSqliteStore(openDatabase(config.dataDir, now)), engine: 'sqlite', feed: null, limits: null };
   }
   const { openPostgresStore } = await import('./postgres/postgres-store');
@@ -47,7 +53,9 @@ export async function openStore(config: Config, now: number, options: { connecti
     const { code, errno } = err as { code?: string; errno?: string };
     // The connection failed, or the server refused the role, its password or the database's name.
     if ((code?.startsWith('ERR_POSTGRES_') && code !== 'ERR_POSTGRES_SERVER_ERROR') || /^(28|3D)/.test(errno ?? '')) {
-      throw new DatabaseUnreachableError(`The database at ${shownUrl(config.databaseUrl)} cannot be used: ${(err as Error).message}.`);
+      throw new DatabaseUnreachableError(
+        `The database at ${shownUrl(config.databaseUrl)} cannot be used: ${(err as Error).message}.`,
+      );
     }
     throw err;
   }

@@ -46,6 +46,10 @@ export class TransactionScope {
   }
 }
 
-export const selfWait = () => new Error('The store was called inside its own transaction, where the call would wait for the transaction to end: use the transaction\'s tx.');
+export const selfWait = () =>
+  new Error(
+    "The store was called inside its own transaction, where the call would wait for the transaction to end: use the transaction's tx.",
+  );
 
-export const outsideUse = () => new Error('A transaction\'s tx was used outside it (after it ended, or from other work).');
+export const outsideUse = () =>
+  new Error("A transaction's tx was used outside it (after it ended, or from other work).");

@@ -32,9 +32,17 @@ export interface ActivityPageProps {
 }
 
 const VERBS: Record<string, string> = {
-  search_memories: 'Searched', get_profile: 'Read the profile', list_containers: 'Listed containers', list_documents: 'Listed documents',
-  get_document: 'Read a document', add_memory: 'Saved a fact', add_document: 'Added a document', delete_document: 'Deleted a document',
-  forget_memory: 'Forgot a fact', ask_agent: 'Answered a question', workflow_invoke: 'Ran the workflow',
+  search_memories: 'Searched',
+  get_profile: 'Read the profile',
+  list_containers: 'Listed containers',
+  list_documents: 'Listed documents',
+  get_document: 'Read a document',
+  add_memory: 'Saved a fact',
+  add_document: 'Added a document',
+  delete_document: 'Deleted a document',
+  forget_memory: 'Forgot a fact',
+  ask_agent: 'Answered a question',
+  workflow_invoke: 'Ran the workflow',
 };
 
 export function ActivityPage(p: ActivityPageProps) {
@@ -42,28 +50,44 @@ export function ActivityPage(p: ActivityPageProps) {
     <Layout title={`Activity of ${p.subject}`} signedInAs={p.email} csrf={p.csrf} current={p.current}>
       <section class="card" aria-labelledby="activity-title">
         <h1 id="activity-title">What {p.subject} read and wrote</h1>
-        {p.notice ? <p class="notice" role="status">{p.notice}</p> : null}
-        {p.error ? <p class="error" role="alert">{p.error}</p> : null}
+        {p.notice ? (
+          <p class="notice" role="status">
+            {p.notice}
+          </p>
+        ) : null}
+        {p.error ? (
+          <p class="error" role="alert">
+            {p.error}
+          </p>
+        ) : null}
         <p class="muted">
           Every call it made, with what the call returned or changed, newest first. Only ids are kept
           {p.retentionDays ? `, for ${p.retentionDays} days` : ''}; what they name is shown as it is now.
         </p>
         <div class="actions">
           <a href={p.back.href}>{p.back.label}</a>
-          <a href={`${p.path}/export`} download id="export">Export (JSON)</a>
+          <a href={`${p.path}/export`} download id="export">
+            Export (JSON)
+          </a>
         </div>
       </section>
       <section class="card" aria-label="Timeline">
         {p.log.entries.length === 0 ? (
-          <p class="muted" id="no-activity">Nothing yet.</p>
+          <p class="muted" id="no-activity">
+            Nothing yet.
+          </p>
         ) : (
           <ol class="plain timeline" id="timeline">
-            {p.log.entries.map((e) => <EntryView entry={e} {...p} />)}
+            {p.log.entries.map((e) => (
+              <EntryView entry={e} {...p} />
+            ))}
           </ol>
         )}
         {p.log.next_cursor ? (
           <div class="actions">
-            <a href={`${p.path}?cursor=${p.log.next_cursor}`} id="older">Older</a>
+            <a href={`${p.path}?cursor=${p.log.next_cursor}`} id="older">
+              Older
+            </a>
           </div>
         ) : null}
       </section>
@@ -85,20 +109,46 @@ function EntryView({ entry: e, path, csrf }: { entry: Entry } & ActivityPageProp
       </h2>
       {passages.length ? (
         <>
-          <p>Showed these {passages.length} {passages.length === 1 ? 'passage' : 'passages'}:</p>
-          <ol class="shown">{passages.map((i) => <li><ItemLink item={i} /></li>)}</ol>
+          <p>
+            Showed these {passages.length} {passages.length === 1 ? 'passage' : 'passages'}:
+          </p>
+          <ol class="shown">
+            {passages.map((i) => (
+              <li>
+                <ItemLink item={i} />
+              </li>
+            ))}
+          </ol>
         </>
-      ) : e.operation === 'search_memories' ? <p class="muted">Found nothing.</p> : null}
+      ) : e.operation === 'search_memories' ? (
+        <p class="muted">Found nothing.</p>
+      ) : null}
       {profile.length ? (
         <>
-          <p>Read {profile.length} standing {profile.length === 1 ? 'fact' : 'facts'} of the profile:</p>
-          <ul class="plain">{profile.map((i) => <li><ItemLink item={i} /></li>)}</ul>
+          <p>
+            Read {profile.length} standing {profile.length === 1 ? 'fact' : 'facts'} of the profile:
+          </p>
+          <ul class="plain">
+            {profile.map((i) => (
+              <li>
+                <ItemLink item={i} />
+              </li>
+            ))}
+          </ul>
         </>
       ) : null}
-      {containers.length ? <p>Saw {containers.length} {containers.length === 1 ? 'container' : 'containers'}.</p> : null}
+      {containers.length ? (
+        <p>
+          Saw {containers.length} {containers.length === 1 ? 'container' : 'containers'}.
+        </p>
+      ) : null}
       {written.length ? (
         <>
-          <p>{written.some((i) => i.kind === 'document') ? 'Saved:' : `Saved ${written.length === 1 ? 'this fact' : 'these facts'}:`}</p>
+          <p>
+            {written.some((i) => i.kind === 'document')
+              ? 'Saved:'
+              : `Saved ${written.length === 1 ? 'this fact' : 'these facts'}:`}
+          </p>
           <ul class="plain written">
             {written.map((i) => (
               <li data-id={i.id}>
@@ -106,8 +156,10 @@ function EntryView({ entry: e, path, csrf }: { entry: Entry } & ActivityPageProp
                 {i.kind !== 'document' && i.label != null ? (
                   <form method="post" action={`/facts/${i.id}/forget`} class="inline">
                     <input type="hidden" name="csrf" value={csrf} />
-                    <input type="hidden" name="back" value={path} />
-                    {' '}<button type="submit" class="danger undo">Undo</button>
+                    <input type="hidden" name="back" value={path} />{' '}
+                    <button type="submit" class="danger undo">
+                      Undo
+                    </button>
                   </form>
                 ) : null}
               </li>
@@ -115,20 +167,38 @@ function EntryView({ entry: e, path, csrf }: { entry: Entry } & ActivityPageProp
           </ul>
         </>
       ) : null}
-      {removed.length ? <p>Removed {removed.map((i) => <code>{i.id}</code>)}.</p> : null}
+      {removed.length ? (
+        <p>
+          Removed{' '}
+          {removed.map((i) => (
+            <code>{i.id}</code>
+          ))}
+          .
+        </p>
+      ) : null}
     </li>
   );
 }
 
 function ItemLink({ item }: { item: Item }) {
   const { label } = item;
-  if (label == null) return <span class="muted" data-gone={item.id}>{item.kind === 'document' ? 'a document' : 'a fact'} since removed (<code>{item.id}</code>)</span>;
+  if (label == null)
+    return (
+      <span class="muted" data-gone={item.id}>
+        {item.kind === 'document' ? 'a document' : 'a fact'} since removed (<code>{item.id}</code>)
+      </span>
+    );
   if (item.kind === 'document') {
     return (
       <a href={`/documents/${item.id}`} data-document={item.id}>
-        {label}{item.position != null ? <small class="muted"> · passage {item.position + 1}</small> : null}
+        {label}
+        {item.position != null ? <small class="muted"> · passage {item.position + 1}</small> : null}
       </a>
     );
   }
-  return <a href={`/facts/${item.id}`} data-fact={item.id}>“{label}”</a>;
+  return (
+    <a href={`/facts/${item.id}`} data-fact={item.id}>
+      “{label}”
+    </a>
+  );
 }

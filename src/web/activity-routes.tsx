@@ -20,9 +20,17 @@ export function activityRoutes({ services, html, flash, page }: OwnerKit): Hono<
   const app = new Hono<AppEnv>();
 
   const read = (o: Owner, subject: Subject, cursor: string | null, limit: number): Promise<AccessLogView> =>
-    'key_id' in subject ? invoke(keyAccessLog, o.ctx, { ...subject, cursor, limit }) : invoke(appAccessLog, o.ctx, { ...subject, cursor, limit });
+    'key_id' in subject
+      ? invoke(keyAccessLog, o.ctx, { ...subject, cursor, limit })
+      : invoke(appAccessLog, o.ctx, { ...subject, cursor, limit });
 
-  const timeline = (subject: Subject, describe: (o: Owner, c: Context<AppEnv>) => Promise<{ name: string; back: { href: string; label: string }; current: string }>) =>
+  const timeline = (
+    subject: Subject,
+    describe: (
+      o: Owner,
+      c: Context<AppEnv>,
+    ) => Promise<{ name: string; back: { href: string; label: string }; current: string }>,
+  ) =>
     page(async (c, o, f) => {
       const { name, back, current } = await describe(o, c);
       let log: AccessLogView;
@@ -33,12 +41,21 @@ export function activityRoutes({ services, html, flash, page }: OwnerKit): Hono<
         flash(c, 'error', err.message);
         return c.redirect(back.href, 303);
       }
-      return html(c, (
+      return html(
+        c,
         <ActivityPage
-          subject={name} path={c.req.path} back={back} log={log}
-          retentionDays={services.accessLog.retentionDays} csrf={o.csrf} email={o.email} current={current} notice={f.notice} error={f.error}
-        />
-      ));
+          subject={name}
+          path={c.req.path}
+          back={back}
+          log={log}
+          retentionDays={services.accessLog.retentionDays}
+          csrf={o.csrf}
+          email={o.email}
+          current={current}
+          notice={f.notice}
+          error={f.error}
+        />,
+      );
     });
 
   /** Every entry of the subject, newest first, as one JSON download. */
@@ -59,16 +76,23 @@ export function activityRoutes({ services, html, flash, page }: OwnerKit): Hono<
   const keyOrShare = async (o: Owner, id: string) => {
     const keys = await invoke(listKeys, o.ctx, {});
     const key = [...keys.active, ...keys.expired, ...keys.revoked].find((k) => k.id === id);
-    if (key) return { name: `key “${key.name}”`, back: { href: `/keys/${id}`, label: 'Back to the key' }, current: '/keys' };
+    if (key)
+      return { name: `key “${key.name}”`, back: { href: `/keys/${id}`, label: 'Back to the key' }, current: '/keys' };
     const shares = await invoke(listShares, o.ctx, {});
     const share = [...shares.active, ...shares.expired, ...shares.revoked].find((e) => e.id === id);
-    return { name: share ? `share “${share.name}”` : id, back: { href: share ? `/shares/${id}` : '/shares', label: 'Back to the share' }, current: '/shares' };
+    return {
+      name: share ? `share “${share.name}”` : id,
+      back: { href: share ? `/shares/${id}` : '/shares', label: 'Back to the share' },
+      current: '/shares',
+    };
   };
 
   /** A connected app's name; a disconnected one's as its tokens were issued. */
   const appName = async (o: Owner, clientId: string): Promise<string> => {
     const live = (await invoke(listConnectedApps, o.ctx, {})).apps.find((a) => a.client_id === clientId);
-    const issued = live ? null : (await invoke(listConsentTokens, o.ctx, {})).tokens.find((t) => t.client_id === clientId);
+    const issued = live
+      ? null
+      : (await invoke(listConsentTokens, o.ctx, {})).tokens.find((t) => t.client_id === clientId);
     return `app “${live?.name ?? issued?.app ?? clientId}”`;
   };
 
@@ -76,10 +100,16 @@ export function activityRoutes({ services, html, flash, page }: OwnerKit): Hono<
   app.get('/keys/:id/activity/export', (c) => exported({ key_id: idParam(c) }, `activity-${idParam(c)}.json`)(c));
 
   const clientId = (c: Context<AppEnv>) => c.req.param('client_id') ?? '';
-  app.get('/connected-apps/:client_id/activity', (c) => timeline({ client_id: clientId(c) }, async (o) => ({
-    name: await appName(o, clientId(c)), back: { href: '/connected-apps', label: 'Back to connected apps' }, current: '/connected-apps',
-  }))(c));
-  app.get('/connected-apps/:client_id/activity/export', (c) => exported({ client_id: clientId(c) }, 'activity-app.json')(c));
+  app.get('/connected-apps/:client_id/activity', (c) =>
+    timeline({ client_id: clientId(c) }, async (o) => ({
+      name: await appName(o, clientId(c)),
+      back: { href: '/connected-apps', label: 'Back to connected apps' },
+      current: '/connected-apps',
+    }))(c),
+  );
+  app.get('/connected-apps/:client_id/activity/export', (c) =>
+    exported({ client_id: clientId(c) }, 'activity-app.json')(c),
+  );
 
   return app;
 }

@@ -11,15 +11,29 @@ import { CONNECTED_APPS_PATH } from './paths';
 export function appsRoutes({ html, page, post }: OwnerKit): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get(CONNECTED_APPS_PATH, page(async (c, o, f) => {
-    const { apps } = await invoke(listConnectedApps, o.ctx, {});
-    return html(c, <ConnectedAppsPage apps={apps} csrf={o.csrf} email={o.email} notice={f.notice} error={f.error} />);
-  }));
+  app.get(
+    CONNECTED_APPS_PATH,
+    page(async (c, o, f) => {
+      const { apps } = await invoke(listConnectedApps, o.ctx, {});
+      return html(c, <ConnectedAppsPage apps={apps} csrf={o.csrf} email={o.email} notice={f.notice} error={f.error} />);
+    }),
+  );
 
-  app.post(`${CONNECTED_APPS_PATH}/disconnect`, post(() => CONNECTED_APPS_PATH, async (_c, o, form) => {
-    const { revoked } = await invoke(disconnectApp, o.ctx, { client_id: str(form, 'client_id') });
-    return { to: CONNECTED_APPS_PATH, notice: revoked ? 'The app was disconnected: its tokens no longer work.' : 'The app was already disconnected.' };
-  }));
+  app.post(
+    `${CONNECTED_APPS_PATH}/disconnect`,
+    post(
+      () => CONNECTED_APPS_PATH,
+      async (_c, o, form) => {
+        const { revoked } = await invoke(disconnectApp, o.ctx, { client_id: str(form, 'client_id') });
+        return {
+          to: CONNECTED_APPS_PATH,
+          notice: revoked
+            ? 'The app was disconnected: its tokens no longer work.'
+            : 'The app was already disconnected.',
+        };
+      },
+    ),
+  );
 
   return app;
 }

@@ -26,7 +26,18 @@ export interface ConfirmPageProps {
   choices?: ConfirmChoices | null;
 }
 
-export function ConfirmPage({ title, message, action, button, cancel, csrf, email, current, hidden, choices }: ConfirmPageProps) {
+export function ConfirmPage({
+  title,
+  message,
+  action,
+  button,
+  cancel,
+  csrf,
+  email,
+  current,
+  hidden,
+  choices,
+}: ConfirmPageProps) {
   return (
     <Layout title={title} signedInAs={email} csrf={csrf} current={current}>
       <div class="card">
@@ -52,7 +63,9 @@ export function ConfirmPage({ title, message, action, button, cancel, csrf, emai
             </fieldset>
           ) : null}
           <div class="actions">
-            <button type="submit" class="danger">{button}</button>
+            <button type="submit" class="danger">
+              {button}
+            </button>
             <a href={cancel}>Cancel</a>
           </div>
         </form>

@@ -20,9 +20,19 @@ export function ConnectedAppsPage({ apps, csrf, email, notice, error }: Connecte
     <Layout title="Connected apps" signedInAs={email} csrf={csrf}>
       <div class="card">
         <h1>Connected apps</h1>
-        <p class="muted">AI apps you approved to read your memory. Disconnecting revokes every token the app holds at once.</p>
-        {notice ? <p class="muted" role="status">{notice}</p> : null}
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        <p class="muted">
+          AI apps you approved to read your memory. Disconnecting revokes every token the app holds at once.
+        </p>
+        {notice ? (
+          <p class="muted" role="status">
+            {notice}
+          </p>
+        ) : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
         {apps.length === 0 ? (
           <p id="no-apps">No app is connected.</p>
         ) : (
@@ -43,7 +53,10 @@ export function ConnectedAppsPage({ apps, csrf, email, notice, error }: Connecte
                   <td>
                     <strong>{app.name}</strong>
                     <small class="muted"> {app.redirect_hosts.join(', ')}</small>
-                    <br /><a href={`/connected-apps/${encodeURIComponent(app.client_id)}/activity`} class="activity-link">What it read</a>
+                    <br />
+                    <a href={`/connected-apps/${encodeURIComponent(app.client_id)}/activity`} class="activity-link">
+                      What it read
+                    </a>
                   </td>
                   <td>
                     {app.containers.length ? (
@@ -63,7 +76,9 @@ export function ConnectedAppsPage({ apps, csrf, email, notice, error }: Connecte
                     <form method="post" action="/connected-apps/disconnect">
                       <input type="hidden" name="csrf" value={csrf} />
                       <input type="hidden" name="client_id" value={app.client_id} />
-                      <button type="submit" class="danger">Disconnect</button>
+                      <button type="submit" class="danger">
+                        Disconnect
+                      </button>
                     </form>
                   </td>
                 </tr>

@@ -39,12 +39,19 @@ export function ConsentPage({ app, containers, request, csrf, email, ttlDays, ti
         <p class="muted">
           After you decide you will be sent back to <strong id="redirect-host">{app.redirectHost}</strong>.
           {app.documented ? (
-            <> The app is identified by <code>{app.clientId}</code>.</>
+            <>
+              {' '}
+              The app is identified by <code>{app.clientId}</code>.
+            </>
           ) : (
             <> The app named itself; Engram cannot confirm that name.</>
           )}
         </p>
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
         <form method="post" action="/oauth/authorize">
           <input type="hidden" name="csrf" value={csrf} />
           {Object.entries(request).map(([name, value]) => (
@@ -69,17 +76,24 @@ export function ConsentPage({ app, containers, request, csrf, email, ttlDays, ti
               <input type="checkbox" name="profile" value="on" checked={ticked?.profile ?? false} />
               <span>
                 Profile access
-                <small>Your standing facts (who you are, lasting preferences). To change this later, disconnect the app and connect it again.</small>
+                <small>
+                  Your standing facts (who you are, lasting preferences). To change this later, disconnect the app and
+                  connect it again.
+                </small>
               </span>
             </label>
           </fieldset>
           <p class="muted">
-            Read-only: the app can list and search what you tick, never add, change or delete anything. Access lasts {ttlDays} days;
-            you can disconnect the app at any time under Connected apps.
+            Read-only: the app can list and search what you tick, never add, change or delete anything. Access lasts{' '}
+            {ttlDays} days; you can disconnect the app at any time under Connected apps.
           </p>
           <div class="actions">
-            <button type="submit" name="decision" value="approve" class="primary">Approve</button>
-            <button type="submit" name="decision" value="deny">Deny</button>
+            <button type="submit" name="decision" value="approve" class="primary">
+              Approve
+            </button>
+            <button type="submit" name="decision" value="deny">
+              Deny
+            </button>
           </div>
         </form>
       </div>

@@ -54,13 +54,30 @@ export function FactReview({ fact, csrf, back }: { fact: FactView; csrf: string;
   );
 }
 
-export function ContainerPage({ container: c, documents, nextCursor, facts, csrf, email, notice, error }: ContainerPageProps) {
+export function ContainerPage({
+  container: c,
+  documents,
+  nextCursor,
+  facts,
+  csrf,
+  email,
+  notice,
+  error,
+}: ContainerPageProps) {
   return (
     <Layout title={c.name} signedInAs={email} csrf={csrf} current="/containers">
       <section class="card" aria-labelledby="container-title">
         <h1 id="container-title">{c.name}</h1>
-        {notice ? <p class="notice" role="status">{notice}</p> : null}
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        {notice ? (
+          <p class="notice" role="status">
+            {notice}
+          </p>
+        ) : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
         <form method="post" action={`/containers/${c.id}`}>
           <input type="hidden" name="csrf" value={csrf} />
           <label class="field">
@@ -76,14 +93,16 @@ export function ContainerPage({ container: c, documents, nextCursor, facts, csrf
             <span>
               Learns into the profile
               <small>
-                Standing facts learned from this container's documents go to your profile, which every key and app with profile
-                access reads, whatever containers it reaches. Untick to keep them in this container.
+                Standing facts learned from this container's documents go to your profile, which every key and app with
+                profile access reads, whatever containers it reaches. Untick to keep them in this container.
               </small>
             </span>
           </label>
           <div class="actions">
             <button type="submit">Save</button>
-            <a href={`/containers/${c.id}/delete`} class="danger">Delete container</a>
+            <a href={`/containers/${c.id}/delete`} class="danger">
+              Delete container
+            </a>
           </div>
         </form>
       </section>
@@ -105,7 +124,9 @@ export function ContainerPage({ container: c, documents, nextCursor, facts, csrf
             <input type="url" name="url" placeholder="https://" />
           </label>
           <div class="actions">
-            <button type="submit" class="primary">Add</button>
+            <button type="submit" class="primary">
+              Add
+            </button>
           </div>
         </form>
       </section>
@@ -116,7 +137,14 @@ export function ContainerPage({ container: c, documents, nextCursor, facts, csrf
         ) : (
           <div class="table-scroll">
             <table id="documents">
-              <thead><tr><th>Document</th><th>Size</th><th>State</th><th>Added</th></tr></thead>
+              <thead>
+                <tr>
+                  <th>Document</th>
+                  <th>Size</th>
+                  <th>State</th>
+                  <th>Added</th>
+                </tr>
+              </thead>
               <tbody>
                 {documents.map((d) => {
                   const opening = d.opening ? firstWords(d.opening) : '';
@@ -126,8 +154,15 @@ export function ContainerPage({ container: c, documents, nextCursor, facts, csrf
                   return (
                     <tr data-document-id={d.id}>
                       <td>
-                        <a href={`/documents/${d.id}`} class="document-name">{name}</a>
-                        {d.url && name !== d.url ? <small class="muted source"> From <code>{d.url}</code></small> : null}
+                        <a href={`/documents/${d.id}`} class="document-name">
+                          {name}
+                        </a>
+                        {d.url && name !== d.url ? (
+                          <small class="muted source">
+                            {' '}
+                            From <code>{d.url}</code>
+                          </small>
+                        ) : null}
                       </td>
                       <td class="size">{known ? size(d.bytes) : '–'}</td>
                       <td>
@@ -142,7 +177,11 @@ export function ContainerPage({ container: c, documents, nextCursor, facts, csrf
             </table>
           </div>
         )}
-        {nextCursor ? <p><a href={`/containers/${c.id}?cursor=${encodeURIComponent(nextCursor)}`}>Older documents</a></p> : null}
+        {nextCursor ? (
+          <p>
+            <a href={`/containers/${c.id}?cursor=${encodeURIComponent(nextCursor)}`}>Older documents</a>
+          </p>
+        ) : null}
       </section>
       <section class="card" aria-labelledby="facts-title">
         <h2 id="facts-title">Facts</h2>
@@ -152,7 +191,10 @@ export function ContainerPage({ container: c, documents, nextCursor, facts, csrf
           <ul class="plain" id="facts">
             {facts.map((f) => (
               <li data-fact-id={f.id}>
-                <a class="fact" href={`/facts/${f.id}`}>{f.content}</a> <small class="muted">{when(f.updated_at)}</small>{' '}
+                <a class="fact" href={`/facts/${f.id}`}>
+                  {f.content}
+                </a>{' '}
+                <small class="muted">{when(f.updated_at)}</small>{' '}
                 <FactReview fact={f} csrf={csrf} back={`/containers/${c.id}`} />{' '}
                 <a href={`/facts/${f.id}/forget?back=${encodeURIComponent(`/containers/${c.id}`)}`}>Forget</a>
               </li>

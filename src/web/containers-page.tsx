@@ -18,10 +18,24 @@ export function ContainersPage({ containers, csrf, email, notice, error, refined
     <Layout title="Memory" signedInAs={email} csrf={csrf} current="/containers">
       <section class="card" aria-labelledby="containers-title">
         <h1 id="containers-title">Your memory</h1>
-        {notice ? <p class="notice" role="status">{notice}</p> : null}
-        {error ? <p class="error" role="alert">{error}</p> : null}
-        <p class="muted">A container is one topic of your memory. Keys and apps reach only the containers you tick for them.</p>
-        {refined !== null && refined < 100 ? <p class="muted" id="search-quality">Search quality: {refined} % refined.</p> : null}
+        {notice ? (
+          <p class="notice" role="status">
+            {notice}
+          </p>
+        ) : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <p class="muted">
+          A container is one topic of your memory. Keys and apps reach only the containers you tick for them.
+        </p>
+        {refined !== null && refined < 100 ? (
+          <p class="muted" id="search-quality">
+            Search quality: {refined} % refined.
+          </p>
+        ) : null}
         {containers.length === 0 ? (
           <p id="no-containers">No containers yet: make the first one below.</p>
         ) : (
@@ -48,7 +62,9 @@ export function ContainersPage({ containers, csrf, email, notice, error, refined
             <input type="text" name="description" maxlength={2000} />
           </label>
           <div class="actions">
-            <button type="submit" class="primary">Make container</button>
+            <button type="submit" class="primary">
+              Make container
+            </button>
           </div>
         </form>
       </section>

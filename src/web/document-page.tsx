@@ -19,19 +19,44 @@ export function DocumentPage({ document: d, container, passages, csrf, email }: 
       <section class="card" aria-labelledby="document-title">
         <h1 id="document-title">{d.title ?? d.url ?? d.id}</h1>
         <p>
-          <span class={`badge ${d.status}`} id="document-state">{d.status}</span> in{' '}
-          {container ? <a href={`/containers/${container.id}`}>{container.name}</a> : d.container} · added {when(d.created_at)}
+          <span class={`badge ${d.status}`} id="document-state">
+            {d.status}
+          </span>{' '}
+          in {container ? <a href={`/containers/${container.id}`}>{container.name}</a> : d.container} · added{' '}
+          {when(d.created_at)}
         </p>
-        {d.url ? <p>From <code>{d.url}</code></p> : null}
-        {d.error ? <p class="error" role="alert">Learning failed: {d.error}</p> : null}
-        <p><a href={`/documents/${d.id}/delete`} class="danger">Delete document</a></p>
+        {d.url ? (
+          <p>
+            From <code>{d.url}</code>
+          </p>
+        ) : null}
+        {d.error ? (
+          <p class="error" role="alert">
+            Learning failed: {d.error}
+          </p>
+        ) : null}
+        <p>
+          <a href={`/documents/${d.id}/delete`} class="danger">
+            Delete document
+          </a>
+        </p>
         <h2>Passages</h2>
         {passages.length === 0 ? (
-          <p class="muted">{d.status === 'learned' ? 'No passages.' : 'Passages appear once the document is learned.'}</p>
+          <p class="muted">
+            {d.status === 'learned' ? 'No passages.' : 'Passages appear once the document is learned.'}
+          </p>
         ) : (
           <ol id="passages">
             {passages.map((p) => (
-              <li class="passage" id={`passage-${p.position}`}>{p.title ? <strong>{p.title}{'\n'}</strong> : null}{p.content}</li>
+              <li class="passage" id={`passage-${p.position}`}>
+                {p.title ? (
+                  <strong>
+                    {p.title}
+                    {'\n'}
+                  </strong>
+                ) : null}
+                {p.content}
+              </li>
             ))}
           </ol>
         )}

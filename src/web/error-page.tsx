@@ -7,8 +7,12 @@ export function ErrorPage({ title, message }: { title: string; message: string }
     <Layout title={title}>
       <div class="card">
         <h1>{title}</h1>
-        <p class="error" role="alert">{message}</p>
-        <p class="muted">Go back to the app and try connecting again. If this keeps happening, the app may not support this server.</p>
+        <p class="error" role="alert">
+          {message}
+        </p>
+        <p class="muted">
+          Go back to the app and try connecting again. If this keeps happening, the app may not support this server.
+        </p>
       </div>
     </Layout>
   );

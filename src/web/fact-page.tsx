@@ -29,23 +29,45 @@ export function FactPage({ detail: d, csrf, email, notice, error }: FactPageProp
     <Layout title="Fact" signedInAs={email} csrf={csrf} current={f.static ? '/profile' : '/containers'}>
       <section class="card" aria-labelledby="fact-title">
         <h1 id="fact-title">{f.static ? 'Standing fact' : 'Fact'}</h1>
-        {notice ? <p class="notice" role="status">{notice}</p> : null}
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        {notice ? (
+          <p class="notice" role="status">
+            {notice}
+          </p>
+        ) : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
         <blockquote id="fact-content">{f.content}</blockquote>
         <p class="muted">
           Saved {when(f.created_at)} · changed {when(f.updated_at)}
-          {f.reviewed_at ? <> · <span class="badge confirmed">confirmed</span> {when(f.reviewed_at)}</> : null}
+          {f.reviewed_at ? (
+            <>
+              {' '}
+              · <span class="badge confirmed">confirmed</span> {when(f.reviewed_at)}
+            </>
+          ) : null}
         </p>
         <form method="post" action={`/facts/${f.id}/edit`}>
           <input type="hidden" name="csrf" value={csrf} />
           <label class="field">
             <span>Edit</span>
-            <textarea name="content" rows={3} required>{f.content}</textarea>
+            <textarea name="content" rows={3} required>
+              {f.content}
+            </textarea>
           </label>
-          <p class="muted">The old wording is kept in the history below. An edited fact is yours: it stays when the document it was learned from is deleted.</p>
+          <p class="muted">
+            The old wording is kept in the history below. An edited fact is yours: it stays when the document it was
+            learned from is deleted.
+          </p>
           <div class="actions">
-            <button type="submit" class="primary">Save</button>
-            <a href={`/facts/${f.id}/forget?back=${encodeURIComponent(home)}`} class="danger">Forget fact</a>
+            <button type="submit" class="primary">
+              Save
+            </button>
+            <a href={`/facts/${f.id}/forget?back=${encodeURIComponent(home)}`} class="danger">
+              Forget fact
+            </a>
           </div>
         </form>
       </section>
@@ -60,7 +82,9 @@ export function FactPage({ detail: d, csrf, email, notice, error }: FactPageProp
         ) : (
           <ol id="history">
             {d.history.map((h) => (
-              <li><span class="fact">{h.content}</span> <small class="muted">until {when(h.replaced_at)}</small></li>
+              <li>
+                <span class="fact">{h.content}</span> <small class="muted">until {when(h.replaced_at)}</small>
+              </li>
             ))}
           </ol>
         )}
@@ -69,16 +93,26 @@ export function FactPage({ detail: d, csrf, email, notice, error }: FactPageProp
         <h2 id="served-title">Where it is served</h2>
         <ul class="plain" id="served">
           <li>
-            {d.served.container
-              ? <>Searchable in <a href={`/containers/${d.served.container.id}`}>{d.served.container.name}</a></>
-              : 'In no container: read from the profile only'}
+            {d.served.container ? (
+              <>
+                Searchable in <a href={`/containers/${d.served.container.id}`}>{d.served.container.name}</a>
+              </>
+            ) : (
+              'In no container: read from the profile only'
+            )}
           </li>
           <li>
-            {d.served.profile === 'static'
-              ? <>In your <a href="/profile">profile</a>, as a standing fact</>
-              : d.served.profile === 'dynamic'
-                ? <>In your <a href="/profile">profile</a>, among the recently changed facts</>
-                : 'Not in your profile'}
+            {d.served.profile === 'static' ? (
+              <>
+                In your <a href="/profile">profile</a>, as a standing fact
+              </>
+            ) : d.served.profile === 'dynamic' ? (
+              <>
+                In your <a href="/profile">profile</a>, among the recently changed facts
+              </>
+            ) : (
+              'Not in your profile'
+            )}
           </li>
         </ul>
         <h3>Read by</h3>
@@ -88,7 +122,8 @@ export function FactPage({ detail: d, csrf, email, notice, error }: FactPageProp
           <ul class="plain" id="readers">
             {d.served.readers.map((r) => (
               <li data-reader={r.id}>
-                <a href={r.kind === 'key' ? `/keys/${r.id}` : '/connected-apps'}>{r.name}</a> <small class="muted">{r.kind === 'key' ? 'key' : 'app'}</small>
+                <a href={r.kind === 'key' ? `/keys/${r.id}` : '/connected-apps'}>{r.name}</a>{' '}
+                <small class="muted">{r.kind === 'key' ? 'key' : 'app'}</small>
               </li>
             ))}
           </ul>
@@ -104,7 +139,8 @@ function Source({ detail: d }: { detail: FactDetailView }) {
     return (
       <div id="source">
         <p>
-          Learned from <a href={`/documents/${l.document_id}#passage-${l.position}`}>{l.title ?? l.document_id}</a>, passage {l.position + 1}:
+          Learned from <a href={`/documents/${l.document_id}#passage-${l.position}`}>{l.title ?? l.document_id}</a>,
+          passage {l.position + 1}:
         </p>
         {l.passage !== null ? <blockquote class="passage">{l.passage}</blockquote> : null}
       </div>
@@ -114,10 +150,20 @@ function Source({ detail: d }: { detail: FactDetailView }) {
     const w = d.written_by;
     return (
       <p id="source">
-        Saved by the {w.kind === 'key' ? 'key' : 'app'} <a href={w.kind === 'key' ? `/keys/${w.id}` : '/connected-apps'}>{w.name}</a>
-        {w.state === 'active' ? null : <> <span class="badge">{w.state}</span></>}
+        Saved by the {w.kind === 'key' ? 'key' : 'app'}{' '}
+        <a href={w.kind === 'key' ? `/keys/${w.id}` : '/connected-apps'}>{w.name}</a>
+        {w.state === 'active' ? null : (
+          <>
+            {' '}
+            <span class="badge">{w.state}</span>
+          </>
+        )}
       </p>
     );
   }
-  return <p id="source" class="muted">Saved by you, imported, or learned from a document since deleted.</p>;
+  return (
+    <p id="source" class="muted">
+      Saved by you, imported, or learned from a document since deleted.
+    </p>
+  );
 }

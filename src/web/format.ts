@@ -5,7 +5,11 @@ import type { Container, Key } from '../operations/schemas';
 export type KeyView = z.infer<typeof Key>;
 export type ContainerView = z.infer<typeof Container>;
 
-export const LEVEL_LABEL: Record<KeyView['level'], string> = { read: 'Read', suggest: 'Read & write', manage: 'Full access' };
+export const LEVEL_LABEL: Record<KeyView['level'], string> = {
+  read: 'Read',
+  suggest: 'Read & write',
+  manage: 'Full access',
+};
 
 /** "2026-01-01 12:00 UTC", or `none` for a missing time. */
 export const when = (isoTime: string | null | undefined, none = 'never'): string =>
@@ -19,4 +23,9 @@ export function reachText(key: KeyView, containers: ContainerView[]): string {
 }
 
 /** The expiry choices of the key screen; a rotated key's own duration is added when it is another. */
-export const EXPIRY_CHOICES: [number | null, string][] = [[null, 'Never'], [30, '30 days'], [90, '90 days'], [365, 'One year']];
+export const EXPIRY_CHOICES: [number | null, string][] = [
+  [null, 'Never'],
+  [30, '30 days'],
+  [90, '90 days'],
+  [365, 'One year'],
+];

@@ -32,15 +32,17 @@ export class FormTokens {
    */
   ready(): Promise<void> {
     if (this.key) return Promise.resolve();
-    this.loading ??= this.store.settings.ensure(SECRET_SETTING, () => randomBase62(64)).then(
-      (secret) => {
-        this.key = Buffer.from(secret);
-      },
-      (err) => {
-        this.failure = err;
-        this.loading = null;
-      },
-    );
+    this.loading ??= this.store.settings
+      .ensure(SECRET_SETTING, () => randomBase62(64))
+      .then(
+        (secret) => {
+          this.key = Buffer.from(secret);
+        },
+        (err) => {
+          this.failure = err;
+          this.loading = null;
+        },
+      );
     return this.loading;
   }
 
@@ -64,7 +66,13 @@ export function signInSubject(c: Context, site: Site): string {
   let value = getCookie(c, SIGN_IN_COOKIE);
   if (!value || !/^[A-Za-z0-9]{32}$/.test(value)) {
     value = randomBase62(32);
-    setCookie(c, SIGN_IN_COOKIE, value, { path: '/', httpOnly: true, sameSite: 'Lax', secure: servesHttps(site), maxAge: 3600 });
+    setCookie(c, SIGN_IN_COOKIE, value, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure: servesHttps(site),
+      maxAge: 3600,
+    });
   }
   return value;
 }
@@ -81,7 +89,8 @@ export function signInSubject(c: Context, site: Site): string {
 export function foreignOrigin(c: Context, site: Site): string | null {
   if (c.req.header('Sec-Fetch-Site') === 'cross-site') return 'another site';
   const origin = c.req.header('Origin');
-  if (origin !== undefined) return site.ownOrigins.has(origin) ? null : origin === 'null' ? 'a page without an origin' : origin;
+  if (origin !== undefined)
+    return site.ownOrigins.has(origin) ? null : origin === 'null' ? 'a page without an origin' : origin;
   const referer = c.req.header('Referer');
   if (referer === undefined) return null;
   const from = URL.parse(referer)?.origin;

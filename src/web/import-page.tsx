@@ -31,7 +31,11 @@ export function ImportPage({ csrf, email, error, maxUploadBytes }: ImportPagePro
     <Layout title="Import" signedInAs={email} csrf={csrf} current={IMPORT_PATH}>
       <section class="card" aria-labelledby="import-title">
         <h1 id="import-title">Import memory</h1>
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
         <p class="muted">
           Bring conversations, notes and facts from elsewhere. The file is checked whole first: a broken one is refused,
           saying where, and nothing of it is stored. Importing the same file again adds nothing; a conversation or note
@@ -44,16 +48,27 @@ export function ImportPage({ csrf, email, error, maxUploadBytes }: ImportPagePro
             <span>What it is</span>
             <select name="format">
               {Object.entries(IMPORT_FORMAT_LABELS).map(([name, label]) => (
-                <option value={name} selected={name === 'chatgpt'}>{label}</option>
+                <option value={name} selected={name === 'chatgpt'}>
+                  {label}
+                </option>
               ))}
             </select>
           </label>
           <ul class="muted how-to">
-            {Object.values(HOW_TO_GET).map(([what, how]) => <li><strong>{what}</strong>: {how}</li>)}
+            {Object.values(HOW_TO_GET).map(([what, how]) => (
+              <li>
+                <strong>{what}</strong>: {how}
+              </li>
+            ))}
           </ul>
           <label class="field">
             <span>Into the container (optional)</span>
-            <input type="text" name="container" maxlength={200} placeholder="ChatGPT, Claude, one per project or folder" />
+            <input
+              type="text"
+              name="container"
+              maxlength={200}
+              placeholder="ChatGPT, Claude, one per project or folder"
+            />
           </label>
           <label class="tick">
             <input type="checkbox" name="dry_run" value="true" /> Only check it, and show what would be imported
@@ -64,7 +79,10 @@ export function ImportPage({ csrf, email, error, maxUploadBytes }: ImportPagePro
           </label>
           <button type="submit">Import</button>
           <p class="upload" hidden>
-            <label>Uploading <progress id="upload-progress" max="100" value="0"></progress> <span id="upload-percent">0%</span></label>
+            <label>
+              Uploading <progress id="upload-progress" max="100" value="0"></progress>{' '}
+              <span id="upload-percent">0%</span>
+            </label>
           </p>
         </form>
       </section>
@@ -79,7 +97,10 @@ export function progressOf(run: ImportRun): { percent: number; text: string } {
   const p = run.progress;
   if (!p) return { percent: 0, text: 'Starting…' };
   const percent = p.total > 0 ? Math.min(100, Math.floor((100 * p.done) / p.total)) : 100;
-  return { percent, text: `${PHASES[p.phase]}: ${percent}% (${(p.done / 1e6).toFixed(1)} MB of ${(p.total / 1e6).toFixed(1)} MB)` };
+  return {
+    percent,
+    text: `${PHASES[p.phase]}: ${percent}% (${(p.done / 1e6).toFixed(1)} MB of ${(p.total / 1e6).toFixed(1)} MB)`,
+  };
 }
 
 export interface ImportRunPageProps {
@@ -90,28 +111,56 @@ export interface ImportRunPageProps {
 
 export function ImportRunPage({ run, csrf, email }: ImportRunPageProps) {
   const { percent, text } = progressOf(run);
-  const heading = run.state === 'running' ? `Importing ${run.label}` : run.state === 'failed' ? `${run.label} was not imported`
-    : run.dryRun ? `Checked ${run.label}` : `Imported ${run.label}`;
+  const heading =
+    run.state === 'running'
+      ? `Importing ${run.label}`
+      : run.state === 'failed'
+        ? `${run.label} was not imported`
+        : run.dryRun
+          ? `Checked ${run.label}`
+          : `Imported ${run.label}`;
   return (
-    <Layout title="Import" signedInAs={email} csrf={csrf} current={IMPORT_PATH} refreshSeconds={run.state === 'running' ? 2 : undefined}>
+    <Layout
+      title="Import"
+      signedInAs={email}
+      csrf={csrf}
+      current={IMPORT_PATH}
+      refreshSeconds={run.state === 'running' ? 2 : undefined}
+    >
       <section class="card" aria-labelledby="run-title" data-import-run={run.state === 'running' ? run.id : undefined}>
         <h1 id="run-title">{heading}</h1>
         {run.state === 'running' ? (
           <p>
             <label>
-              <progress id="import-progress" max="100" value={String(percent)}>{percent}%</progress>{' '}
+              <progress id="import-progress" max="100" value={String(percent)}>
+                {percent}%
+              </progress>{' '}
               <span id="import-phase">{text}</span>
             </label>
           </p>
         ) : null}
-        {run.state === 'failed' ? <p class="error" role="alert">{run.error}</p> : null}
+        {run.state === 'failed' ? (
+          <p class="error" role="alert">
+            {run.error}
+          </p>
+        ) : null}
         {run.summary ? (
           <div id="import-summary" role="status">
-            {describeImport(run.summary).map((line) => <p>{line}</p>)}
-            {run.summary.dryRun ? <p class="muted">Nothing was stored. Upload the file again without “Only check it” to import it.</p> : null}
+            {describeImport(run.summary).map((line) => (
+              <p>{line}</p>
+            ))}
+            {run.summary.dryRun ? (
+              <p class="muted">Nothing was stored. Upload the file again without “Only check it” to import it.</p>
+            ) : null}
             {run.summary.containers.some((c) => c.id) ? (
               <ul id="import-containers">
-                {run.summary.containers.filter((c) => c.id).map((c) => <li><a href={`/containers/${c.id}`}>{c.name}</a></li>)}
+                {run.summary.containers
+                  .filter((c) => c.id)
+                  .map((c) => (
+                    <li>
+                      <a href={`/containers/${c.id}`}>{c.name}</a>
+                    </li>
+                  ))}
               </ul>
             ) : null}
           </div>
@@ -121,13 +170,22 @@ export function ImportRunPage({ run, csrf, email }: ImportRunPageProps) {
             <h2>What it would add or replace</h2>
             <ul id="import-changes">
               {run.changes.map((c) => (
-                <li>{c.action === 'add' ? 'Add' : 'Replace'} {c.kind} “{c.name.slice(0, 120)}”{c.container ? ` in ${c.container}` : ''}</li>
+                <li>
+                  {c.action === 'add' ? 'Add' : 'Replace'} {c.kind} “{c.name.slice(0, 120)}”
+                  {c.container ? ` in ${c.container}` : ''}
+                </li>
               ))}
             </ul>
-            {run.changeCount > run.changes.length ? <p class="muted">…and {run.changeCount - run.changes.length} more.</p> : null}
+            {run.changeCount > run.changes.length ? (
+              <p class="muted">…and {run.changeCount - run.changes.length} more.</p>
+            ) : null}
           </>
         ) : null}
-        {run.state !== 'running' ? <p><a href={IMPORT_PATH}>Import another file</a></p> : null}
+        {run.state !== 'running' ? (
+          <p>
+            <a href={IMPORT_PATH}>Import another file</a>
+          </p>
+        ) : null}
       </section>
     </Layout>
   );

@@ -42,7 +42,10 @@ async function receive(c: Context<AppEnv>, path: string, tokenValid: (token: str
   if (!body || !type.startsWith('multipart/form-data')) return upload;
   let written: Promise<void> = Promise.resolve();
   await new Promise<void>((resolve, reject) => {
-    const form = busboy({ headers: { 'content-type': type }, limits: { files: 1, fields: 10, fieldSize: 4096, fileSize: MAX_UPLOAD_BYTES } });
+    const form = busboy({
+      headers: { 'content-type': type },
+      limits: { files: 1, fields: 10, fieldSize: 4096, fileSize: MAX_UPLOAD_BYTES },
+    });
     form.on('field', (name, value) => {
       upload.fields[name] = value;
     });
@@ -59,7 +62,9 @@ async function receive(c: Context<AppEnv>, path: string, tokenValid: (token: str
     });
     form.on('close', resolve);
     form.on('error', reject);
-    Readable.fromWeb(body as never).on('error', reject).pipe(form);
+    Readable.fromWeb(body as never)
+      .on('error', reject)
+      .pipe(form);
   });
   await written;
   return upload;
@@ -68,7 +73,12 @@ async function receive(c: Context<AppEnv>, path: string, tokenValid: (token: str
 export function importRoutes({ html, page, flash, services, imports, ownerOf, refusedForm }: OwnerKit): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get(IMPORT_PATH, page((c, o, f) => html(c, <ImportPage csrf={o.csrf} email={o.email} error={f.error} maxUploadBytes={MAX_UPLOAD_BYTES} />)));
+  app.get(
+    IMPORT_PATH,
+    page((c, o, f) =>
+      html(c, <ImportPage csrf={o.csrf} email={o.email} error={f.error} maxUploadBytes={MAX_UPLOAD_BYTES} />),
+    ),
+  );
 
   app.post(IMPORT_PATH, async (c) => {
     const session = await ownerSession(c, services);
@@ -85,18 +95,28 @@ export function importRoutes({ html, page, flash, services, imports, ownerOf, re
         upload = await receive(c, path, (token) => !refusedForm(c, session, token));
       } catch (err) {
         // A browser that went away mid-upload, a body that is no form, a disk that filled.
-        return back(refusalOf(err)?.message ?? 'The upload was cut off or could not be read. Nothing was imported; please try again.');
+        return back(
+          refusalOf(err)?.message ??
+            'The upload was cut off or could not be read. Nothing was imported; please try again.',
+        );
       }
       if (refusedForm(c, session, upload.fields.csrf ?? '')) return back(FORM_REFUSED);
-      if (upload.tooLarge) return back(`The file is larger than ${MAX_UPLOAD_BYTES / 1024 ** 3} GiB: import it with the engram import command instead.`);
+      if (upload.tooLarge)
+        return back(
+          `The file is larger than ${MAX_UPLOAD_BYTES / 1024 ** 3} GiB: import it with the engram import command instead.`,
+        );
       if (!upload.name) return back('Choose a file to import.');
       const options = parseInput(ImportOptions, {
-        format: upload.fields.format, container: upload.fields.container?.trim() || null, dry_run: upload.fields.dry_run === 'true',
+        format: upload.fields.format,
+        container: upload.fields.container?.trim() || null,
+        dry_run: upload.fields.dry_run === 'true',
       });
       // What the run's page and messages call it: the file's own name, without a folder or invisible characters.
       const label = withoutInvisible(basename(upload.name.replaceAll('\\', '/'))) || 'upload';
       const run = imports.start((await ownerOf(c, session)).ctx, path, label, {
-        format: options.format, container: options.container ?? null, dryRun: options.dry_run ?? false,
+        format: options.format,
+        container: options.container ?? null,
+        dryRun: options.dry_run ?? false,
       });
       started = true;
       return c.redirect(`${IMPORT_PATH}/runs/${run.id}`, 303);
@@ -108,14 +128,21 @@ export function importRoutes({ html, page, flash, services, imports, ownerOf, re
     }
   });
 
-  app.get(`${IMPORT_PATH}/runs/:id`, page((c, o) => {
-    const run = imports.get(o.session.accountId, c.req.param('id') ?? '');
-    if (!run) {
-      flash(c, 'error', 'That import is not known here (finished imports are kept an hour, and none across a restart).');
-      return c.redirect(IMPORT_PATH, 303);
-    }
-    return html(c, <ImportRunPage run={run} csrf={o.csrf} email={o.email} />);
-  }));
+  app.get(
+    `${IMPORT_PATH}/runs/:id`,
+    page((c, o) => {
+      const run = imports.get(o.session.accountId, c.req.param('id') ?? '');
+      if (!run) {
+        flash(
+          c,
+          'error',
+          'That import is not known here (finished imports are kept an hour, and none across a restart).',
+        );
+        return c.redirect(IMPORT_PATH, 303);
+      }
+      return html(c, <ImportRunPage run={run} csrf={o.csrf} email={o.email} />);
+    }),
+  );
 
   /** What the run's page reads to move its bar (the script; without it, the page reloads itself). */
   app.get(`${IMPORT_PATH}/runs/:id/progress`, async (c) => {

@@ -44,7 +44,10 @@ export class ImportRuns {
   private readonly stopping = new AbortController();
 
   /** `dir` holds the uploads; what is in it from an earlier start is removed. */
-  constructor(readonly dir: string, private readonly clock: Clock) {
+  constructor(
+    readonly dir: string,
+    private readonly clock: Clock,
+  ) {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
@@ -55,36 +58,64 @@ export class ImportRuns {
   }
 
   /** Starts importing the uploaded file at `path` for the context's owner; the file is removed when the run ends. */
-  start(ctx: Context, path: string, label: string, options: { format: ImportFormatName; container: string | null; dryRun: boolean }): ImportRun {
+  start(
+    ctx: Context,
+    path: string,
+    label: string,
+    options: { format: ImportFormatName; container: string | null; dryRun: boolean },
+  ): ImportRun {
     this.forgetOld();
     const run: ImportRun = {
-      id: randomBase62(16), accountId: ctx.caller.accountId, label, format: options.format, dryRun: options.dryRun,
-      state: 'running', progress: null, summary: null, error: null, changes: [], changeCount: 0, endedAt: null,
+      id: randomBase62(16),
+      accountId: ctx.caller.accountId,
+      label,
+      format: options.format,
+      dryRun: options.dryRun,
+      state: 'running',
+      progress: null,
+      summary: null,
+      error: null,
+      changes: [],
+      changeCount: 0,
+      endedAt: null,
     };
-    const done = importMemory(ctx, { path, label }, { format: options.format, container: options.container, dry_run: options.dryRun }, {
-      signal: this.stopping.signal,
-      onProgress: (progress) => {
-        run.progress = progress;
+    const done = importMemory(
+      ctx,
+      { path, label },
+      { format: options.format, container: options.container, dry_run: options.dryRun },
+      {
+        signal: this.stopping.signal,
+        onProgress: (progress) => {
+          run.progress = progress;
+        },
+        onChange: (change) => {
+          if (run.changeCount++ < LISTED_CHANGES) run.changes.push(change);
+        },
       },
-      onChange: (change) => {
-        if (run.changeCount++ < LISTED_CHANGES) run.changes.push(change);
-      },
-    }).then(
-      (summary) => {
-        run.summary = summary;
-        run.state = 'done';
-      },
-      (err: unknown) => {
-        // A refusal (a broken file, a full disk) is meant for the person; anything else is ours, logged.
-        const refusal = refusalOf(err);
-        if (!refusal) ctx.log.error('an import failed', { trace_id: ctx.traceId, error: String(err), stack: (err as Error).stack });
-        run.error = refusal?.message ?? `The import failed on the server. Quote the trace_id ${ctx.traceId} when reporting it.`;
-        run.state = 'failed';
-      },
-    ).finally(() => {
-      run.endedAt = this.clock.now();
-      rmSync(path, { force: true });
-    });
+    )
+      .then(
+        (summary) => {
+          run.summary = summary;
+          run.state = 'done';
+        },
+        (err: unknown) => {
+          // A refusal (a broken file, a full disk) is meant for the person; anything else is ours, logged.
+          const refusal = refusalOf(err);
+          if (!refusal)
+            ctx.log.error('an import failed', {
+              trace_id: ctx.traceId,
+              error: String(err),
+              stack: (err as Error).stack,
+            });
+          run.error =
+            refusal?.message ?? `The import failed on the server. Quote the trace_id ${ctx.traceId} when reporting it.`;
+          run.state = 'failed';
+        },
+      )
+      .finally(() => {
+        run.endedAt = this.clock.now();
+        rmSync(path, { force: true });
+      });
     this.runs.set(run.id, { run, done });
     return run;
   }
@@ -103,6 +134,7 @@ export class ImportRuns {
 
   private forgetOld(): void {
     const now = this.clock.now();
-    for (const [id, { run }] of this.runs) if (run.endedAt !== null && now - run.endedAt > KEPT_MS) this.runs.delete(id);
+    for (const [id, { run }] of this.runs)
+      if (run.endedAt !== null && now - run.endedAt > KEPT_MS) this.runs.delete(id);
   }
 }

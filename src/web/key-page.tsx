@@ -26,16 +26,38 @@ export interface KeyPageProps {
   error?: string | null;
 }
 
-export function KeyPage({ keyView: k, replaces, replacedBy, containers, usage, today, csrf, email, notice, error }: KeyPageProps) {
+export function KeyPage({
+  keyView: k,
+  replaces,
+  replacedBy,
+  containers,
+  usage,
+  today,
+  csrf,
+  email,
+  notice,
+  error,
+}: KeyPageProps) {
   const calls = usage.per_day.reduce((n, d) => n + d.calls, 0);
   return (
     <Layout title={k.name} signedInAs={email} csrf={csrf} current="/keys">
       <section class="card" aria-labelledby="key-title">
         <h1 id="key-title">{k.name}</h1>
-        {notice ? <p class="notice" role="status">{notice}</p> : null}
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        {notice ? (
+          <p class="notice" role="status">
+            {notice}
+          </p>
+        ) : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
         <p>
-          <span class="badge" id="key-state">{k.state}</span> <code>{k.hint}</code> · {LEVEL_LABEL[k.level]} · {reachText(k, containers)} · profile{' '}
+          <span class="badge" id="key-state">
+            {k.state}
+          </span>{' '}
+          <code>{k.hint}</code> · {LEVEL_LABEL[k.level]} · {reachText(k, containers)} · profile{' '}
           {k.profile ? 'yes' : 'no'}
         </p>
         <p class="muted">
@@ -44,16 +66,24 @@ export function KeyPage({ keyView: k, replaces, replacedBy, containers, usage, t
         </p>
         {replaces || replacedBy.length ? (
           <p id="lineage">
-            {replaces ? <>Replaces <a href={`/keys/${replaces.id}`}>{replaces.name}</a> ({replaces.hint}). </> : null}
+            {replaces ? (
+              <>
+                Replaces <a href={`/keys/${replaces.id}`}>{replaces.name}</a> ({replaces.hint}).{' '}
+              </>
+            ) : null}
             {replacedBy.map((r) => (
-              <>Replaced by <a href={`/keys/${r.id}`}>{r.name}</a> ({r.hint}). </>
+              <>
+                Replaced by <a href={`/keys/${r.id}`}>{r.name}</a> ({r.hint}).{' '}
+              </>
             ))}
           </p>
         ) : null}
         {k.state === 'active' ? (
           <div class="actions">
             <a href={`/keys?from=${k.id}#mint`}>Rotate</a>
-            <a href={`/keys/${k.id}/revoke`} class="danger">Revoke</a>
+            <a href={`/keys/${k.id}/revoke`} class="danger">
+              Revoke
+            </a>
           </div>
         ) : null}
       </section>
@@ -62,17 +92,31 @@ export function KeyPage({ keyView: k, replaces, replacedBy, containers, usage, t
         <p>
           <strong id="usage-calls">{calls}</strong> calls, <strong id="usage-refused">{usage.refused}</strong> refused.
         </p>
-        <p><a href={`/keys/${k.id}/activity`} id="activity-link">What it read and wrote</a></p>
+        <p>
+          <a href={`/keys/${k.id}/activity`} id="activity-link">
+            What it read and wrote
+          </a>
+        </p>
         <UsageChart perDay={usage.per_day} today={today} />
         <h2>Calls per tool</h2>
         {usage.per_tool.length === 0 ? (
           <p class="muted">No calls yet.</p>
         ) : (
           <table id="per-tool">
-            <thead><tr><th>Tool</th><th>Calls</th><th>Refused</th></tr></thead>
+            <thead>
+              <tr>
+                <th>Tool</th>
+                <th>Calls</th>
+                <th>Refused</th>
+              </tr>
+            </thead>
             <tbody>
               {usage.per_tool.map((t) => (
-                <tr data-tool={t.tool}><td>{t.tool}</td><td>{t.calls}</td><td>{t.refused}</td></tr>
+                <tr data-tool={t.tool}>
+                  <td>{t.tool}</td>
+                  <td>{t.calls}</td>
+                  <td>{t.refused}</td>
+                </tr>
               ))}
             </tbody>
           </table>
@@ -83,11 +127,21 @@ export function KeyPage({ keyView: k, replaces, replacedBy, containers, usage, t
         ) : (
           <div class="table-scroll">
             <table id="recent">
-              <thead><tr><th>Time</th><th>Tool</th><th>Outcome</th></tr></thead>
+              <thead>
+                <tr>
+                  <th>Time</th>
+                  <th>Tool</th>
+                  <th>Outcome</th>
+                </tr>
+              </thead>
               <tbody>
                 {usage.recent.map((r) => (
                   <tr data-outcome={r.outcome}>
-                    <td>{r.at.slice(0, 19).replace('T', ' ')}</td><td>{r.tool}</td><td>{r.outcome} ({r.status})</td>
+                    <td>{r.at.slice(0, 19).replace('T', ' ')}</td>
+                    <td>{r.tool}</td>
+                    <td>
+                      {r.outcome} ({r.status})
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -111,7 +165,9 @@ export function KeyPage({ keyView: k, replaces, replacedBy, containers, usage, t
               </label>
             </fieldset>
             <div class="actions">
-              <button type="submit" class="primary">Save changes</button>
+              <button type="submit" class="primary">
+                Save changes
+              </button>
             </div>
           </form>
         </section>
@@ -125,14 +181,24 @@ const CHART_DAYS = 14;
 /** Calls per day over the last two weeks, refused calls stacked in the danger colour; no script. */
 function UsageChart({ perDay, today }: { perDay: UsageView['per_day']; today: string }) {
   const end = Date.parse(`${today}T00:00:00Z`);
-  const days = Array.from({ length: CHART_DAYS }, (_, i) => new Date(end - (CHART_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+  const days = Array.from({ length: CHART_DAYS }, (_, i) =>
+    new Date(end - (CHART_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10),
+  );
   const byDay = new Map(perDay.map((d) => [d.day, d]));
   const max = Math.max(1, ...days.map((d) => byDay.get(d)?.calls ?? 0));
   const w = 20;
   const h = 80;
-  const label = days.map((d) => `${d}: ${byDay.get(d)?.calls ?? 0} calls, ${byDay.get(d)?.refused ?? 0} refused`).join('; ');
+  const label = days
+    .map((d) => `${d}: ${byDay.get(d)?.calls ?? 0} calls, ${byDay.get(d)?.refused ?? 0} refused`)
+    .join('; ');
   return (
-    <svg class="chart" id="usage-chart" viewBox={`0 0 ${CHART_DAYS * w} ${h + 14}`} role="img" aria-label={`Calls per day. ${label}`}>
+    <svg
+      class="chart"
+      id="usage-chart"
+      viewBox={`0 0 ${CHART_DAYS * w} ${h + 14}`}
+      role="img"
+      aria-label={`Calls per day. ${label}`}
+    >
       {days.map((d, i) => {
         const row = byDay.get(d);
         const total = ((row?.calls ?? 0) / max) * h;
@@ -142,7 +208,11 @@ function UsageChart({ perDay, today }: { perDay: UsageView['per_day']; today: st
             <title>{`${d}: ${row?.calls ?? 0} calls, ${row?.refused ?? 0} refused`}</title>
             <rect x={i * w + 3} y={h - total} width={w - 6} height={total} fill="currentColor" />
             {refused > 0 ? <rect class="refused" x={i * w + 3} y={h - refused} width={w - 6} height={refused} /> : null}
-            {i % 7 === 6 || i === 0 ? <text x={i * w + 1} y={h + 12}>{d.slice(5)}</text> : null}
+            {i % 7 === 6 || i === 0 ? (
+              <text x={i * w + 1} y={h + 12}>
+                {d.slice(5)}
+              </text>
+            ) : null}
           </g>
         );
       })}

@@ -21,7 +21,15 @@ export interface MintDraft {
   replaces: KeyView | null;
 }
 
-export const EMPTY_DRAFT: MintDraft = { name: '', level: 'read', allViews: false, containers: [], profile: false, expiresInDays: null, replaces: null };
+export const EMPTY_DRAFT: MintDraft = {
+  name: '',
+  level: 'read',
+  allViews: false,
+  containers: [],
+  profile: false,
+  expiresInDays: null,
+  replaces: null,
+};
 
 export interface KeysPageProps {
   keys: { active: KeyView[]; expired: KeyView[]; revoked: KeyView[] };
@@ -44,25 +52,41 @@ export function KeysPage({ keys, containers, draft, minted, csrf, email, notice,
       {minted ? (
         <section class="card" id="minted" aria-labelledby="minted-title">
           <h1 id="minted-title">Your new key “{minted.name}”</h1>
-          <p class="notice" role="status"><strong>Copy it now: you will not see it again.</strong> Afterwards only its hint ({minted.hint}) is shown.</p>
+          <p class="notice" role="status">
+            <strong>Copy it now: you will not see it again.</strong> Afterwards only its hint ({minted.hint}) is shown.
+          </p>
           <div class="secret">
             <input type="text" id="new-key" readonly value={minted.key} aria-label="The new key" />
-            <button type="button" data-copy="new-key" hidden>Copy</button>
+            <button type="button" data-copy="new-key" hidden>
+              Copy
+            </button>
           </div>
-          <p><a href={`/keys/${minted.id}`}>See this key’s page</a></p>
+          <p>
+            <a href={`/keys/${minted.id}`}>See this key’s page</a>
+          </p>
         </section>
       ) : null}
       <section class="card" id="mint" aria-labelledby="mint-title">
         <h1 id="mint-title">{draft.replaces ? `Rotate “${draft.replaces.name}”` : 'Make a key'}</h1>
-        {notice ? <p class="notice" role="status">{notice}</p> : null}
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        {notice ? (
+          <p class="notice" role="status">
+            {notice}
+          </p>
+        ) : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
         {draft.replaces ? (
           <p class="muted">
-            The new key starts with the old key’s level, reach, profile tick and expiry duration (counted from now). The old key
-            ({draft.replaces.hint}) keeps working until you revoke it.
+            The new key starts with the old key’s level, reach, profile tick and expiry duration (counted from now). The
+            old key ({draft.replaces.hint}) keeps working until you revoke it.
           </p>
         ) : (
-          <p class="muted">A key lets code you run use your memory. Give each program its own key, with only the reach it needs.</p>
+          <p class="muted">
+            A key lets code you run use your memory. Give each program its own key, with only the reach it needs.
+          </p>
         )}
         <form method="post" action="/keys">
           <input type="hidden" name="csrf" value={csrf} />
@@ -77,31 +101,53 @@ export function KeysPage({ keys, containers, draft, minted, csrf, email, notice,
             <legend>Profile</legend>
             <label class="tick">
               <input type="checkbox" name="profile" value="on" checked={draft.profile} />
-              <span>Profile access<small>Your standing facts, and saving new ones.</small></span>
+              <span>
+                Profile access<small>Your standing facts, and saving new ones.</small>
+              </span>
             </label>
           </fieldset>
           <label class="field">
             <span>Expires</span>
             <select name="expires_in_days">
               {expiries.map(([days, label]) => (
-                <option value={days == null ? 'never' : String(days)} selected={days === draft.expiresInDays}>{label}</option>
+                <option value={days == null ? 'never' : String(days)} selected={days === draft.expiresInDays}>
+                  {label}
+                </option>
               ))}
             </select>
           </label>
           <div class="actions">
-            <button type="submit" class="primary">{draft.replaces ? 'Make the new key' : 'Make key'}</button>
+            <button type="submit" class="primary">
+              {draft.replaces ? 'Make the new key' : 'Make key'}
+            </button>
             {draft.replaces ? <a href="/keys">Cancel</a> : null}
           </div>
         </form>
       </section>
       <StateSections
-        prefix="keys" noun="keys" groups={keys} rowId="data-key-id"
-        head={<><th>Name</th><th>Level</th><th>Reach</th><th>Profile</th></>} tail={<th>Last used</th>}
+        prefix="keys"
+        noun="keys"
+        groups={keys}
+        rowId="data-key-id"
+        head={
+          <>
+            <th>Name</th>
+            <th>Level</th>
+            <th>Reach</th>
+            <th>Profile</th>
+          </>
+        }
+        tail={<th>Last used</th>}
         cells={(k) => (
           <>
             <td>
               <a href={`/keys/${k.id}`}>{k.name}</a> <small class="muted">{k.hint}</small>
-              {k.replaces ? <small class="muted lineage"> replaces {all.find((o) => o.id === k.replaces)?.name ?? k.replaces}</small> : null}
+              {k.replaces ? (
+                <small class="muted lineage">
+                  {' '}
+                  replaces {all.find((o) => o.id === k.replaces)?.name ?? k.replaces}
+                </small>
+              ) : null}
             </td>
             <td>{LEVEL_LABEL[k.level]}</td>
             <td>{reachText(k, containers)}</td>
@@ -115,31 +161,54 @@ export function KeysPage({ keys, containers, draft, minted, csrf, email, notice,
 }
 
 export function LevelChoice({ level }: { level: KeyView['level'] }) {
-  const help = { read: 'Search, list and read.', suggest: 'Also add documents and facts.', manage: 'Also delete documents and forget facts.' };
+  const help = {
+    read: 'Search, list and read.',
+    suggest: 'Also add documents and facts.',
+    manage: 'Also delete documents and forget facts.',
+  };
   return (
     <fieldset>
       <legend>Level</legend>
       {(['read', 'suggest', 'manage'] as const).map((l) => (
         <div class="choice">
           <label class="tick">
-            <input type="radio" name="level" value={l} checked={l === level} required aria-describedby={`level-${l}-help`} />
+            <input
+              type="radio"
+              name="level"
+              value={l}
+              checked={l === level}
+              required
+              aria-describedby={`level-${l}-help`}
+            />
             <span>{LEVEL_LABEL[l]}</span>
           </label>
-          <small class="muted" id={`level-${l}-help`}>{help[l]}</small>
+          <small class="muted" id={`level-${l}-help`}>
+            {help[l]}
+          </small>
         </div>
       ))}
     </fieldset>
   );
 }
 
-export function ReachChoice({ containers, allViews, ticked }: { containers: ContainerView[]; allViews: boolean; ticked: string[] }) {
+export function ReachChoice({
+  containers,
+  allViews,
+  ticked,
+}: {
+  containers: ContainerView[];
+  allViews: boolean;
+  ticked: string[];
+}) {
   const on = new Set(ticked);
   return (
     <fieldset>
       <legend>Reach</legend>
       <label class="tick">
         <input type="radio" name="reach" value="all" checked={allViews} />
-        <span>All containers<small>Including ones you make later.</small></span>
+        <span>
+          All containers<small>Including ones you make later.</small>
+        </span>
       </label>
       <label class="tick">
         <input type="radio" name="reach" value="some" checked={!allViews} />
@@ -149,7 +218,10 @@ export function ReachChoice({ containers, allViews, ticked }: { containers: Cont
       {containers.map((c) => (
         <label class="tick">
           <input type="checkbox" name="containers" value={c.id} checked={on.has(c.id)} />
-          <span>{c.name}{c.description ? <small>{c.description}</small> : null}</span>
+          <span>
+            {c.name}
+            {c.description ? <small>{c.description}</small> : null}
+          </span>
         </label>
       ))}
     </fieldset>

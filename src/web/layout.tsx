@@ -16,7 +16,14 @@ export { stylesheet };
 
 /** The owner's pages, in the order of the navigation. */
 const NAV: [string, string][] = [
-  ['/containers', 'Memory'], ['/profile', 'Profile'], ['/search', 'Search'], ['/keys', 'Keys'], ['/shares', 'Shares'], ['/rules', 'Rules'], ['/connected-apps', 'Connected apps'], ['/import', 'Import'],
+  ['/containers', 'Memory'],
+  ['/profile', 'Profile'],
+  ['/search', 'Search'],
+  ['/keys', 'Keys'],
+  ['/shares', 'Shares'],
+  ['/rules', 'Rules'],
+  ['/connected-apps', 'Connected apps'],
+  ['/import', 'Import'],
 ];
 
 export interface LayoutProps {
@@ -44,7 +51,11 @@ export function Layout({ title, signedInAs, csrf, current, refreshSeconds, child
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <meta name="referrer" content="same-origin" />
-          {refreshSeconds ? <noscript><meta http-equiv="refresh" content={String(refreshSeconds)} /></noscript> : null}
+          {refreshSeconds ? (
+            <noscript>
+              <meta http-equiv="refresh" content={String(refreshSeconds)} />
+            </noscript>
+          ) : null}
           <title>{`${title} · Engram`}</title>
           <link rel="stylesheet" href={STYLESHEET_PATH} />
           <script src={SCRIPT_PATH} defer></script>
@@ -63,7 +74,9 @@ export function Layout({ title, signedInAs, csrf, current, refreshSeconds, child
           {signedInAs ? (
             <nav class="owner" aria-label="Owner pages">
               {NAV.map(([href, label]) => (
-                <a href={href} aria-current={current === href ? 'page' : undefined}>{label}</a>
+                <a href={href} aria-current={current === href ? 'page' : undefined}>
+                  {label}
+                </a>
               ))}
             </nav>
           ) : null}

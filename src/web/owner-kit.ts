@@ -70,7 +70,8 @@ export const idParam = (c: Context<AppEnv>): string => c.req.param('id') ?? '';
  * become a message; the rest are errors.
  */
 export const fixable = (err: unknown): err is ServiceError =>
-  err instanceof ServiceError && ['validation', 'conflict', 'not_found', 'unauthorized', 'rate_limited', 'capability_unavailable'].includes(err.code);
+  err instanceof ServiceError &&
+  ['validation', 'conflict', 'not_found', 'unauthorized', 'rate_limited', 'capability_unavailable'].includes(err.code);
 
 /** An operation context for the owner signed in with the cookie. */
 export function ownerContext(c: Context<AppEnv>, services: Services, session: OwnerSession): OpContext {
@@ -83,34 +84,52 @@ export function ownerKit(deps: WebDeps) {
   const { services, site, forms } = deps;
   const secure = servesHttps(site);
 
-  const html = (c: Context<AppEnv>, page: HtmlEscapedString | Promise<HtmlEscapedString>, status: 200 | 400 | 403 | 429 = 200) => {
+  const html = (
+    c: Context<AppEnv>,
+    page: HtmlEscapedString | Promise<HtmlEscapedString>,
+    status: 200 | 400 | 403 | 429 = 200,
+  ) => {
     pageHeaders(c);
     return c.html(page, status);
   };
 
   const ownerOf = async (c: Context<AppEnv>, session: OwnerSession): Promise<Owner> => {
     const ctx = ownerContext(c, services, session);
-    return { session, ctx, csrf: forms.tokenFor('session', session.sessionId), email: (await invoke(getAccount, ctx, {})).email };
+    return {
+      session,
+      ctx,
+      csrf: forms.tokenFor('session', session.sessionId),
+      email: (await invoke(getAccount, ctx, {})).email,
+    };
   };
 
   const flash = (c: Context<AppEnv>, kind: 'notice' | 'error', message: string) =>
     setCookie(c, FLASH_COOKIE, `${kind === 'notice' ? 'n' : 'e'}:${message.slice(0, 500)}`, {
-      path: '/', httpOnly: true, sameSite: 'Lax', secure, maxAge: 60,
+      path: '/',
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure,
+      maxAge: 60,
     });
 
   const takeFlash = (c: Context<AppEnv>): Flash => {
     const value = getCookie(c, FLASH_COOKIE);
     if (!value) return { notice: null, error: null };
     deleteCookie(c, FLASH_COOKIE, { path: '/', httpOnly: true, sameSite: 'Lax', secure });
-    return { notice: value.startsWith('n:') ? value.slice(2) : null, error: value.startsWith('e:') ? value.slice(2) : null };
+    return {
+      notice: value.startsWith('n:') ? value.slice(2) : null,
+      error: value.startsWith('e:') ? value.slice(2) : null,
+    };
   };
 
   /** A page for the signed-in owner; anyone else is sent to sign in and brought back. */
-  const page = (render: (c: Context<AppEnv>, o: Owner, f: Flash) => Promise<Response> | Response) => async (c: Context<AppEnv>) => {
-    const session = await ownerSession(c, services);
-    if (!session) return c.redirect(signInUrl(c.req.path + (new URL(c.req.url).search || '')), 303);
-    return render(c, await ownerOf(c, session), takeFlash(c));
-  };
+  const page =
+    (render: (c: Context<AppEnv>, o: Owner, f: Flash) => Promise<Response> | Response) =>
+    async (c: Context<AppEnv>) => {
+      const session = await ownerSession(c, services);
+      if (!session) return c.redirect(signInUrl(c.req.path + (new URL(c.req.url).search || '')), 303);
+      return render(c, await ownerOf(c, session), takeFlash(c));
+    };
 
   /**
    * Whether a form post of the session must be refused: sent from another site, or without the
@@ -124,7 +143,11 @@ export function ownerKit(deps: WebDeps) {
    * CSRF token. `act` returns where to go next (and a notice); a refusal the owner can fix is shown
    * on `back` instead.
    */
-  const post = (back: (c: Context<AppEnv>) => string, act: (c: Context<AppEnv>, o: Owner, form: Form) => Promise<Response | { to: string; notice?: string }>) =>
+  const post =
+    (
+      back: (c: Context<AppEnv>) => string,
+      act: (c: Context<AppEnv>, o: Owner, form: Form) => Promise<Response | { to: string; notice?: string }>,
+    ) =>
     async (c: Context<AppEnv>) => {
       const session = await ownerSession(c, services);
       if (!session) return c.redirect(signInUrl(back(c)), 303);

@@ -17,13 +17,29 @@ export interface ProfilePageProps {
   error?: string | null;
 }
 
-export function ProfilePage({ staticFacts, dynamicFacts, containerNames, csrf, email, notice, error }: ProfilePageProps) {
+export function ProfilePage({
+  staticFacts,
+  dynamicFacts,
+  containerNames,
+  csrf,
+  email,
+  notice,
+  error,
+}: ProfilePageProps) {
   return (
     <Layout title="Profile" signedInAs={email} csrf={csrf} current="/profile">
       <section class="card" aria-labelledby="static-title">
         <h1 id="static-title">Standing facts</h1>
-        {notice ? <p class="notice" role="status">{notice}</p> : null}
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        {notice ? (
+          <p class="notice" role="status">
+            {notice}
+          </p>
+        ) : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
         <p class="muted">Who you are and your lasting preferences. Keys and apps with the profile tick read these.</p>
         {staticFacts.length === 0 ? (
           <p class="muted">No standing facts yet.</p>
@@ -31,7 +47,10 @@ export function ProfilePage({ staticFacts, dynamicFacts, containerNames, csrf, e
           <ul class="plain" id="static-facts">
             {staticFacts.map((f) => (
               <li data-fact-id={f.id}>
-                <a class="fact" href={`/facts/${f.id}`}>{f.content}</a> <FactReview fact={f} csrf={csrf} back="/profile" />{' '}
+                <a class="fact" href={`/facts/${f.id}`}>
+                  {f.content}
+                </a>{' '}
+                <FactReview fact={f} csrf={csrf} back="/profile" />{' '}
                 <a href={`/facts/${f.id}/forget?back=${encodeURIComponent('/profile')}`}>Remove</a>
               </li>
             ))}
@@ -44,7 +63,9 @@ export function ProfilePage({ staticFacts, dynamicFacts, containerNames, csrf, e
             <input type="text" name="content" required />
           </label>
           <div class="actions">
-            <button type="submit" class="primary">Add standing fact</button>
+            <button type="submit" class="primary">
+              Add standing fact
+            </button>
           </div>
         </form>
       </section>
@@ -57,8 +78,12 @@ export function ProfilePage({ staticFacts, dynamicFacts, containerNames, csrf, e
           <ul class="plain" id="dynamic-facts">
             {dynamicFacts.map((f) => (
               <li data-fact-id={f.id}>
-                <a class="fact" href={`/facts/${f.id}`}>{f.content}</a>{' '}
-                <small class="muted">{f.container ? containerNames[f.container] ?? f.container : ''} · {when(f.updated_at)}</small>
+                <a class="fact" href={`/facts/${f.id}`}>
+                  {f.content}
+                </a>{' '}
+                <small class="muted">
+                  {f.container ? (containerNames[f.container] ?? f.container) : ''} · {when(f.updated_at)}
+                </small>
               </li>
             ))}
           </ul>

@@ -21,7 +21,19 @@ import { setupRoutes } from './setup-routes';
 import { shareRoutes } from './share-routes';
 import { signInRoutes } from './sign-in-routes';
 
-const AREAS = [setupRoutes, signInRoutes, appsRoutes, keyRoutes, memoryRoutes, factRoutes, rulesRoutes, searchRoutes, shareRoutes, activityRoutes, importRoutes];
+const AREAS = [
+  setupRoutes,
+  signInRoutes,
+  appsRoutes,
+  keyRoutes,
+  memoryRoutes,
+  factRoutes,
+  rulesRoutes,
+  searchRoutes,
+  shareRoutes,
+  activityRoutes,
+  importRoutes,
+];
 
 export function webRoutes(deps: WebDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -20,14 +20,28 @@ export function RulesPage({ rules, keys, csrf, email, notice, error }: RulesPage
     <Layout title="Rules" signedInAs={email} csrf={csrf} current="/rules">
       <section class="card" aria-labelledby="rules-title">
         <h1 id="rules-title">Standing rules</h1>
-        {notice ? <p class="notice" role="status">{notice}</p> : null}
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        {notice ? (
+          <p class="notice" role="status">
+            {notice}
+          </p>
+        ) : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
         <p class="muted">Apps and keys read these rules (memory_rules) and are asked to follow them.</p>
         {rules.length === 0 ? (
           <p class="muted">No rules yet.</p>
         ) : (
           <table id="rules">
-            <thead><tr><th>Rule</th><th>For</th><th></th></tr></thead>
+            <thead>
+              <tr>
+                <th>Rule</th>
+                <th>For</th>
+                <th></th>
+              </tr>
+            </thead>
             <tbody>
               {rules.map((r) => (
                 <tr data-rule-id={r.id}>
@@ -36,7 +50,9 @@ export function RulesPage({ rules, keys, csrf, email, notice, error }: RulesPage
                   <td>
                     <form method="post" action={`/rules/${r.id}/delete`} data-confirm="Remove this rule?">
                       <input type="hidden" name="csrf" value={csrf} />
-                      <button type="submit" class="danger">Remove</button>
+                      <button type="submit" class="danger">
+                        Remove
+                      </button>
                     </form>
                   </td>
                 </tr>
@@ -58,12 +74,16 @@ export function RulesPage({ rules, keys, csrf, email, notice, error }: RulesPage
             <select name="credential_id">
               <option value="">Every key and app</option>
               {keys.map((k) => (
-                <option value={k.id}>{k.name} ({k.hint})</option>
+                <option value={k.id}>
+                  {k.name} ({k.hint})
+                </option>
               ))}
             </select>
           </label>
           <div class="actions">
-            <button type="submit" class="primary">Add rule</button>
+            <button type="submit" class="primary">
+              Add rule
+            </button>
           </div>
         </form>
       </section>

@@ -30,14 +30,28 @@ export interface SearchPageProps {
   refined: number | null;
 }
 
-export function SearchPage({ q, container, containers, as, seeAs, answer, csrf, email, error, refined }: SearchPageProps) {
+export function SearchPage({
+  q,
+  container,
+  containers,
+  as,
+  seeAs,
+  answer,
+  csrf,
+  email,
+  error,
+  refined,
+}: SearchPageProps) {
   return (
     <Layout title="Search" signedInAs={email} csrf={csrf} current="/search">
       <section class="card" aria-labelledby="search-title">
         <h1 id="search-title">Search your memory</h1>
         <p class="muted">The passages an app would get for this query (search_memories), most relevant first.</p>
         {refined !== null && refined < 100 ? (
-          <p class="muted" id="search-quality">Search quality: {refined} % refined. Engram is reading your memory again with its stronger model; search gets better as this rises.</p>
+          <p class="muted" id="search-quality">
+            Search quality: {refined} % refined. Engram is reading your memory again with its stronger model; search
+            gets better as this rises.
+          </p>
         ) : null}
         <search>
           <form method="get" action="/search">
@@ -50,38 +64,61 @@ export function SearchPage({ q, container, containers, as, seeAs, answer, csrf, 
               <select name="as" id="see-as">
                 <option value="">You (every container)</option>
                 {seeAs.map((x) => (
-                  <option value={x.id} selected={x.id === as}>{x.label}</option>
+                  <option value={x.id} selected={x.id === as}>
+                    {x.label}
+                  </option>
                 ))}
               </select>
             </label>
-            <p class="muted">Seen as a key or app, search has exactly its reach, profile tick and level; it does not count as the key's or app's use.</p>
+            <p class="muted">
+              Seen as a key or app, search has exactly its reach, profile tick and level; it does not count as the key's
+              or app's use.
+            </p>
             <label class="field">
               <span>In</span>
               <select name="container">
                 <option value="*">{as ? 'All containers in its reach' : 'All containers'}</option>
                 {containers.map((c) => (
-                  <option value={c.id} selected={c.id === container}>{c.name}</option>
+                  <option value={c.id} selected={c.id === container}>
+                    {c.name}
+                  </option>
                 ))}
               </select>
             </label>
             <div class="actions">
-              <button type="submit" class="primary">Search</button>
+              <button type="submit" class="primary">
+                Search
+              </button>
             </div>
           </form>
         </search>
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
       </section>
       {answer ? (
         <section class="card" aria-labelledby="results-title">
-          <h2 id="results-title">{answer.results.length} {answer.results.length === 1 ? 'passage' : 'passages'}</h2>
-          {answer.containers.filter((c) => c.error).map((c) => (
-            <p class="error" role="alert">{c.name}: {c.error!.message}</p>
-          ))}
+          <h2 id="results-title">
+            {answer.results.length} {answer.results.length === 1 ? 'passage' : 'passages'}
+          </h2>
+          {answer.containers
+            .filter((c) => c.error)
+            .map((c) => (
+              <p class="error" role="alert">
+                {c.name}: {c.error!.message}
+              </p>
+            ))}
           <ol id="results">
             {answer.results.map((hit) => (
               <li
-                class="passage" data-container={hit.container} data-document={hit.document_id ?? ''} data-memory={hit.memory_id ?? ''}
-                data-position={String(hit.position)} data-score={hit.score.toFixed(6)}
+                class="passage"
+                data-container={hit.container}
+                data-document={hit.document_id ?? ''}
+                data-memory={hit.memory_id ?? ''}
+                data-position={String(hit.position)}
+                data-score={hit.score.toFixed(6)}
               >
                 <small class="muted">
                   {hit.container_name}
@@ -89,9 +126,13 @@ export function SearchPage({ q, container, containers, as, seeAs, answer, csrf, 
                   {hit.memory_id ? ' · fact' : ''} · score {hit.score.toFixed(3)}
                 </small>
                 {'\n'}
-                {hit.memory_id
-                  ? <a href={`/facts/${hit.memory_id}`}>{hit.content}</a>
-                  : hit.document_id ? <a href={`/documents/${hit.document_id}#passage-${hit.position}`}>{hit.content}</a> : hit.content}
+                {hit.memory_id ? (
+                  <a href={`/facts/${hit.memory_id}`}>{hit.content}</a>
+                ) : hit.document_id ? (
+                  <a href={`/documents/${hit.document_id}#passage-${hit.position}`}>{hit.content}</a>
+                ) : (
+                  hit.content
+                )}
               </li>
             ))}
           </ol>

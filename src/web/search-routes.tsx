@@ -29,34 +29,50 @@ export function searchRoutes({ services, site, html, page }: OwnerKit): Hono<App
     ];
   }
 
-  app.get('/search', page(async (c, o) => {
-    const q = c.req.query('q') ?? '';
-    const container = c.req.query('container') || '*';
-    const as = c.req.query('as') ?? '';
-    const options = await seeAsOptions(o);
-    let answer = null;
-    let error: string | null = null;
-    let containers: ContainerView[] = [];
-    try {
-      // Seen as a credential, every call is that credential's (its reach, profile tick and level) but
-      // counts as the owner's.
-      const ctx = as
-        ? contextFor(services, await seeAs(services.store, services.clock, o.ctx.caller, as, { audience: resourceOf(site) }), o.ctx.traceId)
-        : o.ctx;
-      ({ containers } = await invoke(listContainers, ctx, {}));
-      if (q.trim()) answer = await invoke(searchMemories, ctx, { q, container });
-    } catch (err) {
-      if (!fixable(err)) throw err;
-      error = err.message;
-    }
-    const refined = refinedPercent(await invoke(learningProgress, o.ctx, {}));
-    return html(c, (
-      <SearchPage
-        q={q} container={container} containers={containers} as={as} seeAs={options} answer={answer} csrf={o.csrf} email={o.email} error={error}
-        refined={refined}
-      />
-    ));
-  }));
+  app.get(
+    '/search',
+    page(async (c, o) => {
+      const q = c.req.query('q') ?? '';
+      const container = c.req.query('container') || '*';
+      const as = c.req.query('as') ?? '';
+      const options = await seeAsOptions(o);
+      let answer = null;
+      let error: string | null = null;
+      let containers: ContainerView[] = [];
+      try {
+        // Seen as a credential, every call is that credential's (its reach, profile tick and level) but
+        // counts as the owner's.
+        const ctx = as
+          ? contextFor(
+              services,
+              await seeAs(services.store, services.clock, o.ctx.caller, as, { audience: resourceOf(site) }),
+              o.ctx.traceId,
+            )
+          : o.ctx;
+        ({ containers } = await invoke(listContainers, ctx, {}));
+        if (q.trim()) answer = await invoke(searchMemories, ctx, { q, container });
+      } catch (err) {
+        if (!fixable(err)) throw err;
+        error = err.message;
+      }
+      const refined = refinedPercent(await invoke(learningProgress, o.ctx, {}));
+      return html(
+        c,
+        <SearchPage
+          q={q}
+          container={container}
+          containers={containers}
+          as={as}
+          seeAs={options}
+          answer={answer}
+          csrf={o.csrf}
+          email={o.email}
+          error={error}
+          refined={refined}
+        />,
+      );
+    }),
+  );
 
   return app;
 }

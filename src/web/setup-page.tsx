@@ -13,8 +13,15 @@ export function SetupPage({ csrf, email, error }: SetupPageProps) {
     <Layout title="Set up">
       <div class="card">
         <h1>Set up your memory</h1>
-        <p class="muted">This Engram server has no owner yet. Make your account: you will sign in with it to manage your memory and keys.</p>
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        <p class="muted">
+          This Engram server has no owner yet. Make your account: you will sign in with it to manage your memory and
+          keys.
+        </p>
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
         <form method="post" action="/setup">
           <input type="hidden" name="csrf" value={csrf} />
           <label class="field">
@@ -30,7 +37,9 @@ export function SetupPage({ csrf, email, error }: SetupPageProps) {
             <input type="password" name="password_again" autocomplete="new-password" minlength={8} required />
           </label>
           <div class="actions">
-            <button type="submit" class="primary">Create account</button>
+            <button type="submit" class="primary">
+              Create account
+            </button>
           </div>
         </form>
       </div>

@@ -43,10 +43,15 @@ export function setupRoutes({ services, site, forms, html, flash }: OwnerKit): H
     const form = (await c.req.parseBody()) as Form;
     const email = str(form, 'email');
     const again = (status: 400 | 403 | 429, error: string) =>
-      html(c, <SetupPage csrf={forms.tokenFor('sign_in', signInSubject(c, site))} email={email} error={error} />, status);
+      html(
+        c,
+        <SetupPage csrf={forms.tokenFor('sign_in', signInSubject(c, site))} email={email} error={error} />,
+        status,
+      );
     const origin = foreignOrigin(c, site);
     if (origin) return again(403, `A setup from ${origin} is not accepted here.`);
-    if (!forms.check('sign_in', signInSubject(c, site), form.csrf)) return again(403, 'The setup form expired. Please try again.');
+    if (!forms.check('sign_in', signInSubject(c, site), form.csrf))
+      return again(403, 'The setup form expired. Please try again.');
     try {
       setupLimiter.take(`setup:${clientAddress(c, site)}`);
     } catch {
@@ -62,7 +67,8 @@ export function setupRoutes({ services, site, forms, html, flash }: OwnerKit): H
       flash(c, 'notice', 'Your account is ready. Make a container to start your memory.');
       return c.redirect(HOME_PATH, 303);
     } catch (err) {
-      if (err instanceof ServiceError && (err.code === 'validation' || err.code === 'conflict')) return again(400, err.message);
+      if (err instanceof ServiceError && (err.code === 'validation' || err.code === 'conflict'))
+        return again(400, err.message);
       throw err;
     }
   });

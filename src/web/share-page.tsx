@@ -18,10 +18,21 @@ export function SharePage({ share: s, containers, csrf, email, notice, error }: 
     <Layout title={s.name} signedInAs={email} csrf={csrf} current="/shares">
       <section class="card" aria-labelledby="share-title">
         <h1 id="share-title">{s.name}</h1>
-        {notice ? <p class="notice" role="status">{notice}</p> : null}
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        {notice ? (
+          <p class="notice" role="status">
+            {notice}
+          </p>
+        ) : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
         <p>
-          <span class="badge" id="share-state">{s.state}</span> <code>{s.hint}</code> · {KIND_LABEL[s.kind]} · {containerNames(s, containers)}
+          <span class="badge" id="share-state">
+            {s.state}
+          </span>{' '}
+          <code>{s.hint}</code> · {KIND_LABEL[s.kind]} · {containerNames(s, containers)}
         </p>
         <p class="muted">{KIND_HELP[s.kind]}</p>
         {s.instruction ? (
@@ -36,7 +47,9 @@ export function SharePage({ share: s, containers, csrf, email, notice, error }: 
         </p>
         {s.state === 'active' ? (
           <div class="actions">
-            <a href={`/shares/${s.id}/revoke`} class="danger">Revoke</a>
+            <a href={`/shares/${s.id}/revoke`} class="danger">
+              Revoke
+            </a>
           </div>
         ) : null}
       </section>

@@ -22,7 +22,10 @@ export const KIND_HELP: Record<ShareView['kind'], string> = {
 
 /** The share's containers by name, in the order of the owner's container list. */
 export const containerNames = (s: ShareView, containers: ContainerView[]): string =>
-  containers.filter((c) => s.containers.includes(c.id)).map((c) => c.name).join(', ') || 'No containers';
+  containers
+    .filter((c) => s.containers.includes(c.id))
+    .map((c) => c.name)
+    .join(', ') || 'No containers';
 
 export interface SharesPageProps {
   shares: { active: ShareView[]; expired: ShareView[]; revoked: ShareView[] };
@@ -39,20 +42,36 @@ export function SharesPage({ shares, containers, minted, csrf, email, notice, er
     <Layout title="Shares" signedInAs={email} csrf={csrf} current="/shares">
       {minted ? (
         <section class="card" id="minted" aria-labelledby="minted-title">
-          <h1 id="minted-title">Your new {KIND_LABEL[minted.kind].toLowerCase()} “{minted.name}”</h1>
-          <p class="notice" role="status"><strong>Copy it now: you will not see it again.</strong> Afterwards only its hint ({minted.hint}) is shown.</p>
+          <h1 id="minted-title">
+            Your new {KIND_LABEL[minted.kind].toLowerCase()} “{minted.name}”
+          </h1>
+          <p class="notice" role="status">
+            <strong>Copy it now: you will not see it again.</strong> Afterwards only its hint ({minted.hint}) is shown.
+          </p>
           <div class="secret">
             <input type="text" id="new-token" readonly value={minted.token} aria-label="The new token" />
-            <button type="button" data-copy="new-token" hidden>Copy</button>
+            <button type="button" data-copy="new-token" hidden>
+              Copy
+            </button>
           </div>
           <p class="muted">{KIND_HELP[minted.kind]}</p>
-          <p><a href={`/shares/${minted.id}`}>See its page</a></p>
+          <p>
+            <a href={`/shares/${minted.id}`}>See its page</a>
+          </p>
         </section>
       ) : null}
       <section class="card" id="make" aria-labelledby="make-title">
         <h1 id="make-title">Share an agent or a workflow</h1>
-        {notice ? <p class="notice" role="status">{notice}</p> : null}
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        {notice ? (
+          <p class="notice" role="status">
+            {notice}
+          </p>
+        ) : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
         <p class="muted">
           A share is a token you hand to someone else: it can only ask your memory questions (an agent share) or run one
           instruction of yours (a workflow), over the containers you tick, never your profile.
@@ -64,10 +83,19 @@ export function SharesPage({ shares, containers, minted, csrf, email, notice, er
             {(['agent_share', 'workflow'] as const).map((kind) => (
               <div class="choice">
                 <label class="tick">
-                  <input type="radio" name="kind" value={kind} checked={kind === 'agent_share'} required aria-describedby={`kind-${kind}-help`} />
+                  <input
+                    type="radio"
+                    name="kind"
+                    value={kind}
+                    checked={kind === 'agent_share'}
+                    required
+                    aria-describedby={`kind-${kind}-help`}
+                  />
                   <span>{KIND_LABEL[kind]}</span>
                 </label>
-                <small class="muted" id={`kind-${kind}-help`}>{KIND_HELP[kind]}</small>
+                <small class="muted" id={`kind-${kind}-help`}>
+                  {KIND_HELP[kind]}
+                </small>
               </div>
             ))}
           </fieldset>
@@ -81,7 +109,10 @@ export function SharesPage({ shares, containers, minted, csrf, email, notice, er
             {containers.map((c) => (
               <label class="tick">
                 <input type="checkbox" name="containers" value={c.id} />
-                <span>{c.name}{c.description ? <small>{c.description}</small> : null}</span>
+                <span>
+                  {c.name}
+                  {c.description ? <small>{c.description}</small> : null}
+                </span>
               </label>
             ))}
           </fieldset>
@@ -93,20 +124,35 @@ export function SharesPage({ shares, containers, minted, csrf, email, notice, er
             <span>Expires</span>
             <select name="expires_in_days">
               {EXPIRY_CHOICES.map(([days, label]) => (
-                <option value={days == null ? 'never' : String(days)} selected={days == null}>{label}</option>
+                <option value={days == null ? 'never' : String(days)} selected={days == null}>
+                  {label}
+                </option>
               ))}
             </select>
           </label>
           <div class="actions">
-            <button type="submit" class="primary">Make share</button>
+            <button type="submit" class="primary">
+              Make share
+            </button>
           </div>
         </form>
       </section>
       <StateSections
-        prefix="shares" groups={shares} rowId="data-share-id" head={<><th>Name</th><th>Kind</th><th>Containers</th></>}
+        prefix="shares"
+        groups={shares}
+        rowId="data-share-id"
+        head={
+          <>
+            <th>Name</th>
+            <th>Kind</th>
+            <th>Containers</th>
+          </>
+        }
         cells={(s) => (
           <>
-            <td><a href={`/shares/${s.id}`}>{s.name}</a> <small class="muted">{s.hint}</small></td>
+            <td>
+              <a href={`/shares/${s.id}`}>{s.name}</a> <small class="muted">{s.hint}</small>
+            </td>
             <td>{KIND_LABEL[s.kind]}</td>
             <td>{containerNames(s, containers)}</td>
           </>

@@ -15,7 +15,11 @@ export function SignInPage({ next, csrf, email, error }: SignInPageProps) {
       <div class="card">
         <h1>Sign in to your memory</h1>
         <p class="muted">Sign in as the owner of this Engram server to continue.</p>
-        {error ? <p class="error" role="alert">{error}</p> : null}
+        {error ? (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        ) : null}
         <form method="post" action="/sign-in">
           <input type="hidden" name="csrf" value={csrf} />
           <input type="hidden" name="next" value={next} />
@@ -28,7 +32,9 @@ export function SignInPage({ next, csrf, email, error }: SignInPageProps) {
             <input type="password" name="password" autocomplete="current-password" required />
           </label>
           <div class="actions">
-            <button type="submit" class="primary">Sign in</button>
+            <button type="submit" class="primary">
+              Sign in
+            </button>
           </div>
         </form>
       </div>

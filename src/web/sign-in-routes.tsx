@@ -35,7 +35,8 @@ export function signInRoutes({ services, site, forms, passwords }: OwnerKit): Ho
     };
     const origin = foreignOrigin(c, site);
     if (origin) return page(403, `A sign-in from ${origin} is not accepted here.`);
-    if (!forms.check('sign_in', signInSubject(c, site), form.csrf)) return page(403, 'The sign-in form expired. Please try again.');
+    if (!forms.check('sign_in', signInSubject(c, site), form.csrf))
+      return page(403, 'The sign-in form expired. Please try again.');
     try {
       passwords.take(c);
     } catch {
@@ -60,7 +61,13 @@ export function signInRoutes({ services, site, forms, passwords }: OwnerKit): Ho
     // Like every owner post: without the session's CSRF token another site could sign the owner out.
     if (session && (foreignOrigin(c, site) || !forms.check('session', session.sessionId, form.csrf))) {
       pageHeaders(c);
-      return c.html(<ErrorPage title="Not signed out" message="The form expired or came from another site. Reload the page and sign out again." />, 403);
+      return c.html(
+        <ErrorPage
+          title="Not signed out"
+          message="The form expired or came from another site. Reload the page and sign out again."
+        />,
+        403,
+      );
     }
     if (session) await endSession(services.store, session.sessionId);
     clearSessionCookie(c, site);

@@ -28,19 +28,35 @@ export interface StateSectionsProps<T extends Ended> {
   rowId: 'data-key-id' | 'data-share-id';
 }
 
-export function StateSections<T extends Ended>({ prefix, noun, groups, head, tail, cells, tailCells, rowId }: StateSectionsProps<T>) {
+export function StateSections<T extends Ended>({
+  prefix,
+  noun,
+  groups,
+  head,
+  tail,
+  cells,
+  tailCells,
+  rowId,
+}: StateSectionsProps<T>) {
   return (
     <>
       {(['active', 'expired', 'revoked'] as const).map((state) => (
         <section class="card" id={`${prefix}-${state}`} aria-labelledby={`${prefix}-${state}-title`}>
-          <h2 id={`${prefix}-${state}-title`}>{TITLE[state]}{noun ? ` ${noun}` : ''}</h2>
+          <h2 id={`${prefix}-${state}-title`}>
+            {TITLE[state]}
+            {noun ? ` ${noun}` : ''}
+          </h2>
           {groups[state].length === 0 ? (
             <p class="muted">None.</p>
           ) : (
             <div class="table-scroll">
               <table>
                 <thead>
-                  <tr>{head}<th>{state === 'revoked' ? 'Revoked' : 'Expires'}</th>{tail}</tr>
+                  <tr>
+                    {head}
+                    <th>{state === 'revoked' ? 'Revoked' : 'Expires'}</th>
+                    {tail}
+                  </tr>
                 </thead>
                 <tbody>
                   {groups[state].map((item) => (

@@ -20,8 +20,10 @@ function extractFixture(req: ChatRequest) {
   for (const p of passages) {
     if (p.text.includes('I live in Paris')) facts.push({ content: 'Lives in Paris.', passage: p.n, standing: true });
     if (p.text.includes('piano')) facts.push({ content: 'Started learning the piano.', passage: p.n, standing: false });
-    if (p.text.includes('lesson to Thursdays')) facts.push({ content: 'Has piano lessons on Thursdays.', passage: p.n, standing: false });
-    if (p.text.includes('swimming on Fridays')) facts.push({ content: 'Goes swimming on Fridays.', passage: p.n, standing: false });
+    if (p.text.includes('lesson to Thursdays'))
+      facts.push({ content: 'Has piano lessons on Thursdays.', passage: p.n, standing: false });
+    if (p.text.includes('swimming on Fridays'))
+      facts.push({ content: 'Goes swimming on Fridays.', passage: p.n, standing: false });
     if (p.text.includes('moved to Berlin')) {
       const paris = known.find((k) => k.text.includes('Paris'));
       facts.push({ content: 'Lives in Berlin.', passage: p.n, standing: true, replaces: paris?.n ?? null });
@@ -43,7 +45,9 @@ describe('fact extraction with a model', () => {
 
   beforeAll(async () => {
     model = startFakeModel(extractFixture);
-    server = await startTestServer({ env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0', ENGRAM_EMBEDDER: 'none' } });
+    server = await startTestServer({
+      env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0', ENGRAM_EMBEDDER: 'none' },
+    });
     const account = await makeAccount(server, ['Diary', 'Other']);
     diary = account.containers.Diary!;
     other = account.containers.Other!;
@@ -57,7 +61,10 @@ describe('fact extraction with a model', () => {
   const profile = async () => (await call(server, 'GET', '/v1/profile', key)).body;
 
   it('saves the facts of a learned document with their document and passage', async () => {
-    const doc = await addDocument(server, key, { container: diary, content: 'Notes from Sunday.\n\nI live in Paris, near the canal.\n\nLast week I started the piano.' });
+    const doc = await addDocument(server, key, {
+      container: diary,
+      content: 'Notes from Sunday.\n\nI live in Paris, near the canal.\n\nLast week I started the piano.',
+    });
     await server.learning.drain();
     expect((await call(server, 'GET', `/v1/documents/${doc}`, key)).body.learned).toBe(true);
     const p = await profile();
@@ -74,13 +81,18 @@ describe('fact extraction with a model', () => {
 
   it('updates a fact from a contradicting document, keeping its history, and does not save a repeat', async () => {
     const before = (await profile()).static[0];
-    const moved = await addDocument(server, key, { container: diary, content: 'Big news: I moved to Berlin in March.' });
+    const moved = await addDocument(server, key, {
+      container: diary,
+      content: 'Big news: I moved to Berlin in March.',
+    });
     await server.learning.drain();
     const after = (await profile()).static;
     expect(after).toHaveLength(1);
     expect(after[0]).toMatchObject({ id: before.id, content: 'Lives in Berlin.', source: { document_id: moved } });
     const accountId = (await server.services.store.accounts.list())[0]!.id;
-    expect((await server.services.store.facts.listHistory(accountId, before.id)).map((h) => h.content)).toEqual(['Lives in Paris.']);
+    expect((await server.services.store.facts.listHistory(accountId, before.id)).map((h) => h.content)).toEqual([
+      'Lives in Paris.',
+    ]);
 
     await addDocument(server, key, { container: diary, content: 'I still live in Berlin and love it.' });
     await server.learning.drain();
@@ -105,7 +117,10 @@ describe('fact extraction with a model', () => {
     const fixture = model.fixture;
     model.fixture = () => ({ httpStatus: 500 });
     try {
-      const doc = await addDocument(server, key, { container: diary, content: 'I live in Paris again? No: a piano recital note.' });
+      const doc = await addDocument(server, key, {
+        container: diary,
+        content: 'I live in Paris again? No: a piano recital note.',
+      });
       await server.learning.drain();
       expect((await call(server, 'GET', `/v1/documents/${doc}`, key)).body.learned).toBe(true);
       expect((await profile()).dynamic).toEqual([]);
@@ -115,9 +130,10 @@ describe('fact extraction with a model', () => {
     void other;
   });
 
-  it('says where a learned fact came from in its search hit, over REST and MCP; a document\'s passage has no source', async () => {
+  it("says where a learned fact came from in its search hit, over REST and MCP; a document's passage has no source", async () => {
     const doc = await addDocument(server, key, {
-      container: diary, custom_id: 'lesson-notes',
+      container: diary,
+      custom_id: 'lesson-notes',
       content: `${'Groceries and chores for the week, nothing else of note. '.repeat(20)}\n\nThe piano teacher moved my lesson to Thursdays.`,
     });
     await server.learning.drain();
@@ -127,21 +143,35 @@ describe('fact extraction with a model', () => {
     const fact = facts.find((f: any) => f.content === 'Has piano lessons on Thursdays.');
     // The piano paragraph is the document's second passage.
     expect(fact.source).toEqual({ document_id: doc, position: 1 });
-    const hits = (await call(server, 'POST', '/v1/search', key, { q: 'piano lessons Thursdays', container: diary, limit: 20 })).body.results;
-    expect(hits.find((h: any) => h.memory_id === fact.id).source).toEqual({ document_id: doc, custom_id: 'lesson-notes', passage: 1 });
+    const hits = (
+      await call(server, 'POST', '/v1/search', key, { q: 'piano lessons Thursdays', container: diary, limit: 20 })
+    ).body.results;
+    expect(hits.find((h: any) => h.memory_id === fact.id).source).toEqual({
+      document_id: doc,
+      custom_id: 'lesson-notes',
+      passage: 1,
+    });
     const passage = hits.find((h: any) => h.document_id === doc);
     expect(passage.position).toBe(1);
     expect('source' in passage).toBe(false);
     // A document added without a custom_id: null in the source.
-    const swims = (await call(server, 'POST', '/v1/search', key, { q: 'swimming Fridays', container: diary })).body.results;
+    const swims = (await call(server, 'POST', '/v1/search', key, { q: 'swimming Fridays', container: diary })).body
+      .results;
     expect(swims.find((h: any) => h.memory_id).source).toEqual({ document_id: swim, custom_id: null, passage: 0 });
 
     const mcp = mcpSession(server, key);
     await mcp.connect();
     try {
-      const found = await mcp.client.callTool({ name: 'search_memories', arguments: { q: 'piano lessons Thursdays', container: diary, limit: 20 } });
+      const found = await mcp.client.callTool({
+        name: 'search_memories',
+        arguments: { q: 'piano lessons Thursdays', container: diary, limit: 20 },
+      });
       const results = (found.structuredContent as { results: any[] }).results;
-      expect(results.find((h) => h.memory_id === fact.id).source).toEqual({ document_id: doc, custom_id: 'lesson-notes', passage: 1 });
+      expect(results.find((h) => h.memory_id === fact.id).source).toEqual({
+        document_id: doc,
+        custom_id: 'lesson-notes',
+        passage: 1,
+      });
     } finally {
       await mcp.close();
     }
@@ -161,6 +191,9 @@ describe('learning without a model', () => {
     expect((await call(server, 'GET', `/v1/documents/${doc}`, key)).body.learned).toBe(true);
     const p = (await call(server, 'GET', '/v1/profile', key)).body;
     expect([p.static, p.dynamic]).toEqual([[], []]);
-    expect((await call(server, 'POST', '/v1/search', key, { q: 'Paris', container: account.containers.Diary! })).body.results).toHaveLength(1);
+    expect(
+      (await call(server, 'POST', '/v1/search', key, { q: 'Paris', container: account.containers.Diary! })).body
+        .results,
+    ).toHaveLength(1);
   });
 });

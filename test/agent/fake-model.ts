@@ -23,7 +23,11 @@ export interface FakeModel {
 
 export function startFakeModel(fixture: Fixture): FakeModel {
   const model: FakeModel = {
-    url: '', requests: [], authorization: [], delayMs: 0, fixture,
+    url: '',
+    requests: [],
+    authorization: [],
+    delayMs: 0,
+    fixture,
     async stop() {
       await server.stop(true);
     },
@@ -38,9 +42,15 @@ export function startFakeModel(fixture: Fixture): FakeModel {
       model.authorization.push(req.headers.get('Authorization'));
       if (model.delayMs) await Bun.sleep(model.delayMs);
       const out = model.fixture(body) as Record<string, unknown>;
-      if (out && typeof out.httpStatus === 'number') return new Response('{"error":"fixture"}', { status: out.httpStatus });
+      if (out && typeof out.httpStatus === 'number')
+        return new Response('{"error":"fixture"}', { status: out.httpStatus });
       const content = out && typeof out.rawContent === 'string' ? out.rawContent : JSON.stringify(out);
-      return Response.json({ id: 'cmpl-test', object: 'chat.completion', model: body.model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] });
+      return Response.json({
+        id: 'cmpl-test',
+        object: 'chat.completion',
+        model: body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      });
     },
   });
   model.url = `http://127.0.0.1:${server.port}/v1`;

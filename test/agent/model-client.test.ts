@@ -12,7 +12,8 @@ const Shape = z.object({ ok: z.boolean() });
 describe('the model client', () => {
   const model = startFakeModel(() => ({ ok: true }));
   afterAll(() => model.stop());
-  const client = (retries = 2, timeoutMs = 2000) => new ModelClient({ url: model.url, model: 'm', key: null, timeoutMs, retries });
+  const client = (retries = 2, timeoutMs = 2000) =>
+    new ModelClient({ url: model.url, model: 'm', key: null, timeoutMs, retries });
 
   it('returns the JSON answer parsed by the schema, without a bearer when no key is set', async () => {
     model.fixture = () => ({ ok: true });
@@ -39,7 +40,9 @@ describe('the model client', () => {
       n++;
       return { httpStatus: 400 };
     };
-    const err = await client().chatJson([{ role: 'user', content: 'secret prompt' }], Shape).catch((e) => e);
+    const err = await client()
+      .chatJson([{ role: 'user', content: 'secret prompt' }], Shape)
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ServiceError);
     expect(err.code).toBe('internal');
     expect(err.message).toContain('HTTP 400');
@@ -52,7 +55,9 @@ describe('the model client', () => {
     model.delayMs = 500;
     try {
       const started = Date.now();
-      const err = await client(0, 100).chatJson([{ role: 'user', content: 'hi' }], Shape).catch((e) => e);
+      const err = await client(0, 100)
+        .chatJson([{ role: 'user', content: 'hi' }], Shape)
+        .catch((e) => e);
       expect(err.message).toContain('timed out');
       expect(Date.now() - started).toBeLessThan(450);
     } finally {
@@ -67,8 +72,20 @@ describe('the model configuration', () => {
   });
 
   it('reads the URL, the model, the key, the timeout and the retries', () => {
-    const config = loadConfig({ ENGRAM_MODEL_URL: 'http://127.0.0.1:11434/v1/', ENGRAM_MODEL: 'llama3.2', ENGRAM_MODEL_KEY: 'k', ENGRAM_MODEL_TIMEOUT_SECONDS: '30', ENGRAM_MODEL_RETRIES: '1' });
-    expect(config.model).toEqual({ url: 'http://127.0.0.1:11434/v1', model: 'llama3.2', key: 'k', timeoutMs: 30_000, retries: 1 });
+    const config = loadConfig({
+      ENGRAM_MODEL_URL: 'http://127.0.0.1:11434/v1/',
+      ENGRAM_MODEL: 'llama3.2',
+      ENGRAM_MODEL_KEY: 'k',
+      ENGRAM_MODEL_TIMEOUT_SECONDS: '30',
+      ENGRAM_MODEL_RETRIES: '1',
+    });
+    expect(config.model).toEqual({
+      url: 'http://127.0.0.1:11434/v1',
+      model: 'llama3.2',
+      key: 'k',
+      timeoutMs: 30_000,
+      retries: 1,
+    });
   });
 
   it('refuses half a configuration, naming each bad variable', () => {
@@ -89,7 +106,11 @@ describe('the turn budget', () => {
     expect(await budget.run('b', () => 'other account')).toBe('other account');
     release();
     await Promise.all(held);
-    await budget.run('a', () => { throw new Error('boom'); }).catch(() => {});
+    await budget
+      .run('a', () => {
+        throw new Error('boom');
+      })
+      .catch(() => {});
     expect(budget.inUse('a')).toBe(0);
   });
 });

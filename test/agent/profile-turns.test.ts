@@ -18,7 +18,8 @@ function mergeFixture(req: ChatRequest) {
   const same = facts.find((f) => f.text === fresh);
   if (same) return { action: 'duplicate', fact: same.n, content: null };
   const paris = facts.find((f) => f.text.includes('Paris'));
-  if (paris && fresh.includes('Berlin')) return { action: 'update', fact: paris.n, content: 'Lives in Berlin (moved from Paris).' };
+  if (paris && fresh.includes('Berlin'))
+    return { action: 'update', fact: paris.n, content: 'Lives in Berlin (moved from Paris).' };
   return { action: 'add', fact: null, content: null };
 }
 
@@ -34,7 +35,9 @@ describe('static add and forget with a model', () => {
 
   beforeAll(async () => {
     model = startFakeModel(mergeFixture);
-    server = await startTestServer({ env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0', ENGRAM_EMBEDDER: 'none' } });
+    server = await startTestServer({
+      env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0', ENGRAM_EMBEDDER: 'none' },
+    });
     const account = await makeAccount(server, ['Food']);
     key = await keyFor(server, account.owner, { level: 'manage', all_views: true, profile: true });
   });
@@ -51,10 +54,16 @@ describe('static add and forget with a model', () => {
     expect(again.body.id).toBe(vegetarian.body.id);
     const moved = await call(server, 'POST', '/v1/memories', key, { content: 'Moved to Berlin.', static: true });
     expect(moved.status).toBe(201);
-    expect(moved.body).toMatchObject({ id: paris.body.id, content: 'Lives in Berlin (moved from Paris).', static: true });
+    expect(moved.body).toMatchObject({
+      id: paris.body.id,
+      content: 'Lives in Berlin (moved from Paris).',
+      static: true,
+    });
     expect(await staticFacts(server, key)).toEqual(['Is vegetarian.', 'Lives in Berlin (moved from Paris).']);
     const accountId = (await server.services.store.accounts.list())[0]!.id; // the only account on this server
-    expect((await server.services.store.facts.listHistory(accountId, paris.body.id)).map((h) => h.content)).toEqual(['Lives in Paris.']);
+    expect((await server.services.store.facts.listHistory(accountId, paris.body.id)).map((h) => h.content)).toEqual([
+      'Lives in Paris.',
+    ]);
   });
 
   it('stores the fact as given when the model fails', async () => {
@@ -80,8 +89,11 @@ describe('static add and forget with a model', () => {
   it('counts static adds in the two-turn budget: the third at once answers 429', async () => {
     model.delayMs = 300;
     try {
-      const answers = await Promise.all(['Likes tea.', 'Likes jazz.', 'Likes chess.'].map((content) =>
-        call(server, 'POST', '/v1/memories', key, { content, static: true })));
+      const answers = await Promise.all(
+        ['Likes tea.', 'Likes jazz.', 'Likes chess.'].map((content) =>
+          call(server, 'POST', '/v1/memories', key, { content, static: true }),
+        ),
+      );
       expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 429]);
       expectError(answers.find((a) => a.status === 429)!, 429, 'rate_limited');
     } finally {
@@ -98,7 +110,10 @@ describe('static add without a model', () => {
     server = await startTestServer({ env: { ENGRAM_EMBEDDER: 'none' } });
     const account = await makeAccount(server, ['Food']);
     const key = await keyFor(server, account.owner, { level: 'manage', all_views: true, profile: true });
-    for (let i = 0; i < 2; i++) expect((await call(server, 'POST', '/v1/memories', key, { content: 'Lives in Paris.', static: true })).status).toBe(201);
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await call(server, 'POST', '/v1/memories', key, { content: 'Lives in Paris.', static: true })).status,
+      ).toBe(201);
     expect(await staticFacts(server, key)).toEqual(['Lives in Paris.', 'Lives in Paris.']);
   });
 });

@@ -14,15 +14,22 @@ describe('conversational benchmark data', () => {
   it('holds at least 5,000 turns over several long conversations of two recurring speakers', () => {
     expect(data.turns.length).toBeGreaterThanOrEqual(5000);
     const conversations = new Map<number, Set<string>>();
-    for (const t of data.turns) (conversations.get(t.conversation) ?? conversations.set(t.conversation, new Set()).get(t.conversation)!).add(t.speaker);
+    for (const t of data.turns)
+      (conversations.get(t.conversation) ?? conversations.set(t.conversation, new Set()).get(t.conversation)!).add(
+        t.speaker,
+      );
     expect(conversations.size).toBeGreaterThanOrEqual(5);
     for (const speakers of conversations.values()) expect(speakers.size).toBe(2);
-    expect(new Set(data.turns.map((t) => `${t.conversation}/${t.session}`)).size).toBeGreaterThanOrEqual(conversations.size * 20);
+    expect(new Set(data.turns.map((t) => `${t.conversation}/${t.session}`)).size).toBeGreaterThanOrEqual(
+      conversations.size * 20,
+    );
   });
 
   it('renders each turn as a dated chat line with every placeholder filled', () => {
     for (const t of data.turns) {
-      expect(turnDocument(t)).toMatch(/^\[\d{1,2} (January|February|March|April|May|June|July|August|September|October|November|December) 20\d\d\] [A-Z][a-z]+: \S/);
+      expect(turnDocument(t)).toMatch(
+        /^\[\d{1,2} (January|February|March|April|May|June|July|August|September|October|November|December) 20\d\d\] [A-Z][a-z]+: \S/,
+      );
       expect(t.text).not.toMatch(/[{}]/);
     }
     for (const q of data.questions) expect(`${q.question} ${q.answer}`).not.toMatch(/[{}]|undefined/);
@@ -30,7 +37,9 @@ describe('conversational benchmark data', () => {
 
   it('asks at least 1,000 questions of every kind, each with evidence turns that exist in its conversation', () => {
     expect(data.questions.length).toBeGreaterThanOrEqual(1000);
-    expect(new Set(data.questions.map((q) => q.kind))).toEqual(new Set(['single-hop', 'multi-hop', 'temporal', 'open-domain']));
+    expect(new Set(data.questions.map((q) => q.kind))).toEqual(
+      new Set(['single-hop', 'multi-hop', 'temporal', 'open-domain']),
+    );
     expect(new Set(data.questions.map((q) => q.id)).size).toBe(data.questions.length);
     for (const q of data.questions) {
       expect(q.evidence.length).toBeGreaterThanOrEqual(q.kind === 'multi-hop' ? 2 : 1);

@@ -31,7 +31,11 @@ describe('progress of an import', () => {
     const { written, out } = stream(false);
     run(progressReport(out, 0));
     expect(written).toHaveLength(22);
-    expect(written.slice(0, 3)).toEqual(['Checking: 0% (0.0 MB of 50 MB)\n', 'Checking: 10% (5.0 MB of 50 MB)\n', 'Checking: 20% (10 MB of 50 MB)\n']);
+    expect(written.slice(0, 3)).toEqual([
+      'Checking: 0% (0.0 MB of 50 MB)\n',
+      'Checking: 10% (5.0 MB of 50 MB)\n',
+      'Checking: 20% (10 MB of 50 MB)\n',
+    ]);
     expect(written.at(-1)).toBe('Importing: 100% (50 MB of 50 MB)\n');
     expect(written.every((line) => !line.includes('\r'))).toBe(true);
   });

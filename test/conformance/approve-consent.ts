@@ -11,7 +11,10 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Browser, decide } from '../oauth/helpers';
 
-const { values } = parseArgs({ args: Bun.argv.slice(2), options: { log: { type: 'string' }, email: { type: 'string' }, container: { type: 'string' } } });
+const { values } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: { log: { type: 'string' }, email: { type: 'string' }, container: { type: 'string' } },
+});
 const password = process.env.ENGRAM_PASSWORD;
 if (!values.log || !values.email || !values.container || !password) {
   process.stderr.write('approve-consent: needs --log FILE --email E --container ID and ENGRAM_PASSWORD\n');
@@ -20,7 +23,9 @@ if (!values.log || !values.email || !values.container || !password) {
 
 let authorizeUrl: URL | null = null;
 for (let i = 0; i < 600 && !authorizeUrl; i++) {
-  const line = readFileSync(values.log, 'utf8').split('\n').find((l) => /^https?:\/\/\S+\/oauth\/authorize\?/.test(l.trim()));
+  const line = readFileSync(values.log, 'utf8')
+    .split('\n')
+    .find((l) => /^https?:\/\/\S+\/oauth\/authorize\?/.test(l.trim()));
   if (line) authorizeUrl = new URL(line.trim());
   else await Bun.sleep(100);
 }

@@ -10,8 +10,16 @@ const ROOT = join(import.meta.dir, '..', '..');
 
 describe('conformance authorization', () => {
   it('passes the metadata scenario and the authorization code grant', async () => {
-    const run = Bun.spawn(['bash', join(ROOT, 'scripts', 'conformance-auth.sh')], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' });
-    const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
+    const run = Bun.spawn(['bash', join(ROOT, 'scripts', 'conformance-auth.sh')], {
+      cwd: ROOT,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const [out, err, code] = await Promise.all([
+      new Response(run.stdout).text(),
+      new Response(run.stderr).text(),
+      run.exited,
+    ]);
     if (code !== 0) console.error(out, err);
     expect(code).toBe(0);
     expect(out).toContain('Passed: 2/2, 0 failed, 0 warnings');

@@ -67,7 +67,8 @@ for (const outcome of outcomes.values()) {
   if (failed.length === 0) {
     const more = other.length ? `, also ${other.map((c) => `${c.id} ${c.status}`).join(', ')}` : '';
     lines.push(`  pass  ${scenario} (${passed} checks passed${more})${required ? ' [required]' : ''}${note}`);
-    if (expected) problems.push(`${scenario} passes now but is listed as an expected failure: take it off ${baselinePath}`);
+    if (expected)
+      problems.push(`${scenario} passes now but is listed as an expected failure: take it off ${baselinePath}`);
     continue;
   }
   const why = failed.map((c) => `${c.id}: ${c.errorMessage ?? 'failed'}`).join('; ');
@@ -77,10 +78,15 @@ for (const outcome of outcomes.values()) {
     lines.push(`  FAIL  ${scenario} [required] ${why}`);
     problems.push(`required scenario ${scenario} failed: ${why}`);
   } else if (expected && unexpected.length === 0) {
-    const reason = typeof expectation === 'object' ? `${failed.map((c) => c.id).join(', ')}: ${expectation.why}` : expectation;
+    const reason =
+      typeof expectation === 'object' ? `${failed.map((c) => c.id).join(', ')}: ${expectation.why}` : expectation;
     lines.push(`  xfail ${scenario} (${reason})`);
-    const passing = typeof expectation === 'object' ? expectation.checks.filter((id) => !failed.some((c) => c.id === id)) : [];
-    if (passing.length) problems.push(`${scenario}: ${passing.join(', ')} pass now but are listed as failing: take them off ${baselinePath}`);
+    const passing =
+      typeof expectation === 'object' ? expectation.checks.filter((id) => !failed.some((c) => c.id === id)) : [];
+    if (passing.length)
+      problems.push(
+        `${scenario}: ${passing.join(', ')} pass now but are listed as failing: take them off ${baselinePath}`,
+      );
   } else if (expected) {
     const more = unexpected.map((c) => `${c.id}: ${c.errorMessage ?? 'failed'}`).join('; ');
     lines.push(`  FAIL  ${scenario} [checks beyond the baseline's] ${more}`);
@@ -98,10 +104,14 @@ for (const scenario of baseline.required.filter((s) => s in baseline.expected_fa
 }
 
 const failedCount = [...outcomes.values()].filter((o) => o.failed.length > 0).length;
-process.stdout.write(`Conformance: ${outcomes.size} scenarios, ${outcomes.size - failedCount} passed, ${failedCount} failed\n${lines.join('\n')}\n`);
+process.stdout.write(
+  `Conformance: ${outcomes.size} scenarios, ${outcomes.size - failedCount} passed, ${failedCount} failed\n${lines.join('\n')}\n`,
+);
 if (outcomes.size === 0) problems.push(`no results in ${resultsDir}`);
 if (problems.length) {
   process.stdout.write(`\nConformance check FAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
   process.exit(1);
 }
-process.stdout.write('\nConformance check passed: every required scenario passed and every failure is in the baseline.\n');
+process.stdout.write(
+  '\nConformance check passed: every required scenario passed and every failure is in the baseline.\n',
+);

@@ -9,7 +9,10 @@
  */
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ args: Bun.argv.slice(2), options: { target: { type: 'string' }, port: { type: 'string' } } });
+const { values } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: { target: { type: 'string' }, port: { type: 'string' } },
+});
 const key = process.env.ENGRAM_API_KEY;
 if (!values.target || !key) {
   process.stderr.write('proxy: needs --target URL and ENGRAM_API_KEY\n');
@@ -18,7 +21,16 @@ if (!values.target || !key) {
 const target = new URL(values.target);
 
 /** Headers that belong to one hop and are not forwarded (RFC 9110 §7.6.1), plus the length, which fetch sets. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'content-length']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'content-length',
+]);
 
 const server = Bun.serve({
   hostname: '127.0.0.1',
@@ -30,9 +42,15 @@ const server = Bun.serve({
     for (const [name, value] of req.headers) if (!HOP_BY_HOP.has(name)) headers.set(name, value);
     headers.set('Authorization', `Bearer ${key}`);
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await req.arrayBuffer();
-    const upstream = await fetch(new URL(url.pathname + url.search, target), { method: req.method, headers, body, redirect: 'manual' });
+    const upstream = await fetch(new URL(url.pathname + url.search, target), {
+      method: req.method,
+      headers,
+      body,
+      redirect: 'manual',
+    });
     const out = new Headers();
-    for (const [name, value] of upstream.headers) if (!HOP_BY_HOP.has(name) && name !== 'content-encoding') out.set(name, value);
+    for (const [name, value] of upstream.headers)
+      if (!HOP_BY_HOP.has(name) && name !== 'content-encoding') out.set(name, value);
     return new Response(upstream.body, { status: upstream.status, headers: out });
   },
 });

@@ -22,19 +22,33 @@ const key = cli('keys', 'create', '--name', 'offline', '--level', 'suggest', '--
 const server = Bun.spawn([binary, 'serve', '--port', port], { env, stderr: 'pipe' });
 const base = `http://127.0.0.1:${port}`;
 try {
-  for (let i = 0; i < 200 && !(await fetch(`${base}/healthz`).then((r) => r.ok, () => false)); i++) await Bun.sleep(50);
+  for (
+    let i = 0;
+    i < 200 &&
+    !(await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ));
+    i++
+  )
+    await Bun.sleep(50);
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
   for (const content of [
     'My sister has been practising the violin every evening for her audition.',
     'The landlord finally repaired the leaking kitchen tap on Tuesday.',
     'We booked flights to Lisbon for the first week of October.',
-  ]) await fetch(`${base}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content }) });
+  ])
+    await fetch(`${base}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content }) });
   let learning = { queue: 0, passages: 0, refined: 0 as number | null };
   for (let i = 0; i < 600 && !(learning.passages === 3 && learning.refined === 3); i++) {
     learning = ((await (await fetch(`${base}/healthz`, { headers })).json()) as { learning: typeof learning }).learning;
     await Bun.sleep(100);
   }
-  const found = await fetch(`${base}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: 'Which musical instrument is she learning?' }) });
+  const found = await fetch(`${base}/v1/search`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ q: 'Which musical instrument is she learning?' }),
+  });
   const { results } = (await found.json()) as { results: { content: string }[] };
   console.log(JSON.stringify({ learning, results: results.map((r) => r.content) }));
 } finally {

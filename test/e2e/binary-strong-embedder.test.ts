@@ -11,13 +11,26 @@ import ortPkg from '../../node_modules/onnxruntime-node/package.json' with { typ
 import { loadOnnxEmbedder } from '../../src/embedders/onnx-embedder';
 
 const ROOT = join(import.meta.dir, '../..');
-const TEXTS = ['Where did Melanie take the kids camping?', 'Caroline went to the LGBTQ support group on 7 May 2023. Crème brûlée! 東京 😀'];
+const TEXTS = [
+  'Where did Melanie take the kids camping?',
+  'Caroline went to the LGBTQ support group on 7 May 2023. Crème brûlée! 東京 😀',
+];
 
 describe('the strong embedder in a compiled binary', () => {
   const dir = mkdtempSync(join(tmpdir(), 'engram-binary-onnx-'));
   const binary = join(dir, 'bin', 'strong-embed');
   beforeAll(() => {
-    const build = Bun.spawnSync([process.execPath, join(ROOT, 'scripts/build.ts'), '--outfile', binary, '--main', join(ROOT, 'test/e2e/fixtures/strong-embed-main.ts')], { cwd: ROOT });
+    const build = Bun.spawnSync(
+      [
+        process.execPath,
+        join(ROOT, 'scripts/build.ts'),
+        '--outfile',
+        binary,
+        '--main',
+        join(ROOT, 'test/e2e/fixtures/strong-embed-main.ts'),
+      ],
+      { cwd: ROOT },
+    );
     if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,7 +41,10 @@ describe('the strong embedder in a compiled binary', () => {
     mkdirSync(work, { recursive: true });
     // No network namespace where unshare is not allowed: then the run has the machine's network.
     const isolated = Bun.spawnSync(['unshare', '-n', 'true']).exitCode === 0;
-    const run = Bun.spawnSync([...(isolated ? ['unshare', '-n'] : []), binary, ...TEXTS], { cwd: work, env: { PATH: process.env.PATH, HOME: home } });
+    const run = Bun.spawnSync([...(isolated ? ['unshare', '-n'] : []), binary, ...TEXTS], {
+      cwd: work,
+      env: { PATH: process.env.PATH, HOME: home },
+    });
     expect(run.stderr.toString()).toBe('');
     expect(run.exitCode).toBe(0);
     const got = JSON.parse(run.stdout.toString()) as { id: string; vectors: number[][] };

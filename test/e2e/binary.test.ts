@@ -12,7 +12,6 @@ import { sweepThenRemove } from '../helpers/secret-sweep';
 
 const ROOT = join(import.meta.dir, '../..');
 
-
 describe('the compiled binary', () => {
   const dir = mkdtempSync(join(tmpdir(), 'engram-binary-'));
   const binary = join(dir, 'engram');
@@ -23,7 +22,12 @@ describe('the compiled binary', () => {
   const serverLogs: { name: string; text: string }[] = [];
   // The data directory and what the server wrote are swept for secrets; the binary itself is not a store.
   const offlineDir = join(dir, 'offline');
-  afterAll(() => sweepThenRemove({ harness: 'bun:binary', stores: [join(dir, 'data'), join(offlineDir, 'data')], texts: serverLogs }, dir));
+  afterAll(() =>
+    sweepThenRemove(
+      { harness: 'bun:binary', stores: [join(dir, 'data'), join(offlineDir, 'data')], texts: serverLogs },
+      dir,
+    ),
+  );
 
   it('prints its version', () => {
     const run = Bun.spawnSync([binary, '--version']);
@@ -33,23 +37,35 @@ describe('the compiled binary', () => {
   it('serves on a fresh data directory, with its pages, styles, model and vector extension, and stops cleanly on SIGTERM', async () => {
     const data = join(dir, 'data');
     const env = { ...process.env, ENGRAM_DATA_DIR: data, HOME: dir };
-    const cli = (...args: string[]) => Bun.spawnSync([binary, ...args], { env, stdin: new TextEncoder().encode('a long enough password\n') });
+    const cli = (...args: string[]) =>
+      Bun.spawnSync([binary, ...args], { env, stdin: new TextEncoder().encode('a long enough password\n') });
     expect(cli('owner', 'create', '--email', 'me@example.org').exitCode).toBe(0);
     const container = cli('containers', 'create', 'Notes').stdout.toString().trim();
-    const key = cli('keys', 'create', '--name', 'bin', '--level', 'suggest', '--containers', container).stdout.toString().trim();
+    const key = cli('keys', 'create', '--name', 'bin', '--level', 'suggest', '--containers', container)
+      .stdout.toString()
+      .trim();
     const port = freePort();
     const server = Bun.spawn([binary, 'serve', '--port', String(port)], { env, stderr: 'pipe' });
     const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 100 && Bun.spawnSync([binary, 'health', '--url', base]).exitCode !== 0; i++) await Bun.sleep(100);
+    for (let i = 0; i < 100 && Bun.spawnSync([binary, 'health', '--url', base]).exitCode !== 0; i++)
+      await Bun.sleep(100);
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
-    const added = await (await fetch(`${base}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content: 'The binary learns about herons.' }) })).json();
+    const added = await (
+      await fetch(`${base}/v1/documents`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ content: 'The binary learns about herons.' }),
+      })
+    ).json();
     let learned = false;
     for (let i = 0; i < 100 && !learned; i++) {
       learned = (await (await fetch(`${base}/v1/documents/${added.id}`, { headers })).json()).learned;
       if (!learned) await Bun.sleep(100);
     }
     expect(learned).toBe(true);
-    const found = await (await fetch(`${base}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: 'herons' }) })).json();
+    const found = await (
+      await fetch(`${base}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: 'herons' }) })
+    ).json();
     expect(found.results[0].content).toContain('herons');
 
     // The owner's pages and their stylesheet come out of the binary too.
@@ -67,14 +83,26 @@ describe('the compiled binary', () => {
     const db = new Database(join(data, DB_FILE), { readonly: true });
     const model = db.query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'embedding_model'").get();
     expect(JSON.parse(model!.value).id).toStartWith('static:');
-    expect(db.query("SELECT count(*) AS n FROM passage_vectors WHERE tier = 'fast' AND unit = 0").get()).toEqual({ n: 1 });
+    expect(db.query("SELECT count(*) AS n FROM passage_vectors WHERE tier = 'fast' AND unit = 0").get()).toEqual({
+      n: 1,
+    });
     db.close();
   }, 60_000);
 
   it('finds a paraphrase through the strong tier with no network at all', () => {
     // A network namespace of its own with loopback only: nothing outside this machine is reachable.
-    const offline = Bun.spawnSync(['unshare', '--net', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"',
-      process.execPath, join(ROOT, 'test/e2e/binary-paraphrase.ts'), binary, offlineDir, '8787']);
+    const offline = Bun.spawnSync([
+      'unshare',
+      '--net',
+      'sh',
+      '-c',
+      'ip link set lo up && exec "$0" "$@"',
+      process.execPath,
+      join(ROOT, 'test/e2e/binary-paraphrase.ts'),
+      binary,
+      offlineDir,
+      '8787',
+    ]);
     const stderr = offline.stderr.toString();
     serverLogs.push({ name: 'engram serve offline (standard error)', text: stderr });
     if (offline.exitCode !== 0 && /unshare: .*(Operation not permitted|cannot)/.test(stderr)) {

@@ -13,7 +13,9 @@ describe('a fresh server', () => {
   it('adds a document, learns it and finds it by search', async () => {
     const container = await makeContainer(server, owner, 'Food');
     const { key } = await makeKey(server, owner, { level: 'suggest', containers: [container] });
-    const added = await call(server, 'POST', '/v1/documents', key, { content: 'She eats oatmeal with blueberries for breakfast.' });
+    const added = await call(server, 'POST', '/v1/documents', key, {
+      content: 'She eats oatmeal with blueberries for breakfast.',
+    });
     expect(added.status).toBe(202);
     expect(added.body.status).toBe('queued');
     expect((await call(server, 'GET', `/v1/documents/${added.body.id}`, key)).body.learned).toBe(false);

@@ -10,10 +10,14 @@ describe('the deferred strong embedder', () => {
   it('loads on first use, releases the model after a quiet spell, and loads it again when needed', async () => {
     const identity = await OnnxEmbedder.identify();
     let loads = 0;
-    const embedder = new DeferredEmbedder(identity, () => {
-      loads++;
-      return loadOnnxEmbedder(undefined, { knownId: identity.id });
-    }, 300);
+    const embedder = new DeferredEmbedder(
+      identity,
+      () => {
+        loads++;
+        return loadOnnxEmbedder(undefined, { knownId: identity.id });
+      },
+      300,
+    );
     expect(embedder.holdsModel).toBe(false);
     const [first] = await embedder.embed(['The dog takes a pill for its joints.']);
     await embedder.embed(['Another sentence, right after.']);

@@ -16,10 +16,14 @@ interface ParityCase {
   readonly ids: number[];
   readonly vector: number[];
 }
-const fixture = JSON.parse(readFileSync(join(import.meta.dir, 'fixtures', 'onnx-parity.json'), 'utf8')) as { cases: ParityCase[] };
+const fixture = JSON.parse(readFileSync(join(import.meta.dir, 'fixtures', 'onnx-parity.json'), 'utf8')) as {
+  cases: ParityCase[];
+};
 
 const cosine = (a: ArrayLike<number>, b: ArrayLike<number>) => {
-  let dot = 0, na = 0, nb = 0;
+  let dot = 0,
+    na = 0,
+    nb = 0;
   for (let i = 0; i < a.length; i++) {
     dot += a[i]! * b[i]!;
     na += a[i]! * a[i]!;
@@ -34,10 +38,11 @@ beforeAll(async () => {
 }, 60_000);
 
 describe('the ONNX MiniLM embedder', () => {
-  it('tokenizes every reference text to the same ids as the model\'s tokenizer, [CLS], [SEP] and truncation to 256 included', () => {
+  it("tokenizes every reference text to the same ids as the model's tokenizer, [CLS], [SEP] and truncation to 256 included", () => {
     expect(fixture.cases.length).toBeGreaterThanOrEqual(20);
     expect(fixture.cases.some((c) => c.ids.length === 256)).toBe(true);
-    for (const c of fixture.cases) expect({ text: c.text, ids: embedder.encode(c.text) }).toEqual({ text: c.text, ids: c.ids });
+    for (const c of fixture.cases)
+      expect({ text: c.text, ids: embedder.encode(c.text) }).toEqual({ text: c.text, ids: c.ids });
   });
 
   it('gives each reference text a unit vector within cosine 0.999 of the Python reference, one at a time', async () => {
@@ -51,20 +56,27 @@ describe('the ONNX MiniLM embedder', () => {
 
   it('gives the same vectors when texts of many lengths go in one call (padded batches, order kept)', async () => {
     const texts = fixture.cases.map((c) => c.text);
-    const shuffled = texts.map((t, i) => ({ t, i })).sort((a, b) => (a.i * 7919) % 23 - (b.i * 7919) % 23);
+    const shuffled = texts.map((t, i) => ({ t, i })).sort((a, b) => ((a.i * 7919) % 23) - ((b.i * 7919) % 23));
     const vectors = await embedder.embed(shuffled.map((s) => s.t));
-    for (const [k, s] of shuffled.entries()) expect(cosine(vectors[k]!, fixture.cases[s.i]!.vector)).toBeGreaterThanOrEqual(0.999);
+    for (const [k, s] of shuffled.entries())
+      expect(cosine(vectors[k]!, fixture.cases[s.i]!.vector)).toBeGreaterThanOrEqual(0.999);
     expect(await embedder.embed([])).toEqual([]);
   }, 60_000);
 
   it('puts similar sentences closer than unrelated ones', async () => {
-    const [a, b, c] = await embedder.embed(['A man is eating food.', 'Someone is having a meal.', 'The stock market fell sharply today.']);
+    const [a, b, c] = await embedder.embed([
+      'A man is eating food.',
+      'Someone is having a meal.',
+      'The stock market fell sharply today.',
+    ]);
     expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!) + 0.3);
   }, 60_000);
 
   it('awaits beforeRun before each model run, and runs nothing while it is pending', async () => {
     const gates: (() => void)[] = [];
-    const gated = await loadOnnxEmbedder(undefined, { beforeRun: () => new Promise<void>((resolve) => gates.push(resolve)) });
+    const gated = await loadOnnxEmbedder(undefined, {
+      beforeRun: () => new Promise<void>((resolve) => gates.push(resolve)),
+    });
     try {
       // Texts of 256 tokens: one a run.
       const long = fixture.cases.find((c) => c.ids.length === 256)!.text;
@@ -173,7 +185,11 @@ describe('materializeOnnxRuntime', () => {
     const cache = mkdtempSync(join(tmpdir(), 'engram-onnx-cache-'));
     try {
       const source = packagedOnnxRuntimeDir();
-      const files = Object.fromEntries(readdirSync(source).filter(isRuntimeFile).map((name) => [name, join(source, name)]));
+      const files = Object.fromEntries(
+        readdirSync(source)
+          .filter(isRuntimeFile)
+          .map((name) => [name, join(source, name)]),
+      );
       const dir = await materializeOnnxRuntime({ version: pkg.version, files }, cache);
       expect(dir).toBe(join(cache, `onnxruntime-${pkg.version}-${process.platform}-${process.arch}`));
       expect(readdirSync(dir).sort()).toEqual(Object.keys(files).sort());

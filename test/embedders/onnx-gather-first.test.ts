@@ -10,7 +10,8 @@ import { gatherBeforeDequantize } from '../../src/embedders/onnx-gather-first';
 import { hiddenStates, PADDED_ROWS, sameBits } from './fixtures/hidden-states';
 
 const model = await Bun.file(join(DEFAULT_ONNX_MODEL_DIR, 'model.onnx')).bytes();
-const contains = (bytes: Uint8Array, s: string) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(s);
+const contains = (bytes: Uint8Array, s: string) =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(s);
 
 describe('gatherBeforeDequantize', () => {
   it('gathers the int8 rows and their scales, then dequantises only those', () => {
@@ -18,7 +19,8 @@ describe('gatherBeforeDequantize', () => {
     expect(rewritten).not.toBe(model);
     // One group of four nodes per table: word and position embeddings.
     for (const table of ['embedding', 'embedding_2']) {
-      for (const node of ['rows', 'scales', 'cast', 'scale']) expect(contains(rewritten, `${table}/gather_first/${node}`)).toBe(true);
+      for (const node of ['rows', 'scales', 'cast', 'scale'])
+        expect(contains(rewritten, `${table}/gather_first/${node}`)).toBe(true);
     }
     expect(contains(model, 'gather_first')).toBe(false);
     // Nothing left to rewrite: the same bytes come back.

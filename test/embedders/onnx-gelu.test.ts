@@ -12,7 +12,8 @@ import { rewriteGraph } from '../../src/embedders/onnx-graph';
 import { hiddenStates, PADDED_ROWS, sameBits } from './fixtures/hidden-states';
 
 const model = await Bun.file(join(DEFAULT_ONNX_MODEL_DIR, 'model.onnx')).bytes();
-const count = (bytes: Uint8Array, s: string) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1').split(s).length - 1;
+const count = (bytes: Uint8Array, s: string) =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1').split(s).length - 1;
 /** How many nodes of each `domain:opType` a model has. */
 function operators(bytes: Uint8Array): Map<string, number> {
   const ops = new Map<string, number>();
@@ -31,7 +32,13 @@ describe('fuseGelu', () => {
     expect(after.get(':Erf')).toBeUndefined();
     expect(after.get('com.microsoft:Gelu')).toBe(6);
     // Per GELU: a Div, an Add and two Muls gone, the last Mul replaced; nothing else touched.
-    for (const [op, gone] of [[':Div', 6], [':Add', 6], [':Mul', 12], [':Erf', 6]] as const) expect((before.get(op) ?? 0) - (after.get(op) ?? 0)).toBe(gone);
+    for (const [op, gone] of [
+      [':Div', 6],
+      [':Add', 6],
+      [':Mul', 12],
+      [':Erf', 6],
+    ] as const)
+      expect((before.get(op) ?? 0) - (after.get(op) ?? 0)).toBe(gone);
     for (const [op, n] of before) if (![':Div', ':Add', ':Mul', ':Erf'].includes(op)) expect(after.get(op)).toBe(n);
     // Each Gelu node names its domain, and the model imports it once.
     expect(count(model, 'com.microsoft')).toBe(0);

@@ -8,9 +8,11 @@
 import { describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
 
-describe.if(process.platform === 'linux')('the strong embedder\'s memory', () => {
+describe.if(process.platform === 'linux')("the strong embedder's memory", () => {
   it('adds at most 160 MiB of RSS loaded, and still at most 160 MiB after embedding 100 texts', () => {
-    const child = Bun.spawnSync([process.execPath, join(import.meta.dir, 'fixtures', 'onnx-memory-child.ts')], { stderr: 'inherit' });
+    const child = Bun.spawnSync([process.execPath, join(import.meta.dir, 'fixtures', 'onnx-memory-child.ts')], {
+      stderr: 'inherit',
+    });
     expect(child.exitCode).toBe(0);
     const { loaded, after100 } = JSON.parse(child.stdout.toString()) as { loaded: number; after100: number };
     expect(loaded).toBeLessThanOrEqual(160);
@@ -18,7 +20,10 @@ describe.if(process.platform === 'linux')('the strong embedder\'s memory', () =>
   }, 120_000);
 
   it('adds at most 30 MiB more when a second thread takes up the same session and both embed 100 texts at once', () => {
-    const child = Bun.spawnSync([process.execPath, join(import.meta.dir, 'fixtures', 'onnx-memory-child.ts'), '--shared'], { stderr: 'inherit' });
+    const child = Bun.spawnSync(
+      [process.execPath, join(import.meta.dir, 'fixtures', 'onnx-memory-child.ts'), '--shared'],
+      { stderr: 'inherit' },
+    );
     expect(child.exitCode).toBe(0);
     const { after100, shared } = JSON.parse(child.stdout.toString()) as { after100: number; shared: number };
     expect(shared - after100).toBeLessThanOrEqual(30);

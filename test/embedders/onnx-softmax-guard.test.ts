@@ -11,7 +11,8 @@ import { hiddenStates, PADDED_ROWS, sameBits } from './fixtures/hidden-states';
 import { dropSoftmaxNanGuard } from '../../src/embedders/onnx-softmax-guard';
 
 const model = gatherBeforeDequantize(await Bun.file(join(DEFAULT_ONNX_MODEL_DIR, 'model.onnx')).bytes());
-const count = (bytes: Uint8Array, s: string) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1').split(s).length - 1;
+const count = (bytes: Uint8Array, s: string) =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1').split(s).length - 1;
 
 describe('dropSoftmaxNanGuard', () => {
   it('removes the IsNaN and Where after each of the six softmaxes, and nothing else', () => {
@@ -29,7 +30,10 @@ describe('dropSoftmaxNanGuard', () => {
 
   it('gives the same last_hidden_state as before, bit for bit, for a padded batch', async () => {
     // And a lone [CLS] [SEP] behind the padded rows.
-    const [a, b] = await hiddenStates([model, dropSoftmaxNanGuard(model)], [...PADDED_ROWS, [101, 102, 0, 0, 0, 0, 0, 0, 0, 0]]);
+    const [a, b] = await hiddenStates(
+      [model, dropSoftmaxNanGuard(model)],
+      [...PADDED_ROWS, [101, 102, 0, 0, 0, 0, 0, 0, 0, 0]],
+    );
     expect(b!.length).toBe(3 * 10 * 384);
     expect(b!.some(Number.isNaN)).toBe(false);
     expect(sameBits(a!, b!)).toBe(true);

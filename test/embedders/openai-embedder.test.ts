@@ -25,7 +25,10 @@ beforeAll(() => {
       if (url.pathname.startsWith('/nothing')) return new Response('not found', { status: 404 });
       switch (body.model) {
         case 'broken':
-          return Response.json({ error: { message: 'model "broken" is not loaded', type: 'invalid_request_error' } }, { status: 400 });
+          return Response.json(
+            { error: { message: 'model "broken" is not loaded', type: 'invalid_request_error' } },
+            { status: 400 },
+          );
         case 'plain-error':
           return new Response('upstream exploded', { status: 502 });
         case 'slow':
@@ -34,7 +37,9 @@ beforeAll(() => {
         case 'short':
           return Response.json({ data: [{ index: 0, embedding: [1, 0] }] });
         case 'ragged':
-          return Response.json({ data: body.input.map((_, i) => ({ index: i, embedding: i === 0 ? [1, 0] : [1, 0, 0] })) });
+          return Response.json({
+            data: body.input.map((_, i) => ({ index: i, embedding: i === 0 ? [1, 0] : [1, 0, 0] })),
+          });
         case 'garbage':
           return new Response('<html>', { headers: { 'content-type': 'text/html' } });
       }
@@ -42,7 +47,10 @@ beforeAll(() => {
       if (body.model === 'shuffled') data.reverse();
       if (body.model === 'base64') {
         return Response.json({
-          data: data.map((d) => ({ ...d, embedding: Buffer.from(new Float32Array(d.embedding).buffer).toString('base64') })),
+          data: data.map((d) => ({
+            ...d,
+            embedding: Buffer.from(new Float32Array(d.embedding).buffer).toString('base64'),
+          })),
         });
       }
       return Response.json({ object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } });
@@ -129,7 +137,9 @@ describe('OpenAI-compatible embedder', () => {
     expect((plain as EmbeddingRequestError).status).toBe(502);
     expect((plain as EmbeddingRequestError).message).toContain('upstream exploded');
 
-    const notFound = await new OpenAIEmbedder({ url: `${base}/nothing/here`, model: 'm1' }).embed(['x']).catch((x: unknown) => x);
+    const notFound = await new OpenAIEmbedder({ url: `${base}/nothing/here`, model: 'm1' })
+      .embed(['x'])
+      .catch((x: unknown) => x);
     expect((notFound as EmbeddingRequestError).status).toBe(404);
   });
 

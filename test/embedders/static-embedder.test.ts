@@ -51,9 +51,21 @@ describe('static embedder', () => {
 
     const pairs: [string, string, string][] = [
       ['Where is my passport?', 'I put the travel documents in the top desk drawer.', 'The soup needs more salt.'],
-      ['Who is allergic to peanuts?', 'Tom carries an EpiPen because nuts make him very ill.', 'The quarterly revenue grew by four percent.'],
-      ['When is the dentist appointment?', 'Dental check-up booked for Tuesday at 3 pm.', 'Jupiter has dozens of moons.'],
-      ['What music does Ana listen to?', 'Ana loves jazz and goes to concerts every month.', 'The printer firmware was updated.'],
+      [
+        'Who is allergic to peanuts?',
+        'Tom carries an EpiPen because nuts make him very ill.',
+        'The quarterly revenue grew by four percent.',
+      ],
+      [
+        'When is the dentist appointment?',
+        'Dental check-up booked for Tuesday at 3 pm.',
+        'Jupiter has dozens of moons.',
+      ],
+      [
+        'What music does Ana listen to?',
+        'Ana loves jazz and goes to concerts every month.',
+        'The printer firmware was updated.',
+      ],
     ];
     for (const [query, related, unrelated] of pairs) {
       const [a, b, c] = embedder.embed([query, related, unrelated]);
@@ -88,13 +100,17 @@ describe('static embedder', () => {
     });
     expect(fromDir.id).toBe(embedder.id);
     expect(fromFiles.id).toBe(embedder.id);
-    expect(readFileSync(DEFAULT_MODEL_FILES.embeddings).byteLength).toBe(readFileSync(join(DEFAULT_MODEL_DIR, 'embeddings.bin')).byteLength);
+    expect(readFileSync(DEFAULT_MODEL_FILES.embeddings).byteLength).toBe(
+      readFileSync(join(DEFAULT_MODEL_DIR, 'embeddings.bin')).byteLength,
+    );
   });
 
   test('maxTokens truncates and changes the id', () => {
     const short = loadStaticEmbedder(undefined, { maxTokens: 3 });
     expect(short.id).toBe(`${embedder.id}:max3`);
-    expect(Array.from(short.embedOne('alpha beta gamma delta epsilon'))).toEqual(Array.from(embedder.embedOne('alpha beta gamma')));
+    expect(Array.from(short.embedOne('alpha beta gamma delta epsilon'))).toEqual(
+      Array.from(embedder.embedOne('alpha beta gamma')),
+    );
   });
 
   test('refuses a damaged model', () => {

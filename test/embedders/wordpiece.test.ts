@@ -9,7 +9,26 @@ const tokens = (text: string) => model.tokenizer.tokenize(text).map((t) => t.tok
 /** A tiny vocabulary for the algorithm's corner cases. */
 function tiny(extra: Partial<ConstructorParameters<typeof WordPieceTokenizer>[0]> = {}) {
   return new WordPieceTokenizer({
-    vocab: ['[PAD]', '[UNK]', 'un', 'aff', '##aff', '##able', 'able', 'a', '##a', '##b', ',', '$', '!', '東', 'σ', 'cafe', '😀', '##😀'],
+    vocab: [
+      '[PAD]',
+      '[UNK]',
+      'un',
+      'aff',
+      '##aff',
+      '##able',
+      'able',
+      'a',
+      '##a',
+      '##b',
+      ',',
+      '$',
+      '!',
+      '東',
+      'σ',
+      'cafe',
+      '😀',
+      '##😀',
+    ],
     unkToken: '[UNK]',
     continuingSubwordPrefix: '##',
     maxInputCharsPerWord: 10,
@@ -25,18 +44,59 @@ const tinyTokens = (text: string, t = tiny()) => t.tokenize(text).map((x) => x.t
 
 describe('BERT WordPiece tokenizer (uncased)', () => {
   test('lowercases and splits on whitespace and punctuation', () => {
-    expect(tokens('What does she like for breakfast?')).toEqual(['what', 'does', 'she', 'like', 'for', 'breakfast', '?']);
+    expect(tokens('What does she like for breakfast?')).toEqual([
+      'what',
+      'does',
+      'she',
+      'like',
+      'for',
+      'breakfast',
+      '?',
+    ]);
     expect(tokens("Don't stop-believing...")).toEqual(['don', "'", 't', 'stop', '-', 'believing', '.', '.', '.']);
     expect(tokens('tabs\tnew\nlines\r\nend')).toEqual(['tab', '##s', 'new', 'lines', 'end']);
   });
 
   test('ASCII symbols that are not Unicode punctuation are still split off', () => {
-    expect(tokens('a$b+c<d=e>f^g`h|i~j')).toEqual(['a', '$', 'b', '+', 'c', '<', 'd', '=', 'e', '>', 'f', '^', 'g', '`', 'h', '|', 'i', '~', 'j']);
+    expect(tokens('a$b+c<d=e>f^g`h|i~j')).toEqual([
+      'a',
+      '$',
+      'b',
+      '+',
+      'c',
+      '<',
+      'd',
+      '=',
+      'e',
+      '>',
+      'f',
+      '^',
+      'g',
+      '`',
+      'h',
+      '|',
+      'i',
+      '~',
+      'j',
+    ]);
   });
 
   test('strips accents', () => {
     expect(tokens('Crème brûlée at the Café Münster, São Paulo, İstanbul')).toEqual([
-      'cr', '##eme', 'br', '##ule', '##e', 'at', 'the', 'cafe', 'munster', ',', 'sao', 'paulo', ',', 'istanbul',
+      'cr',
+      '##eme',
+      'br',
+      '##ule',
+      '##e',
+      'at',
+      'the',
+      'cafe',
+      'munster',
+      ',',
+      'sao',
+      'paulo',
+      ',',
+      'istanbul',
     ]);
   });
 

@@ -18,7 +18,10 @@ function table(entries: Record<string, ResolvedAddress[]>): Lookup & { calls: st
 }
 
 /** A transport that records each request and answers with `respond`, never touching the network. */
-function recorder(respond: (url: string, init: BunFetchRequestInit) => Response = () => new Response('ok', { headers: { 'content-type': 'text/plain' } })) {
+function recorder(
+  respond: (url: string, init: BunFetchRequestInit) => Response = () =>
+    new Response('ok', { headers: { 'content-type': 'text/plain' } }),
+) {
   const requests: { url: string; init: BunFetchRequestInit }[] = [];
   const transport: Transport = async (url, init) => {
     requests.push({ url, init });
@@ -82,10 +85,13 @@ describe('literal addresses in any notation', () => {
     expect(error.message).toContain('ENGRAM_FETCH_ALLOW_PRIVATE');
   });
 
-  it.each(['http://localhost/', 'http://LOCALHOST./', 'http://app.localhost:8080/x'])('refuses the name %s without asking DNS', async (url) => {
-    const error = await refusal(url);
-    expect(error.message).toContain('loopback name');
-  });
+  it.each(['http://localhost/', 'http://LOCALHOST./', 'http://app.localhost:8080/x'])(
+    'refuses the name %s without asking DNS',
+    async (url) => {
+      const error = await refusal(url);
+      expect(error.message).toContain('loopback name');
+    },
+  );
 
   it('names the range in the reason', async () => {
     expect((await refusal('http://169.254.169.254/')).message).toContain('link-local');
@@ -95,22 +101,34 @@ describe('literal addresses in any notation', () => {
 
 describe('names that resolve to refused addresses', () => {
   it('refuses a name when ANY of its addresses is refused', async () => {
-    const lookup = table({ 'mixed.example': [{ address: PUBLIC, family: 4 }, { address: '10.1.2.3', family: 4 }] });
+    const lookup = table({
+      'mixed.example': [
+        { address: PUBLIC, family: 4 },
+        { address: '10.1.2.3', family: 4 },
+      ],
+    });
     const error = await refusal('http://mixed.example/doc', lookup);
     expect(error.permanent).toBe(true);
     expect(error.message).toContain('mixed.example, which resolves to 10.1.2.3, is a private network address');
   });
 
-  it.each(['127.0.0.1', '::1', '::ffff:169.254.169.254', '64:ff9b::7f00:1', 'fd00::1', '0.0.0.0'])('refuses a name resolving to %s', async (address) => {
-    const lookup = table({ 'evil.example': [{ address, family: address.includes(':') ? 6 : 4 }] });
-    await refusal('https://evil.example/', lookup);
-  });
+  it.each(['127.0.0.1', '::1', '::ffff:169.254.169.254', '64:ff9b::7f00:1', 'fd00::1', '0.0.0.0'])(
+    'refuses a name resolving to %s',
+    async (address) => {
+      const lookup = table({ 'evil.example': [{ address, family: address.includes(':') ? 6 : 4 }] });
+      await refusal('https://evil.example/', lookup);
+    },
+  );
 
   it('treats a failed lookup as retryable', async () => {
     const lookup: Lookup = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
     };
-    const error = await fetchDocument('http://nowhere.example/', { allowPrivate: false, lookup, fetch: recorder().transport }).catch((e) => e);
+    const error = await fetchDocument('http://nowhere.example/', {
+      allowPrivate: false,
+      lookup,
+      fetch: recorder().transport,
+    }).catch((e) => e);
     expect(error).toBeInstanceOf(FetchError);
     expect(error.permanent).toBe(false);
     expect(error.message).toContain('Could not find the host nowhere.example');
@@ -121,7 +139,11 @@ describe('connecting to the checked address', () => {
   it('sends http to the resolved IP with the name in the Host header, and resolves once', async () => {
     const lookup = table({ 'docs.example': [{ address: PUBLIC, family: 4 }] });
     const { transport, requests } = recorder();
-    const doc = await fetchDocument('http://docs.example:8080/a/b?q=1#frag', { allowPrivate: false, lookup, fetch: transport });
+    const doc = await fetchDocument('http://docs.example:8080/a/b?q=1#frag', {
+      allowPrivate: false,
+      lookup,
+      fetch: transport,
+    });
     expect(requests).toHaveLength(1);
     expect(requests[0]!.url).toBe(`http://${PUBLIC}:8080/a/b?q=1`);
     expect(new Headers(requests[0]!.init.headers).get('host')).toBe('docs.example:8080');
@@ -142,7 +164,13 @@ describe('connecting to the checked address', () => {
   });
 
   it('tries IPv4 first and moves to the next address when a connection fails', async () => {
-    const lookup = table({ 'two.example': [{ address: '2606:4700::1', family: 6 }, { address: PUBLIC, family: 4 }, { address: '1.1.1.1', family: 4 }] });
+    const lookup = table({
+      'two.example': [
+        { address: '2606:4700::1', family: 6 },
+        { address: PUBLIC, family: 4 },
+        { address: '1.1.1.1', family: 4 },
+      ],
+    });
     const { transport, requests } = recorder((url) => {
       if (url.includes(PUBLIC)) throw Object.assign(new Error('refused'), { code: 'ECONNREFUSED' });
       return new Response('second', { headers: { 'content-type': 'text/plain' } });
@@ -153,9 +181,16 @@ describe('connecting to the checked address', () => {
   });
 
   it('re-checks every redirect hop, and refuses one that leads inside', async () => {
-    const lookup = table({ 'docs.example': [{ address: PUBLIC, family: 4 }], 'inside.example': [{ address: '192.168.0.10', family: 4 }] });
-    const { transport, requests } = recorder(() => new Response(null, { status: 302, headers: { location: 'http://inside.example/admin' } }));
-    const error = await fetchDocument('http://docs.example/', { allowPrivate: false, lookup, fetch: transport }).catch((e) => e);
+    const lookup = table({
+      'docs.example': [{ address: PUBLIC, family: 4 }],
+      'inside.example': [{ address: '192.168.0.10', family: 4 }],
+    });
+    const { transport, requests } = recorder(
+      () => new Response(null, { status: 302, headers: { location: 'http://inside.example/admin' } }),
+    );
+    const error = await fetchDocument('http://docs.example/', { allowPrivate: false, lookup, fetch: transport }).catch(
+      (e) => e,
+    );
     expect(requests).toHaveLength(1);
     expect(error).toBeInstanceOf(FetchError);
     expect(error.permanent).toBe(true);
@@ -166,7 +201,9 @@ describe('connecting to the checked address', () => {
   it('never falls back to the name when an address cannot be put in the URL', async () => {
     const lookup = table({ 'zoned.lan': [{ address: 'fe80::1%eth0', family: 6 }] });
     const { transport, requests } = recorder();
-    const error = await fetchDocument('http://zoned.lan/', { allowPrivate: true, lookup, fetch: transport }).catch((e) => e);
+    const error = await fetchDocument('http://zoned.lan/', { allowPrivate: true, lookup, fetch: transport }).catch(
+      (e) => e,
+    );
     expect(requests).toEqual([]);
     expect(error).toBeInstanceOf(FetchError);
     expect(error.message).toContain('fe80::1%eth0 cannot be connected to');
@@ -196,8 +233,12 @@ describe('URLs that are not fetched at all', () => {
 
   it('refuses a redirect to another scheme', async () => {
     const lookup = table({ 'docs.example': [{ address: PUBLIC, family: 4 }] });
-    const { transport } = recorder(() => new Response(null, { status: 301, headers: { location: 'file:///etc/passwd' } }));
-    const error = await fetchDocument('http://docs.example/', { allowPrivate: false, lookup, fetch: transport }).catch((e) => e);
+    const { transport } = recorder(
+      () => new Response(null, { status: 301, headers: { location: 'file:///etc/passwd' } }),
+    );
+    const error = await fetchDocument('http://docs.example/', { allowPrivate: false, lookup, fetch: transport }).catch(
+      (e) => e,
+    );
     expect(error.message).toContain('only http and https');
     expect(error.permanent).toBe(true);
   });

@@ -4,8 +4,14 @@ import { decodeText, metaCharset, parseContentType } from '../../src/fetch/decod
 
 describe('parseContentType', () => {
   it('splits the media type from a quoted or bare charset', () => {
-    expect(parseContentType('Text/HTML; Charset="ISO-8859-1"')).toEqual({ mediaType: 'text/html', charset: 'ISO-8859-1' });
-    expect(parseContentType('text/plain;format=flowed; charset=utf-8')).toEqual({ mediaType: 'text/plain', charset: 'utf-8' });
+    expect(parseContentType('Text/HTML; Charset="ISO-8859-1"')).toEqual({
+      mediaType: 'text/html',
+      charset: 'ISO-8859-1',
+    });
+    expect(parseContentType('text/plain;format=flowed; charset=utf-8')).toEqual({
+      mediaType: 'text/plain',
+      charset: 'utf-8',
+    });
     expect(parseContentType('text/markdown')).toEqual({ mediaType: 'text/markdown', charset: null });
     expect(parseContentType(null)).toEqual({ mediaType: '', charset: null });
   });

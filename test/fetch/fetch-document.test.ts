@@ -59,11 +59,20 @@ beforeAll(() => {
         case 'page':
           return text(PAGE, 'text/html; charset=utf-8');
         case 'latin1':
-          return text(new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x20, 0x63, 0x72, 0xe8, 0x6d, 0x65]), 'text/plain; charset="ISO-8859-1"');
+          return text(
+            new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x20, 0x63, 0x72, 0xe8, 0x6d, 0x65]),
+            'text/plain; charset="ISO-8859-1"',
+          );
         case 'meta-charset': {
           // "Привет" in windows-1251, named only by the page's <meta>.
           const cyr = [0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2];
-          const bytes = [...new TextEncoder().encode('<html><head><meta charset="windows-1251"><title>'), ...cyr, ...new TextEncoder().encode('</title></head><body><p>'), ...cyr, ...new TextEncoder().encode('</p></body></html>')];
+          const bytes = [
+            ...new TextEncoder().encode('<html><head><meta charset="windows-1251"><title>'),
+            ...cyr,
+            ...new TextEncoder().encode('</title></head><body><p>'),
+            ...cyr,
+            ...new TextEncoder().encode('</p></body></html>'),
+          ];
           return text(new Uint8Array(bytes), 'text/html');
         }
         case 'utf8-default':
@@ -84,14 +93,19 @@ beforeAll(() => {
           return text(`status ${arg}`, 'text/plain', Number(arg));
         case 'hops': {
           const left = Number(arg);
-          return left > 0 ? new Response(null, { status: 302, headers: { location: `/hops/${left - 1}` } }) : text('arrived', 'text/plain');
+          return left > 0
+            ? new Response(null, { status: 302, headers: { location: `/hops/${left - 1}` } })
+            : text('arrived', 'text/plain');
         }
         case 'relative':
           return new Response(null, { status: 301, headers: { location: '../plain' } });
         case 'to-loopback':
           return new Response(null, { status: 302, headers: { location: `http://127.0.0.1:${server.port}/secret` } });
         case 'to-mapped':
-          return new Response(null, { status: 307, headers: { location: `http://[::ffff:7f00:1]:${server.port}/secret` } });
+          return new Response(null, {
+            status: 307,
+            headers: { location: `http://[::ffff:7f00:1]:${server.port}/secret` },
+          });
         case 'to-hex':
           return new Response(null, { status: 308, headers: { location: `http://0x7f.1:${server.port}/secret` } });
         case 'secret':
@@ -147,7 +161,12 @@ describe('loopback', () => {
 
   it('is fetched when allowPrivate is set', async () => {
     const doc = await fetchDocument(`${base}/plain`, local);
-    expect(doc).toEqual({ text: 'hello, plain world', title: null, contentType: 'text/plain', finalUrl: `${base}/plain` });
+    expect(doc).toEqual({
+      text: 'hello, plain world',
+      title: null,
+      contentType: 'text/plain',
+      finalUrl: `${base}/plain`,
+    });
   });
 });
 
@@ -164,16 +183,27 @@ describe('redirects', () => {
     return fetch(target, init);
   };
 
-  it.each(['to-loopback', 'to-mapped', 'to-hex'])('refuses a hop to loopback (/%s) when allowPrivate is false', async (route) => {
-    const error = await failure(`http://public.example:${server.port}/${route}`, { allowPrivate: false, lookup: publicHost, fetch: toLocal });
-    expect(error.permanent).toBe(true);
-    expect(error.message).toContain('is a loopback address');
-    expect(error.message).toContain(`reached by a redirect from http://public.example:${server.port}/${route}`);
-    expect(secretHits).toBe(0);
-  });
+  it.each(['to-loopback', 'to-mapped', 'to-hex'])(
+    'refuses a hop to loopback (/%s) when allowPrivate is false',
+    async (route) => {
+      const error = await failure(`http://public.example:${server.port}/${route}`, {
+        allowPrivate: false,
+        lookup: publicHost,
+        fetch: toLocal,
+      });
+      expect(error.permanent).toBe(true);
+      expect(error.message).toContain('is a loopback address');
+      expect(error.message).toContain(`reached by a redirect from http://public.example:${server.port}/${route}`);
+      expect(secretHits).toBe(0);
+    },
+  );
 
   it('follows the allowed first hop through the pinned address', async () => {
-    const doc = await fetchDocument(`http://public.example:${server.port}/hops/1`, { allowPrivate: false, lookup: publicHost, fetch: toLocal });
+    const doc = await fetchDocument(`http://public.example:${server.port}/hops/1`, {
+      allowPrivate: false,
+      lookup: publicHost,
+      fetch: toLocal,
+    });
     expect(doc.text).toBe('arrived');
     expect(doc.finalUrl).toBe(`http://public.example:${server.port}/hops/0`);
   });
@@ -203,7 +233,9 @@ describe('budget', () => {
   it('cuts off a body streamed past 10 MiB', async () => {
     const error = await failure(`${base}/big-stream`);
     expect(error.permanent).toBe(true);
-    expect(error.message).toBe(`The document at ${base}/big-stream is larger than the 10 MiB limit for a fetched url body.`);
+    expect(error.message).toBe(
+      `The document at ${base}/big-stream is larger than the 10 MiB limit for a fetched url body.`,
+    );
   });
 
   it('refuses a declared Content-Length over the limit', async () => {
@@ -235,7 +267,9 @@ describe('budget', () => {
 
   it('stops, retryably, when the caller cancels', async () => {
     const controller = new AbortController();
-    const pending = fetchDocument(`http://127.0.0.1:${silent.port}/`, { ...local, signal: controller.signal }).catch((e) => e);
+    const pending = fetchDocument(`http://127.0.0.1:${silent.port}/`, { ...local, signal: controller.signal }).catch(
+      (e) => e,
+    );
     setTimeout(() => controller.abort(), 50);
     const error = await pending;
     expect(error).toBeInstanceOf(FetchError);
@@ -251,7 +285,15 @@ describe('content', () => {
     expect(doc.contentType).toBe('text/html');
     expect(doc.text).toContain('Tomatoes\n\nPlant them after the last frost, in full sun.\n\nWater deeply & rarely.');
     expect(doc.text).toContain('Roma');
-    for (const gone of ['SCRIPT-TEXT', 'INLINE-SCRIPT', 'color: red', 'NAV-LINK', 'FORM-BUTTON', '/frost', 'The Garden']) {
+    for (const gone of [
+      'SCRIPT-TEXT',
+      'INLINE-SCRIPT',
+      'color: red',
+      'NAV-LINK',
+      'FORM-BUTTON',
+      '/frost',
+      'The Garden',
+    ]) {
       expect(doc.text).not.toContain(gone);
     }
   });

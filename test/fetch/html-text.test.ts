@@ -4,7 +4,9 @@ import { htmlToText } from '../../src/fetch/html-text';
 
 describe('htmlToText', () => {
   it('keeps paragraphs, headings and list items as blocks', () => {
-    const { text } = htmlToText('<body><h2>Soil</h2><p>Loam is best.</p><p>Add compost<br>every spring.</p><ol><li>Dig</li><li>Rake</li></ol></body>');
+    const { text } = htmlToText(
+      '<body><h2>Soil</h2><p>Loam is best.</p><p>Add compost<br>every spring.</p><ol><li>Dig</li><li>Rake</li></ol></body>',
+    );
     expect(text).toBe('Soil\n\nLoam is best.\n\nAdd compost\nevery spring.\n\n 1. Dig\n 2. Rake');
   });
 
@@ -17,11 +19,15 @@ describe('htmlToText', () => {
   });
 
   it('keeps link text without the address and decodes entities', () => {
-    expect(htmlToText('<p>See <a href="https://x.example/">the guide</a> &mdash; &quot;ok&quot; &amp; done.</p>').text).toBe('See the guide — "ok" & done.');
+    expect(
+      htmlToText('<p>See <a href="https://x.example/">the guide</a> &mdash; &quot;ok&quot; &amp; done.</p>').text,
+    ).toBe('See the guide — "ok" & done.');
   });
 
   it("takes the page's own title, whitespace collapsed, and not an svg title", () => {
-    expect(htmlToText('<head><title>\n  A   title </title></head><body><svg><title>no</title></svg><p>x</p></body>').title).toBe('A title');
+    expect(
+      htmlToText('<head><title>\n  A   title </title></head><body><svg><title>no</title></svg><p>x</p></body>').title,
+    ).toBe('A title');
     expect(htmlToText('<p>untitled</p>').title).toBeNull();
     expect(htmlToText('<title>   </title><p>blank title</p>').title).toBeNull();
   });

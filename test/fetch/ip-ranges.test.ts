@@ -44,19 +44,33 @@ describe('refusedRange', () => {
     expect(refusedRange(address)).toContain(kind);
   });
 
-  it.each(['93.184.216.34', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '2001:4860::8888', '::ffff:1.1.1.1', '64:ff9b::808:808'])(
-    'lets public %s through',
-    (address) => {
-      expect(refusedRange(address)).toBeNull();
-    },
-  );
+  it.each([
+    '93.184.216.34',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '2001:4860::8888',
+    '::ffff:1.1.1.1',
+    '64:ff9b::808:808',
+  ])('lets public %s through', (address) => {
+    expect(refusedRange(address)).toBeNull();
+  });
 
-  it.each(['0177.0.0.1', '0x7f.1', '2130706433', '127.1', 'localhost', '', '1.2.3.4.5', 'fe80::1%eth0', '1::2::3', 'g::1'])(
-    'refuses %p, which is not canonical address text, rather than guessing',
-    (text) => {
-      expect(refusedRange(text)).not.toBeNull();
-    },
-  );
+  it.each([
+    '0177.0.0.1',
+    '0x7f.1',
+    '2130706433',
+    '127.1',
+    'localhost',
+    '',
+    '1.2.3.4.5',
+    'fe80::1%eth0',
+    '1::2::3',
+    'g::1',
+  ])('refuses %p, which is not canonical address text, rather than guessing', (text) => {
+    expect(refusedRange(text)).not.toBeNull();
+  });
 });
 
 describe('parsers', () => {

@@ -36,20 +36,36 @@ const trustingTestCert: Transport = (url, init) => {
 
 describe('https to the checked address', () => {
   it('connects to the IP and verifies the certificate against the name', async () => {
-    const doc = await fetchDocument(`https://pinned.test:${server.port}/doc`, { allowPrivate: true, lookup: loopbackFor, fetch: trustingTestCert });
-    expect(doc).toEqual({ text: 'over tls', title: 'Pinned', contentType: 'text/html', finalUrl: `https://pinned.test:${server.port}/doc` });
+    const doc = await fetchDocument(`https://pinned.test:${server.port}/doc`, {
+      allowPrivate: true,
+      lookup: loopbackFor,
+      fetch: trustingTestCert,
+    });
+    expect(doc).toEqual({
+      text: 'over tls',
+      title: 'Pinned',
+      contentType: 'text/html',
+      finalUrl: `https://pinned.test:${server.port}/doc`,
+    });
     expect(seen.at(-1)?.host).toBe(`pinned.test:${server.port}`);
   });
 
   it('refuses, permanently, a certificate that is not for the name', async () => {
-    const error = await fetchDocument(`https://other.test:${server.port}/doc`, { allowPrivate: true, lookup: loopbackFor, fetch: trustingTestCert }).catch((e) => e);
+    const error = await fetchDocument(`https://other.test:${server.port}/doc`, {
+      allowPrivate: true,
+      lookup: loopbackFor,
+      fetch: trustingTestCert,
+    }).catch((e) => e);
     expect(error).toBeInstanceOf(FetchError);
     expect(error.permanent).toBe(true);
     expect(error.message).toContain(`The TLS certificate of other.test:${server.port} could not be verified`);
   });
 
   it('refuses an untrusted certificate with the default transport', async () => {
-    const error = await fetchDocument(`https://pinned.test:${server.port}/doc`, { allowPrivate: true, lookup: loopbackFor }).catch((e) => e);
+    const error = await fetchDocument(`https://pinned.test:${server.port}/doc`, {
+      allowPrivate: true,
+      lookup: loopbackFor,
+    }).catch((e) => e);
     expect(error).toBeInstanceOf(FetchError);
     expect(error.permanent).toBe(true);
     expect(error.message).toContain('could not be verified');

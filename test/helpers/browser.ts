@@ -15,10 +15,15 @@ export const SCREENSHOTS = join(ROOT, 'test-output');
 
 /** Whether Chromium is there (installed now if it was not); checked once a test process. */
 export const browserAvailable: boolean = (() => {
-  const ensured = Bun.spawnSync(['bash', join(ROOT, 'scripts', 'ensure-chromium.sh')], { stdout: 'inherit', stderr: 'inherit' });
+  const ensured = Bun.spawnSync(['bash', join(ROOT, 'scripts', 'ensure-chromium.sh')], {
+    stdout: 'inherit',
+    stderr: 'inherit',
+  });
   if (ensured.exitCode === 0) return true;
   const bar = '!'.repeat(100);
-  console.error(`\n${bar}\n!!! BROWSER TESTS SKIPPED: Chromium is not installed at ${CHROMIUM} and scripts/ensure-chromium.sh could not install it (exit ${ensured.exitCode}).\n!!! The owner's pages were NOT tested in a browser. Install it with: apt-get install -y chromium\n${bar}\n`);
+  console.error(
+    `\n${bar}\n!!! BROWSER TESTS SKIPPED: Chromium is not installed at ${CHROMIUM} and scripts/ensure-chromium.sh could not install it (exit ${ensured.exitCode}).\n!!! The owner's pages were NOT tested in a browser. Install it with: apt-get install -y chromium\n${bar}\n`,
+  );
   return false;
 })();
 
@@ -27,7 +32,14 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -35,7 +47,11 @@ export function launchChromium(): Promise<Browser> {
  * A new page in its own context (1000 × 800), signed in as the owner through the sign-in form, on
  * the containers page the form leads to.
  */
-export async function signedInPage(browser: Browser, origin: string, login: { email: string; password: string }): Promise<Page> {
+export async function signedInPage(
+  browser: Browser,
+  origin: string,
+  login: { email: string; password: string },
+): Promise<Page> {
   const page = await (await browser.newContext({ viewport: { width: 1000, height: 800 } })).newPage();
   await page.goto(`${origin}/sign-in`);
   await page.getByLabel('Email').fill(login.email);

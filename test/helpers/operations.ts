@@ -41,7 +41,13 @@ export interface Harness {
   /** The context a door makes for the caller, for the operations a door calls directly (import, export). */
   context(caller: Caller): StoreContext;
   /** A developer key minted by the owner through create_key, as its caller. */
-  key(grant: { level: 'read' | 'suggest' | 'manage'; containers?: string[]; all_views?: boolean; profile?: boolean; name?: string }): Promise<Caller>;
+  key(grant: {
+    level: 'read' | 'suggest' | 'manage';
+    containers?: string[];
+    all_views?: boolean;
+    profile?: boolean;
+    name?: string;
+  }): Promise<Caller>;
   /** A consent token from the OAuth grant (registration, code, exchange), as its caller. */
   consent(containers: string[], profile: boolean, clientName?: string): Promise<Caller>;
   /**
@@ -56,7 +62,10 @@ export interface Harness {
 
 /** The refusal a call ended in, or null when it succeeded; an error that is no refusal is thrown on. */
 export const refused = (call: Promise<unknown>): Promise<ServiceError | null> =>
-  call.then(() => null, (e: unknown) => (e instanceof ServiceError ? e : Promise.reject(e)));
+  call.then(
+    () => null,
+    (e: unknown) => (e instanceof ServiceError ? e : Promise.reject(e)),
+  );
 
 const noUrls = (): never => {
   throw new Error('the operation tier reads no URL: add documents by their content');
@@ -101,10 +110,23 @@ export async function openHarness(containerNames: string[], factory: StoreFactor
   const { owner, containers } = await account('owner@example.org', containerNames);
 
   return {
-    services, store, clock, owner, containers, run, context,
+    services,
+    store,
+    clock,
+    owner,
+    containers,
+    run,
+    context,
     otherAccount: account,
     async learn() {
-      await new LearningRunner({ store, clock, log: createLogger('silent'), embedder: null, readUrl: noUrls, onIndexed: () => {} }).drain();
+      await new LearningRunner({
+        store,
+        clock,
+        log: createLogger('silent'),
+        embedder: null,
+        readUrl: noUrls,
+        onIndexed: () => {},
+      }).drain();
     },
     key: async (grant) => resolve((await run(ops.createKey, owner, { name: 'test key', ...grant })).key),
     async consent(containerIds, profile, clientName = 'Test app') {
@@ -114,11 +136,23 @@ export async function openHarness(containerNames: string[], factory: StoreFactor
       const clientId = registered.body.client_id as string;
       const verifier = 'v'.repeat(43);
       const code = await issueCode(store, clock, {
-        accountId: owner.accountId, clientId, redirectUri, codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
-        resource: 'http://127.0.0.1:9/mcp', scope: SCOPE, containerIds, profile,
+        accountId: owner.accountId,
+        clientId,
+        redirectUri,
+        codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
+        resource: 'http://127.0.0.1:9/mcp',
+        scope: SCOPE,
+        containerIds,
+        profile,
       });
       const issued = await exchangeCode(store, clock, {
-        code, clientId, redirectUri, codeVerifier: verifier, resource: null, clientName, ttlDays: 30,
+        code,
+        clientId,
+        redirectUri,
+        codeVerifier: verifier,
+        resource: null,
+        clientName,
+        ttlDays: 30,
       });
       return resolve(issued.token);
     },

@@ -65,7 +65,11 @@ function start(): TestPostgres | string {
   // Right in the temporary folder: as root, the server runs as `postgres`, which must reach it.
   const dir = mkdtempSync(join(tmpdir(), 'engram-pg-'));
   // A throwaway server: durability is not what these tests check, and fsync costs them most of their time.
-  const launched = spawnSync('bash', [SCRIPT, 'start', dir, 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300'], { encoding: 'utf8' });
+  const launched = spawnSync(
+    'bash',
+    [SCRIPT, 'start', dir, 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300'],
+    { encoding: 'utf8' },
+  );
   if (launched.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
     return `the PostgreSQL server did not start: ${launched.stderr.trim()}`;

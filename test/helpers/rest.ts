@@ -21,7 +21,9 @@ export function expectError(res: Answer, status: number, code: string): void {
   expect(res.body.message.length).toBeGreaterThan(0);
   expect(typeof res.body.details).toBe('object');
   expect(res.body.details).not.toBeNull();
-  expect(res.body.retryable).toBe(['rate_limited', 'conflict', 'internal', 'unavailable', 'storage_full'].includes(code));
+  expect(res.body.retryable).toBe(
+    ['rate_limited', 'conflict', 'internal', 'unavailable', 'storage_full'].includes(code),
+  );
   expect(res.body.trace_id).toMatch(/^tr_\w+$/);
   expect(res.headers.get('X-Trace-Id')).toBe(res.body.trace_id);
 }
@@ -84,7 +86,11 @@ export async function listAllDocuments(server: TestServer, token: string, contai
 }
 
 /** The key record as the owner's listing shows it, with the group it is in. */
-export async function listedKey(server: TestServer, owner: string, id: string): Promise<{ group: string; key: any } | null> {
+export async function listedKey(
+  server: TestServer,
+  owner: string,
+  id: string,
+): Promise<{ group: string; key: any } | null> {
   const res = await call(server, 'GET', '/v1/api-keys', owner);
   if (res.status !== 200) throw new Error(`list_keys: ${res.status} ${JSON.stringify(res.body)}`);
   for (const group of ['active', 'expired', 'revoked']) {

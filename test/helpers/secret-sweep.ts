@@ -13,7 +13,17 @@
  * times than expected. Findings name the file, the byte offset and a hint; never a whole secret.
  */
 import { constants, Database } from 'bun:sqlite';
-import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -57,7 +67,12 @@ function legitimate(text: string, start: number, match: string, store: boolean):
   if (!store) return false;
   // The challenge [end - 43, end) must overlap the run [start, start + 43): end < start + 86.
   for (let end = start + 1; end < start + 86 && end <= text.length; end++) {
-    if ((text.startsWith('http://', end) || text.startsWith('https://', end)) && end >= 43 && BASE64URL_43.test(text.slice(end - 43, end))) return true;
+    if (
+      (text.startsWith('http://', end) || text.startsWith('https://', end)) &&
+      end >= 43 &&
+      BASE64URL_43.test(text.slice(end - 43, end))
+    )
+      return true;
     if (!/[A-Za-z0-9_-]/.test(text[end] ?? '')) break;
   }
   return false;
@@ -112,7 +127,8 @@ export function scanText(text: string, base = 0, file = '', store = false, from 
   for (const m of text.matchAll(CREDENTIAL)) {
     credentials.push([m.index, m.index + m[0].length]);
     const at = base + m.index;
-    if (at >= from && at < to) out.push({ file, offset: at, shape: 'credential', hint: `${m[0].slice(0, 8)}…${m[0].slice(-4)}` });
+    if (at >= from && at < to)
+      out.push({ file, offset: at, shape: 'credential', hint: `${m[0].slice(0, 8)}…${m[0].slice(-4)}` });
   }
   let c = 0;
   for (const m of text.matchAll(BARE_SECRET)) {
@@ -180,7 +196,9 @@ function filesUnder(path: string, exclude: Set<string>): string[] {
   if (!existsSync(path) || exclude.has(basename(path))) return [];
   const st = statSync(path);
   if (!st.isDirectory()) return st.isFile() ? [path] : [];
-  return readdirSync(path).sort().flatMap((name) => filesUnder(join(path, name), exclude));
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => filesUnder(join(path, name), exclude));
 }
 
 const SQLITE_HEADER = 'SQLite format 3\0';
@@ -200,13 +218,23 @@ export function countCredentials(file: string): number | null {
     // Read-only still makes -wal and -shm files beside the store, which would stay beside a kept
     // one. Without a WAL to read (a store closed cleanly) it is opened immutable: nothing is written.
     const wal = `${file}-wal`;
-    db = existsSync(wal) && statSync(wal).size > 0
-      ? new Database(file, { readonly: true })
-      : new Database(`file:${file.replace(/[%?#]/g, encodeURIComponent)}?immutable=1`, constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI);
-    const tables = new Set(db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name));
+    db =
+      existsSync(wal) && statSync(wal).size > 0
+        ? new Database(file, { readonly: true })
+        : new Database(
+            `file:${file.replace(/[%?#]/g, encodeURIComponent)}?immutable=1`,
+            constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI,
+          );
+    const tables = new Set(
+      db
+        .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .all()
+        .map((r) => r.name),
+    );
     if (!tables.has('accounts')) return null;
     let n = 0;
-    for (const t of SECRET_TABLES) if (tables.has(t)) n += db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${t}`).get()!.n;
+    for (const t of SECRET_TABLES)
+      if (tables.has(t)) n += db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${t}`).get()!.n;
     return n;
   } catch {
     return null;
@@ -219,7 +247,17 @@ export function countCredentials(file: string): number | null {
 export function sweep(input: SweepInput, ledger = process.env.ENGRAM_HYGIENE_LEDGER): SweepResult {
   const t0 = performance.now();
   const exclude = new Set(input.exclude ?? []);
-  const result: SweepResult = { harness: input.harness, stores: 0, databases: 0, logs: 0, files: 0, bytes: 0, credentials: 0, findings: [], ms: 0 };
+  const result: SweepResult = {
+    harness: input.harness,
+    stores: 0,
+    databases: 0,
+    logs: 0,
+    files: 0,
+    bytes: 0,
+    credentials: 0,
+    findings: [],
+    ms: 0,
+  };
   const storeFiles: string[] = [];
   for (const store of input.stores ?? []) {
     const files = filesUnder(store, exclude);
@@ -228,7 +266,10 @@ export function sweep(input: SweepInput, ledger = process.env.ENGRAM_HYGIENE_LED
   }
   const logFiles = (input.logs ?? []).flatMap((l) => filesUnder(l, exclude));
   result.logs = logFiles.length + (input.texts?.length ?? 0);
-  for (const [file, store] of [...storeFiles.map((f) => [f, true] as const), ...logFiles.map((f) => [f, false] as const)]) {
+  for (const [file, store] of [
+    ...storeFiles.map((f) => [f, true] as const),
+    ...logFiles.map((f) => [f, false] as const),
+  ]) {
     const { bytes, findings } = scanFile(file, store);
     result.files++;
     result.bytes += bytes;
@@ -249,7 +290,11 @@ export function sweep(input: SweepInput, ledger = process.env.ENGRAM_HYGIENE_LED
     result.credentials += n;
   }
   result.ms = Math.round(performance.now() - t0);
-  if (ledger) appendFileSync(ledger, `${JSON.stringify({ ...result, findings: result.findings.slice(0, 20), findingCount: result.findings.length, pid: process.pid, at: new Date().toISOString() })}\n`);
+  if (ledger)
+    appendFileSync(
+      ledger,
+      `${JSON.stringify({ ...result, findings: result.findings.slice(0, 20), findingCount: result.findings.length, pid: process.pid, at: new Date().toISOString() })}\n`,
+    );
   return result;
 }
 
@@ -292,9 +337,24 @@ interface LedgerLine extends Omit<SweepResult, 'findings'> {
 /** Totals of a ledger, per harness and overall; `problems` lists why the run must fail. */
 export function report(ledger: string, expect: Record<string, number> = {}): { text: string; problems: string[] } {
   const problems: string[] = [];
-  const lines: LedgerLine[] = existsSync(ledger) ? readFileSync(ledger, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  const lines: LedgerLine[] = existsSync(ledger)
+    ? readFileSync(ledger, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
   if (!lines.length) problems.push(`the ledger ${ledger} is missing or empty: no sweep ran`);
-  const zero = () => ({ sweeps: 0, stores: 0, databases: 0, logs: 0, files: 0, bytes: 0, credentials: 0, findings: 0, ms: 0 });
+  const zero = () => ({
+    sweeps: 0,
+    stores: 0,
+    databases: 0,
+    logs: 0,
+    files: 0,
+    bytes: 0,
+    credentials: 0,
+    findings: 0,
+    ms: 0,
+  });
   const by = new Map<string, ReturnType<typeof zero>>();
   const total = zero();
   for (const l of lines) {
@@ -312,7 +372,8 @@ export function report(ledger: string, expect: Record<string, number> = {}): { t
       t.ms += l.ms;
     }
     for (const f of l.findings) problems.push(`${l.harness}: ${f.shape} ${f.hint} in ${f.file} at byte ${f.offset}`);
-    if (l.findingCount > l.findings.length) problems.push(`${l.harness}: … and ${l.findingCount - l.findings.length} more in that sweep`);
+    if (l.findingCount > l.findings.length)
+      problems.push(`${l.harness}: … and ${l.findingCount - l.findings.length} more in that sweep`);
   }
   for (const [harness, min] of Object.entries(expect)) {
     const n = by.get(harness)?.sweeps ?? 0;
@@ -334,9 +395,14 @@ if (import.meta.main) {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      harness: { type: 'string', default: 'cli' }, store: { type: 'string', multiple: true, default: [] }, log: { type: 'string', multiple: true, default: [] },
-      exclude: { type: 'string', multiple: true, default: [] }, report: { type: 'boolean', default: false }, ledger: { type: 'string' },
-      expect: { type: 'string', multiple: true, default: [] }, quiet: { type: 'boolean', default: false },
+      harness: { type: 'string', default: 'cli' },
+      store: { type: 'string', multiple: true, default: [] },
+      log: { type: 'string', multiple: true, default: [] },
+      exclude: { type: 'string', multiple: true, default: [] },
+      report: { type: 'boolean', default: false },
+      ledger: { type: 'string' },
+      expect: { type: 'string', multiple: true, default: [] },
+      quiet: { type: 'boolean', default: false },
     },
   });
   if (values.report) {
@@ -345,10 +411,12 @@ if (import.meta.main) {
       console.error('secret-sweep --report: give --ledger FILE or set ENGRAM_HYGIENE_LEDGER');
       process.exit(2);
     }
-    const expect = Object.fromEntries(values.expect!.map((e) => {
-      const at = e.lastIndexOf('=');
-      return [e.slice(0, at), Number(e.slice(at + 1))];
-    }));
+    const expect = Object.fromEntries(
+      values.expect!.map((e) => {
+        const at = e.lastIndexOf('=');
+        return [e.slice(0, at), Number(e.slice(at + 1))];
+      }),
+    );
     const { text, problems } = report(ledger, expect);
     console.log(text);
     for (const p of problems) console.error(`FAIL ${p}`);

@@ -98,13 +98,25 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   // The fast embedding tier alone unless a test asks for more: the strong tier's refinement has
   // tests of its own (test/e2e/learning/refinement.test.ts), and a transformer per server would
   // slow every other suite for nothing it checks.
-  const database = options.database ?? (options.env?.ENGRAM_DATABASE_URL || !newDatabase ? undefined : await newDatabase());
+  const database =
+    options.database ?? (options.env?.ENGRAM_DATABASE_URL || !newDatabase ? undefined : await newDatabase());
   const config = loadConfig({
-    ENGRAM_DATA_DIR: dataDir, ENGRAM_PORT: '0', ENGRAM_LOG_LEVEL: 'silent', ENGRAM_EMBEDDER: 'fast', ...(database ? { ENGRAM_DATABASE_URL: database } : {}), ...options.env,
+    ENGRAM_DATA_DIR: dataDir,
+    ENGRAM_PORT: '0',
+    ENGRAM_LOG_LEVEL: 'silent',
+    ENGRAM_EMBEDDER: 'fast',
+    ...(database ? { ENGRAM_DATABASE_URL: database } : {}),
+    ...options.env,
   });
   let server: RunningServer;
   try {
-    server = await startServer(config, { clock, manualLearning: options.manualLearning ?? true, learning: options.learning, clientMetadata: options.clientMetadata, log: createLogger('debug', write) });
+    server = await startServer(config, {
+      clock,
+      manualLearning: options.manualLearning ?? true,
+      learning: options.learning,
+      clientMetadata: options.clientMetadata,
+      log: createLogger('debug', write),
+    });
   } catch (err) {
     await endLog();
     throw err;
@@ -141,11 +153,21 @@ export interface Answer<T = any> {
 }
 
 /** One HTTP call; `token` goes in the bearer header when given. */
-export async function call<T = any>(server: { url: string }, method: string, path: string, token?: string | null, body?: unknown): Promise<Answer<T>> {
+export async function call<T = any>(
+  server: { url: string },
+  method: string,
+  path: string,
+  token?: string | null,
+  body?: unknown,
+): Promise<Answer<T>> {
   const headers: Record<string, string> = {};
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -155,7 +177,10 @@ export async function call<T = any>(server: { url: string }, method: string, pat
 }
 
 /** Makes an account directly in the store and returns its owner session token. */
-export async function makeOwner(server: RunningServer, email = `owner-${crypto.randomUUID()}@example.org`): Promise<{ token: string; email: string; password: string }> {
+export async function makeOwner(
+  server: RunningServer,
+  email = `owner-${crypto.randomUUID()}@example.org`,
+): Promise<{ token: string; email: string; password: string }> {
   const { store, clock } = server.services;
   const password = 'correct horse battery staple';
   const account = await createAccount(store, clock, email, password);
@@ -168,7 +193,11 @@ export async function makeContainer(server: { url: string }, owner: string, name
   return res.body.id;
 }
 
-export async function makeKey(server: { url: string }, owner: string, grant: Record<string, unknown>): Promise<{ id: string; key: string }> {
+export async function makeKey(
+  server: { url: string },
+  owner: string,
+  grant: Record<string, unknown>,
+): Promise<{ id: string; key: string }> {
   const res = await call(server, 'POST', '/v1/api-keys', owner, { name: 'test key', ...grant });
   if (res.status !== 201) throw new Error(`key: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: res.body.id, key: res.body.key };

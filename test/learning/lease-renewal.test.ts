@@ -22,8 +22,13 @@ describe('a learner working a job longer than its lease', () => {
     await h.run(ops.addDocument, h.owner, { container: h.containers.notes, url: 'https://example.org/slow' });
     const page = Promise.withResolvers<{ text: string; title: string | null }>();
     const runner = new LearningRunner({
-      store: h.services.store, clock: h.clock, log: createLogger('silent'), embedder: null, leaseMs: LEASE_MS,
-      readUrl: () => page.promise, onIndexed: () => {},
+      store: h.services.store,
+      clock: h.clock,
+      log: createLogger('silent'),
+      embedder: null,
+      leaseMs: LEASE_MS,
+      readUrl: () => page.promise,
+      onIndexed: () => {},
     });
     const working = runner.drain();
     // Three leases go by on the clock the claims read, a third of one at a time, each after a

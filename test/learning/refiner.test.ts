@@ -24,7 +24,14 @@ describe('refinement once caught up', () => {
 
   const learn = async (content: string) => {
     await h.run(ops.addDocument, h.owner, { container: h.containers.notes, content });
-    await new LearningRunner({ store, clock: h.clock, log: createLogger('silent'), embedder, readUrl: async () => ({ text: '', title: null }), onIndexed: () => {} }).drain();
+    await new LearningRunner({
+      store,
+      clock: h.clock,
+      log: createLogger('silent'),
+      embedder,
+      readUrl: async () => ({ text: '', title: null }),
+      onIndexed: () => {},
+    }).drain();
   };
   /** Steps until nothing is left; returns the passages each step took. */
   const catchUp = async () => {
@@ -46,7 +53,8 @@ describe('refinement once caught up', () => {
         },
       },
     };
-    for (const content of ['My sister plays the violin.', 'The dentist is on Tuesday.', 'We flew to Lisbon in May.']) await learn(content);
+    for (const content of ['My sister plays the violin.', 'The dentist is on Tuesday.', 'We flew to Lisbon in May.'])
+      await learn(content);
     refiner = new Refiner(store, embedder, (ids) => {
       refined.push(...ids);
     });

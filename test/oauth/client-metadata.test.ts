@@ -26,12 +26,18 @@ afterAll(async () => {
 });
 
 const doc = (clientId: string, extra: Record<string, unknown> = {}) => ({
-  client_id: clientId, client_name: 'Documented App', redirect_uris: [REDIRECT, 'http://localhost/callback'], token_endpoint_auth_method: 'none', ...extra,
+  client_id: clientId,
+  client_name: 'Documented App',
+  redirect_uris: [REDIRECT, 'http://localhost/callback'],
+  token_endpoint_auth_method: 'none',
+  ...extra,
 });
 
 /** Opens the consent screen for a metadata-document client; the page's status and text. */
 async function open(clientId: string, redirectUri = REDIRECT) {
-  const res = await owner.browser.fetch(authorizeQuery({ clientId, redirectUri, challenge: pkce().challenge, state: 's' }));
+  const res = await owner.browser.fetch(
+    authorizeQuery({ clientId, redirectUri, challenge: pkce().challenge, state: 's' }),
+  );
   return { status: res.status, location: res.headers.get('location'), text: await res.text() };
 }
 
@@ -44,8 +50,18 @@ describe('a metadata-document client', () => {
     expect(page.text).toContain('Documented App');
     expect(page.text).toContain(DOC);
     const redirect = 'http://localhost:49152/callback'; // registered port-less: any loopback port
-    const back = await decide(owner.browser, authorizeQuery({ clientId: DOC, redirectUri: redirect, challenge: p.challenge }), { containers: [owner.containers.work!] });
-    const token = await tokenRequest(server, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirect, client_id: DOC, code_verifier: p.verifier });
+    const back = await decide(
+      owner.browser,
+      authorizeQuery({ clientId: DOC, redirectUri: redirect, challenge: p.challenge }),
+      { containers: [owner.containers.work!] },
+    );
+    const token = await tokenRequest(server, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: redirect,
+      client_id: DOC,
+      code_verifier: p.verifier,
+    });
     expect(token.status).toBe(200);
     expect(await mcpTools(server, token.body.access_token)).toEqual(['list_containers', 'search_memories']);
     const request = net.requests.find((r) => r.url === DOC)!;
@@ -89,7 +105,9 @@ describe('a metadata-document client', () => {
     expect(page.text).toContain('no client_name');
     const web = 'https://client.example/web.json';
     net.serveJson(web, doc(web, { application_type: 'web' }));
-    expect((await open(web)).text).toContain('a web application (application_type &quot;web&quot;) redirects to https on a host of its own');
+    expect((await open(web)).text).toContain(
+      'a web application (application_type &quot;web&quot;) redirects to https on a host of its own',
+    );
     const native = 'https://client.example/native.json';
     net.serveJson(native, doc(native, { application_type: 'native' }));
     expect((await open(native)).status).toBe(200);
@@ -99,7 +117,14 @@ describe('a metadata-document client', () => {
     net.dns.set('intranet.example', ['10.0.0.7']);
     net.dns.set('sneaky.example', ['93.184.215.14', '127.0.0.1']);
     const before = net.requests.length;
-    for (const url of ['https://intranet.example/doc.json', 'https://sneaky.example/doc.json', 'https://127.0.0.1/doc.json', 'https://localhost/doc.json', 'https://[::1]/doc.json', 'https://169.254.169.254/latest/meta-data']) {
+    for (const url of [
+      'https://intranet.example/doc.json',
+      'https://sneaky.example/doc.json',
+      'https://127.0.0.1/doc.json',
+      'https://localhost/doc.json',
+      'https://[::1]/doc.json',
+      'https://169.254.169.254/latest/meta-data',
+    ]) {
       const page = await open(url);
       expect(page.status).toBe(400);
       expect(page.text).toContain('Refused to fetch');
@@ -121,7 +146,10 @@ describe('a metadata-document client', () => {
     net.pages.set(big, () => Response.json(doc(big, { padding: 'x'.repeat(40_000) })));
     expect((await open(big)).text).toContain('larger than');
     const slow = 'https://client.example/slow.json';
-    net.pages.set(slow, () => new Promise<Response>((resolve) => setTimeout(() => resolve(Response.json(doc(slow))), 1000)));
+    net.pages.set(
+      slow,
+      () => new Promise<Response>((resolve) => setTimeout(() => resolve(Response.json(doc(slow))), 1000)),
+    );
     const page = await open(slow);
     expect(page.status).toBe(400);
     expect(page.text).toContain('took longer');
@@ -140,7 +168,10 @@ describe('who can make the server fetch', () => {
   it('fetches nothing for someone who is not signed in: they are sent to sign in first', async () => {
     const url = 'https://anonymous.example/doc.json';
     net.serveJson(url, doc(url));
-    const res = await fetch(`${server.url}${authorizeQuery({ clientId: url, redirectUri: REDIRECT, challenge: pkce().challenge })}`, { redirect: 'manual' });
+    const res = await fetch(
+      `${server.url}${authorizeQuery({ clientId: url, redirectUri: REDIRECT, challenge: pkce().challenge })}`,
+      { redirect: 'manual' },
+    );
     expect(res.status).toBe(303);
     expect(new URL(res.headers.get('location')!, server.url).pathname).toBe('/sign-in');
     expect(net.fetchesOf(url)).toBe(0);
@@ -152,10 +183,23 @@ describe('disconnecting a metadata-document app', () => {
     const url = 'https://client.example/oauth/metadata.json';
     net.serveJson(url, doc(url));
     const p = pkce();
-    const back = await decide(owner.browser, authorizeQuery({ clientId: url, redirectUri: REDIRECT, challenge: p.challenge }), { containers: [owner.containers.work!] });
-    const token = await tokenRequest(server, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: url, code_verifier: p.verifier });
+    const back = await decide(
+      owner.browser,
+      authorizeQuery({ clientId: url, redirectUri: REDIRECT, challenge: p.challenge }),
+      { containers: [owner.containers.work!] },
+    );
+    const token = await tokenRequest(server, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      client_id: url,
+      code_verifier: p.verifier,
+    });
     const apps = await call(server, 'GET', '/v1/connected-apps', owner.token);
-    expect(apps.body.apps.find((a: { client_id: string }) => a.client_id === url)).toMatchObject({ name: 'Documented App', redirect_hosts: ['client.example', 'localhost'] });
+    expect(apps.body.apps.find((a: { client_id: string }) => a.client_id === url)).toMatchObject({
+      name: 'Documented App',
+      redirect_hosts: ['client.example', 'localhost'],
+    });
     const res = await call(server, 'DELETE', `/v1/connected-apps/${encodeURIComponent(url)}`, owner.token);
     expect(res.status).toBe(200);
     expect(res.body.client_id).toBe(url);
@@ -169,7 +213,11 @@ describe('the cache of metadata documents', () => {
     const url = 'https://cached.example/doc.json';
     let status = 200;
     net.dns.set('cached.example', ['93.184.215.14']);
-    net.pages.set(url, () => (status === 200 ? Response.json(doc(url), { headers: { 'cache-control': 'public, max-age=600' } }) : new Response('down', { status })));
+    net.pages.set(url, () =>
+      status === 200
+        ? Response.json(doc(url), { headers: { 'cache-control': 'public, max-age=600' } })
+        : new Response('down', { status }),
+    );
     expect((await open(url)).status).toBe(200);
     expect((await open(url)).status).toBe(200);
     expect(net.fetchesOf(url)).toBe(1);

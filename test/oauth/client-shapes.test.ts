@@ -30,7 +30,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { FakeInternet } from './fake-internet';
-import { authorizeQuery, decide, mcpTools, type Owner, ownerWithBrowser, pkce, register, tokenRequest } from './helpers';
+import {
+  authorizeQuery,
+  decide,
+  mcpTools,
+  type Owner,
+  ownerWithBrowser,
+  pkce,
+  register,
+  tokenRequest,
+} from './helpers';
 
 interface Shape {
   client: string;
@@ -50,102 +59,179 @@ const SHAPES: Shape[] = [
   {
     client: 'Claude (web), dynamic registration',
     registration: {
-      redirect_uris: ['https://claude.ai/api/mcp/auth_callback'], token_endpoint_auth_method: 'client_secret_post',
-      grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], client_name: 'Claude',
+      redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
+      token_endpoint_auth_method: 'client_secret_post',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      client_name: 'Claude',
     },
-    redirectUri: 'https://claude.ai/api/mcp/auth_callback', resource: 'mcp', scope: 'memory.read',
+    redirectUri: 'https://claude.ai/api/mcp/auth_callback',
+    resource: 'mcp',
+    scope: 'memory.read',
   },
   {
     client: 'Claude (web), client ID metadata document',
     documentUrl: 'https://claude.ai/oauth/mcp-oauth-client-metadata',
     registration: {
-      client_id: 'https://claude.ai/oauth/mcp-oauth-client-metadata', client_name: 'Claude', client_uri: 'https://claude.ai',
+      client_id: 'https://claude.ai/oauth/mcp-oauth-client-metadata',
+      client_name: 'Claude',
+      client_uri: 'https://claude.ai',
       redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
       grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:jwt-bearer'],
-      response_types: ['code'], token_endpoint_auth_method: 'none',
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
     },
-    redirectUri: 'https://claude.ai/api/mcp/auth_callback', resource: 'mcp', scope: 'memory.read',
+    redirectUri: 'https://claude.ai/api/mcp/auth_callback',
+    resource: 'mcp',
+    scope: 'memory.read',
   },
   {
     client: 'Claude Code, dynamic registration',
     registration: {
-      client_name: 'Claude Code (engram)', redirect_uris: ['http://localhost:54321/callback'], grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'], token_endpoint_auth_method: 'none',
+      client_name: 'Claude Code (engram)',
+      redirect_uris: ['http://localhost:54321/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
     },
-    redirectUri: 'http://localhost:54321/callback', resource: 'mcp', scope: 'memory.read',
+    redirectUri: 'http://localhost:54321/callback',
+    resource: 'mcp',
+    scope: 'memory.read',
   },
   {
     client: 'Claude Code, client ID metadata document',
     documentUrl: 'https://claude.ai/oauth/claude-code-client-metadata',
     registration: {
-      client_id: 'https://claude.ai/oauth/claude-code-client-metadata', client_name: 'Claude Code',
-      redirect_uris: ['http://localhost/callback', 'http://127.0.0.1/callback'], grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'], token_endpoint_auth_method: 'none',
+      client_id: 'https://claude.ai/oauth/claude-code-client-metadata',
+      client_name: 'Claude Code',
+      redirect_uris: ['http://localhost/callback', 'http://127.0.0.1/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
     },
-    redirectUri: 'http://localhost:51234/callback', resource: 'mcp', scope: 'memory.read',
+    redirectUri: 'http://localhost:51234/callback',
+    resource: 'mcp',
+    scope: 'memory.read',
   },
   {
     client: 'VS Code (desktop, ephemeral loopback port)',
     registration: {
-      client_name: 'Visual Studio Code', client_uri: 'https://code.visualstudio.com', grant_types: ['authorization_code'], response_types: ['code'],
+      client_name: 'Visual Studio Code',
+      client_uri: 'https://code.visualstudio.com',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
       redirect_uris: [
-        'https://insiders.vscode.dev/redirect', 'https://vscode.dev/redirect', 'http://localhost', 'http://127.0.0.1',
-        'http://localhost:33418', 'http://127.0.0.1:33418',
+        'https://insiders.vscode.dev/redirect',
+        'https://vscode.dev/redirect',
+        'http://localhost',
+        'http://127.0.0.1',
+        'http://localhost:33418',
+        'http://127.0.0.1:33418',
       ],
-      scope: 'memory.read', token_endpoint_auth_method: 'none', application_type: 'native',
+      scope: 'memory.read',
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
     },
-    redirectUri: 'http://127.0.0.1:59656/', resource: 'mcp', scope: 'memory.read',
+    redirectUri: 'http://127.0.0.1:59656/',
+    resource: 'mcp',
+    scope: 'memory.read',
   },
   {
     client: 'VS Code (vscode.dev redirect)',
     registration: {
-      client_name: 'Visual Studio Code', client_uri: 'https://code.visualstudio.com', grant_types: ['authorization_code'], response_types: ['code'],
-      redirect_uris: ['https://insiders.vscode.dev/redirect', 'https://vscode.dev/redirect', 'http://localhost', 'http://127.0.0.1'],
-      token_endpoint_auth_method: 'none', application_type: 'native',
+      client_name: 'Visual Studio Code',
+      client_uri: 'https://code.visualstudio.com',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      redirect_uris: [
+        'https://insiders.vscode.dev/redirect',
+        'https://vscode.dev/redirect',
+        'http://localhost',
+        'http://127.0.0.1',
+      ],
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
     },
-    redirectUri: 'https://vscode.dev/redirect', resource: 'origin/',
+    redirectUri: 'https://vscode.dev/redirect',
+    resource: 'origin/',
   },
   {
     client: 'Cursor (private-use scheme)',
     registration: {
-      client_name: 'Cursor', redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback', 'https://www.cursor.com/agents/mcp/oauth/callback', 'http://localhost:8787/callback'],
-      grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none',
+      client_name: 'Cursor',
+      redirect_uris: [
+        'cursor://anysphere.cursor-mcp/oauth/callback',
+        'https://www.cursor.com/agents/mcp/oauth/callback',
+        'http://localhost:8787/callback',
+      ],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
     },
-    redirectUri: 'cursor://anysphere.cursor-mcp/oauth/callback', resource: 'none', scope: 'memory.read',
+    redirectUri: 'cursor://anysphere.cursor-mcp/oauth/callback',
+    resource: 'none',
+    scope: 'memory.read',
   },
   {
     client: 'Cursor Agents (hosted callback)',
     registration: {
-      client_name: 'Cursor', redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback', 'https://www.cursor.com/agents/mcp/oauth/callback', 'http://localhost:8787/callback'],
-      grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none',
+      client_name: 'Cursor',
+      redirect_uris: [
+        'cursor://anysphere.cursor-mcp/oauth/callback',
+        'https://www.cursor.com/agents/mcp/oauth/callback',
+        'http://localhost:8787/callback',
+      ],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
     },
-    redirectUri: 'https://www.cursor.com/agents/mcp/oauth/callback', resource: 'mcp',
+    redirectUri: 'https://www.cursor.com/agents/mcp/oauth/callback',
+    resource: 'mcp',
   },
   {
     client: 'ChatGPT, dynamic registration (per-connector callback)',
     registration: {
-      client_name: 'ChatGPT', redirect_uris: ['https://chatgpt.com/connector/oauth/OUbdUMlL15Ct'], grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', scope: 'memory.read',
+      client_name: 'ChatGPT',
+      redirect_uris: ['https://chatgpt.com/connector/oauth/OUbdUMlL15Ct'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'memory.read',
     },
-    redirectUri: 'https://chatgpt.com/connector/oauth/OUbdUMlL15Ct', resource: 'mcp', scope: 'memory.read', basic: true,
+    redirectUri: 'https://chatgpt.com/connector/oauth/OUbdUMlL15Ct',
+    resource: 'mcp',
+    scope: 'memory.read',
+    basic: true,
   },
   {
     client: 'ChatGPT, client ID metadata document',
     documentUrl: 'https://chatgpt.com/oauth/client.json',
     registration: {
-      client_id: 'https://chatgpt.com/oauth/client.json', client_name: 'ChatGPT', redirect_uris: ['https://chatgpt.com/connector_platform_oauth_redirect'],
-      grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'private_key_jwt',
+      client_id: 'https://chatgpt.com/oauth/client.json',
+      client_name: 'ChatGPT',
+      redirect_uris: ['https://chatgpt.com/connector_platform_oauth_redirect'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'private_key_jwt',
     },
-    redirectUri: 'https://chatgpt.com/connector_platform_oauth_redirect', resource: 'mcp', scope: 'memory.read offline_access',
+    redirectUri: 'https://chatgpt.com/connector_platform_oauth_redirect',
+    resource: 'mcp',
+    scope: 'memory.read offline_access',
   },
   {
     client: 'MCP Inspector',
     registration: {
-      redirect_uris: ['http://localhost:6274/oauth/callback', 'http://localhost:6274/oauth/callback/debug'], token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], client_name: 'MCP Inspector',
-      client_uri: 'https://github.com/modelcontextprotocol/inspector', scope: '',
+      redirect_uris: ['http://localhost:6274/oauth/callback', 'http://localhost:6274/oauth/callback/debug'],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      client_name: 'MCP Inspector',
+      client_uri: 'https://github.com/modelcontextprotocol/inspector',
+      scope: '',
     },
-    redirectUri: 'http://localhost:6274/oauth/callback', resource: 'mcp', scope: 'memory.read',
+    redirectUri: 'http://localhost:6274/oauth/callback',
+    resource: 'mcp',
+    scope: 'memory.read',
   },
 ];
 
@@ -184,7 +270,14 @@ describe('client shapes, each through to a token', () => {
     const p = pkce();
     const resource = resourceOf(shape);
     const state = crypto.randomUUID();
-    const path = authorizeQuery({ clientId, redirectUri: shape.redirectUri, challenge: p.challenge, state, resource, scope: shape.scope });
+    const path = authorizeQuery({
+      clientId,
+      redirectUri: shape.redirectUri,
+      challenge: p.challenge,
+      state,
+      resource,
+      scope: shape.scope,
+    });
     const consent = await owner.browser.fetch(path);
     expect(consent.status).toBe(200);
     const target = new URL(shape.redirectUri);
@@ -193,19 +286,27 @@ describe('client shapes, each through to a token', () => {
 
     const back = await decide(owner.browser, path, { containers: [owner.containers.work!], profile: true });
     const returned = `${back.protocol}//${back.host}${back.pathname}`;
-    expect(returned).toBe(shape.redirectUri.startsWith('cursor:') ? shape.redirectUri : new URL(shape.redirectUri).href);
+    expect(returned).toBe(
+      shape.redirectUri.startsWith('cursor:') ? shape.redirectUri : new URL(shape.redirectUri).href,
+    );
     expect(back.searchParams.get('state')).toBe(state);
     expect(back.searchParams.get('iss')).toBe(server.site.baseUrl);
 
     const params: Record<string, string> = {
-      grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: shape.redirectUri, code_verifier: p.verifier,
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: shape.redirectUri,
+      code_verifier: p.verifier,
     };
     if (resource) params.resource = resource;
     let res: { status: number; body: any };
     if (shape.basic) {
       const answer = await fetch(`${server.url}/oauth/token`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:`).toString('base64')}` },
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:`).toString('base64')}`,
+        },
         body: new URLSearchParams(params),
       });
       res = { status: answer.status, body: await answer.json() };
@@ -215,6 +316,10 @@ describe('client shapes, each through to a token', () => {
     expect(res.status).toBe(200);
     expect(res.body.token_type).toBe('Bearer');
     expect(res.body.refresh_token).toBeUndefined();
-    expect(await mcpTools(server, res.body.access_token)).toEqual(['list_containers', 'search_memories', 'get_profile']);
+    expect(await mcpTools(server, res.body.access_token)).toEqual([
+      'list_containers',
+      'search_memories',
+      'get_profile',
+    ]);
   });
 });

@@ -20,7 +20,10 @@ afterAll(async () => {
 
 /** GET with a forged Host and a foreign Origin, as a page of another site would send it. */
 async function get(path: string, init: RequestInit = {}) {
-  const res = await fetch(`${server.url}${path}`, { ...init, headers: { Host: 'evil.example:666', Origin: 'https://app.example', ...init.headers } });
+  const res = await fetch(`${server.url}${path}`, {
+    ...init,
+    headers: { Host: 'evil.example:666', Origin: 'https://app.example', ...init.headers },
+  });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
 
@@ -50,7 +53,9 @@ describe('protected-resource metadata', () => {
 
   it('is what the 401 of /mcp-http points at', async () => {
     const res = await fetch(`${server.url}/mcp-http`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json', Host: 'evil.example' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Host: 'evil.example' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
     });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe(
@@ -85,17 +90,32 @@ describe('as an MCP 2026-07-28 client checks it', () => {
   it('leads from the 401 to metadata at the issuer’s own well-known URL whose issuer is that URL, character for character, and so is iss', async () => {
     const plain = await startTestServer();
     try {
-      const challenge = await fetch(`${plain.url}/mcp-http`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+      const challenge = await fetch(`${plain.url}/mcp-http`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      });
       const resourceMetadata = /resource_metadata="([^"]+)"/.exec(challenge.headers.get('www-authenticate') ?? '')![1]!;
       const prm = (await (await fetch(resourceMetadata)).json()) as { authorization_servers: string[] };
       const [issuer] = prm.authorization_servers;
       expect(issuer).toBe(plain.url);
       // RFC 8414 §3.1: the well-known URL is built from the issuer; §3.3: the issuer in it must be identical.
-      const metadata = (await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+      const metadata = (await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json()) as {
+        issuer: string;
+      };
       expect(metadata.issuer).toBe(issuer!);
       const owner = await ownerWithBrowser(plain, ['work']);
       const clientId = await registerClientId(plain, ['http://127.0.0.1:7777/callback']);
-      const back = await decide(owner.browser, authorizeQuery({ clientId, redirectUri: 'http://127.0.0.1:7777/callback', challenge: pkce().challenge, state: 's' }), { containers: [owner.containers.work!] });
+      const back = await decide(
+        owner.browser,
+        authorizeQuery({
+          clientId,
+          redirectUri: 'http://127.0.0.1:7777/callback',
+          challenge: pkce().challenge,
+          state: 's',
+        }),
+        { containers: [owner.containers.work!] },
+      );
       expect(back.searchParams.get('iss')).toBe(issuer!);
     } finally {
       await plain.close();
@@ -105,8 +125,12 @@ describe('as an MCP 2026-07-28 client checks it', () => {
   it('names the same issuer when ENGRAM_PUBLIC_URL is given with a final slash', async () => {
     const slashed = await startTestServer({ env: { ENGRAM_PUBLIC_URL: `${PUBLIC}/` } });
     try {
-      const metadata = (await (await fetch(`${slashed.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
-      const prm = (await (await fetch(`${slashed.url}/.well-known/oauth-protected-resource/mcp-http`)).json()) as { authorization_servers: string[] };
+      const metadata = (await (await fetch(`${slashed.url}/.well-known/oauth-authorization-server`)).json()) as {
+        issuer: string;
+      };
+      const prm = (await (await fetch(`${slashed.url}/.well-known/oauth-protected-resource/mcp-http`)).json()) as {
+        authorization_servers: string[];
+      };
       expect(metadata.issuer).toBe(PUBLIC);
       expect(prm.authorization_servers).toEqual([PUBLIC]);
     } finally {
@@ -117,27 +141,48 @@ describe('as an MCP 2026-07-28 client checks it', () => {
 
 describe('JSON and CORS', () => {
   it('answers CORS for any origin, without credentials, on the documents, registration and token endpoints', async () => {
-    for (const path of ['/.well-known/oauth-protected-resource/mcp-http', '/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource']) {
+    for (const path of [
+      '/.well-known/oauth-protected-resource/mcp-http',
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/oauth-protected-resource',
+    ]) {
       const res = await get(path);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     }
-    for (const path of ['/oauth/register', '/oauth/token', '/oauth/revoke', '/.well-known/oauth-authorization-server']) {
+    for (const path of [
+      '/oauth/register',
+      '/oauth/token',
+      '/oauth/revoke',
+      '/.well-known/oauth-authorization-server',
+    ]) {
       const res = await fetch(`${server.url}${path}`, {
         method: 'OPTIONS',
-        headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+        headers: {
+          Origin: 'https://app.example',
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'content-type',
+        },
       });
       expect(res.status).toBeLessThan(300);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
       expect(res.headers.get('access-control-allow-methods')).toContain('POST');
     }
-    const token = await fetch(`${server.url}/oauth/token`, { method: 'POST', headers: { Origin: 'https://app.example' }, body: 'grant_type=nope' });
+    const token = await fetch(`${server.url}/oauth/token`, {
+      method: 'POST',
+      headers: { Origin: 'https://app.example' },
+      body: 'grant_type=nope',
+    });
     expect(token.headers.get('access-control-allow-origin')).toBe('*');
   });
 
   it('answers a JSON 404 (with CORS) where it serves nothing, never an HTML page', async () => {
-    for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server/mcp-http', '/.well-known/oauth-protected-resource/other']) {
+    for (const path of [
+      '/.well-known/openid-configuration',
+      '/.well-known/oauth-authorization-server/mcp-http',
+      '/.well-known/oauth-protected-resource/other',
+    ]) {
       const res = await get(path);
       expect(res.status).toBe(404);
       expect(res.headers.get('content-type')).toContain('application/json');
@@ -151,14 +196,29 @@ describe('JSON and CORS', () => {
     expect(owner.browser.cookies.has('engram_session')).toBe(true);
     const clientId = await registerClientId(server, ['https://app.example/cb']);
     const p = pkce();
-    const page = await owner.browser.fetch(authorizeQuery({ clientId, redirectUri: 'https://app.example/cb', challenge: p.challenge, resource: `${PUBLIC}/mcp-http` }));
+    const page = await owner.browser.fetch(
+      authorizeQuery({
+        clientId,
+        redirectUri: 'https://app.example/cb',
+        challenge: p.challenge,
+        resource: `${PUBLIC}/mcp-http`,
+      }),
+    );
     expect(page.status).toBe(200);
-    const back = await decide(owner.browser, authorizeQuery({ clientId, redirectUri: 'https://app.example/cb', challenge: p.challenge, resource: PUBLIC }), {
-      containers: [owner.containers.work!],
-    });
+    const back = await decide(
+      owner.browser,
+      authorizeQuery({ clientId, redirectUri: 'https://app.example/cb', challenge: p.challenge, resource: PUBLIC }),
+      {
+        containers: [owner.containers.work!],
+      },
+    );
     expect(back.searchParams.get('iss')).toBe(PUBLIC);
     const token = await tokenRequest(server, {
-      grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: 'https://app.example/cb', client_id: clientId, code_verifier: p.verifier,
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: 'https://app.example/cb',
+      client_id: clientId,
+      code_verifier: p.verifier,
     });
     expect(token.status).toBe(200);
     expect((await mcpCall(server, token.body.access_token, 'tools/list')).status).toBe(200);

@@ -5,7 +5,11 @@
  */
 import type { ResolvedAddress } from '../../src/fetch/resolve-host';
 
-export type Handler = (request: { url: string; headers: Record<string, string>; redirect: string | undefined }) => Response | Promise<Response>;
+export type Handler = (request: {
+  url: string;
+  headers: Record<string, string>;
+  redirect: string | undefined;
+}) => Response | Promise<Response>;
 
 export class FakeInternet {
   readonly dns = new Map<string, string[]>();
@@ -27,7 +31,9 @@ export class FakeInternet {
   };
 
   fetch = async (target: string, init: BunFetchRequestInit): Promise<Response> => {
-    const headers = Object.fromEntries(Object.entries((init.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
+    const headers = Object.fromEntries(
+      Object.entries((init.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]),
+    );
     const pinned = new URL(target);
     const url = `${pinned.protocol}//${headers.host}${pinned.pathname}${pinned.search}`;
     this.requests.push({ url, address: pinned.hostname });

@@ -7,7 +7,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { DAY_MS } from '../../src/clock';
 import { call, makeKey, startTestServer, type TestServer } from '../helpers/server';
 import {
-  authorizeQuery, Browser, connect, decide, mcpCall, mcpTools, type Owner, ownerWithBrowser, parseForm, pkce, registerClientId, tokenRequest,
+  authorizeQuery,
+  Browser,
+  connect,
+  decide,
+  mcpCall,
+  mcpTools,
+  type Owner,
+  ownerWithBrowser,
+  parseForm,
+  pkce,
+  registerClientId,
+  tokenRequest,
 } from './helpers';
 
 const REDIRECT = 'http://127.0.0.1:7777/callback';
@@ -28,14 +39,32 @@ afterAll(async () => {
 async function approvedCode(d: { containers?: string[]; profile?: boolean } = {}, redirectUri = REDIRECT) {
   const clientId = await registerClientId(server, [redirectUri]);
   const p = pkce();
-  const back = await decide(owner.browser, authorizeQuery({ clientId, redirectUri, challenge: p.challenge, state: 'st-1' }), {
-    containers: d.containers ?? [owner.containers.work!], profile: d.profile,
-  });
+  const back = await decide(
+    owner.browser,
+    authorizeQuery({ clientId, redirectUri, challenge: p.challenge, state: 'st-1' }),
+    {
+      containers: d.containers ?? [owner.containers.work!],
+      profile: d.profile,
+    },
+  );
   return { clientId, p, code: back.searchParams.get('code')!, back };
 }
 
-const exchange = (clientId: string, code: string, verifier: string, redirectUri = REDIRECT, extra: Record<string, string> = {}) =>
-  tokenRequest(server, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier, ...extra });
+const exchange = (
+  clientId: string,
+  code: string,
+  verifier: string,
+  redirectUri = REDIRECT,
+  extra: Record<string, string> = {},
+) =>
+  tokenRequest(server, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    client_id: clientId,
+    code_verifier: verifier,
+    ...extra,
+  });
 
 describe('authorization endpoint', () => {
   it('echoes state and returns iss with the code', async () => {
@@ -57,7 +86,11 @@ describe('authorization endpoint', () => {
     expect(signIn.searchParams.get('next')).toBe(path);
     const page = await browser.fetch(signIn.pathname + signIn.search);
     const { fields } = parseForm(await page.text(), '/sign-in');
-    const signedIn = await browser.postForm('/sign-in', { ...Object.fromEntries(fields), email: owner.email, password: owner.password });
+    const signedIn = await browser.postForm('/sign-in', {
+      ...Object.fromEntries(fields),
+      email: owner.email,
+      password: owner.password,
+    });
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.get('location')).toBe(path);
     expect(signedIn.headers.getSetCookie().join()).toMatch(/engram_session=egs_[^;]+;.*HttpOnly.*SameSite=Lax/i);
@@ -67,18 +100,30 @@ describe('authorization endpoint', () => {
   it('refuses a sign-in form without its CSRF token, and a wrong password', async () => {
     const browser = new Browser(server);
     await browser.fetch('/sign-in');
-    const noToken = await browser.postForm('/sign-in', { email: owner.email, password: owner.password, next: '/connected-apps' });
+    const noToken = await browser.postForm('/sign-in', {
+      email: owner.email,
+      password: owner.password,
+      next: '/connected-apps',
+    });
     expect(noToken.status).toBe(403);
     expect(browser.cookies.has('engram_session')).toBe(false);
     const { fields } = parseForm(await (await browser.fetch('/sign-in')).text(), '/sign-in');
-    const wrong = await browser.postForm('/sign-in', { ...Object.fromEntries(fields), email: owner.email, password: 'not the password' });
+    const wrong = await browser.postForm('/sign-in', {
+      ...Object.fromEntries(fields),
+      email: owner.email,
+      password: 'not the password',
+    });
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain('The email or password is wrong.');
   });
 
   it('shows the consent screen with the app name, redirect host, a tick per container and the profile tick', async () => {
-    const clientId = await registerClientId(server, ['https://app.example.com/oauth/cb'], { client_name: 'Example Assistant' });
-    const res = await owner.browser.fetch(authorizeQuery({ clientId, redirectUri: 'https://app.example.com/oauth/cb', challenge: pkce().challenge }));
+    const clientId = await registerClientId(server, ['https://app.example.com/oauth/cb'], {
+      client_name: 'Example Assistant',
+    });
+    const res = await owner.browser.fetch(
+      authorizeQuery({ clientId, redirectUri: 'https://app.example.com/oauth/cb', challenge: pkce().challenge }),
+    );
     expect(res.status).toBe(200);
     const csp = res.headers.get('content-security-policy')!;
     expect(csp).toContain("default-src 'none'");
@@ -88,7 +133,12 @@ describe('authorization endpoint', () => {
     expect(html).toContain('Example Assistant');
     expect(html).toContain('app.example.com');
     const { checkboxes, fields } = parseForm(html, '/oauth/authorize');
-    expect(checkboxes.filter((b) => b.name === 'containers').map((b) => b.value).sort()).toEqual(Object.values(owner.containers).sort());
+    expect(
+      checkboxes
+        .filter((b) => b.name === 'containers')
+        .map((b) => b.value)
+        .sort(),
+    ).toEqual(Object.values(owner.containers).sort());
     expect(checkboxes.some((b) => b.name === 'profile')).toBe(true);
     expect(fields.find(([n]) => n === 'csrf')?.[1]).toBeTruthy();
   });
@@ -113,8 +163,15 @@ describe('authorization endpoint', () => {
 
   it('refuses a redirect URI that was not registered, without redirecting to it', async () => {
     const clientId = await registerClientId(server, [REDIRECT]);
-    for (const uri of ['http://127.0.0.1:7777/other', 'https://evil.example/callback', `${REDIRECT}?x=1`, 'http://localhost:7777/callback']) {
-      const res = await owner.browser.fetch(authorizeQuery({ clientId, redirectUri: uri, challenge: pkce().challenge }));
+    for (const uri of [
+      'http://127.0.0.1:7777/other',
+      'https://evil.example/callback',
+      `${REDIRECT}?x=1`,
+      'http://localhost:7777/callback',
+    ]) {
+      const res = await owner.browser.fetch(
+        authorizeQuery({ clientId, redirectUri: uri, challenge: pkce().challenge }),
+      );
       expect(res.status).toBe(400);
       expect(res.headers.get('location')).toBeNull();
       expect(await res.text()).toContain('not a return address');
@@ -126,9 +183,13 @@ describe('authorization endpoint', () => {
       // Registered without a port; the app comes back on an ephemeral one.
       const redirect = 'http://127.0.0.1:51234/callback';
       const pp = pkce();
-      const back = await decide(owner.browser, authorizeQuery({ clientId: first.clientId, redirectUri: redirect, challenge: pp.challenge }), {
-        containers: [owner.containers.work!],
-      });
+      const back = await decide(
+        owner.browser,
+        authorizeQuery({ clientId: first.clientId, redirectUri: redirect, challenge: pp.challenge }),
+        {
+          containers: [owner.containers.work!],
+        },
+      );
       return { clientId: first.clientId, p: pp, code: back.searchParams.get('code')! };
     });
     const res = await exchange(clientId, code, p.verifier, 'http://127.0.0.1:51234/callback');
@@ -136,7 +197,9 @@ describe('authorization endpoint', () => {
   });
 
   it('refuses an unknown client with a page, not a redirect', async () => {
-    const res = await owner.browser.fetch(authorizeQuery({ clientId: 'app_doesNotExist000', redirectUri: REDIRECT, challenge: pkce().challenge }));
+    const res = await owner.browser.fetch(
+      authorizeQuery({ clientId: 'app_doesNotExist000', redirectUri: REDIRECT, challenge: pkce().challenge }),
+    );
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
     expect(await res.text()).toContain('not registered');
@@ -146,14 +209,26 @@ describe('authorization endpoint', () => {
     const clientId = await registerClientId(server, [REDIRECT]);
     for (const resource of [server.site.baseUrl, `${server.site.baseUrl}/`, `${server.site.baseUrl}/mcp-http`]) {
       const p = pkce();
-      const back = await decide(owner.browser, authorizeQuery({ clientId, redirectUri: REDIRECT, challenge: p.challenge, resource }), {
-        containers: [owner.containers.work!],
-      });
+      const back = await decide(
+        owner.browser,
+        authorizeQuery({ clientId, redirectUri: REDIRECT, challenge: p.challenge, resource }),
+        {
+          containers: [owner.containers.work!],
+        },
+      );
       const res = await exchange(clientId, back.searchParams.get('code')!, p.verifier, REDIRECT, { resource });
       expect(res.status).toBe(200);
       expect((await mcpCall(server, res.body.access_token, 'tools/list')).status).toBe(200);
     }
-    const res = await owner.browser.fetch(authorizeQuery({ clientId, redirectUri: REDIRECT, challenge: pkce().challenge, resource: 'https://other.example/mcp', state: 'z' }));
+    const res = await owner.browser.fetch(
+      authorizeQuery({
+        clientId,
+        redirectUri: REDIRECT,
+        challenge: pkce().challenge,
+        resource: 'https://other.example/mcp',
+        state: 'z',
+      }),
+    );
     expect(res.status).toBe(302);
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
   });
@@ -161,9 +236,18 @@ describe('authorization endpoint', () => {
   it('drops unknown scopes instead of refusing them', async () => {
     const clientId = await registerClientId(server, [REDIRECT]);
     const p = pkce();
-    const back = await decide(owner.browser, authorizeQuery({ clientId, redirectUri: REDIRECT, challenge: p.challenge, scope: 'openid offline_access memory.read profile email' }), {
-      containers: [owner.containers.work!],
-    });
+    const back = await decide(
+      owner.browser,
+      authorizeQuery({
+        clientId,
+        redirectUri: REDIRECT,
+        challenge: p.challenge,
+        scope: 'openid offline_access memory.read profile email',
+      }),
+      {
+        containers: [owner.containers.work!],
+      },
+    );
     const res = await exchange(clientId, back.searchParams.get('code')!, p.verifier);
     expect(res.status).toBe(200);
     expect(res.body.scope).toBe('memory.read');
@@ -171,9 +255,13 @@ describe('authorization endpoint', () => {
 
   it('redirects a denial with access_denied, and issues no code', async () => {
     const clientId = await registerClientId(server, [REDIRECT]);
-    const back = await decide(owner.browser, authorizeQuery({ clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 'deny-me' }), {
-      decision: 'deny',
-    });
+    const back = await decide(
+      owner.browser,
+      authorizeQuery({ clientId, redirectUri: REDIRECT, challenge: pkce().challenge, state: 'deny-me' }),
+      {
+        decision: 'deny',
+      },
+    );
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(back.searchParams.get('state')).toBe('deny-me');
     expect(back.searchParams.get('iss')).toBe(server.site.baseUrl);
@@ -188,12 +276,20 @@ describe('authorization endpoint', () => {
     await other.signIn(owner.email, owner.password);
     const body = fields.filter(([n]) => n !== 'csrf');
     for (const attempt of [body, [...body, ['csrf', 'forged'] as [string, string]]]) {
-      const res = await other.postForm('/oauth/authorize', [...attempt, ['containers', owner.containers.work!], ['decision', 'approve']]);
+      const res = await other.postForm('/oauth/authorize', [
+        ...attempt,
+        ['containers', owner.containers.work!],
+        ['decision', 'approve'],
+      ]);
       expect(res.status).toBe(403);
       expect(res.headers.get('location')).toBeNull();
     }
     // The first session's token does not carry over to the second session either.
-    const stolen = await other.postForm('/oauth/authorize', [...fields, ['containers', owner.containers.work!], ['decision', 'approve']]);
+    const stolen = await other.postForm('/oauth/authorize', [
+      ...fields,
+      ['containers', owner.containers.work!],
+      ['decision', 'approve'],
+    ]);
     expect(stolen.status).toBe(403);
   });
 
@@ -202,7 +298,8 @@ describe('authorization endpoint', () => {
     const path = authorizeQuery({ clientId, redirectUri: REDIRECT, challenge: pkce().challenge });
     const { fields } = parseForm(await (await owner.browser.fetch(path)).text(), '/oauth/authorize');
     const res = await owner.browser.fetch('/oauth/authorize', {
-      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://evil.example' },
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://evil.example' },
       body: new URLSearchParams([...fields, ['containers', owner.containers.work!], ['decision', 'approve']]),
     });
     expect(res.status).toBe(403);
@@ -216,7 +313,12 @@ describe('token endpoint', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(res.body).toEqual({ access_token: expect.stringMatching(/^egc_\w+_\w+$/), token_type: 'Bearer', expires_in: 30 * 86400, scope: 'memory.read' });
+    expect(res.body).toEqual({
+      access_token: expect.stringMatching(/^egc_\w+_\w+$/),
+      token_type: 'Bearer',
+      expires_in: 30 * 86400,
+      scope: 'memory.read',
+    });
   });
 
   it('refuses a wrong verifier with invalid_grant', async () => {
@@ -230,7 +332,12 @@ describe('token endpoint', () => {
 
   it('refuses a missing verifier with invalid_request', async () => {
     const { clientId, code } = await approvedCode();
-    const res = await tokenRequest(server, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId });
+    const res = await tokenRequest(server, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_request');
   });
@@ -277,7 +384,11 @@ describe('token endpoint', () => {
 
   it('refuses other grant types, a resource of another server, and an unknown code', async () => {
     const { clientId, p, code } = await approvedCode();
-    const refresh = await tokenRequest(server, { grant_type: 'refresh_token', refresh_token: 'x', client_id: clientId });
+    const refresh = await tokenRequest(server, {
+      grant_type: 'refresh_token',
+      refresh_token: 'x',
+      client_id: clientId,
+    });
     expect(refresh.body.error).toBe('unsupported_grant_type');
     const target = await exchange(clientId, code, p.verifier, REDIRECT, { resource: 'https://other.example/mcp' });
     expect(target.body.error).toBe('invalid_target');
@@ -291,8 +402,16 @@ describe('token endpoint', () => {
     const { clientId, p, code } = await approvedCode();
     const res = await fetch(`${server.url}/oauth/token`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${clientId}:`).toString('base64')}` },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: p.verifier }),
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: `Basic ${Buffer.from(`${clientId}:`).toString('base64')}`,
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: p.verifier,
+      }),
     });
     expect(res.status).toBe(200);
   });
@@ -301,11 +420,20 @@ describe('token endpoint', () => {
     const { clientId, p, code } = await approvedCode();
     const basic = `Basic ${Buffer.from('%zz%E0%A4%A:').toString('base64')}`;
     const token = await fetch(`${server.url}/oauth/token`, {
-      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: p.verifier, client_id: clientId }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: p.verifier,
+        client_id: clientId,
+      }),
     });
     const revoke = await fetch(`${server.url}/oauth/revoke`, {
-      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic }, body: new URLSearchParams({ token: 'whatever' }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
+      body: new URLSearchParams({ token: 'whatever' }),
     });
     for (const res of [token, revoke]) {
       expect(res.status).toBe(401);
@@ -321,7 +449,9 @@ describe('token endpoint', () => {
     const { clientId, p, code } = await approvedCode();
     const token = (await exchange(clientId, code, p.verifier)).body.access_token;
     const res = await fetch(`${server.url}/oauth/revoke`, {
-      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, client_id: clientId }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, client_id: clientId }),
     });
     expect(res.status).toBe(200);
     expect((await mcpCall(server, token, 'tools/list')).status).toBe(401);
@@ -333,36 +463,65 @@ describe('a consent token', () => {
     const plain = await connect(server, owner, { containers: [owner.containers.work!] });
     expect(await mcpTools(server, plain.access_token)).toEqual(['list_containers', 'search_memories']);
     const withProfile = await connect(server, owner, { containers: [owner.containers.work!], profile: true });
-    expect(await mcpTools(server, withProfile.access_token)).toEqual(['list_containers', 'search_memories', 'get_profile']);
+    expect(await mcpTools(server, withProfile.access_token)).toEqual([
+      'list_containers',
+      'search_memories',
+      'get_profile',
+    ]);
   });
 
-  it('is refused forget_memory and delete_document on MCP with 403: not in the agent\'s capability profile', async () => {
-    const fact = await call(server, 'POST', '/v1/memories', owner.token, { container: owner.containers.work, content: 'Keep this' });
+  it("is refused forget_memory and delete_document on MCP with 403: not in the agent's capability profile", async () => {
+    const fact = await call(server, 'POST', '/v1/memories', owner.token, {
+      container: owner.containers.work,
+      content: 'Keep this',
+    });
     const { access_token } = await connect(server, owner, { containers: [owner.containers.work!], profile: true });
-    for (const [name, args] of [['forget_memory', { memory_id: fact.body.id, confirm: true }], ['delete_document', { document_id: 'doc_x', confirm: true }], ['add_memory', { content: 'x' }]] as const) {
+    for (const [name, args] of [
+      ['forget_memory', { memory_id: fact.body.id, confirm: true }],
+      ['delete_document', { document_id: 'doc_x', confirm: true }],
+      ['add_memory', { content: 'x' }],
+    ] as const) {
       const res = await mcpCall(server, access_token, 'tools/call', { name, arguments: args });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('unauthorized');
       expect(res.body.message).toContain("not in the agent's capability profile");
     }
     expect((await call(server, 'GET', `/v1/profile`, owner.token)).body.static).toBeDefined();
-    const stillThere = await call(server, 'POST', '/v1/search', owner.token, { q: 'Keep this', container: owner.containers.work });
+    const stillThere = await call(server, 'POST', '/v1/search', owner.token, {
+      q: 'Keep this',
+      container: owner.containers.work,
+    });
     expect(stillThere.body.results.length).toBeGreaterThan(0);
   });
 
   it('reaches the same read operations on REST, within the ticked containers only', async () => {
-    const { access_token } = await connect(server, owner, { containers: [owner.containers.work!, owner.containers.travel!] });
+    const { access_token } = await connect(server, owner, {
+      containers: [owner.containers.work!, owner.containers.travel!],
+    });
     const listed = await call(server, 'GET', '/v1/containers', access_token);
     expect(listed.status).toBe(200);
-    expect(listed.body.containers.map((c: { id: string }) => c.id)).toEqual([owner.containers.work, owner.containers.travel]);
-    expect((await call(server, 'POST', '/v1/search', access_token, { q: 'anything', container: owner.containers.work })).status).toBe(200);
-    const outside = await call(server, 'POST', '/v1/search', access_token, { q: 'anything', container: owner.containers.health });
+    expect(listed.body.containers.map((c: { id: string }) => c.id)).toEqual([
+      owner.containers.work,
+      owner.containers.travel,
+    ]);
+    expect(
+      (await call(server, 'POST', '/v1/search', access_token, { q: 'anything', container: owner.containers.work }))
+        .status,
+    ).toBe(200);
+    const outside = await call(server, 'POST', '/v1/search', access_token, {
+      q: 'anything',
+      container: owner.containers.health,
+    });
     expect(outside.status).toBe(403);
     expect(outside.body.code).toBe('unauthorized');
     for (const [method, path, body] of [
-      ['GET', '/v1/profile', undefined], ['GET', '/v1/documents', undefined], ['GET', '/v1/rules', undefined],
-      ['POST', '/v1/memories', { content: 'x', container: owner.containers.work }], ['DELETE', '/v1/memories/mem_x?confirm=true', undefined],
-      ['GET', '/v1/api-keys', undefined], ['GET', '/v1/connected-apps', undefined],
+      ['GET', '/v1/profile', undefined],
+      ['GET', '/v1/documents', undefined],
+      ['GET', '/v1/rules', undefined],
+      ['POST', '/v1/memories', { content: 'x', container: owner.containers.work }],
+      ['DELETE', '/v1/memories/mem_x?confirm=true', undefined],
+      ['GET', '/v1/api-keys', undefined],
+      ['GET', '/v1/connected-apps', undefined],
     ] as const) {
       const res = await call(server, method, path, access_token, body);
       expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 403, code: 'unauthorized' });
@@ -375,7 +534,9 @@ describe('a consent token', () => {
     const patched = await call(server, 'PATCH', `/v1/api-keys/${tokenId}`, owner.token, { profile: true });
     expect(patched.status).toBe(404);
     const keys = await call(server, 'GET', '/v1/api-keys', owner.token);
-    expect([...keys.body.active, ...keys.body.expired, ...keys.body.revoked].some((k: { id: string }) => k.id === tokenId)).toBe(false);
+    expect(
+      [...keys.body.active, ...keys.body.expired, ...keys.body.revoked].some((k: { id: string }) => k.id === tokenId),
+    ).toBe(false);
     expect(await mcpTools(server, access_token)).not.toContain('get_profile');
   });
 
@@ -411,7 +572,11 @@ describe('a consent token', () => {
       const { access_token } = await connect(own, person, { containers: [person.containers.work!] });
       expect((await mcpCall(own, access_token, 'tools/list')).status).toBe(200);
       await own.stop();
-      moved = await startTestServer({ dataDir: own.dataDir, clock: own.clock, env: { ENGRAM_PUBLIC_URL: 'https://memory-two.example.org' } });
+      moved = await startTestServer({
+        dataDir: own.dataDir,
+        clock: own.clock,
+        env: { ENGRAM_PUBLIC_URL: 'https://memory-two.example.org' },
+      });
       const res = await mcpCall(moved, access_token, 'tools/list');
       expect(res.status).toBe(401);
       expect(res.body.error_description).toContain('another resource');
@@ -427,9 +592,16 @@ describe('connected apps and disconnect', () => {
     const redirect = 'http://127.0.0.1:8888/cb';
     const clientId = await registerClientId(server, [redirect], { client_name: 'Two-token app' });
     const tokens: string[] = [];
-    for (const d of [{ containers: [owner.containers.work!] }, { containers: [owner.containers.travel!], profile: true }]) {
+    for (const d of [
+      { containers: [owner.containers.work!] },
+      { containers: [owner.containers.travel!], profile: true },
+    ]) {
       const p = pkce();
-      const back = await decide(owner.browser, authorizeQuery({ clientId, redirectUri: redirect, challenge: p.challenge }), d);
+      const back = await decide(
+        owner.browser,
+        authorizeQuery({ clientId, redirectUri: redirect, challenge: p.challenge }),
+        d,
+      );
       const res = await exchange(clientId, back.searchParams.get('code')!, p.verifier, redirect);
       tokens.push(res.body.access_token);
     }
@@ -438,8 +610,14 @@ describe('connected apps and disconnect', () => {
     expect(listed.status).toBe(200);
     const app = listed.body.apps.find((a: { client_id: string }) => a.client_id === clientId);
     expect(app).toMatchObject({
-      name: 'Two-token app', redirect_hosts: ['127.0.0.1:8888'], profile: true, tokens: 2,
-      containers: [{ id: owner.containers.work, name: 'work' }, { id: owner.containers.travel, name: 'travel' }],
+      name: 'Two-token app',
+      redirect_hosts: ['127.0.0.1:8888'],
+      profile: true,
+      tokens: 2,
+      containers: [
+        { id: owner.containers.work, name: 'work' },
+        { id: owner.containers.travel, name: 'travel' },
+      ],
     });
     expect(app.connected_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(app.last_used_at).toMatch(/^\d{4}-\d\d-\d\dT/);

@@ -17,13 +17,24 @@ export function pkce(): Pkce {
 }
 
 /** POST /oauth/register with a JSON body; the answer's status and body. */
-export async function register(server: { url: string }, body: unknown): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(`${server.url}/oauth/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+export async function register(
+  server: { url: string },
+  body: unknown,
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(`${server.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
 /** Registers and insists it worked; the client_id. */
-export async function registerClientId(server: { url: string }, redirectUris: string[], extra: Record<string, unknown> = {}): Promise<string> {
+export async function registerClientId(
+  server: { url: string },
+  redirectUris: string[],
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const res = await register(server, { client_name: 'Test App', redirect_uris: redirectUris, ...extra });
   if (res.status !== 201) throw new Error(`register: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.client_id;
@@ -56,7 +67,9 @@ export class Browser {
   postForm(path: string, fields: [string, string][] | Record<string, string>): Promise<Response> {
     const body = new URLSearchParams(Array.isArray(fields) ? fields : Object.entries(fields));
     return this.fetch(path, {
-      method: 'POST', body, headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: new URL(this.server.url).origin },
+      method: 'POST',
+      body,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: new URL(this.server.url).origin },
     });
   }
 
@@ -70,7 +83,10 @@ export class Browser {
 }
 
 /** The hidden and preset fields of the form posting to `action` in an HTML page. */
-export function parseForm(html: string, action: string): { fields: [string, string][]; checkboxes: { name: string; value: string; label: string }[] } {
+export function parseForm(
+  html: string,
+  action: string,
+): { fields: [string, string][]; checkboxes: { name: string; value: string; label: string }[] } {
   const start = html.indexOf(`action="${action}"`);
   if (start < 0) throw new Error(`no form posting to ${action} in: ${html.slice(0, 500)}`);
   const form = html.slice(start, html.indexOf('</form>', start));
@@ -88,7 +104,13 @@ export function parseForm(html: string, action: string): { fields: [string, stri
   return { fields, checkboxes };
 }
 
-const unescapeHtml = (s: string) => s.replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+const unescapeHtml = (s: string) =>
+  s
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&amp;', '&');
 
 export interface AuthorizeParams {
   clientId: string;
@@ -125,7 +147,10 @@ export interface Decision {
  */
 export async function decide(browser: Browser, authorizePath: string, d: Decision = {}): Promise<URL> {
   const page = await browser.fetch(authorizePath);
-  if (page.status !== 200) throw new Error(`consent page: ${page.status} ${page.headers.get('location') ?? (await page.text()).slice(0, 500)}`);
+  if (page.status !== 200)
+    throw new Error(
+      `consent page: ${page.status} ${page.headers.get('location') ?? (await page.text()).slice(0, 500)}`,
+    );
   const { fields } = parseForm(await page.text(), '/oauth/authorize');
   const body: [string, string][] = [...fields];
   for (const id of d.containers ?? []) body.push(['containers', id]);
@@ -137,9 +162,14 @@ export async function decide(browser: Browser, authorizePath: string, d: Decisio
 }
 
 /** POST /oauth/token, form-encoded. */
-export async function tokenRequest(server: { url: string }, params: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }> {
+export async function tokenRequest(
+  server: { url: string },
+  params: Record<string, string>,
+): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(`${server.url}/oauth/token`, {
-    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params),
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params),
   });
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
@@ -153,7 +183,10 @@ export interface Owner {
 }
 
 /** An owner with named containers, signed in in a browser of their own. */
-export async function ownerWithBrowser(server: TestServer, names: string[] = ['work', 'health', 'travel']): Promise<Owner> {
+export async function ownerWithBrowser(
+  server: TestServer,
+  names: string[] = ['work', 'health', 'travel'],
+): Promise<Owner> {
   const { token, email, password } = await makeOwner(server);
   const containers: Record<string, string> = {};
   for (const name of names) containers[name] = await makeContainer(server, token, name);
@@ -167,22 +200,52 @@ export async function ownerWithBrowser(server: TestServer, names: string[] = ['w
  * browser, exchange; the token response. Throws an ordinary Error at the first step that fails, so
  * scripts (scripts/lib/consent-token.ts) use it as the tests do.
  */
-export async function connect(server: { url: string }, owner: Pick<Owner, 'browser'>, d: Decision, redirectUri = 'http://127.0.0.1:7777/callback'): Promise<{ access_token: string; clientId: string; body: any }> {
+export async function connect(
+  server: { url: string },
+  owner: Pick<Owner, 'browser'>,
+  d: Decision,
+  redirectUri = 'http://127.0.0.1:7777/callback',
+): Promise<{ access_token: string; clientId: string; body: any }> {
   const clientId = await registerClientId(server, [redirectUri]);
   const p = pkce();
-  const back = await decide(owner.browser, authorizeQuery({ clientId, redirectUri, challenge: p.challenge, state: 's1' }), d);
+  const back = await decide(
+    owner.browser,
+    authorizeQuery({ clientId, redirectUri, challenge: p.challenge, state: 's1' }),
+    d,
+  );
   const code = back.searchParams.get('code');
-  if (!code) throw new Error(`consent: no code in the redirect (${back.searchParams.get('error') ?? 'no error either'})`);
-  const res = await tokenRequest(server, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: p.verifier });
-  if (res.status !== 200 || typeof res.body.access_token !== 'string') throw new Error(`token exchange: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+  if (!code)
+    throw new Error(`consent: no code in the redirect (${back.searchParams.get('error') ?? 'no error either'})`);
+  const res = await tokenRequest(server, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    client_id: clientId,
+    code_verifier: p.verifier,
+  });
+  if (res.status !== 200 || typeof res.body.access_token !== 'string')
+    throw new Error(`token exchange: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
   return { access_token: res.body.access_token, clientId, body: res.body };
 }
 
 /** One JSON-RPC call on /mcp-http with a bearer; the HTTP answer. */
-export async function mcpCall(server: { url: string }, token: string | null, method: string, params: Record<string, unknown> = {}): Promise<{ status: number; body: any; headers: Headers }> {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-06-18' };
+export async function mcpCall(
+  server: { url: string },
+  token: string | null,
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': '2025-06-18',
+  };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const res = await fetch(`${server.url}/mcp-http`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(`${server.url}/mcp-http`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const text = await res.text();
   let body: unknown = text;
   try {

@@ -8,7 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { auth, type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { call, startTestServer, type TestServer } from '../helpers/server';
 import { type Browser, parseForm, ownerWithBrowser, type Owner } from './helpers';
 
@@ -27,8 +31,11 @@ class MemoryProvider implements OAuthClientProvider {
   }
   get clientMetadata(): OAuthClientMetadata {
     return {
-      client_name: 'SDK test app', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'], token_endpoint_auth_method: 'none',
+      client_name: 'SDK test app',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
     };
   }
   state() {
@@ -58,11 +65,21 @@ class MemoryProvider implements OAuthClientProvider {
 }
 
 /** What the owner does in the browser: open the authorization URL, tick, approve; the code from the redirect. */
-async function approveInBrowser(browser: Browser, authorizationUrl: URL, ticks: string[], profile: boolean, state: string): Promise<string> {
+async function approveInBrowser(
+  browser: Browser,
+  authorizationUrl: URL,
+  ticks: string[],
+  profile: boolean,
+  state: string,
+): Promise<string> {
   const page = await browser.fetch(authorizationUrl.href);
   expect(page.status).toBe(200);
   const { fields } = parseForm(await page.text(), '/oauth/authorize');
-  const body: [string, string][] = [...fields, ...ticks.map((id): [string, string] => ['containers', id]), ['decision', 'approve']];
+  const body: [string, string][] = [
+    ...fields,
+    ...ticks.map((id): [string, string] => ['containers', id]),
+    ['decision', 'approve'],
+  ];
   if (profile) body.push(['profile', 'on']);
   const res = await browser.postForm('/oauth/authorize', body);
   expect(res.status).toBe(303);
@@ -79,7 +96,10 @@ beforeAll(async () => {
   server = await startTestServer();
   owner = await ownerWithBrowser(server, ['work', 'health', 'travel']);
   // Something to find: a fact in "work", and one in "health", which will stay out of reach.
-  const facts = [['work', 'The quarterly planning offsite is in Lisbon'], ['health', 'Allergic to penicillin since childhood']] as const;
+  const facts = [
+    ['work', 'The quarterly planning offsite is in Lisbon'],
+    ['health', 'Allergic to penicillin since childhood'],
+  ] as const;
   for (const [name, content] of facts) {
     const res = await call(server, 'POST', '/v1/memories', owner.token, { container: owner.containers[name], content });
     expect(res.status).toBe(201);
@@ -103,7 +123,9 @@ describe('the OAuth flow with the SDK client', () => {
 
     // 1. The first connect answers 401; the SDK discovers, registers and wants the owner's approval.
     const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider, fetch: recording });
-    await expect(new Client({ name: 'sdk-test', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(new Client({ name: 'sdk-test', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
     expect(seen[0]).toEqual({ url: mcpUrl.href, status: 401 });
     const urls = seen.map((s) => new URL(s.url).pathname);
     expect(urls).toContain('/.well-known/oauth-protected-resource/mcp-http');
@@ -118,7 +140,13 @@ describe('the OAuth flow with the SDK client', () => {
     expect(authUrl.searchParams.get('resource')).toBe(`${server.url}/mcp-http`);
 
     // 3. The owner, signed in, ticks two containers (no profile) and approves.
-    const code = await approveInBrowser(owner.browser, authUrl, [owner.containers.work!, owner.containers.travel!], false, provider.stateValue);
+    const code = await approveInBrowser(
+      owner.browser,
+      authUrl,
+      [owner.containers.work!, owner.containers.travel!],
+      false,
+      provider.stateValue,
+    );
 
     // 4. The SDK exchanges the code.
     await transport.finishAuth(code);
@@ -133,14 +161,23 @@ describe('the OAuth flow with the SDK client', () => {
     try {
       const tools = (await client.listTools()).tools.map((t) => t.name);
       expect(tools).toEqual(['list_containers', 'search_memories']);
-      const found = await client.callTool({ name: 'search_memories', arguments: { q: 'offsite Lisbon', container: owner.containers.work } });
+      const found = await client.callTool({
+        name: 'search_memories',
+        arguments: { q: 'offsite Lisbon', container: owner.containers.work },
+      });
       expect(found.isError).toBeFalsy();
       const hits = (found.structuredContent as { results: { content: string }[] }).results;
       expect(hits.map((h) => h.content)).toContain('The quarterly planning offsite is in Lisbon');
-      const everywhere = await client.callTool({ name: 'search_memories', arguments: { q: 'penicillin', container: '*' } });
+      const everywhere = await client.callTool({
+        name: 'search_memories',
+        arguments: { q: 'penicillin', container: '*' },
+      });
       expect((everywhere.structuredContent as { results: unknown[] }).results).toEqual([]);
       const listed = await client.callTool({ name: 'list_containers', arguments: {} });
-      expect((listed.structuredContent as { containers: { name: string }[] }).containers.map((c) => c.name)).toEqual(['work', 'travel']);
+      expect((listed.structuredContent as { containers: { name: string }[] }).containers.map((c) => c.name)).toEqual([
+        'work',
+        'travel',
+      ]);
     } finally {
       await client.close();
     }
@@ -150,13 +187,23 @@ describe('the OAuth flow with the SDK client', () => {
     const provider = new MemoryProvider();
     const serverUrl = `${server.url}/mcp-http`;
     expect(await auth(provider, { serverUrl })).toBe('REDIRECT');
-    const code = await approveInBrowser(owner.browser, provider.authorizationUrl!, [owner.containers.health!], true, provider.stateValue);
+    const code = await approveInBrowser(
+      owner.browser,
+      provider.authorizationUrl!,
+      [owner.containers.health!],
+      true,
+      provider.stateValue,
+    );
     expect(await auth(provider, { serverUrl, authorizationCode: code })).toBe('AUTHORIZED');
 
     const client = new Client({ name: 'sdk-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider }));
     try {
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['list_containers', 'search_memories', 'get_profile']);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+        'list_containers',
+        'search_memories',
+        'get_profile',
+      ]);
       const profile = await client.callTool({ name: 'get_profile', arguments: {} });
       expect(profile.isError).toBeFalsy();
     } finally {

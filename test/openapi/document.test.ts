@@ -82,8 +82,10 @@ describe('the served OpenAPI document', () => {
     for (const { operation } of operationsOf(doc)) {
       if (!operation.requestBody) continue;
       const schema = operation.requestBody.content['application/json']?.schema as { required?: string[] };
-      expect({ id: operation.operationId, required: operation.requestBody.required })
-        .toEqual({ id: operation.operationId, required: (schema.required ?? []).length > 0 });
+      expect({ id: operation.operationId, required: operation.requestBody.required }).toEqual({
+        id: operation.operationId,
+        required: (schema.required ?? []).length > 0,
+      });
     }
     expect(doc.paths['/v1/search']?.post?.requestBody).toMatchObject({ required: true });
     expect(doc.paths['/v1/containers/{container_id}']?.patch?.requestBody).toMatchObject({ required: false });
@@ -92,7 +94,9 @@ describe('the served OpenAPI document', () => {
   it('documents an error envelope for every refusal status on every operation', () => {
     for (const { operation } of operationsOf(doc)) {
       for (const status of ['400', '401', '403', '404', '409', '422', '429', '500']) {
-        expect(operation.responses[status]?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
+        expect(operation.responses[status]?.content?.['application/json']?.schema).toEqual({
+          $ref: '#/components/schemas/ErrorEnvelope',
+        });
       }
     }
   });

@@ -21,15 +21,31 @@ const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
  * the server answering the program runs in this process and must keep serving meanwhile.
  */
 async function run(args: string[], cwd: string, env: Record<string, string> = {}) {
-  const child = Bun.spawn([process.execPath, ...args], { cwd, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' });
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const child = Bun.spawn([process.execPath, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { code, out, err };
 }
 
 const TSCONFIG = {
   compilerOptions: {
-    target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', lib: ['ES2022', 'DOM'], types: [],
-    strict: true, noEmit: true, noUncheckedIndexedAccess: true, skipLibCheck: false,
+    target: 'ES2022',
+    module: 'ESNext',
+    moduleResolution: 'bundler',
+    lib: ['ES2022', 'DOM'],
+    types: [],
+    strict: true,
+    noEmit: true,
+    noUncheckedIndexedAccess: true,
+    skipLibCheck: false,
   },
   include: ['*.ts'],
 };
@@ -81,7 +97,10 @@ describe('a client generated from the OpenAPI document with openapi-typescript',
     server = await startTestServer();
     const account = await makeAccount(server, ['Food', 'Work']);
     key = await keyFor(server, account.owner, { level: 'read', all_views: true });
-    await addDocument(server, account.owner, { container: account.containers.Food, content: 'She eats oatmeal for breakfast.' });
+    await addDocument(server, account.owner, {
+      container: account.containers.Food,
+      content: 'She eats oatmeal for breakfast.',
+    });
     await server.learning.drain();
 
     dir = mkdtempSync(join(tmpdir(), 'engram-openapi-ts-'));
@@ -107,7 +126,15 @@ describe('a client generated from the OpenAPI document with openapi-typescript',
     const ran = await run(['program.ts'], dir, { BASE_URL: server.url, API_KEY: key });
     expect(ran.err).toBe('');
     expect(JSON.parse(ran.out)).toEqual({
-      hits: [{ container: 'Food', content: 'She eats oatmeal for breakfast.', score: expect.any(Number), document: expect.stringMatching(/^doc_/), position: 0 }],
+      hits: [
+        {
+          container: 'Food',
+          content: 'She eats oatmeal for breakfast.',
+          score: expect.any(Number),
+          document: expect.stringMatching(/^doc_/),
+          position: 0,
+        },
+      ],
       failed: [],
     });
   }, 60_000);

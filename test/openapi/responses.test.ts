@@ -27,9 +27,21 @@ describe('real answers against the OpenAPI document', () => {
   afterAll(() => server.close());
 
   /** Makes the call, checks the answer against the document, and returns it for further use. */
-  async function checked(method: string, path: string, token: string | null, body?: unknown, expected?: number): Promise<Answer> {
+  async function checked(
+    method: string,
+    path: string,
+    token: string | null,
+    body?: unknown,
+    expected?: number,
+  ): Promise<Answer> {
     const answer = await call(server, method, path, token, body);
-    const problems = conformance(doc, compile, { method, path, status: answer.status, contentType: answer.headers.get('content-type'), body: answer.body });
+    const problems = conformance(doc, compile, {
+      method,
+      path,
+      status: answer.status,
+      contentType: answer.headers.get('content-type'),
+      body: answer.body,
+    });
     expect(problems).toEqual([]);
     if (expected !== undefined) expect(answer.status).toBe(expected);
     const id = operationFor(doc, method, path)!.operation.operationId;
@@ -39,15 +51,38 @@ describe('real answers against the OpenAPI document', () => {
   }
 
   it('the tools: successes, confirmation requests and every refusal status', async () => {
-    const { owner, containers: { Food: food, Work: work } } = account;
+    const {
+      owner,
+      containers: { Food: food, Work: work },
+    } = account;
     const full = await keyFor(server, owner, { level: 'manage', containers: [food, work], profile: true });
     const reader = await keyFor(server, owner, { level: 'read', containers: [food] });
 
     await checked('GET', '/v1/containers', full, undefined, 200);
     await checked('GET', '/v1/containers', null, undefined, 401);
-    await checked('GET', '/v1/containers', 'egm_nosuchkey000_0000000000000000000000000000000000000000000', undefined, 403);
+    await checked(
+      'GET',
+      '/v1/containers',
+      'egm_nosuchkey000_0000000000000000000000000000000000000000000',
+      undefined,
+      403,
+    );
 
-    const docId = (await checked('POST', '/v1/documents', full, { container: food, content: 'She eats oatmeal for breakfast.', custom_id: 'oat', metadata: { n: 1 }, title: 'Food' }, 202)).body.id;
+    const docId = (
+      await checked(
+        'POST',
+        '/v1/documents',
+        full,
+        {
+          container: food,
+          content: 'She eats oatmeal for breakfast.',
+          custom_id: 'oat',
+          metadata: { n: 1 },
+          title: 'Food',
+        },
+        202,
+      )
+    ).body.id;
     await checked('POST', '/v1/documents', full, { container: food, content: 'again', custom_id: 'oat' }, 200);
     await checked('POST', '/v1/documents', full, { container: food, content: 'x', url: 'https://example.org/' }, 400);
     await checked('POST', '/v1/documents', reader, { content: 'x' }, 403);
@@ -98,12 +133,18 @@ describe('real answers against the OpenAPI document', () => {
     await checked('DELETE', `/v1/memories/${factId}?confirm=true`, full, undefined, 404);
   });
 
-  it('the owner\'s routes and the session', async () => {
-    const { owner, email, password, containers: { Food: food } } = account;
+  it("the owner's routes and the session", async () => {
+    const {
+      owner,
+      email,
+      password,
+      containers: { Food: food },
+    } = account;
     const key = await keyFor(server, owner, { level: 'read', containers: [food] });
     const keyId = key.split('_')[1]!;
 
-    const made = (await checked('POST', '/v1/containers', owner, { name: 'Travel', description: 'Trips' }, 201)).body.id;
+    const made = (await checked('POST', '/v1/containers', owner, { name: 'Travel', description: 'Trips' }, 201)).body
+      .id;
     await checked('POST', '/v1/containers', owner, { name: 'Travel' }, 409);
     await checked('POST', '/v1/containers', owner, { name: '' }, 422);
     await checked('POST', '/v1/containers', key, { name: 'Nope' }, 403);
@@ -115,8 +156,22 @@ describe('real answers against the OpenAPI document', () => {
     await checked('DELETE', `/v1/containers/${made}?confirm=true`, owner, undefined, 200);
     await checked('DELETE', `/v1/containers/${made}?confirm=true`, owner, undefined, 404);
 
-    const minted = (await checked('POST', '/v1/api-keys', owner, { name: 'Script', level: 'suggest', containers: [food], profile: true, expires_in_days: 30 }, 201)).body;
-    await checked('POST', '/v1/api-keys', owner, { name: 'Both', level: 'read', containers: [food], all_views: true }, 400);
+    const minted = (
+      await checked(
+        'POST',
+        '/v1/api-keys',
+        owner,
+        { name: 'Script', level: 'suggest', containers: [food], profile: true, expires_in_days: 30 },
+        201,
+      )
+    ).body;
+    await checked(
+      'POST',
+      '/v1/api-keys',
+      owner,
+      { name: 'Both', level: 'read', containers: [food], all_views: true },
+      400,
+    );
     await checked('POST', '/v1/api-keys', owner, { name: 'Bad', level: 'admin' }, 422);
     await checked('POST', '/v1/api-keys', owner, { name: 'Lineage', level: 'read', replaces: '' }, 400); // an empty id names no key
     await checked('GET', '/v1/api-keys', owner, undefined, 200);
@@ -138,7 +193,8 @@ describe('real answers against the OpenAPI document', () => {
     await checked('DELETE', '/v1/exposures/nope', owner, undefined, 404);
     await checked('PATCH', `/v1/api-keys/${minted.id}`, owner, { name: 'Too late' }, 409);
 
-    const rule = (await checked('POST', '/v1/rules', owner, { text: 'Answer in French.', credential_id: keyId }, 201)).body.id;
+    const rule = (await checked('POST', '/v1/rules', owner, { text: 'Answer in French.', credential_id: keyId }, 201))
+      .body.id;
     await checked('GET', '/v1/rules', key, undefined, 200);
     await checked('POST', '/v1/rules', owner, { text: 'x', credential_id: '' }, 400); // was a 500 (foreign key), found by schemathesis
     await checked('DELETE', `/v1/rules/${rule}`, owner, undefined, 200);
@@ -163,8 +219,13 @@ describe('real answers against the OpenAPI document', () => {
   });
 
   it('the agent shares and workflows, and ask (no model on this server)', async () => {
-    const { owner, containers: { Food: food } } = account;
-    const minted = (await checked('POST', '/v1/shares', owner, { kind: 'agent_share', name: 'Food agent', containers: [food] }, 201)).body;
+    const {
+      owner,
+      containers: { Food: food },
+    } = account;
+    const minted = (
+      await checked('POST', '/v1/shares', owner, { kind: 'agent_share', name: 'Food agent', containers: [food] }, 201)
+    ).body;
     await checked('POST', '/v1/shares', owner, { kind: 'workflow', name: 'w', containers: [food] }, 400);
     await checked('POST', '/v1/shares', owner, { kind: 'nope' }, 422);
     await checked('GET', '/v1/shares', owner, undefined, 200);
@@ -185,7 +246,13 @@ describe('real answers against the OpenAPI document', () => {
       expect((await call(limited, 'GET', '/v1/rules', key)).status).toBe(200);
       const refused = await call(limited, 'GET', '/v1/rules', key);
       expect(refused.status).toBe(429);
-      const problems = conformance(doc, compile, { method: 'GET', path: '/v1/rules', status: 429, contentType: refused.headers.get('content-type'), body: refused.body });
+      const problems = conformance(doc, compile, {
+        method: 'GET',
+        path: '/v1/rules',
+        status: 429,
+        contentType: refused.headers.get('content-type'),
+        body: refused.body,
+      });
       expect(problems).toEqual([]);
       expect(refused.body.details.limit_per_min).toBe(1);
       seen.get('memory_rules')?.add(429);
@@ -196,11 +263,14 @@ describe('real answers against the OpenAPI document', () => {
 
   it('reports an answer that does not conform (the check has teeth)', () => {
     const json = 'application/json';
-    const at = (status: number, body: unknown, contentType = json) => conformance(doc, compile, { method: 'GET', path: '/v1/documents/doc_1', status, contentType, body });
+    const at = (status: number, body: unknown, contentType = json) =>
+      conformance(doc, compile, { method: 'GET', path: '/v1/documents/doc_1', status, contentType, body });
     expect(at(200, { id: 'doc_1' })).not.toEqual([]);
     expect(at(404, { code: 'not_found', message: 'No.', details: {}, retryable: false })).not.toEqual([]);
     expect(at(418, {})).not.toEqual([]);
-    expect(at(404, { code: 'not_found', message: 'No.', details: {}, retryable: false, trace_id: 'tr_1' }, 'text/html')).not.toEqual([]);
+    expect(
+      at(404, { code: 'not_found', message: 'No.', details: {}, retryable: false, trace_id: 'tr_1' }, 'text/html'),
+    ).not.toEqual([]);
     expect(at(404, { code: 'not_found', message: 'No.', details: {}, retryable: false, trace_id: 'tr_1' })).toEqual([]);
   });
 
@@ -216,7 +286,10 @@ describe('real answers against the OpenAPI document', () => {
       const statuses = [...(seen.get(operation.operationId) ?? [])];
       const success = statuses.some((s) => s < 300) || operation.operationId in NO_SUCCESS_HERE;
       expect({ id: operation.operationId, success }).toEqual({ id: operation.operationId, success: true });
-      expect({ id: operation.operationId, refusal: statuses.some((s) => s >= 400) }).toEqual({ id: operation.operationId, refusal: true });
+      expect({ id: operation.operationId, refusal: statuses.some((s) => s >= 400) }).toEqual({
+        id: operation.operationId,
+        refusal: true,
+      });
     }
   });
 });

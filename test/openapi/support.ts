@@ -25,13 +25,16 @@ export interface OpenApiDocument {
 
 /** Every operation of the document with its method and path template. */
 export function operationsOf(doc: OpenApiDocument): { method: string; path: string; operation: OpenApiOperation }[] {
-  return Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ method, path, operation })));
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ method, path, operation })),
+  );
 }
 
 const COMPONENTS = 'https://engram.invalid/openapi/components';
 
 /** `#/components/schemas/X` points into the document; ajv sees the components as a schema of their own. */
-const relink = <T>(schema: T): T => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${COMPONENTS}#/$defs/`));
+const relink = <T>(schema: T): T =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${COMPONENTS}#/$defs/`));
 
 /**
  * A compiler for the document's schemas: JSON Schema 2020-12 in ajv's strict mode (an unknown
@@ -53,7 +56,11 @@ export function compilerFor(doc: OpenApiDocument): (schema: unknown) => Validate
 }
 
 /** The operation a concrete request path answers to: `/v1/documents/doc_1` → `/v1/documents/{document_id}`. */
-export function operationFor(doc: OpenApiDocument, method: string, path: string): { template: string; operation: OpenApiOperation } | null {
+export function operationFor(
+  doc: OpenApiDocument,
+  method: string,
+  path: string,
+): { template: string; operation: OpenApiOperation } | null {
   const bare = path.split('?')[0]!;
   for (const [template, item] of Object.entries(doc.paths)) {
     const pattern = new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`);

@@ -26,8 +26,19 @@ describe('list_connected_apps', () => {
     const { apps } = await h.run(ops.listConnectedApps, h.owner, {});
     // Each consent registers a client of its own here: two apps of one name, each with its own reach.
     expect(apps).toHaveLength(2);
-    expect(apps.map((a: { name: string; containers: { id: string }[]; profile: boolean; tokens: number }) => [a.name, a.containers.map((c) => c.id), a.profile, a.tokens]))
-      .toEqual(expect.arrayContaining([['Chat app', [notes], false, 1], ['Chat app', [work], true, 1]]));
+    expect(
+      apps.map((a: { name: string; containers: { id: string }[]; profile: boolean; tokens: number }) => [
+        a.name,
+        a.containers.map((c) => c.id),
+        a.profile,
+        a.tokens,
+      ]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['Chat app', [notes], false, 1],
+        ['Chat app', [work], true, 1],
+      ]),
+    );
     expect(apps[0].redirect_hosts).toEqual(['127.0.0.1:9']);
   });
 
@@ -43,7 +54,15 @@ describe('list_consent_tokens', () => {
     await h.consent([notes], false, 'Notebook app');
     const clientId = await clientOf();
     expect(await h.run(ops.listConsentTokens, h.owner, {})).toEqual({
-      tokens: [{ id: expect.any(String), client_id: clientId, app: 'Notebook app', state: 'active', created_at: new Date(h.clock.now()).toISOString() }],
+      tokens: [
+        {
+          id: expect.any(String),
+          client_id: clientId,
+          app: 'Notebook app',
+          state: 'active',
+          created_at: new Date(h.clock.now()).toISOString(),
+        },
+      ],
     });
   });
 });
@@ -56,7 +75,9 @@ describe('app_access_log', () => {
     const log = await h.run(ops.appAccessLog, h.owner, { client_id: await clientOf() });
     expect(log.entries).toHaveLength(1);
     expect(log.entries[0]).toMatchObject({ operation: 'search_memories', credential_kind: 'consent' });
-    expect(log.entries[0].items).toEqual([expect.objectContaining({ action: 'returned', kind: 'fact', id: fact, label: 'Walks the dog at seven.' })]);
+    expect(log.entries[0].items).toEqual([
+      expect.objectContaining({ action: 'returned', kind: 'fact', id: fact, label: 'Walks the dog at seven.' }),
+    ]);
   });
 });
 
@@ -67,14 +88,28 @@ describe('disconnect_app', () => {
     const [first, second] = await consentTokens();
     // Both tokens were minted for their own clients; the second app stays connected.
     const clientId = first!.clientId!;
-    expect(await h.run(ops.disconnectApp, h.owner, { client_id: clientId })).toEqual({ status: 'disconnected', client_id: clientId, revoked: 1 });
+    expect(await h.run(ops.disconnectApp, h.owner, { client_id: clientId })).toEqual({
+      status: 'disconnected',
+      client_id: clientId,
+      revoked: 1,
+    });
     const after = new Map((await consentTokens()).map((t) => [t.id, t.revokedAt]));
     expect([after.get(first!.id), after.get(second!.id)]).toEqual([h.clock.now(), null]);
-    const states = (await h.run(ops.listConsentTokens, h.owner, {})).tokens.map((t: { client_id: string; state: string }) => [t.client_id, t.state]);
-    expect(states).toEqual(expect.arrayContaining([[clientId, 'revoked'], [second!.clientId, 'active']]));
+    const states = (await h.run(ops.listConsentTokens, h.owner, {})).tokens.map(
+      (t: { client_id: string; state: string }) => [t.client_id, t.state],
+    );
+    expect(states).toEqual(
+      expect.arrayContaining([
+        [clientId, 'revoked'],
+        [second!.clientId, 'active'],
+      ]),
+    );
   });
 
   it('answers 404 for an app never connected', async () => {
-    expect(await refused(h.run(ops.disconnectApp, h.owner, { client_id: 'no-such-client' }))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await refused(h.run(ops.disconnectApp, h.owner, { client_id: 'no-such-client' }))).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
   });
 });

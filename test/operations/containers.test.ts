@@ -12,23 +12,37 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-
 describe('create_container', () => {
-  it('stores the container under the caller\'s account and answers it as stored', async () => {
+  it("stores the container under the caller's account and answers it as stored", async () => {
     h.clock.advance(1000);
-    const made = await h.run(ops.createContainer, h.owner, { name: 'Travel', description: 'Trips and bookings', learns_into_profile: false });
+    const made = await h.run(ops.createContainer, h.owner, {
+      name: 'Travel',
+      description: 'Trips and bookings',
+      learns_into_profile: false,
+    });
     expect(made).toEqual({
-      id: expect.stringMatching(/^ctr_/), name: 'Travel', description: 'Trips and bookings',
-      created_at: new Date(h.clock.now()).toISOString(), learns_into_profile: false,
+      id: expect.stringMatching(/^ctr_/),
+      name: 'Travel',
+      description: 'Trips and bookings',
+      created_at: new Date(h.clock.now()).toISOString(),
+      learns_into_profile: false,
     });
     const stored = await h.store.containers.get(h.owner.accountId, made.id);
-    expect(stored).toMatchObject({ name: 'Travel', description: 'Trips and bookings', learnsIntoProfile: false, createdAt: h.clock.now() });
+    expect(stored).toMatchObject({
+      name: 'Travel',
+      description: 'Trips and bookings',
+      learnsIntoProfile: false,
+      createdAt: h.clock.now(),
+    });
   });
 
   it('learns into the profile unless told otherwise, with an empty description', async () => {
     const made = await h.run(ops.createContainer, h.owner, { name: 'Health' });
     expect(made).toMatchObject({ description: '', learns_into_profile: true });
-    expect(await h.store.containers.get(h.owner.accountId, made.id)).toMatchObject({ description: '', learnsIntoProfile: true });
+    expect(await h.store.containers.get(h.owner.accountId, made.id)).toMatchObject({
+      description: '',
+      learnsIntoProfile: true,
+    });
   });
 
   it('refuses a second container of the same name (409), leaving one', async () => {
@@ -39,8 +53,12 @@ describe('create_container', () => {
 
   it('keeps accounts apart: another account may use the same name, and lists only its own', async () => {
     const other = await h.otherAccount('other@example.org', ['Notes', 'Garden']);
-    expect((await h.run(ops.listContainers, other.owner, {})).containers.map((c: { name: string }) => c.name).sort()).toEqual(['Garden', 'Notes']);
-    expect((await h.run(ops.listContainers, h.owner, {})).containers.map((c: { name: string }) => c.name)).toEqual(['Notes']);
+    expect(
+      (await h.run(ops.listContainers, other.owner, {})).containers.map((c: { name: string }) => c.name).sort(),
+    ).toEqual(['Garden', 'Notes']);
+    expect((await h.run(ops.listContainers, h.owner, {})).containers.map((c: { name: string }) => c.name)).toEqual([
+      'Notes',
+    ]);
   });
 });
 
@@ -56,27 +74,47 @@ describe('update_container', () => {
   it('renames, redescribes and switches learning into the profile, and stores each', async () => {
     const id = h.containers.Notes!;
     h.clock.advance(5000);
-    const updated = await h.run(ops.updateContainer, h.owner, { container_id: id, name: 'Journal', description: 'Daily', learns_into_profile: false });
+    const updated = await h.run(ops.updateContainer, h.owner, {
+      container_id: id,
+      name: 'Journal',
+      description: 'Daily',
+      learns_into_profile: false,
+    });
     expect(updated).toMatchObject({ id, name: 'Journal', description: 'Daily', learns_into_profile: false });
-    expect(await h.store.containers.get(h.owner.accountId, id)).toMatchObject({ name: 'Journal', description: 'Daily', learnsIntoProfile: false, updatedAt: h.clock.now() });
+    expect(await h.store.containers.get(h.owner.accountId, id)).toMatchObject({
+      name: 'Journal',
+      description: 'Daily',
+      learnsIntoProfile: false,
+      updatedAt: h.clock.now(),
+    });
   });
 
   it('changes only the fields given', async () => {
     const id = h.containers.Notes!;
     await h.run(ops.updateContainer, h.owner, { container_id: id, description: 'Loose notes' });
-    expect(await h.store.containers.get(h.owner.accountId, id)).toMatchObject({ name: 'Notes', description: 'Loose notes', learnsIntoProfile: true });
+    expect(await h.store.containers.get(h.owner.accountId, id)).toMatchObject({
+      name: 'Notes',
+      description: 'Loose notes',
+      learnsIntoProfile: true,
+    });
   });
 
   it('refuses a name another container has (409) and leaves both as they were', async () => {
     const work = (await h.run(ops.createContainer, h.owner, { name: 'Work' })).id;
-    expect(await refused(h.run(ops.updateContainer, h.owner, { container_id: work, name: 'Notes' }))).toMatchObject({ status: 409, code: 'conflict' });
+    expect(await refused(h.run(ops.updateContainer, h.owner, { container_id: work, name: 'Notes' }))).toMatchObject({
+      status: 409,
+      code: 'conflict',
+    });
     expect((await h.store.containers.list(h.owner.accountId)).map((c) => c.name).sort()).toEqual(['Notes', 'Work']);
   });
 
   it("answers 404 for another account's container and changes nothing of it", async () => {
     const other = await h.otherAccount('other@example.org', ['Private']);
     const id = other.containers.Private!;
-    expect(await refused(h.run(ops.updateContainer, h.owner, { container_id: id, name: 'Mine' }))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await refused(h.run(ops.updateContainer, h.owner, { container_id: id, name: 'Mine' }))).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
     expect(await h.store.containers.get(other.owner.accountId, id)).toMatchObject({ name: 'Private' });
   });
 });
@@ -96,11 +134,18 @@ describe('delete_container', () => {
 
   it('confirmed, removes the container with its documents, passages and facts, and counts them', async () => {
     const id = h.containers.Notes!;
-    const doc = (await h.run(ops.addDocument, h.owner, { container: id, content: 'The boiler was serviced in March.' })).id;
-    const fact = (await h.run(ops.addMemory, h.owner, { container: id, content: 'Keeps the spare key under the mat.' })).id;
+    const doc = (await h.run(ops.addDocument, h.owner, { container: id, content: 'The boiler was serviced in March.' }))
+      .id;
+    const fact = (await h.run(ops.addMemory, h.owner, { container: id, content: 'Keeps the spare key under the mat.' }))
+      .id;
     await h.learn();
     const done = await h.run(ops.deleteContainer, h.owner, { container_id: id, confirm: true });
-    expect(done).toEqual({ status: 'deleted', id, forgotten: { documents: 1, passages: 1, facts: 1 }, kept: { facts: 0 } });
+    expect(done).toEqual({
+      status: 'deleted',
+      id,
+      forgotten: { documents: 1, passages: 1, facts: 1 },
+      kept: { facts: 0 },
+    });
     expect(await h.store.containers.get(h.owner.accountId, id)).toBeNull();
     expect(await h.store.documents.get(h.owner.accountId, doc)).toBeNull();
     expect(await h.store.facts.get(h.owner.accountId, fact)).toBeNull();

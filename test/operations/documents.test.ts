@@ -15,29 +15,50 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-
 describe('add_document', () => {
   it('stores the document as queued, queues its learning, and answers its id', async () => {
     const added = await h.run(ops.addDocument, h.owner, {
-      container: notes, content: 'The plumber comes on Thursday at nine.', title: 'Plumber', custom_id: 'note-1', metadata: { source: 'phone' },
+      container: notes,
+      content: 'The plumber comes on Thursday at nine.',
+      title: 'Plumber',
+      custom_id: 'note-1',
+      metadata: { source: 'phone' },
     });
-    expect(added).toEqual({ id: expect.stringMatching(/^doc_/), status: 'queued', container: notes, custom_id: 'note-1' });
+    expect(added).toEqual({
+      id: expect.stringMatching(/^doc_/),
+      status: 'queued',
+      container: notes,
+      custom_id: 'note-1',
+    });
     const stored = await h.store.documents.get(h.owner.accountId, added.id);
     expect(stored).toMatchObject({
-      containerId: notes, title: 'Plumber', content: 'The plumber comes on Thursday at nine.', customId: 'note-1', metadata: { source: 'phone' }, status: 'queued',
+      containerId: notes,
+      title: 'Plumber',
+      content: 'The plumber comes on Thursday at nine.',
+      customId: 'note-1',
+      metadata: { source: 'phone' },
+      status: 'queued',
     });
     expect(await h.store.jobs.countPending()).toBe(1);
   });
 
   it('answers "exists" with the first id for a custom_id the container holds, storing nothing more', async () => {
-    const first = await h.run(ops.addDocument, h.owner, { container: notes, content: 'First wording.', custom_id: 'same' });
-    const again = await h.run(ops.addDocument, h.owner, { container: notes, content: 'First wording.', custom_id: 'same' });
+    const first = await h.run(ops.addDocument, h.owner, {
+      container: notes,
+      content: 'First wording.',
+      custom_id: 'same',
+    });
+    const again = await h.run(ops.addDocument, h.owner, {
+      container: notes,
+      content: 'First wording.',
+      custom_id: 'same',
+    });
     expect(again).toEqual({ id: first.id, status: 'exists', container: notes, custom_id: 'same' });
     expect((await h.store.documents.list(h.owner.accountId, [notes], 10, null)).documents).toHaveLength(1);
     expect(await h.store.jobs.countPending()).toBe(1);
   });
 
-  it('goes to the caller\'s only container when none is named (a key reaching one)', async () => {
+  it("goes to the caller's only container when none is named (a key reaching one)", async () => {
     const key = await h.key({ level: 'suggest', containers: [notes] });
     const added = await h.run(ops.addDocument, key, { content: 'A key wrote this.' });
     expect(added.container).toBe(notes);
@@ -45,7 +66,9 @@ describe('add_document', () => {
   });
 
   it('refuses a document with both content and url (400) and stores nothing', async () => {
-    const err = await refused(h.run(ops.addDocument, h.owner, { container: notes, content: 'text', url: 'https://example.org/' }));
+    const err = await refused(
+      h.run(ops.addDocument, h.owner, { container: notes, content: 'text', url: 'https://example.org/' }),
+    );
     expect(err).toMatchObject({ status: 400, code: 'validation' });
     expect((await h.store.documents.list(h.owner.accountId, [notes], 10, null)).documents).toEqual([]);
     expect(await h.store.jobs.countPending()).toBe(0);
@@ -54,10 +77,19 @@ describe('add_document', () => {
 
 describe('learning a document', () => {
   it('makes it learned, with passages its words find', async () => {
-    const { id } = await h.run(ops.addDocument, h.owner, { container: notes, content: 'The plumber comes on Thursday at nine.' });
+    const { id } = await h.run(ops.addDocument, h.owner, {
+      container: notes,
+      content: 'The plumber comes on Thursday at nine.',
+    });
     await h.learn();
-    expect(await h.run(ops.getDocument, h.owner, { document_id: id })).toMatchObject({ status: 'learned', learned: true, error: null });
-    expect(await h.store.passages.list(h.owner.accountId, id)).toEqual([expect.objectContaining({ content: 'The plumber comes on Thursday at nine.' })]);
+    expect(await h.run(ops.getDocument, h.owner, { document_id: id })).toMatchObject({
+      status: 'learned',
+      learned: true,
+      error: null,
+    });
+    expect(await h.store.passages.list(h.owner.accountId, id)).toEqual([
+      expect.objectContaining({ content: 'The plumber comes on Thursday at nine.' }),
+    ]);
     expect(await h.store.passages.search(h.owner.accountId, notes, 'plumber', 10)).toHaveLength(1);
   });
 });
@@ -66,14 +98,25 @@ describe('get_document', () => {
   it('answers the whole document, its content included', async () => {
     const { id } = await h.run(ops.addDocument, h.owner, { container: notes, content: 'Whole text here.', title: 'T' });
     expect(await h.run(ops.getDocument, h.owner, { document_id: id })).toMatchObject({
-      id, container: notes, title: 'T', content: 'Whole text here.', url: null, custom_id: null, metadata: null, status: 'queued', learned: false,
+      id,
+      container: notes,
+      title: 'T',
+      content: 'Whole text here.',
+      url: null,
+      custom_id: null,
+      metadata: null,
+      status: 'queued',
+      learned: false,
     });
   });
 
-  it('answers 404 for a document out of the key\'s reach', async () => {
+  it("answers 404 for a document out of the key's reach", async () => {
     const work = (await h.run(ops.addDocument, h.owner, { container: h.containers.Work!, content: 'Work only.' })).id;
     const key = await h.key({ level: 'read', containers: [notes] });
-    expect(await refused(h.run(ops.getDocument, key, { document_id: work }))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await refused(h.run(ops.getDocument, key, { document_id: work }))).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
   });
 });
 
@@ -89,7 +132,9 @@ describe('list_documents', () => {
     expect(first.documents[0]).not.toHaveProperty('content');
     const second = await h.run(ops.listDocuments, h.owner, { container: notes, limit: 2, cursor: first.next_cursor });
     const third = await h.run(ops.listDocuments, h.owner, { container: notes, limit: 2, cursor: second.next_cursor });
-    expect([...second.documents, ...third.documents].map((d: { id: string }) => d.id)).toEqual(ids.slice(0, 3).reverse());
+    expect([...second.documents, ...third.documents].map((d: { id: string }) => d.id)).toEqual(
+      ids.slice(0, 3).reverse(),
+    );
     expect(third.next_cursor).toBeNull();
   });
 
@@ -104,7 +149,11 @@ describe('list_documents', () => {
 
 describe('delete_document', () => {
   it('asks for confirmation first and deletes nothing', async () => {
-    const { id } = await h.run(ops.addDocument, h.owner, { container: notes, content: 'Keep me for now.', title: 'Keeper' });
+    const { id } = await h.run(ops.addDocument, h.owner, {
+      container: notes,
+      content: 'Keep me for now.',
+      title: 'Keeper',
+    });
     const asked = await h.run(ops.deleteDocument, h.owner, { document_id: id });
     expect(asked).toMatchObject({ status: 'confirmation_required', verb: 'delete_document' });
     expect(asked.how).toContain('"Keeper"');
@@ -112,10 +161,18 @@ describe('delete_document', () => {
   });
 
   it('confirmed, removes the document and its passages, counted, so search no longer finds it', async () => {
-    const { id } = await h.run(ops.addDocument, h.owner, { container: notes, content: 'The plumber comes on Thursday at nine.' });
+    const { id } = await h.run(ops.addDocument, h.owner, {
+      container: notes,
+      content: 'The plumber comes on Thursday at nine.',
+    });
     await h.learn();
     const done = await h.run(ops.deleteDocument, h.owner, { document_id: id, confirm: true });
-    expect(done).toEqual({ status: 'deleted', id, forgotten: { documents: 1, passages: 1, facts: 0 }, kept: { facts: 0 } });
+    expect(done).toEqual({
+      status: 'deleted',
+      id,
+      forgotten: { documents: 1, passages: 1, facts: 0 },
+      kept: { facts: 0 },
+    });
     expect(await h.store.documents.get(h.owner.accountId, id)).toBeNull();
     expect(await h.store.passages.list(h.owner.accountId, id)).toEqual([]);
     expect((await h.run(ops.searchMemories, h.owner, { q: 'plumber', container: notes })).results).toEqual([]);
@@ -124,6 +181,9 @@ describe('delete_document', () => {
   it('answers 404 for a document already deleted', async () => {
     const { id } = await h.run(ops.addDocument, h.owner, { container: notes, content: 'Short-lived.' });
     await h.run(ops.deleteDocument, h.owner, { document_id: id, confirm: true });
-    expect(await refused(h.run(ops.deleteDocument, h.owner, { document_id: id, confirm: true }))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await refused(h.run(ops.deleteDocument, h.owner, { document_id: id, confirm: true }))).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
   });
 });

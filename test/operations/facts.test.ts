@@ -16,17 +16,28 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-
 describe('add_memory', () => {
   it('stores the fact in the container, written by the key that saved it, and answers it', async () => {
     const key = await h.key({ level: 'suggest', containers: [notes] });
-    const fact = await h.run(ops.addMemory, key, { container: notes, content: 'Prefers window seats.', title: 'Seats' });
+    const fact = await h.run(ops.addMemory, key, {
+      container: notes,
+      content: 'Prefers window seats.',
+      title: 'Seats',
+    });
     expect(fact).toEqual({
-      id: expect.stringMatching(/^mem_/), content: 'Prefers window seats.', title: 'Seats', static: false, container: notes,
-      created_at: iso(h.clock.now()), updated_at: iso(h.clock.now()),
+      id: expect.stringMatching(/^mem_/),
+      content: 'Prefers window seats.',
+      title: 'Seats',
+      static: false,
+      container: notes,
+      created_at: iso(h.clock.now()),
+      updated_at: iso(h.clock.now()),
     });
     expect(await h.store.facts.get(h.owner.accountId, fact.id)).toMatchObject({
-      containerId: notes, content: 'Prefers window seats.', static: false, writtenBy: key.kind === 'owner' ? null : key.grant.credentialId,
+      containerId: notes,
+      content: 'Prefers window seats.',
+      static: false,
+      writtenBy: key.kind === 'owner' ? null : key.grant.credentialId,
     });
   });
 
@@ -43,7 +54,10 @@ describe('add_memory', () => {
   });
 
   it('refuses words that are only spaces (400) and stores nothing', async () => {
-    expect(await refused(h.run(ops.addMemory, h.owner, { container: notes, content: '   ' }))).toMatchObject({ status: 400, details: { fields: ['content'] } });
+    expect(await refused(h.run(ops.addMemory, h.owner, { container: notes, content: '   ' }))).toMatchObject({
+      status: 400,
+      details: { fields: ['content'] },
+    });
     expect(await h.store.facts.list(h.owner.accountId)).toEqual([]);
   });
 });
@@ -54,18 +68,35 @@ describe('update_memory', () => {
     h.clock.advance(60_000);
     const updated = await h.run(ops.updateMemory, h.owner, { memory_id: id, content: 'Drinks coffee with oat milk.' });
     expect(updated).toMatchObject({ id, content: 'Drinks coffee with oat milk.', reviewed_at: iso(h.clock.now()) });
-    expect(await h.store.facts.get(h.owner.accountId, id)).toMatchObject({ content: 'Drinks coffee with oat milk.', reviewedAt: h.clock.now() });
-    expect(await h.store.facts.listHistory(h.owner.accountId, id)).toEqual([{ content: 'Drinks coffee black.', replacedAt: h.clock.now() }]);
+    expect(await h.store.facts.get(h.owner.accountId, id)).toMatchObject({
+      content: 'Drinks coffee with oat milk.',
+      reviewedAt: h.clock.now(),
+    });
+    expect(await h.store.facts.listHistory(h.owner.accountId, id)).toEqual([
+      { content: 'Drinks coffee black.', replacedAt: h.clock.now() },
+    ]);
     // Search follows the new wording.
-    expect((await h.run(ops.searchMemories, h.owner, { q: 'oat milk', container: notes })).results.map((r: { memory_id: string }) => r.memory_id)).toEqual([id]);
+    expect(
+      (await h.run(ops.searchMemories, h.owner, { q: 'oat milk', container: notes })).results.map(
+        (r: { memory_id: string }) => r.memory_id,
+      ),
+    ).toEqual([id]);
     expect((await h.run(ops.searchMemories, h.owner, { q: 'black', container: notes })).results).toEqual([]);
   });
 
   it('answers 404 for a fact of another account and leaves it as it was', async () => {
     const other = await h.otherAccount('other@example.org', ['Theirs']);
-    const { id } = await h.run(ops.addMemory, other.owner, { container: other.containers.Theirs, content: 'Their fact.' });
-    expect(await refused(h.run(ops.updateMemory, h.owner, { memory_id: id, content: 'Mine now.' }))).toMatchObject({ status: 404 });
-    expect(await h.store.facts.get(other.owner.accountId, id)).toMatchObject({ content: 'Their fact.', reviewedAt: null });
+    const { id } = await h.run(ops.addMemory, other.owner, {
+      container: other.containers.Theirs,
+      content: 'Their fact.',
+    });
+    expect(await refused(h.run(ops.updateMemory, h.owner, { memory_id: id, content: 'Mine now.' }))).toMatchObject({
+      status: 404,
+    });
+    expect(await h.store.facts.get(other.owner.accountId, id)).toMatchObject({
+      content: 'Their fact.',
+      reviewedAt: null,
+    });
   });
 });
 
@@ -73,8 +104,15 @@ describe('confirm_fact', () => {
   it('marks the fact reviewed without changing its words', async () => {
     const { id } = await h.run(ops.addMemory, h.owner, { container: notes, content: 'Runs on Sundays.' });
     h.clock.advance(1000);
-    expect(await h.run(ops.confirmFact, h.owner, { memory_id: id })).toMatchObject({ id, content: 'Runs on Sundays.', reviewed_at: iso(h.clock.now()) });
-    expect(await h.store.facts.get(h.owner.accountId, id)).toMatchObject({ content: 'Runs on Sundays.', reviewedAt: h.clock.now() });
+    expect(await h.run(ops.confirmFact, h.owner, { memory_id: id })).toMatchObject({
+      id,
+      content: 'Runs on Sundays.',
+      reviewed_at: iso(h.clock.now()),
+    });
+    expect(await h.store.facts.get(h.owner.accountId, id)).toMatchObject({
+      content: 'Runs on Sundays.',
+      reviewedAt: h.clock.now(),
+    });
     expect(await h.store.facts.listHistory(h.owner.accountId, id)).toEqual([]);
   });
 });
@@ -96,13 +134,19 @@ describe('get_fact', () => {
 describe('forget_memory', () => {
   it('asks for confirmation first and keeps the fact', async () => {
     const { id } = await h.run(ops.addMemory, h.owner, { container: notes, content: 'Plays chess on Tuesdays.' });
-    expect(await h.run(ops.forgetMemory, h.owner, { memory_id: id })).toMatchObject({ status: 'confirmation_required', verb: 'forget_memory' });
+    expect(await h.run(ops.forgetMemory, h.owner, { memory_id: id })).toMatchObject({
+      status: 'confirmation_required',
+      verb: 'forget_memory',
+    });
     expect(await h.store.facts.get(h.owner.accountId, id)).not.toBeNull();
   });
 
   it('confirmed, removes the fact and its passage: search no longer finds it', async () => {
     const { id } = await h.run(ops.addMemory, h.owner, { container: notes, content: 'Plays chess on Tuesdays.' });
-    expect(await h.run(ops.forgetMemory, h.owner, { memory_id: id, confirm: true })).toEqual({ status: 'forgotten', id });
+    expect(await h.run(ops.forgetMemory, h.owner, { memory_id: id, confirm: true })).toEqual({
+      status: 'forgotten',
+      id,
+    });
     expect(await h.store.facts.get(h.owner.accountId, id)).toBeNull();
     expect(await h.store.passages.search(h.owner.accountId, notes, 'chess', 10)).toEqual([]);
     expect((await h.run(ops.searchMemories, h.owner, { q: 'chess', container: notes })).results).toEqual([]);
@@ -110,7 +154,9 @@ describe('forget_memory', () => {
 
   it('answers 404 when the fact is in another container than the one named, and keeps it', async () => {
     const { id } = await h.run(ops.addMemory, h.owner, { container: notes, content: 'Keeps bees.' });
-    expect(await refused(h.run(ops.forgetMemory, h.owner, { memory_id: id, container: h.containers.Work, confirm: true }))).toMatchObject({ status: 404 });
+    expect(
+      await refused(h.run(ops.forgetMemory, h.owner, { memory_id: id, container: h.containers.Work, confirm: true })),
+    ).toMatchObject({ status: 404 });
     expect(await h.store.facts.get(h.owner.accountId, id)).not.toBeNull();
   });
 });

@@ -41,12 +41,17 @@ describe('get_profile', () => {
   });
 
   it('adds the passages on a topic, from the containers in reach', async () => {
-    await h.run(ops.addDocument, h.owner, { container: notes, content: 'The pottery class meets on Wednesday evenings.' });
+    await h.run(ops.addDocument, h.owner, {
+      container: notes,
+      content: 'The pottery class meets on Wednesday evenings.',
+    });
     await h.run(ops.addDocument, h.owner, { container: work, content: 'The pottery kiln at work is broken.' });
     await h.learn();
     const key = await h.key({ level: 'read', containers: [notes], profile: true });
     const { results } = await h.run(ops.getProfile, key, { q: 'pottery' });
-    expect(results.map((r: { content: string; container: string }) => [r.container, r.content])).toEqual([[notes, 'The pottery class meets on Wednesday evenings.']]);
+    expect(results.map((r: { content: string; container: string }) => [r.container, r.content])).toEqual([
+      [notes, 'The pottery class meets on Wednesday evenings.'],
+    ]);
   });
 
   it('refuses a key without the profile tick (403)', async () => {
@@ -60,7 +65,10 @@ describe('memory rules', () => {
     const rule = await h.run(ops.addRule, h.owner, { text: '  Never store health details.  ' });
     expect(rule.id).toStartWith('rul_');
     expect(rule).toMatchObject({ text: 'Never store health details.', scope: 'account', credential_id: null });
-    expect(await h.store.rules.get(h.owner.accountId, rule.id)).toMatchObject({ text: 'Never store health details.', credentialId: null });
+    expect(await h.store.rules.get(h.owner.accountId, rule.id)).toMatchObject({
+      text: 'Never store health details.',
+      credentialId: null,
+    });
     const key = await h.key({ level: 'read', containers: [notes] });
     expect((await h.run(ops.memoryRules, key, {})).rules.map((r: { id: string }) => r.id)).toEqual([rule.id]);
   });
@@ -76,7 +84,10 @@ describe('memory rules', () => {
   });
 
   it('refuses a rule for a key the account does not hold (400) and stores none', async () => {
-    expect(await refused(h.run(ops.addRule, h.owner, { text: 'x', credential_id: 'key_nothere' }))).toMatchObject({ status: 400, details: { fields: ['credential_id'] } });
+    expect(await refused(h.run(ops.addRule, h.owner, { text: 'x', credential_id: 'key_nothere' }))).toMatchObject({
+      status: 400,
+      details: { fields: ['credential_id'] },
+    });
     expect(await h.store.rules.list(h.owner.accountId, null)).toEqual([]);
   });
 

@@ -28,17 +28,25 @@ let workFact: string;
 beforeAll(async () => {
   h = await openHarness(['Notes', 'Work']);
   ({ Notes: notes, Work: work } = h.containers as { Notes: string; Work: string });
-  for (const level of ['read', 'suggest', 'manage'] as const) callers[level] = await h.key({ level, containers: [notes], profile: true });
+  for (const level of ['read', 'suggest', 'manage'] as const)
+    callers[level] = await h.key({ level, containers: [notes], profile: true });
   callers.consent = await h.consent([notes], true);
   callers.owner = h.owner;
-  workDoc = (await h.run(ops.addDocument, h.owner, { container: work, content: 'The quarterly report is due on Friday.' })).id;
+  workDoc = (
+    await h.run(ops.addDocument, h.owner, { container: work, content: 'The quarterly report is due on Friday.' })
+  ).id;
   workFact = (await h.run(ops.addMemory, h.owner, { container: work, content: 'Reports go to Henrike.' })).id;
 });
 afterAll(() => h.close());
 
 /** The refusal an operation call ended in (the call must fail with a ServiceError). */
-async function refusal(call: Promise<unknown>): Promise<{ status: number; code: string; message: string; details: unknown }> {
-  const err = await call.then(() => null, (e: unknown) => e);
+async function refusal(
+  call: Promise<unknown>,
+): Promise<{ status: number; code: string; message: string; details: unknown }> {
+  const err = await call.then(
+    () => null,
+    (e: unknown) => e,
+  );
   if (!(err instanceof ServiceError)) throw new Error(`expected a refusal, got ${err ? String(err) : 'success'}`);
   return { status: err.status, code: err.code, message: err.message, details: err.details };
 }
@@ -61,8 +69,10 @@ interface ToolRow {
   input: () => Promise<Record<string, unknown>>;
 }
 
-const freshDocument = async () => (await h.run(ops.addDocument, h.owner, { container: notes, content: `A note made at ${crypto.randomUUID()}.` })).id;
-const freshFact = async () => (await h.run(ops.addMemory, h.owner, { container: notes, content: `A fact made at ${crypto.randomUUID()}.` })).id;
+const freshDocument = async () =>
+  (await h.run(ops.addDocument, h.owner, { container: notes, content: `A note made at ${crypto.randomUUID()}.` })).id;
+const freshFact = async () =>
+  (await h.run(ops.addMemory, h.owner, { container: notes, content: `A fact made at ${crypto.randomUUID()}.` })).id;
 
 const TOOL_ROWS: ToolRow[] = [
   { op: ops.listContainers, level: 'read', input: async () => ({}) },
@@ -72,8 +82,16 @@ const TOOL_ROWS: ToolRow[] = [
   { op: ops.getDocument, level: 'read', input: async () => ({ document_id: await freshDocument() }) },
   { op: ops.memoryRules, level: 'read', input: async () => ({}) },
   { op: ops.addMemory, level: 'suggest', input: async () => ({ container: notes, content: 'Likes rye bread.' }) },
-  { op: ops.addDocument, level: 'suggest', input: async () => ({ container: notes, content: 'Meeting moved to Friday.' }) },
-  { op: ops.deleteDocument, level: 'manage', input: async () => ({ document_id: await freshDocument(), confirm: true }) },
+  {
+    op: ops.addDocument,
+    level: 'suggest',
+    input: async () => ({ container: notes, content: 'Meeting moved to Friday.' }),
+  },
+  {
+    op: ops.deleteDocument,
+    level: 'manage',
+    input: async () => ({ document_id: await freshDocument(), confirm: true }),
+  },
   { op: ops.forgetMemory, level: 'manage', input: async () => ({ memory_id: await freshFact(), confirm: true }) },
 ];
 
@@ -96,9 +114,10 @@ describe('levels: each tool against each kind of caller', () => {
         }
         const before = await holdings();
         const got = await refusal(h.run(row.op, callers[who], input));
-        const message = who === 'consent'
-          ? `The tool ${row.op.name} is not in the agent's capability profile: an app connected with OAuth can only read.`
-          : `The tool ${row.op.name} is not in this credential's capability profile.`;
+        const message =
+          who === 'consent'
+            ? `The tool ${row.op.name} is not in the agent's capability profile: an app connected with OAuth can only read.`
+            : `The tool ${row.op.name} is not in this credential's capability profile.`;
         expect(got).toEqual({ status: 403, code: 'unauthorized', message, details: { tool: row.op.name } });
         expect(await holdings()).toEqual(before);
       });
@@ -113,9 +132,13 @@ describe('levels: each tool against each kind of caller', () => {
     const keyId = reader.kind === 'key' ? reader.grant.credentialId : '';
     const usage = await h.run(ops.keyUsage, h.owner, { key_id: keyId });
     expect(usage.refused).toBe(2);
-    expect(usage.recent.map((r: any) => [r.tool, r.outcome])).toEqual(expect.arrayContaining([
-      ['add_document', 'refused'], ['forget_memory', 'refused'], ['list_containers', 'ok'],
-    ]));
+    expect(usage.recent.map((r: any) => [r.tool, r.outcome])).toEqual(
+      expect.arrayContaining([
+        ['add_document', 'refused'],
+        ['forget_memory', 'refused'],
+        ['list_containers', 'ok'],
+      ]),
+    );
   });
 });
 
@@ -131,28 +154,60 @@ interface ReachRow {
 const MISSING_CONTAINER = 'ctr_doesNotExist00';
 const container = (t: 'work' | 'missing') => (t === 'work' ? work : MISSING_CONTAINER);
 const containerRefused = (t: 'work' | 'missing') => ({
-  status: 403, code: 'unauthorized', message: `The container ${container(t)} may not be used with this credential.`,
+  status: 403,
+  code: 'unauthorized',
+  message: `The container ${container(t)} may not be used with this credential.`,
 });
 
 const REACH_ROWS: ReachRow[] = [
-  { op: ops.searchMemories, who: ['read', 'consent'], input: (t) => ({ q: 'report', container: container(t) }), refused: containerRefused },
+  {
+    op: ops.searchMemories,
+    who: ['read', 'consent'],
+    input: (t) => ({ q: 'report', container: container(t) }),
+    refused: containerRefused,
+  },
   { op: ops.listDocuments, who: ['read'], input: (t) => ({ container: container(t) }), refused: containerRefused },
-  { op: ops.addMemory, who: ['suggest'], input: (t) => ({ container: container(t), content: 'Out of reach.' }), refused: containerRefused },
-  { op: ops.addDocument, who: ['suggest'], input: (t) => ({ container: container(t), content: 'Out of reach.' }), refused: containerRefused },
   {
-    op: ops.getDocument, who: ['read'],
+    op: ops.addMemory,
+    who: ['suggest'],
+    input: (t) => ({ container: container(t), content: 'Out of reach.' }),
+    refused: containerRefused,
+  },
+  {
+    op: ops.addDocument,
+    who: ['suggest'],
+    input: (t) => ({ container: container(t), content: 'Out of reach.' }),
+    refused: containerRefused,
+  },
+  {
+    op: ops.getDocument,
+    who: ['read'],
     input: (t) => ({ document_id: t === 'work' ? workDoc : 'doc_doesNotExist00' }),
-    refused: (t) => ({ status: 404, code: 'not_found', message: `No document ${t === 'work' ? workDoc : 'doc_doesNotExist00'}.` }),
+    refused: (t) => ({
+      status: 404,
+      code: 'not_found',
+      message: `No document ${t === 'work' ? workDoc : 'doc_doesNotExist00'}.`,
+    }),
   },
   {
-    op: ops.deleteDocument, who: ['manage'],
+    op: ops.deleteDocument,
+    who: ['manage'],
     input: (t) => ({ document_id: t === 'work' ? workDoc : 'doc_doesNotExist00', confirm: true }),
-    refused: (t) => ({ status: 404, code: 'not_found', message: `No document ${t === 'work' ? workDoc : 'doc_doesNotExist00'}.` }),
+    refused: (t) => ({
+      status: 404,
+      code: 'not_found',
+      message: `No document ${t === 'work' ? workDoc : 'doc_doesNotExist00'}.`,
+    }),
   },
   {
-    op: ops.forgetMemory, who: ['manage'],
+    op: ops.forgetMemory,
+    who: ['manage'],
     input: (t) => ({ memory_id: t === 'work' ? workFact : 'mem_doesNotExist00', confirm: true }),
-    refused: (t) => ({ status: 404, code: 'not_found', message: `No memory ${t === 'work' ? workFact : 'mem_doesNotExist00'}.` }),
+    refused: (t) => ({
+      status: 404,
+      code: 'not_found',
+      message: `No memory ${t === 'work' ? workFact : 'mem_doesNotExist00'}.`,
+    }),
   },
 ];
 
@@ -164,7 +219,9 @@ describe('reach: a target outside it is refused exactly like one that does not e
         const outside = await refusal(h.run(row.op, callers[who], row.input('work')));
         const missing = await refusal(h.run(row.op, callers[who], row.input('missing')));
         expect({ status: outside.status, code: outside.code, message: outside.message }).toEqual(row.refused('work'));
-        expect({ status: missing.status, code: missing.code, message: missing.message }).toEqual(row.refused('missing'));
+        expect({ status: missing.status, code: missing.code, message: missing.message }).toEqual(
+          row.refused('missing'),
+        );
         expect(await holdings()).toEqual(before);
       });
     }
@@ -189,7 +246,11 @@ describe('the profile tick', () => {
 
   it('does not offer get_profile without it, to a key or a consent token', async () => {
     for (const caller of [unticked, consentUnticked]) {
-      expect(await refusal(h.run(ops.getProfile, caller, {}))).toMatchObject({ status: 403, code: 'unauthorized', details: { tool: 'get_profile' } });
+      expect(await refusal(h.run(ops.getProfile, caller, {}))).toMatchObject({
+        status: 403,
+        code: 'unauthorized',
+        details: { tool: 'get_profile' },
+      });
     }
     expect((await h.run(ops.getProfile, callers.manage, {})).static.map((f: any) => f.id)).toContain(staticFact);
   });
@@ -197,23 +258,33 @@ describe('the profile tick', () => {
   it('refuses a static fact without it, and saves nothing', async () => {
     const before = await holdings();
     expect(await refusal(h.run(ops.addMemory, unticked, { content: 'Vegetarian.', static: true }))).toEqual({
-      status: 403, code: 'unauthorized', message: 'The profile may not be used with this credential: its profile tick is off.', details: {},
+      status: 403,
+      code: 'unauthorized',
+      message: 'The profile may not be used with this credential: its profile tick is off.',
+      details: {},
     });
     expect(await holdings()).toEqual(before);
   });
 
   it('answers a profile fact without it like one that does not exist', async () => {
-    expect(await refusal(h.run(ops.forgetMemory, unticked, { memory_id: staticFact, confirm: true })))
-      .toMatchObject({ status: 404, code: 'not_found', message: `No memory ${staticFact}.` });
+    expect(await refusal(h.run(ops.forgetMemory, unticked, { memory_id: staticFact, confirm: true }))).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      message: `No memory ${staticFact}.`,
+    });
   });
 });
 
 /** Every operation of the owner's (containers, keys, rules, apps, shares), from the operation table itself. */
-const OWNER_ONLY = (Object.values(ops) as unknown[]).filter((v): v is Operation => typeof v === 'object' && v !== null && 'run' in v && (v as Operation).access === 'owner');
+const OWNER_ONLY = (Object.values(ops) as unknown[]).filter(
+  (v): v is Operation => typeof v === 'object' && v !== null && 'run' in v && (v as Operation).access === 'owner',
+);
 
 describe("the owner's operations: refused to keys and consent tokens before their input is read", () => {
   it('finds the owner-only operations in the table', () => {
-    expect(OWNER_ONLY.map((op) => op.name)).toEqual(expect.arrayContaining(['create_container', 'create_key', 'revoke_key', 'add_rule']));
+    expect(OWNER_ONLY.map((op) => op.name)).toEqual(
+      expect.arrayContaining(['create_container', 'create_key', 'revoke_key', 'add_rule']),
+    );
   });
 
   for (const op of OWNER_ONLY) {
@@ -221,10 +292,15 @@ describe("the owner's operations: refused to keys and consent tokens before thei
       const everything = await h.key({ level: 'manage', all_views: true, profile: true });
       const before = await holdings();
       expect(await refusal(h.run(op, everything, { anything: 'at all' }))).toEqual({
-        status: 403, code: 'unauthorized', message: `${op.name} needs the owner's signed-in session; a developer key cannot do it.`, details: { tool: op.name },
+        status: 403,
+        code: 'unauthorized',
+        message: `${op.name} needs the owner's signed-in session; a developer key cannot do it.`,
+        details: { tool: op.name },
       });
       expect(await refusal(h.run(op, callers.consent, {}))).toMatchObject({
-        status: 403, code: 'unauthorized', message: `${op.name} needs the owner's signed-in session; an app's consent token cannot do it.`,
+        status: 403,
+        code: 'unauthorized',
+        message: `${op.name} needs the owner's signed-in session; an app's consent token cannot do it.`,
       });
       expect(await holdings()).toEqual(before);
     });
@@ -241,17 +317,83 @@ interface ValidationRow {
 
 /** Schemas check presence and type (422); rules in `run` answer 400 (docs/architecture.md, "Operations"). */
 const VALIDATION_ROWS: ValidationRow[] = [
-  { rule: 'an empty query', op: ops.searchMemories, input: () => ({ q: '   ', container: notes }), status: 400, fields: ['q'] },
-  { rule: 'a limit of 0', op: ops.searchMemories, input: () => ({ q: 'tea', container: notes, limit: 0 }), status: 422, fields: ['limit'] },
-  { rule: 'a query that is not text', op: ops.searchMemories, input: () => ({ q: 42, container: notes }), status: 422, fields: ['q'] },
-  { rule: 'no container with two in reach', op: ops.addDocument, input: () => ({ content: 'Which one?' }), status: 400, fields: ['container'] },
-  { rule: 'both content and url', op: ops.addDocument, input: () => ({ container: notes, content: 'x', url: 'https://example.org/' }), status: 400, fields: ['content', 'url'] },
-  { rule: 'neither content nor url', op: ops.addDocument, input: () => ({ container: notes }), status: 400, fields: ['content', 'url'] },
-  { rule: 'a url that is not http(s)', op: ops.addDocument, input: () => ({ container: notes, url: 'file:///etc/passwd' }), status: 400, fields: ['url'] },
-  { rule: 'content over 1 MiB', op: ops.addDocument, input: () => ({ container: notes, content: 'a'.repeat(1024 * 1024 + 1) }), status: 422, fields: ['content'] },
-  { rule: 'an empty fact', op: ops.addMemory, input: () => ({ container: notes, content: '  ' }), status: 400, fields: ['content'] },
-  { rule: 'a page size of 201', op: ops.listDocuments, input: () => ({ container: notes, limit: 201 }), status: 422, fields: ['limit'] },
-  { rule: 'an empty document id', op: ops.getDocument, input: () => ({ document_id: '' }), status: 422, fields: ['document_id'] },
+  {
+    rule: 'an empty query',
+    op: ops.searchMemories,
+    input: () => ({ q: '   ', container: notes }),
+    status: 400,
+    fields: ['q'],
+  },
+  {
+    rule: 'a limit of 0',
+    op: ops.searchMemories,
+    input: () => ({ q: 'tea', container: notes, limit: 0 }),
+    status: 422,
+    fields: ['limit'],
+  },
+  {
+    rule: 'a query that is not text',
+    op: ops.searchMemories,
+    input: () => ({ q: 42, container: notes }),
+    status: 422,
+    fields: ['q'],
+  },
+  {
+    rule: 'no container with two in reach',
+    op: ops.addDocument,
+    input: () => ({ content: 'Which one?' }),
+    status: 400,
+    fields: ['container'],
+  },
+  {
+    rule: 'both content and url',
+    op: ops.addDocument,
+    input: () => ({ container: notes, content: 'x', url: 'https://example.org/' }),
+    status: 400,
+    fields: ['content', 'url'],
+  },
+  {
+    rule: 'neither content nor url',
+    op: ops.addDocument,
+    input: () => ({ container: notes }),
+    status: 400,
+    fields: ['content', 'url'],
+  },
+  {
+    rule: 'a url that is not http(s)',
+    op: ops.addDocument,
+    input: () => ({ container: notes, url: 'file:///etc/passwd' }),
+    status: 400,
+    fields: ['url'],
+  },
+  {
+    rule: 'content over 1 MiB',
+    op: ops.addDocument,
+    input: () => ({ container: notes, content: 'a'.repeat(1024 * 1024 + 1) }),
+    status: 422,
+    fields: ['content'],
+  },
+  {
+    rule: 'an empty fact',
+    op: ops.addMemory,
+    input: () => ({ container: notes, content: '  ' }),
+    status: 400,
+    fields: ['content'],
+  },
+  {
+    rule: 'a page size of 201',
+    op: ops.listDocuments,
+    input: () => ({ container: notes, limit: 201 }),
+    status: 422,
+    fields: ['limit'],
+  },
+  {
+    rule: 'an empty document id',
+    op: ops.getDocument,
+    input: () => ({ document_id: '' }),
+    status: 422,
+    fields: ['document_id'],
+  },
 ];
 
 describe('validation: refused with the fields named, nothing stored', () => {

@@ -19,15 +19,29 @@ afterEach(() => h.close());
 type Hit = { content: string; container: string; document_id: string | null; memory_id: string | null; score: number };
 
 describe('search_memories', () => {
-  it('finds a learned document\'s passage, saying which document, container and position it is', async () => {
-    const doc = await h.run(ops.addDocument, h.owner, { container: notes, content: 'The violin lesson is on Saturday morning.', title: 'Lessons', custom_id: 'lessons' });
+  it("finds a learned document's passage, saying which document, container and position it is", async () => {
+    const doc = await h.run(ops.addDocument, h.owner, {
+      container: notes,
+      content: 'The violin lesson is on Saturday morning.',
+      title: 'Lessons',
+      custom_id: 'lessons',
+    });
     await h.learn();
     const res = await h.run(ops.searchMemories, h.owner, { q: 'violin lesson', container: notes });
     expect(res.containers).toEqual([{ id: notes, name: 'Notes' }]);
-    expect(res.results).toEqual([{
-      container: notes, container_name: 'Notes', content: 'The violin lesson is on Saturday morning.', score: expect.any(Number),
-      document_id: doc.id, memory_id: null, custom_id: 'lessons', title: 'Lessons', position: 0,
-    }]);
+    expect(res.results).toEqual([
+      {
+        container: notes,
+        container_name: 'Notes',
+        content: 'The violin lesson is on Saturday morning.',
+        score: expect.any(Number),
+        document_id: doc.id,
+        memory_id: null,
+        custom_id: 'lessons',
+        title: 'Lessons',
+        position: 0,
+      },
+    ]);
   });
 
   it('does not find a document before it is learned', async () => {
@@ -37,7 +51,10 @@ describe('search_memories', () => {
 
   it('ranks the passage that matches more of the query first, and keeps to the limit', async () => {
     await h.run(ops.addDocument, h.owner, { container: notes, content: 'Bought new running shoes.' });
-    await h.run(ops.addDocument, h.owner, { container: notes, content: 'The running club meets at the lake on Sundays.' });
+    await h.run(ops.addDocument, h.owner, {
+      container: notes,
+      content: 'The running club meets at the lake on Sundays.',
+    });
     await h.run(ops.addMemory, h.owner, { container: notes, content: 'Prefers running in the morning.' });
     await h.learn();
     const res = await h.run(ops.searchMemories, h.owner, { q: 'running club lake', container: notes, limit: 2 });
@@ -58,15 +75,21 @@ describe('search_memories', () => {
     expect(mine.containers).toEqual([{ id: notes, name: 'Notes' }]);
   });
 
-  it('refuses a container out of the key\'s reach (403)', async () => {
+  it("refuses a container out of the key's reach (403)", async () => {
     await h.run(ops.addMemory, h.owner, { container: work, content: 'The office gate code is 4512.' });
     const key = await h.key({ level: 'read', containers: [notes] });
-    expect(await refused(h.run(ops.searchMemories, key, { q: 'gate', container: work }))).toMatchObject({ status: 403, code: 'unauthorized' });
+    expect(await refused(h.run(ops.searchMemories, key, { q: 'gate', container: work }))).toMatchObject({
+      status: 403,
+      code: 'unauthorized',
+    });
   });
 
-  it('never answers from another account\'s memory', async () => {
+  it("never answers from another account's memory", async () => {
     const other = await h.otherAccount('other@example.org', ['Notes']);
-    await h.run(ops.addMemory, other.owner, { container: other.containers.Notes, content: 'Their secret recipe uses cardamom.' });
+    await h.run(ops.addMemory, other.owner, {
+      container: other.containers.Notes,
+      content: 'Their secret recipe uses cardamom.',
+    });
     expect((await h.run(ops.searchMemories, h.owner, { q: 'cardamom', container: '*' })).results).toEqual([]);
   });
 });

@@ -70,7 +70,13 @@ describe('the Hamming scan', () => {
     scan.setQuery(new Uint32Array(scan.words).map(() => (random() * 2 ** 32) >>> 0));
     scan.scan(slots, new Uint8Array([1]), bits + 1);
     const distances = [...scan.distances.subarray(0, slots)];
-    for (const [cutoff, atCutoff] of [[120, 5], [128, 0], [110, 1000], [bits, 10_000], [0, 3]] as const) {
+    for (const [cutoff, atCutoff] of [
+      [120, 5],
+      [128, 0],
+      [110, 1000],
+      [bits, 10_000],
+      [0, 3],
+    ] as const) {
       let left = atCutoff;
       const expected = distances.flatMap((d, s) => (d < cutoff || (d === cutoff && left-- > 0) ? [s] : []));
       expect([...scan.select(slots, cutoff, atCutoff, slots)]).toEqual(expected);

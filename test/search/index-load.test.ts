@@ -61,12 +61,19 @@ describe('loading the indexes at start', () => {
       },
     };
     const lines: string[] = [];
-    const engine = await SearchEngine.open(failing, createLogger('error', (l) => lines.push(l)), { fast, strong: null }, scratchDir());
+    const engine = await SearchEngine.open(
+      failing,
+      createLogger('error', (l) => lines.push(l)),
+      { fast, strong: null },
+      scratchDir(),
+    );
     try {
       const res = await search(engine, 'grandmother bees orchard');
       expect(res.hits[0]!.content).toBe(LAST);
       expect(engine.indexes.figures()).toEqual({ fast: 0, strong: 0 });
-      expect(lines.map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ level: 'error', error: 'Error: disk I/O error' })]);
+      expect(lines.map((l) => JSON.parse(l))).toEqual([
+        expect.objectContaining({ level: 'error', error: 'Error: disk I/O error' }),
+      ]);
     } finally {
       await engine.close();
     }
@@ -94,7 +101,9 @@ describe('loading the indexes at start', () => {
       expect(engine.indexes.figures().fast).toBe(passages);
     } finally {
       await engine.close();
-      await store.vectors.put('fast', [{ passageId: first.passageId, vectors: first.vectors.map((v) => Float32Array.from(v)) }]);
+      await store.vectors.put('fast', [
+        { passageId: first.passageId, vectors: first.vectors.map((v) => Float32Array.from(v)) },
+      ]);
     }
   });
 });

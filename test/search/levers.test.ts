@@ -17,7 +17,12 @@ import { type Harness, openHarness } from '../helpers/operations';
 import { scratchDir } from '../helpers/scratch';
 
 describe('diversity in a page', () => {
-  const ranked = [{ item: 1, score: 1 }, { item: 2, score: 0.9 }, { item: 3, score: 0.8 }, { item: 4, score: 0.7 }];
+  const ranked = [
+    { item: 1, score: 1 },
+    { item: 2, score: 0.9 },
+    { item: 3, score: 0.8 },
+    { item: 4, score: 0.7 },
+  ];
   const documents: Record<number, string> = { 1: 'a', 2: 'a', 3: 'b', 4: 'c' };
   const documentOf = (id: number) => documents[id] ?? null;
 
@@ -45,9 +50,17 @@ describe('diversity in a page', () => {
     expect(wordOverlap(new Set(), new Set())).toBe(0);
   });
 
-  it('changes nothing at strength 0, and a fact (no document) is never a passage of another\'s document', () => {
+  it("changes nothing at strength 0, and a fact (no document) is never a passage of another's document", () => {
     expect(diversify(ranked, 4, documentOf, () => 0, 0).map((p) => p.item)).toEqual([1, 2, 3, 4]);
-    expect(diversify(ranked, 4, () => null, () => 0, 0.3).map((p) => p.item)).toEqual([1, 2, 3, 4]);
+    expect(
+      diversify(
+        ranked,
+        4,
+        () => null,
+        () => 0,
+        0.3,
+      ).map((p) => p.item),
+    ).toEqual([1, 2, 3, 4]);
   });
 });
 
@@ -55,12 +68,22 @@ describe('content-poor passages', () => {
   it('counts the words that carry meaning: not function words, numbers or single letters', () => {
     expect(contentWords(wordsIn('[8 May 2023] Tamsin: Love that.'))).toBe(3);
     expect(contentWords(wordsIn('Oh no, poor you.'))).toBe(2);
-    expect(contentWords(wordsIn('Took Biscuit to the vet today, turns out my little rabbit is just a bit chubby.'))).toBe(9);
+    expect(
+      contentWords(wordsIn('Took Biscuit to the vet today, turns out my little rabbit is just a bit chubby.')),
+    ).toBe(9);
   });
 
   it('steps a passage down by how few such words it has, up to the strength given, and leaves the rest as they were', () => {
-    const texts: Record<number, string> = { 1: 'Tell me about it.', 2: 'Took Biscuit to the vet today, my little rabbit is chubby.', 3: 'Love that.' };
-    const ranked = [{ item: 1, score: 1 }, { item: 2, score: 0.9 }, { item: 3, score: 0.5 }];
+    const texts: Record<number, string> = {
+      1: 'Tell me about it.',
+      2: 'Took Biscuit to the vet today, my little rabbit is chubby.',
+      3: 'Love that.',
+    };
+    const ranked = [
+      { item: 1, score: 1 },
+      { item: 2, score: 0.9 },
+      { item: 3, score: 0.5 },
+    ];
     const words = (id: number) => (texts[id] === undefined ? undefined : wordsIn(texts[id]!));
     const out = stepDownContentPoor(ranked, words, 0.6);
     expect(out.map((o) => o.item)).toEqual([2, 1, 3]);
@@ -80,18 +103,48 @@ describe('levers in the engine', () => {
     h = await openHarness(['other', 'jo']);
     const add = (container: string, content: string) => h.run(ops.addDocument, h.owner, { container, content });
     // A long document of two passages about one thing, and a short one about the same.
-    await add(h.containers.other!, `${'Our garden party planning: lanterns, a long table and lemonade for everyone. '.repeat(14)}\n\n${'The garden party guests: neighbours, cousins and the book club. '.repeat(14)}`);
+    await add(
+      h.containers.other!,
+      `${'Our garden party planning: lanterns, a long table and lemonade for everyone. '.repeat(14)}\n\n${'The garden party guests: neighbours, cousins and the book club. '.repeat(14)}`,
+    );
     await add(h.containers.other!, 'The garden party is on Saturday afternoon.');
     await add(h.containers.jo!, 'Jo: Took Biscuit, my rabbit, to the vet today for her jabs and a nail trim.');
     await add(h.containers.jo!, 'Jo: Love that.');
-    await new LearningRunner({ store: h.services.store, clock: h.services.clock, log: createLogger('silent'), embedder: fast, readUrl: async () => ({ text: '', title: null }), onIndexed: () => {} }).drain();
+    await new LearningRunner({
+      store: h.services.store,
+      clock: h.services.clock,
+      log: createLogger('silent'),
+      embedder: fast,
+      readUrl: async () => ({ text: '', title: null }),
+      onIndexed: () => {},
+    }).drain();
   });
   afterAll(() => h.close());
 
   /** A search with every lever off but those given. */
-  const search = async (tuning: Partial<SearchTuning>, container: string, q: string, limit = 10, embedders: EmbedderTiers = { fast, strong: null }) => {
-    const engine = await SearchEngine.open(h.services.store, createLogger('silent'), embedders, scratchDir(), undefined, 0, { ...OFF, ...tuning });
-    const res = await engine.search(h.owner.accountId, [(await h.services.store.containers.get(h.owner.accountId, container))!], q, limit, 'tr_test');
+  const search = async (
+    tuning: Partial<SearchTuning>,
+    container: string,
+    q: string,
+    limit = 10,
+    embedders: EmbedderTiers = { fast, strong: null },
+  ) => {
+    const engine = await SearchEngine.open(
+      h.services.store,
+      createLogger('silent'),
+      embedders,
+      scratchDir(),
+      undefined,
+      0,
+      { ...OFF, ...tuning },
+    );
+    const res = await engine.search(
+      h.owner.accountId,
+      [(await h.services.store.containers.get(h.owner.accountId, container))!],
+      q,
+      limit,
+      'tr_test',
+    );
     await engine.close();
     return res.hits;
   };
@@ -107,6 +160,8 @@ describe('levers in the engine', () => {
   it('with the content-poor step on, an acknowledgement matching on the name alone steps below a passage that says something', async () => {
     const keywordOnly = { fast: null, strong: null };
     expect((await search({}, h.containers.jo!, 'Jo', 10, keywordOnly))[0]!.content).toBe('Jo: Love that.');
-    expect((await search({ contentPoor: 1 }, h.containers.jo!, 'Jo', 10, keywordOnly))[0]!.content).toContain('Biscuit');
+    expect((await search({ contentPoor: 1 }, h.containers.jo!, 'Jo', 10, keywordOnly))[0]!.content).toContain(
+      'Biscuit',
+    );
   });
 });

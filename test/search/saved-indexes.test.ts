@@ -8,7 +8,16 @@
  */
 import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 import { loadStaticEmbedder } from '../../src/embedders/static-embedder';
@@ -109,15 +118,24 @@ describe('the search engine across a stop and a start', () => {
 
   const container = { ...CONTAINER };
   const open = (dir: string, lines: string[] = [], saveAfterMs = 0) =>
-    SearchEngine.open(corpus.store, createLogger('info', (l) => lines.push(l)), { fast, strong: null }, dir, undefined, saveAfterMs);
+    SearchEngine.open(
+      corpus.store,
+      createLogger('info', (l) => lines.push(l)),
+      { fast, strong: null },
+      dir,
+      undefined,
+      saveAfterMs,
+    );
   const messages = (lines: string[]) => lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
-  const search = async (engine: SearchEngine, q = QUERY) => (await engine.search(ACCOUNT, [container], q, 5, 'tr_test')).hits;
+  const search = async (engine: SearchEngine, q = QUERY) =>
+    (await engine.search(ACCOUNT, [container], q, 5, 'tr_test')).hits;
   const state = (dir: string) => join(dir, 'vector-index', 'fast.state');
   const token = () => corpus.store.settings.get('vector_snapshot');
   const READ = 'search indexes read as last saved';
   /** A passage's stored fast vectors, as the learning thread would store them again. */
   const vectorsOf = async (passageId: number) => (await corpus.store.vectors.get('fast', [passageId]))[0]!.vectors;
-  const again = async (passageId: number) => (await vectorsOf(passageId)).map((v) => Float32Array.from(v, (x) => x / 127));
+  const again = async (passageId: number) =>
+    (await vectorsOf(passageId)).map((v) => Float32Array.from(v, (x) => x / 127));
   function removeVectors(passageId: number): void {
     const db = new Database(join(corpus.dir, 'engram.db'));
     try {
@@ -127,7 +145,8 @@ describe('the search engine across a stop and a start', () => {
     }
   }
   async function until(done: () => boolean | Promise<boolean>): Promise<void> {
-    for (const deadline = Date.now() + 10_000; !(await done()); await Bun.sleep(20)) expect(Date.now()).toBeLessThan(deadline);
+    for (const deadline = Date.now() + 10_000; !(await done()); await Bun.sleep(20))
+      expect(Date.now()).toBeLessThan(deadline);
   }
 
   it('reads the index saved at a clean stop, whole at once, and keeps the copy while nothing changes', async () => {
@@ -190,15 +209,33 @@ describe('the search engine across a stop and a start', () => {
     const other = new Database(join(corpus.dir, 'engram.db'));
     let commits = 0;
     const real = corpus.store;
-    const store: Store = { ...real, vectors: { ...real.vectors, countUnits: (...args) => {
-      if (commits-- > 0) other.run("INSERT INTO settings (key, value) VALUES ('unrelated', '1') ON CONFLICT (key) DO UPDATE SET value = value + 1");
-      return real.vectors.countUnits(...args);
-    } } };
+    const store: Store = {
+      ...real,
+      vectors: {
+        ...real.vectors,
+        countUnits: (...args) => {
+          if (commits-- > 0)
+            other.run(
+              "INSERT INTO settings (key, value) VALUES ('unrelated', '1') ON CONFLICT (key) DO UPDATE SET value = value + 1",
+            );
+          return real.vectors.countUnits(...args);
+        },
+      },
+    };
     const before = await token();
-    const engine = await SearchEngine.open(store, createLogger('info', (l) => lines.push(l)), { fast, strong: null }, dir, undefined, 100);
+    const engine = await SearchEngine.open(
+      store,
+      createLogger('info', (l) => lines.push(l)),
+      { fast, strong: null },
+      dir,
+      undefined,
+      100,
+    );
     commits = 1;
     try {
-      await until(() => messages(lines).some((m) => m.startsWith('the search indexes were not saved: the store changed')));
+      await until(() =>
+        messages(lines).some((m) => m.startsWith('the search indexes were not saved: the store changed')),
+      );
       expect(await token()).toBe(before);
       await until(async () => (await token()) !== before);
       expect(messages(lines)).toContain('search indexes saved');
@@ -260,23 +297,26 @@ describe('the search engine across a stop and a start', () => {
   mkdirSync(full);
   const mounted = Bun.spawnSync(['mount', '-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', full]).exitCode === 0;
   afterAll(() => void (mounted && Bun.spawnSync(['umount', full])));
-  it.skipIf(!mounted)('saves nothing on a full disk, says so, leaves no part of a copy, and the next start rebuilds', async () => {
-    const lines: string[] = [];
-    // The rows (~300 KiB) do not fit: most stay in memory, and search goes on as before.
-    const engine = await open(full, lines);
-    const first = (await corpus.store.vectors.list('fast', 0, 1))[0]!.passageId;
-    const q = (await corpus.store.passages.getHits(ACCOUNT, [first]))[0]!.content.split(' ').slice(0, 8).join(' ');
-    const before = await search(engine, q);
-    expect(before[0]!.content.startsWith(q)).toBe(true);
-    await engine.close();
-    expect(messages(lines)).toContain('the search indexes were not saved; the next start rebuilds them');
-    expect(readdirSync(join(full, 'vector-index'))).toEqual(['fast.rows']);
-    const next: string[] = [];
-    const again = await open(full, next);
-    expect(messages(next)).not.toContain('search indexes read as last saved');
-    expect(await search(again, q)).toEqual(before);
-    await again.close();
-  });
+  it.skipIf(!mounted)(
+    'saves nothing on a full disk, says so, leaves no part of a copy, and the next start rebuilds',
+    async () => {
+      const lines: string[] = [];
+      // The rows (~300 KiB) do not fit: most stay in memory, and search goes on as before.
+      const engine = await open(full, lines);
+      const first = (await corpus.store.vectors.list('fast', 0, 1))[0]!.passageId;
+      const q = (await corpus.store.passages.getHits(ACCOUNT, [first]))[0]!.content.split(' ').slice(0, 8).join(' ');
+      const before = await search(engine, q);
+      expect(before[0]!.content.startsWith(q)).toBe(true);
+      await engine.close();
+      expect(messages(lines)).toContain('the search indexes were not saved; the next start rebuilds them');
+      expect(readdirSync(join(full, 'vector-index'))).toEqual(['fast.rows']);
+      const next: string[] = [];
+      const again = await open(full, next);
+      expect(messages(next)).not.toContain('search indexes read as last saved');
+      expect(await search(again, q)).toEqual(before);
+      await again.close();
+    },
+  );
 
   it('saves nothing when its index missed a stored vector, and says so', async () => {
     const dir = scratchDir();
@@ -286,7 +326,9 @@ describe('the search engine across a stop and a start', () => {
     // Stored without telling the engine, as if a notice from the learning thread were lost.
     const [vector] = fast.embed(['a passage the index never heard of']);
     const first = (await corpus.store.vectors.list('fast', 0, 1))[0]!;
-    await corpus.store.vectors.put('fast', [{ passageId: first.passageId, vectors: [...first.vectors.map(() => vector!), vector!] }]);
+    await corpus.store.vectors.put('fast', [
+      { passageId: first.passageId, vectors: [...first.vectors.map(() => vector!), vector!] },
+    ]);
     await engine.close();
     expect(messages(lines)).toContain('the search indexes were not saved; the next start rebuilds them');
     expect(existsSync(state(dir))).toBe(false);
@@ -298,6 +340,7 @@ describe('ENGRAM_INDEX_SAVE_SECONDS', () => {
   it('is 60 by default, may be 0 (saved at a clean stop only), and refuses what is not a whole number of seconds', () => {
     expect(loadConfig({}).indexSaveSeconds).toBe(60);
     expect(loadConfig({ ENGRAM_INDEX_SAVE_SECONDS: '0' }).indexSaveSeconds).toBe(0);
-    for (const bad of ['-1', '1.5', 'soon', '86401']) expect(() => loadConfig({ ENGRAM_INDEX_SAVE_SECONDS: bad })).toThrow(ConfigError);
+    for (const bad of ['-1', '1.5', 'soon', '86401'])
+      expect(() => loadConfig({ ENGRAM_INDEX_SAVE_SECONDS: bad })).toThrow(ConfigError);
   });
 });

@@ -11,7 +11,13 @@ import { MAX_WAIT_MS, QUIET_MS, SearchActivity } from '../../src/search/search-a
 const held = (activity: SearchActivity) => {
   const { promise, resolve } = Promise.withResolvers<void>();
   const search = activity.during(() => promise);
-  return { search, end: () => { resolve(); return Date.now(); } };
+  return {
+    search,
+    end: () => {
+      resolve();
+      return Date.now();
+    },
+  };
 };
 
 /** Resolves with the time `promise` settled. */
@@ -39,7 +45,9 @@ describe('SearchActivity', () => {
 
   it('counts a search that failed as ended, and passes its error on', async () => {
     const activity = new SearchActivity();
-    await expect(activity.during(() => Promise.reject(new Error('no such container')))).rejects.toThrow('no such container');
+    await expect(activity.during(() => Promise.reject(new Error('no such container')))).rejects.toThrow(
+      'no such container',
+    );
     const t = Date.now();
     await activity.quiet();
     expect(Date.now() - t).toBeLessThan(QUIET_MS + 200);

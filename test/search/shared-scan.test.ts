@@ -13,7 +13,12 @@ const BITS = 384;
 const SLOTS = 20 * SHARED_SCAN_MIN;
 
 /** An index of random codes in 50 groups, some slots removed, and what one thread's scan of it gives. */
-function filled(): { scan: HammingScan; wanted: Uint8Array; distances: Uint16Array<ArrayBuffer>; histogram: Uint32Array<ArrayBuffer> } {
+function filled(): {
+  scan: HammingScan;
+  wanted: Uint8Array;
+  distances: Uint16Array<ArrayBuffer>;
+  histogram: Uint32Array<ArrayBuffer>;
+} {
   const scan = new HammingScan(BITS, 1024);
   scan.reserve(SLOTS, 50);
   const random = seeded(7);

@@ -84,7 +84,7 @@ describe('the vector index', () => {
     expect(hits.find((h) => h.passageId === 2)?.score ?? 0).toBeLessThan(0.2);
   });
 
-  it('replaces a passage\'s units, and keeps every other passage through the compaction of holes', () => {
+  it("replaces a passage's units, and keeps every other passage through the compaction of holes", () => {
     const index = scratchIndex(dims);
     const vectors = Array.from({ length: 3000 }, () => unit(dims, random));
     for (const [i, v] of vectors.entries()) index.add(i, 'c', [quantize(v), quantize(unit(dims, random))]);
@@ -118,7 +118,7 @@ describe('the vector index', () => {
     }
   });
 
-  it('writes nothing through its rows file\'s old descriptor once closed, though the number is open again on another file', () => {
+  it("writes nothing through its rows file's old descriptor once closed, though the number is open again on another file", () => {
     const dir = mkdtempSync(join(tmpdir(), 'engram-index-closed-'));
     try {
       const index = new VectorIndex(dims, join(dir, 'rows'));

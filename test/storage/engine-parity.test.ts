@@ -15,10 +15,13 @@ import { scratchDir } from '../helpers/scratch';
 
 /** Tables one engine has and the other does not, each with why. */
 const ONE_ENGINE_TABLES: Record<string, string> = {
-  keyword_index_rebuild: "SQLite: the progress of a large store's keyword index rebuilt in the background (migration 0008); PostgreSQL's index is made with its table",
-  vector_commits: "PostgreSQL: the vector change feed's commits, which other processes' in-memory indexes follow; SQLite's one process tells its indexes itself",
-  vector_changes: 'PostgreSQL: the vector change feed\'s changes (see vector_commits)',
-  rate_calls: 'PostgreSQL: each credential\'s calls of the last minute, for the limiter every process shares (SQLite\'s one process counts in memory)',
+  keyword_index_rebuild:
+    "SQLite: the progress of a large store's keyword index rebuilt in the background (migration 0008); PostgreSQL's index is made with its table",
+  vector_commits:
+    "PostgreSQL: the vector change feed's commits, which other processes' in-memory indexes follow; SQLite's one process tells its indexes itself",
+  vector_changes: "PostgreSQL: the vector change feed's changes (see vector_commits)",
+  rate_calls:
+    "PostgreSQL: each credential's calls of the last minute, for the limiter every process shares (SQLite's one process counts in memory)",
 };
 
 /** Columns one engine has and the other does not, each with why. */
@@ -27,7 +30,8 @@ const ONE_ENGINE_COLUMNS: Record<string, string> = {
   'documents.seq': "PostgreSQL: the order rows were stored in, which SQLite's rowid gives",
   'memories.seq': "PostgreSQL: the order rows were stored in, which SQLite's rowid gives",
   'rules.seq': "PostgreSQL: the order rows were stored in, which SQLite's rowid gives",
-  'passages.keywords': "PostgreSQL: the passage's words for full-text search, which SQLite keeps in its FTS5 table passages_fts",
+  'passages.keywords':
+    "PostgreSQL: the passage's words for full-text search, which SQLite keeps in its FTS5 table passages_fts",
 };
 
 /** SQLite's declared type → the PostgreSQL types that hold the same values. */
@@ -49,21 +53,45 @@ interface Table {
 type Model = Map<string, Table>;
 
 function sqliteModel(db: Database): Model {
-  const objects = db.query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_schema WHERE type = 'table'").all();
+  const objects = db
+    .query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_schema WHERE type = 'table'")
+    .all();
   const virtual = objects.filter((o) => /^CREATE VIRTUAL TABLE/i.test(o.sql)).map((o) => o.name);
-  const names = objects.map((o) => o.name).filter((name) =>
-    !name.startsWith('sqlite_') && name !== 'schema_migrations' && !virtual.some((v) => name === v || name.startsWith(`${v}_`)));
+  const names = objects
+    .map((o) => o.name)
+    .filter(
+      (name) =>
+        !name.startsWith('sqlite_') &&
+        name !== 'schema_migrations' &&
+        !virtual.some((v) => name === v || name.startsWith(`${v}_`)),
+    );
   const model: Model = new Map();
   for (const name of names) {
-    const info = db.query<{ name: string; type: string; notnull: number; pk: number }, []>(`PRAGMA table_info("${name}")`).all();
-    const indexes = db.query<{ name: string; unique: number; origin: string }, []>(`PRAGMA index_list("${name}")`).all();
-    const unique = indexes.filter((i) => i.unique && i.origin !== 'pk')
-      .map((i) => db.query<{ name: string }, []>(`PRAGMA index_info("${i.name}")`).all().map((c) => c.name).join(','));
-    const foreignKeys = db.query<{ from: string; table: string; to: string; on_delete: string }, []>(`PRAGMA foreign_key_list("${name}")`).all()
+    const info = db
+      .query<{ name: string; type: string; notnull: number; pk: number }, []>(`PRAGMA table_info("${name}")`)
+      .all();
+    const indexes = db
+      .query<{ name: string; unique: number; origin: string }, []>(`PRAGMA index_list("${name}")`)
+      .all();
+    const unique = indexes
+      .filter((i) => i.unique && i.origin !== 'pk')
+      .map((i) =>
+        db
+          .query<{ name: string }, []>(`PRAGMA index_info("${i.name}")`)
+          .all()
+          .map((c) => c.name)
+          .join(','),
+      );
+    const foreignKeys = db
+      .query<{ from: string; table: string; to: string; on_delete: string }, []>(`PRAGMA foreign_key_list("${name}")`)
+      .all()
       .map((f) => `${f.from} → ${f.table}(${f.to}) ON DELETE ${f.on_delete}`);
     model.set(name, {
       columns: new Map(info.map((c) => [c.name, { type: c.type.toUpperCase(), notNull: c.notnull === 1 || c.pk > 0 }])),
-      primaryKey: info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name),
+      primaryKey: info
+        .filter((c) => c.pk > 0)
+        .sort((a, b) => a.pk - b.pk)
+        .map((c) => c.name),
       unique: unique.sort(),
       foreignKeys: foreignKeys.sort(),
     });
@@ -81,23 +109,41 @@ async function postgresModel(sql: SQL): Promise<Model> {
     const indexes = await sql`SELECT i.indisprimary AS primary, pg_get_indexdef(i.indexrelid) AS def
                                 FROM pg_index i WHERE i.indrelid = ${name}::regclass AND i.indisunique`;
     // `CREATE UNIQUE INDEX … (a, b)` → "a,b"; an index on lower(email) is email's, compared without case (SQLite: COLLATE NOCASE).
-    const keyOf = (def: string) => /USING \w+ \((.*)\)$/.exec(def)![1]!.replace(/lower\((\w+)\)/g, '$1').split(',').map((c) => c.trim()).join(',');
+    const keyOf = (def: string) =>
+      /USING \w+ \((.*)\)$/
+        .exec(def)![1]!
+        .replace(/lower\((\w+)\)/g, '$1')
+        .split(',')
+        .map((c) => c.trim())
+        .join(',');
     const keys = indexes.map((i: { primary: boolean; def: string }) => ({ primary: i.primary, key: keyOf(i.def) }));
-    const foreignKeys = await sql`SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = ${name}::regclass AND contype = 'f'`;
+    const foreignKeys =
+      await sql`SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = ${name}::regclass AND contype = 'f'`;
     model.set(name, {
-      columns: new Map(columns.map((c: { name: string; type: string; notNull: boolean }) => [c.name, { type: c.type, notNull: c.notNull }])),
+      columns: new Map(
+        columns.map((c: { name: string; type: string; notNull: boolean }) => [
+          c.name,
+          { type: c.type, notNull: c.notNull },
+        ]),
+      ),
       primaryKey: keys.find((k: { primary: boolean }) => k.primary)?.key.split(',') ?? [],
-      unique: keys.filter((k: { primary: boolean }) => !k.primary).map((k: { key: string }) => k.key).sort(),
-      foreignKeys: foreignKeys.map(({ def }: { def: string }) => {
-        const [, from, table, to, action] = /FOREIGN KEY \((\w+)\) REFERENCES (\w+)\((\w+)\)(?: ON DELETE (SET NULL|CASCADE))?/.exec(def)!;
-        return `${from} → ${table}(${to}) ON DELETE ${action ?? 'NO ACTION'}`;
-      }).sort(),
+      unique: keys
+        .filter((k: { primary: boolean }) => !k.primary)
+        .map((k: { key: string }) => k.key)
+        .sort(),
+      foreignKeys: foreignKeys
+        .map(({ def }: { def: string }) => {
+          const [, from, table, to, action] =
+            /FOREIGN KEY \((\w+)\) REFERENCES (\w+)\((\w+)\)(?: ON DELETE (SET NULL|CASCADE))?/.exec(def)!;
+          return `${from} → ${table}(${to}) ON DELETE ${action ?? 'NO ACTION'}`;
+        })
+        .sort(),
     });
   }
   return model;
 }
 
-const server = postgresOrSkip('The two stores\' schema parity');
+const server = postgresOrSkip("The two stores' schema parity");
 if (server) {
   describe('the SQLite and PostgreSQL stores hold the same model', () => {
     let db: Database;
@@ -116,7 +162,10 @@ if (server) {
 
     it('has the same tables, but those of one engine said why', () => {
       const one = (a: Model, b: Model) => [...a.keys()].filter((t) => !b.has(t) && !(t in ONE_ENGINE_TABLES)).sort();
-      expect({ onlySqlite: one(sqlite, postgres), onlyPostgres: one(postgres, sqlite) }).toEqual({ onlySqlite: [], onlyPostgres: [] });
+      expect({ onlySqlite: one(sqlite, postgres), onlyPostgres: one(postgres, sqlite) }).toEqual({
+        onlySqlite: [],
+        onlyPostgres: [],
+      });
     });
 
     it('has the same columns in each table, of matching types and NOT NULL, but those of one engine said why', () => {
@@ -126,11 +175,17 @@ if (server) {
         for (const column of new Set([...lite.columns.keys(), ...pg.columns.keys()])) {
           const [l, p] = [lite.columns.get(column), pg.columns.get(column)];
           if (!l || !p) {
-            expect({ column: `${name}.${column}`, said: `${name}.${column}` in ONE_ENGINE_COLUMNS }).toEqual({ column: `${name}.${column}`, said: true });
+            expect({ column: `${name}.${column}`, said: `${name}.${column}` in ONE_ENGINE_COLUMNS }).toEqual({
+              column: `${name}.${column}`,
+              said: true,
+            });
             continue;
           }
-          expect({ column: `${name}.${column}`, type: SAME_TYPES[l.type]?.includes(p.type) ? 'same' : `${l.type} / ${p.type}`, notNull: p.notNull })
-            .toEqual({ column: `${name}.${column}`, type: 'same', notNull: l.notNull });
+          expect({
+            column: `${name}.${column}`,
+            type: SAME_TYPES[l.type]?.includes(p.type) ? 'same' : `${l.type} / ${p.type}`,
+            notNull: p.notNull,
+          }).toEqual({ column: `${name}.${column}`, type: 'same', notNull: l.notNull });
         }
       }
     });
@@ -139,13 +194,19 @@ if (server) {
       for (const [name, lite] of sqlite) {
         const pg = postgres.get(name);
         if (!pg) continue;
-        const keys = (t: Table) => ({ table: name, primaryKey: t.primaryKey, unique: t.unique, foreignKeys: t.foreignKeys });
+        const keys = (t: Table) => ({
+          table: name,
+          primaryKey: t.primaryKey,
+          unique: t.unique,
+          foreignKeys: t.foreignKeys,
+        });
         expect(keys(pg)).toEqual(keys(lite));
       }
     });
 
-    it('lists as one engine\'s only what one engine has', () => {
-      for (const table of Object.keys(ONE_ENGINE_TABLES)) expect({ table, both: sqlite.has(table) && postgres.has(table) }).toEqual({ table, both: false });
+    it("lists as one engine's only what one engine has", () => {
+      for (const table of Object.keys(ONE_ENGINE_TABLES))
+        expect({ table, both: sqlite.has(table) && postgres.has(table) }).toEqual({ table, both: false });
       for (const column of Object.keys(ONE_ENGINE_COLUMNS)) {
         const [table, name] = column.split('.') as [string, string];
         const has = (m: Model) => m.get(table)?.columns.has(name) ?? false;

@@ -58,12 +58,22 @@ function growOldStore(dir: string, n: number): void {
   const accountId = db.query<{ id: string }, []>('SELECT id FROM accounts').get()!.id;
   const now = Date.now();
   db.transaction(() => {
-    const doc = db.prepare("INSERT INTO documents (id, account_id, container_id, content, status, created_at, updated_at, learned_at) VALUES (?, ?, ?, '', 'learned', ?, ?, ?)");
-    const passage = db.prepare('INSERT INTO passages (account_id, container_id, document_id, position, content) VALUES (?, ?, ?, ?, ?)');
+    const doc = db.prepare(
+      "INSERT INTO documents (id, account_id, container_id, content, status, created_at, updated_at, learned_at) VALUES (?, ?, ?, '', 'learned', ?, ?, ?)",
+    );
+    const passage = db.prepare(
+      'INSERT INTO passages (account_id, container_id, document_id, position, content) VALUES (?, ?, ?, ?, ?)',
+    );
     for (let i = 0; i < n; i++) {
       const docId = `doc_grown${Math.floor(i / (n / 100))}`;
       if (i % (n / 100) === 0) doc.run(docId, accountId, CREDENTIALS.containers.Work, now, now, now);
-      passage.run(accountId, CREDENTIALS.containers.Work, docId, i % (n / 100), `Entry t${i}z of the log: walking notes and a market visit.`);
+      passage.run(
+        accountId,
+        CREDENTIALS.containers.Work,
+        docId,
+        i % (n / 100),
+        `Entry t${i}z of the log: walking notes and a market visit.`,
+      );
     }
   })();
   db.close();
@@ -80,12 +90,21 @@ async function found(store: Store, accountId: string, containerId: string, q: st
 
 /** The keyword index's schema as it should be once switched: the stemmed index alone, under the old name. */
 function expectSwitched(db: Database): void {
-  const objects = db.query<{ name: string; type: string; sql: string | null }, []>(
-    "SELECT name, type, sql FROM sqlite_schema WHERE name LIKE 'passages_%' OR name = 'keyword_index_rebuild' ORDER BY name").all();
+  const objects = db
+    .query<{ name: string; type: string; sql: string | null }, []>(
+      "SELECT name, type, sql FROM sqlite_schema WHERE name LIKE 'passages_%' OR name = 'keyword_index_rebuild' ORDER BY name",
+    )
+    .all();
   const names = objects.map((o) => o.name);
   expect(names.filter((n) => n.includes('stem') || n === 'keyword_index_rebuild')).toEqual([]);
-  expect(objects.find((o) => o.name === 'passages_fts')!.sql).toContain("tokenize = 'porter unicode61 remove_diacritics 2'");
-  const triggers = db.query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'passages' AND sql LIKE '%passages_fts%'").all();
+  expect(objects.find((o) => o.name === 'passages_fts')!.sql).toContain(
+    "tokenize = 'porter unicode61 remove_diacritics 2'",
+  );
+  const triggers = db
+    .query<{ name: string; sql: string }, []>(
+      "SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'passages' AND sql LIKE '%passages_fts%'",
+    )
+    .all();
   expect(triggers.map((t) => t.name).sort()).toEqual(['passages_ad', 'passages_ai', 'passages_au']);
   for (const t of triggers) expect(t.sql).not.toContain('keyword_index_rebuild');
   // The index holds exactly the passages there are: none missing, none twice (FTS5 compares checksums).
@@ -94,7 +113,9 @@ function expectSwitched(db: Database): void {
 
 function pending(db: Database): { done: number; upto: number } | null {
   const exists = db.query("SELECT 1 FROM sqlite_schema WHERE name = 'keyword_index_rebuild'").get();
-  return exists ? db.query<{ done: number; upto: number }, []>('SELECT done, upto FROM keyword_index_rebuild').get() : null;
+  return exists
+    ? db.query<{ done: number; upto: number }, []>('SELECT done, upto FROM keyword_index_rebuild').get()
+    : null;
 }
 
 function captureLog(): Logger & { lines: string[] } {
@@ -108,18 +129,28 @@ describe('the stemmed keyword index on a store of the previous release', () => {
     const db = openDatabase(fixtureCopy(), Date.now());
     const store = openSqliteStore(db);
     const accountId = accountOf(db);
-    const passages = db.query<{ id: number; containerId: string; text: string }, []>(
-      "SELECT id, container_id AS containerId, coalesce(title, '') || ' ' || content AS text FROM passages ORDER BY id").all();
+    const passages = db
+      .query<{ id: number; containerId: string; text: string }, []>(
+        "SELECT id, container_id AS containerId, coalesce(title, '') || ' ' || content AS text FROM passages ORDER BY id",
+      )
+      .all();
     expect(passages.length).toBe(37);
     const words = (text: string) => [...new Set(text.toLowerCase().match(/[a-z]+/g) ?? [])];
     const frequency = new Map<string, number>();
     for (const p of passages) for (const w of words(p.text)) frequency.set(w, (frequency.get(w) ?? 0) + 1);
     for (const p of passages) {
       // Its rarest word that a plural "s" inflects without changing the stem (see Porter's step 1a).
-      const word = words(p.text).filter((w) => w.length >= 4 && !/(s|ie)$/.test(w))
+      const word = words(p.text)
+        .filter((w) => w.length >= 4 && !/(s|ie)$/.test(w))
         .sort((a, b) => frequency.get(a)! - frequency.get(b)! || a.localeCompare(b))[0]!;
-      expect({ word, hits: (await found(store, accountId, p.containerId, word)).includes(p.id) }).toEqual({ word, hits: true });
-      expect({ word: `${word}s`, hits: (await found(store, accountId, p.containerId, `${word}s`)).includes(p.id) }).toEqual({ word: `${word}s`, hits: true });
+      expect({ word, hits: (await found(store, accountId, p.containerId, word)).includes(p.id) }).toEqual({
+        word,
+        hits: true,
+      });
+      expect({
+        word: `${word}s`,
+        hits: (await found(store, accountId, p.containerId, `${word}s`)).includes(p.id),
+      }).toEqual({ word: `${word}s`, hits: true });
     }
     await store.close();
   });
@@ -128,7 +159,13 @@ describe('the stemmed keyword index on a store of the previous release', () => {
     const db = openDatabase(fixtureCopy(), Date.now());
     const store = openSqliteStore(db);
     const accountId = accountOf(db);
-    const text = (ids: number[]) => db.query<{ content: string }, []>(`SELECT content FROM passages WHERE id IN (${ids.join(',') || 'NULL'}) ORDER BY id`).all().map((r) => r.content);
+    const text = (ids: number[]) =>
+      db
+        .query<{ content: string }, []>(
+          `SELECT content FROM passages WHERE id IN (${ids.join(',') || 'NULL'}) ORDER BY id`,
+        )
+        .all()
+        .map((r) => r.content);
     const personalRun = text(await found(store, accountId, CREDENTIALS.containers.Personal, 'run'));
     expect(personalRun.some((c) => c.startsWith('I went running'))).toBe(true);
     expect(personalRun.some((c) => c.startsWith('Maya runs'))).toBe(true);
@@ -190,10 +227,14 @@ describe('the online rebuild of a larger store', () => {
     const batch = 1_000; // fewer, larger batches than the server's: the same paths, a quicker test
     const rebuild = new KeywordIndexRebuild(worker, log, batch);
     const { upto } = pending(db)!;
-    const grown = new Map(db.query<{ id: number; content: string }, []>("SELECT id, content FROM passages WHERE content LIKE 'Entry t%'").all()
-      .map((r) => [Number(/t(\d+)z/.exec(r.content)![1]), r.id]));
+    const grown = new Map(
+      db
+        .query<{ id: number; content: string }, []>("SELECT id, content FROM passages WHERE content LIKE 'Entry t%'")
+        .all()
+        .map((r) => [Number(/t(\d+)z/.exec(r.content)![1]), r.id]),
+    );
     const idOf = (i: number) => grown.get(i)!;
-    const insert = db.prepare("INSERT INTO passages (account_id, container_id, position, content) VALUES (?, ?, 0, ?)");
+    const insert = db.prepare('INSERT INTO passages (account_id, container_id, position, content) VALUES (?, ?, 0, ?)');
     let steps = 0;
     let added = 0;
     let writes = { updatedDone: 0, updatedAhead: 0, deletedDone: 0, deletedAhead: 0 };
@@ -209,8 +250,12 @@ describe('the online rebuild of a larger store', () => {
         const behind = Math.max(0, p.done - 100);
         if (steps === 3) {
           writes = { ...writes, updatedDone: idOf(behind), updatedAhead: idOf(ahead) };
-          db.run("UPDATE passages SET content = 'Entry rewritten: swimmers at the lido.' WHERE id = ?", [writes.updatedDone]);
-          db.run("UPDATE passages SET content = 'Entry rewritten: cyclists on the bridge.' WHERE id = ?", [writes.updatedAhead]);
+          db.run("UPDATE passages SET content = 'Entry rewritten: swimmers at the lido.' WHERE id = ?", [
+            writes.updatedDone,
+          ]);
+          db.run("UPDATE passages SET content = 'Entry rewritten: cyclists on the bridge.' WHERE id = ?", [
+            writes.updatedAhead,
+          ]);
         }
         if (steps === 5) {
           writes = { ...writes, deletedDone: idOf(behind), deletedAhead: idOf(ahead) };
@@ -251,7 +296,9 @@ describe('the online rebuild of a larger store', () => {
     const rebuild = new KeywordIndexRebuild(first, captureLog(), 700);
     for (let i = 0; i < 10; i++) expect(rebuild.step()).toBe(true);
     const { done } = pending(first)!;
-    expect(first.query<{ n: number }, [number]>('SELECT count(*) AS n FROM passages WHERE id <= ?').get(done)!.n).toBe(7_000);
+    expect(first.query<{ n: number }, [number]>('SELECT count(*) AS n FROM passages WHERE id <= ?').get(done)!.n).toBe(
+      7_000,
+    );
     first.close();
     const second = openDatabase(dir, Date.now());
     expect(pending(second)!.done).toBe(done);
@@ -263,7 +310,10 @@ describe('the online rebuild of a larger store', () => {
   it('resumes after the rebuilding process is killed with SIGKILL, losing and doubling nothing', async () => {
     const dir = grownCopy();
     openDatabase(dir, Date.now()).close(); // the migration, at a start
-    const child = Bun.spawn([process.execPath, join(import.meta.dir, 'keyword-rebuild-child.ts'), dir, '200'], { stdout: 'pipe', stderr: 'inherit' });
+    const child = Bun.spawn([process.execPath, join(import.meta.dir, 'keyword-rebuild-child.ts'), dir, '200'], {
+      stdout: 'pipe',
+      stderr: 'inherit',
+    });
     let marks = 0;
     const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
     while (marks < 20) {
@@ -279,7 +329,9 @@ describe('the online rebuild of a larger store', () => {
     expect(mark.done).toBeLessThan(mark.upto);
     // What the killed process committed is in the new index, once each: exactly the passages up to the mark.
     const copied = db.query<{ n: number }, []>('SELECT count(*) AS n FROM passages_stem_fts_docsize').get()!.n;
-    expect(copied).toBe(db.query<{ n: number }, [number]>('SELECT count(*) AS n FROM passages WHERE id <= ?').get(mark.done)!.n);
+    expect(copied).toBe(
+      db.query<{ n: number }, [number]>('SELECT count(*) AS n FROM passages WHERE id <= ?').get(mark.done)!.n,
+    );
     while (new KeywordIndexRebuild(db, captureLog()).step());
     expectSwitched(db);
     db.close();
@@ -301,7 +353,10 @@ describe('the real server on a store of the previous release', () => {
       const first = await search('run', CREDENTIALS.containers.Personal);
       expect(pending(watch)).not.toBeNull(); // so that answer came during the rebuild, from the old index
       expect(first.some((c) => c.startsWith('I went running'))).toBe(false);
-      const added = await call(server, 'POST', '/v1/documents', CREDENTIALS.key, { container: CREDENTIALS.containers.Personal, content: 'Took up kayaking on the canal.' });
+      const added = await call(server, 'POST', '/v1/documents', CREDENTIALS.key, {
+        container: CREDENTIALS.containers.Personal,
+        content: 'Took up kayaking on the canal.',
+      });
       expect(added.status).toBe(202);
       let hits: string[] = [];
       for (const deadline = Date.now() + 30_000; Date.now() < deadline; await Bun.sleep(50)) {

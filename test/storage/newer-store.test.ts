@@ -21,8 +21,8 @@ describe('a store written by a newer release', () => {
   // migration is taken back too, so that applying it before the refusal would show.
   openDatabase(dir, Date.now()).close();
   const db = new Database(join(dir, DB_FILE));
-  db.run("DROP TRIGGER passage_vectors_snapshot_au");
-  db.run("DROP TRIGGER passage_vectors_snapshot_ad");
+  db.run('DROP TRIGGER passage_vectors_snapshot_au');
+  db.run('DROP TRIGGER passage_vectors_snapshot_ad');
   db.run("DELETE FROM schema_migrations WHERE version = '0017_vector_snapshot'");
   db.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', [FUTURE, Date.now()]);
   db.close();
@@ -30,8 +30,15 @@ describe('a store written by a newer release', () => {
     const store = new Database(join(dir, DB_FILE), { readonly: true });
     try {
       return {
-        versions: store.query<{ version: string }, []>('SELECT version FROM schema_migrations ORDER BY version').all().map((r) => r.version),
-        triggers: store.query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'passage_vectors_snapshot%'").all(),
+        versions: store
+          .query<{ version: string }, []>('SELECT version FROM schema_migrations ORDER BY version')
+          .all()
+          .map((r) => r.version),
+        triggers: store
+          .query<{ name: string }, []>(
+            "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'passage_vectors_snapshot%'",
+          )
+          .all(),
       };
     } finally {
       store.close();
@@ -44,7 +51,11 @@ describe('a store written by a newer release', () => {
     ['a store command', ['containers', 'list']],
   ])('is refused by %s with a message naming the newer migrations, and left as it was', (_, args) => {
     // A server that started after all would run on: the timeout ends it, and the test fails.
-    const run = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), ...args, '--data', dir], { cwd: '/', stdin: 'ignore', timeout: 4_000 });
+    const run = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), ...args, '--data', dir], {
+      cwd: '/',
+      stdin: 'ignore',
+      timeout: 4_000,
+    });
     expect(run.exitCode).toBe(1);
     expect(run.stderr.toString()).toBe(
       `engram: The store in this data directory was written by a newer Engram (migrations ${FUTURE}): run that release or a later one; this one could misread it.\n`,

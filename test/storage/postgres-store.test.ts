@@ -22,12 +22,33 @@ const unit = (x: number) => new Float32Array([x, Math.sqrt(1 - x * x)]);
 async function learned(store: Store, n: number): Promise<number[]> {
   const id = newId('doc');
   await insertDocument(store, {
-    id, accountId: ACCOUNT, containerId: CONTAINER, title: null, content: 'x', url: null, customId: null, metadata: null,
-    status: 'queued', error: null, createdAt: 1, updatedAt: 1, learnedAt: null,
+    id,
+    accountId: ACCOUNT,
+    containerId: CONTAINER,
+    title: null,
+    content: 'x',
+    url: null,
+    customId: null,
+    metadata: null,
+    status: 'queued',
+    error: null,
+    createdAt: 1,
+    updatedAt: 1,
+    learnedAt: null,
   });
   const [job] = (await store.jobs.claim(2, 100)).filter((j) => j.documentId === id);
-  const passages = Array.from({ length: n }, (_, position) => ({ position, title: null, content: `passage ${position} of ${id}` }));
-  return completeDocument(store, job!, passages, passages.map(() => [unit(0.6), unit(0.8)]), 3);
+  const passages = Array.from({ length: n }, (_, position) => ({
+    position,
+    title: null,
+    content: `passage ${position} of ${id}`,
+  }));
+  return completeDocument(
+    store,
+    job!,
+    passages,
+    passages.map(() => [unit(0.6), unit(0.8)]),
+    3,
+  );
 }
 
 const summary = (changes: VectorChange[]) => changes.map((c) => `${c.removed ? '-' : '+'}${c.passageId}/${c.tier}`);
@@ -42,7 +63,14 @@ if (server) {
       store = await openPostgresStore(url, { max: 4 });
       other = await openPostgresStore(url, { max: 4 });
       await store.accounts.insert({ id: ACCOUNT, email: 'feed@example.org', passwordHash: '-', createdAt: 0 });
-      await store.containers.insert({ id: CONTAINER, accountId: ACCOUNT, name: 'feed', description: '', createdAt: 0, updatedAt: 0 });
+      await store.containers.insert({
+        id: CONTAINER,
+        accountId: ACCOUNT,
+        name: 'feed',
+        description: '',
+        createdAt: 0,
+        updatedAt: 0,
+      });
     });
     afterEach(async () => {
       await store.close();
@@ -62,7 +90,11 @@ if (server) {
         const doc = (await other.passages.getHits(ACCOUNT, [first[1]!]))[0]!.documentId!;
         await other.forgetting.forget(ACCOUNT, { documentId: doc }, []);
         const changes = await store.vectorFeed.since(afterFirst, 100);
-        expect(summary(changes)).toEqual([`-${first[0]}/fast`, `+${first[0]}/fast`, ...[...first].sort((a, b) => a - b).map((id) => `-${id}/fast`)]);
+        expect(summary(changes)).toEqual([
+          `-${first[0]}/fast`,
+          `+${first[0]}/fast`,
+          ...[...first].sort((a, b) => a - b).map((id) => `-${id}/fast`),
+        ]);
         expect(new Set(changes.map((c) => c.commit)).size).toBe(2);
         // Read a commit at a time, and nothing after the last.
         expect(new Set((await store.vectorFeed.since(afterFirst, 1)).map((c) => c.commit)).size).toBe(1);
@@ -101,10 +133,12 @@ if (server) {
       it('records nothing for a transaction rolled back', async () => {
         const [a] = await learned(store, 1);
         const start = await store.vectorFeed.head();
-        await expect(store.transaction(async (tx) => {
-          await tx.vectors.put('fast', [{ passageId: a!, vectors: [unit(0.5)] }]);
-          throw new Error('rolled back');
-        })).rejects.toThrow('rolled back');
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.vectors.put('fast', [{ passageId: a!, vectors: [unit(0.5)] }]);
+            throw new Error('rolled back');
+          }),
+        ).rejects.toThrow('rolled back');
         expect(await store.vectorFeed.since(start, 100)).toEqual([]);
         expect(await store.vectorFeed.head()).toBe(start);
       });
@@ -165,8 +199,9 @@ if (server) {
       it('refuse a database a newer release migrated, and leave it as it is', async () => {
         await query(url, "INSERT INTO schema_migrations (version, applied_at) VALUES ('9999_from_a_newer_release', 0)");
         await expect(openPostgresStore(url)).rejects.toBeInstanceOf(NewerStoreError);
-        expect((await query(url, 'SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version))
-          .toEqual(['0001_init', '0002_shared_limits', '9999_from_a_newer_release']);
+        expect(
+          (await query(url, 'SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version),
+        ).toEqual(['0001_init', '0002_shared_limits', '9999_from_a_newer_release']);
       });
     });
   });

@@ -20,7 +20,8 @@ import * as schema from '../../src/storage/sqlite/schema';
  * by rule below, not listed here.
  */
 const RAW_SQL_ONLY: Record<string, string> = {
-  keyword_index_rebuild: "one row of progress that exists only while a large store's keyword index is rebuilt in the background (migration 0008); fts-rebuild.ts alone reads and drops it",
+  keyword_index_rebuild:
+    "one row of progress that exists only while a large store's keyword index is rebuilt in the background (migration 0008); fts-rebuild.ts alone reads and drops it",
 };
 
 interface Column {
@@ -29,7 +30,9 @@ interface Column {
   notNull: boolean;
 }
 
-const drizzleTables = (Object.values(schema) as unknown[]).filter((value): value is SQLiteTable => is(value, SQLiteTable)).map((t) => getTableConfig(t));
+const drizzleTables = (Object.values(schema) as unknown[])
+  .filter((value): value is SQLiteTable => is(value, SQLiteTable))
+  .map((t) => getTableConfig(t));
 
 /** A drizzle table as columns (in declaration order) and primary-key columns. */
 function fromDrizzle(table: ReturnType<typeof getTableConfig>): { columns: Column[]; primaryKey: string[] } {
@@ -42,12 +45,17 @@ function fromDrizzle(table: ReturnType<typeof getTableConfig>): { columns: Colum
 
 /** The same, read from the migrated store (columns in table order, primary key in key order). */
 function fromStore(db: Database, name: string): { columns: Column[]; primaryKey: string[] } {
-  const info = db.query<{ name: string; type: string; notnull: number; pk: number }, []>(`PRAGMA table_info("${name}")`).all();
+  const info = db
+    .query<{ name: string; type: string; notnull: number; pk: number }, []>(`PRAGMA table_info("${name}")`)
+    .all();
   return {
     // A primary key counts as NOT NULL, as drizzle declares it. (SQLite lets a TEXT PRIMARY KEY hold
     // NULL unless it says NOT NULL too; the store never writes one.)
     columns: info.map((c) => ({ name: c.name, type: c.type.toUpperCase(), notNull: c.notnull === 1 || c.pk > 0 })),
-    primaryKey: info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name),
+    primaryKey: info
+      .filter((c) => c.pk > 0)
+      .sort((a, b) => a.pk - b.pk)
+      .map((c) => c.name),
   };
 }
 
@@ -61,10 +69,18 @@ describe('drizzle schema and migrated tables', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'engram-schema-'));
     db = openDatabase(dir, Date.now());
-    const objects = db.query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_schema WHERE type = 'table'").all();
+    const objects = db
+      .query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_schema WHERE type = 'table'")
+      .all();
     const virtual = objects.filter((o) => /^CREATE VIRTUAL TABLE/i.test(o.sql)).map((o) => o.name);
-    tables = objects.map((o) => o.name).filter((name) =>
-      !name.startsWith('sqlite_') && name !== 'schema_migrations' && !virtual.some((v) => name === v || name.startsWith(`${v}_`)));
+    tables = objects
+      .map((o) => o.name)
+      .filter(
+        (name) =>
+          !name.startsWith('sqlite_') &&
+          name !== 'schema_migrations' &&
+          !virtual.some((v) => name === v || name.startsWith(`${v}_`)),
+      );
   });
   afterAll(() => {
     db.close();
@@ -74,11 +90,20 @@ describe('drizzle schema and migrated tables', () => {
   it('has a migrated table for every drizzle table, with the same columns, types, NOT NULL and primary key', () => {
     expect(drizzleTables.length).toBeGreaterThan(0);
     for (const table of drizzleTables) {
-      expect({ table: table.name, migrated: tables.includes(table.name) }).toEqual({ table: table.name, migrated: true });
+      expect({ table: table.name, migrated: tables.includes(table.name) }).toEqual({
+        table: table.name,
+        migrated: true,
+      });
       const want = fromStore(db, table.name);
       const have = fromDrizzle(table);
-      expect({ table: table.name, columns: [...have.columns].sort(byName) }).toEqual({ table: table.name, columns: [...want.columns].sort(byName) });
-      expect({ table: table.name, primaryKey: have.primaryKey }).toEqual({ table: table.name, primaryKey: want.primaryKey });
+      expect({ table: table.name, columns: [...have.columns].sort(byName) }).toEqual({
+        table: table.name,
+        columns: [...want.columns].sort(byName),
+      });
+      expect({ table: table.name, primaryKey: have.primaryKey }).toEqual({
+        table: table.name,
+        primaryKey: want.primaryKey,
+      });
     }
   });
 
@@ -88,9 +113,15 @@ describe('drizzle schema and migrated tables', () => {
   });
 
   it('lists as raw-SQL-only only tables a migration makes and drizzle does not hold', () => {
-    const sql = readdirSync(join(import.meta.dir, '../../migrations')).filter((f) => f.endsWith('.sql')).map((f) => readFileSync(join(import.meta.dir, '../../migrations', f), 'utf8')).join('\n');
+    const sql = readdirSync(join(import.meta.dir, '../../migrations'))
+      .filter((f) => f.endsWith('.sql'))
+      .map((f) => readFileSync(join(import.meta.dir, '../../migrations', f), 'utf8'))
+      .join('\n');
     for (const name of Object.keys(RAW_SQL_ONLY)) {
-      expect({ name, created: new RegExp(`CREATE TABLE\\s+"?${name}"?\\s*\\(`, 'i').test(sql) }).toEqual({ name, created: true });
+      expect({ name, created: new RegExp(`CREATE TABLE\\s+"?${name}"?\\s*\\(`, 'i').test(sql) }).toEqual({
+        name,
+        created: true,
+      });
       expect({ name, drizzle: drizzleTables.some((t) => t.name === name) }).toEqual({ name, drizzle: false });
     }
   });

@@ -20,11 +20,25 @@ beforeEach(async () => {
   dir = scratchDir();
   store = openSqliteStore(openDatabase(dir, Date.now()));
   await store.accounts.insert({ id: accountId, email: 'sqlite@example.org', passwordHash: '-', createdAt: 0 });
-  await store.containers.insert({ id: containerId, accountId, name: 'notes', description: '', createdAt: 0, updatedAt: 0 });
+  await store.containers.insert({
+    id: containerId,
+    accountId,
+    name: 'notes',
+    description: '',
+    createdAt: 0,
+    updatedAt: 0,
+  });
 });
 afterEach(() => store.close());
 
-const container = (name: string) => ({ id: newId('ctr'), accountId, name, description: '', createdAt: 0, updatedAt: 0 });
+const container = (name: string) => ({
+  id: newId('ctr'),
+  accountId,
+  name,
+  description: '',
+  createdAt: 0,
+  updatedAt: 0,
+});
 const names = async () => (await store.containers.list(accountId)).map((c) => c.name);
 
 describe('the connection lock', () => {
@@ -86,13 +100,30 @@ describe('the connection lock', () => {
 });
 
 describe('work after the commit', () => {
-  it('truncates the WAL after a forgetting made inside a caller\'s transaction, once that commits', async () => {
+  it("truncates the WAL after a forgetting made inside a caller's transaction, once that commits", async () => {
     const { document } = await insertDocument(store, {
-      id: newId('doc'), accountId, containerId, title: null, content: 'The secret word is zorblatt.', url: null, customId: null,
-      metadata: null, status: 'queued', error: null, createdAt: 0, updatedAt: 0, learnedAt: null,
+      id: newId('doc'),
+      accountId,
+      containerId,
+      title: null,
+      content: 'The secret word is zorblatt.',
+      url: null,
+      customId: null,
+      metadata: null,
+      status: 'queued',
+      error: null,
+      createdAt: 0,
+      updatedAt: 0,
+      learnedAt: null,
     });
     const [job] = await store.jobs.claim(1, 1);
-    await completeDocument(store, job!, [{ position: 0, title: null, content: 'The secret word is zorblatt.' }], null, 1);
+    await completeDocument(
+      store,
+      job!,
+      [{ position: 0, title: null, content: 'The secret word is zorblatt.' }],
+      null,
+      1,
+    );
     const wal = join(dir, `${DB_FILE}-wal`);
     expect(statSync(wal).size).toBeGreaterThan(0);
     await store.transaction(async (tx) => {

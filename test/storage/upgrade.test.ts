@@ -26,10 +26,16 @@ function oldRecords() {
   const db = new Database(join(FIXTURE, DB_FILE), { readonly: true });
   try {
     return {
-      documents: db.query<{ id: string; container: string; content: string }, []>(
-        'SELECT id, container_id AS container, content FROM documents ORDER BY id').all(),
-      facts: db.query<{ id: string; container: string | null; content: string; static: number }, []>(
-        'SELECT id, container_id AS container, content, static FROM memories ORDER BY id').all(),
+      documents: db
+        .query<{ id: string; container: string; content: string }, []>(
+          'SELECT id, container_id AS container, content FROM documents ORDER BY id',
+        )
+        .all(),
+      facts: db
+        .query<{ id: string; container: string | null; content: string; static: number }, []>(
+          'SELECT id, container_id AS container, content, static FROM memories ORDER BY id',
+        )
+        .all(),
     };
   } finally {
     db.close();
@@ -45,9 +51,14 @@ function fixtureCopy(): string {
 
 /** Tables, indexes and triggers by name, and every table's columns as SQLite reports them. */
 function shape(db: Database) {
-  const objects = db.query<{ type: string; name: string }, []>(
-    "SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all();
-  const columns = objects.filter((o) => o.type === 'table').map((o) => ({ table: o.name, columns: db.query(`PRAGMA table_info("${o.name}")`).all() }));
+  const objects = db
+    .query<{ type: string; name: string }, []>(
+      "SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
+    )
+    .all();
+  const columns = objects
+    .filter((o) => o.type === 'table')
+    .map((o) => ({ table: o.name, columns: db.query(`PRAGMA table_info("${o.name}")`).all() }));
   return { objects, columns };
 }
 
@@ -80,7 +91,10 @@ describe('a store written by release 0.1, opened by the current server', () => {
     expect(signedIn.status).toBe(201);
     const containers = await get('/v1/containers', signedIn.body.token);
     expect(containers.status).toBe(200);
-    expect(containers.body.containers.map((c: any) => [c.name, c.id]).sort()).toEqual([['Personal', OLD.containers.Personal], ['Work', OLD.containers.Work]]);
+    expect(containers.body.containers.map((c: any) => [c.name, c.id]).sort()).toEqual([
+      ['Personal', OLD.containers.Personal],
+      ['Work', OLD.containers.Work],
+    ]);
     const wrong = await call(server, 'POST', '/v1/session', null, { email: OLD.email, password: `${OLD.password}!` });
     expect([wrong.status, wrong.body.code]).toEqual([403, 'unauthorized']);
   });
@@ -88,7 +102,9 @@ describe('a store written by release 0.1, opened by the current server', () => {
   it('takes the old developer key, and refuses it with a wrong secret', async () => {
     const containers = await get('/v1/containers');
     expect(containers.status).toBe(200);
-    expect(containers.body.containers.map((c: any) => c.id).sort()).toEqual([OLD.containers.Personal, OLD.containers.Work].sort());
+    expect(containers.body.containers.map((c: any) => c.id).sort()).toEqual(
+      [OLD.containers.Personal, OLD.containers.Work].sort(),
+    );
     const forged = `${OLD.key.slice(0, -4)}${OLD.key.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
     const refused = await get('/v1/containers', forged);
     expect([refused.status, refused.body.code]).toEqual([403, 'unauthorized']);
@@ -114,7 +130,12 @@ describe('a store written by release 0.1, opened by the current server', () => {
     const profile = await get('/v1/profile');
     expect(profile.status).toBe(200);
     expect(profile.body.static.map((f: any) => f.id)).toEqual(old.facts.filter((f) => f.static).map((f) => f.id));
-    expect(profile.body.dynamic.map((f: any) => f.id).sort()).toEqual(old.facts.filter((f) => !f.static).map((f) => f.id).sort());
+    expect(profile.body.dynamic.map((f: any) => f.id).sort()).toEqual(
+      old.facts
+        .filter((f) => !f.static)
+        .map((f) => f.id)
+        .sort(),
+    );
   });
 
   it('finds old documents by search, before and after their passages are embedded again', async () => {
@@ -133,18 +154,31 @@ describe('a store written by release 0.1, opened by the current server', () => {
   });
 
   it('takes new writes beside the old: a document, a fact, a key', async () => {
-    const added = await call(server, 'POST', '/v1/documents', OLD.key, { content: 'The upgraded store keeps a new note about kohlrabi.', container: OLD.containers.Work });
+    const added = await call(server, 'POST', '/v1/documents', OLD.key, {
+      content: 'The upgraded store keeps a new note about kohlrabi.',
+      container: OLD.containers.Work,
+    });
     expect(added.status).toBe(202);
-    const fact = await call(server, 'POST', '/v1/memories', OLD.key, { content: 'Grows kohlrabi on the balcony.', container: OLD.containers.Personal });
+    const fact = await call(server, 'POST', '/v1/memories', OLD.key, {
+      content: 'Grows kohlrabi on the balcony.',
+      container: OLD.containers.Personal,
+    });
     expect(fact.status).toBe(201);
     await server.learning.drain();
     const found = await call(server, 'POST', '/v1/search', OLD.key, { q: 'kohlrabi', container: '*' });
     expect(found.body.results.map((r: any) => r.document_id)).toContain(added.body.id);
     expect(found.body.results.map((r: any) => r.memory_id)).toContain(fact.body.id);
-    const owner = (await call(server, 'POST', '/v1/session', null, { email: OLD.email, password: OLD.password })).body.token;
-    const key = await call(server, 'POST', '/v1/api-keys', owner, { name: 'after the upgrade', level: 'read', containers: [OLD.containers.Work] });
+    const owner = (await call(server, 'POST', '/v1/session', null, { email: OLD.email, password: OLD.password })).body
+      .token;
+    const key = await call(server, 'POST', '/v1/api-keys', owner, {
+      name: 'after the upgrade',
+      level: 'read',
+      containers: [OLD.containers.Work],
+    });
     expect(key.status).toBe(201);
     const listed = await get(`/v1/documents?container=${OLD.containers.Work}&limit=200`, key.body.key);
-    expect(listed.body.documents.length).toBe(old.documents.filter((d) => d.container === OLD.containers.Work).length + 1);
+    expect(listed.body.documents.length).toBe(
+      old.documents.filter((d) => d.container === OLD.containers.Work).length + 1,
+    );
   });
 });

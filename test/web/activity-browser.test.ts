@@ -23,16 +23,25 @@ describe.skipIf(!browserAvailable)('the activity pages in Chromium', () => {
   let writer: { id: string; key: string };
   let browser: Browser;
   let page: Page;
-  const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `owner-activity-${name}.png`), fullPage: true });
+  const shot = (name: string) =>
+    page.screenshot({ path: join(SCREENSHOTS, `owner-activity-${name}.png`), fullPage: true });
 
   beforeAll(async () => {
     server = await startTestServer();
     owner = await ownerWithBrowser(server, ['work']);
-    for (const text of ['The garden plan: tomatoes along the south fence.', 'Garden chores: water the tomatoes every evening.']) {
+    for (const text of [
+      'The garden plan: tomatoes along the south fence.',
+      'Garden chores: water the tomatoes every evening.',
+    ]) {
       await addDocument(server, owner.token, { container: owner.containers.work, content: text });
     }
     await server.learning.drain();
-    writer = await makeKey(server, owner.token, { name: 'Garden bot', level: 'suggest', all_views: true, profile: true });
+    writer = await makeKey(server, owner.token, {
+      name: 'Garden bot',
+      level: 'suggest',
+      all_views: true,
+      profile: true,
+    });
     browser = await launchChromium();
     page = await signedInPage(browser, server.url, owner);
   });
@@ -43,13 +52,22 @@ describe.skipIf(!browserAvailable)('the activity pages in Chromium', () => {
   });
 
   it("a key's page shows its search with links to the passages' documents, and Undo forgets a fact it saved", async () => {
-    const search = await call(server, 'POST', '/v1/search', writer.key, { q: 'tomatoes garden', container: owner.containers.work });
+    const search = await call(server, 'POST', '/v1/search', writer.key, {
+      q: 'tomatoes garden',
+      container: owner.containers.work,
+    });
     expect(search.status).toBe(200);
     expect(documentsOf(search.body.results).length).toBeGreaterThan(1);
     server.clock.advance(1000);
-    const saved = await call(server, 'POST', '/v1/memories', writer.key, { content: 'Grows heirloom tomatoes', container: owner.containers.work });
+    const saved = await call(server, 'POST', '/v1/memories', writer.key, {
+      content: 'Grows heirloom tomatoes',
+      container: owner.containers.work,
+    });
     server.clock.advance(1000);
-    const standing = await call(server, 'POST', '/v1/memories', writer.key, { content: 'Has a vegetable garden', static: true });
+    const standing = await call(server, 'POST', '/v1/memories', writer.key, {
+      content: 'Has a vegetable garden',
+      static: true,
+    });
     expect([saved.status, standing.status]).toEqual([201, 201]);
     await server.learning.drain(); // the fact becomes searchable
 
@@ -58,10 +76,18 @@ describe.skipIf(!browserAvailable)('the activity pages in Chromium', () => {
     await page.waitForURL((u) => u.pathname === `/keys/${writer.id}/activity`);
     expect(await page.locator('h1').textContent()).toBe('What key “Garden bot” read and wrote');
     const entries = page.locator('#timeline > li');
-    expect(await entries.evaluateAll((els) => els.map((e) => e.getAttribute('data-operation')))).toEqual(['add_memory', 'add_memory', 'search_memories']);
+    expect(await entries.evaluateAll((els) => els.map((e) => e.getAttribute('data-operation')))).toEqual([
+      'add_memory',
+      'add_memory',
+      'search_memories',
+    ]);
     const shown = page.locator('li[data-operation="search_memories"] ol.shown a[data-document]');
-    expect(await shown.evaluateAll((els) => els.map((e) => e.getAttribute('href')))).toEqual(documentsOf(search.body.results).map((id) => `/documents/${id}`));
-    expect(await page.locator('li[data-operation="search_memories"] p').first().textContent()).toBe(`Showed these ${search.body.results.length} passages:`);
+    expect(await shown.evaluateAll((els) => els.map((e) => e.getAttribute('href')))).toEqual(
+      documentsOf(search.body.results).map((id) => `/documents/${id}`),
+    );
+    expect(await page.locator('li[data-operation="search_memories"] p').first().textContent()).toBe(
+      `Showed these ${search.body.results.length} passages:`,
+    );
     await shot('key');
 
     // Undo the container fact: one click, back on this page, the fact shown as gone.
@@ -77,15 +103,21 @@ describe.skipIf(!browserAvailable)('the activity pages in Chromium', () => {
     await page.waitForURL((u) => u.pathname === `/keys/${writer.id}/activity`);
     await shot('key-undone');
 
-    const after = await call(server, 'POST', '/v1/search', writer.key, { q: 'heirloom tomatoes', container: owner.containers.work });
+    const after = await call(server, 'POST', '/v1/search', writer.key, {
+      q: 'heirloom tomatoes',
+      container: owner.containers.work,
+    });
     expect(after.body.results.map((r: any) => r.memory_id)).not.toContain(saved.body.id);
     const profile = await call(server, 'GET', '/v1/profile', writer.key);
     const served = [...profile.body.static, ...profile.body.dynamic].map((f: any) => f.id);
     expect(served).not.toContain(saved.body.id);
     expect(served).not.toContain(standing.body.id);
     // The owner's undo is not the key's doing: its timeline gained only its own new search.
-    expect((await call(server, 'GET', `/v1/api-keys/${writer.id}/access-log`, owner.token)).body.entries.map((e: any) => e.operation))
-      .toEqual(['get_profile', 'search_memories', 'add_memory', 'add_memory', 'search_memories']);
+    expect(
+      (await call(server, 'GET', `/v1/api-keys/${writer.id}/access-log`, owner.token)).body.entries.map(
+        (e: any) => e.operation,
+      ),
+    ).toEqual(['get_profile', 'search_memories', 'add_memory', 'add_memory', 'search_memories']);
   });
 
   it("a connected app's page shows what its search returned, and the export holds every entry", async () => {
@@ -98,7 +130,9 @@ describe.skipIf(!browserAvailable)('the activity pages in Chromium', () => {
     await page.waitForURL((u) => u.pathname.endsWith('/activity'));
     expect(await page.locator('h1').textContent()).toBe('What app “Test App” read and wrote');
     const shown = page.locator('li[data-operation="search_memories"] ol.shown a[data-document]');
-    expect(await shown.evaluateAll((els) => els.map((e) => e.getAttribute('href')))).toEqual(documentsOf(search.body.results).map((id) => `/documents/${id}`));
+    expect(await shown.evaluateAll((els) => els.map((e) => e.getAttribute('href')))).toEqual(
+      documentsOf(search.body.results).map((id) => `/documents/${id}`),
+    );
     await shot('app');
 
     const exported = await page.request.get(`${server.url}/keys/${writer.id}/activity/export`);

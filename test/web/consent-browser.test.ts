@@ -25,16 +25,25 @@ describe.skipIf(!browserAvailable)('sign-in and consent in Chromium', () => {
   beforeAll(async () => {
     server = await startTestServer();
     owner = await makeOwner(server);
-    for (const name of ['Work notes', 'Health', 'Travel plans']) containers[name] = await makeContainer(server, owner.token, name);
-    await call(server, 'POST', '/v1/memories', owner.token, { container: containers.Health, content: 'Blood type is O negative' });
-    await call(server, 'POST', '/v1/memories', owner.token, { static: true, content: 'Prefers answers in British English' });
+    for (const name of ['Work notes', 'Health', 'Travel plans'])
+      containers[name] = await makeContainer(server, owner.token, name);
+    await call(server, 'POST', '/v1/memories', owner.token, {
+      container: containers.Health,
+      content: 'Blood type is O negative',
+    });
+    await call(server, 'POST', '/v1/memories', owner.token, {
+      static: true,
+      content: 'Prefers answers in British English',
+    });
     // The app's own callback page, where the browser lands after the decision.
     app = Bun.serve({
       hostname: '127.0.0.1',
       port: 0,
       fetch(req) {
         callbacks.push(new URL(req.url));
-        return new Response('<!doctype html><title>App</title><p id="done">Connected. You can close this tab.</p>', { headers: { 'content-type': 'text/html' } });
+        return new Response('<!doctype html><title>App</title><p id="done">Connected. You can close this tab.</p>', {
+          headers: { 'content-type': 'text/html' },
+        });
       },
     });
     browser = await launchChromium();
@@ -61,8 +70,14 @@ describe.skipIf(!browserAvailable)('sign-in and consent in Chromium', () => {
     const p = pkce();
     const state = 'browser-state-1';
     const query = new URLSearchParams({
-      response_type: 'code', client_id: clientId, redirect_uri: redirect, code_challenge: p.challenge, code_challenge_method: 'S256', state,
-      resource: `${server.url}/mcp-http`, scope: 'memory.read',
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirect,
+      code_challenge: p.challenge,
+      code_challenge_method: 'S256',
+      state,
+      resource: `${server.url}/mcp-http`,
+      scope: 'memory.read',
     });
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -96,7 +111,11 @@ describe.skipIf(!browserAvailable)('sign-in and consent in Chromium', () => {
     expect(back.searchParams.get('state')).toBe(state);
     expect(back.searchParams.get('iss')).toBe(server.site.baseUrl);
     const token = await tokenRequest(server, {
-      grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirect, client_id: clientId, code_verifier: p.verifier,
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: redirect,
+      client_id: clientId,
+      code_verifier: p.verifier,
       resource: `${server.url}/mcp-http`,
     });
     expect(token.status).toBe(200);
@@ -104,12 +123,20 @@ describe.skipIf(!browserAvailable)('sign-in and consent in Chromium', () => {
 
     expect(await mcpTools(server, access)).toEqual(['list_containers', 'search_memories', 'get_profile']);
     const listed = await mcpCall(server, access, 'tools/call', { name: 'list_containers', arguments: {} });
-    expect(listed.body.result.structuredContent.containers.map((c: { name: string }) => c.name)).toEqual(['Work notes', 'Travel plans']);
-    const health = await mcpCall(server, access, 'tools/call', { name: 'search_memories', arguments: { q: 'blood type', container: containers.Health } });
+    expect(listed.body.result.structuredContent.containers.map((c: { name: string }) => c.name)).toEqual([
+      'Work notes',
+      'Travel plans',
+    ]);
+    const health = await mcpCall(server, access, 'tools/call', {
+      name: 'search_memories',
+      arguments: { q: 'blood type', container: containers.Health },
+    });
     expect(health.body.result.isError).toBe(true);
     expect(JSON.parse(health.body.result.content[0].text).code).toBe('unauthorized');
     const profile = await mcpCall(server, access, 'tools/call', { name: 'get_profile', arguments: {} });
-    expect(profile.body.result.structuredContent.static.map((f: { content: string }) => f.content)).toContain('Prefers answers in British English');
+    expect(profile.body.result.structuredContent.static.map((f: { content: string }) => f.content)).toContain(
+      'Prefers answers in British English',
+    );
   });
 
   it('shows the app under Connected apps, and Disconnect revokes its token', async () => {
@@ -119,7 +146,13 @@ describe.skipIf(!browserAvailable)('sign-in and consent in Chromium', () => {
     const page = await context.newPage();
     const csp = watchCsp(page);
     const p = pkce();
-    const query = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirect, code_challenge: p.challenge, code_challenge_method: 'S256' });
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirect,
+      code_challenge: p.challenge,
+      code_challenge_method: 'S256',
+    });
     await page.goto(`${server.url}/oauth/authorize?${query}`);
     await page.getByLabel('Email').fill(owner.email);
     await page.getByLabel('Password').fill(owner.password);
@@ -129,7 +162,13 @@ describe.skipIf(!browserAvailable)('sign-in and consent in Chromium', () => {
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.waitForURL((url) => url.port === String(app.port));
     const code = new URL(page.url()).searchParams.get('code')!;
-    const token = await tokenRequest(server, { grant_type: 'authorization_code', code, redirect_uri: redirect, client_id: clientId, code_verifier: p.verifier });
+    const token = await tokenRequest(server, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirect,
+      client_id: clientId,
+      code_verifier: p.verifier,
+    });
     const access = token.body.access_token as string;
     expect((await mcpCall(server, access, 'tools/list')).status).toBe(200);
 
@@ -153,7 +192,12 @@ describe.skipIf(!browserAvailable)('sign-in and consent in Chromium', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     const query = new URLSearchParams({
-      response_type: 'code', client_id: clientId, redirect_uri: redirect, code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 'no',
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirect,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+      state: 'no',
     });
     await page.goto(`${server.url}/oauth/authorize?${query}`);
     await page.getByLabel('Email').fill(owner.email);

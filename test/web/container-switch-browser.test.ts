@@ -28,7 +28,8 @@ describe.skipIf(!browserAvailable)('the container page\'s "learns into the profi
     await server?.close();
   });
 
-  const fromApi = async () => (await call(server, 'GET', '/v1/containers', owner.token)).body.containers[0].learns_into_profile;
+  const fromApi = async () =>
+    (await call(server, 'GET', '/v1/containers', owner.token)).body.containers[0].learns_into_profile;
   const save = async () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL((u) => u.pathname === `/containers/${container}`);

@@ -30,7 +30,12 @@ describe.skipIf(!browserAvailable)('the fact page in Chromium', () => {
     w = await forgettingWorld();
     keyId = w.key.split('_')[1]!;
     // Saved by the world's key (named "test key"), in the container.
-    saved = (await call(w.server, 'POST', '/v1/memories', w.key, { container: w.container, content: 'Keeps bees on the roof.' })).body.id;
+    saved = (
+      await call(w.server, 'POST', '/v1/memories', w.key, {
+        container: w.container,
+        content: 'Keeps bees on the roof.',
+      })
+    ).body.id;
     browser = await launchChromium();
     page = await signedInPage(browser, w.server.url, w.login);
   });
@@ -40,7 +45,7 @@ describe.skipIf(!browserAvailable)('the fact page in Chromium', () => {
     await w?.close();
   });
 
-  it('shows a learned fact\'s document and passage, where it is served and who reads it', async () => {
+  it("shows a learned fact's document and passage, where it is served and who reads it", async () => {
     const id = await factId('Plays the xylofungus every evening.');
     await page.goto(`${w.server.url}/containers/${w.container}`);
     await page.locator('#facts li').getByRole('link', { name: 'Plays the xylofungus every evening.' }).click();
@@ -86,7 +91,8 @@ describe.skipIf(!browserAvailable)('the fact page in Chromium', () => {
     expect(await page.locator('.badge.confirmed').count()).toBe(1);
     await shot('fact-edited');
     // The new wording is what apps find; the old one is not.
-    const found = (await call(w.server, 'POST', '/v1/search', w.key, { q: 'xylofungus Sundays', container: '*' })).body.results;
+    const found = (await call(w.server, 'POST', '/v1/search', w.key, { q: 'xylofungus Sundays', container: '*' })).body
+      .results;
     expect(found.map((r: { content: string }) => r.content)).toContain('Plays the xylofungus on Sundays.');
 
     const deleted = await call(w.server, 'DELETE', `/v1/documents/${w.diary}?confirm=true`, w.owner);
@@ -96,7 +102,9 @@ describe.skipIf(!browserAvailable)('the fact page in Chromium', () => {
     expect(left).toContain('Plays the xylofungus on Sundays.');
     expect(left).not.toContain('Started a zorblatt course.');
     await page.reload();
-    expect(await page.locator('#source').textContent()).toBe('Saved by you, imported, or learned from a document since deleted.');
+    expect(await page.locator('#source').textContent()).toBe(
+      'Saved by you, imported, or learned from a document since deleted.',
+    );
   });
 
   it('forget asks first, then the fact is gone from search, the profile and its page', async () => {
@@ -114,27 +122,38 @@ describe.skipIf(!browserAvailable)('the fact page in Chromium', () => {
     expect(await page.getByRole('alert').textContent()).toBe(`No memory ${saved}.`);
   });
 
-  it('get_fact and update_memory are the owner\'s: refused to a key, and another account\'s fact is not found', async () => {
+  it("get_fact and update_memory are the owner's: refused to a key, and another account's fact is not found", async () => {
     const { services } = w.server;
     // The standing fact went with the diary; the edited one stayed.
     const id = await factId('Plays the xylofungus on Sundays.');
     const keyCtx = contextFor(services, await authenticate(services.store, services.clock, w.key), 'test');
     await expect(invoke(getFact, keyCtx, { memory_id: id })).rejects.toMatchObject({ code: 'unauthorized' });
-    await expect(invoke(updateMemory, keyCtx, { memory_id: id, content: 'x' })).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(invoke(updateMemory, keyCtx, { memory_id: id, content: 'x' })).rejects.toMatchObject({
+      code: 'unauthorized',
+    });
 
     const other = await makeOwner(w.server);
     await makeContainer(w.server, other.token, 'Theirs');
     const theirs = contextFor(services, await authenticate(services.store, services.clock, other.token), 'test');
     await expect(invoke(getFact, theirs, { memory_id: id })).rejects.toMatchObject({ code: 'not_found' });
-    await expect(invoke(updateMemory, theirs, { memory_id: id, content: 'Taken over.' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(invoke(updateMemory, theirs, { memory_id: id, content: 'Taken over.' })).rejects.toMatchObject({
+      code: 'not_found',
+    });
     expect((await allFacts(w)).map((f) => f.content)).toContain('Plays the xylofungus on Sundays.');
     // Over the pages too: their session sees no such fact.
-    const res = await fetch(`${w.server.url}/facts/${id}`, { headers: { cookie: `engram_session=${other.token}` }, redirect: 'manual' });
+    const res = await fetch(`${w.server.url}/facts/${id}`, {
+      headers: { cookie: `engram_session=${other.token}` },
+      redirect: 'manual',
+    });
     expect(res.headers.get('location')).toBe('/profile');
     // A second key of the account that did not save it does not become its writer by reading it.
     const reader = await makeKey(w.server, w.owner, { name: 'Reader', level: 'read', all_views: true, profile: true });
     expect((await call(w.server, 'GET', '/v1/profile', reader.key)).status).toBe(200);
-    const detail = await invoke(getFact, contextFor(services, await authenticate(services.store, services.clock, w.owner), 'test'), { memory_id: id });
+    const detail = await invoke(
+      getFact,
+      contextFor(services, await authenticate(services.store, services.clock, w.owner), 'test'),
+      { memory_id: id },
+    );
     expect(detail.written_by).toBeNull();
     expect(detail.served.readers.map((r) => r.name).sort()).toEqual(['Reader', 'test key']);
   });

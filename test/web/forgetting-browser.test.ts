@@ -14,7 +14,8 @@ import { allFacts, forgettingWorld, type ForgettingWorld, SECRET_WORDS } from '.
 
 setDefaultTimeout(30_000);
 
-const PLUMBER = 'Remember to call the plumber about the kitchen sink on Friday morning, before work, and ask about the price of a new tap as well.';
+const PLUMBER =
+  'Remember to call the plumber about the kitchen sink on Friday morning, before work, and ask about the price of a new tap as well.';
 
 describe.skipIf(!browserAvailable)('forgetting on the owner pages in Chromium', () => {
   let w: ForgettingWorld;
@@ -46,12 +47,16 @@ describe.skipIf(!browserAvailable)('forgetting on the owner pages in Chromium', 
     const rows = await page.locator('#documents tbody tr').all();
     expect(rows.length).toBe(4);
     expect(await row(w.diary).locator('.document-name').textContent()).toBe('Sunday');
-    expect(await row(w.diary).locator('.size').textContent()).toBe(`${(new TextEncoder().encode((await call(w.server, 'GET', `/v1/documents/${w.diary}`, w.key)).body.content).length / 1000).toFixed(1)} KB`);
+    expect(await row(w.diary).locator('.size').textContent()).toBe(
+      `${(new TextEncoder().encode((await call(w.server, 'GET', `/v1/documents/${w.diary}`, w.key)).body.content).length / 1000).toFixed(1)} KB`,
+    );
     expect(await row(w.diary).locator('.badge').textContent()).toBe('learned');
     expect(await row(w.keeper).locator('.size').textContent()).toBe('33 B');
 
     const plumber = page.locator('#documents tbody tr', { hasText: 'plumber' });
-    expect(await plumber.locator('.document-name').textContent()).toBe('Remember to call the plumber about the kitchen sink on Friday morning, before…');
+    expect(await plumber.locator('.document-name').textContent()).toBe(
+      'Remember to call the plumber about the kitchen sink on Friday morning, before…',
+    );
     const failed = page.locator('#documents tbody tr', { hasText: failedUrl });
     expect(await failed.locator('.badge').textContent()).toBe('failed');
     expect((await failed.locator('.error-reason').textContent())!.trim().length).toBeGreaterThan(0);
@@ -78,22 +83,33 @@ describe.skipIf(!browserAvailable)('forgetting on the owner pages in Chromium', 
     await row(w.diary).getByRole('link', { name: 'Sunday' }).click();
     await page.getByRole('link', { name: 'Delete document' }).click();
     await page.waitForURL((u) => u.pathname === `/documents/${w.diary}/delete`);
-    expect(await page.locator('#confirm-message').textContent())
-      .toBe('This deletes the document “Sunday” and its 4 passages. This cannot be undone.');
+    expect(await page.locator('#confirm-message').textContent()).toBe(
+      'This deletes the document “Sunday” and its 4 passages. This cannot be undone.',
+    );
     const choices = page.locator('#kept-choices label');
-    expect(await choices.allTextContents()).toEqual(['Plays the xylofungus every evening.', 'Was born in Vantablue harbour.', 'Started a zorblatt course.']);
-    expect(await page.locator('#kept-choices .choice', { hasText: 'Vantablue' }).locator('small').textContent()).toBe('In your profile.');
+    expect(await choices.allTextContents()).toEqual([
+      'Plays the xylofungus every evening.',
+      'Was born in Vantablue harbour.',
+      'Started a zorblatt course.',
+    ]);
+    expect(await page.locator('#kept-choices .choice', { hasText: 'Vantablue' }).locator('small').textContent()).toBe(
+      'In your profile.',
+    );
     await page.getByLabel('Started a zorblatt course.').check();
     await shot('delete-document');
     await page.getByRole('button', { name: 'Delete document' }).click();
     await page.waitForURL((u) => u.pathname === `/containers/${w.container}`);
-    expect(await page.getByRole('status').textContent()).toBe('Deleted, and with it 4 passages and 1 fact. 2 facts you confirmed were kept.');
+    expect(await page.getByRole('status').textContent()).toBe(
+      'Deleted, and with it 4 passages and 1 fact. 2 facts you confirmed were kept.',
+    );
     expect(await row(w.diary).count()).toBe(0);
     expect(await page.locator('#facts li .fact').allTextContents()).toEqual(['Plays the xylofungus every evening.']);
 
     const left = await allFacts(w);
-    expect(left.map((f) => [f.content, f.source ?? null]).sort())
-      .toEqual([['Plays the xylofungus every evening.', null], ['Was born in Vantablue harbour.', null]]);
+    expect(left.map((f) => [f.content, f.source ?? null]).sort()).toEqual([
+      ['Plays the xylofungus every evening.', null],
+      ['Was born in Vantablue harbour.', null],
+    ]);
     for (const word of ['zorblatt', 'quokkaberry']) {
       const found = (await call(w.server, 'POST', '/v1/search', w.key, { q: word, container: '*' })).body.results;
       expect(found.filter((r: { content: string }) => r.content.includes(word))).toEqual([]);
@@ -105,11 +121,14 @@ describe.skipIf(!browserAvailable)('forgetting on the owner pages in Chromium', 
     await page.waitForURL((u) => u.pathname === `/containers/${w.container}/delete`);
     expect(await page.locator('#confirm-message').textContent()).toBe(
       'This deletes the container “Diary”, its 3 documents with their 2 passages and the 1 fact in it or learned from it, ' +
-      'and keys lose their reach to it. This cannot be undone.');
+        'and keys lose their reach to it. This cannot be undone.',
+    );
     await shot('delete-container');
     await page.getByRole('button', { name: 'Delete container' }).click();
     await page.waitForURL((u) => u.pathname === '/containers');
-    expect(await page.getByRole('status').textContent()).toBe('Deleted, and with it 3 documents, 2 passages and 1 fact.');
+    expect(await page.getByRole('status').textContent()).toBe(
+      'Deleted, and with it 3 documents, 2 passages and 1 fact.',
+    );
     // The profile fact the owner confirmed no longer has a source in this container: it stays theirs.
     expect((await allFacts(w)).map((f) => f.content)).toEqual(['Was born in Vantablue harbour.']);
     for (const q of [...SECRET_WORDS.filter((x) => x !== 'Vantablue'), 'plumber', 'garden']) {

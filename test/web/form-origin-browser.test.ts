@@ -25,11 +25,16 @@ describe.skipIf(!browserAvailable)('an owner form posted from another page, in C
     server = await startTestServer();
     owner = await makeOwner(server);
     attacker = Bun.serve({
-      hostname: '127.0.0.1', port: 0,
-      fetch: () => new Response(`<!doctype html><html><head>${served.meta}</head><body>
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: () =>
+        new Response(
+          `<!doctype html><html><head>${served.meta}</head><body>
         <form method="post" action="${server.url}/containers">
           <input type="hidden" name="csrf" value="${served.csrf}"><input type="hidden" name="name" value="Planted">
-        </form><script>document.forms[0].submit()</script></body></html>`, { headers: { 'Content-Type': 'text/html' } }),
+        </form><script>document.forms[0].submit()</script></body></html>`,
+          { headers: { 'Content-Type': 'text/html' } },
+        ),
     });
     browser = await launchChromium();
     page = await signedInPage(browser, server.url, owner);
@@ -41,7 +46,8 @@ describe.skipIf(!browserAvailable)('an owner form posted from another page, in C
     await server?.close();
   });
 
-  const names = async () => (await call(server, 'GET', '/v1/containers', owner.token)).body.containers.map((c: { name: string }) => c.name);
+  const names = async () =>
+    (await call(server, 'GET', '/v1/containers', owner.token)).body.containers.map((c: { name: string }) => c.name);
 
   /** Opens the attacker's page; it posts at once. Returns the headers Chromium sent with the post. */
   async function attack(meta: string): Promise<Record<string, string>> {
@@ -61,13 +67,13 @@ describe.skipIf(!browserAvailable)('an owner form posted from another page, in C
     expect(await page.getByRole('alert').textContent()).toContain('came from another site');
   });
 
-  it('refuses one with the other page\'s origin', async () => {
+  it("refuses one with the other page's origin", async () => {
     const headers = await attack('');
     expect(headers.origin).toBe(`http://127.0.0.1:${attacker.port}`);
     expect(await names()).toEqual([]);
   });
 
-  it('still takes the owner\'s own form', async () => {
+  it("still takes the owner's own form", async () => {
     await page.goto(`${server.url}/containers`);
     await page.getByLabel('Name').fill('Mine');
     await page.getByRole('button', { name: 'Make container' }).click();

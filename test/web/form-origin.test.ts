@@ -45,42 +45,75 @@ describe('owner form posts and where they come from', () => {
 
   const own = (headers: Record<string, string>) =>
     Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.replace('OWN', server.url)]));
-  const post = (path: string, fields: Record<string, string>, headers: Record<string, string>, withCookie = cookie) => fetch(`${server.url}${path}`, {
-    method: 'POST', redirect: 'manual', headers: { cookie: withCookie, 'content-type': 'application/x-www-form-urlencoded', ...own(headers) }, body: new URLSearchParams(fields),
-  });
+  const post = (path: string, fields: Record<string, string>, headers: Record<string, string>, withCookie = cookie) =>
+    fetch(`${server.url}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: withCookie, 'content-type': 'application/x-www-form-urlencoded', ...own(headers) },
+      body: new URLSearchParams(fields),
+    });
   const token = async (path = '/containers', withCookie = cookie) => {
     const page = await fetch(`${server.url}${path}`, { headers: { cookie: withCookie } });
-    const set = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const set = page.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     return { csrf: csrfOf(await page.text()), cookie: [withCookie, set].filter(Boolean).join('; ') };
   };
-  const names = async () => (await call(server, 'GET', '/v1/containers', owner.token)).body.containers.map((c: { name: string }) => c.name);
+  const names = async () =>
+    (await call(server, 'GET', '/v1/containers', owner.token)).body.containers.map((c: { name: string }) => c.name);
 
-  it('a page\'s post (make a container) is refused for each foreign signal, with a valid session and token, and taken for ours', async () => {
+  it("a page's post (make a container) is refused for each foreign signal, with a valid session and token, and taken for ours", async () => {
     for (const [what, headers] of Object.entries(FOREIGN)) {
       const { csrf } = await token();
       const res = await post('/containers', { csrf, name: `From ${what}` }, headers);
-      expect({ what, status: res.status, flash: decodeURIComponent(res.headers.getSetCookie().join()) }).toMatchObject({ what, status: 303, flash: expect.stringContaining('came from another site') });
+      expect({ what, status: res.status, flash: decodeURIComponent(res.headers.getSetCookie().join()) }).toMatchObject({
+        what,
+        status: 303,
+        flash: expect.stringContaining('came from another site'),
+      });
     }
     expect(await names()).toEqual([]);
     for (const [what, headers] of Object.entries(OURS)) {
       const { csrf } = await token();
-      expect({ what, status: (await post('/containers', { csrf, name: `From ${what}` }, headers)).status }).toEqual({ what, status: 303 });
+      expect({ what, status: (await post('/containers', { csrf, name: `From ${what}` }, headers)).status }).toEqual({
+        what,
+        status: 303,
+      });
     }
-    expect((await names()).sort()).toEqual(Object.keys(OURS).map((w) => `From ${w}`).sort());
+    expect((await names()).sort()).toEqual(
+      Object.keys(OURS)
+        .map((w) => `From ${w}`)
+        .sort(),
+    );
   });
 
   it('sign-in and sign-out refuse each foreign signal too', async () => {
     for (const [what, headers] of Object.entries(FOREIGN)) {
       const signIn = await token('/sign-in', '');
-      const res = await post('/sign-in', { csrf: signIn.csrf, email: owner.email, password: owner.password }, headers, signIn.cookie);
-      expect({ what, status: res.status, session: res.headers.getSetCookie().some((c) => c.startsWith('engram_session=')) }).toEqual({ what, status: 403, session: false });
+      const res = await post(
+        '/sign-in',
+        { csrf: signIn.csrf, email: owner.email, password: owner.password },
+        headers,
+        signIn.cookie,
+      );
+      expect({
+        what,
+        status: res.status,
+        session: res.headers.getSetCookie().some((c) => c.startsWith('engram_session=')),
+      }).toEqual({ what, status: 403, session: false });
       const { csrf } = await token();
       expect({ what, status: (await post('/sign-out', { csrf }, headers)).status }).toEqual({ what, status: 403 });
     }
     // The session survived every refused sign-out.
     expect((await call(server, 'GET', '/v1/containers', owner.token)).status).toBe(200);
     const signIn = await token('/sign-in', '');
-    const ok = await post('/sign-in', { csrf: signIn.csrf, email: owner.email, password: owner.password }, OURS['our Origin, same-origin']!, signIn.cookie);
+    const ok = await post(
+      '/sign-in',
+      { csrf: signIn.csrf, email: owner.email, password: owner.password },
+      OURS['our Origin, same-origin']!,
+      signIn.cookie,
+    );
     expect(ok.status).toBe(303);
   });
 
@@ -89,10 +122,24 @@ describe('owner form posts and where they come from', () => {
     try {
       for (const [what, headers] of Object.entries(FOREIGN)) {
         const page = await fetch(`${fresh.url}/setup`);
-        const jar = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+        const jar = page.headers
+          .getSetCookie()
+          .map((c) => c.split(';')[0])
+          .join('; ');
         const res = await fetch(`${fresh.url}/setup`, {
-          method: 'POST', redirect: 'manual', body: new URLSearchParams({ csrf: csrfOf(await page.text()), email: 'me@example.org', password: 'long enough pw', password_again: 'long enough pw' }),
-          headers: { cookie: jar, 'content-type': 'application/x-www-form-urlencoded', ...Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.replace('OWN', fresh.url)])) },
+          method: 'POST',
+          redirect: 'manual',
+          body: new URLSearchParams({
+            csrf: csrfOf(await page.text()),
+            email: 'me@example.org',
+            password: 'long enough pw',
+            password_again: 'long enough pw',
+          }),
+          headers: {
+            cookie: jar,
+            'content-type': 'application/x-www-form-urlencoded',
+            ...Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.replace('OWN', fresh.url)])),
+          },
         });
         expect({ what, status: res.status }).toEqual({ what, status: 403 });
       }
@@ -110,13 +157,28 @@ describe('owner form posts and where they come from', () => {
       const page = await fetch(`${server.url}${path}`, { headers: { cookie } });
       expect(page.status).toBe(200);
       const { fields } = parseForm(await page.text(), '/oauth/authorize');
-      const res = await post('/oauth/authorize', { ...Object.fromEntries(fields), profile: 'on', decision: 'approve' }, headers);
-      expect({ what, status: res.status, location: res.headers.get('location') }).toEqual({ what, status: 403, location: null });
+      const res = await post(
+        '/oauth/authorize',
+        { ...Object.fromEntries(fields), profile: 'on', decision: 'approve' },
+        headers,
+      );
+      expect({ what, status: res.status, location: res.headers.get('location') }).toEqual({
+        what,
+        status: 403,
+        location: null,
+      });
     }
     // The same post from the screen itself is approved.
     const path = authorizeQuery({ clientId, redirectUri, challenge: pkce().challenge });
-    const { fields } = parseForm(await (await fetch(`${server.url}${path}`, { headers: { cookie } })).text(), '/oauth/authorize');
-    const approved = await post('/oauth/authorize', { ...Object.fromEntries(fields), profile: 'on', decision: 'approve' }, OURS['our Origin, same-origin']!);
+    const { fields } = parseForm(
+      await (await fetch(`${server.url}${path}`, { headers: { cookie } })).text(),
+      '/oauth/authorize',
+    );
+    const approved = await post(
+      '/oauth/authorize',
+      { ...Object.fromEntries(fields), profile: 'on', decision: 'approve' },
+      OURS['our Origin, same-origin']!,
+    );
     expect(approved.status).toBe(303);
     expect(approved.headers.get('location')).toStartWith(`${redirectUri}?code=`);
   });

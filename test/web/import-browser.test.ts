@@ -66,9 +66,13 @@ describe.skipIf(!browserAvailable)('the Import page in Chromium', () => {
     await upload(archive, 'chatgpt', { dryRun: true });
     await page.waitForSelector('#import-summary', { timeout: 90_000 });
     expect(await page.locator('#run-title').textContent()).toBe('Checked chatgpt-export.zip');
-    expect(await page.locator('#import-summary').textContent()).toContain(`Would import 1 new containers, ${CONVERSATIONS} documents (0 already there), 0 facts, 0 rules.`);
+    expect(await page.locator('#import-summary').textContent()).toContain(
+      `Would import 1 new containers, ${CONVERSATIONS} documents (0 already there), 0 facts, 0 rules.`,
+    );
     expect(await page.locator('#import-changes li').count()).toBe(200);
-    expect(await page.locator('#import-changes li').first().textContent()).toBe('Add document “Conversation 1” in ChatGPT');
+    expect(await page.locator('#import-changes li').first().textContent()).toBe(
+      'Add document “Conversation 1” in ChatGPT',
+    );
     expect(await page.getByText(`…and ${CONVERSATIONS - 200} more.`).count()).toBe(1);
     expect(await stored()).toBe(0);
     await shot('dry-run');
@@ -84,14 +88,19 @@ describe.skipIf(!browserAvailable)('the Import page in Chromium', () => {
     const seen = new Set<string>();
     while (await bar.count()) {
       const value = await bar.getAttribute('value').catch(() => null);
-      const phase = await page.locator('#import-phase').textContent().catch(() => null);
+      const phase = await page
+        .locator('#import-phase')
+        .textContent()
+        .catch(() => null);
       if (value !== null && phase) seen.add(`${phase.split(':')[0]} ${value}`);
       await Bun.sleep(50);
     }
     expect([...seen].some((s) => /^(Checking|Importing) ([1-9]\d?)$/.test(s))).toBe(true);
     await page.waitForSelector('#import-summary');
     expect(await page.locator('#run-title').textContent()).toBe('Imported chatgpt-export.zip');
-    expect(await page.locator('#import-summary').textContent()).toContain(`Imported 1 new containers, ${CONVERSATIONS} documents (0 already there), 0 facts, 0 rules.`);
+    expect(await page.locator('#import-summary').textContent()).toContain(
+      `Imported 1 new containers, ${CONVERSATIONS} documents (0 already there), 0 facts, 0 rules.`,
+    );
     expect(await stored()).toBe(CONVERSATIONS);
     await shot('summary');
     await page.locator('#import-containers').getByRole('link', { name: 'ChatGPT' }).click();
@@ -105,14 +114,21 @@ describe.skipIf(!browserAvailable)('the Import page in Chromium', () => {
   it('a second upload adds nothing; a broken file is refused saying where, and nothing is stored', async () => {
     await upload(archive, 'chatgpt');
     await page.waitForSelector('#import-summary', { timeout: 90_000 });
-    expect(await page.locator('#import-summary').textContent()).toContain(`Imported 0 new containers, 0 documents (${CONVERSATIONS} already there)`);
+    expect(await page.locator('#import-summary').textContent()).toContain(
+      `Imported 0 new containers, 0 documents (${CONVERSATIONS} already there)`,
+    );
 
     const broken = join(dir, 'memory.jsonl');
-    await Bun.write(broken, '{"type":"entity","name":"Ada","entityType":"person","observations":["Likes tea"]}\n{"type":"entity","name":\n');
+    await Bun.write(
+      broken,
+      '{"type":"entity","name":"Ada","entityType":"person","observations":["Likes tea"]}\n{"type":"entity","name":\n',
+    );
     await upload(broken, 'mcp-memory');
     await page.waitForSelector('p.error[role=alert]');
     expect(await page.locator('#run-title').textContent()).toBe('memory.jsonl was not imported');
-    expect(await page.locator('p.error[role=alert]').textContent()).toBe('memory.jsonl:2:25: not valid JSON: it ends too early.');
+    expect(await page.locator('p.error[role=alert]').textContent()).toBe(
+      'memory.jsonl:2:25: not valid JSON: it ends too early.',
+    );
     expect(await server.services.store.facts.list((await server.services.store.accounts.list())[0]!.id)).toEqual([]);
     await shot('refused');
   });
@@ -127,15 +143,27 @@ describe.skipIf(!browserAvailable)('the Import page in Chromium', () => {
     await plain.waitForURL((u) => u.pathname === '/containers');
     await plain.goto(`${server.url}/import`);
     const notes = join(dir, 'notes.json');
-    await Bun.write(notes, JSON.stringify([{
-      uuid: 'c-1', name: 'Plain form', created_at: '2025-01-01T00:00:00Z', updated_at: '2025-01-01T00:00:00Z',
-      chat_messages: [{ uuid: 'm-1', sender: 'human', text: 'Posted without a script.', created_at: '2025-01-01T00:00:00Z' }],
-    }]));
+    await Bun.write(
+      notes,
+      JSON.stringify([
+        {
+          uuid: 'c-1',
+          name: 'Plain form',
+          created_at: '2025-01-01T00:00:00Z',
+          updated_at: '2025-01-01T00:00:00Z',
+          chat_messages: [
+            { uuid: 'm-1', sender: 'human', text: 'Posted without a script.', created_at: '2025-01-01T00:00:00Z' },
+          ],
+        },
+      ]),
+    );
     await plain.getByLabel('What it is').selectOption('claude');
     await plain.getByLabel(/^File/).setInputFiles(notes);
     await plain.getByRole('button', { name: 'Import' }).click();
     await plain.waitForSelector('#import-summary', { timeout: 30_000 });
-    expect(await plain.locator('#import-summary').textContent()).toContain('Imported 1 new containers, 1 documents (0 already there), 0 facts, 0 rules.');
+    expect(await plain.locator('#import-summary').textContent()).toContain(
+      'Imported 1 new containers, 1 documents (0 already there), 0 facts, 0 rules.',
+    );
     await context.close();
   });
 });

@@ -76,7 +76,10 @@ describe.skipIf(!browserAvailable)('the owner web app in Chromium', () => {
 
   it('makes containers', async () => {
     await page.getByRole('link', { name: 'Memory' }).click();
-    for (const [name, description] of [['Journal', 'Daily notes'], ['Work', '']]) {
+    for (const [name, description] of [
+      ['Journal', 'Daily notes'],
+      ['Work', ''],
+    ]) {
       await page.getByLabel('Name').fill(name!);
       await page.getByLabel('Description').fill(description!);
       await page.getByRole('button', { name: 'Make container' }).click();
@@ -118,9 +121,16 @@ describe.skipIf(!browserAvailable)('the owner web app in Chromium', () => {
   });
 
   it('uses the key from a client and shows the calls in the usage view', async () => {
-    const added = await call(server, 'POST', '/v1/documents', key, { container: journal, title: 'Trip', content: 'We hiked the Tatra mountains in June and camped by a lake.' });
+    const added = await call(server, 'POST', '/v1/documents', key, {
+      container: journal,
+      title: 'Trip',
+      content: 'We hiked the Tatra mountains in June and camped by a lake.',
+    });
     expect(added.status).toBe(202);
-    await call(server, 'POST', '/v1/memories', key, { container: journal, content: 'Favourite tea is smoky lapsang souchong' });
+    await call(server, 'POST', '/v1/memories', key, {
+      container: journal,
+      content: 'Favourite tea is smoky lapsang souchong',
+    });
     await server.learning.drain();
     const found = await call(server, 'POST', '/v1/search', key, { q: 'Tatra hike', container: journal });
     expect(found.body.results[0].content).toContain('Tatra');
@@ -187,7 +197,9 @@ describe.skipIf(!browserAvailable)('the owner web app in Chromium', () => {
     expect((await call(server, 'GET', '/v1/containers', rotated)).status).toBe(200);
     await page.getByRole('link', { name: 'Keys' }).click();
     expect(await page.locator(`#keys-revoked tr[data-key-id="${keyId}"]`).count()).toBe(1);
-    expect(await page.locator(`#keys-active tr[data-key-id="${rotatedId}"]`).textContent()).toContain('replaces Notes app');
+    expect(await page.locator(`#keys-active tr[data-key-id="${rotatedId}"]`).textContent()).toContain(
+      'replaces Notes app',
+    );
     await shot('keys');
   });
 
@@ -211,7 +223,9 @@ describe.skipIf(!browserAvailable)('the owner web app in Chromium', () => {
     const failed = page.locator('#documents tbody tr', { hasText: '127.0.0.1' });
     expect(await failed.locator('.badge').textContent()).toBe('failed');
     expect((await failed.locator('.error-reason').textContent())!.trim().length).toBeGreaterThan(0);
-    expect(await page.locator('#documents tbody tr', { hasText: 'Garden' }).locator('.badge').textContent()).toBe('learned');
+    expect(await page.locator('#documents tbody tr', { hasText: 'Garden' }).locator('.badge').textContent()).toBe(
+      'learned',
+    );
     await shot('container');
 
     await page.getByRole('link', { name: 'Trip' }).click();
@@ -253,7 +267,10 @@ describe.skipIf(!browserAvailable)('the owner web app in Chromium', () => {
     await page.getByRole('button', { name: 'Add rule' }).click();
     await page.waitForSelector('text=Only journal entries from this year');
     const rules = await call(server, 'GET', '/v1/rules', rotated);
-    expect(rules.body.rules.map((r: { text: string }) => r.text)).toEqual(['Never share health details', 'Only journal entries from this year']);
+    expect(rules.body.rules.map((r: { text: string }) => r.text)).toEqual([
+      'Never share health details',
+      'Only journal entries from this year',
+    ]);
     await shot('rules');
   });
 
@@ -279,10 +296,15 @@ describe.skipIf(!browserAvailable)('the owner web app in Chromium', () => {
   it('refuses a form post without the CSRF token, and broke no CSP rule on any page', async () => {
     const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
     const res = await fetch(`${server.url}/containers`, {
-      method: 'POST', redirect: 'manual', headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=Sneaky',
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'name=Sneaky',
     });
     expect(res.status).toBe(303);
-    expect((await call(server, 'GET', '/v1/containers', rotated)).body.containers.map((c: { name: string }) => c.name)).toEqual(['Journal']);
+    expect(
+      (await call(server, 'GET', '/v1/containers', rotated)).body.containers.map((c: { name: string }) => c.name),
+    ).toEqual(['Journal']);
     const keysPage = await fetch(`${server.url}/keys`, { headers: { cookie: cookies } });
     expect(keysPage.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(keysPage.headers.get('cache-control')).toBe('no-store');

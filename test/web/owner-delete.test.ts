@@ -12,7 +12,7 @@ import { allFacts, forgettingWorld, type ForgettingWorld } from '../e2e/fixtures
 
 const csrfOf = (html: string): string => /name="csrf" value="([^"]+)"/.exec(html)![1]!;
 
-describe('the owner\'s delete with ticked facts', () => {
+describe("the owner's delete with ticked facts", () => {
   let w: ForgettingWorld;
   let cookie: string;
   let ids: Record<string, string>;
@@ -23,14 +23,17 @@ describe('the owner\'s delete with ticked facts', () => {
     cookie = `engram_session=${w.owner}`;
     const facts = await allFacts(w);
     ids = Object.fromEntries(facts.map((f) => [f.content.split(' ').at(-2)!, f.id])); // xylofungus, Vantablue, zorblatt
-    for (const id of Object.values(ids)) expect((await call(w.server, 'POST', `/v1/memories/${id}/confirm`, w.owner)).status).toBe(200);
+    for (const id of Object.values(ids))
+      expect((await call(w.server, 'POST', `/v1/memories/${id}/confirm`, w.owner)).status).toBe(200);
   });
   afterEach(() => w?.close());
 
   /** Makes the store refuse deleting a row of `table` from now on, as a failure at the transaction's last step; returns the undo. */
   function refuseDeleting(table: 'documents' | 'containers'): () => void {
     const db = new Database(join(w.server.dataDir, 'engram.db'));
-    db.run(`CREATE TRIGGER refuse_delete BEFORE DELETE ON ${table} BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`);
+    db.run(
+      `CREATE TRIGGER refuse_delete BEFORE DELETE ON ${table} BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`,
+    );
     return () => {
       db.run('DROP TRIGGER refuse_delete');
       db.close();
@@ -41,13 +44,21 @@ describe('the owner\'s delete with ticked facts', () => {
     const page = await fetch(`${w.server.url}${path}`, { headers: { cookie } });
     const body = new URLSearchParams({ csrf: csrfOf(await page.text()) });
     for (const id of ticked) body.append('forget_fact', id);
-    return fetch(`${w.server.url}${path}`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body });
+    return fetch(`${w.server.url}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
   }
 
   const everything = async () => ({
     facts: (await allFacts(w)).map((f) => f.content).sort(),
-    documents: (await call(w.server, 'GET', '/v1/documents', w.key)).body.documents.map((d: { id: string }) => d.id).sort(),
-    diary: (await call(w.server, 'POST', '/v1/search', w.key, { q: 'quokkaberry', container: w.container })).body.results.length,
+    documents: (await call(w.server, 'GET', '/v1/documents', w.key)).body.documents
+      .map((d: { id: string }) => d.id)
+      .sort(),
+    diary: (await call(w.server, 'POST', '/v1/search', w.key, { q: 'quokkaberry', container: w.container })).body
+      .results.length,
   });
 
   it('changes nothing when the delete of a document fails part-way, then deletes it with the ticked fact', async () => {

@@ -23,11 +23,18 @@ describe('setup on a new server', () => {
 
   it('refuses two different passwords and a post without its token, then makes the account once', async () => {
     const page = await fetch(`${server.url}/setup`);
-    const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = page.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const csrf = csrfOf(await page.text());
-    const post = (fields: Record<string, string>) => fetch(`${server.url}/setup`, {
-      method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields),
-    });
+    const post = (fields: Record<string, string>) =>
+      fetch(`${server.url}/setup`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields),
+      });
     const fields = { email: 'me@example.org', password: 'long enough pw', password_again: 'long enough pw' };
     expect((await post(fields)).status).toBe(403);
     expect((await post({ ...fields, csrf, password_again: 'something else' })).status).toBe(400);
@@ -61,10 +68,15 @@ describe('the owner pages', () => {
   });
   afterAll(() => server.close());
 
-  const get = (path: string, withCookie = true) => fetch(`${server.url}${path}`, { redirect: 'manual', headers: withCookie ? { cookie } : {} });
-  const post = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) => fetch(`${server.url}${path}`, {
-    method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields),
-  });
+  const get = (path: string, withCookie = true) =>
+    fetch(`${server.url}${path}`, { redirect: 'manual', headers: withCookie ? { cookie } : {} });
+  const post = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(fields),
+    });
 
   it('sends a visitor without a session to sign in, and back afterwards', async () => {
     for (const path of ['/containers', '/keys', `/containers/${container}`, '/profile', '/rules', '/search?q=x']) {
@@ -75,7 +87,14 @@ describe('the owner pages', () => {
   });
 
   it('serves every page with the strict CSP, no caching, and the script from /web/', async () => {
-    for (const path of ['/containers', '/keys', `/containers/${container}`, '/profile', '/rules', '/search?q=journal']) {
+    for (const path of [
+      '/containers',
+      '/keys',
+      `/containers/${container}`,
+      '/profile',
+      '/rules',
+      '/search?q=journal',
+    ]) {
       const res = await get(path);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-security-policy')).toBe(
@@ -96,7 +115,9 @@ describe('the owner pages', () => {
     const csrf = csrfOf(await (await get('/keys')).text());
     expect((await post(`/keys/${id}/revoke`, {})).status).toBe(303);
     expect((await post(`/keys/${id}/revoke`, { csrf }, { origin: 'https://evil.example' })).status).toBe(303);
-    expect((await post(`/keys/${id}/revoke`, { csrf: csrf.replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A')) })).status).toBe(303);
+    expect(
+      (await post(`/keys/${id}/revoke`, { csrf: csrf.replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A')) })).status,
+    ).toBe(303);
     expect((await call(server, 'GET', '/v1/containers', key)).status).toBe(200);
     await post(`/keys/${id}/revoke`, { csrf });
     expect((await call(server, 'GET', '/v1/containers', key)).status).toBe(403);
@@ -109,9 +130,15 @@ describe('the owner pages', () => {
     const flash = clash.headers.getSetCookie().find((c) => c.startsWith('engram_flash='))!;
     const page = await fetch(`${server.url}/containers`, { headers: { cookie: `${cookie}; ${flash.split(';')[0]}` } });
     expect(await page.text()).toContain('already exists');
-    const both = await post(`/containers/${container}/documents`, { csrf, content: 'a note', url: 'https://example.org/' });
+    const both = await post(`/containers/${container}/documents`, {
+      csrf,
+      content: 'a note',
+      url: 'https://example.org/',
+    });
     expect(both.headers.get('location')).toBe(`/containers/${container}`);
-    expect(decodeURIComponent(both.headers.getSetCookie().find((c) => c.startsWith('engram_flash='))!)).toContain('exactly one of content and url');
+    expect(decodeURIComponent(both.headers.getSetCookie().find((c) => c.startsWith('engram_flash='))!)).toContain(
+      'exactly one of content and url',
+    );
   });
 
   it('does not show a key that is not one of the owner’s', async () => {
@@ -126,18 +153,33 @@ describe('the owner pages', () => {
   it('refuses the CSRF token of another session', async () => {
     const { store, clock } = server.services;
     const second = await startSession(store, clock, (await store.accounts.list())[0]!.id);
-    const theirs = csrfOf(await (await fetch(`${server.url}/containers`, { headers: { cookie: `engram_session=${second.token}` } })).text());
+    const theirs = csrfOf(
+      await (await fetch(`${server.url}/containers`, { headers: { cookie: `engram_session=${second.token}` } })).text(),
+    );
     const mine = csrfOf(await (await get('/containers')).text());
     expect(theirs).not.toBe(mine);
     await post('/containers', { csrf: theirs, name: 'Smuggled' });
-    expect((await call(server, 'GET', '/v1/containers', owner.token)).body.containers.map((c: { name: string }) => c.name)).toEqual(['Journal']);
+    expect(
+      (await call(server, 'GET', '/v1/containers', owner.token)).body.containers.map((c: { name: string }) => c.name),
+    ).toEqual(['Journal']);
   });
 
   /** Targets that browsers resolve to another origin, or that are not a path of ours at all. */
   const HOSTILE_TARGETS = [
-    '/\t/evil.example/x', '/\n/evil.example/x', '/\r\n/evil.example', '/ /evil.example', '/\u00a0/evil.example', '/\u3000/evil.example',
-    '/\\evil.example', '/\\/evil.example', '//evil.example', '/\u202e/evil.example', 'https://evil.example/', 'javascript:alert(1)',
-    '\t//evil.example', '',
+    '/\t/evil.example/x',
+    '/\n/evil.example/x',
+    '/\r\n/evil.example',
+    '/ /evil.example',
+    '/\u00a0/evil.example',
+    '/\u3000/evil.example',
+    '/\\evil.example',
+    '/\\/evil.example',
+    '//evil.example',
+    '/\u202e/evil.example',
+    'https://evil.example/',
+    'javascript:alert(1)',
+    '\t//evil.example',
+    '',
   ];
 
   it('follows sign-in only to a path of this server: never to one a browser reads as another origin', async () => {
@@ -152,10 +194,15 @@ describe('the owner pages', () => {
     const email = 'redirects@example.org';
     await makeOwner(server, email);
     const page = await fetch(`${server.url}/sign-in`);
-    const signInCookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const signInCookie = page.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const csrf = csrfOf(await page.text());
     const signedIn = await fetch(`${server.url}/sign-in`, {
-      method: 'POST', redirect: 'manual', headers: { cookie: signInCookie, 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: signInCookie, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ csrf, email, password: 'correct horse battery staple', next: '/\t/evil.example/x' }),
     });
     expect(signedIn.status).toBe(303);
@@ -171,12 +218,17 @@ describe('the owner pages', () => {
     expect((await get('/facts/mem_nope/forget?back=%2Fcontainers')).headers.get('location')).toBe('/containers');
   });
 
-  it('signs out only with the session\'s CSRF token from this site', async () => {
+  it("signs out only with the session's CSRF token from this site", async () => {
     const { store, clock } = server.services;
     const session = await startSession(store, clock, (await store.accounts.list())[0]!.id);
     const mine = { cookie: `engram_session=${session.token}`, 'content-type': 'application/x-www-form-urlencoded' };
     const signOut = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
-      fetch(`${server.url}/sign-out`, { method: 'POST', redirect: 'manual', headers: { ...mine, ...headers }, body: new URLSearchParams(fields) });
+      fetch(`${server.url}/sign-out`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { ...mine, ...headers },
+        body: new URLSearchParams(fields),
+      });
     const csrf = csrfOf(await (await fetch(`${server.url}/containers`, { headers: mine })).text());
     for (const refused of [await signOut({}), await signOut({ csrf }, { origin: 'https://evil.example' })]) {
       expect(refused.status).toBe(403);
@@ -193,13 +245,22 @@ describe('the owner pages', () => {
     const csrf = csrfOf(await (await get('/containers')).text());
     const res = await post('/containers', { csrf, name: 'Invo\u202Eseciov' });
     expect(res.headers.get('location')).toBe('/containers');
-    expect(decodeURIComponent(res.headers.getSetCookie().find((c) => c.startsWith('engram_flash='))!)).toContain('name: must not contain control or invisible');
-    expect((await call(server, 'GET', '/v1/containers', owner.token)).body.containers.map((c: { name: string }) => c.name)).not.toContain('Invo\u202Eseciov');
+    expect(decodeURIComponent(res.headers.getSetCookie().find((c) => c.startsWith('engram_flash='))!)).toContain(
+      'name: must not contain control or invisible',
+    );
+    expect(
+      (await call(server, 'GET', '/v1/containers', owner.token)).body.containers.map((c: { name: string }) => c.name),
+    ).not.toContain('Invo\u202Eseciov');
   });
 
   // Last: it moves the clock past the owner's session too.
   it('lists an expired key under Expired, with no way to change it', async () => {
-    const { id } = await makeKey(server, owner.token, { name: 'Short lived', level: 'read', containers: [container], expires_in_days: 30 });
+    const { id } = await makeKey(server, owner.token, {
+      name: 'Short lived',
+      level: 'read',
+      containers: [container],
+      expires_in_days: 30,
+    });
     server.clock.advance(31 * 86_400_000);
     const { store, clock } = server.services;
     const fresh = `engram_session=${(await startSession(store, clock, (await store.accounts.list())[0]!.id)).token}`;

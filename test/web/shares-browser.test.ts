@@ -37,10 +37,16 @@ describe.skipIf(!browserAvailable)('shares and workflows on the owner pages in C
 
   beforeAll(async () => {
     model = startFakeModel(groundedFixture(['breakfast', 'oatmeal']));
-    server = await startTestServer({ env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'test-model', ENGRAM_EMBEDDER: 'none' } });
+    server = await startTestServer({
+      env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'test-model', ENGRAM_EMBEDDER: 'none' },
+    });
     account = await makeAccount(server, ['Food', 'Work']);
     const key = await keyFor(server, account.owner, { level: 'suggest', containers: [account.containers.Food!] });
-    await addDocument(server, key, { container: account.containers.Food, content: 'She eats oatmeal for breakfast every day.', title: 'Breakfast' });
+    await addDocument(server, key, {
+      container: account.containers.Food,
+      content: 'She eats oatmeal for breakfast every day.',
+      title: 'Breakfast',
+    });
     await server.learning.drain();
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1000, height: 800 } })).newPage();
@@ -75,7 +81,12 @@ describe.skipIf(!browserAvailable)('shares and workflows on the owner pages in C
     shareId = (await row.getAttribute('data-share-id'))!;
     expect(token.split('_')[1]).toBe(shareId);
     const expires = `${new Date(server.clock.now() + 30 * DAY_MS).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-    expect(await row.locator('td').allTextContents()).toEqual([expect.stringContaining('Food agent'), 'Agent share', 'Food', expires]);
+    expect(await row.locator('td').allTextContents()).toEqual([
+      expect.stringContaining('Food agent'),
+      'Agent share',
+      'Food',
+      expires,
+    ]);
 
     const answered = await ask();
     expect(answered.status).toBe(200);
@@ -110,7 +121,9 @@ describe.skipIf(!browserAvailable)('shares and workflows on the owner pages in C
     expect(await page.locator('#new-token').inputValue()).toMatch(/^egx_/);
     await page.getByRole('link', { name: 'See its page' }).click();
     workflowId = path().split('/')[2]!;
-    expect(await page.locator('#share-instruction').textContent()).toBe('Plan tomorrow’s breakfast from what she eats.');
+    expect(await page.locator('#share-instruction').textContent()).toBe(
+      'Plan tomorrow’s breakfast from what she eats.',
+    );
     expect(await page.locator('main').textContent()).toContain('Workflow · Food, Work');
     expect(await page.locator('#share-state').textContent()).toBe('active');
     await shot('workflow');

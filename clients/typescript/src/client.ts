@@ -123,7 +123,12 @@ export class Client {
    * retried call adds the document once ({@link WriteOptions}).
    */
   async add(params: AddDocumentParams, options?: WriteOptions): Promise<AddDocumentResponse> {
-    return this.#request({ method: 'POST', path: '/v1/documents', body: params, idempotencyKey: await idempotencyKeyFor(options) });
+    return this.#request({
+      method: 'POST',
+      path: '/v1/documents',
+      body: params,
+      idempotencyKey: await idempotencyKeyFor(options),
+    });
   }
 
   /**

@@ -8,8 +8,6 @@ import type { ConfirmationRequest } from './types.js';
  */
 export function isConfirmationRequest(result: unknown): result is ConfirmationRequest {
   return (
-    typeof result === 'object' &&
-    result !== null &&
-    (result as { status?: unknown }).status === 'confirmation_required'
+    typeof result === 'object' && result !== null && (result as { status?: unknown }).status === 'confirmation_required'
   );
 }

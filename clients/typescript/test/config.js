@@ -24,7 +24,10 @@ describe('configuration', () => {
 
   it('reads the key from ENGRAM_API_KEY and the origin from ENGRAM_BASE_URL', async () => {
     const { fetch, calls } = scriptedFetch([reply(200, { rules: [] })]);
-    const client = withEnv({ ENGRAM_API_KEY: KEY, ENGRAM_BASE_URL: 'http://10.0.0.5:9000/' }, () => new Client({ fetch }));
+    const client = withEnv(
+      { ENGRAM_API_KEY: KEY, ENGRAM_BASE_URL: 'http://10.0.0.5:9000/' },
+      () => new Client({ fetch }),
+    );
     assert.equal(client.baseURL, 'http://10.0.0.5:9000');
     assert.equal(client.keyHint, KEY_HINT);
     // Read once at construction: the environment is restored by now.
@@ -51,11 +54,14 @@ describe('configuration', () => {
   it('throws EngramError at construction when no key is given or set', () => {
     for (const env of [CLEAN, { ENGRAM_API_KEY: '', ENGRAM_BASE_URL: undefined }]) {
       withEnv(env, () => {
-        assert.throws(() => new Client(), (error) => {
-          assert.ok(error instanceof EngramError);
-          assert.match(error.message, /ENGRAM_API_KEY/);
-          return true;
-        });
+        assert.throws(
+          () => new Client(),
+          (error) => {
+            assert.ok(error instanceof EngramError);
+            assert.match(error.message, /ENGRAM_API_KEY/);
+            return true;
+          },
+        );
         assert.throws(() => new Client({ apiKey: '   ' }), EngramError);
       });
     }
@@ -75,11 +81,14 @@ describe('configuration', () => {
   it('rejects a base URL that is not http(s), without echoing a key pasted into it', () => {
     assert.throws(() => new Client({ apiKey: KEY, baseURL: 'not a url' }), /baseURL is not a URL/);
     assert.throws(() => new Client({ apiKey: KEY, baseURL: 'ftp://example.org' }), /http:\/\/ or https:\/\//);
-    assert.throws(() => new Client({ apiKey: KEY, baseURL: KEY }), (error) => {
-      assert.ok(error instanceof EngramError);
-      assert.ok(!error.message.includes(KEY));
-      return true;
-    });
+    assert.throws(
+      () => new Client({ apiKey: KEY, baseURL: KEY }),
+      (error) => {
+        assert.ok(error instanceof EngramError);
+        assert.ok(!error.message.includes(KEY));
+        return true;
+      },
+    );
   });
 
   it('rejects a timeout or maxRetries out of range', () => {

@@ -68,7 +68,10 @@ async function refused(promise, Class, { status, code, retryable = false }) {
 }
 
 /** The fields every error built from a server's answer carries. */
-function assertEnvelope(/** @type {any} */ error, /** @type {{status: number, code: string, retryable: boolean}} */ expected) {
+function assertEnvelope(
+  /** @type {any} */ error,
+  /** @type {{status: number, code: string, retryable: boolean}} */ expected,
+) {
   assert.deepEqual({ status: error.status, code: error.code, retryable: error.retryable }, expected);
   assert.ok(error.message.length > 0);
   assert.equal(typeof error.details, 'object');
@@ -94,7 +97,12 @@ async function untilLearned(client, id, timeoutMs = 30_000) {
 }
 
 /** A raw call to the server, for the owner's routes the client does not cover. */
-function raw(/** @type {string} */ method, /** @type {string} */ path, /** @type {string | null} */ token, /** @type {unknown} */ body) {
+function raw(
+  /** @type {string} */ method,
+  /** @type {string} */ path,
+  /** @type {string | null} */ token,
+  /** @type {unknown} */ body,
+) {
   /** @type {Record<string, string>} */
   const headers = {};
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -141,13 +149,21 @@ describe('against a running server', { skip }, () => {
       }
     });
 
-    it('add, documents.get until learned, search, documents.list and documents.delete with confirmation', { timeout: 60_000 }, async () => {
+    it('add, documents.get until learned, search, documents.list and documents.delete with confirmation', {
+      timeout: 60_000,
+    }, async () => {
       const client = connect();
       const custom_id = `e2e-${randomUUID()}`;
       const word = `zephyrine${randomUUID().slice(0, 8)}`;
       const content = `She eats oatmeal with blueberries and ${word} honey for breakfast.`;
 
-      const added = await client.add({ container: second, content, custom_id, title: 'Breakfast', metadata: { source: 'e2e' } });
+      const added = await client.add({
+        container: second,
+        content,
+        custom_id,
+        title: 'Breakfast',
+        metadata: { source: 'e2e' },
+      });
       assert.equal(added.status, 'queued');
       assert.equal(added.container, second);
       assert.equal(added.custom_id, custom_id);
@@ -186,7 +202,10 @@ describe('against a running server', { skip }, () => {
       assert.ok(row, 'the document is listed in its container');
       assert.equal(row.learned, true);
       assert.equal('content' in row, false, 'list leaves content out');
-      assert.equal((await client.documents.list({ container: first })).documents.some((d) => d.id === added.id), false);
+      assert.equal(
+        (await client.documents.list({ container: first })).documents.some((d) => d.id === added.id),
+        false,
+      );
 
       const asked = await client.documents.delete(added.id);
       assert.ok(isConfirmationRequest(asked));
@@ -194,16 +213,24 @@ describe('against a running server', { skip }, () => {
       assert.ok(asked.how.length > 0);
       assert.equal((await client.documents.get(added.id)).id, added.id, 'nothing is deleted without confirm');
 
-      assert.deepEqual(await client.documents.delete(added.id, { confirm: true }),
-        { status: 'deleted', id: added.id, forgotten: { documents: 1, passages: 1, facts: 0 }, kept: { facts: 0 } });
+      assert.deepEqual(await client.documents.delete(added.id, { confirm: true }), {
+        status: 'deleted',
+        id: added.id,
+        forgotten: { documents: 1, passages: 1, facts: 0 },
+        kept: { facts: 0 },
+      });
       await refused(client.documents.get(added.id), NotFoundError, { status: 404, code: 'not_found' });
-      await refused(client.documents.delete(added.id, { confirm: true }), NotFoundError, { status: 404, code: 'not_found' });
+      await refused(client.documents.delete(added.id, { confirm: true }), NotFoundError, {
+        status: 404,
+        code: 'not_found',
+      });
     });
 
     it('documents.list pages newest first with next_cursor', async () => {
       const client = connect();
       const ids = [];
-      for (const n of [1, 2, 3]) ids.push((await client.add({ container: first, content: `Paging note ${n} ${randomUUID()}` })).id);
+      for (const n of [1, 2, 3])
+        ids.push((await client.add({ container: first, content: `Paging note ${n} ${randomUUID()}` })).id);
       const seen = [];
       /** @type {string | null} */
       let cursor = null;
@@ -220,9 +247,16 @@ describe('against a running server', { skip }, () => {
     it('memories.add saves a fact to a container or, with static, to the profile; profile reads both', async () => {
       const client = connect();
       const topic = `quokka${randomUUID().slice(0, 8)}`;
-      const fact = await client.memories.add({ content: `The ${topic} report is due on Friday.`, container: first, title: 'Deadline' });
+      const fact = await client.memories.add({
+        content: `The ${topic} report is due on Friday.`,
+        container: first,
+        title: 'Deadline',
+      });
       assert.match(fact.id, /^mem_/);
-      assert.deepEqual({ container: fact.container, static: fact.static, title: fact.title }, { container: first, static: false, title: 'Deadline' });
+      assert.deepEqual(
+        { container: fact.container, static: fact.static, title: fact.title },
+        { container: first, static: false, title: 'Deadline' },
+      );
 
       const standing = await client.memories.add({ content: `Prefers ${topic} tea over coffee.`, static: true });
       assert.deepEqual({ container: standing.container, static: standing.static }, { container: null, static: true });
@@ -237,18 +271,32 @@ describe('against a running server', { skip }, () => {
 
     it('memories.forget asks for confirmation, then forgets; forgetting again is NotFoundError', async () => {
       const client = connect();
-      const fact = await client.memories.add({ content: `Parks the bike at gate ${randomUUID().slice(0, 4)}.`, container: first });
+      const fact = await client.memories.add({
+        content: `Parks the bike at gate ${randomUUID().slice(0, 4)}.`,
+        container: first,
+      });
       const asked = await client.memories.forget(fact.id, { container: first });
       assert.ok(isConfirmationRequest(asked));
       assert.equal(asked.verb, 'forget_memory');
-      assert.ok((await client.profile()).dynamic.some((f) => f.id === fact.id), 'nothing is forgotten without confirm');
+      assert.ok(
+        (await client.profile()).dynamic.some((f) => f.id === fact.id),
+        'nothing is forgotten without confirm',
+      );
 
       assert.deepEqual(await client.memories.forget(fact.id, { confirm: true }), { status: 'forgotten', id: fact.id });
-      assert.equal((await client.profile()).dynamic.some((f) => f.id === fact.id), false);
-      await refused(client.memories.forget(fact.id, { confirm: true }), NotFoundError, { status: 404, code: 'not_found' });
+      assert.equal(
+        (await client.profile()).dynamic.some((f) => f.id === fact.id),
+        false,
+      );
+      await refused(client.memories.forget(fact.id, { confirm: true }), NotFoundError, {
+        status: 404,
+        code: 'not_found',
+      });
     });
 
-    it('a write whose answer is lost is retried under its idempotency key and saved once', { timeout: 30_000 }, async () => {
+    it('a write whose answer is lost is retried under its idempotency key and saved once', {
+      timeout: 30_000,
+    }, async () => {
       /** @type {Array<{key: string | null, answer: unknown}>} */
       const attempts = [];
       // The server answers every attempt; the first answer is dropped, as a timeout would lose it.
@@ -261,41 +309,70 @@ describe('against a running server', { skip }, () => {
         return new Promise((_, reject) => init.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
       };
       const title = `Lost answer ${randomUUID()}`;
-      const added = await connect({ fetch: losingFirstAnswer, timeout: 1_000 }).add({ container: first, content: 'Saved once despite the retry.', title });
+      const added = await connect({ fetch: losingFirstAnswer, timeout: 1_000 }).add({
+        container: first,
+        content: 'Saved once despite the retry.',
+        title,
+      });
       assert.equal(attempts.length, 2);
       assert.ok(attempts[0]?.key);
       assert.equal(attempts[1]?.key, attempts[0]?.key);
       assert.deepEqual(added, attempts[0]?.answer);
-      const listed = (await connect().documents.list({ container: first, limit: 200 })).documents.filter((d) => d.title === title);
-      assert.deepEqual(listed.map((d) => d.id), [added.id]);
+      const listed = (await connect().documents.list({ container: first, limit: 200 })).documents.filter(
+        (d) => d.title === title,
+      );
+      assert.deepEqual(
+        listed.map((d) => d.id),
+        [added.id],
+      );
 
       attempts.length = 0;
       const content = `Feeds the cat at ${randomUUID().slice(0, 8)}.`;
-      const fact = await connect({ fetch: losingFirstAnswer, timeout: 1_000 }).memories.add({ content, container: first });
+      const fact = await connect({ fetch: losingFirstAnswer, timeout: 1_000 }).memories.add({
+        content,
+        container: first,
+      });
       assert.equal(attempts.length, 2);
       assert.deepEqual(fact, attempts[0]?.answer);
-      assert.deepEqual((await connect().profile()).dynamic.filter((f) => f.content === content).map((f) => f.id), [fact.id]);
+      assert.deepEqual(
+        (await connect().profile()).dynamic.filter((f) => f.content === content).map((f) => f.id),
+        [fact.id],
+      );
     });
 
-    it('rules returns the standing rules: the account-wide ones and the key\'s own', { skip: needs('ENGRAM_E2E_OWNER_TOKEN', 'ENGRAM_E2E_READ_KEY') }, async () => {
+    it("rules returns the standing rules: the account-wide ones and the key's own", {
+      skip: needs('ENGRAM_E2E_OWNER_TOKEN', 'ENGRAM_E2E_READ_KEY'),
+    }, async () => {
       const owner = /** @type {string} */ (env.ENGRAM_E2E_OWNER_TOKEN);
       const keyId = /** @type {string} */ (apiKey).split('_')[1];
       const everyone = await (await raw('POST', '/v1/rules', owner, { text: `Never mention ${randomUUID()}.` })).json();
-      const ownRule = await (await raw('POST', '/v1/rules', owner, { text: 'Answer in French.', credential_id: keyId })).json();
+      const ownRule = await (
+        await raw('POST', '/v1/rules', owner, { text: 'Answer in French.', credential_id: keyId })
+      ).json();
 
       const { rules } = await connect().rules();
       const mine = rules.find((r) => r.id === ownRule.id);
-      assert.deepEqual(rules.find((r) => r.id === everyone.id), everyone);
+      assert.deepEqual(
+        rules.find((r) => r.id === everyone.id),
+        everyone,
+      );
       assert.deepEqual(mine, ownRule);
       assert.equal(mine?.scope, 'credential');
 
       const readers = await connect({ apiKey: env.ENGRAM_E2E_READ_KEY }).rules();
       assert.ok(readers.rules.some((r) => r.id === everyone.id));
-      assert.equal(readers.rules.some((r) => r.id === ownRule.id), false, 'another key does not see this key\'s rule');
+      assert.equal(
+        readers.rules.some((r) => r.id === ownRule.id),
+        false,
+        "another key does not see this key's rule",
+      );
     });
 
     it('ask is refused with PermissionDeniedError: no developer key holds ask_agent', async () => {
-      const error = await refused(connect().ask({ message: 'What do I eat for breakfast?' }), PermissionDeniedError, { status: 403, code: 'unauthorized' });
+      const error = await refused(connect().ask({ message: 'What do I eat for breakfast?' }), PermissionDeniedError, {
+        status: 403,
+        code: 'unauthorized',
+      });
       assert.equal(error.details.tool, 'ask_agent');
     });
   });
@@ -304,8 +381,14 @@ describe('against a running server', { skip }, () => {
     it('400 BadRequestError: an empty q, both content and url, no container with two in reach', async () => {
       const client = connect();
       await refused(client.search({ q: '   ' }), BadRequestError, { status: 400, code: 'validation' });
-      await refused(client.add({ container: first, content: 'x', url: 'https://example.org/' }), BadRequestError, { status: 400, code: 'validation' });
-      const error = await refused(client.memories.add({ content: 'Likes rain.' }), BadRequestError, { status: 400, code: 'validation' });
+      await refused(client.add({ container: first, content: 'x', url: 'https://example.org/' }), BadRequestError, {
+        status: 400,
+        code: 'validation',
+      });
+      const error = await refused(client.memories.add({ content: 'Likes rain.' }), BadRequestError, {
+        status: 400,
+        code: 'validation',
+      });
       assert.deepEqual(error.details.fields, ['container']);
     });
 
@@ -317,20 +400,40 @@ describe('against a running server', { skip }, () => {
         headers.delete('authorization');
         return fetch(url, { ...init, headers });
       };
-      await refused(connect({ fetch: dropBearer }).containers.list(), AuthenticationError, { status: 401, code: 'unauthorized' });
+      await refused(connect({ fetch: dropBearer }).containers.list(), AuthenticationError, {
+        status: 401,
+        code: 'unauthorized',
+      });
     });
 
-    it('403 PermissionDeniedError: an unknown key, a verb above the level, a container outside reach', { skip: needs('ENGRAM_E2E_READ_KEY') }, async () => {
+    it('403 PermissionDeniedError: an unknown key, a verb above the level, a container outside reach', {
+      skip: needs('ENGRAM_E2E_READ_KEY'),
+    }, async () => {
       const unknown = `egm_nosuchkey000_${randomUUID().replaceAll('-', '')}`;
-      const error = await refused(connect({ apiKey: unknown }).containers.list(), PermissionDeniedError, { status: 403, code: 'unauthorized' });
+      const error = await refused(connect({ apiKey: unknown }).containers.list(), PermissionDeniedError, {
+        status: 403,
+        code: 'unauthorized',
+      });
       assert.equal(error.message.includes(unknown), false, 'the key never appears in the message');
 
       const reader = connect({ apiKey: env.ENGRAM_E2E_READ_KEY });
-      assert.deepEqual((await reader.containers.list()).containers.map((c) => c.id), [first]);
-      const above = await refused(reader.add({ content: 'A write from a Read key.' }), PermissionDeniedError, { status: 403, code: 'unauthorized' });
+      assert.deepEqual(
+        (await reader.containers.list()).containers.map((c) => c.id),
+        [first],
+      );
+      const above = await refused(reader.add({ content: 'A write from a Read key.' }), PermissionDeniedError, {
+        status: 403,
+        code: 'unauthorized',
+      });
       assert.equal(above.details.tool, 'add_document');
-      await refused(reader.memories.forget('mem_whatever', { confirm: true }), PermissionDeniedError, { status: 403, code: 'unauthorized' });
-      await refused(reader.search({ q: 'anything', container: second }), PermissionDeniedError, { status: 403, code: 'unauthorized' });
+      await refused(reader.memories.forget('mem_whatever', { confirm: true }), PermissionDeniedError, {
+        status: 403,
+        code: 'unauthorized',
+      });
+      await refused(reader.search({ q: 'anything', container: second }), PermissionDeniedError, {
+        status: 403,
+        code: 'unauthorized',
+      });
       await refused(reader.profile(), PermissionDeniedError, { status: 403, code: 'unauthorized' });
     });
 
@@ -344,7 +447,9 @@ describe('against a running server', { skip }, () => {
     // No route a client method calls answers 409 today: a conflict arises only on the owner's
     // routes (a duplicate container name, changing a revoked key). So a real 409 answer from one of
     // those goes through errorFromResponse, the one place the client turns a status into a class.
-    it('409 ConflictError: a real conflict answer, through errorFromResponse', { skip: needs('ENGRAM_E2E_OWNER_TOKEN') }, async () => {
+    it('409 ConflictError: a real conflict answer, through errorFromResponse', {
+      skip: needs('ENGRAM_E2E_OWNER_TOKEN'),
+    }, async () => {
       const res = await raw('POST', '/v1/containers', env.ENGRAM_E2E_OWNER_TOKEN ?? null, { name: containers[0].name });
       assert.equal(res.status, 409);
       const error = errorFromResponse(res.status, await res.text(), res.headers);
@@ -354,39 +459,54 @@ describe('against a running server', { skip }, () => {
 
     it('422 UnprocessableEntityError: a malformed body (limit 0, a number for q)', async () => {
       const client = connect();
-      const error = await refused(client.search({ q: 'tea', container: first, limit: 0 }), UnprocessableEntityError, { status: 422, code: 'validation' });
+      const error = await refused(client.search({ q: 'tea', container: first, limit: 0 }), UnprocessableEntityError, {
+        status: 422,
+        code: 'validation',
+      });
       assert.deepEqual(error.details.fields, ['limit']);
-      const typed = await refused(client.search(/** @type {any} */ ({ q: 42, container: first })), UnprocessableEntityError, { status: 422, code: 'validation' });
+      const typed = await refused(
+        client.search(/** @type {any} */ ({ q: 42, container: first })),
+        UnprocessableEntityError,
+        { status: 422, code: 'validation' },
+      );
       assert.deepEqual(typed.details.fields, ['q']);
     });
 
-    it('429 RateLimitError: past the per-credential limit, after the retries; search stays exempt',
-      { skip: needs('ENGRAM_E2E_LIMITED_BASE_URL', 'ENGRAM_E2E_LIMITED_API_KEY', 'ENGRAM_E2E_RATE_LIMIT'), timeout: 30_000 },
-      async () => {
-        const limit = Number(env.ENGRAM_E2E_RATE_LIMIT);
-        const limited = { baseURL: env.ENGRAM_E2E_LIMITED_BASE_URL, apiKey: env.ENGRAM_E2E_LIMITED_API_KEY };
-        const once = connect({ ...limited, maxRetries: 0 });
-        let error;
-        for (let n = 0; n <= limit && !error; n++) {
-          error = await once.containers.list().then(() => undefined, (e) => e);
-        }
-        assert.ok(error, `no 429 within ${limit + 1} calls`);
-        assert.ok(error instanceof RateLimitError, `expected RateLimitError, got ${error}`);
-        assertEnvelope(error, { status: 429, code: 'rate_limited', retryable: true });
-        assert.equal(error.details.limit_per_min, limit);
+    it('429 RateLimitError: past the per-credential limit, after the retries; search stays exempt', {
+      skip: needs('ENGRAM_E2E_LIMITED_BASE_URL', 'ENGRAM_E2E_LIMITED_API_KEY', 'ENGRAM_E2E_RATE_LIMIT'),
+      timeout: 30_000,
+    }, async () => {
+      const limit = Number(env.ENGRAM_E2E_RATE_LIMIT);
+      const limited = { baseURL: env.ENGRAM_E2E_LIMITED_BASE_URL, apiKey: env.ENGRAM_E2E_LIMITED_API_KEY };
+      const once = connect({ ...limited, maxRetries: 0 });
+      let error;
+      for (let n = 0; n <= limit && !error; n++) {
+        error = await once.containers.list().then(
+          () => undefined,
+          (e) => e,
+        );
+      }
+      assert.ok(error, `no 429 within ${limit + 1} calls`);
+      assert.ok(error instanceof RateLimitError, `expected RateLimitError, got ${error}`);
+      assertEnvelope(error, { status: 429, code: 'rate_limited', retryable: true });
+      assert.equal(error.details.limit_per_min, limit);
 
-        // With retries, the client sends again (0.5 s, then 1 s: no Retry-After) and then raises.
-        let attempts = 0;
-        const counting = (/** @type {string} */ url, /** @type {RequestInit} */ init) => {
-          attempts++;
-          return fetch(url, init);
-        };
-        await refused(connect({ ...limited, maxRetries: 2, fetch: counting }).rules(), RateLimitError, { status: 429, code: 'rate_limited', retryable: true });
-        assert.equal(attempts, 3);
-
-        const found = await connect({ ...limited, maxRetries: 0 }).search({ q: 'anything' });
-        assert.ok(Array.isArray(found.results), 'search is never answered 429');
+      // With retries, the client sends again (0.5 s, then 1 s: no Retry-After) and then raises.
+      let attempts = 0;
+      const counting = (/** @type {string} */ url, /** @type {RequestInit} */ init) => {
+        attempts++;
+        return fetch(url, init);
+      };
+      await refused(connect({ ...limited, maxRetries: 2, fetch: counting }).rules(), RateLimitError, {
+        status: 429,
+        code: 'rate_limited',
+        retryable: true,
       });
+      assert.equal(attempts, 3);
+
+      const found = await connect({ ...limited, maxRetries: 0 }).search({ q: 'anything' });
+      assert.ok(Array.isArray(found.results), 'search is never answered 429');
+    });
 
     // A 5xx cannot be provoked from a correct server; test/retries.js covers InternalServerError
     // with a scripted transport, and the schemathesis run (scripts/schemathesis.sh) checks that no

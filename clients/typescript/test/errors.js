@@ -38,7 +38,11 @@ const CLASSES = [
 describe('each status becomes its class, with the envelope fields', () => {
   for (const [status, Class, code] of CLASSES) {
     it(`${status} → ${Class.name}`, async () => {
-      const body = envelope(code, `Refused with ${status}.`, { details: { field: 'q' }, retryable: status >= 429, trace_id: `trc_${status}` });
+      const body = envelope(code, `Refused with ${status}.`, {
+        details: { field: 'q' },
+        retryable: status >= 429,
+        trace_id: `trc_${status}`,
+      });
       // maxRetries 0, so the retried statuses surface on their first answer.
       const { client } = makeClient({ script: [reply(status, body)], maxRetries: 0 });
       await assert.rejects(client.search({ q: 'tea' }), (error) => {
@@ -83,14 +87,20 @@ describe('errorFromResponse', () => {
   });
 
   it('falls back to the X-Trace-Id header for trace_id', () => {
-    const error = errorFromResponse(403, { code: 'unauthorized', message: 'No.' }, new Headers({ 'X-Trace-Id': 'trc_hdr' }));
+    const error = errorFromResponse(
+      403,
+      { code: 'unauthorized', message: 'No.' },
+      new Headers({ 'X-Trace-Id': 'trc_hdr' }),
+    );
     assert.equal(error.trace_id, 'trc_hdr');
     const fromRecord = errorFromResponse(500, '', { 'x-trace-id': 'trc_rec' });
     assert.equal(fromRecord.trace_id, 'trc_rec');
   });
 
   it('prefers the envelope trace_id over the header', () => {
-    const error = errorFromResponse(400, envelope('validation', 'No.', { trace_id: 'trc_body' }), { 'X-Trace-Id': 'trc_hdr' });
+    const error = errorFromResponse(400, envelope('validation', 'No.', { trace_id: 'trc_body' }), {
+      'X-Trace-Id': 'trc_hdr',
+    });
     assert.equal(error.trace_id, 'trc_body');
   });
 

@@ -15,8 +15,16 @@ const key = (/** @type {{headers: Record<string, string>}} */ call) => call.head
 const WRITES = [
   ['add', (c, o) => c.add({ container: 'ctr_1', content: 'x' }, o), reply(202, { id: 'doc_1', status: 'queued' })],
   ['memories.add', (c, o) => c.memories.add({ content: 'x', container: 'ctr_1' }, o), reply(201, { id: 'mem_1' })],
-  ['documents.delete', (c, o) => c.documents.delete('doc_1', { confirm: true }, o), reply(200, { status: 'deleted', id: 'doc_1' })],
-  ['memories.forget', (c, o) => c.memories.forget('mem_1', { confirm: true }, o), reply(200, { status: 'forgotten', id: 'mem_1' })],
+  [
+    'documents.delete',
+    (c, o) => c.documents.delete('doc_1', { confirm: true }, o),
+    reply(200, { status: 'deleted', id: 'doc_1' }),
+  ],
+  [
+    'memories.forget',
+    (c, o) => c.memories.forget('mem_1', { confirm: true }, o),
+    reply(200, { status: 'forgotten', id: 'mem_1' }),
+  ],
 ];
 
 describe('idempotency keys', () => {
@@ -31,7 +39,9 @@ describe('idempotency keys', () => {
   }
 
   it('a 5xx and a lost connection are retried under the same key too', async () => {
-    const { client, calls } = makeClient({ script: [failed, new TypeError('fetch failed'), reply(201, { id: 'mem_1' })] });
+    const { client, calls } = makeClient({
+      script: [failed, new TypeError('fetch failed'), reply(201, { id: 'mem_1' })],
+    });
     await client.memories.add({ content: 'x', container: 'ctr_1' });
     assert.equal(calls.length, 3);
     assert.match(key(calls[0]), UUID);
@@ -67,5 +77,4 @@ describe('idempotency keys', () => {
     await client.memories.add({ content: 'x' }, { idempotencyKey: 'k'.repeat(255) });
     assert.equal(key(calls[0]), 'k'.repeat(255));
   });
-
 });

@@ -20,11 +20,24 @@ describe('over a real loopback socket', () => {
       answered += 1;
       if (answered <= 2) {
         res.writeHead(503, { 'Content-Type': 'application/json', 'X-Trace-Id': `trc_${answered}` });
-        res.end(JSON.stringify({ code: 'internal', message: 'Starting up.', details: {}, retryable: true, trace_id: `trc_${answered}` }));
+        res.end(
+          JSON.stringify({
+            code: 'internal',
+            message: 'Starting up.',
+            details: {},
+            retryable: true,
+            trace_id: `trc_${answered}`,
+          }),
+        );
         return;
       }
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ results: [{ content: 'Ada likes green tea.' }], containers: [{ id: 'ctr_1', name: 'Notes' }] }));
+      res.end(
+        JSON.stringify({
+          results: [{ content: 'Ada likes green tea.' }],
+          containers: [{ id: 'ctr_1', name: 'Notes' }],
+        }),
+      );
     });
     cleanups.push(server.close);
 

@@ -28,7 +28,13 @@ const query = (/** @type {URL} */ url) => Object.fromEntries(url.searchParams.en
 describe('client.add', () => {
   it('POSTs the document to /v1/documents as JSON and returns the status', async () => {
     const answer = { id: 'doc_1', status: 'queued', container: 'ctr_1', custom_id: 'note-1' };
-    const params = { container: 'ctr_1', content: 'Ada likes tea.', custom_id: 'note-1', metadata: { src: 'cli' }, title: 'Tea' };
+    const params = {
+      container: 'ctr_1',
+      content: 'Ada likes tea.',
+      custom_id: 'note-1',
+      metadata: { src: 'cli' },
+      title: 'Tea',
+    };
     const { call, result } = await sendOne((c) => c.add(params), reply(202, answer));
     assert.equal(call.method, 'POST');
     assert.equal(call.url.pathname, '/v1/documents');
@@ -46,7 +52,10 @@ describe('client.add', () => {
 
 describe('client.search', () => {
   it('POSTs q, container and limit to /v1/search', async () => {
-    const answer = { results: [], containers: [{ id: 'ctr_1', name: 'Work', error: { code: 'internal', message: 'x' } }] };
+    const answer = {
+      results: [],
+      containers: [{ id: 'ctr_1', name: 'Work', error: { code: 'internal', message: 'x' } }],
+    };
     const { call, result } = await sendOne((c) => c.search({ q: 'tea', container: '*', limit: 5 }), reply(200, answer));
     assert.equal(call.method, 'POST');
     assert.equal(call.url.pathname, '/v1/search');
@@ -74,7 +83,10 @@ describe('client.profile', () => {
 
 describe('client.ask', () => {
   it('POSTs message and model to /v1/ask', async () => {
-    const { call, result } = await sendOne((c) => c.ask({ message: 'What tea?', model: 'small' }), reply(200, { reply: 'Green.' }));
+    const { call, result } = await sendOne(
+      (c) => c.ask({ message: 'What tea?', model: 'small' }),
+      reply(200, { reply: 'Green.' }),
+    );
     assert.equal(call.method, 'POST');
     assert.equal(call.url.pathname, '/v1/ask');
     assert.deepEqual(call.body, { message: 'What tea?', model: 'small' });
@@ -84,7 +96,9 @@ describe('client.ask', () => {
 
 describe('client.rules', () => {
   it('GETs /v1/rules', async () => {
-    const answer = { rules: [{ id: 'rul_1', text: 'Never share health facts.', scope: 'account', created_at: '2025-01-01T00:00:00Z' }] };
+    const answer = {
+      rules: [{ id: 'rul_1', text: 'Never share health facts.', scope: 'account', created_at: '2025-01-01T00:00:00Z' }],
+    };
     const { call, result } = await sendOne((c) => c.rules(), reply(200, answer));
     assert.equal(call.method, 'GET');
     assert.equal(call.url.pathname, '/v1/rules');
@@ -208,7 +222,10 @@ describe('empty path parameters', () => {
 
 describe('base URL', () => {
   it('keeps a path prefix and drops trailing slashes', async () => {
-    const { client, calls } = makeClient({ script: [reply(200, { rules: [] })], baseURL: 'https://example.org/engram///' });
+    const { client, calls } = makeClient({
+      script: [reply(200, { rules: [] })],
+      baseURL: 'https://example.org/engram///',
+    });
     assert.equal(client.baseURL, 'https://example.org/engram');
     await client.rules();
     assert.equal(calls[0].url.href, 'https://example.org/engram/v1/rules');

@@ -77,7 +77,13 @@ describe('retries', () => {
   });
 
   it('gives up on a 409 with ConflictError and on a 429 with RateLimitError', async () => {
-    const conflict = makeClient({ script: [reply(409, envelope('conflict', 'Busy.')), reply(409, envelope('conflict', 'Busy.')), reply(409, envelope('conflict', 'Busy.'))] });
+    const conflict = makeClient({
+      script: [
+        reply(409, envelope('conflict', 'Busy.')),
+        reply(409, envelope('conflict', 'Busy.')),
+        reply(409, envelope('conflict', 'Busy.')),
+      ],
+    });
     await assert.rejects(conflict.client.memories.add({ content: 'x' }), ConflictError);
     assert.equal(conflict.calls.length, 3);
 
@@ -128,7 +134,9 @@ describe('waits', () => {
   });
 
   it('accepts a zero and a fractional Retry-After', async () => {
-    const { client, waits } = makeClient({ script: [limited({ 'Retry-After': '0' }), limited({ 'Retry-After': '1.5' }), OK] });
+    const { client, waits } = makeClient({
+      script: [limited({ 'Retry-After': '0' }), limited({ 'Retry-After': '1.5' }), OK],
+    });
     await client.containers.list();
     assert.deepEqual(waits, [0, 1500]);
   });
@@ -140,11 +148,7 @@ describe('waits', () => {
   });
 
   it('ignores a Retry-After that is not a number of seconds', async () => {
-    const script = [
-      limited({ 'Retry-After': 'Wed, 21 Oct 2037 07:28:00 GMT' }),
-      limited({ 'Retry-After': '-5' }),
-      OK,
-    ];
+    const script = [limited({ 'Retry-After': 'Wed, 21 Oct 2037 07:28:00 GMT' }), limited({ 'Retry-After': '-5' }), OK];
     const { client, waits } = makeClient({ script, maxRetries: 2 });
     await client.containers.list();
     assert.deepEqual(waits, [500, 1000]);

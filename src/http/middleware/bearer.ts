@@ -20,7 +20,12 @@ export function requireBearer(services: Services, site: Site): MiddlewareHandler
     const token = bearerToken(c.req.header('Authorization'));
     if (!token) {
       c.header('WWW-Authenticate', 'Bearer');
-      throw new ServiceError('unauthorized', 'A bearer credential is required: send Authorization: Bearer <key>.', {}, 401);
+      throw new ServiceError(
+        'unauthorized',
+        'A bearer credential is required: send Authorization: Bearer <key>.',
+        {},
+        401,
+      );
     }
     try {
       c.set('caller', await authenticate(services.store, services.clock, token, { audience: resourceOf(site) }));

@@ -23,7 +23,12 @@ export function headerLimit(): MiddlewareHandler<AppEnv> {
       size += name.length + value.length + 4;
     });
     if (size > MAX_HEADER_BYTES) {
-      throw new ServiceError('validation', `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes.`, { limit_bytes: MAX_HEADER_BYTES }, 431);
+      throw new ServiceError(
+        'validation',
+        `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes.`,
+        { limit_bytes: MAX_HEADER_BYTES },
+        431,
+      );
     }
     await next();
   };

@@ -16,7 +16,11 @@ const SIGN_IN_PER_MIN = 10;
 export class PasswordThrottle {
   private readonly limiter: RateLimiter;
 
-  constructor(clock: Clock, private readonly site: Site, readonly limitPerMin = SIGN_IN_PER_MIN) {
+  constructor(
+    clock: Clock,
+    private readonly site: Site,
+    readonly limitPerMin = SIGN_IN_PER_MIN,
+  ) {
     this.limiter = new RateLimiter(clock, limitPerMin);
   }
 
@@ -26,9 +30,13 @@ export class PasswordThrottle {
       this.limiter.take(`sign-in:${clientAddress(c, this.site)}`);
     } catch {
       c.header('Retry-After', '60');
-      throw new ServiceError('rate_limited', `Too many sign-in attempts from this address: at most ${this.limitPerMin} a minute. Wait a minute and try again.`, {
-        limit_per_min: this.limitPerMin,
-      });
+      throw new ServiceError(
+        'rate_limited',
+        `Too many sign-in attempts from this address: at most ${this.limitPerMin} a minute. Wait a minute and try again.`,
+        {
+          limit_per_min: this.limitPerMin,
+        },
+      );
     }
   }
 }

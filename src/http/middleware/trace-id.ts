@@ -12,7 +12,11 @@ export function traceId(log: Logger): MiddlewareHandler<AppEnv> {
     await next();
     c.header('X-Trace-Id', id);
     log.info('request', {
-      trace_id: id, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10,
+      trace_id: id,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
     });
   };
 }

@@ -10,20 +10,26 @@ export function containersRepository({ sql }: PostgresContext): ContainerReposit
   return {
     // seq after created_at: containers made in the same millisecond stay oldest first.
     list: async (accountId) =>
-      (await sql`SELECT ${sql.unsafe(COLUMNS)} FROM containers WHERE account_id = ${accountId} ORDER BY created_at, seq`).map(container),
+      (
+        await sql`SELECT ${sql.unsafe(COLUMNS)} FROM containers WHERE account_id = ${accountId} ORDER BY created_at, seq`
+      ).map(container),
 
     get: async (accountId, id) => {
-      const [row] = await sql`SELECT ${sql.unsafe(COLUMNS)} FROM containers WHERE account_id = ${accountId} AND id = ${id}`;
+      const [row] =
+        await sql`SELECT ${sql.unsafe(COLUMNS)} FROM containers WHERE account_id = ${accountId} AND id = ${id}`;
       return row ? container(row) : null;
     },
 
     getByName: async (accountId, name) => {
-      const [row] = await sql`SELECT ${sql.unsafe(COLUMNS)} FROM containers WHERE account_id = ${accountId} AND name_key = ${nameKey(name)}`;
+      const [row] =
+        await sql`SELECT ${sql.unsafe(COLUMNS)} FROM containers WHERE account_id = ${accountId} AND name_key = ${nameKey(name)}`;
       return row ? container(row) : null;
     },
 
     async insert(c) {
-      await uniqueChecked(sql`INSERT INTO containers ${sql({ ...c, learnsIntoProfile: c.learnsIntoProfile ?? true, nameKey: nameKey(c.name) })}`);
+      await uniqueChecked(
+        sql`INSERT INTO containers ${sql({ ...c, learnsIntoProfile: c.learnsIntoProfile ?? true, nameKey: nameKey(c.name) })}`,
+      );
     },
 
     async update(accountId, id, patch) {

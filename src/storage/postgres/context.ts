@@ -36,7 +36,8 @@ export async function uniqueChecked<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (err) {
-    if ((err as { errno?: unknown } | null)?.errno === '23505') throw new UniqueViolation((err as Error).message, { cause: err });
+    if ((err as { errno?: unknown } | null)?.errno === '23505')
+      throw new UniqueViolation((err as Error).message, { cause: err });
     throw err;
   }
 }

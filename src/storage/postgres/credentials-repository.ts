@@ -18,7 +18,10 @@ export function credentialsRepository({ sql, atomic }: PostgresContext): Credent
       SELECT credential_id, container_id FROM credential_containers WHERE credential_id = ANY(${rows.map((r) => r.id)}::text[])
        ORDER BY credential_id, container_id`;
     const byCredential = groupBy(links, (l) => l.credentialId);
-    return rows.map((row) => ({ ...numbers<Credential>(row, ...int8), containerIds: (byCredential.get(row.id as string) ?? []).map((l) => l.containerId) }));
+    return rows.map((row) => ({
+      ...numbers<Credential>(row, ...int8),
+      containerIds: (byCredential.get(row.id as string) ?? []).map((l) => l.containerId),
+    }));
   }
 
   const one = async (rows: Record<string, unknown>[]) => (rows[0] ? (await withContainers([rows[0]]))[0]! : null);
@@ -27,7 +30,8 @@ export function credentialsRepository({ sql, atomic }: PostgresContext): Credent
     async insert(credential) {
       const { containerIds, kind, ...rest } = credential;
       // Shares are rows of their own table; only keys and consent tokens are credentials.
-      if (kind !== 'developer_key' && kind !== 'consent_token') throw new Error(`A ${kind} is not stored as a credential.`);
+      if (kind !== 'developer_key' && kind !== 'consent_token')
+        throw new Error(`A ${kind} is not stored as a credential.`);
       await atomic(async (q) => {
         await q`INSERT INTO credentials ${q({ ...rest, kind })}`;
         await writeContainers(q, credential.id, containerIds);
@@ -36,10 +40,14 @@ export function credentialsRepository({ sql, atomic }: PostgresContext): Credent
 
     getById: async (id) => one(await sql`SELECT * FROM credentials WHERE id = ${id}`),
 
-    get: async (accountId, id) => one(await sql`SELECT * FROM credentials WHERE account_id = ${accountId} AND id = ${id}`),
+    get: async (accountId, id) =>
+      one(await sql`SELECT * FROM credentials WHERE account_id = ${accountId} AND id = ${id}`),
 
-    list: async (accountId, kind = 'developer_key') => withContainers(await sql`
-      SELECT * FROM credentials WHERE account_id = ${accountId} AND kind = ${kind} ORDER BY created_at DESC, id DESC`),
+    list: async (accountId, kind = 'developer_key') =>
+      withContainers(
+        await sql`
+      SELECT * FROM credentials WHERE account_id = ${accountId} AND kind = ${kind} ORDER BY created_at DESC, id DESC`,
+      ),
 
     async update(accountId, id, patch) {
       if (Object.keys(patch).length === 0) return;
@@ -60,8 +68,11 @@ export function credentialsRepository({ sql, atomic }: PostgresContext): Credent
       await sql`UPDATE credentials SET last_used_at = ${at} WHERE id = ${id}`;
     },
 
-    revokeConsentTokens: async (accountId, clientId, at) => (await sql`
+    revokeConsentTokens: async (accountId, clientId, at) =>
+      (
+        await sql`
       UPDATE credentials SET revoked_at = ${at}
-       WHERE account_id = ${accountId} AND kind = 'consent_token' AND client_id = ${clientId} AND revoked_at IS NULL`).count,
+       WHERE account_id = ${accountId} AND kind = 'consent_token' AND client_id = ${clientId} AND revoked_at IS NULL`
+      ).count,
   };
 }

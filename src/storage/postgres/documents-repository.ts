@@ -7,7 +7,10 @@ function document(r: Record<string, unknown>): DocumentRow {
   return { ...row, metadata: parsed(row.metadata) };
 }
 
-const stored = (doc: DocumentRow) => ({ ...doc, metadata: doc.metadata === null ? null : JSON.stringify(doc.metadata) });
+const stored = (doc: DocumentRow) => ({
+  ...doc,
+  metadata: doc.metadata === null ? null : JSON.stringify(doc.metadata),
+});
 
 export function documentsRepository({ sql }: PostgresContext): DocumentRepository {
   return {
@@ -15,7 +18,8 @@ export function documentsRepository({ sql }: PostgresContext): DocumentRepositor
       const [inserted] = await sql`INSERT INTO documents ${sql(stored(doc))} ON CONFLICT DO NOTHING RETURNING *`;
       if (inserted) return { inserted: true, document: document(inserted) };
       // Another's insert of the same custom_id that this one waited on is committed: a new statement sees it.
-      const [existing] = await sql`SELECT * FROM documents WHERE container_id = ${doc.containerId} AND custom_id = ${doc.customId}`;
+      const [existing] =
+        await sql`SELECT * FROM documents WHERE container_id = ${doc.containerId} AND custom_id = ${doc.customId}`;
       return { inserted: false, document: document(existing) };
     },
 
@@ -25,7 +29,8 @@ export function documentsRepository({ sql }: PostgresContext): DocumentRepositor
     },
 
     getByCustomId: async (accountId, containerId, customId) => {
-      const [row] = await sql`SELECT * FROM documents WHERE account_id = ${accountId} AND container_id = ${containerId} AND custom_id = ${customId}`;
+      const [row] =
+        await sql`SELECT * FROM documents WHERE account_id = ${accountId} AND container_id = ${containerId} AND custom_id = ${customId}`;
       return row ? document(row) : null;
     },
 
@@ -44,7 +49,8 @@ export function documentsRepository({ sql }: PostgresContext): DocumentRepositor
     },
 
     async listInInsertOrder(accountId, afterSeq, limit) {
-      const rows = await sql`SELECT * FROM documents WHERE account_id = ${accountId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`;
+      const rows =
+        await sql`SELECT * FROM documents WHERE account_id = ${accountId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`;
       return { documents: rows.map(document), lastSeq: rows.length ? Number(rows.at(-1).seq) : null };
     },
 

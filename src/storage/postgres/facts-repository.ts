@@ -17,7 +17,8 @@ export function factsRepository({ sql, atomic }: PostgresContext): FactRepositor
     async insert(memory, history = []) {
       await atomic(async (q) => {
         await q`INSERT INTO memories ${q(memory)}`;
-        if (history.length) await q`INSERT INTO memory_history ${q(history.map((h) => ({ memoryId: memory.id, ...h })))}`;
+        if (history.length)
+          await q`INSERT INTO memory_history ${q(history.map((h) => ({ memoryId: memory.id, ...h })))}`;
         // A fact in a container is searchable at once, as a passage of its own.
         if (memory.containerId) {
           await q`INSERT INTO passages (account_id, container_id, memory_id, position, title, content)
@@ -28,34 +29,43 @@ export function factsRepository({ sql, atomic }: PostgresContext): FactRepositor
 
     get,
 
-    updateContent: (accountId, id, content, at, source) => atomic(async (q) => {
-      // Locked: two rewordings of one fact each keep the other's wording in the history.
-      const [old] = await q`SELECT content, container_id FROM memories WHERE account_id = ${accountId} AND id = ${id} FOR UPDATE`;
-      if (!old) return false;
-      await q`INSERT INTO memory_history (memory_id, content, replaced_at) VALUES (${id}, ${old.content}, ${at})`;
-      const from = source ? { sourceDocumentId: source.documentId, sourcePosition: source.position } : {};
-      await q`UPDATE memories SET ${q({ content, updatedAt: at, ...from })} WHERE id = ${id}`;
-      if (old.containerId) await q`UPDATE passages SET content = ${content} WHERE memory_id = ${id}`;
-      return true;
-    }),
+    updateContent: (accountId, id, content, at, source) =>
+      atomic(async (q) => {
+        // Locked: two rewordings of one fact each keep the other's wording in the history.
+        const [old] =
+          await q`SELECT content, container_id FROM memories WHERE account_id = ${accountId} AND id = ${id} FOR UPDATE`;
+        if (!old) return false;
+        await q`INSERT INTO memory_history (memory_id, content, replaced_at) VALUES (${id}, ${old.content}, ${at})`;
+        const from = source ? { sourceDocumentId: source.documentId, sourcePosition: source.position } : {};
+        await q`UPDATE memories SET ${q({ content, updatedAt: at, ...from })} WHERE id = ${id}`;
+        if (old.containerId) await q`UPDATE passages SET content = ${content} WHERE memory_id = ${id}`;
+        return true;
+      }),
 
     async listHistory(accountId, id) {
-      return (await sql`
+      return (
+        await sql`
         SELECT h.content, h.replaced_at FROM memory_history h JOIN memories m ON m.id = h.memory_id
-         WHERE m.account_id = ${accountId} AND h.memory_id = ${id} ORDER BY h.id`).map((r: Record<string, unknown>) => numbers(r, 'replacedAt'));
+         WHERE m.account_id = ${accountId} AND h.memory_id = ${id} ORDER BY h.id`
+      ).map((r: Record<string, unknown>) => numbers(r, 'replacedAt'));
     },
 
     listStatic: async (accountId) =>
-      (await sql`SELECT * FROM memories WHERE account_id = ${accountId} AND static ORDER BY updated_at DESC, id DESC`).map(fact),
+      (
+        await sql`SELECT * FROM memories WHERE account_id = ${accountId} AND static ORDER BY updated_at DESC, id DESC`
+      ).map(fact),
 
     // seq breaks ties in insertion order: ids are random, so an export and its re-import would otherwise disagree.
-    list: async (accountId) => (await sql`SELECT * FROM memories WHERE account_id = ${accountId} ORDER BY created_at, seq`).map(fact),
+    list: async (accountId) =>
+      (await sql`SELECT * FROM memories WHERE account_id = ${accountId} ORDER BY created_at, seq`).map(fact),
 
     async listRecent(accountId, containerIds, limit) {
       if (containerIds.length === 0) return [];
-      return (await sql`
+      return (
+        await sql`
         SELECT * FROM memories WHERE account_id = ${accountId} AND NOT static AND container_id = ANY(${containerIds}::text[])
-         ORDER BY updated_at DESC, id DESC LIMIT ${limit}`).map(fact);
+         ORDER BY updated_at DESC, id DESC LIMIT ${limit}`
+      ).map(fact);
     },
 
     markReviewed: async (accountId, id, at) =>

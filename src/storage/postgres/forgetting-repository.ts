@@ -12,33 +12,52 @@ import { fact } from './facts-repository';
 /** What a forgetting deletes: these documents, and the container when it is one. */
 type ForgettingScope = { documentIds: string[]; containerId: string | null };
 
-export function forgettingRepository({ sql, atomic, afterCommit }: PostgresContext, scrub: () => void): ForgettingRepository {
+export function forgettingRepository(
+  { sql, atomic, afterCommit }: PostgresContext,
+  scrub: () => void,
+): ForgettingRepository {
   /**
    * The documents a forgetting deletes, and the container when it is one; null when the account has
    * no such target. `lock` holds the target's row to the end of the transaction, so two forgettings
    * of it run one after the other (the second finds nothing).
    */
-  async function scopeOf(q: SQL, accountId: string, target: ForgetTarget, lock: boolean): Promise<ForgettingScope | null> {
+  async function scopeOf(
+    q: SQL,
+    accountId: string,
+    target: ForgetTarget,
+    lock: boolean,
+  ): Promise<ForgettingScope | null> {
     const forUpdate = lock ? q`FOR UPDATE` : q``;
     if ('documentId' in target) {
-      const [doc] = await q`SELECT id FROM documents WHERE account_id = ${accountId} AND id = ${target.documentId} ${forUpdate}`;
+      const [doc] =
+        await q`SELECT id FROM documents WHERE account_id = ${accountId} AND id = ${target.documentId} ${forUpdate}`;
       return doc ? { documentIds: [target.documentId], containerId: null } : null;
     }
-    const [container] = await q`SELECT id FROM containers WHERE account_id = ${accountId} AND id = ${target.containerId} ${forUpdate}`;
+    const [container] =
+      await q`SELECT id FROM containers WHERE account_id = ${accountId} AND id = ${target.containerId} ${forUpdate}`;
     if (!container) return null;
-    const ids = await q`SELECT id FROM documents WHERE account_id = ${accountId} AND container_id = ${target.containerId}`;
+    const ids =
+      await q`SELECT id FROM documents WHERE account_id = ${accountId} AND container_id = ${target.containerId}`;
     return { documentIds: ids.map((r: { id: string }) => r.id), containerId: target.containerId };
   }
 
-  async function planOf(q: SQL, accountId: string, { documentIds, containerId }: ForgettingScope): Promise<ForgettingPlan> {
+  async function planOf(
+    q: SQL,
+    accountId: string,
+    { documentIds, containerId }: ForgettingScope,
+  ): Promise<ForgettingPlan> {
     const [{ n }] = await q`SELECT count(*) AS n FROM passages WHERE document_id = ANY(${documentIds}::text[])`;
     // Learned from the documents, outside the deleted container (the profile, for a container).
-    const learned: Fact[] = (await q`
+    const learned: Fact[] = (
+      await q`
       SELECT * FROM memories
        WHERE account_id = ${accountId} AND source_document_id = ANY(${documentIds}::text[]) AND (${containerId}::text IS NULL OR container_id IS DISTINCT FROM ${containerId})
-       ORDER BY created_at, seq`).map(fact);
+       ORDER BY created_at, seq`
+    ).map(fact);
     const inside: Fact[] = containerId
-      ? (await q`SELECT * FROM memories WHERE account_id = ${accountId} AND container_id = ${containerId} ORDER BY created_at, seq`).map(fact)
+      ? (
+          await q`SELECT * FROM memories WHERE account_id = ${accountId} AND container_id = ${containerId} ORDER BY created_at, seq`
+        ).map(fact)
       : [];
     return {
       documents: documentIds.length,
@@ -62,16 +81,25 @@ export function forgettingRepository({ sql, atomic, afterCommit }: PostgresConte
         const ticked = new Set(alsoForget);
         const gone = [...plan.facts, ...plan.kept.filter((m) => ticked.has(m.id))].map((m) => m.id);
         const kept = plan.kept.filter((m) => !ticked.has(m.id)).map((m) => m.id);
-        const passageIds = (await q`
+        const passageIds = (
+          await q`
           SELECT id FROM passages
-           WHERE document_id = ANY(${scope.documentIds}::text[]) OR memory_id = ANY(${gone}::text[]) OR container_id = ${scope.containerId}`)
-          .map((r: { id: string }) => Number(r.id));
+           WHERE document_id = ANY(${scope.documentIds}::text[]) OR memory_id = ANY(${gone}::text[]) OR container_id = ${scope.containerId}`
+        ).map((r: { id: string }) => Number(r.id));
         // Passages, their vectors, history and jobs all follow by cascade.
         if (gone.length) await q`DELETE FROM memories WHERE account_id = ${accountId} AND id = ANY(${gone}::text[])`;
-        if (kept.length) await q`UPDATE memories SET source_document_id = NULL, source_position = NULL WHERE id = ANY(${kept}::text[])`;
-        if ('containerId' in target) await q`DELETE FROM containers WHERE account_id = ${accountId} AND id = ${target.containerId}`;
+        if (kept.length)
+          await q`UPDATE memories SET source_document_id = NULL, source_position = NULL WHERE id = ANY(${kept}::text[])`;
+        if ('containerId' in target)
+          await q`DELETE FROM containers WHERE account_id = ${accountId} AND id = ${target.containerId}`;
         else await q`DELETE FROM documents WHERE account_id = ${accountId} AND id = ${target.documentId}`;
-        return { documents: plan.documents, passages: plan.passages, facts: gone.length, kept: kept.length, passageIds };
+        return {
+          documents: plan.documents,
+          passages: plan.passages,
+          facts: gone.length,
+          kept: kept.length,
+          passageIds,
+        };
       });
       if (done) afterCommit(scrub);
       return done;

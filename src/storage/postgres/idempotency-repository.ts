@@ -24,6 +24,7 @@ export function idempotencyRepository({ sql }: PostgresContext): IdempotencyRepo
 
     deleteExpired: async (now) => (await sql`DELETE FROM idempotency_keys WHERE expires_at <= ${now}`).count,
 
-    interruptPending: async () => (await sql`UPDATE idempotency_keys SET state = 'interrupted' WHERE state = 'pending'`).count,
+    interruptPending: async () =>
+      (await sql`UPDATE idempotency_keys SET state = 'interrupted' WHERE state = 'pending'`).count,
   };
 }

@@ -2,13 +2,21 @@ import type { ImportOriginRepository } from '../imports';
 import type { PostgresContext } from './context';
 
 /** The import_origins column that holds what each kind of exported thing became (its foreign key). */
-const ORIGIN_TARGET = { container: 'container_id', document: 'document_id', fact: 'memory_id', rule: 'rule_id' } as const;
+const ORIGIN_TARGET = {
+  container: 'container_id',
+  document: 'document_id',
+  fact: 'memory_id',
+  rule: 'rule_id',
+} as const;
 
 export function importsRepository({ sql }: PostgresContext): ImportOriginRepository {
   return {
-    get: async (accountId, source, kind, exportedId) => (await sql`
+    get: async (accountId, source, kind, exportedId) =>
+      (
+        await sql`
       SELECT coalesce(container_id, document_id, memory_id, rule_id) AS id FROM import_origins
-       WHERE account_id = ${accountId} AND source = ${source} AND kind = ${kind} AND exported_id = ${exportedId}`)[0]?.id ?? null,
+       WHERE account_id = ${accountId} AND source = ${source} AND kind = ${kind} AND exported_id = ${exportedId}`
+      )[0]?.id ?? null,
 
     async insert(origin) {
       await sql`

@@ -16,14 +16,19 @@ export function jobsRepository({ sql }: PostgresContext): JobRepository {
         VALUES (${j.accountId}, ${j.kind}, ${j.documentId ?? null}, ${j.memoryId ?? null}, 'queued', 0, ${at}, ${at}, ${at}, ${j.rebuild ?? false})`;
     },
 
-    claim: async (now, limit, leaseMs = JOB_LEASE_MS) => (await sql`
+    claim: async (now, limit, leaseMs = JOB_LEASE_MS) =>
+      (
+        await sql`
       UPDATE jobs SET state = 'running', attempts = attempts + 1, updated_at = ${now}, lease_until = ${now + leaseMs}
        WHERE id IN (
          SELECT id FROM jobs
           WHERE state IN ('queued', 'running') AND CASE state WHEN 'queued' THEN run_after ELSE lease_until END <= ${now}
           ORDER BY run_after, id LIMIT ${limit}
             FOR UPDATE SKIP LOCKED)
-      RETURNING id, account_id, kind, document_id, memory_id, attempts, rebuild`).map(job).sort((a: LearningJob, b: LearningJob) => a.id - b.id),
+      RETURNING id, account_id, kind, document_id, memory_id, attempts, rebuild`
+      )
+        .map(job)
+        .sort((a: LearningJob, b: LearningJob) => a.id - b.id),
 
     async renew(jobs, now, leaseMs = JOB_LEASE_MS) {
       if (jobs.length === 0) return [];
@@ -41,11 +46,13 @@ export function jobsRepository({ sql }: PostgresContext): JobRepository {
     },
 
     async fail(j, error, retryAt, now) {
-      if (retryAt != null) await sql`UPDATE jobs SET state = 'queued', run_after = ${retryAt}, error = ${error}, updated_at = ${now} WHERE id = ${j.id}`;
+      if (retryAt != null)
+        await sql`UPDATE jobs SET state = 'queued', run_after = ${retryAt}, error = ${error}, updated_at = ${now} WHERE id = ${j.id}`;
       else await sql`UPDATE jobs SET state = 'failed', error = ${error}, updated_at = ${now} WHERE id = ${j.id}`;
     },
 
-    requeueRunning: async (now) => (await sql`UPDATE jobs SET state = 'queued', updated_at = ${now} WHERE state = 'running'`).count,
+    requeueRunning: async (now) =>
+      (await sql`UPDATE jobs SET state = 'queued', updated_at = ${now} WHERE state = 'running'`).count,
 
     async release(jobs, now) {
       if (jobs.length === 0) return;
@@ -53,8 +60,10 @@ export function jobsRepository({ sql }: PostgresContext): JobRepository {
                  WHERE id = ANY(${jobs.map((j) => j.id)}::bigint[]) AND state = 'running'`;
     },
 
-    hasPending: async (kind) => (await sql`SELECT 1 FROM jobs WHERE kind = ${kind} AND state IN ('queued', 'running') LIMIT 1`).length > 0,
+    hasPending: async (kind) =>
+      (await sql`SELECT 1 FROM jobs WHERE kind = ${kind} AND state IN ('queued', 'running') LIMIT 1`).length > 0,
 
-    countPending: async () => Number((await sql`SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running')`)[0].n),
+    countPending: async () =>
+      Number((await sql`SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running')`)[0].n),
   };
 }

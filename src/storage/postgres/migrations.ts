@@ -19,11 +19,15 @@ export function migrate(sql: SQL, now: number): Promise<string[]> {
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(hashtext('engram_migrations'))`;
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at bigint NOT NULL)`;
-    const recorded = new Set<string>((await tx`SELECT version FROM schema_migrations`).map((r: { version: string }) => r.version));
+    const recorded = new Set<string>(
+      (await tx`SELECT version FROM schema_migrations`).map((r: { version: string }) => r.version),
+    );
     const known = new Set(MIGRATIONS.map((m) => m.version));
     const newer = [...recorded].filter((v) => !known.has(v));
     if (newer.length) {
-      throw new NewerStoreError(`The database was written by a newer Engram (migrations ${newer.join(', ')}): run that release or a later one; this one could misread it.`);
+      throw new NewerStoreError(
+        `The database was written by a newer Engram (migrations ${newer.join(', ')}): run that release or a later one; this one could misread it.`,
+      );
     }
     const done: string[] = [];
     for (const m of MIGRATIONS) {

@@ -12,7 +12,11 @@ function code(r: Record<string, unknown>): AuthorizationCode {
 }
 
 /** The client as stored: its JSON columns as text. */
-const stored = (c: OAuthClient) => ({ ...c, redirectUris: JSON.stringify(c.redirectUris), metadata: JSON.stringify(c.metadata) });
+const stored = (c: OAuthClient) => ({
+  ...c,
+  redirectUris: JSON.stringify(c.redirectUris),
+  metadata: JSON.stringify(c.metadata),
+});
 
 export function oauthRepository({ sql }: PostgresContext): OAuthRepository {
   return {
@@ -46,7 +50,8 @@ export function oauthRepository({ sql }: PostgresContext): OAuthRepository {
     },
 
     // One UPDATE guarded by `used_at IS NULL`: two concurrent exchanges cannot both win.
-    useCode: async (id, at) => (await sql`UPDATE oauth_codes SET used_at = ${at} WHERE id = ${id} AND used_at IS NULL`).count === 1,
+    useCode: async (id, at) =>
+      (await sql`UPDATE oauth_codes SET used_at = ${at} WHERE id = ${id} AND used_at IS NULL`).count === 1,
 
     async setCodeToken(id, tokenId) {
       await sql`UPDATE oauth_codes SET token_id = ${tokenId} WHERE id = ${id}`;

@@ -7,7 +7,11 @@ import type { PassageHit, PassageRepository, PassageText } from '../passages';
 import { numbers, type PostgresContext } from './context';
 import { keywordQuery } from './keyword-query';
 
-type PassageHitRow = Omit<PassageHit, 'source' | 'score'> & { sourceDocumentId: string | null; sourceCustomId: string | null; sourcePosition: number | null };
+type PassageHitRow = Omit<PassageHit, 'source' | 'score'> & {
+  sourceDocumentId: string | null;
+  sourceCustomId: string | null;
+  sourcePosition: number | null;
+};
 
 export function passagesRepository({ sql, atomic }: PostgresContext): PassageRepository {
   return {
@@ -25,13 +29,15 @@ export function passagesRepository({ sql, atomic }: PostgresContext): PassageRep
     list: async (accountId, documentId) =>
       sql`SELECT position, title, content FROM passages WHERE account_id = ${accountId} AND document_id = ${documentId} ORDER BY position`,
 
-    replaceForDocument: (doc, passages) => atomic(async (q) => {
-      // Passages of an earlier, interrupted attempt are replaced, never doubled.
-      await q`DELETE FROM passages WHERE document_id = ${doc.id}`;
-      if (passages.length === 0) return [];
-      const rows = await q`INSERT INTO passages ${q(passages.map((p) => ({ accountId: doc.accountId, containerId: doc.containerId, documentId: doc.id, ...p })))} RETURNING id`;
-      return rows.map((r: { id: string }) => Number(r.id));
-    }),
+    replaceForDocument: (doc, passages) =>
+      atomic(async (q) => {
+        // Passages of an earlier, interrupted attempt are replaced, never doubled.
+        await q`DELETE FROM passages WHERE document_id = ${doc.id}`;
+        if (passages.length === 0) return [];
+        const rows =
+          await q`INSERT INTO passages ${q(passages.map((p) => ({ accountId: doc.accountId, containerId: doc.containerId, documentId: doc.id, ...p })))} RETURNING id`;
+        return rows.map((r: { id: string }) => Number(r.id));
+      }),
 
     count: async () => Number((await sql`SELECT count(*) AS n FROM passages`)[0].n),
 
@@ -42,25 +48,34 @@ export function passagesRepository({ sql, atomic }: PostgresContext): PassageRep
 
     async getHits(accountId, passageIds) {
       if (passageIds.length === 0) return [];
-      const rows: PassageHitRow[] = (await sql`
+      const rows: PassageHitRow[] = (
+        await sql`
         SELECT p.id AS passage_id, p.container_id, p.document_id, p.memory_id, d.custom_id, p.position, p.title, p.content,
                m.source_document_id, sd.custom_id AS source_custom_id, m.source_position
           FROM passages p LEFT JOIN documents d ON d.id = p.document_id
           LEFT JOIN memories m ON m.id = p.memory_id LEFT JOIN documents sd ON sd.id = m.source_document_id
-         WHERE p.account_id = ${accountId} AND p.id = ANY(${passageIds}::bigint[])`).map((r: Record<string, unknown>) => numbers(r, 'passageId'));
+         WHERE p.account_id = ${accountId} AND p.id = ANY(${passageIds}::bigint[])`
+      ).map((r: Record<string, unknown>) => numbers(r, 'passageId'));
       return rows.map(({ sourceDocumentId, sourceCustomId, sourcePosition, ...hit }) => ({
-        ...hit, score: 0,
+        ...hit,
+        score: 0,
         // A fact whose document was deleted keeps no source (forgetting clears it); one that never had one has none.
-        source: sourceDocumentId ? { documentId: sourceDocumentId, customId: sourceCustomId, position: sourcePosition ?? 0 } : null,
+        source: sourceDocumentId
+          ? { documentId: sourceDocumentId, customId: sourceCustomId, position: sourcePosition ?? 0 }
+          : null,
       }));
     },
 
-    listWithoutVectors: async (tier, afterPassageId, limit) => (await sql`
+    listWithoutVectors: async (tier, afterPassageId, limit) =>
+      (
+        await sql`
       SELECT p.id, p.title, p.content FROM passages p
        WHERE p.id > ${afterPassageId} AND NOT EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ${tier} AND v.unit = 0)
-       ORDER BY p.id LIMIT ${limit}`).map((r: Record<string, unknown>) => numbers<PassageText>(r, 'id')),
+       ORDER BY p.id LIMIT ${limit}`
+      ).map((r: Record<string, unknown>) => numbers<PassageText>(r, 'id')),
 
     // The identity's sequence: the highest id ever given, whatever was deleted since (0 before the first).
-    lastId: async () => Number((await sql`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS id FROM passages_id_seq`)[0].id),
+    lastId: async () =>
+      Number((await sql`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS id FROM passages_id_seq`)[0].id),
   };
 }

@@ -86,7 +86,13 @@ export interface PostgresStoreOptions {
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
   // A database that does not answer within seconds is down, for the requests waiting on it: they are refused, never left hanging.
-  const pool = new SQL({ url, max: options.max ?? 10, connectionTimeout: 5, transform: SQL.camel, connection: { application_name: 'engram' } });
+  const pool = new SQL({
+    url,
+    max: options.max ?? 10,
+    connectionTimeout: 5,
+    transform: SQL.camel,
+    connection: { application_name: 'engram' },
+  });
   const deadlineMs = options.deadlineMs ?? 10_000;
   try {
     await migrate(pool, options.now ?? Date.now());
@@ -116,17 +122,25 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 
   /** Repositories over a transaction's (or savepoint's) connection, usable only inside it. */
   function over(connection: SQL, token: ScopeToken, held: (() => void)[]): Transaction {
-    const ctx: PostgresContext = { sql: connection, atomic: (fn) => fn(connection), afterCommit: (fn) => held.push(fn) };
-    const guard = <T>(call: () => Promise<T>): Promise<T> => (scope.isInside(token) ? call() : Promise.reject(outsideUse()));
+    const ctx: PostgresContext = {
+      sql: connection,
+      atomic: (fn) => fn(connection),
+      afterCommit: (fn) => held.push(fn),
+    };
+    const guard = <T>(call: () => Promise<T>): Promise<T> =>
+      scope.isInside(token) ? call() : Promise.reject(outsideUse());
     return {
       ...guarded(postgresRepositories(ctx, scrub), guard),
-      transaction: (fn) => guard(async () => {
-        const inner: (() => void)[] = [];
-        const nested = scope.open();
-        const result = await (connection as SQL & { savepoint: SQL['begin'] }).savepoint((sp) => scope.run(nested, () => fn(over(sp, nested, inner))));
-        held.push(...inner); // a savepoint rolled back drops what it held
-        return result as Awaited<typeof result>;
-      }),
+      transaction: (fn) =>
+        guard(async () => {
+          const inner: (() => void)[] = [];
+          const nested = scope.open();
+          const result = await (connection as SQL & { savepoint: SQL['begin'] }).savepoint((sp) =>
+            scope.run(nested, () => fn(over(sp, nested, inner))),
+          );
+          held.push(...inner); // a savepoint rolled back drops what it held
+          return result as Awaited<typeof result>;
+        }),
       commitsByOthers: () => guard(() => lastVectorCommit(connection)),
     };
   }
@@ -142,15 +156,17 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   }
 
   const ctx: PostgresContext = { sql: pool, atomic: (fn) => pool.begin(fn) as never, afterCommit: (fn) => fn() };
-  const outside = <T>(call: () => Promise<T>): Promise<T> => (scope.isInsideOpen() ? Promise.reject(selfWait()) : answered(call(), deadlineMs));
+  const outside = <T>(call: () => Promise<T>): Promise<T> =>
+    scope.isInsideOpen() ? Promise.reject(selfWait()) : answered(call(), deadlineMs);
   return {
     ...guarded(postgresRepositories(ctx, scrub), outside),
     transaction: (fn) => answered(within('read write', fn), null),
     snapshot: (fn) => answered(within('isolation level repeatable read read only', fn), null),
     commitsByOthers: () => outside(() => lastVectorCommit(pool)),
-    ping: () => outside(async () => {
-      await pool`SELECT 1`;
-    }),
+    ping: () =>
+      outside(async () => {
+        await pool`SELECT 1`;
+      }),
     vectorFeed: postgresVectorFeed(pool),
     limits: postgresSharedLimits(pool),
     scrubbed: async () => {
@@ -175,7 +191,10 @@ function answered<T>(work: Promise<T>, deadlineMs: number | null): Promise<T> {
   if (deadlineMs === null) return translated;
   let timer: Timer | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StoreUnavailable(`the database did not answer within ${deadlineMs} ms`)), deadlineMs);
+    timer = setTimeout(
+      () => reject(new StoreUnavailable(`the database did not answer within ${deadlineMs} ms`)),
+      deadlineMs,
+    );
   });
   return Promise.race([translated, late]).finally(() => clearTimeout(timer));
 }
@@ -183,7 +202,12 @@ function answered<T>(work: Promise<T>, deadlineMs: number | null): Promise<T> {
 /** Bun's connection failures, and the server's SQLSTATEs for a connection lost or refused (class 08, 57P0x shutting down, 53300 too many connections). */
 function unreachable(err: unknown): boolean {
   const { code, errno } = (err ?? {}) as { code?: string; errno?: string };
-  if (code?.startsWith('ERR_POSTGRES_CONNECTION') || code === 'ERR_POSTGRES_IDLE_TIMEOUT' || code === 'ERR_POSTGRES_LIFETIME_TIMEOUT') return true;
+  if (
+    code?.startsWith('ERR_POSTGRES_CONNECTION') ||
+    code === 'ERR_POSTGRES_IDLE_TIMEOUT' ||
+    code === 'ERR_POSTGRES_LIFETIME_TIMEOUT'
+  )
+    return true;
   return typeof errno === 'string' && (/^08/.test(errno) || /^57P0[1-3]$/.test(errno) || errno === '53300');
 }
 
@@ -191,15 +215,19 @@ function unreachable(err: unknown): boolean {
  * The vector feed's last commit number: what the search indexes' save checks (its one caller), so
  * it changes whenever any process commits a change to the stored vectors.
  */
-const lastVectorCommit = async (sql: SQL): Promise<number> => Number((await sql`SELECT coalesce(max(commit_seq), 0) AS n FROM vector_commits`)[0].n);
+const lastVectorCommit = async (sql: SQL): Promise<number> =>
+  Number((await sql`SELECT coalesce(max(commit_seq), 0) AS n FROM vector_commits`)[0].n);
 
 /** The repositories with every method run through `guard` (which refuses a call made where it would misbehave). */
 function guarded(repositories: Repositories, guard: <T>(call: () => Promise<T>) => Promise<T>): Repositories {
   const out: Record<string, Record<string, unknown>> = {};
   for (const [name, repository] of Object.entries(repositories)) {
-    out[name] = Object.fromEntries(Object.entries(repository).map(([method, fn]) => [
-      method, (...args: unknown[]) => guard(() => (fn as (...a: unknown[]) => Promise<unknown>)(...args)),
-    ]));
+    out[name] = Object.fromEntries(
+      Object.entries(repository).map(([method, fn]) => [
+        method,
+        (...args: unknown[]) => guard(() => (fn as (...a: unknown[]) => Promise<unknown>)(...args)),
+      ]),
+    );
   }
   return out as unknown as Repositories;
 }

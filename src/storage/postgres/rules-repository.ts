@@ -7,10 +7,13 @@ const rule = (r: Record<string, unknown>) => numbers<Rule>(r, 'createdAt');
 export function rulesRepository({ sql }: PostgresContext): RuleRepository {
   return {
     // seq: rules of one millisecond in the order made.
-    list: async (accountId, credentialId) => (await sql`
+    list: async (accountId, credentialId) =>
+      (
+        await sql`
       SELECT ${sql.unsafe(COLUMNS)} FROM rules
        WHERE account_id = ${accountId} ${credentialId ? sql`AND (credential_id IS NULL OR credential_id = ${credentialId})` : sql``}
-       ORDER BY created_at, seq`).map(rule),
+       ORDER BY created_at, seq`
+      ).map(rule),
 
     async insert(r) {
       await sql`INSERT INTO rules ${sql(r)}`;

@@ -21,13 +21,17 @@ export function sharesRepository({ sql, atomic }: PostgresContext): ShareReposit
       const { containerIds, ...row } = share;
       await atomic(async (q) => {
         await q`INSERT INTO exposures ${q(row)}`;
-        if (containerIds.length) await q`INSERT INTO exposure_containers ${q(containerIds.map((containerId) => ({ exposureId: share.id, containerId })))}`;
+        if (containerIds.length)
+          await q`INSERT INTO exposure_containers ${q(containerIds.map((containerId) => ({ exposureId: share.id, containerId })))}`;
       });
     },
 
     getById: async (id) => (await withContainers(await sql`SELECT * FROM exposures WHERE id = ${id}`))[0] ?? null,
 
-    list: async (accountId) => withContainers(await sql`SELECT * FROM exposures WHERE account_id = ${accountId} ORDER BY created_at DESC, id DESC`),
+    list: async (accountId) =>
+      withContainers(
+        await sql`SELECT * FROM exposures WHERE account_id = ${accountId} ORDER BY created_at DESC, id DESC`,
+      ),
 
     revoke: async (accountId, id, at) => {
       const [row] = await sql`

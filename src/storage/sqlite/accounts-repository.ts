@@ -15,7 +15,8 @@ export function accountsRepository({ db }: SqliteContext): Synchronous<AccountRe
       uniqueChecked(() => db.insert(t.accounts).values(account).run());
     },
 
-    getByEmail: (email) => db.select().from(t.accounts).where(sql`${t.accounts.email} = ${email} COLLATE NOCASE`).get() ?? null,
+    getByEmail: (email) =>
+      db.select().from(t.accounts).where(sql`${t.accounts.email} = ${email} COLLATE NOCASE`).get() ?? null,
   };
 }
 

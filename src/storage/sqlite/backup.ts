@@ -81,7 +81,10 @@ function settle(target: string): void {
   for (const file of sideFiles()) rmSync(file, { force: true }); // left beside no store: they belong to none
 }
 
-const inUse = (target: string) => new BackupError(`Another program has ${target} open (an engram command, or another SQLite client); close it, then restore again.`);
+const inUse = (target: string) =>
+  new BackupError(
+    `Another program has ${target} open (an engram command, or another SQLite client); close it, then restore again.`,
+  );
 
 function checkBackup(file: string): void {
   let db: Database | null = null;
@@ -91,7 +94,8 @@ function checkBackup(file: string): void {
     const integrity = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get();
     if (integrity?.integrity_check !== 'ok') throw new BackupError(`${file} is damaged: ${integrity?.integrity_check}`);
     const newer = newerMigrations(recordedMigrations(db));
-    if (newer.length) throw new BackupError(`${file} comes from a newer Engram (migrations ${newer.join(', ')}); upgrade first.`);
+    if (newer.length)
+      throw new BackupError(`${file} comes from a newer Engram (migrations ${newer.join(', ')}); upgrade first.`);
   } catch (err) {
     if (err instanceof BackupError) throw err;
     throw new BackupError(`${file} is not an Engram backup: ${(err as Error).message}`);

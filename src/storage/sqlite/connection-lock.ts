@@ -38,10 +38,13 @@ export class ConnectionLock {
     if (this.isInside()) throw selfWait();
     const token = this.scope.open();
     if (this.holder === null) this.holder = token;
-    else await new Promise<void>((resolve) => this.waiting.push(() => {
-      this.holder = token;
-      resolve();
-    }));
+    else
+      await new Promise<void>((resolve) =>
+        this.waiting.push(() => {
+          this.holder = token;
+          resolve();
+        }),
+      );
     try {
       return await this.scope.run(token, fn);
     } finally {

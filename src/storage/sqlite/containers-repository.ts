@@ -11,16 +11,34 @@ export function containersRepository({ db }: SqliteContext): Synchronous<Contain
   const mine = (accountId: string, id: string) => and(eq(t.containers.accountId, accountId), eq(t.containers.id, id));
   return {
     // rowid after created_at: containers made in the same millisecond stay oldest first.
-    list: (accountId) => db.select(columns).from(t.containers).where(eq(t.containers.accountId, accountId))
-      .orderBy(t.containers.createdAt, sql`${t.containers}.rowid`).all(),
+    list: (accountId) =>
+      db
+        .select(columns)
+        .from(t.containers)
+        .where(eq(t.containers.accountId, accountId))
+        .orderBy(t.containers.createdAt, sql`${t.containers}.rowid`)
+        .all(),
 
     get: (accountId, id) => db.select(columns).from(t.containers).where(mine(accountId, id)).get() ?? null,
 
     getByName: (accountId, name) =>
-      db.select(columns).from(t.containers).where(and(eq(t.containers.accountId, accountId), eq(t.containers.nameKey, nameKey(name)))).get() ?? null,
+      db
+        .select(columns)
+        .from(t.containers)
+        .where(and(eq(t.containers.accountId, accountId), eq(t.containers.nameKey, nameKey(name))))
+        .get() ?? null,
 
     insert(container) {
-      uniqueChecked(() => db.insert(t.containers).values({ ...container, learnsIntoProfile: container.learnsIntoProfile ?? true, nameKey: nameKey(container.name) }).run());
+      uniqueChecked(() =>
+        db
+          .insert(t.containers)
+          .values({
+            ...container,
+            learnsIntoProfile: container.learnsIntoProfile ?? true,
+            nameKey: nameKey(container.name),
+          })
+          .run(),
+      );
     },
 
     update(accountId, id, patch) {

@@ -8,7 +8,9 @@ import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import { UniqueViolation } from '../../errors';
 
 /** A repository as SQLite implements it: the interface's methods, answering at once instead of with a promise. */
-export type Synchronous<R> = { [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => T : never };
+export type Synchronous<R> = {
+  [K in keyof R]: R[K] extends (...args: infer A) => Promise<infer T> ? (...args: A) => T : never;
+};
 
 /**
  * The statements that open and end transactions and savepoints, prepared once a connection: a

@@ -11,14 +11,25 @@ export function credentialsRepository({ db, atomic }: SqliteContext): Synchronou
 
   function writeContainers(credentialId: string, containerIds: string[]): void {
     if (containerIds.length === 0) return;
-    db.insert(t.credentialContainers).values(containerIds.map((containerId) => ({ credentialId, containerId }))).run();
+    db.insert(t.credentialContainers)
+      .values(containerIds.map((containerId) => ({ credentialId, containerId })))
+      .run();
   }
 
   /** The rows with their ticked containers, read in one query for all of them. */
   function withContainers(rows: CredentialRow[]): Credential[] {
     if (rows.length === 0) return [];
-    const links = db.select().from(t.credentialContainers).where(inArray(t.credentialContainers.credentialId, rows.map((r) => r.id)))
-      .orderBy(t.credentialContainers.credentialId, t.credentialContainers.containerId).all();
+    const links = db
+      .select()
+      .from(t.credentialContainers)
+      .where(
+        inArray(
+          t.credentialContainers.credentialId,
+          rows.map((r) => r.id),
+        ),
+      )
+      .orderBy(t.credentialContainers.credentialId, t.credentialContainers.containerId)
+      .all();
     const byCredential = groupBy(links, (l) => l.credentialId);
     return rows.map((row) => ({ ...row, containerIds: (byCredential.get(row.id) ?? []).map((l) => l.containerId) }));
   }
@@ -29,9 +40,12 @@ export function credentialsRepository({ db, atomic }: SqliteContext): Synchronou
     insert(credential) {
       const { containerIds, kind, ...rest } = credential;
       // Shares are rows of their own table; only keys and consent tokens are credentials.
-      if (kind !== 'developer_key' && kind !== 'consent_token') throw new Error(`A ${kind} is not stored as a credential.`);
+      if (kind !== 'developer_key' && kind !== 'consent_token')
+        throw new Error(`A ${kind} is not stored as a credential.`);
       atomic(() => {
-        db.insert(t.credentials).values({ ...rest, kind }).run();
+        db.insert(t.credentials)
+          .values({ ...rest, kind })
+          .run();
         writeContainers(credential.id, containerIds);
       });
     },
@@ -40,10 +54,15 @@ export function credentialsRepository({ db, atomic }: SqliteContext): Synchronou
 
     get: (accountId, id) => one(db.select().from(t.credentials).where(mine(accountId, id)).get()),
 
-    list: (accountId, kind = 'developer_key') => withContainers(
-      db.select().from(t.credentials).where(and(eq(t.credentials.accountId, accountId), eq(t.credentials.kind, kind)))
-        .orderBy(desc(t.credentials.createdAt), desc(t.credentials.id)).all(),
-    ),
+    list: (accountId, kind = 'developer_key') =>
+      withContainers(
+        db
+          .select()
+          .from(t.credentials)
+          .where(and(eq(t.credentials.accountId, accountId), eq(t.credentials.kind, kind)))
+          .orderBy(desc(t.credentials.createdAt), desc(t.credentials.id))
+          .all(),
+      ),
 
     update(accountId, id, patch) {
       if (Object.keys(patch).length === 0) return;
@@ -62,9 +81,19 @@ export function credentialsRepository({ db, atomic }: SqliteContext): Synchronou
       db.update(t.credentials).set({ lastUsedAt: at }).where(eq(t.credentials.id, id)).run();
     },
 
-    revokeConsentTokens: (accountId, clientId, at) => db.update(t.credentials).set({ revokedAt: at }).where(and(
-      eq(t.credentials.accountId, accountId), eq(t.credentials.kind, 'consent_token'),
-      eq(t.credentials.clientId, clientId), isNull(t.credentials.revokedAt),
-    )).returning({ id: t.credentials.id }).all().length,
+    revokeConsentTokens: (accountId, clientId, at) =>
+      db
+        .update(t.credentials)
+        .set({ revokedAt: at })
+        .where(
+          and(
+            eq(t.credentials.accountId, accountId),
+            eq(t.credentials.kind, 'consent_token'),
+            eq(t.credentials.clientId, clientId),
+            isNull(t.credentials.revokedAt),
+          ),
+        )
+        .returning({ id: t.credentials.id })
+        .all().length,
   };
 }

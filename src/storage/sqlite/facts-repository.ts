@@ -13,45 +13,72 @@ export function factsRepository({ db, atomic }: SqliteContext): Synchronous<Fact
     insert(memory, history = []) {
       atomic(() => {
         db.insert(m).values(memory).run();
-        if (history.length) db.insert(t.memoryHistory).values(history.map((h) => ({ memoryId: memory.id, ...h }))).run();
+        if (history.length)
+          db.insert(t.memoryHistory)
+            .values(history.map((h) => ({ memoryId: memory.id, ...h })))
+            .run();
         // A fact in a container is searchable at once, as a passage of its own.
         if (memory.containerId) {
-          db.insert(t.passages).values({
-            accountId: memory.accountId, containerId: memory.containerId, memoryId: memory.id,
-            position: 0, title: memory.title, content: memory.content,
-          }).run();
+          db.insert(t.passages)
+            .values({
+              accountId: memory.accountId,
+              containerId: memory.containerId,
+              memoryId: memory.id,
+              position: 0,
+              title: memory.title,
+              content: memory.content,
+            })
+            .run();
         }
       });
     },
 
     get,
 
-    updateContent: (accountId, id, content, at, source) => atomic(() => {
-      const old = get(accountId, id);
-      if (!old) return false;
-      db.insert(t.memoryHistory).values({ memoryId: id, content: old.content, replacedAt: at }).run();
-      const from = source ? { sourceDocumentId: source.documentId, sourcePosition: source.position } : {};
-      db.update(m).set({ content, updatedAt: at, ...from }).where(eq(m.id, id)).run();
-      if (old.containerId) db.update(t.passages).set({ content }).where(eq(t.passages.memoryId, id)).run();
-      return true;
-    }),
+    updateContent: (accountId, id, content, at, source) =>
+      atomic(() => {
+        const old = get(accountId, id);
+        if (!old) return false;
+        db.insert(t.memoryHistory).values({ memoryId: id, content: old.content, replacedAt: at }).run();
+        const from = source ? { sourceDocumentId: source.documentId, sourcePosition: source.position } : {};
+        db.update(m)
+          .set({ content, updatedAt: at, ...from })
+          .where(eq(m.id, id))
+          .run();
+        if (old.containerId) db.update(t.passages).set({ content }).where(eq(t.passages.memoryId, id)).run();
+        return true;
+      }),
 
     listHistory(accountId, id) {
       if (!get(accountId, id)) return [];
-      return db.select({ content: t.memoryHistory.content, replacedAt: t.memoryHistory.replacedAt }).from(t.memoryHistory)
-        .where(eq(t.memoryHistory.memoryId, id)).orderBy(t.memoryHistory.id).all();
+      return db
+        .select({ content: t.memoryHistory.content, replacedAt: t.memoryHistory.replacedAt })
+        .from(t.memoryHistory)
+        .where(eq(t.memoryHistory.memoryId, id))
+        .orderBy(t.memoryHistory.id)
+        .all();
     },
 
-    listStatic: (accountId) => db.select().from(m).where(and(eq(m.accountId, accountId), eq(m.static, true)))
-      .orderBy(desc(m.updatedAt), desc(m.id)).all(),
+    listStatic: (accountId) =>
+      db
+        .select()
+        .from(m)
+        .where(and(eq(m.accountId, accountId), eq(m.static, true)))
+        .orderBy(desc(m.updatedAt), desc(m.id))
+        .all(),
 
     // rowid breaks ties in insertion order: ids are random, so an export and its re-import would otherwise disagree.
     list: (accountId) => db.select().from(m).where(eq(m.accountId, accountId)).orderBy(m.createdAt, sql`rowid`).all(),
 
     listRecent(accountId, containerIds, limit) {
       if (containerIds.length === 0) return [];
-      return db.select().from(m).where(and(eq(m.accountId, accountId), eq(m.static, false), inArray(m.containerId, containerIds)))
-        .orderBy(desc(m.updatedAt), desc(m.id)).limit(limit).all();
+      return db
+        .select()
+        .from(m)
+        .where(and(eq(m.accountId, accountId), eq(m.static, false), inArray(m.containerId, containerIds)))
+        .orderBy(desc(m.updatedAt), desc(m.id))
+        .limit(limit)
+        .all();
     },
 
     markReviewed: (accountId, id, at) =>

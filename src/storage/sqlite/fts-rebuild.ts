@@ -29,7 +29,9 @@ function progress(db: Database): Progress | null {
 }
 
 const remaining = (db: Database, p: Progress): number =>
-  db.query<{ n: number }, [number, number]>('SELECT count(*) AS n FROM passages WHERE id > ? AND id <= ?').get(p.done, p.upto)!.n;
+  db
+    .query<{ n: number }, [number, number]>('SELECT count(*) AS n FROM passages WHERE id > ? AND id <= ?')
+    .get(p.done, p.upto)!.n;
 
 /**
  * Copies up to `limit` passages past `done` into the new index and moves `done` past them, in the
@@ -37,12 +39,17 @@ const remaining = (db: Database, p: Progress): number =>
  * goes on from the mark, and no passage is copied twice. Returns the new mark.
  */
 function copyBatch(db: Database, p: Progress, limit: number): number {
-  const last = db.query<{ id: number | null }, [number, number, number]>(
-    'SELECT max(id) AS id FROM (SELECT id FROM passages WHERE id > ? AND id <= ? ORDER BY id LIMIT ?)',
-  ).get(p.done, p.upto, limit)!.id;
+  const last = db
+    .query<{ id: number | null }, [number, number, number]>(
+      'SELECT max(id) AS id FROM (SELECT id FROM passages WHERE id > ? AND id <= ? ORDER BY id LIMIT ?)',
+    )
+    .get(p.done, p.upto, limit)!.id;
   // Fewer than `limit` left: this batch reaches the end of the range, whatever ids were deleted.
   const through = last === null || p.upto - p.done <= limit ? p.upto : last;
-  db.run('INSERT INTO passages_stem_fts (rowid, title, content) SELECT id, title, content FROM passages WHERE id > ? AND id <= ? ORDER BY id', [p.done, through]);
+  db.run(
+    'INSERT INTO passages_stem_fts (rowid, title, content) SELECT id, title, content FROM passages WHERE id > ? AND id <= ? ORDER BY id',
+    [p.done, through],
+  );
   db.run('UPDATE keyword_index_rebuild SET done = ?', [through]);
   return through;
 }
@@ -104,15 +111,18 @@ export class KeywordIndexRebuild {
   step(): boolean {
     if (this.finished) return false;
     try {
-      const outcome = this.db.transaction(() => {
-        const p = progress(this.db);
-        if (!this.announced) this.announce(p);
-        if (!p) return 'finished';
-        if (p.done < p.upto) return copyBatch(this.db, p, this.batch) < p.upto ? 'copying' : 'copied';
-        switchIndex(this.db);
-        return 'switched';
-      }).immediate();
-      if (outcome === 'switched') this.log.info('keyword search switched to the stemmed index; the old index is dropped');
+      const outcome = this.db
+        .transaction(() => {
+          const p = progress(this.db);
+          if (!this.announced) this.announce(p);
+          if (!p) return 'finished';
+          if (p.done < p.upto) return copyBatch(this.db, p, this.batch) < p.upto ? 'copying' : 'copied';
+          switchIndex(this.db);
+          return 'switched';
+        })
+        .immediate();
+      if (outcome === 'switched')
+        this.log.info('keyword search switched to the stemmed index; the old index is dropped');
       this.finished = outcome === 'finished' || outcome === 'switched';
     } catch (err) {
       this.log.warn('keyword index rebuild: a batch failed and will be tried again', { error: String(err) });

@@ -10,19 +10,29 @@ export function idempotencyRepository({ db, raw }: SqliteContext): Synchronous<I
     hold: () => {},
 
     get: (accountId, credentialId, key, now) =>
-      db.select().from(k).where(and(named(accountId, credentialId, key), gt(k.expiresAt, now))).get() ?? null,
+      db
+        .select()
+        .from(k)
+        .where(and(named(accountId, credentialId, key), gt(k.expiresAt, now)))
+        .get() ?? null,
 
     put(record) {
       const { accountId: _a, credentialId: _c, key: _k, ...changes } = record;
-      db.insert(k).values(record).onConflictDoUpdate({ target: [k.accountId, k.credentialId, k.key], set: changes }).run();
+      db.insert(k)
+        .values(record)
+        .onConflictDoUpdate({ target: [k.accountId, k.credentialId, k.key], set: changes })
+        .run();
     },
 
     delete(accountId, credentialId, key) {
-      db.delete(k).where(named(accountId, credentialId, key)).run();
+      db.delete(k)
+        .where(named(accountId, credentialId, key))
+        .run();
     },
 
     deleteExpired: (now) => raw.run('DELETE FROM idempotency_keys WHERE expires_at <= ?', [now]).changes,
 
-    interruptPending: () => raw.run("UPDATE idempotency_keys SET state = 'interrupted' WHERE state = 'pending'").changes,
+    interruptPending: () =>
+      raw.run("UPDATE idempotency_keys SET state = 'interrupted' WHERE state = 'pending'").changes,
   };
 }

@@ -2,17 +2,28 @@ import type { ImportOriginRepository } from '../imports';
 import type { SqliteContext, Synchronous } from './context';
 
 /** The import_origins column that holds what each kind of exported thing became (its foreign key). */
-const ORIGIN_TARGET = { container: 'container_id', document: 'document_id', fact: 'memory_id', rule: 'rule_id' } as const;
+const ORIGIN_TARGET = {
+  container: 'container_id',
+  document: 'document_id',
+  fact: 'memory_id',
+  rule: 'rule_id',
+} as const;
 
 // Hand-written SQL: called once a line of an import, where drizzle's query building costs more than the query.
 export function importsRepository({ raw }: SqliteContext): Synchronous<ImportOriginRepository> {
   return {
-    get: (accountId, source, kind, exportedId) => raw.query<{ id: string }, [string, string, string, string]>(`
+    get: (accountId, source, kind, exportedId) =>
+      raw
+        .query<{ id: string }, [string, string, string, string]>(`
       SELECT coalesce(container_id, document_id, memory_id, rule_id) AS id FROM import_origins
-       WHERE account_id = ? AND source = ? AND kind = ? AND exported_id = ?`).get(accountId, source, kind, exportedId)?.id ?? null,
+       WHERE account_id = ? AND source = ? AND kind = ? AND exported_id = ?`)
+        .get(accountId, source, kind, exportedId)?.id ?? null,
 
     insert(origin) {
-      raw.query(`INSERT INTO import_origins (account_id, source, kind, exported_id, ${ORIGIN_TARGET[origin.kind]}, imported_at) VALUES (?, ?, ?, ?, ?, ?)`)
+      raw
+        .query(
+          `INSERT INTO import_origins (account_id, source, kind, exported_id, ${ORIGIN_TARGET[origin.kind]}, imported_at) VALUES (?, ?, ?, ?, ?, ?)`,
+        )
         .run(origin.accountId, origin.source, origin.kind, origin.exportedId, origin.localId, origin.importedAt);
     },
   };

@@ -14,27 +14,60 @@ const pending = inArray(j.state, ['queued', 'running']);
 export function jobsRepository({ db }: SqliteContext): Synchronous<JobRepository> {
   return {
     enqueue(job, at) {
-      db.insert(j).values({
-        accountId: job.accountId, kind: job.kind, documentId: job.documentId ?? null, memoryId: job.memoryId ?? null, state: 'queued',
-        attempts: 0, runAfter: at, createdAt: at, updatedAt: at, rebuild: job.rebuild ?? false,
-      }).run();
+      db.insert(j)
+        .values({
+          accountId: job.accountId,
+          kind: job.kind,
+          documentId: job.documentId ?? null,
+          memoryId: job.memoryId ?? null,
+          state: 'queued',
+          attempts: 0,
+          runAfter: at,
+          createdAt: at,
+          updatedAt: at,
+          rebuild: job.rebuild ?? false,
+        })
+        .run();
     },
 
     claim(now, limit, leaseMs = JOB_LEASE_MS) {
-      const ready = db.select({ id: j.id }).from(j)
-        .where(or(and(eq(j.state, 'queued'), lte(j.runAfter, now)), and(eq(j.state, 'running'), lte(j.leaseUntil, now))))
-        .orderBy(j.runAfter, j.id).limit(limit);
-      return db.update(j).set({ state: 'running', attempts: sql`${j.attempts} + 1`, updatedAt: now, leaseUntil: now + leaseMs }).where(inArray(j.id, ready))
-        .returning({ id: j.id, accountId: j.accountId, kind: j.kind, documentId: j.documentId, memoryId: j.memoryId, attempts: j.attempts, rebuild: j.rebuild })
-        .all().sort((a, b) => a.id - b.id);
+      const ready = db
+        .select({ id: j.id })
+        .from(j)
+        .where(
+          or(and(eq(j.state, 'queued'), lte(j.runAfter, now)), and(eq(j.state, 'running'), lte(j.leaseUntil, now))),
+        )
+        .orderBy(j.runAfter, j.id)
+        .limit(limit);
+      return db
+        .update(j)
+        .set({ state: 'running', attempts: sql`${j.attempts} + 1`, updatedAt: now, leaseUntil: now + leaseMs })
+        .where(inArray(j.id, ready))
+        .returning({
+          id: j.id,
+          accountId: j.accountId,
+          kind: j.kind,
+          documentId: j.documentId,
+          memoryId: j.memoryId,
+          attempts: j.attempts,
+          rebuild: j.rebuild,
+        })
+        .all()
+        .sort((a, b) => a.id - b.id);
     },
 
     renew(jobs, now, leaseMs = JOB_LEASE_MS) {
       if (jobs.length === 0) return [];
       // Still this claim's: running, and not claimed again since (a new claim counts an attempt).
       const held = or(...jobs.map((job) => and(eq(j.id, job.id), eq(j.attempts, job.attempts))));
-      return db.update(j).set({ leaseUntil: now + leaseMs }).where(and(eq(j.state, 'running'), held))
-        .returning({ id: j.id }).all().map((r) => r.id).sort((a, b) => a - b);
+      return db
+        .update(j)
+        .set({ leaseUntil: now + leaseMs })
+        .where(and(eq(j.state, 'running'), held))
+        .returning({ id: j.id })
+        .all()
+        .map((r) => r.id)
+        .sort((a, b) => a - b);
     },
 
     complete(job, now) {
@@ -43,18 +76,39 @@ export function jobsRepository({ db }: SqliteContext): Synchronous<JobRepository
 
     fail(job, error, retryAt, now) {
       const end = retryAt != null ? { state: 'queued' as const, runAfter: retryAt } : { state: 'failed' as const };
-      db.update(j).set({ ...end, error, updatedAt: now }).where(eq(j.id, job.id)).run();
+      db.update(j)
+        .set({ ...end, error, updatedAt: now })
+        .where(eq(j.id, job.id))
+        .run();
     },
 
-    requeueRunning: (now) => db.update(j).set({ state: 'queued', updatedAt: now }).where(eq(j.state, 'running')).returning({ id: j.id }).all().length,
+    requeueRunning: (now) =>
+      db.update(j).set({ state: 'queued', updatedAt: now }).where(eq(j.state, 'running')).returning({ id: j.id }).all()
+        .length,
 
     release(jobs, now) {
       if (jobs.length === 0) return;
-      db.update(j).set({ state: 'queued', attempts: sql`${j.attempts} - 1`, updatedAt: now })
-        .where(and(inArray(j.id, jobs.map((job) => job.id)), eq(j.state, 'running'))).run();
+      db.update(j)
+        .set({ state: 'queued', attempts: sql`${j.attempts} - 1`, updatedAt: now })
+        .where(
+          and(
+            inArray(
+              j.id,
+              jobs.map((job) => job.id),
+            ),
+            eq(j.state, 'running'),
+          ),
+        )
+        .run();
     },
 
-    hasPending: (kind) => !!db.select({ id: j.id }).from(j).where(and(eq(j.kind, kind), pending)).limit(1).get(),
+    hasPending: (kind) =>
+      !!db
+        .select({ id: j.id })
+        .from(j)
+        .where(and(eq(j.kind, kind), pending))
+        .limit(1)
+        .get(),
 
     countPending: () => db.select({ n: sql<number>`count(*)` }).from(j).where(pending).get()!.n,
   };

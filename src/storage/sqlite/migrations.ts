@@ -62,7 +62,11 @@ function secureDeleteStemIndex(db: Database): void {
  * never a name another container will keep), so that the unique index can be made.
  */
 function keyContainerNames(db: Database): void {
-  const rows = db.query<{ id: string; account_id: string; name: string }, []>('SELECT id, account_id, name FROM containers ORDER BY account_id, created_at, rowid').all();
+  const rows = db
+    .query<{ id: string; account_id: string; name: string }, []>(
+      'SELECT id, account_id, name FROM containers ORDER BY account_id, created_at, rowid',
+    )
+    .all();
   const clean = (name: string) => withoutInvisible(name) || 'Unnamed';
   const kept = new Set(rows.map((r) => `${r.account_id}\n${nameKey(clean(r.name))}`));
   const taken = new Set<string>();
@@ -83,7 +87,10 @@ function keyContainerNames(db: Database): void {
 
 /** The migrations a store records as applied. */
 export function recordedMigrations(db: Database): string[] {
-  return db.query<{ version: string }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version);
+  return db
+    .query<{ version: string }, []>('SELECT version FROM schema_migrations')
+    .all()
+    .map((r) => r.version);
 }
 
 /** Of a store's recorded migrations, those this release does not know: a newer release applied them. */
@@ -101,7 +108,9 @@ export function migrate(db: Database, now: number): string[] {
   const recorded = recordedMigrations(db);
   const newer = newerMigrations(recorded);
   if (newer.length) {
-    throw new NewerStoreError(`The store in this data directory was written by a newer Engram (migrations ${newer.join(', ')}): run that release or a later one; this one could misread it.`);
+    throw new NewerStoreError(
+      `The store in this data directory was written by a newer Engram (migrations ${newer.join(', ')}): run that release or a later one; this one could misread it.`,
+    );
   }
   const applied = new Set(recorded);
   const done: string[] = [];

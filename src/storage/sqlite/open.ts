@@ -17,7 +17,9 @@ const LOCK_FILE = 'server.lock';
 /** The files SQLite keeps beside a database; it makes them with the database file's mode. */
 const SIDE_SUFFIXES = ['-wal', '-shm', '-journal'];
 /** The names Engram itself keeps in a data directory (a restore stages its copy as `engram.db.restoring`; data-dir.ts names the folders). */
-const ENGRAM_FILE = new RegExp(String.raw`^((engram\.db(\.restoring)?|server\.lock)(-wal|-shm|-journal)?|${INDEX_DIR}|${IMPORTS_DIR})$`);
+const ENGRAM_FILE = new RegExp(
+  String.raw`^((engram\.db(\.restoring)?|server\.lock)(-wal|-shm|-journal)?|${INDEX_DIR}|${IMPORTS_DIR})$`,
+);
 
 /**
  * Opens (creating if needed) the store's file with durable settings and applies migrations.
@@ -68,7 +70,9 @@ export function lockDataDir(dataDir: string): { release(): void } {
     if (isStorageFull(err)) throw diskFull(dataDir);
     const code = (err as { code?: string }).code ?? '';
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-      throw new DataDirBusyError(`Another Engram server is already using ${dataDir}. Stop it first, or pick another --data directory.`);
+      throw new DataDirBusyError(
+        `Another Engram server is already using ${dataDir}. Stop it first, or pick another --data directory.`,
+      );
     }
     throw err;
   }
@@ -132,6 +136,9 @@ function privateDataDir(dataDir: string): void {
     chmodSync(dataDir, 0o700);
     log.warn('the data directory was open to other users; it is now private (0700)', { data_dir: dataDir, was });
   } else {
-    log.warn('the data directory is open to other users and is not Engram\'s alone (it holds other files, or another user owns it), so it was left as it is: Engram\'s files in it are private (0600), but other users can list them. Make it private with chmod 700, or use a directory of its own', { data_dir: dataDir, mode: was });
+    log.warn(
+      "the data directory is open to other users and is not Engram's alone (it holds other files, or another user owns it), so it was left as it is: Engram's files in it are private (0600), but other users can list them. Make it private with chmod 700, or use a directory of its own",
+      { data_dir: dataDir, mode: was },
+    );
   }
 }

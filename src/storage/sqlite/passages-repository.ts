@@ -15,7 +15,11 @@ const PASSAGE_HIT_ROWS = `SELECT p.id AS passageId, p.container_id AS containerI
         FROM passages p LEFT JOIN documents d ON d.id = p.document_id
         LEFT JOIN memories m ON m.id = p.memory_id LEFT JOIN documents sd ON sd.id = m.source_document_id`;
 
-type PassageHitRow = Omit<PassageHit, 'source' | 'score'> & { sourceDocumentId: string | null; sourceCustomId: string | null; sourcePosition: number | null };
+type PassageHitRow = Omit<PassageHit, 'source' | 'score'> & {
+  sourceDocumentId: string | null;
+  sourceCustomId: string | null;
+  sourcePosition: number | null;
+};
 
 export function passagesRepository({ db, raw, atomic }: SqliteContext): Synchronous<PassageRepository> {
   return {
@@ -30,59 +34,91 @@ export function passagesRepository({ db, raw, atomic }: SqliteContext): Synchron
     search(accountId, containerId, query, limit) {
       const match = ftsQuery(query);
       if (!match) return [];
-      const quick = raw.query<KeywordHit, [string, number, string, string, number]>(`
+      const quick = raw
+        .query<KeywordHit, [string, number, string, string, number]>(`
         WITH best AS MATERIALIZED (
           SELECT rowid AS id, -bm25(passages_fts, 0.5, 1.0) AS score FROM passages_fts
            WHERE passages_fts MATCH ? ORDER BY score DESC LIMIT ?)
         SELECT best.id AS passageId, best.score AS score
           FROM best CROSS JOIN passages p ON p.id = best.id
          WHERE p.container_id = ? AND p.account_id = ?
-         ORDER BY best.score DESC LIMIT ?`).all(match, limit * 10, containerId, accountId, limit);
+         ORDER BY best.score DESC LIMIT ?`)
+        .all(match, limit * 10, containerId, accountId, limit);
       if (quick.length >= limit) return quick;
-      return raw.query<KeywordHit, [string, string, string, number]>(`
+      return raw
+        .query<KeywordHit, [string, string, string, number]>(`
         SELECT p.id AS passageId, -bm25(passages_fts, 0.5, 1.0) AS score
           FROM passages_fts
           CROSS JOIN passages p ON p.id = passages_fts.rowid
          WHERE passages_fts MATCH ? AND p.container_id = ? AND p.account_id = ?
          ORDER BY score DESC
-         LIMIT ?`).all(match, containerId, accountId, limit);
+         LIMIT ?`)
+        .all(match, containerId, accountId, limit);
     },
 
-    list: (accountId, documentId) => db.select({ position: t.passages.position, title: t.passages.title, content: t.passages.content })
-      .from(t.passages).where(and(eq(t.passages.accountId, accountId), eq(t.passages.documentId, documentId)))
-      .orderBy(t.passages.position).all(),
+    list: (accountId, documentId) =>
+      db
+        .select({ position: t.passages.position, title: t.passages.title, content: t.passages.content })
+        .from(t.passages)
+        .where(and(eq(t.passages.accountId, accountId), eq(t.passages.documentId, documentId)))
+        .orderBy(t.passages.position)
+        .all(),
 
-    replaceForDocument: (doc, passages) => atomic(() => {
-      // Passages of an earlier, interrupted attempt are replaced, never doubled.
-      db.delete(t.passages).where(eq(t.passages.documentId, doc.id)).run();
-      if (passages.length === 0) return [];
-      return db.insert(t.passages).values(passages.map((p) => ({
-        accountId: doc.accountId, containerId: doc.containerId, documentId: doc.id, ...p,
-      }))).returning({ id: t.passages.id }).all().map((r) => r.id);
-    }),
+    replaceForDocument: (doc, passages) =>
+      atomic(() => {
+        // Passages of an earlier, interrupted attempt are replaced, never doubled.
+        db.delete(t.passages).where(eq(t.passages.documentId, doc.id)).run();
+        if (passages.length === 0) return [];
+        return db
+          .insert(t.passages)
+          .values(
+            passages.map((p) => ({
+              accountId: doc.accountId,
+              containerId: doc.containerId,
+              documentId: doc.id,
+              ...p,
+            })),
+          )
+          .returning({ id: t.passages.id })
+          .all()
+          .map((r) => r.id);
+      }),
 
     count: () => raw.query<{ n: number }, []>('SELECT count(*) AS n FROM passages').get()!.n,
 
-    getForFact: (memoryId) => db.select({ id: t.passages.id, title: t.passages.title, content: t.passages.content })
-      .from(t.passages).where(eq(t.passages.memoryId, memoryId)).get() ?? null,
+    getForFact: (memoryId) =>
+      db
+        .select({ id: t.passages.id, title: t.passages.title, content: t.passages.content })
+        .from(t.passages)
+        .where(eq(t.passages.memoryId, memoryId))
+        .get() ?? null,
 
     getHits(accountId, passageIds) {
       if (passageIds.length === 0) return [];
-      return raw.query<PassageHitRow, (string | number)[]>(`
+      return raw
+        .query<PassageHitRow, (string | number)[]>(`
         ${PASSAGE_HIT_ROWS}
-         WHERE p.account_id = ? AND p.id IN (${passageIds.map(() => '?').join(',')})`).all(accountId, ...passageIds)
+         WHERE p.account_id = ? AND p.id IN (${passageIds.map(() => '?').join(',')})`)
+        .all(accountId, ...passageIds)
         .map(({ sourceDocumentId, sourceCustomId, sourcePosition, ...hit }) => ({
-          ...hit, score: 0,
+          ...hit,
+          score: 0,
           // A fact whose document was deleted keeps no source (forgetting clears it); one that never had one has none.
-          source: sourceDocumentId ? { documentId: sourceDocumentId, customId: sourceCustomId, position: sourcePosition ?? 0 } : null,
+          source: sourceDocumentId
+            ? { documentId: sourceDocumentId, customId: sourceCustomId, position: sourcePosition ?? 0 }
+            : null,
         }));
     },
 
-    listWithoutVectors: (tier, afterPassageId, limit) => raw.query<PassageText, [VectorTier, number, number]>(`
+    listWithoutVectors: (tier, afterPassageId, limit) =>
+      raw
+        .query<PassageText, [VectorTier, number, number]>(`
       SELECT p.id, p.title, p.content FROM passages p
        WHERE p.id > ?2 AND NOT EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ?1 AND v.unit = 0)
-       ORDER BY p.id LIMIT ?3`).all(tier, afterPassageId, limit),
+       ORDER BY p.id LIMIT ?3`)
+        .all(tier, afterPassageId, limit),
 
-    lastId: () => raw.query<{ seq: number }, []>("SELECT seq FROM sqlite_sequence WHERE name = 'passages'").get()?.seq ?? 0,
+    lastId: () =>
+      raw.query<{ seq: number }, []>("SELECT seq FROM sqlite_sequence WHERE name = 'passages'").get()?.seq ?? 0,
   };
 }

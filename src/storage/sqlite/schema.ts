@@ -70,12 +70,16 @@ export const passages = sqliteTable('passages', {
   content: text('content').notNull(),
 });
 
-export const passageVectors = sqliteTable('passage_vectors', {
-  passageId: integer('passage_id').notNull(),
-  tier: text('tier', { enum: ['fast', 'strong'] }).notNull(),
-  unit: integer('unit').notNull(),
-  embedding: blob('embedding', { mode: 'buffer' }).$type<Uint8Array>().notNull(),
-}, (v) => [primaryKey({ columns: [v.passageId, v.tier, v.unit] })]);
+export const passageVectors = sqliteTable(
+  'passage_vectors',
+  {
+    passageId: integer('passage_id').notNull(),
+    tier: text('tier', { enum: ['fast', 'strong'] }).notNull(),
+    unit: integer('unit').notNull(),
+    embedding: blob('embedding', { mode: 'buffer' }).$type<Uint8Array>().notNull(),
+  },
+  (v) => [primaryKey({ columns: [v.passageId, v.tier, v.unit] })],
+);
 
 export const credentials = sqliteTable('credentials', {
   id: text('id').primaryKey(),

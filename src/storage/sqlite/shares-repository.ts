@@ -10,8 +10,17 @@ export function sharesRepository({ db, atomic }: SqliteContext): Synchronous<Sha
   /** The rows with their containers, read in one query for all of them. */
   function withContainers(rows: ShareRow[]): Share[] {
     if (rows.length === 0) return [];
-    const links = db.select().from(t.shareContainers).where(inArray(t.shareContainers.shareId, rows.map((r) => r.id)))
-      .orderBy(t.shareContainers.shareId, t.shareContainers.containerId).all();
+    const links = db
+      .select()
+      .from(t.shareContainers)
+      .where(
+        inArray(
+          t.shareContainers.shareId,
+          rows.map((r) => r.id),
+        ),
+      )
+      .orderBy(t.shareContainers.shareId, t.shareContainers.containerId)
+      .all();
     const byShare = groupBy(links, (l) => l.shareId);
     return rows.map((row) => ({ ...row, containerIds: (byShare.get(row.id) ?? []).map((l) => l.containerId) }));
   }
@@ -22,7 +31,9 @@ export function sharesRepository({ db, atomic }: SqliteContext): Synchronous<Sha
       atomic(() => {
         db.insert(t.shares).values(row).run();
         if (containerIds.length) {
-          db.insert(t.shareContainers).values(containerIds.map((containerId) => ({ shareId: share.id, containerId }))).run();
+          db.insert(t.shareContainers)
+            .values(containerIds.map((containerId) => ({ shareId: share.id, containerId })))
+            .run();
         }
       });
     },
@@ -32,13 +43,22 @@ export function sharesRepository({ db, atomic }: SqliteContext): Synchronous<Sha
       return row ? withContainers([row])[0]! : null;
     },
 
-    list: (accountId) => withContainers(
-      db.select().from(t.shares).where(eq(t.shares.accountId, accountId)).orderBy(desc(t.shares.createdAt), desc(t.shares.id)).all(),
-    ),
+    list: (accountId) =>
+      withContainers(
+        db
+          .select()
+          .from(t.shares)
+          .where(eq(t.shares.accountId, accountId))
+          .orderBy(desc(t.shares.createdAt), desc(t.shares.id))
+          .all(),
+      ),
 
     revoke(accountId, id, at) {
-      const row = db.select({ revokedAt: t.shares.revokedAt }).from(t.shares)
-        .where(and(eq(t.shares.accountId, accountId), eq(t.shares.id, id))).get();
+      const row = db
+        .select({ revokedAt: t.shares.revokedAt })
+        .from(t.shares)
+        .where(and(eq(t.shares.accountId, accountId), eq(t.shares.id, id)))
+        .get();
       if (!row) return false;
       if (row.revokedAt == null) db.update(t.shares).set({ revokedAt: at }).where(eq(t.shares.id, id)).run();
       return true;

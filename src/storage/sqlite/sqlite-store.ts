@@ -105,19 +105,20 @@ export function openSqliteStore(raw: Database): SqliteStore {
   }
 
   /** IMMEDIATE for writes, DEFERRED for a snapshot's reads (see `TransactionStatements.begin`). */
-  const within = <T>(mode: 'IMMEDIATE' | 'DEFERRED', fn: (tx: Transaction) => Promise<T>): Promise<T> => lock.hold(async () => {
-    statements.begin(mode);
-    try {
-      const result = await fn(tx);
-      statements.commit();
-      ctx.ended(true);
-      return result;
-    } catch (err) {
-      if (raw.inTransaction) statements.rollback();
-      ctx.ended(false);
-      throw err;
-    }
-  });
+  const within = <T>(mode: 'IMMEDIATE' | 'DEFERRED', fn: (tx: Transaction) => Promise<T>): Promise<T> =>
+    lock.hold(async () => {
+      statements.begin(mode);
+      try {
+        const result = await fn(tx);
+        statements.commit();
+        ctx.ended(true);
+        return result;
+      } catch (err) {
+        if (raw.inTransaction) statements.rollback();
+        ctx.ended(false);
+        throw err;
+      }
+    });
 
   return {
     ...promised(repositories, (statement) => lock.run(statement)),
@@ -125,9 +126,10 @@ export function openSqliteStore(raw: Database): SqliteStore {
     /** In WAL mode the first read fixes the snapshot, and writers on other connections go on meanwhile. */
     snapshot: (fn) => within('DEFERRED', fn),
     commitsByOthers: () => lock.run(dataVersion),
-    ping: () => lock.run(() => {
-      raw.query('SELECT 1').get();
-    }),
+    ping: () =>
+      lock.run(() => {
+        raw.query('SELECT 1').get();
+      }),
     close: () => lock.run(() => raw.close()),
     withConnection: (work) => lock.run(() => work(raw)),
   };
@@ -137,9 +139,12 @@ export function openSqliteStore(raw: Database): SqliteStore {
 function promised(repositories: SqliteRepositories, run: <T>(statement: () => T) => Promise<T>): Repositories {
   const out: Record<string, Record<string, unknown>> = {};
   for (const [name, repository] of Object.entries(repositories)) {
-    out[name] = Object.fromEntries(Object.entries(repository).map(([method, fn]) => [
-      method, (...args: unknown[]) => run(() => (fn as (...a: unknown[]) => unknown)(...args)),
-    ]));
+    out[name] = Object.fromEntries(
+      Object.entries(repository).map(([method, fn]) => [
+        method,
+        (...args: unknown[]) => run(() => (fn as (...a: unknown[]) => unknown)(...args)),
+      ]),
+    );
   }
   return out as unknown as Repositories;
 }

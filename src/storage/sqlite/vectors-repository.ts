@@ -25,42 +25,56 @@ export function vectorsRepository(ctx: SqliteContext): Synchronous<VectorReposit
 
     getModel,
 
-    setModel: (tier, model) => atomic(() => {
-      const current = getModel(tier);
-      if (!model) {
-        // The strong tier's refinement finds passages without its vectors by itself.
-        if (tier === 'fast' && current) writeSetting(db, FAST_MODEL_ABSENT, '1');
-        return false;
-      }
-      const gaps = tier === 'fast' && takeSetting(db, FAST_MODEL_ABSENT) !== null;
-      const same = current?.id === model.id && current.dimensions === model.dimensions;
-      if (same && !gaps) return false;
-      if (!same) {
-        raw.run('DELETE FROM passage_vectors WHERE tier = ?', [tier]);
-        writeSetting(db, EMBEDDING_MODEL_KEYS[tier], JSON.stringify(model));
-      }
-      return true;
-    }),
+    setModel: (tier, model) =>
+      atomic(() => {
+        const current = getModel(tier);
+        if (!model) {
+          // The strong tier's refinement finds passages without its vectors by itself.
+          if (tier === 'fast' && current) writeSetting(db, FAST_MODEL_ABSENT, '1');
+          return false;
+        }
+        const gaps = tier === 'fast' && takeSetting(db, FAST_MODEL_ABSENT) !== null;
+        const same = current?.id === model.id && current.dimensions === model.dimensions;
+        if (same && !gaps) return false;
+        if (!same) {
+          raw.run('DELETE FROM passage_vectors WHERE tier = ?', [tier]);
+          writeSetting(db, EMBEDDING_MODEL_KEYS[tier], JSON.stringify(model));
+        }
+        return true;
+      }),
 
-    list: (tier, afterPassageId, limit) => groupVectors(raw.query<VectorRow, [VectorTier, number, number]>(`
+    list: (tier, afterPassageId, limit) =>
+      groupVectors(
+        raw
+          .query<VectorRow, [VectorTier, number, number]>(`
       WITH page AS (
         SELECT p.id, p.container_id FROM passages p
          WHERE p.id > ?2 AND EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ?1 AND v.unit = 0)
          ORDER BY p.id LIMIT ?3)
       SELECT page.id AS passageId, page.container_id AS containerId, v.embedding
         FROM page JOIN passage_vectors v ON v.passage_id = page.id AND v.tier = ?1
-       ORDER BY page.id, v.unit`).all(tier, afterPassageId, limit)),
+       ORDER BY page.id, v.unit`)
+          .all(tier, afterPassageId, limit),
+      ),
 
     get(tier, passageIds) {
       if (passageIds.length === 0) return [];
-      return groupVectors(raw.query<VectorRow, [VectorTier, string]>(`
+      return groupVectors(
+        raw
+          .query<VectorRow, [VectorTier, string]>(`
         SELECT p.id AS passageId, p.container_id AS containerId, v.embedding
           FROM json_each(?2) ids JOIN passages p ON p.id = ids.value JOIN passage_vectors v ON v.passage_id = p.id AND v.tier = ?1
-         ORDER BY p.id, v.unit`).all(tier, JSON.stringify(passageIds)));
+         ORDER BY p.id, v.unit`)
+          .all(tier, JSON.stringify(passageIds)),
+      );
     },
 
-    countUnits: (tier, afterPassageId = 0, upToPassageId = Number.MAX_SAFE_INTEGER) => raw.query<{ n: number }, [number, number, VectorTier]>(
-      'SELECT count(*) AS n FROM passage_vectors WHERE passage_id > ? AND passage_id <= ? AND tier = ?').get(afterPassageId, upToPassageId, tier)!.n,
+    countUnits: (tier, afterPassageId = 0, upToPassageId = Number.MAX_SAFE_INTEGER) =>
+      raw
+        .query<{ n: number }, [number, number, VectorTier]>(
+          'SELECT count(*) AS n FROM passage_vectors WHERE passage_id > ? AND passage_id <= ? AND tier = ?',
+        )
+        .get(afterPassageId, upToPassageId, tier)!.n,
   };
 }
 

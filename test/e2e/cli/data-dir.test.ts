@@ -44,7 +44,9 @@ describe('a data directory without a store', () => {
 
   it('is made by owner create', () => {
     const fresh = join(home, 'fresh');
-    expect(engram(['owner', 'create', '--email', 'me@example.org', '--data', fresh], 'correct horse battery staple\n').code).toBe(0);
+    expect(
+      engram(['owner', 'create', '--email', 'me@example.org', '--data', fresh], 'correct horse battery staple\n').code,
+    ).toBe(0);
     expect(engram(['containers', 'list', '--data', fresh]).code).toBe(0);
   });
 });

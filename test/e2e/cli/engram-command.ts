@@ -6,7 +6,8 @@ const ROOT = join(import.meta.dir, '../../..');
 
 export function engram(args: string[], stdin?: string): { code: number; stdout: string; stderr: string } {
   const run = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), ...args], {
-    stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin), env: process.env,
+    stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
+    env: process.env,
   });
   return { code: run.exitCode ?? -1, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
 }
@@ -21,7 +22,11 @@ export function importInto(server: TestServer, file: string): { code: number; st
   return run;
 }
 
-export const parse = (jsonl: string): any[] => jsonl.trim().split('\n').map((l) => JSON.parse(l));
+export const parse = (jsonl: string): any[] =>
+  jsonl
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 /**
  * An export with ids, export time and exporting account taken out, so two exports of the same memory
@@ -35,7 +40,9 @@ export function normalized(jsonl: string): any[] {
   return lines.map(({ id: _id, exported_at: _at, account: _account, ...rest }) => ({
     ...rest,
     ...(rest.container ? { container: names.get(rest.container) } : {}),
-    ...(rest.source ? { source: { ...rest.source, document: documents.get(rest.source.document) ?? 'not in the file' } } : {}),
+    ...(rest.source
+      ? { source: { ...rest.source, document: documents.get(rest.source.document) ?? 'not in the file' } }
+      : {}),
   }));
 }
 

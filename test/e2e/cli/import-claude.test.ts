@@ -22,79 +22,118 @@ describe('importing a Claude export', () => {
   beforeAll(async () => {
     w = await world();
     file = await writeZip(join(dir, 'data-2025-06-02-10-00-00-batch-0000.zip'), {
-      'conversations.json': fixture('conversations.json'), 'projects.json': fixture('projects.json'), 'users.json': fixture('users.json'),
+      'conversations.json': fixture('conversations.json'),
+      'projects.json': fixture('projects.json'),
+      'users.json': fixture('users.json'),
     });
   });
   afterAll(() => w.server.close());
 
-  it('stores conversations in "Claude" and each project in a container of its own, with its documents and instructions', async () => {
-    const run = w.importing(file, '--from', 'claude');
-    expect(run.code).toBe(0);
-    expect(run.stderr).toContain('Imported 2 new containers, 6 documents (0 already there), 0 facts, 0 rules.\n'
-      + "Nothing to import in 1 Claude's starter project and 1 empty conversation.\n"
-      + 'Into "Novel: The Lighthouse" (made now) and "Claude" (made now).');
-    const containers = Object.fromEntries((await w.containers()).map((c) => [c.name, c]));
-    expect(Object.keys(containers).sort()).toEqual(['Claude', 'Novel: The Lighthouse']);
-    expect(containers['Novel: The Lighthouse'].description).toBe('Drafts and notes for my novel.');
-    const docs = await w.documents();
-    const byTitle = Object.fromEntries(docs.map((d) => [d.title, d]));
-    expect(docs.map((d) => [d.title, d.container]).sort()).toEqual([
-      ['Allotment soil test', containers.Claude.id],
-      ['Chapter two outline', containers['Novel: The Lighthouse'].id],
-      ['Instructions of the project Novel: The Lighthouse', containers['Novel: The Lighthouse'].id],
-      ['characters.md', containers['Novel: The Lighthouse'].id],
-      ['setting.md', containers['Novel: The Lighthouse'].id],
-      ['Über Zürich 🚲', containers.Claude.id],
-    ]);
-    expect(byTitle['Allotment soil test'].content).toBe([
-      'Allotment soil test\nA Claude conversation, started 2025-03-02 09:00 UTC.',
-      'User, 2025-03-02 09:00 UTC: Here is my soil report. What should I plant?\n[attachment: soil-report.txt]\npH 6.4, loamy, low in potassium, high in nitrogen.\n[file: allotment.jpg]',
-      'Claude, 2025-03-02 09:01 UTC: With pH 6.4 and plenty of nitrogen, plant leafy greens: chard, kale and spinach. Add wood ash for potassium before the beans go in.',
-    ].join('\n\n'));
-    expect(byTitle['Allotment soil test'].content).not.toContain('private reasoning');
-    // The retried answer is on a branch the person left: only the kept one.
-    const zurich = byTitle['Über Zürich 🚲'].content;
-    expect(zurich).toContain('Claude, 2025-04-10 18:02 UTC: Folge der Route 3 über den Albispass');
-    expect(zurich).toContain('User, 2025-04-10 18:30 UTC: Danke! 🚲');
-    expect(zurich).not.toContain('gondola');
-    const characters = byTitle['characters.md'];
-    expect(characters.custom_id).toBe('claude-project:p0000000-0000-4000-8000-000000000001/d0000000-0000-4000-8000-000000000001');
-    expect(characters.content).toContain('Morwenna Trevail: lighthouse keeper');
-    expect(characters.metadata).toEqual({
-      source: 'claude', project: 'Novel: The Lighthouse', project_uuid: 'p0000000-0000-4000-8000-000000000001', updated_at: '2025-06-01T10:10:00.000Z',
-      doc_uuid: 'd0000000-0000-4000-8000-000000000001',
-    });
-    expect(byTitle['Instructions of the project Novel: The Lighthouse'].content).toBe("You are my editor. Keep Morwenna's voice terse and salt-worn.");
-    expect(docs.some((d) => d.content.includes("Anthropic's guide"))).toBe(false);
-  }, SLOW);
+  it(
+    'stores conversations in "Claude" and each project in a container of its own, with its documents and instructions',
+    async () => {
+      const run = w.importing(file, '--from', 'claude');
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        'Imported 2 new containers, 6 documents (0 already there), 0 facts, 0 rules.\n' +
+          "Nothing to import in 1 Claude's starter project and 1 empty conversation.\n" +
+          'Into "Novel: The Lighthouse" (made now) and "Claude" (made now).',
+      );
+      const containers = Object.fromEntries((await w.containers()).map((c) => [c.name, c]));
+      expect(Object.keys(containers).sort()).toEqual(['Claude', 'Novel: The Lighthouse']);
+      expect(containers['Novel: The Lighthouse'].description).toBe('Drafts and notes for my novel.');
+      const docs = await w.documents();
+      const byTitle = Object.fromEntries(docs.map((d) => [d.title, d]));
+      expect(docs.map((d) => [d.title, d.container]).sort()).toEqual([
+        ['Allotment soil test', containers.Claude.id],
+        ['Chapter two outline', containers['Novel: The Lighthouse'].id],
+        ['Instructions of the project Novel: The Lighthouse', containers['Novel: The Lighthouse'].id],
+        ['characters.md', containers['Novel: The Lighthouse'].id],
+        ['setting.md', containers['Novel: The Lighthouse'].id],
+        ['Über Zürich 🚲', containers.Claude.id],
+      ]);
+      expect(byTitle['Allotment soil test'].content).toBe(
+        [
+          'Allotment soil test\nA Claude conversation, started 2025-03-02 09:00 UTC.',
+          'User, 2025-03-02 09:00 UTC: Here is my soil report. What should I plant?\n[attachment: soil-report.txt]\npH 6.4, loamy, low in potassium, high in nitrogen.\n[file: allotment.jpg]',
+          'Claude, 2025-03-02 09:01 UTC: With pH 6.4 and plenty of nitrogen, plant leafy greens: chard, kale and spinach. Add wood ash for potassium before the beans go in.',
+        ].join('\n\n'),
+      );
+      expect(byTitle['Allotment soil test'].content).not.toContain('private reasoning');
+      // The retried answer is on a branch the person left: only the kept one.
+      const zurich = byTitle['Über Zürich 🚲'].content;
+      expect(zurich).toContain('Claude, 2025-04-10 18:02 UTC: Folge der Route 3 über den Albispass');
+      expect(zurich).toContain('User, 2025-04-10 18:30 UTC: Danke! 🚲');
+      expect(zurich).not.toContain('gondola');
+      const characters = byTitle['characters.md'];
+      expect(characters.custom_id).toBe(
+        'claude-project:p0000000-0000-4000-8000-000000000001/d0000000-0000-4000-8000-000000000001',
+      );
+      expect(characters.content).toContain('Morwenna Trevail: lighthouse keeper');
+      expect(characters.metadata).toEqual({
+        source: 'claude',
+        project: 'Novel: The Lighthouse',
+        project_uuid: 'p0000000-0000-4000-8000-000000000001',
+        updated_at: '2025-06-01T10:10:00.000Z',
+        doc_uuid: 'd0000000-0000-4000-8000-000000000001',
+      });
+      expect(byTitle['Instructions of the project Novel: The Lighthouse'].content).toBe(
+        "You are my editor. Keep Morwenna's voice terse and salt-worn.",
+      );
+      expect(docs.some((d) => d.content.includes("Anthropic's guide"))).toBe(false);
+    },
+    SLOW,
+  );
 
-  it('a search finds a message with who said it and when, and a project document', async () => {
-    await w.server.learning.drain();
-    const hit = (await w.search('wood ash for potassium before the beans'))[0];
-    expect(hit.content).toContain('Claude, 2025-03-02 09:01 UTC: With pH 6.4');
-    expect(hit.container_name).toBe('Claude');
-    expect((await w.search('postman rows out on Thursdays'))[0].container_name).toBe('Novel: The Lighthouse');
-  }, SLOW);
+  it(
+    'a search finds a message with who said it and when, and a project document',
+    async () => {
+      await w.server.learning.drain();
+      const hit = (await w.search('wood ash for potassium before the beans'))[0];
+      expect(hit.content).toContain('Claude, 2025-03-02 09:01 UTC: With pH 6.4');
+      expect(hit.container_name).toBe('Claude');
+      expect((await w.search('postman rows out on Thursdays'))[0].container_name).toBe('Novel: The Lighthouse');
+    },
+    SLOW,
+  );
 
-  it('a second import adds nothing; a conversation gone on since replaces its document, and an older export does not put it back', async () => {
-    expect(w.importing(file, '--from', 'claude').stderr).toContain('Imported 0 new containers, 0 documents (6 already there), 0 facts, 0 rules.');
-    expect(await w.server.learning.drain()).toBe(0);
-    const later = JSON.parse(fixture('conversations.json'));
-    later[0].chat_messages.push({
-      uuid: 'm0000000-0000-4000-8000-000000000003', sender: 'human', text: 'The chard bolted in June.', created_at: '2025-06-20T07:00:00Z',
-      parent_message_uuid: 'm0000000-0000-4000-8000-000000000002',
-    });
-    later[0].updated_at = '2025-06-20T07:00:00Z';
-    const laterZip = await writeZip(join(dir, 'later.zip'), { 'conversations.json': JSON.stringify(later), 'projects.json': fixture('projects.json') });
-    expect(w.importing(laterZip, '--from', 'claude').stderr).toContain('Imported 0 new containers, 0 documents (5 already there, 1 replaced by a changed version), 0 facts, 0 rules.');
-    const soil = (await w.documents()).filter((d) => d.title === 'Allotment soil test');
-    expect(soil).toHaveLength(1);
-    expect(soil[0].content).toContain('User, 2025-06-20 07:00 UTC: The chard bolted in June.');
-    // The first export's conversations.json alone: its older soil test is not put back. Without
-    // projects.json the project conversation has no project name to go by: it lands in "Claude".
-    const alone = join(dir, 'conversations.json');
-    await Bun.write(alone, fixture('conversations.json'));
-    expect(w.importing(alone, '--from', 'claude').stderr).toContain('Imported 0 new containers, 1 documents (2 already there), 0 facts, 0 rules.');
-    expect((await w.documents()).find((d) => d.title === 'Allotment soil test').content).toContain('The chard bolted in June.');
-  }, SLOW);
+  it(
+    'a second import adds nothing; a conversation gone on since replaces its document, and an older export does not put it back',
+    async () => {
+      expect(w.importing(file, '--from', 'claude').stderr).toContain(
+        'Imported 0 new containers, 0 documents (6 already there), 0 facts, 0 rules.',
+      );
+      expect(await w.server.learning.drain()).toBe(0);
+      const later = JSON.parse(fixture('conversations.json'));
+      later[0].chat_messages.push({
+        uuid: 'm0000000-0000-4000-8000-000000000003',
+        sender: 'human',
+        text: 'The chard bolted in June.',
+        created_at: '2025-06-20T07:00:00Z',
+        parent_message_uuid: 'm0000000-0000-4000-8000-000000000002',
+      });
+      later[0].updated_at = '2025-06-20T07:00:00Z';
+      const laterZip = await writeZip(join(dir, 'later.zip'), {
+        'conversations.json': JSON.stringify(later),
+        'projects.json': fixture('projects.json'),
+      });
+      expect(w.importing(laterZip, '--from', 'claude').stderr).toContain(
+        'Imported 0 new containers, 0 documents (5 already there, 1 replaced by a changed version), 0 facts, 0 rules.',
+      );
+      const soil = (await w.documents()).filter((d) => d.title === 'Allotment soil test');
+      expect(soil).toHaveLength(1);
+      expect(soil[0].content).toContain('User, 2025-06-20 07:00 UTC: The chard bolted in June.');
+      // The first export's conversations.json alone: its older soil test is not put back. Without
+      // projects.json the project conversation has no project name to go by: it lands in "Claude".
+      const alone = join(dir, 'conversations.json');
+      await Bun.write(alone, fixture('conversations.json'));
+      expect(w.importing(alone, '--from', 'claude').stderr).toContain(
+        'Imported 0 new containers, 1 documents (2 already there), 0 facts, 0 rules.',
+      );
+      expect((await w.documents()).find((d) => d.title === 'Allotment soil test').content).toContain(
+        'The chard bolted in June.',
+      );
+    },
+    SLOW,
+  );
 });

@@ -18,7 +18,8 @@ export const workDir = (name: string) => mkdtempSync(join(tmpdir(), `engram-${na
 /** Writes a zip archive of `entries` (name → text or bytes) at `path`. */
 export async function writeZip(path: string, entries: Record<string, string | Uint8Array>): Promise<string> {
   const zip = new ZipFile();
-  for (const [name, data] of Object.entries(entries)) zip.addBuffer(Buffer.from(data), name, { mtime: new Date('2025-01-01T00:00:00Z') });
+  for (const [name, data] of Object.entries(entries))
+    zip.addBuffer(Buffer.from(data), name, { mtime: new Date('2025-01-01T00:00:00Z') });
   zip.end();
   const chunks: Buffer[] = [];
   for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
@@ -52,7 +53,9 @@ export async function world(): Promise<World> {
   const key = (await makeKey(server, owner, { level: 'manage', all_views: true, profile: true })).key;
   const accountId = (await server.services.store.accounts.list())[0]!.id;
   return {
-    server, key, accountId,
+    server,
+    key,
+    accountId,
     importing(file, ...args) {
       const run = engram(['import', file, '--data', server.dataDir, ...args]);
       server.clock.advance(Math.max(0, Date.now() - server.clock.now()));

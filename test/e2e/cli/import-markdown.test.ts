@@ -24,69 +24,116 @@ describe('importing a folder of Markdown notes', () => {
   });
   afterAll(() => w.server.close());
 
-  it('stores one document per note, titled and tagged, its front matter and links in metadata', async () => {
-    const run = w.importing(vault, '--from', 'markdown');
-    expect(run.code).toBe(0);
-    expect(run.stderr).toContain('Imported 1 new containers, 4 documents (0 already there), 0 facts, 0 rules.\nNothing to import in 1 empty note.\nInto "Garden Vault" (made now).');
-    const docs = Object.fromEntries((await w.documents()).map((d) => [d.custom_id, d]));
-    expect(Object.keys(docs).sort()).toEqual(['markdown:Home.md', 'markdown:Journal/2024/März.md', 'markdown:People/Ada Lovelace.md', 'markdown:Projects/Raised beds.md']);
-    const home = docs['markdown:Home.md'];
-    expect(home.title).toBe('Garden home');
-    expect(home.content.startsWith('# Welcome\n\nThis vault tracks the allotment.')).toBe(true);
-    expect(home.metadata).toEqual({
-      source: 'markdown', path: 'Home.md',
-      front_matter: { title: 'Garden home', tags: ['garden', 'planning'], aliases: ['Start here'], created: '2024-02-01' },
-      tags: ['garden', 'planning', 'compost', 'to-do'],
-      links: ['Projects/Raised beds', 'People/Ada Lovelace'],
-    });
-    expect(home.created_at).toBe('2024-02-01T00:00:00.000Z');
-    expect(docs['markdown:Projects/Raised beds.md']).toMatchObject({ title: 'Raised beds', metadata: { tags: ['planting'], links: ['bed-plan.png'] } });
-    // Front matter alone: searchable by it, titled by the file's name.
-    expect(docs['markdown:People/Ada Lovelace.md'].title).toBe('Ada Lovelace');
-    expect(docs['markdown:People/Ada Lovelace.md'].content).toContain('role: seed swap organiser');
-    // Not UTF-8: read as what it is, and said so.
-    const march = docs['markdown:Journal/2024/März.md'];
-    expect(march.title).toBe('März');
-    expect(march.content).toContain('Café crème brûlée at the naïve façade café; the snowdrops were out. Zwölf Tulpenzwiebeln gesetzt.');
-    expect(march.metadata).toMatchObject({ path: 'Journal/2024/März.md', encoding: 'ISO-8859-1', tags: ['journal'] });
-  }, SLOW);
+  it(
+    'stores one document per note, titled and tagged, its front matter and links in metadata',
+    async () => {
+      const run = w.importing(vault, '--from', 'markdown');
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        'Imported 1 new containers, 4 documents (0 already there), 0 facts, 0 rules.\nNothing to import in 1 empty note.\nInto "Garden Vault" (made now).',
+      );
+      const docs = Object.fromEntries((await w.documents()).map((d) => [d.custom_id, d]));
+      expect(Object.keys(docs).sort()).toEqual([
+        'markdown:Home.md',
+        'markdown:Journal/2024/März.md',
+        'markdown:People/Ada Lovelace.md',
+        'markdown:Projects/Raised beds.md',
+      ]);
+      const home = docs['markdown:Home.md'];
+      expect(home.title).toBe('Garden home');
+      expect(home.content.startsWith('# Welcome\n\nThis vault tracks the allotment.')).toBe(true);
+      expect(home.metadata).toEqual({
+        source: 'markdown',
+        path: 'Home.md',
+        front_matter: {
+          title: 'Garden home',
+          tags: ['garden', 'planning'],
+          aliases: ['Start here'],
+          created: '2024-02-01',
+        },
+        tags: ['garden', 'planning', 'compost', 'to-do'],
+        links: ['Projects/Raised beds', 'People/Ada Lovelace'],
+      });
+      expect(home.created_at).toBe('2024-02-01T00:00:00.000Z');
+      expect(docs['markdown:Projects/Raised beds.md']).toMatchObject({
+        title: 'Raised beds',
+        metadata: { tags: ['planting'], links: ['bed-plan.png'] },
+      });
+      // Front matter alone: searchable by it, titled by the file's name.
+      expect(docs['markdown:People/Ada Lovelace.md'].title).toBe('Ada Lovelace');
+      expect(docs['markdown:People/Ada Lovelace.md'].content).toContain('role: seed swap organiser');
+      // Not UTF-8: read as what it is, and said so.
+      const march = docs['markdown:Journal/2024/März.md'];
+      expect(march.title).toBe('März');
+      expect(march.content).toContain(
+        'Café crème brûlée at the naïve façade café; the snowdrops were out. Zwölf Tulpenzwiebeln gesetzt.',
+      );
+      expect(march.metadata).toMatchObject({ path: 'Journal/2024/März.md', encoding: 'ISO-8859-1', tags: ['journal'] });
+    },
+    SLOW,
+  );
 
-  it('a search finds a note', async () => {
-    await w.server.learning.drain();
-    const [hit] = await w.search('snowdrops were out');
-    expect(hit.content).toContain('Café crème brûlée');
-    expect(hit.container_name).toBe('Garden Vault');
-  }, SLOW);
+  it(
+    'a search finds a note',
+    async () => {
+      await w.server.learning.drain();
+      const [hit] = await w.search('snowdrops were out');
+      expect(hit.content).toContain('Café crème brûlée');
+      expect(hit.container_name).toBe('Garden Vault');
+    },
+    SLOW,
+  );
 
-  it('a second import adds nothing; a changed note replaces its document, and nothing else moves', async () => {
-    expect(w.importing(vault, '--from', 'markdown').stderr).toContain('Imported 0 new containers, 0 documents (4 already there), 0 facts, 0 rules.');
-    expect(await w.server.learning.drain()).toBe(0);
-    const before = Object.fromEntries((await w.documents()).map((d) => [d.custom_id, d.id]));
-    writeFileSync(join(vault, 'Projects/Raised beds.md'), '# Raised beds\n\nA fourth bed went in by the shed; the garlic moved there. #planting\n');
-    const run = w.importing(vault, '--from', 'markdown');
-    expect(run.stderr).toContain('Imported 0 new containers, 0 documents (3 already there, 1 replaced by a changed version), 0 facts, 0 rules.');
-    const after = Object.fromEntries((await w.documents()).map((d) => [d.custom_id, d]));
-    expect(Object.keys(after).sort()).toEqual(Object.keys(before).sort());
-    expect(after['markdown:Projects/Raised beds.md'].content).toContain('A fourth bed went in by the shed');
-    expect(after['markdown:Projects/Raised beds.md'].id).not.toBe(before['markdown:Projects/Raised beds.md']);
-    expect((await call(w.server, 'GET', `/v1/documents/${before['markdown:Projects/Raised beds.md']}`, w.key)).status).toBe(404);
-    for (const id of ['markdown:Home.md', 'markdown:Journal/2024/März.md']) expect(after[id].id).toBe(before[id]);
-    await w.server.learning.drain();
-    expect((await w.search('fourth bed by the shed'))[0].content).toContain('A fourth bed went in by the shed');
-    expect((await w.search('cedar beds topsoil')).some((h: any) => h.content.includes('Three cedar beds'))).toBe(false);
-  }, SLOW);
+  it(
+    'a second import adds nothing; a changed note replaces its document, and nothing else moves',
+    async () => {
+      expect(w.importing(vault, '--from', 'markdown').stderr).toContain(
+        'Imported 0 new containers, 0 documents (4 already there), 0 facts, 0 rules.',
+      );
+      expect(await w.server.learning.drain()).toBe(0);
+      const before = Object.fromEntries((await w.documents()).map((d) => [d.custom_id, d.id]));
+      writeFileSync(
+        join(vault, 'Projects/Raised beds.md'),
+        '# Raised beds\n\nA fourth bed went in by the shed; the garlic moved there. #planting\n',
+      );
+      const run = w.importing(vault, '--from', 'markdown');
+      expect(run.stderr).toContain(
+        'Imported 0 new containers, 0 documents (3 already there, 1 replaced by a changed version), 0 facts, 0 rules.',
+      );
+      const after = Object.fromEntries((await w.documents()).map((d) => [d.custom_id, d]));
+      expect(Object.keys(after).sort()).toEqual(Object.keys(before).sort());
+      expect(after['markdown:Projects/Raised beds.md'].content).toContain('A fourth bed went in by the shed');
+      expect(after['markdown:Projects/Raised beds.md'].id).not.toBe(before['markdown:Projects/Raised beds.md']);
+      expect(
+        (await call(w.server, 'GET', `/v1/documents/${before['markdown:Projects/Raised beds.md']}`, w.key)).status,
+      ).toBe(404);
+      for (const id of ['markdown:Home.md', 'markdown:Journal/2024/März.md']) expect(after[id].id).toBe(before[id]);
+      await w.server.learning.drain();
+      expect((await w.search('fourth bed by the shed'))[0].content).toContain('A fourth bed went in by the shed');
+      expect((await w.search('cedar beds topsoil')).some((h: any) => h.content.includes('Three cedar beds'))).toBe(
+        false,
+      );
+    },
+    SLOW,
+  );
 
-  it('a zip of the folder holds the same notes', async () => {
-    const entries: Record<string, Uint8Array> = {};
-    const walk = (at: string) => {
-      for (const name of readdirSync(at)) {
-        const path = join(at, name);
-        if (statSync(path).isDirectory()) walk(path);
-        else entries[`Garden Vault/${relative(vault, path)}`] = readFileSync(path);
-      }
-    };
-    walk(vault);
-    const zip = await writeZip(join(dir, 'Garden Vault.zip'), entries);
-    expect(w.importing(zip, '--from', 'markdown').stderr).toContain('Imported 0 new containers, 0 documents (4 already there), 0 facts, 0 rules.\nNothing to import in 1 empty note.\nInto "Garden Vault".');
-  }, SLOW);
+  it(
+    'a zip of the folder holds the same notes',
+    async () => {
+      const entries: Record<string, Uint8Array> = {};
+      const walk = (at: string) => {
+        for (const name of readdirSync(at)) {
+          const path = join(at, name);
+          if (statSync(path).isDirectory()) walk(path);
+          else entries[`Garden Vault/${relative(vault, path)}`] = readFileSync(path);
+        }
+      };
+      walk(vault);
+      const zip = await writeZip(join(dir, 'Garden Vault.zip'), entries);
+      expect(w.importing(zip, '--from', 'markdown').stderr).toContain(
+        'Imported 0 new containers, 0 documents (4 already there), 0 facts, 0 rules.\nNothing to import in 1 empty note.\nInto "Garden Vault".',
+      );
+    },
+    SLOW,
+  );
 });

@@ -22,38 +22,61 @@ describe("importing the MCP memory server's file", () => {
   });
   afterAll(() => w.server.close());
 
-  it('stores each observation and relation as a fact in "MCP memory"', async () => {
-    const run = w.importing(FILE, '--from', 'mcp-memory');
-    expect(run.code).toBe(0);
-    expect(run.stderr).toContain('Imported 1 new containers, 0 documents (0 already there), 6 facts, 0 rules.\n'
-      + 'Nothing to import in 1 entity without observations.\nInto "MCP memory" (made now).');
-    const [container] = await w.containers();
-    expect(container.name).toBe('MCP memory');
-    const facts = await w.server.services.store.facts.list(w.accountId);
-    expect(facts.map((f) => [f.title, f.content, f.containerId, f.static])).toEqual([
-      ['Ada_Lovelace', 'Ada_Lovelace (person): Wrote the first published algorithm', container.id, false],
-      ['Ada_Lovelace', 'Ada_Lovelace (person): Prefers tea over coffee', container.id, false],
-      ['Analytical_Engine', 'Analytical_Engine (machine): Designed by Charles Babbage in 1837', container.id, false],
-      ['Zoë_Ørsted', 'Zoë_Ørsted (person): Spricht fließend Dänisch 🇩🇰', container.id, false],
-      ['Ada_Lovelace', 'Ada_Lovelace wrote notes on Analytical_Engine', container.id, false],
-      ['Ada_Lovelace', 'Ada_Lovelace lived in London', container.id, false],
-    ]);
-  }, SLOW);
+  it(
+    'stores each observation and relation as a fact in "MCP memory"',
+    async () => {
+      const run = w.importing(FILE, '--from', 'mcp-memory');
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        'Imported 1 new containers, 0 documents (0 already there), 6 facts, 0 rules.\n' +
+          'Nothing to import in 1 entity without observations.\nInto "MCP memory" (made now).',
+      );
+      const [container] = await w.containers();
+      expect(container.name).toBe('MCP memory');
+      const facts = await w.server.services.store.facts.list(w.accountId);
+      expect(facts.map((f) => [f.title, f.content, f.containerId, f.static])).toEqual([
+        ['Ada_Lovelace', 'Ada_Lovelace (person): Wrote the first published algorithm', container.id, false],
+        ['Ada_Lovelace', 'Ada_Lovelace (person): Prefers tea over coffee', container.id, false],
+        ['Analytical_Engine', 'Analytical_Engine (machine): Designed by Charles Babbage in 1837', container.id, false],
+        ['Zoë_Ørsted', 'Zoë_Ørsted (person): Spricht fließend Dänisch 🇩🇰', container.id, false],
+        ['Ada_Lovelace', 'Ada_Lovelace wrote notes on Analytical_Engine', container.id, false],
+        ['Ada_Lovelace', 'Ada_Lovelace lived in London', container.id, false],
+      ]);
+    },
+    SLOW,
+  );
 
-  it('a search finds a fact with the entity it is about', async () => {
-    await w.server.learning.drain();
-    expect((await w.search('prefers tea over coffee'))[0].content).toBe('Ada_Lovelace (person): Prefers tea over coffee');
-    expect((await w.search('fließend Dänisch'))[0].content).toBe('Zoë_Ørsted (person): Spricht fließend Dänisch 🇩🇰');
-  }, SLOW);
+  it(
+    'a search finds a fact with the entity it is about',
+    async () => {
+      await w.server.learning.drain();
+      expect((await w.search('prefers tea over coffee'))[0].content).toBe(
+        'Ada_Lovelace (person): Prefers tea over coffee',
+      );
+      expect((await w.search('fließend Dänisch'))[0].content).toBe('Zoë_Ørsted (person): Spricht fließend Dänisch 🇩🇰');
+    },
+    SLOW,
+  );
 
-  it('a second import adds nothing; an observation added to the file since is added alone', async () => {
-    expect(w.importing(FILE, '--from', 'mcp-memory').stderr)
-      .toContain('Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules; skipped 6 facts already imported.');
-    const grown = readFileSync(FILE, 'utf8').replace('"Prefers tea over coffee"', '"Prefers tea over coffee","Keeps bees in Kent"');
-    const later = join(dir, 'memory.jsonl');
-    await Bun.write(later, grown);
-    expect(w.importing(later, '--from', 'mcp-memory').stderr)
-      .toContain('Imported 0 new containers, 0 documents (0 already there), 1 facts, 0 rules; skipped 6 facts already imported.');
-    expect((await w.server.services.store.facts.list(w.accountId)).map((f) => f.content)).toContain('Ada_Lovelace (person): Keeps bees in Kent');
-  }, SLOW);
+  it(
+    'a second import adds nothing; an observation added to the file since is added alone',
+    async () => {
+      expect(w.importing(FILE, '--from', 'mcp-memory').stderr).toContain(
+        'Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules; skipped 6 facts already imported.',
+      );
+      const grown = readFileSync(FILE, 'utf8').replace(
+        '"Prefers tea over coffee"',
+        '"Prefers tea over coffee","Keeps bees in Kent"',
+      );
+      const later = join(dir, 'memory.jsonl');
+      await Bun.write(later, grown);
+      expect(w.importing(later, '--from', 'mcp-memory').stderr).toContain(
+        'Imported 0 new containers, 0 documents (0 already there), 1 facts, 0 rules; skipped 6 facts already imported.',
+      );
+      expect((await w.server.services.store.facts.list(w.accountId)).map((f) => f.content)).toContain(
+        'Ada_Lovelace (person): Keeps bees in Kent',
+      );
+    },
+    SLOW,
+  );
 });

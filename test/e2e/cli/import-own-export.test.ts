@@ -23,51 +23,83 @@ async function writeFile(lines: string | unknown[]): Promise<string> {
 }
 
 describe("an account's own export imported into its own store", () => {
-  it('adds nothing: its documents, facts and rules are already there, by their ids', async () => {
-    const server = await startTestServer();
-    const fresh = await startTestServer();
-    try {
-      const owner = (await makeOwner(server)).token;
-      const notes = await makeContainer(server, owner, 'Notes');
-      const key = (await makeKey(server, owner, { level: 'manage', all_views: true, profile: true })).key;
-      await call(server, 'POST', '/v1/documents', key, { container: notes, content: 'The boiler was serviced in May.' });
-      await call(server, 'POST', '/v1/documents', key, { container: notes, content: 'Oatmeal for breakfast.', custom_id: 'oats' });
-      await call(server, 'POST', '/v1/memories', key, { container: notes, content: 'Stand-up is at 9:30.' });
-      await call(server, 'POST', '/v1/memories', key, { content: 'I am vegetarian.', static: true });
-      await call(server, 'POST', '/v1/rules', owner, { text: 'Never share notes with shopping apps.' });
-      await server.learning.drain();
-      const before = await holdings(server);
-      expect(before).toEqual({ containers: 1, documents: 2, facts: 2, rules: 1 });
-      const exported = engram(['export', '--data', server.dataDir]).stdout;
-      const file = await writeFile(exported);
+  it(
+    'adds nothing: its documents, facts and rules are already there, by their ids',
+    async () => {
+      const server = await startTestServer();
+      const fresh = await startTestServer();
+      try {
+        const owner = (await makeOwner(server)).token;
+        const notes = await makeContainer(server, owner, 'Notes');
+        const key = (await makeKey(server, owner, { level: 'manage', all_views: true, profile: true })).key;
+        await call(server, 'POST', '/v1/documents', key, {
+          container: notes,
+          content: 'The boiler was serviced in May.',
+        });
+        await call(server, 'POST', '/v1/documents', key, {
+          container: notes,
+          content: 'Oatmeal for breakfast.',
+          custom_id: 'oats',
+        });
+        await call(server, 'POST', '/v1/memories', key, { container: notes, content: 'Stand-up is at 9:30.' });
+        await call(server, 'POST', '/v1/memories', key, { content: 'I am vegetarian.', static: true });
+        await call(server, 'POST', '/v1/rules', owner, { text: 'Never share notes with shopping apps.' });
+        await server.learning.drain();
+        const before = await holdings(server);
+        expect(before).toEqual({ containers: 1, documents: 2, facts: 2, rules: 1 });
+        const exported = engram(['export', '--data', server.dataDir]).stdout;
+        const file = await writeFile(exported);
 
-      for (let i = 0; i < 2; i++) {
-        const run = importInto(server, file);
-        expect(run.code).toBe(0);
-        expect(run.stderr).toContain('Imported 0 new containers, 0 documents (2 already there), 0 facts (2 already there), 0 rules (1 already there).');
-        expect(await holdings(server)).toEqual(before);
-        expect(await server.learning.drain()).toBe(0);
-        expect(normalized(engram(['export', '--data', server.dataDir]).stdout)).toEqual(normalized(exported));
+        for (let i = 0; i < 2; i++) {
+          const run = importInto(server, file);
+          expect(run.code).toBe(0);
+          expect(run.stderr).toContain(
+            'Imported 0 new containers, 0 documents (2 already there), 0 facts (2 already there), 0 rules (1 already there).',
+          );
+          expect(await holdings(server)).toEqual(before);
+          expect(await server.learning.drain()).toBe(0);
+          expect(normalized(engram(['export', '--data', server.dataDir]).stdout)).toEqual(normalized(exported));
+        }
+
+        // Into a fresh store: imported once, and the second time nothing is added either.
+        await makeOwner(fresh);
+        expect(importInto(fresh, file).stderr).toContain(
+          'Imported 1 new containers, 2 documents (0 already there), 2 facts, 1 rules.',
+        );
+        expect(importInto(fresh, file).stderr).toContain(
+          'Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules; ' +
+            'skipped 1 containers, 2 documents, 2 facts and 1 rules already imported.',
+        );
+        expect(await holdings(fresh)).toEqual(before);
+      } finally {
+        await server.close();
+        await fresh.close();
       }
-
-      // Into a fresh store: imported once, and the second time nothing is added either.
-      await makeOwner(fresh);
-      expect(importInto(fresh, file).stderr).toContain('Imported 1 new containers, 2 documents (0 already there), 2 facts, 1 rules.');
-      expect(importInto(fresh, file).stderr).toContain('Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules; '
-        + 'skipped 1 containers, 2 documents, 2 facts and 1 rules already imported.');
-      expect(await holdings(fresh)).toEqual(before);
-    } finally {
-      await server.close();
-      await fresh.close();
-    }
-  }, SLOW);
+    },
+    SLOW,
+  );
 });
 
 describe('what an export line must not get away with', () => {
-  const header = { type: 'header', format: 'engram-export', version: 2, exported_at: '2026-01-01T00:00:00Z', account: 'acc_elsewhere' };
+  const header = {
+    type: 'header',
+    format: 'engram-export',
+    version: 2,
+    exported_at: '2026-01-01T00:00:00Z',
+    account: 'acc_elsewhere',
+  };
   const container = { type: 'container', id: 'ctr_x', name: 'Notes', description: '', created_at: 1, updated_at: 1 };
   const fact = {
-    type: 'fact', id: 'mem_x', container: 'ctr_x', content: 'Lives in Berlin.', title: null, static: false, created_at: 1, updated_at: 2, source: null, reviewed_at: null,
+    type: 'fact',
+    id: 'mem_x',
+    container: 'ctr_x',
+    content: 'Lives in Berlin.',
+    title: null,
+    static: false,
+    created_at: 1,
+    updated_at: 2,
+    source: null,
+    reviewed_at: null,
   };
 
   async function refused(server: TestServer, lines: unknown[], message: string) {
@@ -77,38 +109,69 @@ describe('what an export line must not get away with', () => {
     expect(await holdings(server)).toEqual({ containers: 0, documents: 0, facts: 0, rules: 0 });
   }
 
-  it('a version written as text is refused, saying how to write it', async () => {
-    const server = await startTestServer();
-    try {
-      await makeOwner(server);
-      await refused(server, [{ ...header, version: '2' }, container], 'export.jsonl:1:1: the header gives its version as the text "2"; it is a number: write "version": 2.');
-      await refused(server, [{ ...header, version: 'two' }, container], 'export.jsonl:1:1: the header gives its version as the text "two"; it is a number: this engram reads versions 1 and 2.');
-    } finally {
-      await server.close();
-    }
-  }, SLOW);
+  it(
+    'a version written as text is refused, saying how to write it',
+    async () => {
+      const server = await startTestServer();
+      try {
+        await makeOwner(server);
+        await refused(
+          server,
+          [{ ...header, version: '2' }, container],
+          'export.jsonl:1:1: the header gives its version as the text "2"; it is a number: write "version": 2.',
+        );
+        await refused(
+          server,
+          [{ ...header, version: 'two' }, container],
+          'export.jsonl:1:1: the header gives its version as the text "two"; it is a number: this engram reads versions 1 and 2.',
+        );
+      } finally {
+        await server.close();
+      }
+    },
+    SLOW,
+  );
 
-  it('a fact history of 20 MB is refused, as is one earlier wording over the limit of a fact; a bounded one imports', async () => {
-    const server = await startTestServer();
-    try {
-      await makeOwner(server);
-      const wording = 'w'.repeat(1024 * 1024); // each as long as a fact may be
-      const twentyMb = Array.from({ length: 20 }, (_, i) => ({ content: `${i} ${wording.slice(0, -3)}`, replaced_at: i + 1 }));
-      await refused(server, [header, container, { ...fact, history: twentyMb }],
-        'export.jsonl:3:1: not a valid fact line: history: must hold at most 4194304 bytes of earlier wordings.');
-      await refused(server, [header, container, { ...fact, history: [{ content: `${wording}!`, replaced_at: 1 }] }],
-        'export.jsonl:3:1: not a valid fact line: history[0].content: must be at most 1048576 bytes.');
-      const many = Array.from({ length: 1001 }, (_, i) => ({ content: `wording ${i}`, replaced_at: i + 1 }));
-      await refused(server, [header, container, { ...fact, history: many }], 'export.jsonl:3:1: not a valid fact line: history: Too big: expected array to have <=1000 items.');
+  it(
+    'a fact history of 20 MB is refused, as is one earlier wording over the limit of a fact; a bounded one imports',
+    async () => {
+      const server = await startTestServer();
+      try {
+        await makeOwner(server);
+        const wording = 'w'.repeat(1024 * 1024); // each as long as a fact may be
+        const twentyMb = Array.from({ length: 20 }, (_, i) => ({
+          content: `${i} ${wording.slice(0, -3)}`,
+          replaced_at: i + 1,
+        }));
+        await refused(
+          server,
+          [header, container, { ...fact, history: twentyMb }],
+          'export.jsonl:3:1: not a valid fact line: history: must hold at most 4194304 bytes of earlier wordings.',
+        );
+        await refused(
+          server,
+          [header, container, { ...fact, history: [{ content: `${wording}!`, replaced_at: 1 }] }],
+          'export.jsonl:3:1: not a valid fact line: history[0].content: must be at most 1048576 bytes.',
+        );
+        const many = Array.from({ length: 1001 }, (_, i) => ({ content: `wording ${i}`, replaced_at: i + 1 }));
+        await refused(
+          server,
+          [header, container, { ...fact, history: many }],
+          'export.jsonl:3:1: not a valid fact line: history: Too big: expected array to have <=1000 items.',
+        );
 
-      const bounded = twentyMb.slice(0, 3);
-      const run = importInto(server, await writeFile([header, container, { ...fact, history: bounded }]));
-      expect(run.code).toBe(0);
-      const accountId = (await server.services.store.accounts.list())[0]!.id;
-      const [imported] = await server.services.store.facts.list(accountId);
-      expect((await server.services.store.facts.listHistory(accountId, imported!.id)).map((h) => h.content.length)).toEqual(bounded.map((h) => h.content.length));
-    } finally {
-      await server.close();
-    }
-  }, SLOW);
+        const bounded = twentyMb.slice(0, 3);
+        const run = importInto(server, await writeFile([header, container, { ...fact, history: bounded }]));
+        expect(run.code).toBe(0);
+        const accountId = (await server.services.store.accounts.list())[0]!.id;
+        const [imported] = await server.services.store.facts.list(accountId);
+        expect(
+          (await server.services.store.facts.listHistory(accountId, imported!.id)).map((h) => h.content.length),
+        ).toEqual(bounded.map((h) => h.content.length));
+      } finally {
+        await server.close();
+      }
+    },
+    SLOW,
+  );
 });

@@ -22,7 +22,11 @@ describe('changing the embedding model', () => {
     async fetch(req) {
       const { model, input } = (await req.json()) as { model: string; input: string[] };
       seen.push(...input);
-      return Response.json({ object: 'list', model, data: input.map((text, index) => ({ object: 'embedding', index, embedding: letterVector(text) })) });
+      return Response.json({
+        object: 'list',
+        model,
+        data: input.map((text, index) => ({ object: 'embedding', index, embedding: letterVector(text) })),
+      });
     },
   });
   afterAll(() => endpoint.stop(true));
@@ -39,13 +43,21 @@ describe('changing the embedding model', () => {
     const builtin = (await store().vectors.getModel('fast'))!;
     expect(builtin.dimensions).toBe(256);
 
-    server = await server.restart({ env: { ENGRAM_EMBEDDER: 'openai', ENGRAM_EMBED_URL: `http://127.0.0.1:${endpoint.port}`, ENGRAM_EMBED_MODEL: 'letters' } });
+    server = await server.restart({
+      env: {
+        ENGRAM_EMBEDDER: 'openai',
+        ENGRAM_EMBED_URL: `http://127.0.0.1:${endpoint.port}`,
+        ENGRAM_EMBED_MODEL: 'letters',
+      },
+    });
     expect(await store().vectors.getModel('fast')).toMatchObject({ dimensions: 26 });
     expect(await store().jobs.hasPending('reembed')).toBe(true);
     expect(await store().passages.listWithoutVectors('fast', 0, 10)).toHaveLength(2);
     // While the vectors are made again, search answers by keyword.
     const during = await call(server, 'POST', '/v1/search', key, { q: 'northern pier' });
-    expect(during.body.results.map((r: { content: string }) => r.content)).toEqual(['The boat is moored at the northern pier.']);
+    expect(during.body.results.map((r: { content: string }) => r.content)).toEqual([
+      'The boat is moored at the northern pier.',
+    ]);
 
     await server.learning.drain();
     expect(await store().jobs.hasPending('reembed')).toBe(false);
@@ -60,7 +72,11 @@ describe('changing the embedding model', () => {
   });
 
   it('embeds what a server learned without an embedder once one is back, and only that', async () => {
-    const letters = { ENGRAM_EMBEDDER: 'openai', ENGRAM_EMBED_URL: `http://127.0.0.1:${endpoint.port}`, ENGRAM_EMBED_MODEL: 'letters' };
+    const letters = {
+      ENGRAM_EMBEDDER: 'openai',
+      ENGRAM_EMBED_URL: `http://127.0.0.1:${endpoint.port}`,
+      ENGRAM_EMBED_MODEL: 'letters',
+    };
     let server = await startTestServer({ env: letters });
     const owner = (await makeOwner(server)).token;
     const container = await makeContainer(server, owner, 'Notes');

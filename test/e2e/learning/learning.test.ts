@@ -17,7 +17,8 @@ function startPages() {
           { headers: { 'Content-Type': 'text/html; charset=utf-8' } },
         );
       }
-      if (pathname === '/notes.txt') return new Response('Plain notes about kayaks.', { headers: { 'Content-Type': 'text/plain' } });
+      if (pathname === '/notes.txt')
+        return new Response('Plain notes about kayaks.', { headers: { 'Content-Type': 'text/plain' } });
       if (pathname === '/file.pdf') return new Response('%PDF-1.4', { headers: { 'Content-Type': 'application/pdf' } });
       return new Response('missing', { status: 404 });
     },
@@ -45,7 +46,9 @@ describe('learning on the worker thread', () => {
   afterAll(() => server.close());
 
   it('learns an added document in the background; it is searchable only once learned', async () => {
-    const added = await call(server, 'POST', '/v1/documents', key, { content: 'The spare key is under the blue flowerpot.' });
+    const added = await call(server, 'POST', '/v1/documents', key, {
+      content: 'The spare key is under the blue flowerpot.',
+    });
     expect(added.body.status).toBe('queued');
     const doc = await pollLearned(server, key, added.body.id);
     expect(doc.learned).toBe(true);
@@ -61,9 +64,13 @@ describe('the queue across restarts', () => {
     const owner = (await makeOwner(server)).token;
     const container = await makeContainer(server, owner, 'Diary');
     const { key } = await makeKey(server, owner, { level: 'suggest', containers: [container] });
-    const text = (n: number) => Array.from({ length: 8 }, (_, i) => `Entry ${n}, paragraph ${i}: the weather was mild and the garden grew.`).join('\n\n');
+    const text = (n: number) =>
+      Array.from({ length: 8 }, (_, i) => `Entry ${n}, paragraph ${i}: the weather was mild and the garden grew.`).join(
+        '\n\n',
+      );
     const ids: string[] = [];
-    for (let n = 0; n < 5; n++) ids.push((await call(server, 'POST', '/v1/documents', key, { content: text(n), custom_id: `d${n}` })).body.id);
+    for (let n = 0; n < 5; n++)
+      ids.push((await call(server, 'POST', '/v1/documents', key, { content: text(n), custom_id: `d${n}` })).body.id);
     // Interrupt: one job is claimed (running) and never finished, as if the server died mid-step.
     const claimed = await server.services.store.jobs.claim(server.clock.now(), 1);
     expect(claimed).toHaveLength(1);
@@ -72,7 +79,9 @@ describe('the queue across restarts', () => {
     const [account] = await server.services.store.accounts.list();
     for (const [n, id] of ids.entries()) {
       expect((await call(server, 'GET', `/v1/documents/${id}`, key)).body.learned).toBe(true);
-      expect(await server.services.store.passages.list(account!.id, id)).toHaveLength(splitPassages(text(n), null).length);
+      expect(await server.services.store.passages.list(account!.id, id)).toHaveLength(
+        splitPassages(text(n), null).length,
+      );
     }
     // A custom_id seen before the restart is still seen after it, and starts nothing.
     const again = await call(server, 'POST', '/v1/documents', key, { content: 'different', custom_id: 'd3' });

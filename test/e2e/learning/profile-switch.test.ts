@@ -18,7 +18,13 @@ function model(req: ChatRequest) {
   for (const m of user.matchAll(/^\[(\d+)\] (.*)$/gm)) {
     const born = /born in (\w+)/.exec(m[2]!);
     if (born) facts.push({ content: `Was born in ${born[1]}.`, passage: Number(m[1]), standing: true });
-    if (m[2]!.includes('moved to Bergen')) facts.push({ content: 'Lives in Bergen.', passage: Number(m[1]), standing: true, replaces: oslo ? Number(oslo[1]) : null });
+    if (m[2]!.includes('moved to Bergen'))
+      facts.push({
+        content: 'Lives in Bergen.',
+        passage: Number(m[1]),
+        standing: true,
+        replaces: oslo ? Number(oslo[1]) : null,
+      });
   }
   return { facts };
 }
@@ -36,7 +42,9 @@ describe('learns into the profile', () => {
 
   beforeAll(async () => {
     fake = startFakeModel(model);
-    server = await startTestServer({ env: { ENGRAM_MODEL_URL: fake.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0' } });
+    server = await startTestServer({
+      env: { ENGRAM_MODEL_URL: fake.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0' },
+    });
     owner = (await makeOwner(server)).token;
     notes = await makeContainer(server, owner, 'Notes');
     const made = await call(server, 'POST', '/v1/containers', owner, { name: 'Secret', learns_into_profile: false });
@@ -44,24 +52,41 @@ describe('learns into the profile', () => {
     secret = made.body.id;
     notesKey = (await makeKey(server, owner, { level: 'suggest', containers: [notes], profile: true })).key;
     allKey = (await makeKey(server, owner, { level: 'suggest', all_views: true, profile: true })).key;
-    expect((await call(server, 'POST', '/v1/memories', allKey, { content: 'Lives in Oslo.', static: true })).status).toBe(201);
+    expect(
+      (await call(server, 'POST', '/v1/memories', allKey, { content: 'Lives in Oslo.', static: true })).status,
+    ).toBe(201);
   });
   afterAll(async () => {
     await server?.close();
     await fake?.stop();
   });
 
-  const add = (container: string, content: string) => call(server, 'POST', '/v1/documents', allKey, { container, content });
-  const profile = async (key: string) => (await call(server, 'GET', '/v1/profile', key)).body as { static: { content: string }[]; dynamic: { content: string; container: string }[] };
+  const add = (container: string, content: string) =>
+    call(server, 'POST', '/v1/documents', allKey, { container, content });
+  const profile = async (key: string) =>
+    (await call(server, 'GET', '/v1/profile', key)).body as {
+      static: { content: string }[];
+      dynamic: { content: string; container: string }[];
+    };
 
   it('is on by default and shown on every container record; the owner turns it on and off', async () => {
-    const listed = (await call(server, 'GET', '/v1/containers', allKey)).body.containers.map((c: { name: string; learns_into_profile: boolean }) => [c.name, c.learns_into_profile]);
-    expect(listed).toEqual([['Notes', true], ['Secret', false]]);
+    const listed = (await call(server, 'GET', '/v1/containers', allKey)).body.containers.map(
+      (c: { name: string; learns_into_profile: boolean }) => [c.name, c.learns_into_profile],
+    );
+    expect(listed).toEqual([
+      ['Notes', true],
+      ['Secret', false],
+    ]);
     const turned = await call(server, 'PATCH', `/v1/containers/${notes}`, owner, { learns_into_profile: false });
     expect([turned.status, turned.body.learns_into_profile, turned.body.name]).toEqual([200, false, 'Notes']);
-    expect((await call(server, 'PATCH', `/v1/containers/${notes}`, owner, { learns_into_profile: true })).body.learns_into_profile).toBe(true);
+    expect(
+      (await call(server, 'PATCH', `/v1/containers/${notes}`, owner, { learns_into_profile: true })).body
+        .learns_into_profile,
+    ).toBe(true);
     // A key cannot turn it: containers are the owner's.
-    expect((await call(server, 'PATCH', `/v1/containers/${secret}`, allKey, { learns_into_profile: true })).status).toBe(403);
+    expect(
+      (await call(server, 'PATCH', `/v1/containers/${secret}`, allKey, { learns_into_profile: true })).status,
+    ).toBe(403);
   });
 
   it('keeps a standing fact learned in a container that does not learn into the profile inside that container', async () => {
@@ -82,7 +107,9 @@ describe('learns into the profile', () => {
     await add(secret, 'Last spring I moved to Bergen for work.');
     await server.learning.drain();
     expect((await profile(notesKey)).static.map((f) => f.content)).toContain('Lives in Oslo.');
-    expect((await profile(allKey)).dynamic.filter((f) => f.content === 'Lives in Bergen.').map((f) => f.container)).toEqual([secret]);
+    expect(
+      (await profile(allKey)).dynamic.filter((f) => f.content === 'Lives in Bergen.').map((f) => f.container),
+    ).toEqual([secret]);
   });
 
   it('does not rewrite a profile fact either when the switch is turned off while the model thinks', async () => {
@@ -92,15 +119,24 @@ describe('learns into the profile', () => {
     const drained = server.learning.drain();
     while (fake.requests.length === asked) await Bun.sleep(10); // the model has the passages, with "Lives in Oslo." among the known facts
     expect(fake.requests.at(-1)!.messages[1]!.content).toContain('Lives in Oslo.');
-    expect((await call(server, 'PATCH', `/v1/containers/${notes}`, owner, { learns_into_profile: false })).status).toBe(200);
+    expect((await call(server, 'PATCH', `/v1/containers/${notes}`, owner, { learns_into_profile: false })).status).toBe(
+      200,
+    );
     await drained;
     fake.delayMs = 0;
     expect((await profile(notesKey)).static.map((f) => f.content)).toContain('Lives in Oslo.');
-    expect((await profile(allKey)).dynamic.filter((f) => f.content === 'Lives in Bergen.').map((f) => f.container).sort()).toEqual([notes, secret].sort());
+    expect(
+      (await profile(allKey)).dynamic
+        .filter((f) => f.content === 'Lives in Bergen.')
+        .map((f) => f.container)
+        .sort(),
+    ).toEqual([notes, secret].sort());
   });
 
   it('promotes again once it is turned back on', async () => {
-    expect((await call(server, 'PATCH', `/v1/containers/${notes}`, owner, { learns_into_profile: true })).status).toBe(200);
+    expect((await call(server, 'PATCH', `/v1/containers/${notes}`, owner, { learns_into_profile: true })).status).toBe(
+      200,
+    );
     await add(notes, 'I was born in Umea, my mother says.');
     await server.learning.drain();
     expect((await profile(notesKey)).static.map((f) => f.content)).toContain('Was born in Umea.');

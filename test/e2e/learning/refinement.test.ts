@@ -28,14 +28,29 @@ afterAll(async () => {
 
 /** Long diary entries: many passages and units, so refinement takes seconds, not milliseconds. */
 function entry(i: number): string {
-  const topics = ['the garden', 'the commute', 'the new job', 'my sister', 'the holiday', 'the neighbours', 'the old car', 'the book club'];
-  return Array.from({ length: 9 }, (_, s) =>
-    `Entry ${i}, part ${s}: today I thought about ${topics[(i + s) % topics.length]} for a long while, and wrote down what it means to me now.`,
+  const topics = [
+    'the garden',
+    'the commute',
+    'the new job',
+    'my sister',
+    'the holiday',
+    'the neighbours',
+    'the old car',
+    'the book club',
+  ];
+  return Array.from(
+    { length: 9 },
+    (_, s) =>
+      `Entry ${i}, part ${s}: today I thought about ${topics[(i + s) % topics.length]} for a long while, and wrote down what it means to me now.`,
   ).join(' ');
 }
 
 async function health(url: string): Promise<{ queue: number; passages: number; refined: number | null }> {
-  return ((await (await fetch(`${url}/healthz`, { headers: { Authorization: `Bearer ${key}` } })).json()) as { learning: { queue: number; passages: number; refined: number | null } }).learning;
+  return (
+    (await (await fetch(`${url}/healthz`, { headers: { Authorization: `Bearer ${key}` } })).json()) as {
+      learning: { queue: number; passages: number; refined: number | null };
+    }
+  ).learning;
 }
 
 async function until<T>(what: string, probe: () => Promise<T | null>, ms = 120_000): Promise<T> {
@@ -52,9 +67,11 @@ async function until<T>(what: string, probe: () => Promise<T | null>, ms = 120_0
 function strongUnits(): { complete: number; partial: number; passages: number } {
   const db = new Database(join(dataDir, DB_FILE), { readonly: true });
   try {
-    const rows = db.query<{ title: string | null; content: string; n: number }, []>(`
+    const rows = db
+      .query<{ title: string | null; content: string; n: number }, []>(`
       SELECT p.title, p.content, (SELECT count(*) FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = 'strong') AS n
-        FROM passages p`).all();
+        FROM passages p`)
+      .all();
     let complete = 0;
     let partial = 0;
     for (const r of rows) {
@@ -71,9 +88,12 @@ describe('refinement by the strong tier', () => {
   it('refines in the background without delaying learning, survives SIGKILL mid-batch, and finds a paraphrase', async () => {
     ({ key } = setUp(dataDir));
     served = await spawnServer(dataDir, { ENGRAM_EMBEDDER: 'builtin' }, logFile);
-    const post = (content: string) => fetch(`${served!.url}/v1/documents`, {
-      method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ content }),
-    }).then((r) => r.json() as Promise<{ id: string }>);
+    const post = (content: string) =>
+      fetch(`${served!.url}/v1/documents`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ content }),
+      }).then((r) => r.json() as Promise<{ id: string }>);
     const learned = async (id: string) => {
       const res = await fetch(`${served!.url}/v1/documents/${id}`, { headers: { Authorization: `Bearer ${key}` } });
       return ((await res.json()) as { learned: boolean }).learned;
@@ -88,7 +108,9 @@ describe('refinement by the strong tier', () => {
 
     // A new document is learned while refinement still has most of the backlog before it.
     const started = Date.now();
-    const { id } = await post('My sister has been practising the violin every evening for her audition at the conservatory.');
+    const { id } = await post(
+      'My sister has been practising the violin every evening for her audition at the conservatory.',
+    );
     await until('the new document to be learned', async () => ((await learned(id)) ? true : null), 10_000);
     const learnMs = Date.now() - started;
     const during = await health(served.url);
@@ -106,7 +128,9 @@ describe('refinement by the strong tier', () => {
     expect(atStop.partial).toBe(0);
     expect(atStop.complete).toBeLessThan(atStop.passages);
     served = await spawnServer(dataDir, { ENGRAM_EMBEDDER: 'builtin' }, logFile);
-    await until('refinement to go on after the restart', async () => ((await health(served!.url)).refined! > atStop.complete ? true : null));
+    await until('refinement to go on after the restart', async () =>
+      (await health(served!.url)).refined! > atStop.complete ? true : null,
+    );
 
     // SIGKILL mid-refinement: what is stored is whole; nothing is half-written.
     served.proc.kill('SIGKILL');
@@ -130,12 +154,15 @@ describe('refinement by the strong tier', () => {
 
     // "instrument" and "learning" are in no passage: only vectors can find it.
     const res = await fetch(`${served.url}/v1/search`, {
-      method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ q: 'Which musical instrument is she learning?' }),
     });
     const { results } = (await res.json()) as { results: { content: string }[] };
     expect(results[0]!.content).toContain('violin');
-    console.log(`refinement: ${done.passages} passages; a new document learned in ${learnMs} ms while ${during.passages - during.refined!} waited for refinement; stopped by SIGTERM in ${stopMs.toFixed(0)} ms; peak ${peakMiB.toFixed(0)} MiB`);
+    console.log(
+      `refinement: ${done.passages} passages; a new document learned in ${learnMs} ms while ${during.passages - during.refined!} waited for refinement; stopped by SIGTERM in ${stopMs.toFixed(0)} ms; peak ${peakMiB.toFixed(0)} MiB`,
+    );
   }, 300_000);
 
   it('waits while searches come back to back, and catches up once they stop', async () => {
@@ -153,7 +180,11 @@ describe('refinement by the strong tier', () => {
     const searchUntil = Date.now() + 3_000;
     let searches = 0;
     while (Date.now() < searchUntil) {
-      const res = await fetch(`${url}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: 'what did I write about the garden' }) });
+      const res = await fetch(`${url}/v1/search`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ q: 'what did I write about the garden' }),
+      });
       expect(res.status).toBe(200);
       await res.json();
       searches++;
@@ -162,10 +193,16 @@ describe('refinement by the strong tier', () => {
     expect(pending).toBeGreaterThan(12);
     expect(meanwhile).toBeLessThan(pending / 2);
     const caughtUp = performance.now();
-    await until('refinement to catch up once the searches stopped', async () => {
-      const h = await health(url);
-      return h.refined === h.passages ? h : null;
-    }, 30_000);
-    console.log(`refinement beside ${searches} searches in 3 s: ${meanwhile} of ${pending} passages; the rest ${((performance.now() - caughtUp) / 1000).toFixed(1)} s after`);
+    await until(
+      'refinement to catch up once the searches stopped',
+      async () => {
+        const h = await health(url);
+        return h.refined === h.passages ? h : null;
+      },
+      30_000,
+    );
+    console.log(
+      `refinement beside ${searches} searches in 3 s: ${meanwhile} of ${pending} passages; the rest ${((performance.now() - caughtUp) / 1000).toFixed(1)} s after`,
+    );
   }, 60_000);
 });

@@ -21,16 +21,28 @@ let key = '';
 afterAll(async () => {
   served?.proc.kill('SIGKILL');
   await served?.proc.exited;
-  sweepThenRemove({ harness: 'bun:saved-indexes', stores: [dataDir, backup], logs: [logFile] }, dataDir, logFile, backup);
+  sweepThenRemove(
+    { harness: 'bun:saved-indexes', stores: [dataDir, backup], logs: [logFile] },
+    dataDir,
+    logFile,
+    backup,
+  );
 });
 
 /** Starts the server; its indexes are saved once unchanged for `saveSeconds` (0: only at a clean stop). */
 async function start(saveSeconds = 1): Promise<void> {
   writeFileSync(logFile, '');
-  served = await spawnServer(dataDir, { ENGRAM_EMBEDDER: 'builtin', ENGRAM_LOG_LEVEL: 'info', ENGRAM_INDEX_SAVE_SECONDS: String(saveSeconds) }, logFile);
+  served = await spawnServer(
+    dataDir,
+    { ENGRAM_EMBEDDER: 'builtin', ENGRAM_LOG_LEVEL: 'info', ENGRAM_INDEX_SAVE_SECONDS: String(saveSeconds) },
+    logFile,
+  );
 }
 /** Lines of this start's log with the message. */
-const said = (msg: string) => readFileSync(logFile, 'utf8').split('\n').filter((l) => l.includes(`"msg":"${msg}"`)).length;
+const said = (msg: string) =>
+  readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes(`"msg":"${msg}"`)).length;
 const READ_AS_SAVED = 'search indexes read as last saved';
 
 async function call(path: string, body?: unknown): Promise<any> {
@@ -44,7 +56,8 @@ async function call(path: string, body?: unknown): Promise<any> {
 }
 const learning = async () => (await call('/healthz')).learning as { queue: number; passages: number; refined: number };
 /** The contents of a search's results, best first. */
-const search = async (q: string) => ((await call('/v1/search', { q, limit: 3 })).results as { content: string }[]).map((r) => r.content);
+const search = async (q: string) =>
+  ((await call('/v1/search', { q, limit: 3 })).results as { content: string }[]).map((r) => r.content);
 
 async function refinedAll(): Promise<void> {
   const deadline = Date.now() + 120_000;
@@ -81,7 +94,11 @@ describe('search indexes saved while the server rests and at a clean stop', () =
   it('are read back after a kill or a stop, rebuilt after a kill that came before a save, and never used for a store restored meanwhile', async () => {
     ({ key } = setUp(dataDir));
     await start();
-    for (const content of [VIOLIN, 'The garden needs weeding before the rain comes.', 'We booked a cabin in the mountains for the winter holiday.']) {
+    for (const content of [
+      VIOLIN,
+      'The garden needs weeding before the rain comes.',
+      'We booked a cabin in the mountains for the winter holiday.',
+    ]) {
       await call('/v1/documents', { content });
     }
     await refinedAll();

@@ -16,9 +16,19 @@ describe('search', () => {
     travel = await makeContainer(server, owner, 'Travel');
     secret = await makeContainer(server, owner, 'Secret');
     const all = (await makeKey(server, owner, { level: 'manage', all_views: true, profile: true })).key;
-    await call(server, 'POST', '/v1/documents', all, { container: food, content: 'Breakfast is oatmeal with blueberries.', custom_id: 'b' });
-    await call(server, 'POST', '/v1/documents', all, { container: travel, content: 'The flight to Lisbon leaves at 7; breakfast at the airport.' });
-    await call(server, 'POST', '/v1/documents', all, { container: secret, content: 'The safe code is hidden; breakfast is never discussed here.' });
+    await call(server, 'POST', '/v1/documents', all, {
+      container: food,
+      content: 'Breakfast is oatmeal with blueberries.',
+      custom_id: 'b',
+    });
+    await call(server, 'POST', '/v1/documents', all, {
+      container: travel,
+      content: 'The flight to Lisbon leaves at 7; breakfast at the airport.',
+    });
+    await call(server, 'POST', '/v1/documents', all, {
+      container: secret,
+      content: 'The safe code is hidden; breakfast is never discussed here.',
+    });
     await call(server, 'POST', '/v1/memories', all, { container: food, content: 'Allergic to peanuts.' });
     await call(server, 'POST', '/v1/memories', all, { content: 'Lives in Porto.', static: true });
     await server.learning.drain();
@@ -64,7 +74,18 @@ describe('search', () => {
     }
   });
 
-  for (const q of ['"unbalanced', 'breakfast*', 'NEAR(breakfast oatmeal)', 'content:oatmeal', 'a AND OR NOT b', '-oatmeal', '^breakfast', "'; DROP TABLE passages; --", '(((', '*']) {
+  for (const q of [
+    '"unbalanced',
+    'breakfast*',
+    'NEAR(breakfast oatmeal)',
+    'content:oatmeal',
+    'a AND OR NOT b',
+    '-oatmeal',
+    '^breakfast',
+    "'; DROP TABLE passages; --",
+    '(((',
+    '*',
+  ]) {
     it(`searches ${JSON.stringify(q)} as text, never as FTS5 syntax`, async () => {
       const res = await call(server, 'POST', '/v1/search', key, { q, container: food });
       expect(res.status).toBe(200);

@@ -5,7 +5,11 @@
  * reaches Engram over /mcp-http or through `engram mcp` started from `/`, as desktop clients start it.
  */
 import { join } from 'node:path';
-import { Client as ClientV2, type SdkHttpError, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+import {
+  Client as ClientV2,
+  type SdkHttpError,
+  StreamableHTTPClientTransport as HttpV2,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -14,7 +18,12 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 const ROOT = join(import.meta.dir, '../../..');
 
 export type Flavour = 'client 2.4 pinned 2026-07-28' | 'client 2.4 auto' | 'client 2.4 legacy' | 'sdk 1.32';
-export const FLAVOURS: readonly Flavour[] = ['client 2.4 pinned 2026-07-28', 'client 2.4 auto', 'client 2.4 legacy', 'sdk 1.32'];
+export const FLAVOURS: readonly Flavour[] = [
+  'client 2.4 pinned 2026-07-28',
+  'client 2.4 auto',
+  'client 2.4 legacy',
+  'sdk 1.32',
+];
 /** The era each flavour lands in against this server. */
 export const ERA_OF: Record<Flavour, 'modern' | 'legacy'> = {
   'client 2.4 pinned 2026-07-28': 'modern',
@@ -44,16 +53,22 @@ export interface EraClient {
 
 /** The bridge as a desktop client starts it: `bun src/main.ts mcp`, from `/`, with the credential. */
 function bridgeCommand(url: string, token: string) {
-  return { command: process.execPath, args: [join(ROOT, 'src/main.ts'), 'mcp', '--url', url, '--key', token], cwd: '/', env: { PATH: process.env.PATH ?? '' } };
+  return {
+    command: process.execPath,
+    args: [join(ROOT, 'src/main.ts'), 'mcp', '--url', url, '--key', token],
+    cwd: '/',
+    env: { PATH: process.env.PATH ?? '' },
+  };
 }
 
 /** Connects a client of this flavour to the server's /mcp-http or through the bridge, with `token` as its bearer. */
 export async function connectEraClient(flavour: Flavour, door: Door, url: string, token: string): Promise<EraClient> {
   if (flavour === 'sdk 1.32') {
     const client = new ClientV1({ name: 'engram-e2e-v1', version: '1.0.0' });
-    const transport = door === 'http'
-      ? new HttpV1(new URL(`${url}/mcp-http`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } })
-      : new StdioV1({ ...bridgeCommand(url, token), stderr: 'ignore' });
+    const transport =
+      door === 'http'
+        ? new HttpV1(new URL(`${url}/mcp-http`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } })
+        : new StdioV1({ ...bridgeCommand(url, token), stderr: 'ignore' });
     await client.connect(transport);
     return {
       era: 'legacy',
@@ -64,11 +79,17 @@ export async function connectEraClient(flavour: Flavour, door: Door, url: string
       close: () => client.close(),
     };
   }
-  const mode = flavour === 'client 2.4 pinned 2026-07-28' ? { pin: '2026-07-28' } : flavour === 'client 2.4 auto' ? 'auto' : 'legacy';
+  const mode =
+    flavour === 'client 2.4 pinned 2026-07-28'
+      ? { pin: '2026-07-28' }
+      : flavour === 'client 2.4 auto'
+        ? 'auto'
+        : 'legacy';
   const client = new ClientV2({ name: 'engram-e2e-v2', version: '1.0.0' }, { versionNegotiation: { mode } as never });
-  const transport = door === 'http'
-    ? new HttpV2(new URL(`${url}/mcp-http`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } })
-    : new StdioV2({ ...bridgeCommand(url, token), stderr: 'ignore' });
+  const transport =
+    door === 'http'
+      ? new HttpV2(new URL(`${url}/mcp-http`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } })
+      : new StdioV2({ ...bridgeCommand(url, token), stderr: 'ignore' });
   await client.connect(transport);
   return {
     era: client.getProtocolEra()!,

@@ -21,7 +21,10 @@ beforeAll(async () => {
   server = await startTestServer();
   owner = await ownerWithBrowser(server, ['food', 'work']);
   const food = owner.containers.food!;
-  const added = await call(server, 'POST', '/v1/documents', owner.token, { container: food, content: 'Porridge with stewed plums on Sundays.' });
+  const added = await call(server, 'POST', '/v1/documents', owner.token, {
+    container: food,
+    content: 'Porridge with stewed plums on Sundays.',
+  });
   expect(added.status).toBe(202);
   await server.learning.drain();
   const reach = { containers: [owner.containers.food, owner.containers.work] };
@@ -62,7 +65,12 @@ for (const door of ['http', 'stdio'] as Door[]) {
           expect(JSON.parse(found.content[0]!.text!)).toEqual(rest.body);
           expect(rest.body.results[0].content).toContain('stewed plums');
 
-          const refused = await client.call('add_memory', { content: 'Likes plums.', container: owner.containers.food }).then(() => null, (e: unknown) => e);
+          const refused = await client
+            .call('add_memory', { content: 'Likes plums.', container: owner.containers.food })
+            .then(
+              () => null,
+              (e: unknown) => e,
+            );
           expect(refused).not.toBeNull();
           expect(refusalText(refused)).toContain("The tool add_memory is not in this credential's capability profile.");
           expect(refusalText(refused)).not.toContain('MCP error -32600: MCP error');
@@ -78,8 +86,13 @@ for (const door of ['http', 'stdio'] as Door[]) {
           // The server tells an app only of its own tools; the bridge answers before it reaches the server (docs/mcp.md).
           if (door === 'http') expect(client.instructions).not.toContain('memory_rules');
           const containers = await client.call('list_containers', {});
-          expect(containers.structuredContent.containers.map((c: { id: string }) => c.id)).toEqual([owner.containers.food]);
-          const refused = await client.call('add_document', { container: owner.containers.food, content: 'x' }).then(() => null, (e: unknown) => e);
+          expect(containers.structuredContent.containers.map((c: { id: string }) => c.id)).toEqual([
+            owner.containers.food,
+          ]);
+          const refused = await client.call('add_document', { container: owner.containers.food, content: 'x' }).then(
+            () => null,
+            (e: unknown) => e,
+          );
           expect(refusalText(refused)).toContain("The tool add_document is not in the agent's capability profile");
         } finally {
           await client.close();

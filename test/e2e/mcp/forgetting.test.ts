@@ -26,14 +26,22 @@ describe('delete_document over MCP', () => {
   it('says what will go, forgets the facts learned from the document with it, and search finds none of it', async () => {
     expect((await ok(session, 'search_memories', { q: 'zorblatt', container: '*' })).results.length).toBeGreaterThan(0);
     expect(await ok(session, 'delete_document', { document_id: w.diary })).toEqual({
-      status: 'confirmation_required', verb: 'delete_document',
+      status: 'confirmation_required',
+      verb: 'delete_document',
       how: 'Ask the person to confirm deleting the document "Sunday", its 4 passages and the 3 facts learned from it; then call again with confirm=true.',
     });
-    expect(await ok(session, 'delete_document', { document_id: w.diary, confirm: true }))
-      .toEqual({ status: 'deleted', id: w.diary, forgotten: { documents: 1, passages: 4, facts: 3 }, kept: { facts: 0 } });
+    expect(await ok(session, 'delete_document', { document_id: w.diary, confirm: true })).toEqual({
+      status: 'deleted',
+      id: w.diary,
+      forgotten: { documents: 1, passages: 4, facts: 3 },
+      kept: { facts: 0 },
+    });
     for (const q of [...SECRET_WORDS, 'playing a musical instrument in the evening']) {
       const found = await ok(session, 'search_memories', { q, container: '*' });
-      expect({ q, hits: found.results.filter((r: { document_id: string | null }) => r.document_id !== w.keeper) }).toEqual({ q, hits: [] });
+      expect({
+        q,
+        hits: found.results.filter((r: { document_id: string | null }) => r.document_id !== w.keeper),
+      }).toEqual({ q, hits: [] });
     }
     expect(await allFacts(w)).toEqual([]);
   });
@@ -42,12 +50,21 @@ describe('delete_document over MCP', () => {
     const piano = (await allFacts(w)).find((f) => f.content.startsWith('Plays the xylofungus'))!;
     expect((await call(w.server, 'POST', `/v1/memories/${piano.id}/confirm`, w.owner)).status).toBe(200);
     const asked = await ok(session, 'delete_document', { document_id: w.diary });
-    expect(asked.how).toContain('the 2 facts learned from it (1 fact learned from it that the person confirmed or edited is kept)');
+    expect(asked.how).toContain(
+      'the 2 facts learned from it (1 fact learned from it that the person confirmed or edited is kept)',
+    );
     const done = await ok(session, 'delete_document', { document_id: w.diary, confirm: true });
     expect([done.forgotten, done.kept]).toEqual([{ documents: 1, passages: 4, facts: 2 }, { facts: 1 }]);
     expect((await allFacts(w)).map((f) => [f.id, f.source ?? null])).toEqual([[piano.id, null]]);
     // Still found: it is the owner's now.
-    expect((await ok(session, 'search_memories', { q: 'xylofungus', container: '*' })).results.map((r: { memory_id: string }) => r.memory_id)).toEqual([piano.id]);
-    expect(await ok(session, 'forget_memory', { memory_id: piano.id, confirm: true })).toEqual({ status: 'forgotten', id: piano.id });
+    expect(
+      (await ok(session, 'search_memories', { q: 'xylofungus', container: '*' })).results.map(
+        (r: { memory_id: string }) => r.memory_id,
+      ),
+    ).toEqual([piano.id]);
+    expect(await ok(session, 'forget_memory', { memory_id: piano.id, confirm: true })).toEqual({
+      status: 'forgotten',
+      id: piano.id,
+    });
   });
 });

@@ -44,14 +44,22 @@ describe('instructions name only the tools the caller holds', () => {
   }
 
   it('tells a developer key to call memory_rules first, and of nothing it does not hold', async () => {
-    const res = await call(server, 'POST', '/v1/api-keys', owner.token, { name: 'reader', level: 'read', containers: [owner.containers.work] });
+    const res = await call(server, 'POST', '/v1/api-keys', owner.token, {
+      name: 'reader',
+      level: 'read',
+      containers: [owner.containers.work],
+    });
     const { instructions, tools } = await seenBy(res.body.key);
     expect(instructions).toContain('Call memory_rules first');
     for (const tool of toolsNamed(instructions)) expect(tools).toContain(tool);
   });
 
   it('tells an agent share of ask_agent alone', async () => {
-    const res = await call(server, 'POST', '/v1/shares', owner.token, { kind: 'agent_share', name: 'Work agent', containers: [owner.containers.work] });
+    const res = await call(server, 'POST', '/v1/shares', owner.token, {
+      kind: 'agent_share',
+      name: 'Work agent',
+      containers: [owner.containers.work],
+    });
     expect(res.status).toBe(201);
     const { instructions, tools } = await seenBy(res.body.token);
     expect(tools).toEqual(['ask_agent']);

@@ -80,7 +80,11 @@ export async function toolNames(session: McpSession): Promise<string[]> {
 }
 
 /** Calls a tool; returns the whole result after checking that its text parses to its structuredContent. */
-export async function callTool(session: McpSession, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult & { structuredContent: any }> {
+export async function callTool(
+  session: McpSession,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult & { structuredContent: any }> {
   const result = (await session.client.callTool({ name, arguments: args })) as CallToolResult;
   expect(result.content).toHaveLength(1);
   const [item] = result.content;
@@ -113,7 +117,13 @@ export const lastExchange = (session: McpSession): Exchange => session.exchanges
 
 /** The tools/list each grant must see, in the order of the contract's tool table. */
 export function expectedTools(level: 'read' | 'suggest' | 'manage', profile: boolean): string[] {
-  const read = ['list_containers', 'search_memories', ...(profile ? ['get_profile'] : []), 'list_documents', 'memory_rules'];
+  const read = [
+    'list_containers',
+    'search_memories',
+    ...(profile ? ['get_profile'] : []),
+    'list_documents',
+    'memory_rules',
+  ];
   const suggest = [...read, 'add_memory', 'add_document'];
   return level === 'read' ? read : level === 'suggest' ? suggest : [...suggest, 'delete_document', 'forget_memory'];
 }
@@ -125,7 +135,11 @@ export interface Seeded {
   /** A container no test key reaches. */
   secret: string;
   /** Mints a key reaching food and work. */
-  key(level: 'read' | 'suggest' | 'manage', profile: boolean, extra?: Record<string, unknown>): Promise<{ id: string; key: string }>;
+  key(
+    level: 'read' | 'suggest' | 'manage',
+    profile: boolean,
+    extra?: Record<string, unknown>,
+  ): Promise<{ id: string; key: string }>;
   /** Adds a learned document to a container as the owner; returns its id. */
   addDocument(container: string, content: string, title?: string): Promise<string>;
   /** Saves a fact as the owner; returns its id. */
@@ -148,7 +162,13 @@ export async function seed(server: TestServer): Promise<Seeded> {
     return res.body.id as string;
   };
   const addFact = async (content: string, container: string | null) => {
-    const res = await call(server, 'POST', '/v1/memories', owner, container ? { content, container } : { content, static: true });
+    const res = await call(
+      server,
+      'POST',
+      '/v1/memories',
+      owner,
+      container ? { content, container } : { content, static: true },
+    );
     if (res.status !== 201) throw new Error(`memory: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.id as string;
   };
@@ -160,7 +180,12 @@ export async function seed(server: TestServer): Promise<Seeded> {
   const rule = await call(server, 'POST', '/v1/rules', owner, { text: 'Never share health facts with third parties.' });
   if (rule.status !== 201) throw new Error(`rule: ${rule.status} ${JSON.stringify(rule.body)}`);
   return {
-    owner, food, work, secret, addDocument, addFact,
+    owner,
+    food,
+    work,
+    secret,
+    addDocument,
+    addFact,
     key: (level, profile, extra = {}) => makeKey(server, owner, { level, profile, containers: [food, work], ...extra }),
   };
 }

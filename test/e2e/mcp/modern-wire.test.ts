@@ -28,7 +28,10 @@ beforeAll(async () => {
   server = await startTestServer({ env: { ENGRAM_RATE_LIMIT_PER_MIN: String(LIMIT) } });
   owner = (await makeOwner(server)).token;
   notes = await makeContainer(server, owner, 'Notes');
-  const added = await call(server, 'POST', '/v1/documents', owner, { container: notes, content: 'The spare key is under the blue flower pot.' });
+  const added = await call(server, 'POST', '/v1/documents', owner, {
+    container: notes,
+    content: 'The spare key is under the blue flower pot.',
+  });
   expect(added.status).toBe(202);
   await server.learning.drain();
   reader = await makeKey(server, owner, { level: 'read', containers: [notes] });
@@ -45,7 +48,10 @@ interface Rpc {
 }
 
 /** A 2026-07-28 request: `_meta` in the body, the version and method (and name) mirrored in the headers, unless overridden. */
-async function send(rpc: Rpc, options: { token?: string | null; headers?: Record<string, string>; meta?: Record<string, unknown> | null } = {}) {
+async function send(
+  rpc: Rpc,
+  options: { token?: string | null; headers?: Record<string, string>; meta?: Record<string, unknown> | null } = {},
+) {
   const token = options.token === undefined ? reader.key : options.token;
   const own = rpc.params?._meta as Record<string, unknown> | undefined;
   const params = { ...rpc.params, ...(options.meta === null ? {} : { _meta: { ...META, ...own, ...options.meta } }) };
@@ -74,7 +80,8 @@ describe('server/discover', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/json');
     expect(res.body).toEqual({
-      jsonrpc: '2.0', id: 'd1',
+      jsonrpc: '2.0',
+      id: 'd1',
       result: {
         resultType: 'complete',
         supportedVersions: [VERSION],
@@ -99,8 +106,18 @@ describe('tools, with no initialize and no session', () => {
   it('lists the credential’s tools with caching fields, private to it', async () => {
     const res = await send({ id: 2, method: 'tools/list' });
     expect(res.status).toBe(200);
-    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['list_containers', 'search_memories', 'list_documents', 'memory_rules']);
-    expect(res.body.result).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'private', _meta: SERVER_INFO });
+    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual([
+      'list_containers',
+      'search_memories',
+      'list_documents',
+      'memory_rules',
+    ]);
+    expect(res.body.result).toMatchObject({
+      resultType: 'complete',
+      ttlMs: 60_000,
+      cacheScope: 'private',
+      _meta: SERVER_INFO,
+    });
   });
 
   it('answers a call with what REST answers, as text and structuredContent, resultType complete', async () => {
@@ -114,21 +131,50 @@ describe('tools, with no initialize and no session', () => {
   });
 
   it('answers a broken rule and an unknown tool as tool errors with the envelope, as in the handshake era', async () => {
-    const empty = await send({ id: 4, method: 'tools/call', params: { name: 'search_memories', arguments: { q: '' } } });
+    const empty = await send({
+      id: 4,
+      method: 'tools/call',
+      params: { name: 'search_memories', arguments: { q: '' } },
+    });
     expect(empty.body.result).toMatchObject({ isError: true, structuredContent: { code: 'validation' } });
     const unknown = await send({ id: 5, method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } });
-    expect(unknown.body.result).toMatchObject({ isError: true, structuredContent: { code: 'not_found', message: 'No tool named no_such_tool.' } });
+    expect(unknown.body.result).toMatchObject({
+      isError: true,
+      structuredContent: { code: 'not_found', message: 'No tool named no_such_tool.' },
+    });
   });
 
   it('answers a call whose name is not a string, or whose arguments are not an object, with -32602 in words', async () => {
-    const name = await send({ id: 'n', method: 'tools/call', params: { name: 7, arguments: {} } }, { headers: { 'Mcp-Name': '7' } });
-    expect(name.body).toEqual({ jsonrpc: '2.0', id: 'n', error: { code: -32602, message: "Invalid params: tools/call needs params.name, the tool's name, as a string; got a number." } });
+    const name = await send(
+      { id: 'n', method: 'tools/call', params: { name: 7, arguments: {} } },
+      { headers: { 'Mcp-Name': '7' } },
+    );
+    expect(name.body).toEqual({
+      jsonrpc: '2.0',
+      id: 'n',
+      error: {
+        code: -32602,
+        message: "Invalid params: tools/call needs params.name, the tool's name, as a string; got a number.",
+      },
+    });
     const args = await send({ id: 'a', method: 'tools/call', params: { name: 'search_memories', arguments: 'key' } });
-    expect(args.body).toEqual({ jsonrpc: '2.0', id: 'a', error: { code: -32602, message: "Invalid params: params.arguments must be an object holding the tool's arguments by name; got a string." } });
+    expect(args.body).toEqual({
+      jsonrpc: '2.0',
+      id: 'a',
+      error: {
+        code: -32602,
+        message:
+          "Invalid params: params.arguments must be an object holding the tool's arguments by name; got a string.",
+      },
+    });
   });
 
   it('refuses a tool outside the grant with HTTP 403 and the envelope, and counts it in the key’s usage', async () => {
-    const res = await send({ id: 6, method: 'tools/call', params: { name: 'add_memory', arguments: { content: 'x' } } });
+    const res = await send({
+      id: 6,
+      method: 'tools/call',
+      params: { name: 'add_memory', arguments: { content: 'x' } },
+    });
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toBeNull();
     expect(res.body).toMatchObject({ code: 'unauthorized', details: { tool: 'add_memory' }, retryable: false });
@@ -138,13 +184,21 @@ describe('tools, with no initialize and no session', () => {
   });
 
   it('carries an idempotency key in _meta: the same write sent twice is done once', async () => {
-    const params = { name: 'add_document', arguments: { container: notes, content: 'Bins go out on Tuesday.' }, _meta: { idempotency_key: 'bins-1' } };
+    const params = {
+      name: 'add_document',
+      arguments: { container: notes, content: 'Bins go out on Tuesday.' },
+      _meta: { idempotency_key: 'bins-1' },
+    };
     const first = await send({ id: 7, method: 'tools/call', params }, { token: writer.key });
     const again = await send({ id: 8, method: 'tools/call', params }, { token: writer.key });
     expect(first.body.result.isError).toBeUndefined();
     expect(again.body.result.structuredContent).toEqual(first.body.result.structuredContent);
     const docs = await call(server, 'GET', `/v1/documents?container=${notes}`, owner);
-    expect(docs.body.documents.filter((d: { title: string | null; id: string }) => d.id === first.body.result.structuredContent.id)).toHaveLength(1);
+    expect(
+      docs.body.documents.filter(
+        (d: { title: string | null; id: string }) => d.id === first.body.result.structuredContent.id,
+      ),
+    ).toHaveLength(1);
     expect(docs.body.documents).toHaveLength(2);
   });
 
@@ -161,7 +215,10 @@ describe('the request headers and _meta', () => {
     const method = await send({ id: 10, method: 'tools/list' }, { headers: { 'Mcp-Method': 'tools/call' } });
     expect(method.status).toBe(400);
     expect(method.body).toMatchObject({ jsonrpc: '2.0', id: 10, error: { code: -32020 } });
-    const name = await send({ id: 11, method: 'tools/call', params: { name: 'search_memories', arguments: { q: 'key' } } }, { headers: { 'Mcp-Name': 'list_containers' } });
+    const name = await send(
+      { id: 11, method: 'tools/call', params: { name: 'search_memories', arguments: { q: 'key' } } },
+      { headers: { 'Mcp-Name': 'list_containers' } },
+    );
     expect(name.status).toBe(400);
     expect(name.body).toMatchObject({ id: 11, error: { code: -32020 } });
   });
@@ -173,16 +230,33 @@ describe('the request headers and _meta', () => {
   });
 
   it('refuses a request missing a required _meta field with 400 -32602', async () => {
-    const res = await send({ id: 13, method: 'tools/list' }, { meta: { 'io.modelcontextprotocol/clientCapabilities': undefined } });
+    const res = await send(
+      { id: 13, method: 'tools/list' },
+      { meta: { 'io.modelcontextprotocol/clientCapabilities': undefined } },
+    );
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ id: 13, error: { code: -32602 } });
     expect(res.body.error.message).toContain('clientCapabilities');
   });
 
   it('answers an unsupported version with 400 UnsupportedProtocolVersion (-32022) listing the supported one', async () => {
-    const res = await send({ id: 14, method: 'tools/list' }, { meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }, headers: { 'MCP-Protocol-Version': '2099-01-01' } });
+    const res = await send(
+      { id: 14, method: 'tools/list' },
+      {
+        meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+        headers: { 'MCP-Protocol-Version': '2099-01-01' },
+      },
+    );
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ jsonrpc: '2.0', id: 14, error: { code: -32022, message: 'Unsupported protocol version: 2099-01-01', data: { supported: [VERSION], requested: '2099-01-01' } } });
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: 14,
+      error: {
+        code: -32022,
+        message: 'Unsupported protocol version: 2099-01-01',
+        data: { supported: [VERSION], requested: '2099-01-01' },
+      },
+    });
   });
 
   it('answers a method it does not serve, and those the revision removed, with 404 -32601', async () => {
@@ -197,13 +271,19 @@ describe('the request headers and _meta', () => {
 describe('the per-credential limiter counts every request of this era', () => {
   it('answers server/discover and tools/list over the limit with HTTP 429 and the envelope; search still answers', async () => {
     const { key } = await makeKey(server, owner, { level: 'read', containers: [notes] });
-    for (let i = 0; i < LIMIT; i++) expect((await send({ id: i, method: i % 2 ? 'tools/list' : 'server/discover' }, { token: key })).status).toBe(200);
+    for (let i = 0; i < LIMIT; i++)
+      expect((await send({ id: i, method: i % 2 ? 'tools/list' : 'server/discover' }, { token: key })).status).toBe(
+        200,
+      );
     for (const method of ['server/discover', 'tools/list']) {
       const res = await send({ id: 'over', method }, { token: key });
       expect(res.status).toBe(429);
       expect(res.body).toMatchObject({ code: 'rate_limited', details: { limit_per_min: LIMIT }, retryable: true });
     }
-    const search = await send({ id: 'search', method: 'tools/call', params: { name: 'search_memories', arguments: { q: 'key' } } }, { token: key });
+    const search = await send(
+      { id: 'search', method: 'tools/call', params: { name: 'search_memories', arguments: { q: 'key' } } },
+      { token: key },
+    );
     expect(search.status).toBe(200);
     expect(search.body.result.isError).toBeUndefined();
   });

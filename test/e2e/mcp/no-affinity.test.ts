@@ -22,7 +22,14 @@ beforeAll(async () => {
   const setup = await startTestServer();
   const owner = (await makeOwner(setup)).token;
   const notes = await makeContainer(setup, owner, 'Notes');
-  expect((await call(setup, 'POST', '/v1/documents', owner, { container: notes, content: 'The boiler was serviced in March.' })).status).toBe(202);
+  expect(
+    (
+      await call(setup, 'POST', '/v1/documents', owner, {
+        container: notes,
+        content: 'The boiler was serviced in March.',
+      })
+    ).status,
+  ).toBe(202);
   await setup.learning.drain();
   key = (await makeKey(setup, owner, { level: 'read', containers: [notes] })).key;
   await setup.stop();
@@ -54,13 +61,20 @@ afterAll(async () => {
 });
 
 it('answers a 2026-07-28 client whose requests alternate between two processes', async () => {
-  const client = new Client({ name: 'no-affinity', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${balancer.port}/mcp-http`), {
-    requestInit: { headers: { Authorization: `Bearer ${key}` } },
-  }));
+  const client = new Client(
+    { name: 'no-affinity', version: '1' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${balancer.port}/mcp-http`), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  );
   expect(client.getProtocolEra()).toBe('modern');
   for (let i = 0; i < 3; i++) {
-    expect((await client.listTools(undefined, { cacheMode: 'bypass' })).tools.map((t) => t.name)).toContain('search_memories');
+    expect((await client.listTools(undefined, { cacheMode: 'bypass' })).tools.map((t) => t.name)).toContain(
+      'search_memories',
+    );
     const found = await client.callTool({ name: 'search_memories', arguments: { q: 'when was the boiler serviced' } });
     expect((found.structuredContent as { results: { content: string }[] }).results[0]!.content).toContain('March');
   }

@@ -33,7 +33,10 @@ function expectLimited(session: McpSession): void {
 }
 
 async function rejects429(promise: Promise<unknown>): Promise<void> {
-  const err = await promise.then(() => null, (e: unknown) => e);
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(StreamableHTTPError);
   expect((err as StreamableHTTPError).code).toBe(429);
 }
@@ -67,7 +70,10 @@ describe('every MCP request on a credential counts', () => {
     await toolNames(session); // 3
     await toolNames(session); // 4
     expect(await ok(session, 'list_containers')).toBeDefined(); // 5
-    expect(await toolError(session, 'list_documents', {})).toMatchObject({ code: 'rate_limited', details: { limit_per_min: LIMIT } });
+    expect(await toolError(session, 'list_documents', {})).toMatchObject({
+      code: 'rate_limited',
+      details: { limit_per_min: LIMIT },
+    });
     // The contract: search and add are never answered 429.
     expect(await ok(session, 'search_memories', { q: 'anything' })).toHaveProperty('results');
     expect(await ok(session, 'add_document', { content: 'Likes green tea.' })).toHaveProperty('id');

@@ -9,7 +9,17 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { DAY_MS } from '../../../src/clock';
 import { call, startTestServer, type TestServer } from '../../helpers/server';
 import {
-  allExchanges, callTool, connectMcp, lastExchange, type McpSession, mcpSession, ok, seed, type Seeded, toolError, withoutTrace,
+  allExchanges,
+  callTool,
+  connectMcp,
+  lastExchange,
+  type McpSession,
+  mcpSession,
+  ok,
+  seed,
+  type Seeded,
+  toolError,
+  withoutTrace,
 } from './mcp-client';
 
 let server: TestServer;
@@ -25,7 +35,10 @@ afterAll(async () => {
 
 /** Awaits a promise that must fail with the SDK's HTTP error of this status. */
 async function rejectsWithStatus(promise: Promise<unknown>, status: number): Promise<void> {
-  const err = await promise.then(() => null, (e: unknown) => e);
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(StreamableHTTPError);
   expect((err as StreamableHTTPError).code).toBe(status);
 }
@@ -46,7 +59,11 @@ function expectInvalidToken(session: McpSession, description: string | RegExp): 
 async function usageOf(keyId: string) {
   const res = await call(server, 'GET', `/v1/api-keys/${keyId}/usage`, world.owner);
   expect(res.status).toBe(200);
-  return res.body as { refused: number; per_tool: { tool: string; calls: number; refused: number }[]; recent: { tool: string; outcome: string; status: number }[] };
+  return res.body as {
+    refused: number;
+    per_tool: { tool: string; calls: number; refused: number }[];
+    recent: { tool: string; outcome: string; status: number }[];
+  };
 }
 
 describe('credentials that are not accepted: 401 with the RFC 6750 body', () => {
@@ -78,7 +95,10 @@ describe('credentials that are not accepted: 401 with the RFC 6750 body', () => 
     expect((await call(server, 'DELETE', `/v1/exposures/${id}`, world.owner)).status).toBe(200);
     await rejectsWithStatus(session.client.listTools(), 401);
     expectInvalidToken(session, 'The credential has been revoked.');
-    await rejectsWithStatus(session.client.callTool({ name: 'search_memories', arguments: { q: 'oatmeal', container: '*' } }), 401);
+    await rejectsWithStatus(
+      session.client.callTool({ name: 'search_memories', arguments: { q: 'oatmeal', container: '*' } }),
+      401,
+    );
     expectInvalidToken(session, 'The credential has been revoked.');
   });
 
@@ -202,7 +222,10 @@ describe('tool errors: isError with the envelope in structuredContent', () => {
     expect(withoutTrace(outside)).toEqual(withoutTrace(byRest.body));
 
     const missing = await toolError(session, 'search_memories', { q: 'oatmeal', container: 'ctr_doesnotexist00' });
-    expect(missing).toMatchObject({ code: 'unauthorized', message: 'The container ctr_doesnotexist00 may not be used with this credential.' });
+    expect(missing).toMatchObject({
+      code: 'unauthorized',
+      message: 'The container ctr_doesnotexist00 may not be used with this credential.',
+    });
 
     for (const [tool, args] of [
       ['add_document', { container: world.secret, content: 'Sneaky.' }],
@@ -211,7 +234,9 @@ describe('tool errors: isError with the envelope in structuredContent', () => {
     ] as const) {
       expect((await toolError(session, tool, args)).code).toBe('unauthorized');
     }
-    expect((await usageOf(keyId)).per_tool).toContainEqual(expect.objectContaining({ tool: 'add_document', refused: 1 }));
+    expect((await usageOf(keyId)).per_tool).toContainEqual(
+      expect.objectContaining({ tool: 'add_document', refused: 1 }),
+    );
   });
 
   it('answers a rule broken (400 on REST) as a validation tool error with the same envelope', async () => {
@@ -239,7 +264,8 @@ describe('tool errors: isError with the envelope in structuredContent', () => {
   });
 
   it('answers an unknown or unreachable document or fact as not_found', async () => {
-    const hidden = (await call(server, 'GET', `/v1/documents?container=${world.secret}`, world.owner)).body.documents[0].id;
+    const hidden = (await call(server, 'GET', `/v1/documents?container=${world.secret}`, world.owner)).body.documents[0]
+      .id;
     for (const id of ['doc_doesnotexist00', hidden]) {
       const mcp = await toolError(session, 'delete_document', { document_id: id });
       expect(mcp).toMatchObject({ code: 'not_found', details: { document_id: id } });
@@ -252,11 +278,22 @@ describe('tool errors: isError with the envelope in structuredContent', () => {
   });
 
   it('answers a tool name it does not know as not_found', async () => {
-    expect(await toolError(session, 'no_such_tool')).toMatchObject({ code: 'not_found', message: 'No tool named no_such_tool.' });
+    expect(await toolError(session, 'no_such_tool')).toMatchObject({
+      code: 'not_found',
+      message: 'No tool named no_such_tool.',
+    });
   });
 
-  it("answers names inherited from Object.prototype as tools it does not know, never a 500", async () => {
-    for (const name of ['__proto__', '__defineGetter__', '__lookupSetter__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+  it('answers names inherited from Object.prototype as tools it does not know, never a 500', async () => {
+    for (const name of [
+      '__proto__',
+      '__defineGetter__',
+      '__lookupSetter__',
+      'constructor',
+      'toString',
+      'hasOwnProperty',
+      'valueOf',
+    ]) {
       expect(await toolError(session, name)).toMatchObject({ code: 'not_found', message: `No tool named ${name}.` });
       expect(lastExchange(session).status).toBe(200);
     }
@@ -272,16 +309,28 @@ describe('the confirmation flow', () => {
       const asked = await callTool(session, 'delete_document', args);
       expect(asked.isError).toBeFalsy();
       expect(asked.structuredContent).toEqual({
-        status: 'confirmation_required', verb: 'delete_document', how: 'Ask the person to confirm deleting the document "Minutes" and its 1 passage; then call again with confirm=true.',
+        status: 'confirmation_required',
+        verb: 'delete_document',
+        how: 'Ask the person to confirm deleting the document "Minutes" and its 1 passage; then call again with confirm=true.',
       });
     }
-    expect(await ok(session, 'delete_document', { document_id: doc, confirm: true }))
-      .toEqual({ status: 'deleted', id: doc, forgotten: { documents: 1, passages: 1, facts: 0 }, kept: { facts: 0 } });
+    expect(await ok(session, 'delete_document', { document_id: doc, confirm: true })).toEqual({
+      status: 'deleted',
+      id: doc,
+      forgotten: { documents: 1, passages: 1, facts: 0 },
+      kept: { facts: 0 },
+    });
     expect((await toolError(session, 'delete_document', { document_id: doc, confirm: true })).code).toBe('not_found');
 
     const fact = await world.addFact('Walks the dog at seven.', world.work);
-    expect(await ok(session, 'forget_memory', { memory_id: fact })).toMatchObject({ status: 'confirmation_required', verb: 'forget_memory' });
-    expect(await ok(session, 'forget_memory', { memory_id: fact, confirm: true })).toEqual({ status: 'forgotten', id: fact });
+    expect(await ok(session, 'forget_memory', { memory_id: fact })).toMatchObject({
+      status: 'confirmation_required',
+      verb: 'forget_memory',
+    });
+    expect(await ok(session, 'forget_memory', { memory_id: fact, confirm: true })).toEqual({
+      status: 'forgotten',
+      id: fact,
+    });
     await session.close();
   });
 });
@@ -303,7 +352,16 @@ describe('retired tool names', () => {
     await manage.close();
   });
 
-  const RETIRED = ['memory_view_query', 'memory_list', 'memory_recall', 'memory_remember', 'memory_ingest', 'memory_list_sources', 'memory_forget', 'agent_invoke'];
+  const RETIRED = [
+    'memory_view_query',
+    'memory_list',
+    'memory_recall',
+    'memory_remember',
+    'memory_ingest',
+    'memory_list_sources',
+    'memory_forget',
+    'agent_invoke',
+  ];
 
   it('are hidden from tools/list at every level', async () => {
     for (const session of [read, suggest, manage]) {
@@ -325,20 +383,33 @@ describe('retired tool names', () => {
 
   it('memory_list and memory_list_sources answer as list_containers and list_documents', async () => {
     expect(await ok(read, 'memory_list')).toEqual(await ok(read, 'list_containers'));
-    expect(await ok(read, 'memory_list_sources', { container: world.food })).toEqual(await ok(read, 'list_documents', { container: world.food }));
+    expect(await ok(read, 'memory_list_sources', { container: world.food })).toEqual(
+      await ok(read, 'list_documents', { container: world.food }),
+    );
   });
 
   it('memory_remember and memory_ingest write for a key that holds add_memory and add_document', async () => {
     const fact = await ok(suggest, 'memory_remember', { content: 'Plays the cello.', container: world.food });
     expect(fact).toMatchObject({ content: 'Plays the cello.', container: world.food, static: false });
-    const doc = await ok(suggest, 'memory_ingest', { container: world.food, content: 'Cello lessons on Tuesdays.', custom_id: 'retired-ingest' });
+    const doc = await ok(suggest, 'memory_ingest', {
+      container: world.food,
+      content: 'Cello lessons on Tuesdays.',
+      custom_id: 'retired-ingest',
+    });
     expect(doc).toMatchObject({ status: 'queued', container: world.food, custom_id: 'retired-ingest' });
   });
 
   it('memory_forget asks for confirmation as delete_document does, for a Full access key', async () => {
     const doc = await world.addDocument(world.food, 'A note to forget.', 'Forgettable');
-    expect(await ok(manage, 'memory_forget', { document_id: doc })).toMatchObject({ status: 'confirmation_required', verb: 'delete_document' });
-    expect(await ok(manage, 'memory_forget', { document_id: doc, confirm: true })).toMatchObject({ status: 'deleted', id: doc, forgotten: { documents: 1 } });
+    expect(await ok(manage, 'memory_forget', { document_id: doc })).toMatchObject({
+      status: 'confirmation_required',
+      verb: 'delete_document',
+    });
+    expect(await ok(manage, 'memory_forget', { document_id: doc, confirm: true })).toMatchObject({
+      status: 'deleted',
+      id: doc,
+      forgotten: { documents: 1 },
+    });
   });
 
   it('are refused with 403 when the credential does not hold the current tool, counted under the current name', async () => {

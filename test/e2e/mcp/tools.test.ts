@@ -4,7 +4,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { call, startTestServer, type TestServer } from '../../helpers/server';
-import { allExchanges, callTool, connectMcp, expectedTools, type McpSession, ok, seed, type Seeded, toolNames } from './mcp-client';
+import {
+  allExchanges,
+  callTool,
+  connectMcp,
+  expectedTools,
+  type McpSession,
+  ok,
+  seed,
+  type Seeded,
+  toolNames,
+} from './mcp-client';
 
 const GRANTS = [
   { level: 'read', profile: false },
@@ -57,7 +67,9 @@ for (const { level, profile } of GRANTS) {
       for (const tool of tools) {
         expect(tool.description?.length).toBeGreaterThan(10);
         expect(tool.inputSchema.type).toBe('object');
-        expect(tool.annotations?.readOnlyHint).toBe(!['add_memory', 'add_document', 'delete_document', 'forget_memory'].includes(tool.name));
+        expect(tool.annotations?.readOnlyHint).toBe(
+          !['add_memory', 'add_document', 'delete_document', 'forget_memory'].includes(tool.name),
+        );
         expect(tool.annotations?.destructiveHint).toBe(['delete_document', 'forget_memory'].includes(tool.name));
       }
       const search = tools.find((t) => t.name === 'search_memories')!;
@@ -120,8 +132,16 @@ for (const { level, profile } of GRANTS) {
 
     if (level !== 'read') {
       it('add_memory answers what POST /v1/memories answers', async () => {
-        const mcp = await ok(session, 'add_memory', { content: `Likes hiking (${level}, mcp).`, container: world.food, title: 'Hobby' });
-        const byRest = await rest('POST', '/v1/memories', { content: `Likes hiking (${level}, rest).`, container: world.food, title: 'Hobby' });
+        const mcp = await ok(session, 'add_memory', {
+          content: `Likes hiking (${level}, mcp).`,
+          container: world.food,
+          title: 'Hobby',
+        });
+        const byRest = await rest('POST', '/v1/memories', {
+          content: `Likes hiking (${level}, rest).`,
+          container: world.food,
+          title: 'Hobby',
+        });
         expect(byRest.status).toBe(201);
         expect({ ...mcp, id: 'x', content: 'x' }).toEqual({ ...byRest.body, id: 'x', content: 'x' });
         expect(mcp).toMatchObject({ container: world.food, static: false, title: 'Hobby' });
@@ -139,22 +159,42 @@ for (const { level, profile } of GRANTS) {
 
       it('add_document answers what POST /v1/documents answers, and a repeated custom_id is "exists"', async () => {
         const custom = `notes-${level}-${profile}`;
-        const mcp = await ok(session, 'add_document', { container: world.work, content: 'Standup moved to 9:30.', custom_id: `${custom}-mcp` });
-        const byRest = await rest('POST', '/v1/documents', { container: world.work, content: 'Standup moved to 9:30.', custom_id: `${custom}-rest` });
+        const mcp = await ok(session, 'add_document', {
+          container: world.work,
+          content: 'Standup moved to 9:30.',
+          custom_id: `${custom}-mcp`,
+        });
+        const byRest = await rest('POST', '/v1/documents', {
+          container: world.work,
+          content: 'Standup moved to 9:30.',
+          custom_id: `${custom}-rest`,
+        });
         expect(byRest.status).toBe(202);
         expect({ ...mcp, id: 'x', custom_id: 'x' }).toEqual({ ...byRest.body, id: 'x', custom_id: 'x' });
         expect(mcp.status).toBe('queued');
-        const again = await ok(session, 'add_document', { container: world.work, content: 'Something else.', custom_id: `${custom}-rest` });
+        const again = await ok(session, 'add_document', {
+          container: world.work,
+          content: 'Something else.',
+          custom_id: `${custom}-rest`,
+        });
         expect(again).toEqual({ ...byRest.body, status: 'exists' });
       });
     }
 
     if (level === 'manage') {
       it('delete_document without confirm answers the same confirmation request as REST, and deletes nothing', async () => {
-        const doc = await world.addDocument(world.food, 'A grocery list: apples, rice, lentils.', `Groceries ${profile}`);
+        const doc = await world.addDocument(
+          world.food,
+          'A grocery list: apples, rice, lentils.',
+          `Groceries ${profile}`,
+        );
         const result = await callTool(session, 'delete_document', { document_id: doc });
         expect(result.isError).toBeFalsy();
-        expect(result.structuredContent).toEqual({ status: 'confirmation_required', verb: 'delete_document', how: expect.stringContaining('confirm=true') });
+        expect(result.structuredContent).toEqual({
+          status: 'confirmation_required',
+          verb: 'delete_document',
+          how: expect.stringContaining('confirm=true'),
+        });
         expect(result.structuredContent).toEqual((await rest('DELETE', `/v1/documents/${doc}`)).body);
         expect((await rest('GET', `/v1/documents/${doc}`)).status).toBe(200);
       });

@@ -25,7 +25,10 @@ interface PostOptions {
 }
 
 /** One POST to /mcp-http with the headers a Streamable HTTP client sends, overridable. */
-async function post(body: unknown, options: PostOptions = {}): Promise<{ status: number; headers: Headers; body: any }> {
+async function post(
+  body: unknown,
+  options: PostOptions = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
   const token = options.token === undefined ? key : options.token;
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
@@ -33,14 +36,20 @@ async function post(body: unknown, options: PostOptions = {}): Promise<{ status:
     ...(token ? { Authorization: `Bearer ${token}` } : {}),
     ...options.headers,
   };
-  const res = await fetch(`${server.url}/mcp-http`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`${server.url}/mcp-http`, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   seen.push(res);
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }
 
 const initialize = (protocolVersion: string, id = 1) => ({
-  jsonrpc: '2.0', id, method: 'initialize',
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
   params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw-fetch', version: '1.0.0' } },
 });
 const listTools = (id = 2) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: {} });
@@ -49,7 +58,10 @@ describe('HTTP methods', () => {
   for (const method of ['GET', 'DELETE']) {
     it(`answers ${method} with 405 and Allow: POST, with or without a key`, async () => {
       for (const auth of [{ Authorization: `Bearer ${key}` }, {}] as Record<string, string>[]) {
-        const res = await fetch(`${server.url}/mcp-http`, { method, headers: { Accept: 'text/event-stream', ...auth } });
+        const res = await fetch(`${server.url}/mcp-http`, {
+          method,
+          headers: { Accept: 'text/event-stream', ...auth },
+        });
         seen.push(res);
         expect(res.status).toBe(405);
         expect(res.headers.get('allow')).toBe('POST');
@@ -79,7 +91,11 @@ describe('Origin (DNS-rebinding defence)', () => {
     for (const id of [21, 'req-22']) {
       const res = await post(listTools(id as number), { headers: { Origin: 'http://evil.example.com' } });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ jsonrpc: '2.0', id, error: { code: -32000, message: 'Origin http://evil.example.com is not allowed.' } });
+      expect(res.body).toEqual({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32000, message: 'Origin http://evil.example.com is not allowed.' },
+      });
     }
     for (const body of ['{"jsonrpc": "2.0", ', { jsonrpc: '2.0', method: 'notifications/initialized' }]) {
       const res = await post(body, { headers: { Origin: 'http://evil.example.com' } });
@@ -100,7 +116,12 @@ describe('Origin (DNS-rebinding defence)', () => {
 
   it("accepts the server's own origin in every loopback spelling, and a configured one", async () => {
     const port = new URL(server.url).port;
-    for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`, 'https://app.example.org']) {
+    for (const origin of [
+      `http://127.0.0.1:${port}`,
+      `http://localhost:${port}`,
+      `http://[::1]:${port}`,
+      'https://app.example.org',
+    ]) {
       const res = await post(listTools(), { headers: { Origin: origin } });
       expect(res.status).toBe(200);
     }
@@ -108,10 +129,15 @@ describe('Origin (DNS-rebinding defence)', () => {
 });
 
 describe('CORS for browser clients', () => {
-  const preflight = (origin: string, method = 'POST') => fetch(`${server.url}/mcp-http`, {
-    method: 'OPTIONS',
-    headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': 'authorization,content-type,mcp-protocol-version' },
-  });
+  const preflight = (origin: string, method = 'POST') =>
+    fetch(`${server.url}/mcp-http`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: origin,
+        'Access-Control-Request-Method': method,
+        'Access-Control-Request-Headers': 'authorization,content-type,mcp-protocol-version',
+      },
+    });
   const corsHeaders = (headers: Headers) => [...headers.keys()].filter((name) => name.startsWith('access-control-'));
 
   it('answers a preflight from an allowed origin with its methods and headers, varying on Origin', async () => {
@@ -120,7 +146,9 @@ describe('CORS for browser clients', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.org');
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     expect(res.headers.get('access-control-allow-methods')).toBe('GET,POST,DELETE,OPTIONS');
-    expect(res.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type,Mcp-Protocol-Version,Mcp-Method,Mcp-Name,Mcp-Session-Id,Last-Event-ID,Idempotency-Key');
+    expect(res.headers.get('access-control-allow-headers')).toBe(
+      'Authorization,Content-Type,Mcp-Protocol-Version,Mcp-Method,Mcp-Name,Mcp-Session-Id,Last-Event-ID,Idempotency-Key',
+    );
     expect(res.headers.get('vary')).toContain('Origin');
   });
 
@@ -129,7 +157,9 @@ describe('CORS for browser clients', () => {
       const res = await post(listTools(), { token, headers: { Origin: 'https://app.example.org' } });
       expect(res.status).toBe(token ? 200 : 401);
       expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.org');
-      expect(res.headers.get('access-control-expose-headers')?.split(',')).toEqual(expect.arrayContaining(['WWW-Authenticate', 'Mcp-Protocol-Version', 'Mcp-Session-Id']));
+      expect(res.headers.get('access-control-expose-headers')?.split(',')).toEqual(
+        expect.arrayContaining(['WWW-Authenticate', 'Mcp-Protocol-Version', 'Mcp-Session-Id']),
+      );
       expect(res.headers.get('vary')).toContain('Origin');
     }
   });
@@ -153,9 +183,11 @@ describe('MCP-Protocol-Version header', () => {
       const res = await post(listTools(9), { headers: { 'MCP-Protocol-Version': version } });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
-        jsonrpc: '2.0', id: 9,
+        jsonrpc: '2.0',
+        id: 9,
         error: {
-          code: -32022, message: `Unsupported protocol version: ${version}`,
+          code: -32022,
+          message: `Unsupported protocol version: ${version}`,
           data: { supported: ['2026-07-28'], requested: version },
         },
       });
@@ -176,7 +208,11 @@ describe('JSON-RPC framing', () => {
   it('refuses a batch with 400', async () => {
     const res = await post([initialize('2025-06-18', 1), listTools(2)]);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not supported.' } });
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'JSON-RPC batches are not supported.' },
+    });
     expect((await post([listTools(3)])).status).toBe(400);
   });
 
@@ -197,17 +233,39 @@ describe('JSON-RPC framing', () => {
     expect(accept.status).toBe(406);
     expect(accept.body.id).toBe(43);
     // No id to give: a notification, or an id that is not a string or a number.
-    expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { headers: { 'MCP-Protocol-Version': 'banana' } })).body.id).toBeNull();
+    expect(
+      (
+        await post(
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+          { headers: { 'MCP-Protocol-Version': 'banana' } },
+        )
+      ).body.id,
+    ).toBeNull();
     expect((await post({ jsonrpc: '2.0', id: { x: 1 }, method: 'tools/list' })).body.id).toBeNull();
   });
 
   it('answers a tools/call whose name is not a string, or whose arguments are not an object, with -32602 in words', async () => {
     const cases: [unknown, string][] = [
-      [{ name: 7, arguments: {} }, "Invalid params: tools/call needs params.name, the tool's name, as a string; got a number."],
-      [{ arguments: { q: 'x' } }, "Invalid params: tools/call needs params.name, the tool's name, as a string; got nothing."],
-      [{ name: 'search_memories', arguments: 'oatmeal' }, "Invalid params: params.arguments must be an object holding the tool's arguments by name; got a string."],
-      [{ name: 'search_memories', arguments: ['oatmeal'] }, "Invalid params: params.arguments must be an object holding the tool's arguments by name; got an array."],
-      [{ name: 'search_memories', arguments: null }, "Invalid params: params.arguments must be an object holding the tool's arguments by name; got null."],
+      [
+        { name: 7, arguments: {} },
+        "Invalid params: tools/call needs params.name, the tool's name, as a string; got a number.",
+      ],
+      [
+        { arguments: { q: 'x' } },
+        "Invalid params: tools/call needs params.name, the tool's name, as a string; got nothing.",
+      ],
+      [
+        { name: 'search_memories', arguments: 'oatmeal' },
+        "Invalid params: params.arguments must be an object holding the tool's arguments by name; got a string.",
+      ],
+      [
+        { name: 'search_memories', arguments: ['oatmeal'] },
+        "Invalid params: params.arguments must be an object holding the tool's arguments by name; got an array.",
+      ],
+      [
+        { name: 'search_memories', arguments: null },
+        "Invalid params: params.arguments must be an object holding the tool's arguments by name; got null.",
+      ],
       ['search_memories', 'Invalid params: tools/call needs params as an object; got a string.'],
     ];
     for (const [params, message] of cases) {
@@ -260,7 +318,12 @@ describe('initialize and version negotiation', () => {
 
   it('needs no initialize before tools/list: every request stands alone', async () => {
     const res = await post(listTools(), { headers: { 'MCP-Protocol-Version': '2025-11-25' } });
-    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['list_containers', 'search_memories', 'list_documents', 'memory_rules']);
+    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual([
+      'list_containers',
+      'search_memories',
+      'list_documents',
+      'memory_rules',
+    ]);
   });
 
   it('ignores an Mcp-Session-Id a client sends', async () => {

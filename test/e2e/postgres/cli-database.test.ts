@@ -28,13 +28,25 @@ describe('ways of running that need a shared store, on SQLite', () => {
     expect(existsSync(join(data, DB_FILE))).toBe(false);
   });
 
-  it('refuses a URL that is not PostgreSQL\'s, and backup and restore of a PostgreSQL store', () => {
-    expect(engram(['containers', 'list', '--database', 'mysql://x@y/z', '--data', data])).toMatchObject({ code: 2, stderr: expect.stringContaining('ENGRAM_DATABASE_URL must be a PostgreSQL URL') });
-    expect(engram(['backup', join(data, 'b'), '--database', 'postgres://x@127.0.0.1/z', '--data', data])).toMatchObject({ code: 2, stderr: expect.stringContaining('pg_dump') });
+  it("refuses a URL that is not PostgreSQL's, and backup and restore of a PostgreSQL store", () => {
+    expect(engram(['containers', 'list', '--database', 'mysql://x@y/z', '--data', data])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('ENGRAM_DATABASE_URL must be a PostgreSQL URL'),
+    });
+    expect(engram(['backup', join(data, 'b'), '--database', 'postgres://x@127.0.0.1/z', '--data', data])).toMatchObject(
+      { code: 2, stderr: expect.stringContaining('pg_dump') },
+    );
   });
 
   it('says a database that does not answer cannot be used, without its password', () => {
-    const run = engram(['containers', 'list', '--database', 'postgres://engram:hunter2@127.0.0.1:1/engram', '--data', data]);
+    const run = engram([
+      'containers',
+      'list',
+      '--database',
+      'postgres://engram:hunter2@127.0.0.1:1/engram',
+      '--data',
+      data,
+    ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('The database at postgres://engram:***@127.0.0.1:1/engram cannot be used');
     expect(run.stderr).not.toContain('hunter2');
@@ -47,17 +59,29 @@ if (server) {
     it('make the owner, a container and a key in PostgreSQL, list and revoke the key; the data directory holds no store', async () => {
       const url = await server.createDatabase();
       const db = ['--database', url, '--data', data];
-      expect(engram(['owner', 'create', '--email', 'me@example.org', ...db], 'correct horse battery staple\n').code).toBe(0);
+      expect(
+        engram(['owner', 'create', '--email', 'me@example.org', ...db], 'correct horse battery staple\n').code,
+      ).toBe(0);
       const container = engram(['containers', 'create', 'Notes', ...db]);
       expect(container.code).toBe(0);
       const key = engram(['keys', 'create', '--name', 'script', '--level', 'read', '--all', ...db]);
       expect(key.stdout).toMatch(/^egm_/);
-      const listed = engram(['keys', 'list', ...db]).stdout.trim().split('\t');
+      const listed = engram(['keys', 'list', ...db])
+        .stdout.trim()
+        .split('\t');
       expect(listed.slice(1)).toEqual(['script', 'read', 'active']);
       expect(engram(['keys', 'revoke', listed[0]!, ...db]).code).toBe(0);
-      expect(engram(['keys', 'list', ...db]).stdout.trim().split('\t').at(-1)).toBe('revoked');
+      expect(
+        engram(['keys', 'list', ...db])
+          .stdout.trim()
+          .split('\t')
+          .at(-1),
+      ).toBe('revoked');
       // The environment variable is the same choice as the option.
-      const byEnv = Bun.spawnSync([process.execPath, join(import.meta.dir, '../../../src/main.ts'), 'containers', 'list', '--data', data], { env: { ...process.env, ENGRAM_DATABASE_URL: url } });
+      const byEnv = Bun.spawnSync(
+        [process.execPath, join(import.meta.dir, '../../../src/main.ts'), 'containers', 'list', '--data', data],
+        { env: { ...process.env, ENGRAM_DATABASE_URL: url } },
+      );
       expect(byEnv.stdout.toString()).toContain(`${container.stdout.trim()}\tNotes`);
 
       const store = await openPostgresStore(url);

@@ -29,7 +29,13 @@ function diaryModel(req: ChatRequest) {
   const facts: unknown[] = [];
   for (const [, n, text] of user.matchAll(/^\[(\d+)\] (.*)$/gm)) {
     if (text!.includes('Paris')) facts.push({ content: 'Lives in Paris.', passage: Number(n), standing: true });
-    if (text!.includes('Berlin')) facts.push({ content: 'Lives in Berlin.', passage: Number(n), standing: true, replaces: known.find((k) => k.text.includes('Paris'))?.n });
+    if (text!.includes('Berlin'))
+      facts.push({
+        content: 'Lives in Berlin.',
+        passage: Number(n),
+        standing: true,
+        replaces: known.find((k) => k.text.includes('Paris'))?.n,
+      });
   }
   return { facts };
 }
@@ -46,15 +52,25 @@ if (server) {
         const sqlite = await startTestServer({ env: modelEnv(model.url) });
         servers.push(sqlite);
         const owner = (await makeOwner(sqlite)).token;
-        const diary = (await call(sqlite, 'POST', '/v1/containers', owner, { name: 'Diary', description: 'Home' })).body.id;
+        const diary = (await call(sqlite, 'POST', '/v1/containers', owner, { name: 'Diary', description: 'Home' })).body
+          .id;
         const notes = await makeContainer(sqlite, owner, 'Notes');
         const { id: keyId, key } = await makeKey(sqlite, owner, { level: 'manage', all_views: true, profile: true });
         for (const content of ['I live in Paris, near the canal.', 'Big news: I moved to Berlin in March.']) {
-          await call(sqlite, 'POST', '/v1/documents', key, { container: diary, content, custom_id: content.slice(0, 8) });
+          await call(sqlite, 'POST', '/v1/documents', key, {
+            container: diary,
+            content,
+            custom_id: content.slice(0, 8),
+          });
           sqlite.clock.advance(60_000);
           await sqlite.learning.drain();
         }
-        await call(sqlite, 'POST', '/v1/documents', key, { container: notes, content: 'The spare key is under the blue pot.', title: 'Keys', metadata: { room: 'hall' } });
+        await call(sqlite, 'POST', '/v1/documents', key, {
+          container: notes,
+          content: 'The spare key is under the blue pot.',
+          title: 'Keys',
+          metadata: { room: 'hall' },
+        });
         await sqlite.learning.drain();
         await call(sqlite, 'POST', '/v1/memories', key, { container: notes, content: 'Stand-up is at 9:30.' });
         await call(sqlite, 'POST', '/v1/memories', key, { content: 'I am vegetarian.', static: true });
@@ -78,10 +94,15 @@ if (server) {
         const fromPostgres = engram(['export', '--database', url, '--data', join(work, 'cli')]);
         expect(fromPostgres.code).toBe(0);
         // A rule for a key names a credential of the first store only: the import keeps it for the account.
-        const expected = normalized(fromSqlite.stdout).map((l) => (l.type === 'rule' ? { ...l, credential_id: null } : l));
+        const expected = normalized(fromSqlite.stdout).map((l) =>
+          l.type === 'rule' ? { ...l, credential_id: null } : l,
+        );
         expect(normalized(fromPostgres.stdout)).toEqual(expected);
-        expect(normalized(fromPostgres.stdout).filter((l) => l.type === 'fact').map((f) => [f.content, f.history?.map((h: any) => h.content) ?? []]))
-          .toContainEqual(['Lives in Berlin.', ['Lives in Paris.']]);
+        expect(
+          normalized(fromPostgres.stdout)
+            .filter((l) => l.type === 'fact')
+            .map((f) => [f.content, f.history?.map((h: any) => h.content) ?? []]),
+        ).toContainEqual(['Lives in Berlin.', ['Lives in Paris.']]);
 
         // And back into a new SQLite store.
         const back = await startTestServer({ env: modelEnv(idle.url) });

@@ -31,17 +31,28 @@ if (server) {
     let held = Promise.withResolvers<void>();
     let reads = 0;
     const page = Bun.serve({
-      hostname: '127.0.0.1', port: 0,
+      hostname: '127.0.0.1',
+      port: 0,
       async fetch() {
         if (++reads === 1) await held.promise;
-        return new Response('<html><body><p>The greenhouse door sticks in wet weather; oil the hinge.</p></body></html>', { headers: { 'Content-Type': 'text/html' } });
+        return new Response(
+          '<html><body><p>The greenhouse door sticks in wet weather; oil the hinge.</p></body></html>',
+          { headers: { 'Content-Type': 'text/html' } },
+        );
       },
     });
 
     function spawn(args: string[], dataDir: string) {
-      const proc = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), ...args, '--database', url, '--data', dataDir], {
-        cwd: ROOT, env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'ignore', stderr: 'ignore',
-      });
+      const proc = Bun.spawn(
+        [process.execPath, join(ROOT, 'src/main.ts'), ...args, '--database', url, '--data', dataDir],
+        {
+          cwd: ROOT,
+          env: { ...process.env, ...env },
+          stdin: 'ignore',
+          stdout: 'ignore',
+          stderr: 'ignore',
+        },
+      );
       procs.push(proc);
       return proc;
     }
@@ -50,7 +61,15 @@ if (server) {
       const port = freePort();
       const proc = spawn(['serve', '--learning', 'off', '--port', String(port)], join(home, name));
       const origin = `http://127.0.0.1:${port}`;
-      for (let i = 0; i < 300 && !(await fetch(`${origin}/healthz`).then((r) => r.ok, () => false)); i++) {
+      for (
+        let i = 0;
+        i < 300 &&
+        !(await fetch(`${origin}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ));
+        i++
+      ) {
         if (proc.exitCode !== null) throw new Error(`replica ${name} exited with ${proc.exitCode}`);
         await Bun.sleep(50);
       }
@@ -71,7 +90,13 @@ if (server) {
 
     beforeAll(async () => {
       url = await server.createDatabase();
-      env = { ENGRAM_EMBEDDER: 'fast', ENGRAM_LOG_LEVEL: 'warn', ENGRAM_RATE_LIMIT_PER_MIN: '1000000', ENGRAM_JOB_LEASE_SECONDS: String(LEASE_SECONDS), ENGRAM_FETCH_ALLOW_PRIVATE: 'true' };
+      env = {
+        ENGRAM_EMBEDDER: 'fast',
+        ENGRAM_LOG_LEVEL: 'warn',
+        ENGRAM_RATE_LIMIT_PER_MIN: '1000000',
+        ENGRAM_JOB_LEASE_SECONDS: String(LEASE_SECONDS),
+        ENGRAM_FETCH_ALLOW_PRIVATE: 'true',
+      };
       const cli = join(home, 'cli');
       const db = { ...env, ENGRAM_DATABASE_URL: url };
       engram(cli, ['owner', 'create', '--email', 'team@example.org'], 'correct horse battery staple\n', db);
@@ -89,22 +114,35 @@ if (server) {
 
     it('learns a document added through one replica, and finds it through the other', async () => {
       const first = learner('learner-1');
-      const added = await call(replicas[0]!, 'POST', '/v1/documents', key, { container, content: 'The team standup moved to 9:30 on Tuesdays.' });
+      const added = await call(replicas[0]!, 'POST', '/v1/documents', key, {
+        container,
+        content: 'The team standup moved to 9:30 on Tuesdays.',
+      });
       expect(added.status).toBe(202);
-      const learned = await until(20_000, async () => (await call(replicas[1]!, 'GET', `/v1/documents/${added.body.id}`, key)).body.status === 'learned');
+      const learned = await until(
+        20_000,
+        async () => (await call(replicas[1]!, 'GET', `/v1/documents/${added.body.id}`, key)).body.status === 'learned',
+      );
       expect(learned).toBe(true);
-      const found = await until(2_000, async () => (await call(replicas[1]!, 'POST', '/v1/search', key, { q: 'when is the standup', container })).body.results.some((r: any) => r.document_id === added.body.id));
+      const found = await until(2_000, async () =>
+        (
+          await call(replicas[1]!, 'POST', '/v1/search', key, { q: 'when is the standup', container })
+        ).body.results.some((r: any) => r.document_id === added.body.id),
+      );
       expect(found).toBe(true);
       first.kill('SIGTERM');
       await first.exited;
     }, 40_000);
 
-    it('refuses a key revoked with the CLI on a running replica\'s next call', async () => {
+    it("refuses a key revoked with the CLI on a running replica's next call", async () => {
       const db = { ...env, ENGRAM_DATABASE_URL: url };
       const cli = join(home, 'cli');
       const reader = engram(cli, ['keys', 'create', '--name', 'reader', '--level', 'read', '--all'], undefined, db);
       expect((await call(replicas[1]!, 'GET', '/v1/containers', reader)).status).toBe(200);
-      const id = engram(cli, ['keys', 'list'], undefined, db).split('\n').find((line) => line.includes('\treader\t'))!.split('\t')[0]!;
+      const id = engram(cli, ['keys', 'list'], undefined, db)
+        .split('\n')
+        .find((line) => line.includes('\treader\t'))!
+        .split('\t')[0]!;
       engram(cli, ['keys', 'revoke', id], undefined, db);
       expect((await call(replicas[1]!, 'GET', '/v1/containers', reader)).status).toBe(403);
     }, 30_000);
@@ -115,7 +153,10 @@ if (server) {
       let stop = false;
       const writers = Array.from({ length: 8 }, async (_, w) => {
         for (let i = 0; !stop; i++) {
-          const res = await call(victim, 'POST', '/v1/documents', key, { container, content: `Burst write ${w}-${i}.` }).catch(() => null);
+          const res = await call(victim, 'POST', '/v1/documents', key, {
+            container,
+            content: `Burst write ${w}-${i}.`,
+          }).catch(() => null);
           if (res?.status === 202) acknowledged.push(res.body.id);
           else if (!res) return;
         }
@@ -127,14 +168,18 @@ if (server) {
       await Promise.all(writers);
       expect(acknowledged.length).toBeGreaterThanOrEqual(40);
       const missing: string[] = [];
-      for (const id of acknowledged) if ((await call(replicas[1]!, 'GET', `/v1/documents/${id}`, key)).status !== 200) missing.push(id);
+      for (const id of acknowledged)
+        if ((await call(replicas[1]!, 'GET', `/v1/documents/${id}`, key)).status !== 200) missing.push(id);
       expect(missing).toEqual([]);
       replicas[0] = await replica('replica-1');
     }, 60_000);
 
     it('finishes through a second learner the job a killed one (kill -9) held', async () => {
       const first = learner('learner-2');
-      const added = await call(replicas[0]!, 'POST', '/v1/documents', key, { container, url: `http://127.0.0.1:${page.port}/door` });
+      const added = await call(replicas[0]!, 'POST', '/v1/documents', key, {
+        container,
+        url: `http://127.0.0.1:${page.port}/door`,
+      });
       expect(added.status).toBe(202);
       // The first learner is mid-job: its read of the page is held open.
       expect(await until(20_000, async () => reads >= 1)).toBe(true);
@@ -142,7 +187,10 @@ if (server) {
       await first.exited;
       held.resolve();
       const second = learner('learner-3');
-      const learned = await until(LEASE_SECONDS * 1000 + 20_000, async () => (await call(replicas[1]!, 'GET', `/v1/documents/${added.body.id}`, key)).body.status === 'learned');
+      const learned = await until(
+        LEASE_SECONDS * 1000 + 20_000,
+        async () => (await call(replicas[1]!, 'GET', `/v1/documents/${added.body.id}`, key)).body.status === 'learned',
+      );
       expect(learned).toBe(true);
       expect(reads).toBe(2);
       second.kill('SIGTERM');

@@ -29,7 +29,10 @@ if (server) {
     let replica: TestServer;
     let key: string;
     let container: string;
-    const inIndex = (s: TestServer, passageId: number) => s.services.indexes.nearest('fast', new Float32Array(256).fill(0.1), [container], 1000).some((h) => h.passageId === passageId);
+    const inIndex = (s: TestServer, passageId: number) =>
+      s.services.indexes
+        .nearest('fast', new Float32Array(256).fill(0.1), [container], 1000)
+        .some((h) => h.passageId === passageId);
     /** The learned passage of a document, found by one of its words in the store (keyword search is the database's own). */
     const passageOf = async (word: string) => {
       const { store } = learner.services;
@@ -52,7 +55,10 @@ if (server) {
     });
 
     it('finds on one server, within 1 s, what another learned; and not what it forgot', async () => {
-      const added = await call(learner, 'POST', '/v1/documents', key, { container, content: 'The tomatoes ripen in the greenhouse by August.' });
+      const added = await call(learner, 'POST', '/v1/documents', key, {
+        container,
+        content: 'The tomatoes ripen in the greenhouse by August.',
+      });
       expect(added.status).toBe(202);
       await learner.learning.drain();
       const passage = await passageOf('tomatoes');
@@ -64,16 +70,22 @@ if (server) {
       const gone = await within(1000, () => !inIndex(replica, passage));
       const after = await call(replica, 'POST', '/v1/search', key, { q: 'when do the tomatoes ripen', container });
       expect(after.body.results).toEqual([]);
-      console.log(`replica: learned passage indexed after ${seen.toFixed(0)} ms, forgotten one dropped after ${gone.toFixed(0)} ms`);
+      console.log(
+        `replica: learned passage indexed after ${seen.toFixed(0)} ms, forgotten one dropped after ${gone.toFixed(0)} ms`,
+      );
     });
 
     it('catches up on what landed while its listening connection was lost', async () => {
       const admin = new SQL({ url, max: 1 });
       try {
         // Every LISTEN connection of both servers is cut; a commit lands before they are back.
-        const cut = await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`;
+        const cut =
+          await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`;
         expect(cut.length).toBeGreaterThan(0);
-        const added = await call(replica, 'POST', '/v1/documents', key, { container, content: 'Prune the roses in February.' });
+        const added = await call(replica, 'POST', '/v1/documents', key, {
+          container,
+          content: 'Prune the roses in February.',
+        });
         expect(added.status).toBe(202);
         await learner.learning.drain();
         const passage = await passageOf('roses');
@@ -83,8 +95,11 @@ if (server) {
       }
     });
 
-    it('builds a later server\'s indexes from the store', async () => {
-      const added = await call(replica, 'POST', '/v1/documents', key, { container, content: 'Compost the leaves in autumn.' });
+    it("builds a later server's indexes from the store", async () => {
+      const added = await call(replica, 'POST', '/v1/documents', key, {
+        container,
+        content: 'Compost the leaves in autumn.',
+      });
       expect(added.status).toBe(202);
       await learner.learning.drain();
       const passage = await passageOf('compost');

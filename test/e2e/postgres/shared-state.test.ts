@@ -33,14 +33,14 @@ if (server) {
       await a?.close();
     });
 
-    it('counts a credential\'s minute across both: the fifth call is refused, on either', async () => {
+    it("counts a credential's minute across both: the fifth call is refused, on either", async () => {
       const { key } = await makeKey(a, owner, { level: 'read', all_views: true });
       for (const s of [a, b, a, b]) expect((await call(s, 'GET', '/v1/containers', key)).status).toBe(200);
       expect((await call(a, 'GET', '/v1/containers', key)).status).toBe(429);
       expect((await call(b, 'GET', '/v1/containers', key)).status).toBe(429);
     });
 
-    it('refuses a key revoked through one server on the other\'s very next call', async () => {
+    it("refuses a key revoked through one server on the other's very next call", async () => {
       const made = await makeKey(a, owner, { level: 'read', all_views: true });
       expect((await call(b, 'GET', '/v1/containers', made.key)).status).toBe(200);
       expect((await call(a, 'DELETE', `/v1/exposures/${made.id}`, owner)).status).toBe(200);
@@ -49,10 +49,16 @@ if (server) {
 
     it('answers a write repeated on the other server with its Idempotency-Key as the first, storing it once', async () => {
       const { key } = await makeKey(a, owner, { level: 'suggest', all_views: true });
-      const post = (s: TestServer) => fetch(`${s.url}/v1/documents`, {
-        method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'once-only' },
-        body: JSON.stringify({ container, content: 'Written once, whichever server hears it.' }),
-      });
+      const post = (s: TestServer) =>
+        fetch(`${s.url}/v1/documents`, {
+          method: 'POST',
+          headers: {
+            Authorization: `Bearer ${key}`,
+            'Content-Type': 'application/json',
+            'Idempotency-Key': 'once-only',
+          },
+          body: JSON.stringify({ container, content: 'Written once, whichever server hears it.' }),
+        });
       const first = await post(a);
       const again = await post(b);
       expect(first.status).toBe(202);

@@ -16,7 +16,9 @@ const CYCLES = Number(process.env.ENGRAM_CRASH_CYCLES ?? 30);
 describe('SIGKILL mid-write and mid-learning, restart on the same data directory', () => {
   it(`loses no acknowledged write, duplicates none, keeps the file intact and learns everything once (${CYCLES} cycles)`, async () => {
     const report = await runCrashCycles({ cycles: CYCLES, learnBoundS: 15 });
-    console.log(`crash: ${report.cycles} cycles, ${report.docsAcked} documents and ${report.factsAcked} facts acknowledged, ${report.unanswered} requests cut off, ${report.queuedAtKill} documents queued at kill, ${report.outsideReads} outside reads followed by ${report.ackedAfterReader} acknowledged writes, max start ${report.maxStartMs.toFixed(0)} ms, max learn ${report.maxLearnMs.toFixed(0)} ms`);
+    console.log(
+      `crash: ${report.cycles} cycles, ${report.docsAcked} documents and ${report.factsAcked} facts acknowledged, ${report.unanswered} requests cut off, ${report.queuedAtKill} documents queued at kill, ${report.outsideReads} outside reads followed by ${report.ackedAfterReader} acknowledged writes, max start ${report.maxStartMs.toFixed(0)} ms, max learn ${report.maxLearnMs.toFixed(0)} ms`,
+    );
     expect(report.problems).toEqual([]);
     expect(report.cycles).toBe(CYCLES);
     // The kills must really have landed mid-write and mid-learning, or the test proves nothing.

@@ -32,7 +32,9 @@ mkdirSync(disk);
 const mount = Bun.spawnSync(['mount', '-t', 'tmpfs', '-o', 'size=20m', 'tmpfs', disk]);
 const mounted = mount.exitCode === 0;
 if (!mounted) {
-  console.warn(`disk-full tests SKIPPED: \`mount -t tmpfs\` was refused (it needs root): ${mount.stderr.toString().trim()}`);
+  console.warn(
+    `disk-full tests SKIPPED: \`mount -t tmpfs\` was refused (it needs root): ${mount.stderr.toString().trim()}`,
+  );
 }
 
 /** Extraction proposes one fact from the document's first passage. */
@@ -89,7 +91,9 @@ function rest(key: string) {
   return async (method: string, path: string, body?: unknown): Promise<Answer> => {
     const t0 = performance.now();
     const res = await fetch(`${server!.url}${path}`, {
-      method, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: await res.json(), ms: performance.now() - t0 };
   };
@@ -112,10 +116,12 @@ function readStore<T>(read: (db: Database) => T): T {
 }
 
 const docState = (db: Database, id: string) =>
-  db.query<{ status: string; passages: number; facts: number }, [string]>(`
+  db
+    .query<{ status: string; passages: number; facts: number }, [string]>(`
     SELECT status, (SELECT count(*) FROM passages WHERE document_id = d.id) AS passages,
            (SELECT count(*) FROM memories WHERE source_document_id = d.id) AS facts
-      FROM documents d WHERE id = ?`).get(id);
+      FROM documents d WHERE id = ?`)
+    .get(id);
 
 async function until(what: string, done: () => boolean | Promise<boolean>, ms: number): Promise<number> {
   const t0 = performance.now();
@@ -128,139 +134,170 @@ async function until(what: string, done: () => boolean | Promise<boolean>, ms: n
 
 const logged = (text: string) => readFileSync(logFile, 'utf8').includes(text);
 
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
 describe.skipIf(!mounted)('a full disk', () => {
-  it(`keeps reads answering for ${READ_WINDOW_MS / 1000} s while writes answer 507 storage_full; learning and writes resume once space is freed; nothing acknowledged is lost`, async () => {
-    const { container, key } = setUp(data);
-    server = await spawnServer(data, { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0', ENGRAM_LOG_LEVEL: 'info' }, logFile);
-    const call = rest(key);
-    const docs = new Map<string, string>(); // acknowledged documents: id → content
-    const facts: string[] = []; // acknowledged facts
-    let n = 0;
-    const addDocument = async () => {
-      const content = `Field note ${++n}: the heron by the lake stood still for ${n} minutes.\n\n${'It watched the reeds and the water. '.repeat(20)}`;
-      const a = await call('POST', '/v1/documents', { container, content, custom_id: `note-${n}` });
-      if (a.status === 202) docs.set(a.body.id, content);
-      return a;
-    };
-    const addFact = async () => {
-      const content = `Fact ${++n}: the kingfisher came back.`;
-      const a = await call('POST', '/v1/memories', { container, content });
-      if (a.status === 201) facts.push(content);
-      return a;
-    };
-    const learned = () => readStore((db) => [...docs.keys()].every((id) => docState(db, id)?.status === 'learned'));
+  it(
+    `keeps reads answering for ${READ_WINDOW_MS / 1000} s while writes answer 507 storage_full; learning and writes resume once space is freed; nothing acknowledged is lost`,
+    async () => {
+      const { container, key } = setUp(data);
+      server = await spawnServer(
+        data,
+        { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0', ENGRAM_LOG_LEVEL: 'info' },
+        logFile,
+      );
+      const call = rest(key);
+      const docs = new Map<string, string>(); // acknowledged documents: id → content
+      const facts: string[] = []; // acknowledged facts
+      let n = 0;
+      const addDocument = async () => {
+        const content = `Field note ${++n}: the heron by the lake stood still for ${n} minutes.\n\n${'It watched the reeds and the water. '.repeat(20)}`;
+        const a = await call('POST', '/v1/documents', { container, content, custom_id: `note-${n}` });
+        if (a.status === 202) docs.set(a.body.id, content);
+        return a;
+      };
+      const addFact = async () => {
+        const content = `Fact ${++n}: the kingfisher came back.`;
+        const a = await call('POST', '/v1/memories', { container, content });
+        if (a.status === 201) facts.push(content);
+        return a;
+      };
+      const learned = () => readStore((db) => [...docs.keys()].every((id) => docState(db, id)?.status === 'learned'));
 
-    for (let i = 0; i < 4; i++) {
-      expect((await addDocument()).status).toBe(202);
-      expect((await addFact()).status).toBe(201);
-    }
-    await until('the first documents learned', learned, 15_000);
-
-    // Documents in flight: their extraction waits on the model while the disk fills.
-    model.delayMs = MODEL_DELAY_MS;
-    const inFlight = [(await addDocument()).body.id, (await addDocument()).body.id];
-    await until('extraction started', () => model.requests.length > 4, 10_000);
-    fillDisk();
-
-    // Writes that still fit in the store's preallocated pages are acknowledged; then they are refused.
-    let firstRefusal: Answer | null = null;
-    for (let i = 0; i < 200 && !firstRefusal; i++) {
-      const a = await (i % 2 ? addFact() : addDocument());
-      if (a.status >= 300) firstRefusal = a;
-      else expect([201, 202]).toContain(a.status);
-    }
-    expectStorageFull(firstRefusal!);
-    const fullAt = performance.now();
-
-    // The same refusal through MCP and through the TypeScript client (which retries it, then raises).
-    const mcp = new McpClient({ name: 'disk-full', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp-http`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
-    const viaMcp = await mcp.callTool({ name: 'add_memory', arguments: { container, content: 'Said over MCP.' } });
-    expect(viaMcp.isError).toBe(true);
-    expect(JSON.parse((viaMcp.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ code: 'storage_full', retryable: true });
-    const client = new Client({ apiKey: key, baseURL: server.url, maxRetries: 1 });
-    const viaClient = await client.add({ container, content: 'Said through the client.' }).then(() => null, (err) => err);
-    expect(viaClient).toBeInstanceOf(InternalServerError);
-    expect(viaClient).toMatchObject({ status: 507, code: 'storage_full', retryable: true });
-
-    // A minute of reads, with a write now and then; the process stays up throughout.
-    const readMs: number[] = [];
-    const reads = [
-      () => call('POST', '/v1/search', { q: 'heron lake', container }),
-      () => call('GET', `/v1/documents?container=${container}`),
-      () => call('GET', `/v1/documents/${inFlight[0]}`),
-      () => call('GET', '/v1/profile'),
-    ];
-    let refused = 0;
-    let tick = 0;
-    while (performance.now() - fullAt < READ_WINDOW_MS) {
-      expect(server.proc.exitCode).toBeNull();
-      const a = await reads[tick % reads.length]!();
-      expect(a.status).toBe(200);
-      readMs.push(a.ms);
-      const search = await mcp.callTool({ name: 'search_memories', arguments: { q: 'kingfisher', container } });
-      expect(search.isError).toBeFalsy();
-      if (++tick % 20 === 0) {
-        const w = await (tick % 40 ? addFact() : addDocument());
-        if (w.status >= 300) {
-          expectStorageFull(w);
-          refused++;
-        }
+      for (let i = 0; i < 4; i++) {
+        expect((await addDocument()).status).toBe(202);
+        expect((await addFact()).status).toBe(201);
       }
-      await Bun.sleep(100);
-    }
-    const windowMs = performance.now() - fullAt;
-    await mcp.close();
-    expect(server.proc.exitCode).toBeNull();
-    expect(refused).toBeGreaterThan(0);
-    expect(logged('"msg":"learning paused: the storage is full"')).toBe(true);
-    expect(logged('"level":"error"')).toBe(false); // a full disk is expected, not a fault: no 500, no dead worker
-    readStore((db) => {
-      for (const id of inFlight) expect(docState(db, id)!.status).toBe('queued');
-    });
+      await until('the first documents learned', learned, 15_000);
 
-    // Space comes back: writes are taken at once, and learning resumes.
-    model.delayMs = 0;
-    rmSync(filler);
-    const freedAt = performance.now();
-    let written: Answer;
-    do written = await addDocument();
-    while (written.status === 507 && performance.now() - freedAt < 10_000);
-    expect(written.status).toBe(202);
-    const writesBackMs = performance.now() - freedAt;
-    expect((await addFact()).status).toBe(201);
-    const learnedMs = await until('every acknowledged document learned after space was freed', learned, 30_000);
-    await until('the log says learning resumed', () => logged('"msg":"learning resumed"'), 5000);
+      // Documents in flight: their extraction waits on the model while the disk fills.
+      model.delayMs = MODEL_DELAY_MS;
+      const inFlight = [(await addDocument()).body.id, (await addDocument()).body.id];
+      await until('extraction started', () => model.requests.length > 4, 10_000);
+      fillDisk();
 
-    // Every acknowledged write is there, once; each document learned once (its passages and its fact not doubled).
-    const listed = new Set<string>();
-    for (let cursor: string | null = null, page = 0; page < 50; page++) {
-      const a = await call('GET', `/v1/documents?container=${container}&limit=200${cursor ? `&cursor=${cursor}` : ''}`);
-      for (const d of a.body.documents) listed.add(d.id);
-      cursor = a.body.next_cursor;
-      if (!cursor) break;
-    }
-    for (const id of docs.keys()) expect(listed.has(id)).toBe(true);
-    readStore((db) => {
-      expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
-      for (const [id, content] of docs) expect(docState(db, id)).toEqual({ status: 'learned', passages: splitPassages(content, null).length, facts: 1 });
-      const stored = db.query<{ content: string; n: number }, []>('SELECT content, count(*) AS n FROM memories WHERE source_document_id IS NULL GROUP BY content').all();
-      const counts = new Map(stored.map((m) => [m.content, m.n]));
-      for (const f of facts) expect(counts.get(f)).toBe(1);
-    });
+      // Writes that still fit in the store's preallocated pages are acknowledged; then they are refused.
+      let firstRefusal: Answer | null = null;
+      for (let i = 0; i < 200 && !firstRefusal; i++) {
+        const a = await (i % 2 ? addFact() : addDocument());
+        if (a.status >= 300) firstRefusal = a;
+        else expect([201, 202]).toContain(a.status);
+      }
+      expectStorageFull(firstRefusal!);
+      const fullAt = performance.now();
 
-    // And it still stops cleanly.
-    server.proc.kill('SIGTERM');
-    expect(await server.proc.exited).toBe(0);
-    server = null;
-    console.log(
-      `disk full: ${docs.size} documents and ${facts.length} facts acknowledged; reads for ${(windowMs / 1000).toFixed(1)} s after the first refusal: ` +
-      `${readMs.length} REST reads (p50 ${percentile(readMs, 0.5).toFixed(1)} ms, max ${Math.max(...readMs).toFixed(1)} ms) and as many MCP searches, all answered; ` +
-      `${refused + 1} writes refused 507; writes back ${writesBackMs.toFixed(0)} ms after space was freed, every document learned ${(writesBackMs + learnedMs).toFixed(0)} ms after`,
-    );
-  }, READ_WINDOW_MS + 120_000); // 119 s were seen in all on 2 busy cores
+      // The same refusal through MCP and through the TypeScript client (which retries it, then raises).
+      const mcp = new McpClient({ name: 'disk-full', version: '1.0.0' });
+      await mcp.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp-http`), {
+          requestInit: { headers: { Authorization: `Bearer ${key}` } },
+        }),
+      );
+      const viaMcp = await mcp.callTool({ name: 'add_memory', arguments: { container, content: 'Said over MCP.' } });
+      expect(viaMcp.isError).toBe(true);
+      expect(JSON.parse((viaMcp.content as Array<{ text: string }>)[0]!.text)).toMatchObject({
+        code: 'storage_full',
+        retryable: true,
+      });
+      const client = new Client({ apiKey: key, baseURL: server.url, maxRetries: 1 });
+      const viaClient = await client.add({ container, content: 'Said through the client.' }).then(
+        () => null,
+        (err) => err,
+      );
+      expect(viaClient).toBeInstanceOf(InternalServerError);
+      expect(viaClient).toMatchObject({ status: 507, code: 'storage_full', retryable: true });
+
+      // A minute of reads, with a write now and then; the process stays up throughout.
+      const readMs: number[] = [];
+      const reads = [
+        () => call('POST', '/v1/search', { q: 'heron lake', container }),
+        () => call('GET', `/v1/documents?container=${container}`),
+        () => call('GET', `/v1/documents/${inFlight[0]}`),
+        () => call('GET', '/v1/profile'),
+      ];
+      let refused = 0;
+      let tick = 0;
+      while (performance.now() - fullAt < READ_WINDOW_MS) {
+        expect(server.proc.exitCode).toBeNull();
+        const a = await reads[tick % reads.length]!();
+        expect(a.status).toBe(200);
+        readMs.push(a.ms);
+        const search = await mcp.callTool({ name: 'search_memories', arguments: { q: 'kingfisher', container } });
+        expect(search.isError).toBeFalsy();
+        if (++tick % 20 === 0) {
+          const w = await (tick % 40 ? addFact() : addDocument());
+          if (w.status >= 300) {
+            expectStorageFull(w);
+            refused++;
+          }
+        }
+        await Bun.sleep(100);
+      }
+      const windowMs = performance.now() - fullAt;
+      await mcp.close();
+      expect(server.proc.exitCode).toBeNull();
+      expect(refused).toBeGreaterThan(0);
+      expect(logged('"msg":"learning paused: the storage is full"')).toBe(true);
+      expect(logged('"level":"error"')).toBe(false); // a full disk is expected, not a fault: no 500, no dead worker
+      readStore((db) => {
+        for (const id of inFlight) expect(docState(db, id)!.status).toBe('queued');
+      });
+
+      // Space comes back: writes are taken at once, and learning resumes.
+      model.delayMs = 0;
+      rmSync(filler);
+      const freedAt = performance.now();
+      let written: Answer;
+      do written = await addDocument();
+      while (written.status === 507 && performance.now() - freedAt < 10_000);
+      expect(written.status).toBe(202);
+      const writesBackMs = performance.now() - freedAt;
+      expect((await addFact()).status).toBe(201);
+      const learnedMs = await until('every acknowledged document learned after space was freed', learned, 30_000);
+      await until('the log says learning resumed', () => logged('"msg":"learning resumed"'), 5000);
+
+      // Every acknowledged write is there, once; each document learned once (its passages and its fact not doubled).
+      const listed = new Set<string>();
+      for (let cursor: string | null = null, page = 0; page < 50; page++) {
+        const a = await call(
+          'GET',
+          `/v1/documents?container=${container}&limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        for (const d of a.body.documents) listed.add(d.id);
+        cursor = a.body.next_cursor;
+        if (!cursor) break;
+      }
+      for (const id of docs.keys()) expect(listed.has(id)).toBe(true);
+      readStore((db) => {
+        expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
+        for (const [id, content] of docs)
+          expect(docState(db, id)).toEqual({
+            status: 'learned',
+            passages: splitPassages(content, null).length,
+            facts: 1,
+          });
+        const stored = db
+          .query<{ content: string; n: number }, []>(
+            'SELECT content, count(*) AS n FROM memories WHERE source_document_id IS NULL GROUP BY content',
+          )
+          .all();
+        const counts = new Map(stored.map((m) => [m.content, m.n]));
+        for (const f of facts) expect(counts.get(f)).toBe(1);
+      });
+
+      // And it still stops cleanly.
+      server.proc.kill('SIGTERM');
+      expect(await server.proc.exited).toBe(0);
+      server = null;
+      console.log(
+        `disk full: ${docs.size} documents and ${facts.length} facts acknowledged; reads for ${(windowMs / 1000).toFixed(1)} s after the first refusal: ` +
+          `${readMs.length} REST reads (p50 ${percentile(readMs, 0.5).toFixed(1)} ms, max ${Math.max(...readMs).toFixed(1)} ms) and as many MCP searches, all answered; ` +
+          `${refused + 1} writes refused 507; writes back ${writesBackMs.toFixed(0)} ms after space was freed, every document learned ${(writesBackMs + learnedMs).toFixed(0)} ms after`,
+      );
+    },
+    READ_WINDOW_MS + 120_000,
+  ); // 119 s were seen in all on 2 busy cores
 
   it('a server started on a full disk says the disk is full', async () => {
     // Once before, so that its store and lock file exist: the disk then fills while it is stopped.
@@ -270,11 +307,15 @@ describe.skipIf(!mounted)('a full disk', () => {
     server = null;
     fillDisk();
     const run = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), 'serve', '--port', '0', '--data', data], {
-      cwd: ROOT, env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn' }, timeout: 30_000,
+      cwd: ROOT,
+      env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn' },
+      timeout: 30_000,
     });
     const stderr = run.stderr.toString();
     expect(run.exitCode).toBe(1);
-    expect(stderr).toContain(`engram: The disk holding ${data} is full (0 bytes free), so Engram cannot open its store. Free some space, then try again.`);
+    expect(stderr).toContain(
+      `engram: The disk holding ${data} is full (0 bytes free), so Engram cannot open its store. Free some space, then try again.`,
+    );
     expect(stderr).not.toContain('Another Engram server');
   }, 60_000);
 });

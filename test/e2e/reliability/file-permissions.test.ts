@@ -38,9 +38,19 @@ afterEach(async () => {
 
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8).padStart(4, '0');
 /** Each file's mode by its path in `dir`, the search indexes' folder included. */
-const modes = (dir: string) => Object.fromEntries(readdirSync(dir, { recursive: true }).map(String)
-  .filter((name) => statSync(join(dir, name)).isFile()).map((name) => [name, modeOf(join(dir, name))]));
-const warnings = () => readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.level === 'warn');
+const modes = (dir: string) =>
+  Object.fromEntries(
+    readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((name) => statSync(join(dir, name)).isFile())
+      .map((name) => [name, modeOf(join(dir, name))]),
+  );
+const warnings = () =>
+  readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.level === 'warn');
 
 it('makes a data directory of its own private (0700) and writes every file 0600, backups and exports included', async () => {
   engram(data, ['owner', 'create', '--email', 'perm@example.org'], 'correct horse battery staple\n');
@@ -49,10 +59,18 @@ it('makes a data directory of its own private (0700) and writes every file 0600,
 
   expect(modeOf(data)).toBe('0700');
   const files = modes(data);
-  expect(Object.keys(files)).toEqual(expect.arrayContaining([DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, 'server.lock', join(INDEX_DIR, 'fast.rows')]));
+  expect(Object.keys(files)).toEqual(
+    expect.arrayContaining([DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, 'server.lock', join(INDEX_DIR, 'fast.rows')]),
+  );
   for (const [name, mode] of Object.entries(files)) expect(`${name} ${mode}`).toBe(`${name} 0600`);
   expect(modeOf(join(data, INDEX_DIR))).toBe('0700');
-  expect(warnings()).toEqual([expect.objectContaining({ msg: 'the data directory was open to other users; it is now private (0700)', data_dir: data, was: '0755' })]);
+  expect(warnings()).toEqual([
+    expect.objectContaining({
+      msg: 'the data directory was open to other users; it is now private (0700)',
+      data_dir: data,
+      was: '0755',
+    }),
+  ]);
 
   // The search indexes' folder is Engram's too: a directory that holds it is still Engram's alone.
   server.proc.kill('SIGTERM');
@@ -72,7 +90,7 @@ it('makes a data directory of its own private (0700) and writes every file 0600,
 }, 60_000);
 
 it('leaves a directory that holds other files as it is, says so, and still writes its own files 0600', async () => {
-  writeFileSync(join(data, 'notes.txt'), 'the person\'s own file\n');
+  writeFileSync(join(data, 'notes.txt'), "the person's own file\n");
   server = await spawnServer(data, { ENGRAM_LOG_LEVEL: 'warn' }, logFile);
 
   expect(modeOf(data)).toBe('0755');

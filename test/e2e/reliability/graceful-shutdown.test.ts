@@ -58,11 +58,18 @@ afterEach(async () => {
   sweepThenRemove({ harness: 'bun:graceful-shutdown', stores: [data], logs: [logFile] }, home);
 });
 
-const start = async () => (server = await spawnServer(data, { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0', ENGRAM_LOG_LEVEL: 'info' }, logFile));
+const start = async () =>
+  (server = await spawnServer(
+    data,
+    { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0', ENGRAM_LOG_LEVEL: 'info' },
+    logFile,
+  ));
 
 async function post(path: string, body: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(`${server!.url}${path}`, {
-    method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
   });
   return { status: res.status, body: await res.json() };
 }
@@ -88,9 +95,11 @@ function readStore<T>(read: (db: Database) => T): T {
 }
 
 const documentState = (db: Database, id: string) =>
-  db.query<{ status: string; job: string; attempts: number }, [string]>(
-    "SELECT d.status, j.state AS job, j.attempts FROM documents d JOIN jobs j ON j.document_id = d.id AND j.kind = 'learn_document' WHERE d.id = ?",
-  ).get(id)!;
+  db
+    .query<{ status: string; job: string; attempts: number }, [string]>(
+      "SELECT d.status, j.state AS job, j.attempts FROM documents d JOIN jobs j ON j.document_id = d.id AND j.kind = 'learn_document' WHERE d.id = ?",
+    )
+    .get(id)!;
 
 describe('graceful shutdown', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -104,7 +113,11 @@ describe('graceful shutdown', () => {
       // meanwhile and are claimed together in the following batch, whose first job is then cut in.
       const first = await addDocument('Herons nest in the reeds by the lake every spring.');
       await modelAsked(EXTRACT_SYSTEM, 1);
-      const queued = [await addDocument('Kingfishers dive from the willow branch.'), await addDocument('Otters came back to the river.'), await addDocument('Swifts sleep on the wing.')];
+      const queued = [
+        await addDocument('Kingfishers dive from the willow branch.'),
+        await addDocument('Otters came back to the river.'),
+        await addDocument('Swifts sleep on the wing.'),
+      ];
       await modelAsked(EXTRACT_SYSTEM, 2);
 
       // A request in flight: a static fact whose merge waits on the model.
@@ -116,7 +129,10 @@ describe('graceful shutdown', () => {
       // New connections are refused while the request is still being worked on.
       let refusedAfterMs = -1;
       for (let i = 0; i < 200 && refusedAfterMs < 0; i++) {
-        const refused = await fetch(`${server!.url}/healthz`).then(() => false, () => true);
+        const refused = await fetch(`${server!.url}/healthz`).then(
+          () => false,
+          () => true,
+        );
         if (refused) refusedAfterMs = performance.now() - signalled;
         else await Bun.sleep(10);
       }
@@ -142,10 +158,20 @@ describe('graceful shutdown', () => {
         // The job at hand when the signal came finished, with its extracted fact; the rest went back untouched.
         const states = queued.map((id) => documentState(db, id));
         expect(states[0]).toEqual({ status: 'learned', job: 'done', attempts: 1 });
-        expect(states.slice(1)).toEqual([{ status: 'queued', job: 'queued', attempts: 0 }, { status: 'queued', job: 'queued', attempts: 0 }]);
-        const extracted = db.query<{ n: number }, [string, string]>('SELECT count(*) AS n FROM memories WHERE source_document_id IN (?, ?)').get(first, queued[0]!)!;
+        expect(states.slice(1)).toEqual([
+          { status: 'queued', job: 'queued', attempts: 0 },
+          { status: 'queued', job: 'queued', attempts: 0 },
+        ]);
+        const extracted = db
+          .query<{ n: number }, [string, string]>(
+            'SELECT count(*) AS n FROM memories WHERE source_document_id IN (?, ?)',
+          )
+          .get(first, queued[0]!)!;
         expect(extracted.n).toBe(2);
-        const statics = db.query<{ content: string }, []>('SELECT content FROM memories WHERE static = 1 ORDER BY created_at').all().map((m) => m.content);
+        const statics = db
+          .query<{ content: string }, []>('SELECT content FROM memories WHERE static = 1 ORDER BY created_at')
+          .all()
+          .map((m) => m.content);
         expect(statics).toEqual(['Lives by the sea.', 'Keeps a notebook of birds.']);
         expect(db.query("SELECT count(*) AS n FROM jobs WHERE state = 'running'").get()).toEqual({ n: 0 });
       });
@@ -153,10 +179,19 @@ describe('graceful shutdown', () => {
       // The next start learns the released jobs, each once.
       model.delayMs = 0;
       await start();
-      for (let i = 0; i < 200 && readStore((db) => queued.some((id) => documentState(db, id).status !== 'learned')); i++) await Bun.sleep(50);
+      for (
+        let i = 0;
+        i < 200 && readStore((db) => queued.some((id) => documentState(db, id).status !== 'learned'));
+        i++
+      )
+        await Bun.sleep(50);
       readStore((db) => {
         for (const id of queued) expect(documentState(db, id)).toEqual({ status: 'learned', job: 'done', attempts: 1 });
-        const passages = db.query<{ n: number; docs: number }, []>('SELECT count(*) AS n, count(DISTINCT document_id) AS docs FROM passages WHERE document_id IS NOT NULL').get()!;
+        const passages = db
+          .query<{ n: number; docs: number }, []>(
+            'SELECT count(*) AS n, count(DISTINCT document_id) AS docs FROM passages WHERE document_id IS NOT NULL',
+          )
+          .get()!;
         expect(passages).toEqual({ n: 4, docs: 4 });
       });
     }, 60_000);
@@ -199,8 +234,13 @@ describe('graceful shutdown', () => {
     for (let i = 0; i < 200 && readStore((db) => documentState(db, doc).status !== 'learned'); i++) await Bun.sleep(50);
     readStore((db) => {
       expect(documentState(db, doc)).toEqual({ status: 'learned', job: 'done', attempts: 2 });
-      expect(db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM passages WHERE document_id = ?').get(doc)!.n).toBe(1);
-      expect(db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM memories WHERE source_document_id = ?').get(doc)!.n).toBe(1);
+      expect(
+        db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM passages WHERE document_id = ?').get(doc)!.n,
+      ).toBe(1);
+      expect(
+        db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM memories WHERE source_document_id = ?').get(doc)!
+          .n,
+      ).toBe(1);
     });
   }, 60_000);
 });

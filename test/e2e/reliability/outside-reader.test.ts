@@ -30,7 +30,13 @@ const store = () => join(data, 'engram.db');
 const json = { 'Content-Type': 'application/json' };
 /** An `engram` command as its own process, without blocking this one (so the writes go on meanwhile). */
 async function engramAsync(args: string[]): Promise<void> {
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), ...args, '--data', data], { cwd: ROOT, env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn' }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), ...args, '--data', data], {
+    cwd: ROOT,
+    env: { ...process.env, ENGRAM_LOG_LEVEL: 'warn' },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   const [err, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`engram ${args.join(' ')} exited ${code}: ${err}`);
 }
@@ -52,8 +58,17 @@ afterEach(async () => {
   sweepThenRemove({ harness: 'bun:outside-reader', stores: [data], logs: [home] }, home);
 });
 
-async function call(method: string, path: string, bearer: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${server!.url}${path}`, { method, headers: { Authorization: `Bearer ${bearer}`, ...json }, body: body === undefined ? undefined : JSON.stringify(body) });
+async function call(
+  method: string,
+  path: string,
+  bearer: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${server!.url}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${bearer}`, ...json },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -68,7 +83,11 @@ interface Acked {
 /** Writes of every kind, each acknowledged: two documents, a container fact, a standing fact, two new keys, and a revocation (7). */
 async function writeEveryKind(tag: string, acked: Acked): Promise<number> {
   for (const n of [1, 2]) {
-    const doc = await call('POST', '/v1/documents', key, { container, custom_id: `${tag}-doc${n}`, content: `Document ${n} of ${tag}: a lentil soup with cumin.` });
+    const doc = await call('POST', '/v1/documents', key, {
+      container,
+      custom_id: `${tag}-doc${n}`,
+      content: `Document ${n} of ${tag}: a lentil soup with cumin.`,
+    });
     expect(doc.status).toBe(202);
     acked.documents.push(`${tag}-doc${n}`);
   }
@@ -93,12 +112,19 @@ async function writeEveryKind(tag: string, acked: Acked): Promise<number> {
 async function expectAllPresent(acked: Acked): Promise<void> {
   const listed = await call('GET', `/v1/documents?container=${container}&limit=100`, key);
   expect(listed.status).toBe(200);
-  expect(listed.body.documents.map((d: { custom_id: string }) => d.custom_id).sort()).toEqual([...acked.documents].sort());
+  expect(listed.body.documents.map((d: { custom_id: string }) => d.custom_id).sort()).toEqual(
+    [...acked.documents].sort(),
+  );
   for (const k of acked.keys) expect((await call('GET', '/v1/containers', k)).status).toBe(200);
   for (const k of acked.revoked) expect((await call('GET', '/v1/containers', k)).status).toBe(403);
   const db = new Database(store(), { readonly: true });
   try {
-    const stored = new Set(db.query<{ content: string }, []>('SELECT content FROM memories').all().map((r) => r.content));
+    const stored = new Set(
+      db
+        .query<{ content: string }, []>('SELECT content FROM memories')
+        .all()
+        .map((r) => r.content),
+    );
     expect(acked.facts.filter((f) => !stored.has(f))).toEqual([]);
   } finally {
     db.close();
@@ -110,7 +136,10 @@ async function untilLearned(documentCustomId: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     const { body } = await call('GET', `/v1/documents?container=${container}&limit=100`, key);
-    if (body.documents.some((d: { custom_id: string; learned: boolean }) => d.custom_id === documentCustomId && d.learned)) return;
+    if (
+      body.documents.some((d: { custom_id: string; learned: boolean }) => d.custom_id === documentCustomId && d.learned)
+    )
+      return;
     await Bun.sleep(50);
   }
   throw new Error(`${documentCustomId} was not learned within 20 s`);
@@ -127,7 +156,9 @@ describe('an outside SQLite client while the server runs', () => {
     let polling = true;
     const poller = (async () => {
       while (polling) {
-        for (const file of files) if (locksHeld(server!.proc.pid, join(data, file)).length === 0) missing.push(`${file} after ${samples} samples`);
+        for (const file of files)
+          if (locksHeld(server!.proc.pid, join(data, file)).length === 0)
+            missing.push(`${file} after ${samples} samples`);
         samples++;
         await Bun.sleep(10);
       }
@@ -144,7 +175,9 @@ describe('an outside SQLite client while the server runs', () => {
     await poller;
     expect(missing.slice(0, 5)).toEqual([]);
     expect(samples).toBeGreaterThan(20);
-    console.log(`outside reader: the server's locks on ${files.join(', ')} found in all ${samples} samples of /proc/locks`);
+    console.log(
+      `outside reader: the server's locks on ${files.join(', ')} found in all ${samples} samples of /proc/locks`,
+    );
   }, 60_000);
 
   it('loses no acknowledged write of any kind after readers came and went: documents, facts, keys, revocations over kill -9', async () => {
@@ -161,7 +194,9 @@ describe('an outside SQLite client while the server runs', () => {
       afterReaders += await writeEveryKind(`after-reader-${round}`, acked);
     }
     // The first key was made before the server started; its revocation, too, must survive.
-    const first = (await call('GET', '/v1/api-keys', owner)).body.active.find((k: { name: string }) => k.name === 'first');
+    const first = (await call('GET', '/v1/api-keys', owner)).body.active.find(
+      (k: { name: string }) => k.name === 'first',
+    );
     expect((await call('DELETE', `/v1/exposures/${first.id}`, owner)).status).toBe(200);
     afterReaders++;
     server!.proc.kill('SIGKILL');
@@ -171,7 +206,9 @@ describe('an outside SQLite client while the server runs', () => {
     expect((await call('GET', '/v1/containers', key)).status).toBe(403);
     key = (await call('POST', '/v1/api-keys', owner, { name: 'checker', level: 'read', all_views: true })).body.key;
     await expectAllPresent(acked);
-    console.log(`outside reader: 3 rounds of outside readers (${readMs.map((ms) => ms.toFixed(0)).join(', ')} ms each), then ${afterReaders} acknowledged writes (documents, facts, keys, revocations): all present after kill -9`);
+    console.log(
+      `outside reader: 3 rounds of outside readers (${readMs.map((ms) => ms.toFixed(0)).join(', ')} ms each), then ${afterReaders} acknowledged writes (documents, facts, keys, revocations): all present after kill -9`,
+    );
   }, 60_000);
 
   it('loses no acknowledged write while `engram backup`, `engram export` and an outside reader run beside the writes', async () => {
@@ -186,7 +223,11 @@ describe('an outside SQLite client while the server runs', () => {
     const writer = (async () => {
       for (let round = 0; writing || round < 2; round++) await writeEveryKind(`meanwhile-${round}`, acked);
     })();
-    await Promise.all([engramAsync(['backup', backup]), engramAsync(['export', '--out', exported]), readFromOutside(store())]);
+    await Promise.all([
+      engramAsync(['backup', backup]),
+      engramAsync(['export', '--out', exported]),
+      readFromOutside(store()),
+    ]);
     writing = false;
     await writer;
     await writeEveryKind('after', acked);
@@ -198,11 +239,17 @@ describe('an outside SQLite client while the server runs', () => {
     const copy = new Database(backup, { readonly: true });
     try {
       expect(copy.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()!.integrity_check).toBe('ok');
-      expect(copy.query<{ n: number }, []>('SELECT count(*) AS n FROM documents').get()!.n).toBeWithin(2, acked.documents.length + 1);
+      expect(copy.query<{ n: number }, []>('SELECT count(*) AS n FROM documents').get()!.n).toBeWithin(
+        2,
+        acked.documents.length + 1,
+      );
     } finally {
       copy.close();
     }
-    const lines = readFileSync(exported, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(exported, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.filter((l) => l.type === 'document').length).toBeWithin(2, acked.documents.length + 1);
   }, 60_000);
 });

@@ -25,11 +25,23 @@ afterAll(async () => {
 
 it('a query thread that dies before its model loads leaves learning and search working, refinement waiting, and a clean stop', async () => {
   const { key } = setUp(data);
-  server = await spawnServer(data, { BUN_OPTIONS: `--preload ${FAULT}`, ENGRAM_EMBEDDER: 'builtin', ENGRAM_LOG_LEVEL: 'info' }, logFile);
+  server = await spawnServer(
+    data,
+    { BUN_OPTIONS: `--preload ${FAULT}`, ENGRAM_EMBEDDER: 'builtin', ENGRAM_LOG_LEVEL: 'info' },
+    logFile,
+  );
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
   const ids: string[] = [];
-  for (const content of ['My sister plays the violin every evening.', 'The dentist appointment is on Tuesday.', 'We booked flights to Lisbon for May.']) {
-    const res = await fetch(`${server.url}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content }) });
+  for (const content of [
+    'My sister plays the violin every evening.',
+    'The dentist appointment is on Tuesday.',
+    'We booked flights to Lisbon for May.',
+  ]) {
+    const res = await fetch(`${server.url}/v1/documents`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ content }),
+    });
     expect(res.status).toBe(202);
     ids.push(((await res.json()) as { id: string }).id);
   }
@@ -42,12 +54,22 @@ it('a query thread that dies before its model loads leaves learning and search w
       await Bun.sleep(50);
     }
   }
-  const search = await fetch(`${server.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: 'which instrument does my sister play' }) });
+  const search = await fetch(`${server.url}/v1/search`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ q: 'which instrument does my sister play' }),
+  });
   expect(search.status).toBe(200);
-  expect(((await search.json()) as { results: { content: string }[] }).results[0]!.content).toBe('My sister plays the violin every evening.');
+  expect(((await search.json()) as { results: { content: string }[] }).results[0]!.content).toBe(
+    'My sister plays the violin every evening.',
+  );
 
   // Refinement tried, was told why there is no model, and paused; nothing was refined.
-  const log = () => readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const log = () =>
+    readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   for (;;) {
     expect(performance.now() - t0).toBeLessThan(20_000);
     if (log().some((l) => l.msg === 'learning paused after a failure')) break;
@@ -56,7 +78,9 @@ it('a query thread that dies before its model loads leaves learning and search w
   const paused = log().find((l) => l.msg === 'learning paused after a failure')!;
   expect(paused.error).toContain('the strong model is not loaded');
   expect(paused.error).toContain('fault injected into the query thread by the test');
-  const health = (await (await fetch(`${server.url}/healthz`, { headers })).json()) as { learning: { refined: number; passages: number } };
+  const health = (await (await fetch(`${server.url}/healthz`, { headers })).json()) as {
+    learning: { refined: number; passages: number };
+  };
   expect(health.learning).toMatchObject({ refined: 0, passages: 3 });
 
   server.proc.kill('SIGTERM');

@@ -19,7 +19,11 @@ let target: Target;
 beforeAll(async () => {
   server = await startTestServer({ env: { ENGRAM_RATE_LIMIT_PER_MIN: '1000000' } });
   const { token } = await makeOwner(server);
-  target = { url: server.url, owner: token, containers: [await makeContainer(server, token, 'Load'), await makeContainer(server, token, 'Taken away')] };
+  target = {
+    url: server.url,
+    owner: token,
+    containers: [await makeContainer(server, token, 'Load'), await makeContainer(server, token, 'Taken away')],
+  };
 });
 afterAll(() => server.close());
 
@@ -27,7 +31,9 @@ async function trials(change: Change): Promise<TrialResult[]> {
   const results: TrialResult[] = [];
   for (let i = 0; i < TRIALS; i++) results.push(await runTrial(target, change, LOOPS, i));
   const sum = (f: (r: TrialResult) => number) => results.reduce((a, r) => a + f(r), 0);
-  console.log(`${change}: ${TRIALS} trials x ${LOOPS} loops, ${sum((r) => r.requests)} requests, ${sum((r) => r.okBefore)} succeeded before the change, ${sum((r) => r.sentAfter)} sent after it, ${sum((r) => r.violations.length)} succeeded on the old grant`);
+  console.log(
+    `${change}: ${TRIALS} trials x ${LOOPS} loops, ${sum((r) => r.requests)} requests, ${sum((r) => r.okBefore)} succeeded before the change, ${sum((r) => r.sentAfter)} sent after it, ${sum((r) => r.violations.length)} succeeded on the old grant`,
+  );
   return results;
 }
 
@@ -35,8 +41,14 @@ describe('a key changed under load by its owner', () => {
   const cases: [Change, string][] = [
     ['revoke', 'revoked (DELETE /v1/exposures/{id}): no request sent after the answer succeeds'],
     ['lower', 'lowered to read (PATCH /v1/api-keys/{id}): no write sent after the answer succeeds, reads still do'],
-    ['narrow', 'a container taken out of reach (PATCH /v1/exposures/{id}/views): no call on it succeeds after the answer, the other container still works'],
-    ['unprofile', 'the profile unticked (PATCH /v1/api-keys/{id}): no profile read succeeds after the answer, search still does'],
+    [
+      'narrow',
+      'a container taken out of reach (PATCH /v1/exposures/{id}/views): no call on it succeeds after the answer, the other container still works',
+    ],
+    [
+      'unprofile',
+      'the profile unticked (PATCH /v1/api-keys/{id}): no profile read succeeds after the answer, search still does',
+    ],
   ];
   for (const [change, title] of cases) {
     it(title, async () => {

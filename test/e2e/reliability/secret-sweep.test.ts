@@ -26,13 +26,21 @@ afterEach(() => {
 });
 
 /** Every kind of secret the server issues, with its id length. */
-const KINDS = [['egm', 12], ['egc', 12], ['egx', 12], ['egs', 16], ['ega', 16]] as const;
+const KINDS = [
+  ['egm', 12],
+  ['egc', 12],
+  ['egx', 12],
+  ['egs', 16],
+  ['ega', 16],
+] as const;
 const secretPart = (token: string) => token.slice(token.lastIndexOf('_') + 1);
 
 /** A real store with an account, written through a connection the caller closes (or not). */
 function store(dir: string): Database {
   const db = openDatabase(dir, Date.now());
-  db.run("INSERT INTO accounts (id, email, password_hash, created_at) VALUES ('acc_sweep', 'sweep@example.org', 'x', 1)");
+  db.run(
+    "INSERT INTO accounts (id, email, password_hash, created_at) VALUES ('acc_sweep', 'sweep@example.org', 'x', 1)",
+  );
   return db;
 }
 
@@ -41,13 +49,18 @@ describe('what the sweep finds', () => {
     const dir = scratch();
     const db = store(dir);
     const tokens = KINDS.map(([prefix, idLength]) => mintSecret(prefix, idLength).token);
-    for (const [i, token] of tokens.entries()) db.run('INSERT INTO settings (key, value) VALUES (?, ?)', [`planted ${i}`, token]);
+    for (const [i, token] of tokens.entries())
+      db.run('INSERT INTO settings (key, value) VALUES (?, ?)', [`planted ${i}`, token]);
     db.close();
     const result = sweep({ harness: 'test', stores: [dir] }, '');
-    expect(new Set(result.findings.map((f) => `${f.shape} ${f.hint}`))).toEqual(new Set(tokens.map((t) => `credential ${hintOf(t)}`)));
+    expect(new Set(result.findings.map((f) => `${f.shape} ${f.hint}`))).toEqual(
+      new Set(tokens.map((t) => `credential ${hintOf(t)}`)),
+    );
     for (const f of result.findings) {
       expect(f.file).toBe(join(dir, DB_FILE));
-      const bytes = readFileSync(f.file).subarray(f.offset, f.offset + 64).toString('latin1');
+      const bytes = readFileSync(f.file)
+        .subarray(f.offset, f.offset + 64)
+        .toString('latin1');
       expect(tokens.some((t) => bytes.startsWith(t))).toBe(true);
     }
     // Never the whole secret in what it reports.
@@ -72,16 +85,23 @@ describe('what the sweep finds', () => {
     const dir = scratch();
     const key = mintSecret('egm').token;
     const log = join(dir, 'server.log');
-    writeFileSync(log, [
-      JSON.stringify({ level: 'info', msg: 'request', note: secretPart(key) }),
-      JSON.stringify({ level: 'warn', msg: 'refused', bearer: 'egm_abcdefghijkl_SSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSS' }),
-      JSON.stringify({ level: 'warn', msg: 'truncated', bearer: key.slice(0, -20) }),
-    ].join('\n'));
+    writeFileSync(
+      log,
+      [
+        JSON.stringify({ level: 'info', msg: 'request', note: secretPart(key) }),
+        JSON.stringify({
+          level: 'warn',
+          msg: 'refused',
+          bearer: 'egm_abcdefghijkl_SSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSS',
+        }),
+        JSON.stringify({ level: 'warn', msg: 'truncated', bearer: key.slice(0, -20) }),
+      ].join('\n'),
+    );
     const result = sweep({ harness: 'test', logs: [log] }, '');
     expect(result.findings.map((f) => f.shape)).toEqual(['bare secret', 'credential', 'credential']);
   });
 
-  it('what a harness captured in memory (a child\'s standard error)', () => {
+  it("what a harness captured in memory (a child's standard error)", () => {
     const key = mintSecret('egc').token;
     const result = sweep({ harness: 'test', texts: [{ name: 'stderr', text: `error: bad token ${key}\n` }] }, '');
     expect(result.findings).toMatchObject([{ file: 'stderr', shape: 'credential', hint: hintOf(key) }]);
@@ -96,14 +116,24 @@ describe('what the sweep finds', () => {
     writeFileSync(file, text, 'latin1');
     const whole = scanText(text, 0, file).map((f) => `${f.offset} ${f.hint}`);
     expect(whole.length).toBe(3);
-    for (const chunk of [300, 301, 333, 400, 517, 1024, 1 << 20]) expect(scanFile(file, false, chunk).findings.map((f) => `${f.offset} ${f.hint}`)).toEqual(whole);
+    for (const chunk of [300, 301, 333, 400, 517, 1024, 1 << 20])
+      expect(scanFile(file, false, chunk).findings.map((f) => `${f.offset} ${f.hint}`)).toEqual(whole);
   });
 });
 
 describe('what the sweep does not find', () => {
-  it('a key\'s hint, ids, hashes, trace ids and the lengths around 43', () => {
+  it("a key's hint, ids, hashes, trace ids and the lengths around 43", () => {
     const { token, hash, hint, id } = mintSecret('egm');
-    const text = JSON.stringify({ msg: 'key minted', key_id: id, hint, hash, trace_id: 'tr_aB3dE5gH7jK9mN1pQ3sT', near: 'a'.repeat(42), far: 'b'.repeat(44), csrf_key: 'C'.repeat(64) });
+    const text = JSON.stringify({
+      msg: 'key minted',
+      key_id: id,
+      hint,
+      hash,
+      trace_id: 'tr_aB3dE5gH7jK9mN1pQ3sT',
+      near: 'a'.repeat(42),
+      far: 'b'.repeat(44),
+      csrf_key: 'C'.repeat(64),
+    });
     expect(scanText(text)).toEqual([]);
     expect(scanText(`${text} ${token}`)).toHaveLength(1); // the control: the token itself is found
   });
@@ -113,12 +143,21 @@ describe('what the sweep does not find', () => {
     let plain = '';
     for (let i = 0; i < 40 && !plain; i++) {
       const phc = await Bun.password.hash(`password ${i}`, { algorithm: 'argon2id', memoryCost: 1024, timeCost: 1 });
-      if (phc.split('$').slice(-2).some((f) => /^[A-Za-z0-9]{43}$/.test(f))) plain = phc;
+      if (
+        phc
+          .split('$')
+          .slice(-2)
+          .some((f) => /^[A-Za-z0-9]{43}$/.test(f))
+      )
+        plain = phc;
     }
     expect(plain).not.toBe('');
     expect(scanText(`\u0001${plain}\u0002`, 0, '', true)).toEqual([]);
     // The rule is the PHC form, not any `$`: the same field after a `$` alone is found.
-    const field = plain.split('$').slice(-2).find((f) => /^[A-Za-z0-9]{43}$/.test(f))!;
+    const field = plain
+      .split('$')
+      .slice(-2)
+      .find((f) => /^[A-Za-z0-9]{43}$/.test(f))!;
     expect(scanText(`cost$${field}$`)).toHaveLength(1);
   });
 
@@ -186,7 +225,17 @@ describe('the harnesses fail on a finding', () => {
   it('the shell harness exits non-zero (the command line)', () => {
     const dir = scratch();
     writeFileSync(join(dir, 'serve.log'), `${mintSecret('egx').token}\n`);
-    const run = Bun.spawnSync([process.execPath, join(import.meta.dir, '../../helpers/secret-sweep.ts'), '--harness', 'test', '--log', join(dir, 'serve.log')], { env: { ...process.env, ENGRAM_HYGIENE_LEDGER: '' } });
+    const run = Bun.spawnSync(
+      [
+        process.execPath,
+        join(import.meta.dir, '../../helpers/secret-sweep.ts'),
+        '--harness',
+        'test',
+        '--log',
+        join(dir, 'serve.log'),
+      ],
+      { env: { ...process.env, ENGRAM_HYGIENE_LEDGER: '' } },
+    );
     expect(run.exitCode).toBe(1);
     expect(run.stderr.toString()).toContain('1 FINDINGS');
   });
@@ -201,13 +250,21 @@ describe('the ledger and its report', () => {
     const clean = sweep({ harness: 'clean', stores: [data] }, ledger);
     expect(clean).toMatchObject({ stores: 1, databases: 1, credentials: 0, findings: [] });
     expect(report(ledger, { clean: 1 }).problems).toEqual([]);
-    expect(report(ledger, { clean: 2 }).problems).toEqual(['clean: 1 sweeps, expected at least 2 (is its hook broken?)']);
+    expect(report(ledger, { clean: 2 }).problems).toEqual([
+      'clean: 1 sweeps, expected at least 2 (is its hook broken?)',
+    ]);
     expect(report(ledger, { other: 1 }).problems).toHaveLength(1);
 
     writeFileSync(join(dir, 'leak.log'), `${mintSecret('egm').token}\n`);
     sweep({ harness: 'dirty', logs: [join(dir, 'leak.log')] }, ledger);
-    const lines = readFileSync(ledger, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines).toMatchObject([{ harness: 'clean', findingCount: 0 }, { harness: 'dirty', logs: 1, files: 1, findingCount: 1 }]);
+    const lines = readFileSync(ledger, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toMatchObject([
+      { harness: 'clean', findingCount: 0 },
+      { harness: 'dirty', logs: 1, files: 1, findingCount: 1 },
+    ]);
     const { text, problems } = report(ledger, { clean: 1, dirty: 1 });
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain('dirty: credential egm_');

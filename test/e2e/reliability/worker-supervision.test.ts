@@ -18,7 +18,10 @@ import { sweepThenRemove } from '../../helpers/secret-sweep';
 const FAULT = join(import.meta.dir, '../fixtures/learning-thread-fault.ts');
 
 const model = startFakeModel((req: ChatRequest) =>
-  req.messages[0]!.content === EXTRACT_SYSTEM ? { facts: [{ content: 'Herons nest in reeds.', passage: 1, standing: false }] } : { httpStatus: 400 });
+  req.messages[0]!.content === EXTRACT_SYSTEM
+    ? { facts: [{ content: 'Herons nest in reeds.', passage: 1, standing: false }] }
+    : { httpStatus: 400 },
+);
 afterAll(() => model.stop());
 
 const home = mkdtempSync(join(tmpdir(), 'engram-supervision-'));
@@ -32,18 +35,35 @@ afterEach(async () => {
   sweepThenRemove({ harness: 'bun:worker-supervision', stores: [data], logs: [logFile] }, home);
 });
 
-const logLines = () => readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const logLines = () =>
+  readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 it('a learning worker that dies is logged and started again with a doubling pause; the server keeps answering and the job is learned once', async () => {
   const { container, key } = setUp(data);
   // Each extraction waits, so the job is mid-way when its worker dies.
   model.delayMs = 1500;
-  server = await spawnServer(data, {
-    BUN_OPTIONS: `--preload ${FAULT}`, FAULT_WORKER_DEATHS: '2', FAULT_AFTER_MS: '1000',
-    ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0', ENGRAM_LOG_LEVEL: 'info',
-  }, logFile);
+  server = await spawnServer(
+    data,
+    {
+      BUN_OPTIONS: `--preload ${FAULT}`,
+      FAULT_WORKER_DEATHS: '2',
+      FAULT_AFTER_MS: '1000',
+      ENGRAM_MODEL_URL: model.url,
+      ENGRAM_MODEL: 'm',
+      ENGRAM_MODEL_RETRIES: '0',
+      ENGRAM_LOG_LEVEL: 'info',
+    },
+    logFile,
+  );
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
-  const added = await fetch(`${server.url}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ container, content: 'Herons nest in the reeds by the lake every spring.' }) });
+  const added = await fetch(`${server.url}/v1/documents`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ container, content: 'Herons nest in the reeds by the lake every spring.' }),
+  });
   expect(added.status).toBe(202);
   const doc = ((await added.json()) as { id: string }).id;
 
@@ -54,7 +74,11 @@ it('a learning worker that dies is logged and started again with a doubling paus
   while (!learned) {
     expect(performance.now() - t0).toBeLessThan(30_000);
     expect(server.proc.exitCode).toBeNull();
-    const search = await fetch(`${server.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ q: 'heron', container }) });
+    const search = await fetch(`${server.url}/v1/search`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ q: 'heron', container }),
+    });
     expect(search.status).toBe(200);
     answered++;
     const got = await fetch(`${server.url}/v1/documents/${doc}`, { headers });
@@ -65,11 +89,16 @@ it('a learning worker that dies is logged and started again with a doubling paus
 
   const log = logLines();
   const deaths = log.filter((l) => l.msg === 'the learning worker died; it starts again after a pause');
-  expect(deaths.map((d) => [d.deaths_in_a_row, d.restart_in_ms])).toEqual([[1, 1000], [2, 2000]]);
+  expect(deaths.map((d) => [d.deaths_in_a_row, d.restart_in_ms])).toEqual([
+    [1, 1000],
+    [2, 2000],
+  ]);
   for (const d of deaths) expect(d.error).toContain('fault injected into the learning worker by the test');
   expect(log.filter((l) => l.msg === 'the learning worker started again')).toHaveLength(2);
   // Each restarted worker found the dead one's job still claimed and queued it again.
-  expect(log.filter((l) => l.msg === 'learning resumes the jobs of the worker that died').map((l) => l.jobs)).toEqual([1, 1]);
+  expect(log.filter((l) => l.msg === 'learning resumes the jobs of the worker that died').map((l) => l.jobs)).toEqual([
+    1, 1,
+  ]);
   // Death to next start: the pause, then the worker's own start-up.
   const at = (l: Record<string, unknown>) => Date.parse(l.time as string);
   const started = log.filter((l) => l.msg === 'the learning worker started again');
@@ -79,11 +108,13 @@ it('a learning worker that dies is logged and started again with a doubling paus
 
   const db = new Database(join(data, DB_FILE), { readonly: true });
   try {
-    const state = db.query<{ status: string; passages: number; facts: number; attempts: number }, [string]>(`
+    const state = db
+      .query<{ status: string; passages: number; facts: number; attempts: number }, [string]>(`
       SELECT d.status, (SELECT count(*) FROM passages WHERE document_id = d.id) AS passages,
              (SELECT count(*) FROM memories WHERE source_document_id = d.id) AS facts,
              (SELECT attempts FROM jobs WHERE document_id = d.id AND kind = 'learn_document') AS attempts
-        FROM documents d WHERE d.id = ?`).get(doc);
+        FROM documents d WHERE d.id = ?`)
+      .get(doc);
     expect(state).toEqual({ status: 'learned', passages: 1, facts: 1, attempts: 3 });
   } finally {
     db.close();
@@ -93,5 +124,7 @@ it('a learning worker that dies is logged and started again with a doubling paus
   server.proc.kill('SIGTERM');
   expect(await server.proc.exited).toBe(0);
   server = null;
-  console.log(`worker supervision: 2 deaths, restarted after ${gaps.map((g) => `${g} ms`).join(' and ')}; ${answered} searches all answered meanwhile; the job learned ${learnedMs.toFixed(0)} ms after it was added`);
+  console.log(
+    `worker supervision: 2 deaths, restarted after ${gaps.map((g) => `${g} ms`).join(' and ')}; ${answered} searches all answered meanwhile; the job learned ${learnedMs.toFixed(0)} ms after it was added`,
+  );
 }, 60_000);

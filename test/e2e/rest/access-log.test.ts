@@ -13,7 +13,9 @@ import { call, makeKey, startTestServer, type TestServer } from '../../helpers/s
 
 /** What a search answer showed, as the log should name it. */
 const shown = (results: any[]) =>
-  results.map((r) => (r.memory_id ? ['fact', r.memory_id, r.container] : ['document', r.document_id, r.container, r.position]));
+  results.map((r) =>
+    r.memory_id ? ['fact', r.memory_id, r.container] : ['document', r.document_id, r.container, r.position],
+  );
 const logged = (items: any[]) =>
   items.map((i) => (i.kind === 'fact' ? ['fact', i.id, i.container] : [i.kind, i.id, i.container, i.position]));
 
@@ -24,15 +26,19 @@ describe('the access log', () => {
   let writerA: { id: string; key: string };
   let app: { access_token: string; clientId: string };
 
-  const appLog = (query = '') => call(server, 'GET', `/v1/connected-apps/${encodeURIComponent(app.clientId)}/access-log${query}`, a.token);
-  const keyLog = (owner: string, id: string, query = '') => call(server, 'GET', `/v1/api-keys/${id}/access-log${query}`, owner);
+  const appLog = (query = '') =>
+    call(server, 'GET', `/v1/connected-apps/${encodeURIComponent(app.clientId)}/access-log${query}`, a.token);
+  const keyLog = (owner: string, id: string, query = '') =>
+    call(server, 'GET', `/v1/api-keys/${id}/access-log${query}`, owner);
   /** Every entry of the account, straight from the file: what no timeline shows cannot hide here. */
   const rowsOf = async (email: string) => {
     await server.services.accessLog.flush();
     const accountId = (await server.services.store.accounts.getByEmail(email))!.id;
     const db = new Database(join(server.dataDir, DB_FILE), { readonly: true });
     try {
-      return db.query('SELECT credential_id, operation, items FROM access_log WHERE account_id = ? ORDER BY id').all(accountId) as any[];
+      return db
+        .query('SELECT credential_id, operation, items FROM access_log WHERE account_id = ? ORDER BY id')
+        .all(accountId) as any[];
     } finally {
       db.close();
     }
@@ -42,15 +48,25 @@ describe('the access log', () => {
     server = await startTestServer();
     a = await ownerWithBrowser(server, ['work', 'health']);
     writerA = await makeKey(server, a.token, { level: 'manage', all_views: true, profile: true });
-    for (const text of ['Quarterly planning notes: the roadmap review is on Tuesday.', 'The roadmap lists the search rewrite first.', 'Review the budget before the roadmap meeting.']) {
+    for (const text of [
+      'Quarterly planning notes: the roadmap review is on Tuesday.',
+      'The roadmap lists the search rewrite first.',
+      'Review the budget before the roadmap meeting.',
+    ]) {
       await addDocument(server, writerA.key, { container: a.containers.work, content: text });
     }
-    await addDocument(server, writerA.key, { container: a.containers.health, content: 'The roadmap of the physiotherapy: knee exercises daily.' });
+    await addDocument(server, writerA.key, {
+      container: a.containers.health,
+      content: 'The roadmap of the physiotherapy: knee exercises daily.',
+    });
     await server.learning.drain();
     app = await connect(server, a, { containers: [a.containers.work!], profile: true });
     b = await makeAccount(server, ['work']);
     const writerB = await keyFor(server, b.owner, { level: 'manage', all_views: true });
-    await addDocument(server, writerB, { container: b.containers.work, content: 'Account B also has a roadmap document.' });
+    await addDocument(server, writerB, {
+      container: b.containers.work,
+      content: 'Account B also has a roadmap document.',
+    });
     await server.learning.drain();
   }, 60_000);
   afterAll(() => server.close());
@@ -59,7 +75,10 @@ describe('the access log', () => {
     const rest = await call(server, 'POST', '/v1/search', app.access_token, { q: 'roadmap' });
     expect(rest.status).toBe(200);
     expect(rest.body.results.length).toBeGreaterThan(1);
-    const mcp = await mcpCall(server, app.access_token, 'tools/call', { name: 'search_memories', arguments: { q: 'budget roadmap', limit: 2 } });
+    const mcp = await mcpCall(server, app.access_token, 'tools/call', {
+      name: 'search_memories',
+      arguments: { q: 'budget roadmap', limit: 2 },
+    });
     expect(mcp.status).toBe(200);
     const mcpResults = mcp.body.result.structuredContent.results;
     expect(mcpResults.length).toBe(2);
@@ -80,7 +99,10 @@ describe('the access log', () => {
   });
 
   it('records the profile entries a profile read returned, and pages newest first', async () => {
-    const fact = await call(server, 'POST', '/v1/memories', writerA.key, { content: 'Prefers window seats', static: true });
+    const fact = await call(server, 'POST', '/v1/memories', writerA.key, {
+      content: 'Prefers window seats',
+      static: true,
+    });
     expect(fact.status).toBe(201);
     const profile = await call(server, 'GET', '/v1/profile', app.access_token);
     expect(profile.status).toBe(200);
@@ -88,14 +110,24 @@ describe('the access log', () => {
     expect(first.entries).toHaveLength(1);
     expect(first.entries[0].operation).toBe('get_profile');
     // The label is what the id names now, read with the log: the file holds the id alone.
-    expect(first.entries[0].items).toContainEqual({ action: 'returned', kind: 'profile', id: fact.body.id, container: null, label: 'Prefers window seats' });
+    expect(first.entries[0].items).toContainEqual({
+      action: 'returned',
+      kind: 'profile',
+      id: fact.body.id,
+      container: null,
+      label: 'Prefers window seats',
+    });
     expect(JSON.stringify(await rowsOf(a.email))).not.toContain('window seats');
     const rest = (await appLog(`?cursor=${first.next_cursor}`)).body;
     expect(rest.entries.map((e: any) => e.operation)).toEqual(['search_memories', 'search_memories']);
     expect(rest.next_cursor).toBeNull();
     // The key's own timeline says what it wrote.
     const writes = (await keyLog(a.token, writerA.id)).body.entries;
-    expect(writes[0]).toMatchObject({ operation: 'add_memory', credential_kind: 'key', items: [{ action: 'written', kind: 'profile', id: fact.body.id }] });
+    expect(writes[0]).toMatchObject({
+      operation: 'add_memory',
+      credential_kind: 'key',
+      items: [{ action: 'written', kind: 'profile', id: fact.body.id }],
+    });
     expect(writes.filter((e: any) => e.operation === 'add_document')).toHaveLength(4);
   });
 
@@ -107,11 +139,23 @@ describe('the access log', () => {
     expect(await rowsOf(a.email)).toHaveLength(before);
 
     const reader = await makeKey(server, a.token, { level: 'read', containers: [a.containers.work] });
-    expectError(await call(server, 'POST', '/v1/memories', reader.key, { content: 'not allowed' }), 403, 'unauthorized');
-    expectError(await call(server, 'POST', '/v1/search', reader.key, { q: 'roadmap', container: a.containers.health }), 403, 'unauthorized');
+    expectError(
+      await call(server, 'POST', '/v1/memories', reader.key, { content: 'not allowed' }),
+      403,
+      'unauthorized',
+    );
+    expectError(
+      await call(server, 'POST', '/v1/search', reader.key, { q: 'roadmap', container: a.containers.health }),
+      403,
+      'unauthorized',
+    );
     expectError(await call(server, 'GET', '/v1/profile', app.access_token.slice(0, -2) + 'zz'), 403, 'unauthorized');
     const bDoc = (await rowsOf(b.email)).find((r) => r.operation === 'add_document');
-    expectError(await call(server, 'GET', `/v1/documents/${JSON.parse(bDoc.items)[0].id}`, reader.key), 404, 'not_found');
+    expectError(
+      await call(server, 'GET', `/v1/documents/${JSON.parse(bDoc.items)[0].id}`, reader.key),
+      404,
+      'not_found',
+    );
     expect(await rowsOf(a.email)).toHaveLength(before);
     expect((await keyLog(a.token, reader.id)).body.entries).toEqual([]);
 
@@ -119,9 +163,15 @@ describe('the access log', () => {
     const bRows = await rowsOf(b.email);
     expect(bRows.length).toBeGreaterThan(0);
     const aIds = new Set((await rowsOf(a.email)).flatMap((r) => JSON.parse(r.items).map((i: any) => i.id)));
-    expect(bRows.flatMap((r) => JSON.parse(r.items).map((i: any) => i.id)).some((id: string) => aIds.has(id))).toBe(false);
+    expect(bRows.flatMap((r) => JSON.parse(r.items).map((i: any) => i.id)).some((id: string) => aIds.has(id))).toBe(
+      false,
+    );
     expectError(await keyLog(b.owner, writerA.id), 404, 'not_found');
-    expectError(await call(server, 'GET', `/v1/connected-apps/${encodeURIComponent(app.clientId)}/access-log`, b.owner), 404, 'not_found');
+    expectError(
+      await call(server, 'GET', `/v1/connected-apps/${encodeURIComponent(app.clientId)}/access-log`, b.owner),
+      404,
+      'not_found',
+    );
     expectError(await call(server, 'GET', `/v1/api-keys/${writerA.id}/access-log`, writerA.key), 403, 'unauthorized');
   });
 

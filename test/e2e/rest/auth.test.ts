@@ -27,7 +27,12 @@ async function raw(path: string, headers: Record<string, string>, init: RequestI
 
 describe('a missing bearer', () => {
   it('answers 401 with the envelope when no Authorization header is sent', async () => {
-    for (const [method, path] of [['GET', '/v1/containers'], ['POST', '/v1/search'], ['GET', '/v1/api-keys'], ['DELETE', '/v1/session']]) {
+    for (const [method, path] of [
+      ['GET', '/v1/containers'],
+      ['POST', '/v1/search'],
+      ['GET', '/v1/api-keys'],
+      ['DELETE', '/v1/session'],
+    ]) {
       const res = await raw(path!, {}, { method });
       expectError(res, 401, 'unauthorized');
     }
@@ -60,7 +65,11 @@ describe('a bad bearer is 403 unauthorized, saying which', () => {
   });
 
   it('refuses a revoked key as revoked, on its next call', async () => {
-    const minted = await call(server, 'POST', '/v1/api-keys', account.owner, { name: 'soon revoked', level: 'read', all_views: true });
+    const minted = await call(server, 'POST', '/v1/api-keys', account.owner, {
+      name: 'soon revoked',
+      level: 'read',
+      all_views: true,
+    });
     expect((await call(server, 'GET', '/v1/containers', minted.body.key)).status).toBe(200);
     expect((await call(server, 'DELETE', `/v1/exposures/${minted.body.id}`, account.owner)).status).toBe(200);
     const res = await call(server, 'GET', '/v1/containers', minted.body.key);
@@ -70,7 +79,12 @@ describe('a bad bearer is 403 unauthorized, saying which', () => {
   });
 
   it('refuses an expired key as expired', async () => {
-    const minted = await call(server, 'POST', '/v1/api-keys', account.owner, { name: 'short', level: 'read', all_views: true, expires_in_days: 1 });
+    const minted = await call(server, 'POST', '/v1/api-keys', account.owner, {
+      name: 'short',
+      level: 'read',
+      all_views: true,
+      expires_in_days: 1,
+    });
     server.clock.advance(DAY_MS);
     const res = await call(server, 'POST', '/v1/search', minted.body.key, { q: 'anything' });
     expectError(res, 403, 'unauthorized');
@@ -121,7 +135,10 @@ describe('reach', () => {
   }
 
   it('list_containers lists only the containers in reach', async () => {
-    const two = await keyFor(server, account.owner, { level: 'read', containers: [account.containers.Food, account.containers.Health] });
+    const two = await keyFor(server, account.owner, {
+      level: 'read',
+      containers: [account.containers.Food, account.containers.Health],
+    });
     const res = await call(server, 'GET', '/v1/containers', two);
     expect(res.body.containers.map((c: any) => c.name).sort()).toEqual(['Food', 'Health']);
     const none = await keyFor(server, account.owner, { level: 'read' });
@@ -135,9 +152,13 @@ describe('reach', () => {
     const after = (await call(server, 'GET', '/v1/containers', everything)).body.containers.map((c: any) => c.name);
     expect(before).not.toContain('Later');
     expect(after).toEqual([...before, 'Later']);
-    expect((await call(server, 'POST', '/v1/documents', everything, { container: later, content: 'New topic.' })).status).toBe(202);
+    expect(
+      (await call(server, 'POST', '/v1/documents', everything, { container: later, content: 'New topic.' })).status,
+    ).toBe(202);
     // A ticked list does not grow.
-    expect((await call(server, 'GET', '/v1/containers', key)).body.containers.map((c: any) => c.name)).toEqual(['Food']);
+    expect((await call(server, 'GET', '/v1/containers', key)).body.containers.map((c: any) => c.name)).toEqual([
+      'Food',
+    ]);
   });
 });
 

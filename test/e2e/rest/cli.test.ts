@@ -32,21 +32,33 @@ function cleanEnv(): Record<string, string> {
 /** `engram` started from `/`: nothing may depend on the checkout being the working directory. */
 function spawn(args: string[], stdin?: string, preload: string[] = []) {
   return Bun.spawn([process.execPath, ...preload, join(ROOT, 'src/main.ts'), ...args], {
-    cwd: '/', env: cleanEnv(), stdin: stdin === undefined ? 'ignore' : new Blob([stdin]), stdout: 'pipe', stderr: 'pipe',
+    cwd: '/',
+    env: cleanEnv(),
+    stdin: stdin === undefined ? 'ignore' : new Blob([stdin]),
+    stdout: 'pipe',
+    stderr: 'pipe',
   });
 }
 
-async function engram(args: string[], stdin?: string, preload: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+async function engram(
+  args: string[],
+  stdin?: string,
+  preload: string[] = [],
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = spawn(args, stdin, preload);
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
-
 
 async function waitForHealth(url: string, proc: ReturnType<typeof spawn>): Promise<void> {
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`serve exited with ${proc.exitCode}: ${await new Response(proc.stderr).text()}`);
+    if (proc.exitCode !== null)
+      throw new Error(`serve exited with ${proc.exitCode}: ${await new Response(proc.stderr).text()}`);
     try {
       if ((await fetch(`${url}/healthz`)).ok) return;
     } catch {}
@@ -72,11 +84,24 @@ describe('engram, set up from the command line and served', () => {
     expect(food.stdout).toMatch(/^ctr_[A-Za-z0-9]+\n$/);
     const foodId = food.stdout.trim();
 
-    const readKey = await engram(['keys', 'create', '--name', 'laptop', '--level', 'read', '--containers', foodId, '--data', data]);
+    const readKey = await engram([
+      'keys',
+      'create',
+      '--name',
+      'laptop',
+      '--level',
+      'read',
+      '--containers',
+      foodId,
+      '--data',
+      data,
+    ]);
     expect(readKey.code).toBe(0);
     expect(readKey.stdout).toMatch(/^egm_[A-Za-z0-9]+_[A-Za-z0-9]{43}\n$/);
     const key = readKey.stdout.trim();
-    const allKey = (await engram(['keys', 'create', '--name', 'everything', '--level', 'manage', '--all', '--data', data])).stdout.trim();
+    const allKey = (
+      await engram(['keys', 'create', '--name', 'everything', '--level', 'manage', '--all', '--data', data])
+    ).stdout.trim();
 
     const port = freePort();
     const url = `http://127.0.0.1:${port}`;
@@ -97,12 +122,18 @@ describe('engram, set up from the command line and served', () => {
       // A second server on the same data directory refuses to start, saying why.
       const second = await engram(['serve', '--port', String(freePort()), '--data', data]);
       expect(second.code).not.toBe(0);
-      expect(second.stderr.trim()).toBe(`engram: Another Engram server is already using ${data}. Stop it first, or pick another --data directory.`);
+      expect(second.stderr.trim()).toBe(
+        `engram: Another Engram server is already using ${data}. Stop it first, or pick another --data directory.`,
+      );
 
       // The CLI writes through the same store while the server runs; an all-containers key sees it at once.
       const later = await engram(['containers', 'create', 'Later', '--data', data]);
       expect(later.code).toBe(0);
-      expect(await engram(['containers', 'list', '--data', data])).toEqual({ code: 0, stdout: `${foodId}\tFood\tWhat I eat\n${later.stdout.trim()}\tLater\t\n`, stderr: '' });
+      expect(await engram(['containers', 'list', '--data', data])).toEqual({
+        code: 0,
+        stdout: `${foodId}\tFood\tWhat I eat\n${later.stdout.trim()}\tLater\t\n`,
+        stderr: '',
+      });
       const listed = await fetch(`${url}/v1/containers`, { headers: { Authorization: `Bearer ${allKey}` } });
       expect(((await listed.json()) as any).containers.map((c: any) => c.name)).toEqual(['Food', 'Later']);
 
@@ -121,26 +152,53 @@ describe('engram, set up from the command line and served', () => {
   it('backup, restore, export and import work from /', async () => {
     const dir = join(home, 'transfer');
     const store = join(dir, 'data');
-    expect((await engram(['owner', 'create', '--email', 'me@example.org', '--data', store], `${PASSWORD}\n`)).code).toBe(0);
+    expect(
+      (await engram(['owner', 'create', '--email', 'me@example.org', '--data', store], `${PASSWORD}\n`)).code,
+    ).toBe(0);
     expect((await engram(['containers', 'create', 'Kept', '--data', store])).code).toBe(0);
     const exported = join(dir, 'memory.jsonl');
     expect(await engram(['export', '--out', exported, '--data', store])).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(await Bun.file(exported).text()).toContain('"name":"Kept"');
     const imported = await engram(['import', exported, '--data', store]);
-    expect(imported).toEqual({ code: 0, stdout: '', stderr: 'Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules.\n' });
+    expect(imported).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: 'Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules.\n',
+    });
     const backup = join(dir, 'backup.db');
-    expect(await engram(['backup', backup, '--data', store])).toEqual({ code: 0, stdout: '', stderr: `Wrote a backup of ${store} to ${backup}.\n` });
+    expect(await engram(['backup', backup, '--data', store])).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `Wrote a backup of ${store} to ${backup}.\n`,
+    });
     expect((await engram(['containers', 'create', 'Gone after restore', '--data', store])).code).toBe(0);
-    expect(await engram(['restore', backup, '--data', store])).toEqual({ code: 0, stdout: '', stderr: `Restored ${store} from ${backup}.\n` });
+    expect(await engram(['restore', backup, '--data', store])).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `Restored ${store} from ${backup}.\n`,
+    });
     expect((await engram(['containers', 'list', '--data', store])).stdout).toMatch(/^ctr_\w+\tKept\t\n$/);
   }, 30_000);
 });
 
 describe('help', () => {
-  it('the command table holds every command; each one\'s --help prints its help from /, exit 0', async () => {
+  it("the command table holds every command; each one's --help prints its help from /, exit 0", async () => {
     expect(COMMANDS.map((c) => c.name)).toEqual([
-      'serve', 'learn', 'owner create', 'owner token', 'containers create', 'containers list', 'keys create', 'keys list', 'keys revoke', 'mcp', 'health',
-      'backup', 'restore', 'export', 'import',
+      'serve',
+      'learn',
+      'owner create',
+      'owner token',
+      'containers create',
+      'containers list',
+      'keys create',
+      'keys list',
+      'keys revoke',
+      'mcp',
+      'health',
+      'backup',
+      'restore',
+      'export',
+      'import',
     ]);
     const answers = await Promise.all(COMMANDS.map((c) => engram([...c.name.split(' '), '--help'])));
     answers.forEach((a, i) => {
@@ -150,7 +208,7 @@ describe('help', () => {
     });
   }, 20_000);
 
-  it('a command\'s help names exactly the options it takes', () => {
+  it("a command's help names exactly the options it takes", () => {
     for (const c of COMMANDS) {
       const named = [...new Set(c.help.match(/--[a-z-]+/g))].map((o) => o.slice(2)).sort();
       expect({ command: c.name, options: named }).toEqual({ command: c.name, options: [...c.options].sort() });
@@ -163,7 +221,9 @@ describe('help', () => {
       expect(a.code).toBe(0);
       for (const c of COMMANDS) expect(a.stdout).toContain(`\n  ${c.name}`);
     }
-    expect(help.stdout).toContain('  backup FILE           write a consistent copy of the store, even while the server runs\n');
+    expect(help.stdout).toContain(
+      '  backup FILE           write a consistent copy of the store, even while the server runs\n',
+    );
     expect(version).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
   }, 20_000);
 });
@@ -174,7 +234,9 @@ describe('from any directory', () => {
   it('every .tsx file names its JSX source in its first line', async () => {
     const files = [...new Bun.Glob('src/**/*.tsx').scanSync(ROOT)].sort();
     expect(files.length).toBeGreaterThan(0);
-    const first = await Promise.all(files.map(async (f) => [f, (await Bun.file(join(ROOT, f)).text()).split('\n', 1)[0]]));
+    const first = await Promise.all(
+      files.map(async (f) => [f, (await Bun.file(join(ROOT, f)).text()).split('\n', 1)[0]]),
+    );
     expect(first).toEqual(files.map((f) => [f, '/** @jsxImportSource hono/jsx */']));
   });
 });
@@ -183,18 +245,32 @@ describe('light commands', () => {
   // A preload that makes the server's modules (the HTTP server, pages, store, learning) throw when loaded.
   const tripwire = ['--preload', join(import.meta.dir, 'cli-server-tripwire.ts')];
 
-  it('help, --version, health and mcp load none of the server\'s modules', async () => {
+  it("help, --version, health and mcp load none of the server's modules", async () => {
     const dead = `http://127.0.0.1:${freePort()}`;
-    const helps = await Promise.all([[], ['--help'], ['--version'], ...COMMANDS.map((c) => [...c.name.split(' '), '--help'])].map((args) => engram(args, undefined, tripwire)));
+    const helps = await Promise.all(
+      [[], ['--help'], ['--version'], ...COMMANDS.map((c) => [...c.name.split(' '), '--help'])].map((args) =>
+        engram(args, undefined, tripwire),
+      ),
+    );
     for (const a of helps) expect({ code: a.code, stderr: a.stderr }).toEqual({ code: 0, stderr: '' });
     const health = await engram(['health', '--url', dead], undefined, tripwire);
-    expect({ code: health.code, stderr: health.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(new RegExp(`^engram: cannot reach ${dead}: `)) });
+    expect({ code: health.code, stderr: health.stderr }).toEqual({
+      code: 1,
+      stderr: expect.stringMatching(new RegExp(`^engram: cannot reach ${dead}: `)),
+    });
     // The bridge starts, meets the end of its standard input and leaves: nothing on the way loaded the server.
     const bridge = await engram(['mcp', '--url', dead, '--key', 'egm_nothing_here'], undefined, tripwire);
-    expect(bridge).toEqual({ code: 0, stdout: '', stderr: `engram mcp: serving MCP on stdio for ${dead}/mcp-http with key egm_noth…here\n` });
+    expect(bridge).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `engram mcp: serving MCP on stdio for ${dead}/mcp-http with key egm_noth…here\n`,
+    });
     // The tripwire works: a command that opens the store trips it.
     const store = await engram(['containers', 'list', '--data', join(home, 'tripwire')], undefined, tripwire);
-    expect({ code: store.code, stderr: store.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('tripwire: loaded src/storage/') });
+    expect({ code: store.code, stderr: store.stderr }).toEqual({
+      code: 1,
+      stderr: expect.stringContaining('tripwire: loaded src/storage/'),
+    });
   }, 30_000);
 });
 
@@ -207,7 +283,10 @@ describe('bad arguments', () => {
       [['keys', '__proto__'], /Unknown command "keys __proto__"/],
       [['toString'], /Unknown command "toString"/],
       [['keys', 'create', '--name', 'x', '--data', bad], /needs --name and --level/],
-      [['keys', 'create', '--name', 'x', '--level', 'read', '--all', '--containers', 'ctr_a', '--data', bad], /--containers or --all, not both/],
+      [
+        ['keys', 'create', '--name', 'x', '--level', 'read', '--all', '--containers', 'ctr_a', '--data', bad],
+        /--containers or --all, not both/,
+      ],
       [['keys', 'create', '--name', 'x', '--level', 'read', '--expires-in-days', 'ten', '--data', bad], /whole number/],
       [['containers', 'create', '--data', bad], /exactly one NAME/],
       [['containers', 'create', 'A', 'B', '--data', bad], /exactly one NAME/],
@@ -220,7 +299,12 @@ describe('bad arguments', () => {
     const answers = await Promise.all(cases.map(([args]) => engram(args)));
     answers.forEach((a, i) => {
       const [args, message] = cases[i]!;
-      expect({ args, code: a.code, stdout: a.stdout, lines: a.stderr.trimEnd().split('\n').length }).toEqual({ args, code: 2, stdout: '', lines: 1 });
+      expect({ args, code: a.code, stdout: a.stdout, lines: a.stderr.trimEnd().split('\n').length }).toEqual({
+        args,
+        code: 2,
+        stdout: '',
+        lines: 1,
+      });
       expect(a.stderr).toStartWith('engram: ');
       expect(a.stderr).toMatch(message);
     });

@@ -26,10 +26,14 @@ async function learnedDocument(content: string, title?: string): Promise<string>
   return id;
 }
 
-const searchHits = async (q: string) => (await call(server, 'POST', '/v1/search', manage, { q, container: food })).body.results;
+const searchHits = async (q: string) =>
+  (await call(server, 'POST', '/v1/search', manage, { q, container: food })).body.results;
 
 describe('delete_document', () => {
-  for (const [label, query] of [['without confirm', ''], ['with confirm=false', '?confirm=false']]) {
+  for (const [label, query] of [
+    ['without confirm', ''],
+    ['with confirm=false', '?confirm=false'],
+  ]) {
     it(`${label} answers 200 with a confirmation request and deletes nothing`, async () => {
       const id = await learnedDocument('Pancakes with maple syrup on Saturdays.', 'Weekend breakfast');
       const res = await call(server, 'DELETE', `/v1/documents/${id}${query}`, manage);
@@ -50,7 +54,12 @@ describe('delete_document', () => {
     expect((await searchHits('quince')).length).toBe(1);
     const res = await call(server, 'DELETE', `/v1/documents/${id}?confirm=true`, manage);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'deleted', id, forgotten: { documents: 1, passages: 1, facts: 0 }, kept: { facts: 0 } });
+    expect(res.body).toEqual({
+      status: 'deleted',
+      id,
+      forgotten: { documents: 1, passages: 1, facts: 0 },
+      kept: { facts: 0 },
+    });
     expectError(await call(server, 'GET', `/v1/documents/${id}`, manage), 404, 'not_found');
     expect((await call(server, 'GET', '/v1/documents', manage)).body.documents.map((d: any) => d.id)).not.toContain(id);
     expect(await searchHits('quince')).toEqual([]);
@@ -73,7 +82,10 @@ describe('delete_document', () => {
 });
 
 describe('forget_memory', () => {
-  for (const [label, query] of [['without confirm', ''], ['with confirm=false', '?confirm=false']]) {
+  for (const [label, query] of [
+    ['without confirm', ''],
+    ['with confirm=false', '?confirm=false'],
+  ]) {
     it(`${label} answers 200 with a confirmation request and forgets nothing`, async () => {
       const id = await addMemory(server, manage, { container: food, content: 'Allergic to hazelnuts.' });
       const res = await call(server, 'DELETE', `/v1/memories/${id}${query}`, manage);
@@ -97,12 +109,18 @@ describe('forget_memory', () => {
     expectError(await call(server, 'DELETE', `/v1/memories/${id}?confirm=true`, manage), 404, 'not_found');
   });
 
-  it('with a container that is not the fact\'s answers 404 and forgets nothing', async () => {
+  it("with a container that is not the fact's answers 404 and forgets nothing", async () => {
     const id = await addMemory(server, manage, { container: food, content: 'Grows basil.' });
     const other = (await call(server, 'POST', '/v1/containers', account.owner, { name: 'Garden' })).body.id;
-    expectError(await call(server, 'DELETE', `/v1/memories/${id}?container=${other}&confirm=true`, manage), 404, 'not_found');
+    expectError(
+      await call(server, 'DELETE', `/v1/memories/${id}?container=${other}&confirm=true`, manage),
+      404,
+      'not_found',
+    );
     expect((await searchHits('basil')).length).toBe(1);
-    expect((await call(server, 'DELETE', `/v1/memories/${id}?container=${food}&confirm=true`, manage)).body.status).toBe('forgotten');
+    expect(
+      (await call(server, 'DELETE', `/v1/memories/${id}?container=${food}&confirm=true`, manage)).body.status,
+    ).toBe('forgotten');
   });
 });
 
@@ -117,7 +135,7 @@ describe('the level comes before confirmation', () => {
     expect((await searchHits('kept fact')).map((h: any) => h.memory_id)).toContain(fact);
   });
 
-  it('a document outside the key\'s reach answers 404, not a confirmation request', async () => {
+  it("a document outside the key's reach answers 404, not a confirmation request", async () => {
     const hidden = (await call(server, 'POST', '/v1/containers', account.owner, { name: 'Hidden' })).body.id;
     const doc = await addDocument(server, account.owner, { container: hidden, content: 'Private.' });
     expectError(await call(server, 'DELETE', `/v1/documents/${doc}`, manage), 404, 'not_found');

@@ -4,7 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { call, startTestServer, type TestServer } from '../../helpers/server';
-import { addDocument, expectMalformed, keyFor, listAllDocuments, makeAccount, type TestAccount } from '../../helpers/rest';
+import {
+  addDocument,
+  expectMalformed,
+  keyFor,
+  listAllDocuments,
+  makeAccount,
+  type TestAccount,
+} from '../../helpers/rest';
 
 let server: TestServer;
 let account: TestAccount;
@@ -24,14 +31,19 @@ describe('custom_id idempotency', () => {
     const first = await call(server, 'POST', '/v1/documents', key, body);
     expect(first.status).toBe(202);
     expect(first.body).toEqual({ id: first.body.id, status: 'queued', container, custom_id: 'invoice-42' });
-    const second = await call(server, 'POST', '/v1/documents', key, { ...body, content: 'A different text under the same id.' });
+    const second = await call(server, 'POST', '/v1/documents', key, {
+      ...body,
+      content: 'A different text under the same id.',
+    });
     expect(second.status).toBe(200);
     expect(second.body).toEqual({ id: first.body.id, status: 'exists', container, custom_id: 'invoice-42' });
     expect(await server.learning.drain()).toBe(1);
     // The first document stands; the replay changed nothing.
     const doc = await call(server, 'GET', `/v1/documents/${first.body.id}`, key);
     expect(doc.body.content).toBe('Invoice 42 from the plumber.');
-    expect((await listAllDocuments(server, key, container)).filter((d) => d.custom_id === 'invoice-42')).toHaveLength(1);
+    expect((await listAllDocuments(server, key, container)).filter((d) => d.custom_id === 'invoice-42')).toHaveLength(
+      1,
+    );
   });
 
   it('a replay after the document was learned still answers exists and queues nothing', async () => {
@@ -45,17 +57,24 @@ describe('custom_id idempotency', () => {
 
   it('ten concurrent adds of one custom_id queue exactly one document', async () => {
     const body = { container: account.containers.Inbox, content: 'Concurrent note.', custom_id: 'race-1' };
-    const answers = await Promise.all(Array.from({ length: 10 }, () => call(server, 'POST', '/v1/documents', key, body)));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => call(server, 'POST', '/v1/documents', key, body)),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 202]);
     expect(answers.filter((a) => a.body.status === 'queued')).toHaveLength(1);
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
     expect(await server.learning.drain()).toBe(1);
-    expect((await listAllDocuments(server, key, account.containers.Inbox)).filter((d) => d.custom_id === 'race-1')).toHaveLength(1);
+    expect(
+      (await listAllDocuments(server, key, account.containers.Inbox)).filter((d) => d.custom_id === 'race-1'),
+    ).toHaveLength(1);
   });
 
   it('adds without a custom_id are never merged', async () => {
     const body = { container: account.containers.Inbox, content: 'Same text twice.' };
-    const [a, b] = [await call(server, 'POST', '/v1/documents', key, body), await call(server, 'POST', '/v1/documents', key, body)];
+    const [a, b] = [
+      await call(server, 'POST', '/v1/documents', key, body),
+      await call(server, 'POST', '/v1/documents', key, body),
+    ];
     expect([a.status, b.status]).toEqual([202, 202]);
     expect(a.body.id).not.toBe(b.body.id);
     expect(a.body.custom_id).toBeNull();
@@ -66,16 +85,39 @@ describe('custom_id idempotency', () => {
 describe('get_document', () => {
   it('shows learned false while queued and true once learned, with the record shape of docs/api.md', async () => {
     const id = await addDocument(server, key, {
-      container: account.containers.Shapes, title: 'Garden', content: 'Tomatoes in the greenhouse.', custom_id: 'g1', metadata: { source: 'notes' },
+      container: account.containers.Shapes,
+      title: 'Garden',
+      content: 'Tomatoes in the greenhouse.',
+      custom_id: 'g1',
+      metadata: { source: 'notes' },
     });
     const queued = await call(server, 'GET', `/v1/documents/${id}`, key);
     expect(queued.status).toBe(200);
     expect(Object.keys(queued.body).sort()).toEqual([
-      'container', 'content', 'created_at', 'custom_id', 'error', 'id', 'learned', 'metadata', 'status', 'title', 'updated_at', 'url',
+      'container',
+      'content',
+      'created_at',
+      'custom_id',
+      'error',
+      'id',
+      'learned',
+      'metadata',
+      'status',
+      'title',
+      'updated_at',
+      'url',
     ]);
     expect(queued.body).toMatchObject({
-      id, container: account.containers.Shapes, title: 'Garden', content: 'Tomatoes in the greenhouse.', url: null,
-      custom_id: 'g1', metadata: { source: 'notes' }, status: 'queued', learned: false, error: null,
+      id,
+      container: account.containers.Shapes,
+      title: 'Garden',
+      content: 'Tomatoes in the greenhouse.',
+      url: null,
+      custom_id: 'g1',
+      metadata: { source: 'notes' },
+      status: 'queued',
+      learned: false,
+      error: null,
     });
     expect(queued.body.created_at).toBe(new Date(server.clock.now()).toISOString());
     await server.learning.drain();
@@ -106,7 +148,8 @@ describe('list_documents', () => {
   it('lists documents added within the same millisecond newest first too', async () => {
     const container = account.containers.Same!;
     const ids: string[] = [];
-    for (let i = 0; i < 6; i++) ids.push(await addDocument(server, key, { container, content: `Same-moment note ${i}.` }));
+    for (let i = 0; i < 6; i++)
+      ids.push(await addDocument(server, key, { container, content: `Same-moment note ${i}.` }));
     expect((await listAllDocuments(server, key, container)).map((d) => d.id)).toEqual(ids.toReversed());
   });
 
@@ -136,7 +179,12 @@ describe('list_documents', () => {
     }
     const first = await call(server, 'GET', `/v1/documents?container=${container}&limit=2`, key);
     await addDocument(server, key, { container, content: 'Added while paging.' });
-    const second = await call(server, 'GET', `/v1/documents?container=${container}&limit=2&cursor=${first.body.next_cursor}`, key);
+    const second = await call(
+      server,
+      'GET',
+      `/v1/documents?container=${container}&limit=2&cursor=${first.body.next_cursor}`,
+      key,
+    );
     const ids = [...first.body.documents, ...second.body.documents].map((d: any) => d.id);
     expect(new Set(ids).size).toBe(4);
     expect(second.body.next_cursor).toBeNull();

@@ -17,12 +17,16 @@ setDefaultTimeout(20_000);
 const ROOT = join(import.meta.dir, '../../..');
 
 /** The passages of the account with their vectors: ids by document or fact, read from the file. */
-function passagesIn(w: ForgettingWorld): { id: number; document_id: string | null; memory_id: string | null; vectors: number }[] {
+function passagesIn(
+  w: ForgettingWorld,
+): { id: number; document_id: string | null; memory_id: string | null; vectors: number }[] {
   const db = new Database(join(w.server.dataDir, 'engram.db'), { readonly: true });
   try {
-    return db.query<{ id: number; document_id: string | null; memory_id: string | null; vectors: number }, []>(`
+    return db
+      .query<{ id: number; document_id: string | null; memory_id: string | null; vectors: number }, []>(`
       SELECT p.id, p.document_id, p.memory_id, (SELECT count(*) FROM passage_vectors v WHERE v.passage_id = p.id) AS vectors
-        FROM passages p ORDER BY p.id`).all();
+        FROM passages p ORDER BY p.id`)
+      .all();
   } finally {
     db.close();
   }
@@ -57,7 +61,9 @@ function walBytes(w: ForgettingWorld): string {
 const found = (text: string, words: string[]): string[] => words.filter((w) => text.includes(w.toLowerCase()));
 
 function exportOf(w: ForgettingWorld): string {
-  const run = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), 'export', '--data', w.server.dataDir], { env: process.env });
+  const run = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), 'export', '--data', w.server.dataDir], {
+    env: process.env,
+  });
   expect(run.exitCode).toBe(0);
   return run.stdout.toString();
 }
@@ -75,7 +81,11 @@ describe('deleting a document through REST', () => {
 
   it('forgets its passages, vectors and learned facts, reports the counts, and leaves no trace in search, export or the file', async () => {
     const learned = (await allFacts(w)).filter((f) => f.source?.document_id === w.diary);
-    expect(learned.map((f) => f.content).sort()).toEqual(['Plays the xylofungus every evening.', 'Started a zorblatt course.', 'Was born in Vantablue harbour.']);
+    expect(learned.map((f) => f.content).sort()).toEqual([
+      'Plays the xylofungus every evening.',
+      'Started a zorblatt course.',
+      'Was born in Vantablue harbour.',
+    ]);
     const before = passagesIn(w);
     const diaryPassages = before.filter((p) => p.document_id === w.diary);
     expect(diaryPassages.length).toBe(4);
@@ -83,7 +93,12 @@ describe('deleting a document through REST', () => {
     // Found before: by keyword and (the fact's passage) by vector too.
     expect((await searchFor(w, 'xylofungus')).results.length).toBeGreaterThan(0);
     // In the WAL (not checkpointed here: the delete must clear it itself) or the file.
-    expect(found(walBytes(w) + readFileSync(join(w.server.dataDir, 'engram.db')).toString('latin1').toLowerCase(), SECRET_WORDS)).toEqual(SECRET_WORDS);
+    expect(
+      found(
+        walBytes(w) + readFileSync(join(w.server.dataDir, 'engram.db')).toString('latin1').toLowerCase(),
+        SECRET_WORDS,
+      ),
+    ).toEqual(SECRET_WORDS);
     expect(found(walBytes(w), SECRET_WORDS)).toEqual(SECRET_WORDS);
     const indexed = w.server.services.search.indexes.figures().fast;
 
@@ -94,7 +109,12 @@ describe('deleting a document through REST', () => {
 
     const done = await call(w.server, 'DELETE', `/v1/documents/${w.diary}?confirm=true`, w.key);
     expect(done.status).toBe(200);
-    expect(done.body).toEqual({ status: 'deleted', id: w.diary, forgotten: { documents: 1, passages: 4, facts: 3 }, kept: { facts: 0 } });
+    expect(done.body).toEqual({
+      status: 'deleted',
+      id: w.diary,
+      forgotten: { documents: 1, passages: 4, facts: 3 },
+      kept: { facts: 0 },
+    });
     // The delete itself checkpointed and truncated the WAL, whose old frames held the text.
     expect(found(walBytes(w), SECRET_WORDS)).toEqual([]);
 
@@ -131,14 +151,18 @@ describe('deleting a document through REST', () => {
     expect((await call(w.server, 'POST', `/v1/memories/${born.id}/confirm`, w.key)).status).toBe(403);
 
     const ask = await call(w.server, 'DELETE', `/v1/documents/${w.diary}`, w.key);
-    expect(ask.body.how).toBe('Ask the person to confirm deleting the document "Sunday", its 4 passages and the 2 facts learned from it ' +
-      '(1 fact learned from it that the person confirmed or edited is kept); then call again with confirm=true.');
+    expect(ask.body.how).toBe(
+      'Ask the person to confirm deleting the document "Sunday", its 4 passages and the 2 facts learned from it ' +
+        '(1 fact learned from it that the person confirmed or edited is kept); then call again with confirm=true.',
+    );
 
     const done = await call(w.server, 'DELETE', `/v1/documents/${w.diary}?confirm=true`, w.key);
     expect(done.body.forgotten).toEqual({ documents: 1, passages: 4, facts: 2 });
     expect(done.body.kept).toEqual({ facts: 1 });
     const left = await allFacts(w);
-    expect(left.map((f) => [f.id, f.content, f.source ?? null])).toEqual([[born.id, 'Was born in Vantablue harbour.', null]]);
+    expect(left.map((f) => [f.id, f.content, f.source ?? null])).toEqual([
+      [born.id, 'Was born in Vantablue harbour.', null],
+    ]);
   });
 });
 
@@ -150,9 +174,14 @@ describe('forgetting one fact through REST', () => {
   afterEach(() => w.close());
 
   it('leaves nothing of it in search, the keyword index, the WAL or the file', async () => {
-    const saved = await call(w.server, 'POST', '/v1/memories', w.key, { container: w.container, content: 'Keeps the plumbagoric recipe in a drawer.' });
+    const saved = await call(w.server, 'POST', '/v1/memories', w.key, {
+      container: w.container,
+      content: 'Keeps the plumbagoric recipe in a drawer.',
+    });
     await w.server.learning.drain();
-    expect((await searchFor(w, 'plumbagoric')).results.map((r: { memory_id: string }) => r.memory_id)).toEqual([saved.body.id]);
+    expect((await searchFor(w, 'plumbagoric')).results.map((r: { memory_id: string }) => r.memory_id)).toEqual([
+      saved.body.id,
+    ]);
     const indexed = w.server.services.search.indexes.figures().fast;
     const done = await call(w.server, 'DELETE', `/v1/memories/${saved.body.id}?confirm=true`, w.key);
     expect(done.body).toEqual({ status: 'forgotten', id: saved.body.id });
@@ -170,7 +199,7 @@ describe('a confirmation travels with an export', () => {
   });
   afterEach(() => w.close());
 
-  it('the imported fact is still the owner\'s: deleting its document there keeps it', async () => {
+  it("the imported fact is still the owner's: deleting its document there keeps it", async () => {
     const piano = (await allFacts(w)).find((f) => f.content.startsWith('Plays the xylofungus'))!;
     await call(w.server, 'POST', `/v1/memories/${piano.id}/confirm`, w.owner);
     const file = join(w.server.dataDir, '..', `forgetting-export-${crypto.randomUUID()}.jsonl`);
@@ -179,7 +208,10 @@ describe('a confirmation travels with an export', () => {
     try {
       const owner = (await makeOwner(target)).token;
       await target.stop();
-      const imported = Bun.spawnSync([process.execPath, join(ROOT, 'src/main.ts'), 'import', file, '--data', target.dataDir], { env: process.env });
+      const imported = Bun.spawnSync(
+        [process.execPath, join(ROOT, 'src/main.ts'), 'import', file, '--data', target.dataDir],
+        { env: process.env },
+      );
       expect(imported.exitCode).toBe(0);
       const again = await target.restart();
       try {
@@ -205,17 +237,27 @@ describe('deleting a container through REST', () => {
   afterEach(() => w.close());
 
   it('forgets its documents, passages, vectors, its facts and the profile facts learned from it, and says so before and after', async () => {
-    await call(w.server, 'POST', '/v1/memories', w.key, { container: w.container, content: 'Waters the quokkaberry bush on Mondays.' });
+    await call(w.server, 'POST', '/v1/memories', w.key, {
+      container: w.container,
+      content: 'Waters the quokkaberry bush on Mondays.',
+    });
     await w.server.learning.drain();
     const indexed = w.server.services.search.indexes.figures().fast;
     expect(indexed).toBeGreaterThan(0);
 
     const ask = await call(w.server, 'DELETE', `/v1/containers/${w.container}`, w.owner);
     expect(ask.body.status).toBe('confirmation_required');
-    expect(ask.body.how).toContain('the container "Diary", its 2 documents with their 5 passages and the 4 facts in it or learned from it.');
+    expect(ask.body.how).toContain(
+      'the container "Diary", its 2 documents with their 5 passages and the 4 facts in it or learned from it.',
+    );
 
     const done = await call(w.server, 'DELETE', `/v1/containers/${w.container}?confirm=true`, w.owner);
-    expect(done.body).toEqual({ status: 'deleted', id: w.container, forgotten: { documents: 2, passages: 5, facts: 4 }, kept: { facts: 0 } });
+    expect(done.body).toEqual({
+      status: 'deleted',
+      id: w.container,
+      forgotten: { documents: 2, passages: 5, facts: 4 },
+      kept: { facts: 0 },
+    });
     // The standing fact learned from the diary lived in the profile, outside the container: gone too.
     expect((await call(w.server, 'GET', '/v1/profile', w.key)).body.static).toEqual([]);
     expect(passagesIn(w)).toEqual([]);

@@ -11,17 +11,33 @@ import { DAY_MS, expectError, keyFor, listAllDocuments, makeAccount, type TestAc
 import { connectMcp } from '../mcp/mcp-client';
 
 /** One HTTP call with an Idempotency-Key header (none when null). */
-async function send(server: { url: string }, method: string, path: string, token: string, key: string | null, body?: unknown): Promise<Answer> {
+async function send(
+  server: { url: string },
+  method: string,
+  path: string,
+  token: string,
+  key: string | null,
+  body?: unknown,
+): Promise<Answer> {
   const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
   if (key !== null) headers['Idempotency-Key'] = key;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
 /** A 409 `conflict` envelope with the given retryable flag and reason. */
 function expectConflict(res: Answer, retryable: boolean, reason: string): void {
-  expect({ status: res.status, code: res.body.code, retryable: res.body.retryable, reason: res.body.details?.reason }).toEqual({ status: 409, code: 'conflict', retryable, reason });
+  expect({
+    status: res.status,
+    code: res.body.code,
+    retryable: res.body.retryable,
+    reason: res.body.details?.reason,
+  }).toEqual({ status: 409, code: 'conflict', retryable, reason });
   expect(res.body.trace_id).toMatch(/^tr_\w+$/);
 }
 
@@ -33,7 +49,8 @@ let write: string;
 let manage: string;
 
 /** How many facts of the account hold exactly `content`. */
-const factsWith = async (content: string) => (await server.services.store.facts.list(accountId)).filter((m) => m.content === content).length;
+const factsWith = async (content: string) =>
+  (await server.services.store.facts.list(accountId)).filter((m) => m.content === content).length;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -73,7 +90,10 @@ describe('a write repeated with its Idempotency-Key', () => {
   });
 
   it('delete_document and forget_memory: a repeated confirmed removal gets the first answer, not 404', async () => {
-    const doc = await send(server, 'POST', '/v1/documents', manage, null, { container: food, content: 'To be deleted once.' });
+    const doc = await send(server, 'POST', '/v1/documents', manage, null, {
+      container: food,
+      content: 'To be deleted once.',
+    });
     const path = `/v1/documents/${doc.body.id}?confirm=true`;
     const deleted = await send(server, 'DELETE', path, manage, 'key-delete-1');
     const deletedAgain = await send(server, 'DELETE', path, manage, 'key-delete-1');
@@ -83,7 +103,10 @@ describe('a write repeated with its Idempotency-Key', () => {
     expect(deleted.body).toMatchObject({ status: 'deleted', id: doc.body.id, forgotten: { documents: 1 } });
     expectError(await send(server, 'DELETE', path, manage, null), 404, 'not_found');
 
-    const fact = await send(server, 'POST', '/v1/memories', manage, null, { content: 'To be forgotten once.', container: food });
+    const fact = await send(server, 'POST', '/v1/memories', manage, null, {
+      content: 'To be forgotten once.',
+      container: food,
+    });
     const forgetPath = `/v1/memories/${fact.body.id}?confirm=true`;
     const forgotten = await send(server, 'DELETE', forgetPath, manage, 'key-forget-1');
     const forgottenAgain = await send(server, 'DELETE', forgetPath, manage, 'key-forget-1');
@@ -95,12 +118,18 @@ describe('a write repeated with its Idempotency-Key', () => {
 
   it('the same key with another body is 409 conflict (not retryable) and saves nothing', async () => {
     await send(server, 'POST', '/v1/memories', write, 'key-reused', { content: 'Likes green tea.', container: food });
-    const other = await send(server, 'POST', '/v1/memories', write, 'key-reused', { content: 'Likes black tea.', container: food });
+    const other = await send(server, 'POST', '/v1/memories', write, 'key-reused', {
+      content: 'Likes black tea.',
+      container: food,
+    });
     expectConflict(other, false, 'key_reused');
     expect(other.headers.get('X-Trace-Id')).toBe(other.body.trace_id);
     expect(await factsWith('Likes black tea.')).toBe(0);
     // Another operation under the same key is another request too.
-    const otherOp = await send(server, 'POST', '/v1/documents', write, 'key-reused', { container: food, content: 'Likes green tea.' });
+    const otherOp = await send(server, 'POST', '/v1/documents', write, 'key-reused', {
+      container: food,
+      content: 'Likes green tea.',
+    });
     expectConflict(otherOp, false, 'key_reused');
   });
 
@@ -134,7 +163,9 @@ describe('a write repeated with its Idempotency-Key', () => {
 
   it('concurrent duplicates are saved once, and every one gets the same answer', async () => {
     const body = { content: 'Plays chess on Wednesdays.', container: food };
-    const answers = await Promise.all(Array.from({ length: 8 }, () => send(server, 'POST', '/v1/memories', write, 'key-concurrent', body)));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => send(server, 'POST', '/v1/memories', write, 'key-concurrent', body)),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
     expect(answers.filter((a) => a.headers.get('Idempotent-Replayed') === 'true')).toHaveLength(7);
@@ -142,11 +173,20 @@ describe('a write repeated with its Idempotency-Key', () => {
   });
 
   it('a refused first attempt is not remembered: the retry with the same key runs for real', async () => {
-    const refused = await send(server, 'POST', '/v1/memories', write, 'key-after-refusal', { content: '   ', container: food });
+    const refused = await send(server, 'POST', '/v1/memories', write, 'key-after-refusal', {
+      content: '   ',
+      container: food,
+    });
     expectError(refused, 400, 'validation');
-    const retried = await send(server, 'POST', '/v1/memories', write, 'key-after-refusal', { content: 'Repairs bicycles.', container: food });
+    const retried = await send(server, 'POST', '/v1/memories', write, 'key-after-refusal', {
+      content: 'Repairs bicycles.',
+      container: food,
+    });
     expect(retried.status).toBe(201);
-    const again = await send(server, 'POST', '/v1/memories', write, 'key-after-refusal', { content: 'Repairs bicycles.', container: food });
+    const again = await send(server, 'POST', '/v1/memories', write, 'key-after-refusal', {
+      content: 'Repairs bicycles.',
+      container: food,
+    });
     expect(again.body).toEqual(retried.body);
     expect(await factsWith('Repairs bicycles.')).toBe(1);
   });
@@ -161,7 +201,9 @@ describe('a write repeated with its Idempotency-Key', () => {
     expect(await factsWith(body.content)).toBe(0);
     expect((await send(server, 'POST', '/v1/memories', write, 'k'.repeat(255), body)).status).toBe(201);
     // Reads ignore the header: repeating one changes nothing.
-    expect((await send(server, 'POST', '/v1/search', write, 'x'.repeat(300), { q: 'tea', container: food })).status).toBe(200);
+    expect(
+      (await send(server, 'POST', '/v1/search', write, 'x'.repeat(300), { q: 'tea', container: food })).status,
+    ).toBe(200);
   });
 });
 
@@ -170,18 +212,41 @@ describe('an MCP tool call with _meta.idempotency_key', () => {
     const session = await connectMcp(server, write);
     try {
       const args = { content: 'Speaks Portuguese at home.', container: food };
-      const call1 = await session.client.callTool({ name: 'add_memory', arguments: args, _meta: { idempotency_key: 'mcp-key-1' } });
-      const call2 = await session.client.callTool({ name: 'add_memory', arguments: args, _meta: { idempotency_key: 'mcp-key-1' } });
+      const call1 = await session.client.callTool({
+        name: 'add_memory',
+        arguments: args,
+        _meta: { idempotency_key: 'mcp-key-1' },
+      });
+      const call2 = await session.client.callTool({
+        name: 'add_memory',
+        arguments: args,
+        _meta: { idempotency_key: 'mcp-key-1' },
+      });
       expect(call1.isError).toBeFalsy();
       expect(call2.structuredContent).toEqual(call1.structuredContent);
       expect(await factsWith(args.content)).toBe(1);
 
-      const reused = await session.client.callTool({ name: 'add_memory', arguments: { ...args, content: 'Speaks Dutch at home.' }, _meta: { idempotency_key: 'mcp-key-1' } });
+      const reused = await session.client.callTool({
+        name: 'add_memory',
+        arguments: { ...args, content: 'Speaks Dutch at home.' },
+        _meta: { idempotency_key: 'mcp-key-1' },
+      });
       expect(reused.isError).toBe(true);
-      expect(reused.structuredContent).toMatchObject({ code: 'conflict', retryable: false, details: { reason: 'key_reused' } });
+      expect(reused.structuredContent).toMatchObject({
+        code: 'conflict',
+        retryable: false,
+        details: { reason: 'key_reused' },
+      });
 
-      const bad = await session.client.callTool({ name: 'add_memory', arguments: args, _meta: { idempotency_key: 'caf\u00e9' } });
-      expect(bad.structuredContent).toMatchObject({ code: 'validation', details: { fields: ['_meta.idempotency_key'] } });
+      const bad = await session.client.callTool({
+        name: 'add_memory',
+        arguments: args,
+        _meta: { idempotency_key: 'caf\u00e9' },
+      });
+      expect(bad.structuredContent).toMatchObject({
+        code: 'validation',
+        details: { fields: ['_meta.idempotency_key'] },
+      });
       expect(await factsWith(args.content)).toBe(1);
     } finally {
       await session.close();
@@ -193,7 +258,11 @@ describe('an MCP tool call with _meta.idempotency_key', () => {
     const rest = await send(server, 'POST', '/v1/memories', write, 'door-key', args);
     const session = await connectMcp(server, write);
     try {
-      const viaMcp = await session.client.callTool({ name: 'add_memory', arguments: args, _meta: { idempotency_key: 'door-key' } });
+      const viaMcp = await session.client.callTool({
+        name: 'add_memory',
+        arguments: args,
+        _meta: { idempotency_key: 'door-key' },
+      });
       expect(viaMcp.structuredContent).toEqual(rest.body);
       expect(await factsWith(args.content)).toBe(1);
     } finally {
@@ -211,13 +280,18 @@ describe('a repeat while the first attempt still runs (a static fact merged by a
 
   beforeAll(async () => {
     model = startFakeModel(() => ({ action: 'add', fact: null, content: null }));
-    slow = await startTestServer({ env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0' } });
+    slow = await startTestServer({
+      env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0' },
+    });
     const acct = await makeAccount(slow, ['Home']);
     owner = acct.owner;
     slowEmail = acct.email;
     profileKey = await keyFor(slow, owner, { level: 'suggest', containers: [acct.containers.Home!], profile: true });
     // The model is asked only when the profile already holds a fact.
-    expect((await send(slow, 'POST', '/v1/memories', profileKey, null, { content: 'Lives in Lisbon.', static: true })).status).toBe(201);
+    expect(
+      (await send(slow, 'POST', '/v1/memories', profileKey, null, { content: 'Lives in Lisbon.', static: true }))
+        .status,
+    ).toBe(201);
   }, 30_000);
   /** Resolves once the model was asked about `content`: the turn is running and waits for its answer. */
   async function modelAsked(content: string): Promise<void> {
@@ -272,7 +346,7 @@ describe('a repeat while the first attempt still runs (a static fact merged by a
     expect(profile.body.static.filter((f: any) => f.content === body.content)).toHaveLength(1);
   });
 
-  it('a key pending longer than any turn runs is interrupted without a restart (a shared store\'s stopped replica): 409, not retryable', async () => {
+  it("a key pending longer than any turn runs is interrupted without a restart (a shared store's stopped replica): 409, not retryable", async () => {
     const body = { content: 'Plays the cello on Sundays.', static: true };
     const answered = await send(slow, 'POST', '/v1/memories', profileKey, 'key-stale', body);
     expect(answered.status).toBe(201);

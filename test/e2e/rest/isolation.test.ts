@@ -5,7 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { call, makeKey, startTestServer, type TestServer } from '../../helpers/server';
-import { addDocument, addMemory, expectError, listAllDocuments, makeAccount, type TestAccount } from '../../helpers/rest';
+import {
+  addDocument,
+  addMemory,
+  expectError,
+  listAllDocuments,
+  makeAccount,
+  type TestAccount,
+} from '../../helpers/rest';
 
 interface Side {
   account: TestAccount;
@@ -25,10 +32,15 @@ async function side(who: string): Promise<Side> {
   const account = await makeAccount(server, ['Food']);
   const food = account.containers.Food!;
   const key = await makeKey(server, account.owner, { level: 'manage', all_views: true, profile: true });
-  const doc = await addDocument(server, key.key, { container: food, content: `${who} eats porridge every morning.`, custom_id: 'breakfast' });
+  const doc = await addDocument(server, key.key, {
+    container: food,
+    content: `${who} eats porridge every morning.`,
+    custom_id: 'breakfast',
+  });
   const fact = await addMemory(server, key.key, { container: food, content: `${who} likes porridge with honey.` });
   await addMemory(server, key.key, { static: true, content: `${who} lives by the porridge sea.` });
-  const rule = (await call(server, 'POST', '/v1/rules', account.owner, { text: `${who}'s rule: porridge is private.` })).body.id;
+  const rule = (await call(server, 'POST', '/v1/rules', account.owner, { text: `${who}'s rule: porridge is private.` }))
+    .body.id;
   await call(server, 'POST', '/v1/rules', account.owner, { text: `${who}'s key rule.`, credential_id: key.id });
   await call(server, 'GET', '/v1/containers', key.key); // some usage to hide
   return { account, food, key, doc, fact, rule };
@@ -42,13 +54,18 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const both = (): Array<[string, Side, Side]> => [['Alice', alice, bob], ['Bob', bob, alice]];
+const both = (): Array<[string, Side, Side]> => [
+  ['Alice', alice, bob],
+  ['Bob', bob, alice],
+];
 
 describe('two accounts on one server', () => {
-  it('list_containers shows only the own account\'s containers, to the key and to the owner', async () => {
+  it("list_containers shows only the own account's containers, to the key and to the owner", async () => {
     for (const [, me] of both()) {
       for (const token of [me.key.key, me.account.owner]) {
-        expect((await call(server, 'GET', '/v1/containers', token)).body.containers.map((c: any) => c.id)).toEqual([me.food]);
+        expect((await call(server, 'GET', '/v1/containers', token)).body.containers.map((c: any) => c.id)).toEqual([
+          me.food,
+        ]);
       }
     }
   });
@@ -71,13 +88,17 @@ describe('two accounts on one server', () => {
   it('a fact of the other account answers 404 to forget, and is left alone', async () => {
     for (const [, me, them] of both()) {
       expectError(await call(server, 'DELETE', `/v1/memories/${them.fact}`, me.key.key), 404, 'not_found');
-      expectError(await call(server, 'DELETE', `/v1/memories/${them.fact}?confirm=true`, me.account.owner), 404, 'not_found');
+      expectError(
+        await call(server, 'DELETE', `/v1/memories/${them.fact}?confirm=true`, me.account.owner),
+        404,
+        'not_found',
+      );
       const confirmation = await call(server, 'DELETE', `/v1/memories/${them.fact}`, them.key.key);
       expect(confirmation.body.status).toBe('confirmation_required');
     }
   });
 
-  it('search finds only the own account\'s passages', async () => {
+  it("search finds only the own account's passages", async () => {
     for (const [name, me, them] of both()) {
       const res = await call(server, 'POST', '/v1/search', me.key.key, { q: 'porridge', container: '*' });
       expect(res.status).toBe(200);
@@ -92,7 +113,7 @@ describe('two accounts on one server', () => {
     }
   });
 
-  it('the profile holds only the own account\'s facts', async () => {
+  it("the profile holds only the own account's facts", async () => {
     for (const [name, me, them] of both()) {
       const profile = await call(server, 'GET', '/v1/profile?q=porridge', me.key.key);
       expect(profile.body.static.map((f: any) => f.content)).toEqual([`${name} lives by the porridge sea.`]);
@@ -102,7 +123,7 @@ describe('two accounts on one server', () => {
     }
   });
 
-  it('list_documents with the other account\'s container is refused like a nonexistent container', async () => {
+  it("list_documents with the other account's container is refused like a nonexistent container", async () => {
     for (const [, me, them] of both()) {
       const res = await call(server, 'GET', `/v1/documents?container=${them.food}`, me.account.owner);
       expectError(res, 403, 'unauthorized');
@@ -125,16 +146,29 @@ describe('two accounts on one server', () => {
         expectError(await call(server, method, path, me.account.owner, body), 404, 'not_found');
       }
       // Still whole for its own account.
-      expect((await call(server, 'POST', '/v1/memories', them.key.key, { container: them.food, content: 'still manage' })).status).toBe(201);
+      expect(
+        (await call(server, 'POST', '/v1/memories', them.key.key, { container: them.food, content: 'still manage' }))
+          .status,
+      ).toBe(201);
     }
   });
 
-  it('a key cannot be minted over the other account\'s containers or as a rotation of its key', async () => {
-    const reach = await call(server, 'POST', '/v1/api-keys', bob.account.owner, { name: 'x', level: 'read', containers: [alice.food] });
+  it("a key cannot be minted over the other account's containers or as a rotation of its key", async () => {
+    const reach = await call(server, 'POST', '/v1/api-keys', bob.account.owner, {
+      name: 'x',
+      level: 'read',
+      containers: [alice.food],
+    });
     expectError(reach, 400, 'validation');
-    const rotation = await call(server, 'POST', '/v1/api-keys', bob.account.owner, { name: 'x', level: 'read', replaces: alice.key.id });
+    const rotation = await call(server, 'POST', '/v1/api-keys', bob.account.owner, {
+      name: 'x',
+      level: 'read',
+      replaces: alice.key.id,
+    });
     expectError(rotation, 400, 'validation');
-    const views = await call(server, 'PATCH', `/v1/exposures/${bob.key.id}/views`, bob.account.owner, { containers: [alice.food] });
+    const views = await call(server, 'PATCH', `/v1/exposures/${bob.key.id}/views`, bob.account.owner, {
+      containers: [alice.food],
+    });
     expectError(views, 400, 'validation');
   });
 
@@ -143,15 +177,28 @@ describe('two accounts on one server', () => {
       const rules = (await call(server, 'GET', '/v1/rules', me.key.key)).body.rules.map((r: any) => r.text);
       expect(rules).toEqual([`${name}'s rule: porridge is private.`, `${name}'s key rule.`]);
       expectError(await call(server, 'DELETE', `/v1/rules/${them.rule}`, me.account.owner), 404, 'not_found');
-      const attach = await call(server, 'POST', '/v1/rules', me.account.owner, { text: 'x', credential_id: them.key.id });
+      const attach = await call(server, 'POST', '/v1/rules', me.account.owner, {
+        text: 'x',
+        credential_id: them.key.id,
+      });
       expectError(attach, 400, 'validation');
     }
     expect((await call(server, 'GET', '/v1/rules', alice.key.key)).body.rules).toHaveLength(2);
   });
 
   it('containers of the other account cannot be renamed or deleted', async () => {
-    expectError(await call(server, 'PATCH', `/v1/containers/${alice.food}`, bob.account.owner, { name: 'Mine now' }), 404, 'not_found');
-    expectError(await call(server, 'DELETE', `/v1/containers/${alice.food}?confirm=true`, bob.account.owner), 404, 'not_found');
-    expect((await call(server, 'GET', '/v1/containers', alice.account.owner)).body.containers.map((c: any) => c.name)).toEqual(['Food']);
+    expectError(
+      await call(server, 'PATCH', `/v1/containers/${alice.food}`, bob.account.owner, { name: 'Mine now' }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await call(server, 'DELETE', `/v1/containers/${alice.food}?confirm=true`, bob.account.owner),
+      404,
+      'not_found',
+    );
+    expect(
+      (await call(server, 'GET', '/v1/containers', alice.account.owner)).body.containers.map((c: any) => c.name),
+    ).toEqual(['Food']);
   });
 });

@@ -5,7 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { call, startTestServer, type TestServer } from '../../helpers/server';
-import { DAY_MS, expectError, expectMalformed, listedKey, makeAccount, signIn, type TestAccount } from '../../helpers/rest';
+import {
+  DAY_MS,
+  expectError,
+  expectMalformed,
+  listedKey,
+  makeAccount,
+  signIn,
+  type TestAccount,
+} from '../../helpers/rest';
 
 let server: TestServer;
 let account: TestAccount;
@@ -21,7 +29,8 @@ const mint = async (grant: Record<string, unknown>) => {
   if (res.status !== 201) throw new Error(`mint: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string; key: string } & Record<string, any>;
 };
-const names = async (token: string) => (await call(server, 'GET', '/v1/containers', token)).body.containers.map((c: any) => c.name);
+const names = async (token: string) =>
+  (await call(server, 'GET', '/v1/containers', token)).body.containers.map((c: any) => c.name);
 
 describe('minting', () => {
   it('returns the key once, shaped egm_<key_id>_<secret>; the listing shows only its hint', async () => {
@@ -31,8 +40,18 @@ describe('minting', () => {
     expect(id).toBe(minted.id);
     expect(secret!.length).toBeGreaterThanOrEqual(43);
     expect(minted).toMatchObject({
-      name: 'laptop', level: 'read', containers: [account.containers.Food], all_views: false, profile: true, expires_in_days: null,
-      expires_at: null, revoked_at: null, replaces: null, last_used_at: null, state: 'active', hint: `${minted.key.slice(0, 8)}…${minted.key.slice(-4)}`,
+      name: 'laptop',
+      level: 'read',
+      containers: [account.containers.Food],
+      all_views: false,
+      profile: true,
+      expires_in_days: null,
+      expires_at: null,
+      revoked_at: null,
+      replaces: null,
+      last_used_at: null,
+      state: 'active',
+      hint: `${minted.key.slice(0, 8)}…${minted.key.slice(-4)}`,
     });
     const listing = await call(server, 'GET', '/v1/api-keys', account.owner);
     expect(JSON.stringify(listing.body)).not.toContain(secret!);
@@ -43,16 +62,31 @@ describe('minting', () => {
 
   it('refuses expires_in_days outside 1 to 3650 with 422 naming it', async () => {
     for (const days of [0, 3651, 1.5, '30']) {
-      expectMalformed(await call(server, 'POST', '/v1/api-keys', account.owner, { name: 'k', level: 'read', expires_in_days: days }), 'expires_in_days');
+      expectMalformed(
+        await call(server, 'POST', '/v1/api-keys', account.owner, { name: 'k', level: 'read', expires_in_days: days }),
+        'expires_in_days',
+      );
     }
-    expect((await call(server, 'POST', '/v1/api-keys', account.owner, { name: 'k', level: 'read', expires_in_days: 3650 })).status).toBe(201);
+    expect(
+      (await call(server, 'POST', '/v1/api-keys', account.owner, { name: 'k', level: 'read', expires_in_days: 3650 }))
+        .status,
+    ).toBe(201);
   });
 
-  it('refuses an unknown level, a container list with all_views, and containers that are not the account\'s', async () => {
+  it("refuses an unknown level, a container list with all_views, and containers that are not the account's", async () => {
     expectMalformed(await call(server, 'POST', '/v1/api-keys', account.owner, { name: 'k', level: 'admin' }), 'level');
-    const both = await call(server, 'POST', '/v1/api-keys', account.owner, { name: 'k', level: 'read', all_views: true, containers: [account.containers.Food] });
+    const both = await call(server, 'POST', '/v1/api-keys', account.owner, {
+      name: 'k',
+      level: 'read',
+      all_views: true,
+      containers: [account.containers.Food],
+    });
     expectError(both, 400, 'validation');
-    const unknown = await call(server, 'POST', '/v1/api-keys', account.owner, { name: 'k', level: 'read', containers: ['ctr_nope'] });
+    const unknown = await call(server, 'POST', '/v1/api-keys', account.owner, {
+      name: 'k',
+      level: 'read',
+      containers: ['ctr_nope'],
+    });
     expectError(unknown, 400, 'validation');
     expect(unknown.body.details).toMatchObject({ fields: ['containers'], unknown: ['ctr_nope'] });
   });
@@ -75,7 +109,9 @@ describe('in-place changes are read on the next call with the same token', () =>
   it('ticking and unticking the profile opens and closes get_profile', async () => {
     const k = await mint({ level: 'read', containers: [account.containers.Food] });
     expectError(await call(server, 'GET', '/v1/profile', k.key), 403, 'unauthorized');
-    expect((await call(server, 'PATCH', `/v1/api-keys/${k.id}`, account.owner, { profile: true })).body.profile).toBe(true);
+    expect((await call(server, 'PATCH', `/v1/api-keys/${k.id}`, account.owner, { profile: true })).body.profile).toBe(
+      true,
+    );
     expect((await call(server, 'GET', '/v1/profile', k.key)).status).toBe(200);
     await call(server, 'PATCH', `/v1/api-keys/${k.id}`, account.owner, { profile: false });
     expectError(await call(server, 'GET', '/v1/profile', k.key), 403, 'unauthorized');
@@ -91,18 +127,32 @@ describe('in-place changes are read on the next call with the same token', () =>
 
   it('PATCH /v1/exposures/{id}/views replaces the container list', async () => {
     const k = await mint({ level: 'suggest', containers: [account.containers.Food] });
-    const changed = await call(server, 'PATCH', `/v1/exposures/${k.id}/views`, account.owner, { containers: [account.containers.Travel, account.containers.Work] });
+    const changed = await call(server, 'PATCH', `/v1/exposures/${k.id}/views`, account.owner, {
+      containers: [account.containers.Travel, account.containers.Work],
+    });
     expect(changed.status).toBe(200);
     expect(changed.body.containers.sort()).toEqual([account.containers.Travel, account.containers.Work].sort());
     expect(await names(k.key)).toEqual(['Travel', 'Work']);
-    const outside = await call(server, 'POST', '/v1/memories', k.key, { container: account.containers.Food, content: 'x' });
+    const outside = await call(server, 'POST', '/v1/memories', k.key, {
+      container: account.containers.Food,
+      content: 'x',
+    });
     expectError(outside, 403, 'unauthorized');
-    expect((await call(server, 'POST', '/v1/memories', k.key, { container: account.containers.Work, content: 'Standup at ten.' })).status).toBe(201);
+    expect(
+      (
+        await call(server, 'POST', '/v1/memories', k.key, {
+          container: account.containers.Work,
+          content: 'Standup at ten.',
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('PATCH /v1/exposures/{id}/views on an all-containers key narrows it to the list given', async () => {
     const k = await mint({ level: 'read', all_views: true });
-    const changed = await call(server, 'PATCH', `/v1/exposures/${k.id}/views`, account.owner, { containers: [account.containers.Travel] });
+    const changed = await call(server, 'PATCH', `/v1/exposures/${k.id}/views`, account.owner, {
+      containers: [account.containers.Travel],
+    });
     expect(changed.status).toBe(200);
     expect([changed.body.all_views, changed.body.containers]).toEqual([false, [account.containers.Travel]]);
     expect(await names(k.key)).toEqual(['Travel']);
@@ -110,7 +160,9 @@ describe('in-place changes are read on the next call with the same token', () =>
 
   it('PATCH /v1/exposures/{id}/views with a container not of the account is 400 and leaves the reach as it was', async () => {
     const k = await mint({ level: 'read', containers: [account.containers.Food] });
-    const res = await call(server, 'PATCH', `/v1/exposures/${k.id}/views`, account.owner, { containers: [account.containers.Travel, 'ctr_nope'] });
+    const res = await call(server, 'PATCH', `/v1/exposures/${k.id}/views`, account.owner, {
+      containers: [account.containers.Travel, 'ctr_nope'],
+    });
     expectError(res, 400, 'validation');
     expect(await names(k.key)).toEqual(['Food']);
   });
@@ -157,8 +209,21 @@ describe('revocation', () => {
 
 describe('rotation', () => {
   it('a key made with replaces records the lineage; the old key keeps working until revoked', async () => {
-    const old = await mint({ name: 'ci', level: 'suggest', containers: [account.containers.Work], profile: true, expires_in_days: 90 });
-    const fresh = await mint({ name: 'ci (rotated)', level: 'suggest', containers: [account.containers.Work], profile: true, expires_in_days: 90, replaces: old.id });
+    const old = await mint({
+      name: 'ci',
+      level: 'suggest',
+      containers: [account.containers.Work],
+      profile: true,
+      expires_in_days: 90,
+    });
+    const fresh = await mint({
+      name: 'ci (rotated)',
+      level: 'suggest',
+      containers: [account.containers.Work],
+      profile: true,
+      expires_in_days: 90,
+      replaces: old.id,
+    });
     expect(fresh.replaces).toBe(old.id);
     expect(fresh.key).not.toBe(old.key);
     expect((await listedKey(server, account.owner, fresh.id))?.key.replaces).toBe(old.id);
@@ -169,7 +234,11 @@ describe('rotation', () => {
   });
 
   it('replaces naming no key of the account is 400 validation', async () => {
-    const res = await call(server, 'POST', '/v1/api-keys', account.owner, { name: 'k', level: 'read', replaces: 'nokey' });
+    const res = await call(server, 'POST', '/v1/api-keys', account.owner, {
+      name: 'k',
+      level: 'read',
+      replaces: 'nokey',
+    });
     expectError(res, 400, 'validation');
     expect(res.body.details.fields).toEqual(['replaces']);
   });
@@ -185,7 +254,14 @@ describe('expiry on the movable clock', () => {
   afterAll(() => clocked.close());
 
   it('a 30-day key works at day 29, is refused as expired at day 30, moves to Expired and cannot be patched', async () => {
-    const minted = (await call(clocked, 'POST', '/v1/api-keys', owner.owner, { name: 'month', level: 'read', all_views: true, expires_in_days: 30 })).body;
+    const minted = (
+      await call(clocked, 'POST', '/v1/api-keys', owner.owner, {
+        name: 'month',
+        level: 'read',
+        all_views: true,
+        expires_in_days: 30,
+      })
+    ).body;
     expect(minted.expires_at).toBe(new Date(clocked.clock.now() + 30 * DAY_MS).toISOString());
     clocked.clock.advance(29 * DAY_MS);
     expect((await call(clocked, 'GET', '/v1/containers', minted.key)).status).toBe(200);
@@ -202,12 +278,18 @@ describe('expiry on the movable clock', () => {
     const patched = await call(clocked, 'PATCH', `/v1/api-keys/${minted.id}`, session, { level: 'manage' });
     expectError(patched, 409, 'conflict');
     expect(patched.body.message).toContain('expired');
-    expectError(await call(clocked, 'PATCH', `/v1/exposures/${minted.id}/views`, session, { containers: [] }), 409, 'conflict');
+    expectError(
+      await call(clocked, 'PATCH', `/v1/exposures/${minted.id}/views`, session, { containers: [] }),
+      409,
+      'conflict',
+    );
   });
 
   it('a revoked key is listed under Revoked for 30 days, then no longer listed (and stays refused)', async () => {
     const session = await signIn(clocked, owner);
-    const minted = (await call(clocked, 'POST', '/v1/api-keys', session, { name: 'gone', level: 'read', all_views: true })).body;
+    const minted = (
+      await call(clocked, 'POST', '/v1/api-keys', session, { name: 'gone', level: 'read', all_views: true })
+    ).body;
     await call(clocked, 'DELETE', `/v1/exposures/${minted.id}`, session);
     clocked.clock.advance(29 * DAY_MS);
     expect((await listedKey(clocked, session, minted.id))?.group).toBe('revoked');
@@ -221,7 +303,9 @@ describe('expiry on the movable clock', () => {
 
   it('a key without expiry still works years later', async () => {
     const session = await signIn(clocked, owner);
-    const minted = (await call(clocked, 'POST', '/v1/api-keys', session, { name: 'forever', level: 'read', all_views: true })).body;
+    const minted = (
+      await call(clocked, 'POST', '/v1/api-keys', session, { name: 'forever', level: 'read', all_views: true })
+    ).body;
     clocked.clock.advance(5 * 365 * DAY_MS);
     expect((await call(clocked, 'GET', '/v1/containers', minted.key)).status).toBe(200);
   });

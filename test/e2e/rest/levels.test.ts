@@ -40,7 +40,11 @@ beforeAll(async () => {
     tokens[level] = await keyFor(server, account.owner, { level, all_views: true, profile: true });
   }
   tokens.owner = account.owner;
-  learnedDoc = await addDocument(server, account.owner, { container: notes, title: 'Breakfast', content: 'She eats oatmeal with blueberries.' });
+  learnedDoc = await addDocument(server, account.owner, {
+    container: notes,
+    title: 'Breakfast',
+    content: 'She eats oatmeal with blueberries.',
+  });
   await server.learning.drain();
   await addMemory(server, account.owner, { container: notes, content: 'Prefers window seats on trains.' });
   await call(server, 'POST', '/v1/rules', account.owner, { text: 'Never share the address.' });
@@ -63,7 +67,10 @@ const TOOL_ROWS: Row[] = [
   {
     tool: 'list_containers',
     request: async () => ({ method: 'GET', path: '/v1/containers' }),
-    expect: all({ status: 200, check: (b) => expect(b.containers.map((c: any) => c.name).sort()).toEqual(['Notes', 'Work']) }),
+    expect: all({
+      status: 200,
+      check: (b) => expect(b.containers.map((c: any) => c.name).sort()).toEqual(['Notes', 'Work']),
+    }),
   },
   {
     tool: 'search_memories',
@@ -73,7 +80,10 @@ const TOOL_ROWS: Row[] = [
   {
     tool: 'get_profile',
     request: async () => ({ method: 'GET', path: '/v1/profile' }),
-    expect: all({ status: 200, check: (b) => expect(b.dynamic.map((f: any) => f.content)).toContain('Prefers window seats on trains.') }),
+    expect: all({
+      status: 200,
+      check: (b) => expect(b.dynamic.map((f: any) => f.content)).toContain('Prefers window seats on trains.'),
+    }),
   },
   {
     tool: 'list_documents',
@@ -83,38 +93,69 @@ const TOOL_ROWS: Row[] = [
   {
     tool: 'get_document',
     request: async () => ({ method: 'GET', path: `/v1/documents/${learnedDoc}` }),
-    expect: all({ status: 200, check: (b) => expect([b.id, b.learned, b.content]).toEqual([learnedDoc, true, 'She eats oatmeal with blueberries.']) }),
+    expect: all({
+      status: 200,
+      check: (b) =>
+        expect([b.id, b.learned, b.content]).toEqual([learnedDoc, true, 'She eats oatmeal with blueberries.']),
+    }),
   },
   {
     tool: 'memory_rules',
     request: async () => ({ method: 'GET', path: '/v1/rules' }),
-    expect: all({ status: 200, check: (b) => expect(b.rules.map((r: any) => r.text)).toContain('Never share the address.') }),
+    expect: all({
+      status: 200,
+      check: (b) => expect(b.rules.map((r: any) => r.text)).toContain('Never share the address.'),
+    }),
   },
   {
     tool: 'add_memory',
-    request: async () => ({ method: 'POST', path: '/v1/memories', body: { container: notes, content: 'Likes rye bread.' } }),
+    request: async () => ({
+      method: 'POST',
+      path: '/v1/memories',
+      body: { container: notes, content: 'Likes rye bread.' },
+    }),
     expect: {
       read: REFUSED,
-      ...Object.fromEntries((['suggest', 'manage', 'owner'] as const).map((c) => [c, {
-        status: 201, check: (b: any) => expect([b.content, b.container, b.static]).toEqual(['Likes rye bread.', notes, false]),
-      }])) as Record<'suggest' | 'manage' | 'owner', Outcome>,
+      ...(Object.fromEntries(
+        (['suggest', 'manage', 'owner'] as const).map((c) => [
+          c,
+          {
+            status: 201,
+            check: (b: any) => expect([b.content, b.container, b.static]).toEqual(['Likes rye bread.', notes, false]),
+          },
+        ]),
+      ) as Record<'suggest' | 'manage' | 'owner', Outcome>),
     },
   },
   {
     tool: 'add_document',
-    request: async () => ({ method: 'POST', path: '/v1/documents', body: { container: notes, content: 'Meeting moved to Friday.' } }),
+    request: async () => ({
+      method: 'POST',
+      path: '/v1/documents',
+      body: { container: notes, content: 'Meeting moved to Friday.' },
+    }),
     expect: {
       read: REFUSED,
-      ...Object.fromEntries((['suggest', 'manage', 'owner'] as const).map((c) => [c, {
-        status: 202, check: (b: any) => expect([b.status, b.container]).toEqual(['queued', notes]),
-      }])) as Record<'suggest' | 'manage' | 'owner', Outcome>,
+      ...(Object.fromEntries(
+        (['suggest', 'manage', 'owner'] as const).map((c) => [
+          c,
+          {
+            status: 202,
+            check: (b: any) => expect([b.status, b.container]).toEqual(['queued', notes]),
+          },
+        ]),
+      ) as Record<'suggest' | 'manage' | 'owner', Outcome>),
     },
   },
   {
     tool: 'delete_document',
     request: async () => {
       const id = await freshDocument();
-      return { method: 'DELETE', path: `/v1/documents/${id}?confirm=true`, unchanged: () => stillThere(`/v1/documents/${id}`) };
+      return {
+        method: 'DELETE',
+        path: `/v1/documents/${id}?confirm=true`,
+        unchanged: () => stillThere(`/v1/documents/${id}`),
+      };
     },
     expect: {
       read: REFUSED,
@@ -126,7 +167,10 @@ const TOOL_ROWS: Row[] = [
   {
     tool: 'forget_memory',
     request: async () => {
-      const id = await addMemory(server, account.owner, { container: notes, content: `A fact made at ${crypto.randomUUID()}.` });
+      const id = await addMemory(server, account.owner, {
+        container: notes,
+        content: `A fact made at ${crypto.randomUUID()}.`,
+      });
       const unchanged = async () => {
         const confirmation = await call(server, 'DELETE', `/v1/memories/${id}`, account.owner);
         expect(confirmation.body.status).toBe('confirmation_required'); // it is still there to be forgotten
@@ -142,20 +186,35 @@ const TOOL_ROWS: Row[] = [
   },
 ];
 
-const LABEL: Record<Caller, string> = { read: 'a Read key', suggest: 'a Read & write key', manage: 'a Full access key', owner: "the owner's session" };
+const LABEL: Record<Caller, string> = {
+  read: 'a Read key',
+  suggest: 'a Read & write key',
+  manage: 'a Full access key',
+  owner: "the owner's session",
+};
 
 describe('every tool at every level', () => {
   it('covers the ten tool routes of the contract', () => {
     expect(TOOL_ROWS.map((r) => r.tool)).toEqual([
-      'list_containers', 'search_memories', 'get_profile', 'list_documents', 'get_document', 'memory_rules',
-      'add_memory', 'add_document', 'delete_document', 'forget_memory',
+      'list_containers',
+      'search_memories',
+      'get_profile',
+      'list_documents',
+      'get_document',
+      'memory_rules',
+      'add_memory',
+      'add_document',
+      'delete_document',
+      'forget_memory',
     ]);
   });
 
   for (const row of TOOL_ROWS) {
     for (const caller of ['read', 'suggest', 'manage', 'owner'] as const) {
       const want = row.expect[caller];
-      const outcome = want.code ? `is refused ${want.status} ${want.code}: the tool is above the level` : `answers ${want.status}`;
+      const outcome = want.code
+        ? `is refused ${want.status} ${want.code}: the tool is above the level`
+        : `answers ${want.status}`;
       it(`${row.tool} with ${LABEL[caller]} ${outcome}`, async () => {
         const req = await row.request();
         const res = await call(server, req.method, req.path, tokens[caller], req.body);
@@ -183,7 +242,11 @@ interface OwnerRow {
 
 /** A key the owner-only rows act on, with its token so a row can prove it still works. */
 async function targetKey(): Promise<{ id: string; key: string }> {
-  const res = await call(server, 'POST', '/v1/api-keys', account.owner, { name: 'target', level: 'read', containers: [notes] });
+  const res = await call(server, 'POST', '/v1/api-keys', account.owner, {
+    name: 'target',
+    level: 'read',
+    containers: [notes],
+  });
   return { id: res.body.id, key: res.body.key };
 }
 
@@ -202,7 +265,12 @@ const OWNER_ROWS: OwnerRow[] = [
     route: 'POST /v1/containers',
     request: async () => {
       const name = `New ${crypto.randomUUID()}`;
-      return { method: 'POST', path: '/v1/containers', body: { name }, unchanged: async () => expect(await containerNames()).not.toContain(name) };
+      return {
+        method: 'POST',
+        path: '/v1/containers',
+        body: { name },
+        unchanged: async () => expect(await containerNames()).not.toContain(name),
+      };
     },
     status: 201,
     check: (b) => expect(b.id).toMatch(/^ctr_/),
@@ -212,7 +280,9 @@ const OWNER_ROWS: OwnerRow[] = [
     request: async () => {
       const id = await targetContainer();
       const unchanged = async () => {
-        const listed = (await call(server, 'GET', '/v1/containers', account.owner)).body.containers.find((c: any) => c.id === id);
+        const listed = (await call(server, 'GET', '/v1/containers', account.owner)).body.containers.find(
+          (c: any) => c.id === id,
+        );
         expect(listed.description).toBe('');
       };
       return { method: 'PATCH', path: `/v1/containers/${id}`, body: { description: 'changed' }, unchanged };
@@ -224,7 +294,10 @@ const OWNER_ROWS: OwnerRow[] = [
     route: 'DELETE /v1/containers/{id}',
     request: async () => {
       const id = await targetContainer();
-      const unchanged = async () => expect((await call(server, 'GET', '/v1/containers', account.owner)).body.containers.map((c: any) => c.id)).toContain(id);
+      const unchanged = async () =>
+        expect(
+          (await call(server, 'GET', '/v1/containers', account.owner)).body.containers.map((c: any) => c.id),
+        ).toContain(id);
       return { method: 'DELETE', path: `/v1/containers/${id}?confirm=true`, unchanged };
     },
     status: 200,
@@ -238,7 +311,11 @@ const OWNER_ROWS: OwnerRow[] = [
   },
   {
     route: 'POST /v1/api-keys',
-    request: async () => ({ method: 'POST', path: '/v1/api-keys', body: { name: 'minted', level: 'manage', all_views: true } }),
+    request: async () => ({
+      method: 'POST',
+      path: '/v1/api-keys',
+      body: { name: 'minted', level: 'manage', all_views: true },
+    }),
     status: 201,
     check: (b) => expect(b.key).toMatch(/^egm_/),
   },
@@ -246,7 +323,8 @@ const OWNER_ROWS: OwnerRow[] = [
     route: 'PATCH /v1/api-keys/{id}',
     request: async () => {
       const target = await targetKey();
-      const unchanged = async () => expect((await call(server, 'POST', '/v1/memories', target.key, { content: 'x' })).status).toBe(403);
+      const unchanged = async () =>
+        expect((await call(server, 'POST', '/v1/memories', target.key, { content: 'x' })).status).toBe(403);
       return { method: 'PATCH', path: `/v1/api-keys/${target.id}`, body: { level: 'manage' }, unchanged };
     },
     status: 200,
@@ -256,8 +334,16 @@ const OWNER_ROWS: OwnerRow[] = [
     route: 'PATCH /v1/exposures/{id}/views',
     request: async () => {
       const target = await targetKey();
-      const unchanged = async () => expect((await call(server, 'GET', '/v1/containers', target.key)).body.containers.map((c: any) => c.name)).toEqual(['Notes']);
-      return { method: 'PATCH', path: `/v1/exposures/${target.id}/views`, body: { containers: [account.containers.Work] }, unchanged };
+      const unchanged = async () =>
+        expect(
+          (await call(server, 'GET', '/v1/containers', target.key)).body.containers.map((c: any) => c.name),
+        ).toEqual(['Notes']);
+      return {
+        method: 'PATCH',
+        path: `/v1/exposures/${target.id}/views`,
+        body: { containers: [account.containers.Work] },
+        unchanged,
+      };
     },
     status: 200,
     check: (b) => expect(b.containers).toEqual([account.containers.Work]),
@@ -280,10 +366,15 @@ const OWNER_ROWS: OwnerRow[] = [
   },
   {
     route: 'POST /v1/rules',
-    request: async () => ({ method: 'POST', path: '/v1/rules', body: { text: 'Be brief.' }, unchanged: async () => {
-      const rules = (await call(server, 'GET', '/v1/rules', account.owner)).body.rules.map((r: any) => r.text);
-      expect(rules).not.toContain('Be brief.');
-    } }),
+    request: async () => ({
+      method: 'POST',
+      path: '/v1/rules',
+      body: { text: 'Be brief.' },
+      unchanged: async () => {
+        const rules = (await call(server, 'GET', '/v1/rules', account.owner)).body.rules.map((r: any) => r.text);
+        expect(rules).not.toContain('Be brief.');
+      },
+    }),
     status: 201,
     check: (b) => expect([b.text, b.scope]).toEqual(['Be brief.', 'account']),
   },
@@ -302,7 +393,7 @@ const OWNER_ROWS: OwnerRow[] = [
   },
 ];
 
-describe("owner-only routes", () => {
+describe('owner-only routes', () => {
   for (const row of OWNER_ROWS) {
     it(`${row.route} is refused for a Full access developer key with 403 unauthorized, changing nothing`, async () => {
       const req = await row.request();

@@ -33,14 +33,30 @@ describe('methods a path does not answer', () => {
       const allow = [...methods, ...(methods.has('GET') ? ['HEAD'] : [])].sort();
       for (const method of TRIED.filter((m) => !methods.has(m))) {
         const res = await fetch(`${server.url}${concrete}`, { method, headers: { Authorization: `Bearer ${key}` } });
-        expect({ method, path, status: res.status, allow: res.headers.get('allow') }).toEqual({ method, path, status: 405, allow: allow.join(', ') });
-        if (method !== 'TRACE') { // a TRACE answer carries no body through fetch
+        expect({ method, path, status: res.status, allow: res.headers.get('allow') }).toEqual({
+          method,
+          path,
+          status: 405,
+          allow: allow.join(', '),
+        });
+        if (method !== 'TRACE') {
+          // a TRACE answer carries no body through fetch
           const body = await res.json();
-          expect({ code: body.code, allow: body.details.allow, trace: body.trace_id }).toEqual({ code: 'method_not_allowed', allow, trace: res.headers.get('x-trace-id') });
+          expect({ code: body.code, allow: body.details.allow, trace: body.trace_id }).toEqual({
+            code: 'method_not_allowed',
+            allow,
+            trace: res.headers.get('x-trace-id'),
+          });
         }
         answered++;
-        for (const [bearer, status] of [[null, 401], ['egm_unknown_secret', 403]] as const) {
-          const refused = await fetch(`${server.url}${concrete}`, { method, headers: bearer ? { Authorization: `Bearer ${bearer}` } : {} });
+        for (const [bearer, status] of [
+          [null, 401],
+          ['egm_unknown_secret', 403],
+        ] as const) {
+          const refused = await fetch(`${server.url}${concrete}`, {
+            method,
+            headers: bearer ? { Authorization: `Bearer ${bearer}` } : {},
+          });
           expect({ method, path, bearer, status: refused.status }).toEqual({ method, path, bearer, status });
         }
       }
@@ -49,9 +65,20 @@ describe('methods a path does not answer', () => {
   });
 
   it('answers 405 on the other doors too, and leaves the methods they answer and CORS preflights alone', async () => {
-    for (const [method, path] of [['POST', '/healthz'], ['PUT', '/containers'], ['DELETE', '/sign-in'], ['PUT', '/oauth/token'], ['PATCH', '/v1/session']]) {
+    for (const [method, path] of [
+      ['POST', '/healthz'],
+      ['PUT', '/containers'],
+      ['DELETE', '/sign-in'],
+      ['PUT', '/oauth/token'],
+      ['PATCH', '/v1/session'],
+    ]) {
       const res = await fetch(`${server.url}${path}`, { method, headers: { Authorization: `Bearer ${key}` } });
-      expect({ method, path, status: res.status, code: (await res.json()).code }).toEqual({ method, path, status: 405, code: 'method_not_allowed' });
+      expect({ method, path, status: res.status, code: (await res.json()).code }).toEqual({
+        method,
+        path,
+        status: 405,
+        code: 'method_not_allowed',
+      });
     }
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${server.url}/healthz`, { method: 'HEAD' })).status).toBe(200);
@@ -59,18 +86,24 @@ describe('methods a path does not answer', () => {
     // Still 404 where no route has the path at all.
     expect((await call(server, 'GET', '/v1/nothing-here', key)).status).toBe(404);
     const preflight = await fetch(`${server.url}/oauth/register`, {
-      method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST' },
+      method: 'OPTIONS',
+      headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST' },
     });
     expect(preflight.status).toBe(204);
   });
 
-  it('is cut off by Bun before the app for a method outside its parser\'s table, and the server goes on answering', async () => {
+  it("is cut off by Bun before the app for a method outside its parser's table, and the server goes on answering", async () => {
     const { port } = new URL(server.url);
     const received: string[] = [];
     const closed = Promise.withResolvers<void>();
     const socket = await Bun.connect({
-      hostname: '127.0.0.1', port: Number(port),
-      socket: { data: (_s, chunk) => void received.push(chunk.toString()), close: () => closed.resolve(), error: () => closed.resolve() },
+      hostname: '127.0.0.1',
+      port: Number(port),
+      socket: {
+        data: (_s, chunk) => void received.push(chunk.toString()),
+        close: () => closed.resolve(),
+        error: () => closed.resolve(),
+      },
     });
     socket.write(`FOO /v1/documents HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${key}\r\n\r\n`);
     await closed.promise;

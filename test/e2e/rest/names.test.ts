@@ -32,14 +32,20 @@ describe('names', () => {
     server = await startTestServer();
     owner = (await makeOwner(server)).token;
     notes = await makeContainer(server, owner, 'Notes');
-    keyId = (await call(server, 'POST', '/v1/api-keys', owner, { name: 'laptop', level: 'read', containers: [notes] })).body.id;
+    keyId = (await call(server, 'POST', '/v1/api-keys', owner, { name: 'laptop', level: 'read', containers: [notes] }))
+      .body.id;
   });
   afterAll(() => server.close());
 
-  const names = async () => (await call(server, 'GET', '/v1/containers', owner)).body.containers.map((c: { name: string }) => c.name);
+  const names = async () =>
+    (await call(server, 'GET', '/v1/containers', owner)).body.containers.map((c: { name: string }) => c.name);
 
   it('refuses invisible letters and blank look-alikes in container, key and share names: 422 naming the field and the character, nothing stored', async () => {
-    const before = { containers: await names(), keys: (await call(server, 'GET', '/v1/api-keys', owner)).body, shares: (await call(server, 'GET', '/v1/shares', owner)).body };
+    const before = {
+      containers: await names(),
+      keys: (await call(server, 'GET', '/v1/api-keys', owner)).body,
+      shares: (await call(server, 'GET', '/v1/shares', owner)).body,
+    };
     for (const [code, tried] of HIDDEN) {
       for (const name of tried) {
         const answers = [
@@ -50,25 +56,60 @@ describe('names', () => {
           await call(server, 'POST', '/v1/shares', owner, { kind: 'agent_share', name, containers: [notes] }),
         ];
         for (const answer of answers) {
-          expect({ name, status: answer.status, code: answer.body.code, fields: answer.body.details?.fields }).toEqual({ name, status: 422, code: 'validation', fields: ['name'] });
+          expect({ name, status: answer.status, code: answer.body.code, fields: answer.body.details?.fields }).toEqual({
+            name,
+            status: 422,
+            code: 'validation',
+            fields: ['name'],
+          });
           expect(answer.body.message).toContain(`(found ${code})`);
         }
       }
     }
-    expect({ containers: await names(), keys: (await call(server, 'GET', '/v1/api-keys', owner)).body, shares: (await call(server, 'GET', '/v1/shares', owner)).body }).toEqual(before);
+    expect({
+      containers: await names(),
+      keys: (await call(server, 'GET', '/v1/api-keys', owner)).body,
+      shares: (await call(server, 'GET', '/v1/shares', owner)).body,
+    }).toEqual(before);
   });
 
   it('keeps what scripts and emoji need: joiners between letters, a variation selector after a symbol', async () => {
-    for (const name of ['می\u200Cخواهم', '👩\u200D💻 Work', '❤\uFE0F Health', '🏳\uFE0F\u200D🌈 Pride', 'Café crème', 'H₂O']) {
-      expect({ name, status: (await call(server, 'POST', '/v1/containers', owner, { name })).status }).toEqual({ name, status: 201 });
+    for (const name of [
+      'می\u200Cخواهم',
+      '👩\u200D💻 Work',
+      '❤\uFE0F Health',
+      '🏳\uFE0F\u200D🌈 Pride',
+      'Café crème',
+      'H₂O',
+    ]) {
+      expect({ name, status: (await call(server, 'POST', '/v1/containers', owner, { name })).status }).toEqual({
+        name,
+        status: 201,
+      });
     }
   });
 
   it('refuses a container name that reads as another one with 409, like an exact duplicate, on create and on rename', async () => {
     const work = await makeContainer(server, owner, 'Work');
-    for (const name of ['Notes', 'notes', 'NOTES', 'Ｎｏｔｅｓ', 'No\u200Dtes', 'ℕotes', '❤ Health', 'café crème', 'H2O', 'h₂o']) {
+    for (const name of [
+      'Notes',
+      'notes',
+      'NOTES',
+      'Ｎｏｔｅｓ',
+      'No\u200Dtes',
+      'ℕotes',
+      '❤ Health',
+      'café crème',
+      'H2O',
+      'h₂o',
+    ]) {
       const made = await call(server, 'POST', '/v1/containers', owner, { name });
-      expect({ name, status: made.status, code: made.body.code, fields: made.body.details?.fields }).toEqual({ name, status: 409, code: 'conflict', fields: ['name'] });
+      expect({ name, status: made.status, code: made.body.code, fields: made.body.details?.fields }).toEqual({
+        name,
+        status: 409,
+        code: 'conflict',
+        fields: ['name'],
+      });
       const renamed = await call(server, 'PATCH', `/v1/containers/${work}`, owner, { name });
       expect({ name, status: renamed.status }).toEqual({ name, status: 409 });
     }
@@ -78,8 +119,13 @@ describe('names', () => {
     expect((await names()).filter((n: string) => n.toLowerCase() === 'work')).toEqual(['WORK']);
   });
 
-  it('drops them from an app\'s own name at registration: a blank becomes a space, the rest goes', async () => {
-    for (const [name, shown] of [['Claude\u3164', 'Claude'], ['Claude\u3164Official', 'Claude Official'], ['Cla\u034Fude\u2800App', 'Claude App'], ['\u3164\uFFA0', 'Unnamed app']]) {
+  it("drops them from an app's own name at registration: a blank becomes a space, the rest goes", async () => {
+    for (const [name, shown] of [
+      ['Claude\u3164', 'Claude'],
+      ['Claude\u3164Official', 'Claude Official'],
+      ['Cla\u034Fude\u2800App', 'Claude App'],
+      ['\u3164\uFFA0', 'Unnamed app'],
+    ]) {
       const res = await register(server, { client_name: name, redirect_uris: ['https://app.example/cb'] });
       expect(res.status).toBe(201);
       expect({ name, shown: res.body.client_name }).toEqual({ name, shown });

@@ -22,10 +22,18 @@ beforeAll(async () => {
   key = await makeKey(server, account.owner, { level: 'manage', all_views: true, profile: true, expires_in_days: 90 });
   revoked = await makeKey(server, account.owner, { level: 'read', all_views: true });
   await call(server, 'DELETE', `/v1/exposures/${revoked.id}`, account.owner);
-  learned = await addDocument(server, key.key, { container: account.containers.Food, title: 'Soup', content: 'Lentil soup with cumin on cold days.', custom_id: 'soup' });
+  learned = await addDocument(server, key.key, {
+    container: account.containers.Food,
+    title: 'Soup',
+    content: 'Lentil soup with cumin on cold days.',
+    custom_id: 'soup',
+  });
   await server.learning.drain();
   server.clock.advance(1000);
-  queued = await addDocument(server, key.key, { container: account.containers.Travel, content: 'Train to Lyon in March.' });
+  queued = await addDocument(server, key.key, {
+    container: account.containers.Travel,
+    content: 'Train to Lyon in March.',
+  });
   fact = await addMemory(server, key.key, { container: account.containers.Food, content: 'Dislikes coriander.' });
   await addMemory(server, key.key, { static: true, content: 'Is a night owl.' });
   await call(server, 'POST', '/v1/rules', account.owner, { text: 'Account-wide rule.' });
@@ -49,7 +57,7 @@ describe('after a restart on the same data directory', () => {
     expect((await call(server, 'GET', '/v1/containers', key.key)).body).toEqual(before.containers);
   });
 
-  it('the owner\'s session still works and the key listing is unchanged', async () => {
+  it("the owner's session still works and the key listing is unchanged", async () => {
     expect((await call(server, 'GET', '/v1/api-keys', account.owner)).body).toEqual(before.keys);
   });
 
@@ -62,7 +70,10 @@ describe('after a restart on the same data directory', () => {
   it('a learned document is still learned and searchable', async () => {
     expect((await call(server, 'GET', `/v1/documents/${learned}`, key.key)).body).toEqual(before.learned);
     expect(before.learned.learned).toBe(true);
-    const hits = await call(server, 'POST', '/v1/search', key.key, { q: 'lentil soup', container: account.containers.Food });
+    const hits = await call(server, 'POST', '/v1/search', key.key, {
+      q: 'lentil soup',
+      container: account.containers.Food,
+    });
     expect(hits.body.results[0].document_id).toBe(learned);
   });
 
@@ -75,12 +86,19 @@ describe('after a restart on the same data directory', () => {
   });
 
   it('custom_id is still remembered', async () => {
-    const again = await call(server, 'POST', '/v1/documents', key.key, { container: account.containers.Food, content: 'other', custom_id: 'soup' });
+    const again = await call(server, 'POST', '/v1/documents', key.key, {
+      container: account.containers.Food,
+      content: 'other',
+      custom_id: 'soup',
+    });
     expect([again.status, again.body.status, again.body.id]).toEqual([200, 'exists', learned]);
   });
 
   it('facts are still there: the container fact in search, the static fact in the profile', async () => {
-    const hits = await call(server, 'POST', '/v1/search', key.key, { q: 'coriander', container: account.containers.Food });
+    const hits = await call(server, 'POST', '/v1/search', key.key, {
+      q: 'coriander',
+      container: account.containers.Food,
+    });
     expect(hits.body.results.map((h: any) => h.memory_id)).toEqual([fact]);
     const profile = await call(server, 'GET', '/v1/profile', key.key);
     expect(profile.body.static.map((f: any) => f.content)).toEqual(['Is a night owl.']);
@@ -102,7 +120,9 @@ describe('after a restart on the same data directory', () => {
 
 describe('one server per data directory', () => {
   it('a second server on a data directory in use fails with a clear message', async () => {
-    await expect(startTestServer({ dataDir: server.dataDir })).rejects.toThrow(/Another Engram server is already using/);
+    await expect(startTestServer({ dataDir: server.dataDir })).rejects.toThrow(
+      /Another Engram server is already using/,
+    );
     expect((await call(server, 'GET', '/v1/containers', key.key)).status).toBe(200);
   });
 });

@@ -21,7 +21,7 @@ afterAll(() => server.close());
 const signIn = (email: string, password: string) => call(server, 'POST', '/v1/session', null, { email, password });
 
 describe('POST /v1/session', () => {
-  it('gives a session token for the right email and password that works on the owner\'s routes', async () => {
+  it("gives a session token for the right email and password that works on the owner's routes", async () => {
     const res = await signIn(account.email, account.password);
     expect(res.status).toBe(201);
     expect(res.body.token).toMatch(/^egs_[A-Za-z0-9]+_[A-Za-z0-9]{43}$/);
@@ -30,7 +30,9 @@ describe('POST /v1/session', () => {
     const made = await call(server, 'POST', '/v1/containers', res.body.token, { name: 'From a script' });
     expect(made.status).toBe(201);
     expect((await call(server, 'GET', '/v1/api-keys', res.body.token)).status).toBe(200);
-    expect((await call(server, 'GET', '/v1/containers', account.owner)).body.containers.map((c: any) => c.id)).toEqual([made.body.id]);
+    expect((await call(server, 'GET', '/v1/containers', account.owner)).body.containers.map((c: any) => c.id)).toEqual([
+      made.body.id,
+    ]);
   });
 
   it('refuses a wrong password and an unknown email alike: 403 unauthorized, no token', async () => {
@@ -79,24 +81,32 @@ describe('the password throttle', () => {
   /** A sign-in through the web form, with its CSRF cookie and token, as a browser sends it. */
   async function webSignIn(on: TestServer, email: string, password: string): Promise<Response> {
     const page = await fetch(`${on.url}/sign-in`);
-    const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = page.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!;
     return fetch(`${on.url}/sign-in`, {
-      method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ csrf, email, password }),
     });
   }
   const restSignIn = (on: TestServer, body: unknown, forwardedFor?: string) =>
     fetch(`${on.url}/v1/session`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) }, body: JSON.stringify(body),
-    }).then(async (res) => ({ status: res.status, body: await res.json() as any, headers: res.headers }));
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+      body: JSON.stringify(body),
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as any, headers: res.headers }));
 
   it('counts POST /v1/session and the web form together: 10 attempts a minute from one address, then 429', async () => {
     const own = await startTestServer();
     try {
       const acc = await makeAccount(own);
       for (let i = 0; i < 5; i++) expect((await webSignIn(own, acc.email, 'wrong password')).status).toBe(401);
-      for (let i = 0; i < 5; i++) expect((await restSignIn(own, { email: acc.email, password: 'wrong password' })).status).toBe(403);
+      for (let i = 0; i < 5; i++)
+        expect((await restSignIn(own, { email: acc.email, password: 'wrong password' })).status).toBe(403);
       // The minute is full: the right password is refused too, by both doors, before it is checked.
       const limited = await restSignIn(own, { email: acc.email, password: acc.password });
       expectError(limited, 429, 'rate_limited');
@@ -134,8 +144,14 @@ describe('the password throttle', () => {
   }, 120_000);
 
   it('refuses an ENGRAM_TRUSTED_PROXIES entry that is not an address or network', () => {
-    expect(loadConfig({ ENGRAM_TRUSTED_PROXIES: '10.0.0.0/8,fd00::/8,192.0.2.1' }).trustedProxies).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.1']);
+    expect(loadConfig({ ENGRAM_TRUSTED_PROXIES: '10.0.0.0/8,fd00::/8,192.0.2.1' }).trustedProxies).toEqual([
+      '10.0.0.0/8',
+      'fd00::/8',
+      '192.0.2.1',
+    ]);
     expect(loadConfig({}).trustedProxies).toEqual([]);
-    expect(() => loadConfig({ ENGRAM_TRUSTED_PROXIES: 'proxy.example, 10.0.0.0/33' })).toThrow(/"proxy.example".*\n.*"10.0.0.0\/33"/s);
+    expect(() => loadConfig({ ENGRAM_TRUSTED_PROXIES: 'proxy.example, 10.0.0.0/33' })).toThrow(
+      /"proxy.example".*\n.*"10.0.0.0\/33"/s,
+    );
   });
 });

@@ -8,7 +8,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type FakeModel, groundedFixture, startFakeModel } from '../../agent/fake-model';
-import { addDocument, DAY_MS, expectError, expectMalformed, keyFor, makeAccount, signIn, type TestAccount } from '../../helpers/rest';
+import {
+  addDocument,
+  DAY_MS,
+  expectError,
+  expectMalformed,
+  keyFor,
+  makeAccount,
+  signIn,
+  type TestAccount,
+} from '../../helpers/rest';
 import { call, startTestServer, type TestServer } from '../../helpers/server';
 import { connectMcp, lastExchange, type McpSession, ok, withoutTrace } from '../mcp/mcp-client';
 
@@ -19,11 +28,17 @@ let food: string;
 
 beforeAll(async () => {
   model = startFakeModel(groundedFixture(['breakfast', 'oatmeal']));
-  server = await startTestServer({ env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'test-model', ENGRAM_EMBEDDER: 'none' } });
+  server = await startTestServer({
+    env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'test-model', ENGRAM_EMBEDDER: 'none' },
+  });
   account = await makeAccount(server, ['Food']);
   food = account.containers.Food!;
   const key = await keyFor(server, account.owner, { level: 'suggest', containers: [food] });
-  await addDocument(server, key, { container: food, content: 'She eats oatmeal for breakfast every day.', title: 'Breakfast' });
+  await addDocument(server, key, {
+    container: food,
+    content: 'She eats oatmeal for breakfast every day.',
+    title: 'Breakfast',
+  });
   await server.learning.drain();
 });
 afterAll(async () => {
@@ -41,8 +56,13 @@ async function share(body: Record<string, unknown>): Promise<{ id: string; token
 }
 
 const ask = (token: string) => call(server, 'POST', '/v1/ask', token, { message: 'What is for breakfast?' });
-const WORKFLOW = { kind: 'workflow', name: 'Meal planner', instruction: 'Plan tomorrow\'s breakfast from what she eats.' };
-const invokeWorkflow = (session: McpSession) => session.client.callTool({ name: 'workflow_invoke', arguments: { input: { day: 'Tuesday' } } });
+const WORKFLOW = {
+  kind: 'workflow',
+  name: 'Meal planner',
+  instruction: "Plan tomorrow's breakfast from what she eats.",
+};
+const invokeWorkflow = (session: McpSession) =>
+  session.client.callTool({ name: 'workflow_invoke', arguments: { input: { day: 'Tuesday' } } });
 
 /** The group of the owner's listing the share is in, or null when it is not listed. */
 async function listedIn(id: string): Promise<string | null> {
@@ -61,7 +81,10 @@ async function listedIn(id: string): Promise<string | null> {
 
 /** Awaits an MCP call that must fail with HTTP 401 and the RFC 6750 body saying why. */
 async function refusedOnMcp(session: McpSession, promise: Promise<unknown>, description: string): Promise<void> {
-  const err = await promise.then(() => null, (e: unknown) => e);
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(StreamableHTTPError);
   expect((err as StreamableHTTPError).code).toBe(401);
   const answer = lastExchange(session);
@@ -76,7 +99,12 @@ describe('expiry', () => {
     const made = await share({ kind: 'agent_share', name: 'Food agent', expires_in_days: 1 });
     expect(made.expires_at).toBe(new Date(server.clock.now() + DAY_MS).toISOString());
     expect(made.state).toBe('active');
-    const key = await call(server, 'POST', '/v1/api-keys', await owner(), { name: 'day key', level: 'read', all_views: true, expires_in_days: 1 });
+    const key = await call(server, 'POST', '/v1/api-keys', await owner(), {
+      name: 'day key',
+      level: 'read',
+      all_views: true,
+      expires_in_days: 1,
+    });
     const mcp = await connectMcp(server, made.token);
 
     server.clock.advance(DAY_MS - 1);
@@ -92,7 +120,11 @@ describe('expiry', () => {
     expect(refused.body.details.reason).toBe('expired');
     const keyRefused = await call(server, 'GET', '/v1/containers', key.body.key);
     expect(withoutTrace(refused.body)).toEqual(withoutTrace(keyRefused.body));
-    await refusedOnMcp(mcp, mcp.client.callTool({ name: 'ask_agent', arguments: { message: 'breakfast' } }), 'The credential has expired.');
+    await refusedOnMcp(
+      mcp,
+      mcp.client.callTool({ name: 'ask_agent', arguments: { message: 'breakfast' } }),
+      'The credential has expired.',
+    );
     expect(await listedIn(made.id)).toBe('expired');
   });
 
@@ -118,7 +150,15 @@ describe('expiry', () => {
     const session = await owner();
     const before = (await call(server, 'GET', '/v1/shares', session)).body.active.length;
     for (const days of [0, -1, 3651, 1.5, '30', true]) {
-      expectMalformed(await call(server, 'POST', '/v1/shares', session, { kind: 'agent_share', name: 's', containers: [food], expires_in_days: days }), 'expires_in_days');
+      expectMalformed(
+        await call(server, 'POST', '/v1/shares', session, {
+          kind: 'agent_share',
+          name: 's',
+          containers: [food],
+          expires_in_days: days,
+        }),
+        'expires_in_days',
+      );
     }
     expect((await call(server, 'GET', '/v1/shares', session)).body.active.length).toBe(before);
     const longest = await share({ kind: 'agent_share', name: 'Ten years', expires_in_days: 3650 });
@@ -139,7 +179,11 @@ describe('revocation', () => {
     const refused = await ask(made.token);
     expectError(refused, 403, 'unauthorized');
     expect(refused.body.details.reason).toBe('revoked');
-    await refusedOnMcp(mcp, mcp.client.callTool({ name: 'ask_agent', arguments: { message: 'breakfast' } }), 'The credential has been revoked.');
+    await refusedOnMcp(
+      mcp,
+      mcp.client.callTool({ name: 'ask_agent', arguments: { message: 'breakfast' } }),
+      'The credential has been revoked.',
+    );
     expect(await listedIn(made.id)).toBe('revoked');
   });
 

@@ -25,8 +25,10 @@ describe('usage of a key', () => {
       return call(server, method, path, key, body);
     };
     for (let i = 0; i < 10; i++) expect((await step('list_containers', 'GET', '/v1/containers')).status).toBe(200);
-    for (let i = 0; i < 5; i++) expect((await step('search_memories', 'POST', '/v1/search', { q: `soup ${i}` })).status).toBe(200);
-    for (let i = 0; i < 3; i++) expect((await step('add_document', 'POST', '/v1/documents', { content: 'x' })).status).toBe(403);
+    for (let i = 0; i < 5; i++)
+      expect((await step('search_memories', 'POST', '/v1/search', { q: `soup ${i}` })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await step('add_document', 'POST', '/v1/documents', { content: 'x' })).status).toBe(403);
     // Day two: a 404, a container outside reach, and 5 more list_containers.
     server.clock.advance(DAY_MS);
     expect((await step('get_document', 'GET', '/v1/documents/doc_nope')).status).toBe(404);
@@ -52,7 +54,9 @@ describe('usage of a key', () => {
     ]);
     expect(usage.body.recent).toHaveLength(20);
     const newestFirst = made.toReversed().slice(0, 20);
-    expect(usage.body.recent.map((r: any) => [r.tool, r.at])).toEqual(newestFirst.map((m) => [m.tool, new Date(m.at).toISOString()]));
+    expect(usage.body.recent.map((r: any) => [r.tool, r.at])).toEqual(
+      newestFirst.map((m) => [m.tool, new Date(m.at).toISOString()]),
+    );
     expect(usage.body.recent.slice(5, 7)).toEqual([
       { at: new Date(made[19]!.at).toISOString(), tool: 'list_documents', outcome: 'refused', status: 403 },
       { at: new Date(made[18]!.at).toISOString(), tool: 'get_document', outcome: 'error', status: 404 },
@@ -60,7 +64,7 @@ describe('usage of a key', () => {
     expect((await listedKey(server, account.owner, id))?.key.last_used_at).toBe(new Date(made[24]!.at).toISOString());
   });
 
-  it('does not count the owner\'s calls, nor calls with another key', async () => {
+  it("does not count the owner's calls, nor calls with another key", async () => {
     const mine = await makeKey(server, account.owner, { level: 'read', all_views: true });
     const other = await makeKey(server, account.owner, { level: 'read', all_views: true });
     await call(server, 'GET', '/v1/containers', account.owner);
@@ -72,15 +76,26 @@ describe('usage of a key', () => {
   });
 
   it('records a call whose body does not parse as an error of that tool', async () => {
-    const { id, key } = await makeKey(server, account.owner, { level: 'suggest', containers: [account.containers.Food] });
+    const { id, key } = await makeKey(server, account.owner, {
+      level: 'suggest',
+      containers: [account.containers.Food],
+    });
     expectError(await call(server, 'POST', '/v1/documents', key, '{"content": '), 422, 'validation');
     const usage = (await call(server, 'GET', `/v1/api-keys/${id}/usage`, account.owner)).body;
-    expect(usage.recent).toEqual([{ at: new Date(server.clock.now()).toISOString(), tool: 'add_document', outcome: 'error', status: 422 }]);
+    expect(usage.recent).toEqual([
+      { at: new Date(server.clock.now()).toISOString(), tool: 'add_document', outcome: 'error', status: 422 },
+    ]);
   });
 
   it('a key never used shows empty usage', async () => {
     const { id } = await makeKey(server, account.owner, { level: 'read' });
-    expect((await call(server, 'GET', `/v1/api-keys/${id}/usage`, account.owner)).body).toEqual({ key_id: id, per_day: [], refused: 0, per_tool: [], recent: [] });
+    expect((await call(server, 'GET', `/v1/api-keys/${id}/usage`, account.owner)).body).toEqual({
+      key_id: id,
+      per_day: [],
+      refused: 0,
+      per_tool: [],
+      recent: [],
+    });
   });
 });
 
@@ -94,7 +109,10 @@ describe('the per-credential limiter (ENGRAM_RATE_LIMIT_PER_MIN=5)', () => {
   afterAll(() => server.close());
 
   it('answers the 6th list_containers in a minute 429 rate_limited with details.limit_per_min and no Retry-After', async () => {
-    const { id, key } = await makeKey(server, account.owner, { level: 'suggest', containers: [account.containers.Food] });
+    const { id, key } = await makeKey(server, account.owner, {
+      level: 'suggest',
+      containers: [account.containers.Food],
+    });
     for (let i = 0; i < 5; i++) expect((await call(server, 'GET', '/v1/containers', key)).status).toBe(200);
     const limited = await call(server, 'GET', '/v1/containers', key);
     expectError(limited, 429, 'rate_limited');

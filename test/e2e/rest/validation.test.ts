@@ -5,7 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { call, startTestServer, type TestServer } from '../../helpers/server';
-import { expectError, expectMalformed, keyFor, listAllDocuments, makeAccount, type TestAccount } from '../../helpers/rest';
+import {
+  expectError,
+  expectMalformed,
+  keyFor,
+  listAllDocuments,
+  makeAccount,
+  type TestAccount,
+} from '../../helpers/rest';
 
 const MiB = 1024 * 1024;
 
@@ -36,7 +43,11 @@ describe('rules of the contract answer 400 validation', () => {
   });
 
   it('refuses add_document with both content and url', async () => {
-    const res = await call(server, 'POST', '/v1/documents', two, { container: food, content: 'text', url: 'https://example.org/' });
+    const res = await call(server, 'POST', '/v1/documents', two, {
+      container: food,
+      content: 'text',
+      url: 'https://example.org/',
+    });
     expectError(res, 400, 'validation');
     expect(res.body.details.fields).toEqual(['content', 'url']);
   });
@@ -100,7 +111,8 @@ describe('a malformed request answers 422 validation naming the field', () => {
   });
 
   it('refuses a JSON body that is not an object', async () => {
-    for (const body of ['[]', '"q"', '42', 'null']) expectMalformed(await call(server, 'POST', '/v1/search', two, body), '(body)');
+    for (const body of ['[]', '"q"', '42', 'null'])
+      expectMalformed(await call(server, 'POST', '/v1/search', two, body), '(body)');
   });
 
   it('refuses a missing required field', async () => {
@@ -130,7 +142,8 @@ describe('a malformed request answers 422 validation naming the field', () => {
       expectMalformed(res, 'limit');
       expect(res.body.details.fields).toEqual(['limit']);
     }
-    for (const limit of [1, 100]) expect((await call(server, 'POST', '/v1/search', two, { q: 'bread', container: food, limit })).status).toBe(200);
+    for (const limit of [1, 100])
+      expect((await call(server, 'POST', '/v1/search', two, { q: 'bread', container: food, limit })).status).toBe(200);
   });
 
   it('refuses a query parameter of the wrong type (limit=0, limit=ten, confirm=yes)', async () => {
@@ -146,26 +159,50 @@ describe('a malformed request answers 422 validation naming the field', () => {
     expectMalformed(over, 'content');
     expect(over.body.message).toContain(String(MiB));
     // 524,289 two-byte characters: under the limit in characters, over it in bytes.
-    expectMalformed(await call(server, 'POST', '/v1/documents', two, { container: food, content: 'é'.repeat(MiB / 2 + 1) }), 'content');
-    expectMalformed(await call(server, 'POST', '/v1/memories', two, { container: food, content: 'a'.repeat(MiB + 1) }), 'content');
-    expect((await call(server, 'POST', '/v1/documents', two, { container: food, content: 'a'.repeat(MiB) })).status).toBe(202);
+    expectMalformed(
+      await call(server, 'POST', '/v1/documents', two, { container: food, content: 'é'.repeat(MiB / 2 + 1) }),
+      'content',
+    );
+    expectMalformed(
+      await call(server, 'POST', '/v1/memories', two, { container: food, content: 'a'.repeat(MiB + 1) }),
+      'content',
+    );
+    expect(
+      (await call(server, 'POST', '/v1/documents', two, { container: food, content: 'a'.repeat(MiB) })).status,
+    ).toBe(202);
   });
 
   it('refuses metadata over 16 KiB as JSON, and accepts exactly 16 KiB', async () => {
     const exactly = { a: 'x'.repeat(16 * 1024 - '{"a":""}'.length) };
     expect(JSON.stringify(exactly).length).toBe(16 * 1024);
-    const over = await call(server, 'POST', '/v1/documents', two, { container: food, content: 'x', metadata: { a: `${exactly.a}x` } });
+    const over = await call(server, 'POST', '/v1/documents', two, {
+      container: food,
+      content: 'x',
+      metadata: { a: `${exactly.a}x` },
+    });
     expectMalformed(over, 'metadata');
     expect(over.body.message).toContain(String(16 * 1024));
-    expect((await call(server, 'POST', '/v1/documents', two, { container: food, content: 'x', metadata: exactly })).status).toBe(202);
+    expect(
+      (await call(server, 'POST', '/v1/documents', two, { container: food, content: 'x', metadata: exactly })).status,
+    ).toBe(202);
   });
 
   it('refuses a title over 512 characters, and accepts exactly 512', async () => {
-    const over = await call(server, 'POST', '/v1/documents', two, { container: food, content: 'x', title: 't'.repeat(513) });
+    const over = await call(server, 'POST', '/v1/documents', two, {
+      container: food,
+      content: 'x',
+      title: 't'.repeat(513),
+    });
     expectMalformed(over, 'title');
     expect(over.body.message).toContain('512');
-    expectMalformed(await call(server, 'POST', '/v1/memories', two, { container: food, content: 'x', title: 't'.repeat(513) }), 'title');
-    expect((await call(server, 'POST', '/v1/documents', two, { container: food, content: 'x', title: 't'.repeat(512) })).status).toBe(202);
+    expectMalformed(
+      await call(server, 'POST', '/v1/memories', two, { container: food, content: 'x', title: 't'.repeat(513) }),
+      'title',
+    );
+    expect(
+      (await call(server, 'POST', '/v1/documents', two, { container: food, content: 'x', title: 't'.repeat(512) }))
+        .status,
+    ).toBe(202);
   });
 
   it('refuses a q over 4 KiB', async () => {
@@ -239,10 +276,21 @@ describe('a failed request changes nothing', () => {
     const read = await keyFor(server, account.owner, { level: 'read', all_views: true });
     const failures = [
       await call(server, 'POST', '/v1/documents', read, { container: food, content: 'above the level' }),
-      await call(server, 'POST', '/v1/documents', one, { container: account.containers.Travel, content: 'outside reach' }),
-      await call(server, 'POST', '/v1/documents', two, { container: food, content: 'both', url: 'https://example.org/' }),
+      await call(server, 'POST', '/v1/documents', one, {
+        container: account.containers.Travel,
+        content: 'outside reach',
+      }),
+      await call(server, 'POST', '/v1/documents', two, {
+        container: food,
+        content: 'both',
+        url: 'https://example.org/',
+      }),
       await call(server, 'POST', '/v1/documents', two, { container: food, content: 'a'.repeat(MiB + 1) }),
-      await call(server, 'POST', '/v1/documents', two, { container: food, content: 'x', metadata: { a: 'x'.repeat(17_000) } }),
+      await call(server, 'POST', '/v1/documents', two, {
+        container: food,
+        content: 'x',
+        metadata: { a: 'x'.repeat(17_000) },
+      }),
       await call(server, 'POST', '/v1/documents', two, { content: 'no container' }),
       await call(server, 'POST', '/v1/documents', 'egm_bad_bad', { container: food, content: 'bad token' }),
     ];

@@ -53,7 +53,14 @@ interface Outcome {
   code: string;
 }
 
-const READ_TOOLS = ['list_containers', 'search_memories', 'get_profile', 'list_documents', 'get_document', 'memory_rules'];
+const READ_TOOLS = [
+  'list_containers',
+  'search_memories',
+  'get_profile',
+  'list_documents',
+  'get_document',
+  'memory_rules',
+];
 const SUGGEST_TOOLS = [...READ_TOOLS, 'add_memory', 'add_document'];
 const MANAGE_TOOLS = [...SUGGEST_TOOLS, 'delete_document', 'forget_memory'];
 const LEVEL_TOOLS: Record<Level, string[]> = { read: READ_TOOLS, suggest: SUGGEST_TOOLS, manage: MANAGE_TOOLS };
@@ -127,7 +134,13 @@ interface Ids {
 }
 
 const fake = (prefix: string) => `${prefix}_${'Zz9'.repeat(6).slice(0, 16)}`;
-const MISSING = { container: fake('ctr'), document: fake('doc'), memory: fake('mem'), key: 'Zz9Zz9Zz9Zz9', rule: fake('rul') };
+const MISSING = {
+  container: fake('ctr'),
+  document: fake('doc'),
+  memory: fake('mem'),
+  key: 'Zz9Zz9Zz9Zz9',
+  rule: fake('rul'),
+};
 
 let server: TestServer;
 let A: TestAccount;
@@ -144,36 +157,84 @@ beforeAll(async () => {
   const a1 = A.containers['a-one']!;
   const a2 = A.containers['a-two']!;
   const b1 = B.containers['b-one']!;
-  const docA1 = await addDocument(server, A.owner, { container: a1, content: 'Alpha one notes about gardening tomatoes.', title: 'A1 doc' });
-  const docA2 = await addDocument(server, A.owner, { container: a2, content: 'Alpha two notes about gardening roses.', title: 'A2 doc' });
-  const docB1 = await addDocument(server, B.owner, { container: b1, content: 'Bravo zulu secret about gardening orchids.', title: 'B1 doc' });
+  const docA1 = await addDocument(server, A.owner, {
+    container: a1,
+    content: 'Alpha one notes about gardening tomatoes.',
+    title: 'A1 doc',
+  });
+  const docA2 = await addDocument(server, A.owner, {
+    container: a2,
+    content: 'Alpha two notes about gardening roses.',
+    title: 'A2 doc',
+  });
+  const docB1 = await addDocument(server, B.owner, {
+    container: b1,
+    content: 'Bravo zulu secret about gardening orchids.',
+    title: 'B1 doc',
+  });
   await server.learning.drain();
   const factA1 = await addMemory(server, A.owner, { content: 'A1 fact gardening daily.', container: a1 });
   const factA2 = await addMemory(server, A.owner, { content: 'A2 fact gardening weekly.', container: a2 });
   const factAProfile = await addMemory(server, A.owner, { content: 'A profile fact: likes gardening.', static: true });
   const factB1 = await addMemory(server, B.owner, { content: 'Bravo zulu fact gardening hourly.', container: b1 });
-  const factBProfile = await addMemory(server, B.owner, { content: 'Bravo zulu profile: likes gardening.', static: true });
+  const factBProfile = await addMemory(server, B.owner, {
+    content: 'Bravo zulu profile: likes gardening.',
+    static: true,
+  });
   const keyB = (await makeKey(server, B.owner, { level: 'manage', all_views: true })).id;
   const keyA = (await makeKey(server, A.owner, { level: 'read', containers: [a1] })).id;
-  const ruleB = (await call(server, 'POST', '/v1/rules', B.owner, { text: 'Bravo zulu rule about gardening.' })).body.id;
+  const ruleB = (await call(server, 'POST', '/v1/rules', B.owner, { text: 'Bravo zulu rule about gardening.' })).body
+    .id;
   const ruleA = (await call(server, 'POST', '/v1/rules', A.owner, { text: 'Alpha rule about gardening.' })).body.id;
-  ids = { a1, a2, b1, docA1, docA2, docB1, factA1, factA2, factAProfile, factB1, factBProfile, keyB, ruleB, ruleA, keyA };
+  ids = {
+    a1,
+    a2,
+    b1,
+    docA1,
+    docA2,
+    docB1,
+    factA1,
+    factA2,
+    factAProfile,
+    factB1,
+    factBProfile,
+    keyB,
+    ruleB,
+    ruleA,
+    keyA,
+  };
   bSecrets.push(b1, docB1, factB1, factBProfile, keyB, ruleB, 'Bravo zulu');
 
   // An expired key: one day of life, then the clock moves two days.
-  const expired = (await makeKey(server, A.owner, { level: 'manage', all_views: true, profile: true, expires_in_days: 1 })).key;
+  const expired = (
+    await makeKey(server, A.owner, { level: 'manage', all_views: true, profile: true, expires_in_days: 1 })
+  ).key;
   server.clock.advance(2 * DAY_MS);
   const revokedKey = await makeKey(server, A.owner, { level: 'manage', all_views: true, profile: true });
   const rev = await call(server, 'DELETE', `/v1/exposures/${revokedKey.id}`, A.owner);
   expect(rev.status).toBe(200);
 
-  creds.push({ label: 'owner session', token: A.owner, kind: 'owner', level: 'manage', reach: new Set([a1, a2]), profile: true });
+  creds.push({
+    label: 'owner session',
+    token: A.owner,
+    kind: 'owner',
+    level: 'manage',
+    reach: new Set([a1, a2]),
+    profile: true,
+  });
   for (const level of ['read', 'suggest', 'manage'] as Level[]) {
     for (const all of [false, true]) {
       for (const profile of [false, true]) {
         const grant = all ? { level, all_views: true, profile } : { level, containers: [a1], profile };
         const { key } = await makeKey(server, A.owner, grant);
-        creds.push({ label: `key ${level} ${all ? 'all' : 'narrow'} ${profile ? '+profile' : '-profile'}`, token: key, kind: 'key', level, reach: new Set(all ? [a1, a2] : [a1]), profile });
+        creds.push({
+          label: `key ${level} ${all ? 'all' : 'narrow'} ${profile ? '+profile' : '-profile'}`,
+          token: key,
+          kind: 'key',
+          level,
+          reach: new Set(all ? [a1, a2] : [a1]),
+          profile,
+        });
       }
     }
   }
@@ -182,9 +243,17 @@ beforeAll(async () => {
   const owner: Owner = { token: A.owner, email: A.email, password: A.password, browser, containers: A.containers };
   for (const profile of [false, true]) {
     const { access_token } = await connect(server, owner, { containers: [a1], profile });
-    creds.push({ label: `consent ${profile ? '+profile' : '-profile'}`, token: access_token, kind: 'consent', level: 'read', reach: new Set([a1]), profile });
+    creds.push({
+      label: `consent ${profile ? '+profile' : '-profile'}`,
+      token: access_token,
+      kind: 'consent',
+      level: 'read',
+      reach: new Set([a1]),
+      profile,
+    });
   }
-  const bad = (label: string, token: string) => creds.push({ label, token, kind: 'bad', level: 'read', reach: new Set(), profile: false });
+  const bad = (label: string, token: string) =>
+    creds.push({ label, token, kind: 'bad', level: 'read', reach: new Set(), profile: false });
   bad('expired key', expired);
   bad('revoked key', revokedKey.key);
   bad('malformed token', 'not-a-token');
@@ -199,9 +268,28 @@ afterAll(async () => {
 
 /** The targets of each type, by kind. */
 function targets(type: 'container' | 'document' | 'memory'): [TargetKind, string][] {
-  if (type === 'container') return [['own_in', ids.a1], ['own_out', ids.a2], ['other', ids.b1], ['missing', MISSING.container]];
-  if (type === 'document') return [['own_in', ids.docA1], ['own_out', ids.docA2], ['other', ids.docB1], ['missing', MISSING.document]];
-  return [['own_in', ids.factA1], ['own_out', ids.factA2], ['own_profile', ids.factAProfile], ['other', ids.factB1], ['other_profile', ids.factBProfile], ['missing', MISSING.memory]];
+  if (type === 'container')
+    return [
+      ['own_in', ids.a1],
+      ['own_out', ids.a2],
+      ['other', ids.b1],
+      ['missing', MISSING.container],
+    ];
+  if (type === 'document')
+    return [
+      ['own_in', ids.docA1],
+      ['own_out', ids.docA2],
+      ['other', ids.docB1],
+      ['missing', MISSING.document],
+    ];
+  return [
+    ['own_in', ids.factA1],
+    ['own_out', ids.factA2],
+    ['own_profile', ids.factAProfile],
+    ['other', ids.factB1],
+    ['other_profile', ids.factBProfile],
+    ['missing', MISSING.memory],
+  ];
 }
 
 /** Confirmed deletes go only at ids no credential of A may touch (B's and nonexistent ones). */
@@ -227,25 +315,104 @@ function toolCalls(): Call[] {
   out.push({ tool: 'get_profile', method: 'GET', path: '/v1/profile?q=gardening', args: { q: 'gardening' }, ...none });
   out.push({ tool: 'memory_rules', method: 'GET', path: '/v1/rules', args: {}, ...none });
   out.push({ tool: 'list_documents', method: 'GET', path: '/v1/documents', args: {}, ...none });
-  out.push({ tool: 'search_memories', method: 'POST', path: '/v1/search', body: { q: 'gardening', container: '*' }, args: { q: 'gardening', container: '*' }, ...none, variant: 'star' });
-  out.push({ tool: 'ask_agent', method: 'POST', path: '/v1/ask', body: { message: 'hello' }, args: { message: 'hello' }, ...none });
+  out.push({
+    tool: 'search_memories',
+    method: 'POST',
+    path: '/v1/search',
+    body: { q: 'gardening', container: '*' },
+    args: { q: 'gardening', container: '*' },
+    ...none,
+    variant: 'star',
+  });
+  out.push({
+    tool: 'ask_agent',
+    method: 'POST',
+    path: '/v1/ask',
+    body: { message: 'hello' },
+    args: { message: 'hello' },
+    ...none,
+  });
   for (const [kind, id] of targets('container')) {
     const t = { targetKind: kind, targetId: id, targetType: 'container' as const, variant: '' };
-    out.push({ tool: 'search_memories', method: 'POST', path: '/v1/search', body: { q: 'gardening', container: id }, args: { q: 'gardening', container: id }, ...t });
-    out.push({ tool: 'list_documents', method: 'GET', path: `/v1/documents?container=${id}`, args: { container: id }, ...t });
-    out.push({ tool: 'add_memory', method: 'POST', path: '/v1/memories', body: { content: 'matrix fact', container: id }, args: { content: 'matrix fact', container: id }, ...t });
-    out.push({ tool: 'add_document', method: 'POST', path: '/v1/documents', body: { content: 'matrix document', container: id }, args: { content: 'matrix document', container: id }, ...t });
+    out.push({
+      tool: 'search_memories',
+      method: 'POST',
+      path: '/v1/search',
+      body: { q: 'gardening', container: id },
+      args: { q: 'gardening', container: id },
+      ...t,
+    });
+    out.push({
+      tool: 'list_documents',
+      method: 'GET',
+      path: `/v1/documents?container=${id}`,
+      args: { container: id },
+      ...t,
+    });
+    out.push({
+      tool: 'add_memory',
+      method: 'POST',
+      path: '/v1/memories',
+      body: { content: 'matrix fact', container: id },
+      args: { content: 'matrix fact', container: id },
+      ...t,
+    });
+    out.push({
+      tool: 'add_document',
+      method: 'POST',
+      path: '/v1/documents',
+      body: { content: 'matrix document', container: id },
+      args: { content: 'matrix document', container: id },
+      ...t,
+    });
   }
   for (const [kind, id] of targets('document')) {
     const t = { targetKind: kind, targetId: id, targetType: 'document' as const };
-    out.push({ tool: 'get_document', method: 'GET', path: `/v1/documents/${id}`, args: { document_id: id }, ...t, variant: '' });
-    out.push({ tool: 'delete_document', method: 'DELETE', path: `/v1/documents/${id}`, args: { document_id: id }, ...t, variant: '' });
-    if (confirmable(kind)) out.push({ tool: 'delete_document', method: 'DELETE', path: `/v1/documents/${id}?confirm=true`, args: { document_id: id, confirm: true }, ...t, variant: 'confirm' });
+    out.push({
+      tool: 'get_document',
+      method: 'GET',
+      path: `/v1/documents/${id}`,
+      args: { document_id: id },
+      ...t,
+      variant: '',
+    });
+    out.push({
+      tool: 'delete_document',
+      method: 'DELETE',
+      path: `/v1/documents/${id}`,
+      args: { document_id: id },
+      ...t,
+      variant: '',
+    });
+    if (confirmable(kind))
+      out.push({
+        tool: 'delete_document',
+        method: 'DELETE',
+        path: `/v1/documents/${id}?confirm=true`,
+        args: { document_id: id, confirm: true },
+        ...t,
+        variant: 'confirm',
+      });
   }
   for (const [kind, id] of targets('memory')) {
     const t = { targetKind: kind, targetId: id, targetType: 'memory' as const };
-    out.push({ tool: 'forget_memory', method: 'DELETE', path: `/v1/memories/${id}`, args: { memory_id: id }, ...t, variant: '' });
-    if (confirmable(kind)) out.push({ tool: 'forget_memory', method: 'DELETE', path: `/v1/memories/${id}?confirm=true`, args: { memory_id: id, confirm: true }, ...t, variant: 'confirm' });
+    out.push({
+      tool: 'forget_memory',
+      method: 'DELETE',
+      path: `/v1/memories/${id}`,
+      args: { memory_id: id },
+      ...t,
+      variant: '',
+    });
+    if (confirmable(kind))
+      out.push({
+        tool: 'forget_memory',
+        method: 'DELETE',
+        path: `/v1/memories/${id}?confirm=true`,
+        args: { memory_id: id, confirm: true },
+        ...t,
+        variant: 'confirm',
+      });
   }
   return out;
 }
@@ -254,11 +421,30 @@ function toolCalls(): Call[] {
 function ownerCalls(): Call[] {
   const out: Call[] = [];
   const idsFor: Record<string, [TargetKind, string][]> = {
-    container_id: [['own_in', ids.a1], ['other', ids.b1], ['missing', MISSING.container]],
-    key_id: [['own_in', ids.keyA], ['other', ids.keyB], ['missing', MISSING.key]],
-    rule_id: [['own_in', ids.ruleA], ['other', ids.ruleB], ['missing', MISSING.rule]],
-    memory_id: [['own_in', ids.factA1], ['other', ids.factB1], ['missing', MISSING.memory]],
-    client_id: [['other', 'https://b.example/client.json'], ['missing', 'https://nobody.example/client.json']],
+    container_id: [
+      ['own_in', ids.a1],
+      ['other', ids.b1],
+      ['missing', MISSING.container],
+    ],
+    key_id: [
+      ['own_in', ids.keyA],
+      ['other', ids.keyB],
+      ['missing', MISSING.key],
+    ],
+    rule_id: [
+      ['own_in', ids.ruleA],
+      ['other', ids.ruleB],
+      ['missing', MISSING.rule],
+    ],
+    memory_id: [
+      ['own_in', ids.factA1],
+      ['other', ids.factB1],
+      ['missing', MISSING.memory],
+    ],
+    client_id: [
+      ['other', 'https://b.example/client.json'],
+      ['missing', 'https://nobody.example/client.json'],
+    ],
   };
   const bodies: Record<string, Record<string, unknown>> = {
     create_container: { name: 'matrix container' },
@@ -272,14 +458,34 @@ function ownerCalls(): Call[] {
     const method = route.method.toUpperCase();
     const param = route.path.match(/\{(\w+)\}/)?.[1];
     const confirm = route.query?.confirm ? '?confirm=true' : '';
-    const body = method === 'POST' || method === 'PATCH' ? bodies[route.op.name] ?? {} : undefined;
+    const body = method === 'POST' || method === 'PATCH' ? (bodies[route.op.name] ?? {}) : undefined;
     if (!param) {
-      out.push({ tool: route.op.name, method, path: route.path, body, args: body ?? {}, targetKind: 'none', targetId: null, targetType: 'none', variant: '' });
+      out.push({
+        tool: route.op.name,
+        method,
+        path: route.path,
+        body,
+        args: body ?? {},
+        targetKind: 'none',
+        targetId: null,
+        targetType: 'none',
+        variant: '',
+      });
       continue;
     }
     for (const [kind, id] of idsFor[param]!) {
       const path = route.path.replace(`{${param}}`, encodeURIComponent(id)) + confirm;
-      out.push({ tool: route.op.name, method, path, body, args: { ...(body ?? {}), [param]: id }, targetKind: kind, targetId: id, targetType: 'owner_id', variant: '' });
+      out.push({
+        tool: route.op.name,
+        method,
+        path,
+        body,
+        args: { ...(body ?? {}), [param]: id },
+        targetKind: kind,
+        targetId: id,
+        targetType: 'owner_id',
+        variant: '',
+      });
     }
   }
   return out;
@@ -305,15 +511,37 @@ function buildCases(): Case[] {
   const owners = ownerCalls();
   for (const cred of creds) {
     // The owner's own session calls owner routes only at B's and nonexistent ids: at its own ids they would change A.
-    const ownerRoutes = cred.kind === 'owner' ? owners.filter((o) => o.targetKind === 'other' || o.targetKind === 'missing') : owners;
+    const ownerRoutes =
+      cred.kind === 'owner' ? owners.filter((o) => o.targetKind === 'other' || o.targetKind === 'missing') : owners;
     for (const c of [...tools, ...ownerRoutes]) {
       const group = `rest|${cred.label}|${c.tool}|${c.method}|${c.variant}`;
-      cases.push({ transport: 'rest', cred, tool: c.tool, name: `${c.method} ${c.path}`, method: c.method, path: c.path, body: c.body, targetKind: c.targetKind, targetId: c.targetId, group, targetType: c.targetType });
+      cases.push({
+        transport: 'rest',
+        cred,
+        tool: c.tool,
+        name: `${c.method} ${c.path}`,
+        method: c.method,
+        path: c.path,
+        body: c.body,
+        targetKind: c.targetKind,
+        targetId: c.targetId,
+        group,
+        targetType: c.targetType,
+      });
     }
     if (cred.kind === 'owner') continue; // the owner's session on MCP is covered by the MCP suites
     const mcpCallsList = [
       ...tools,
-      { tool: 'workflow_invoke', method: 'MCP', path: '', args: { input: {} }, targetKind: 'none' as const, targetId: null, targetType: 'none' as const, variant: '' },
+      {
+        tool: 'workflow_invoke',
+        method: 'MCP',
+        path: '',
+        args: { input: {} },
+        targetKind: 'none' as const,
+        targetId: null,
+        targetType: 'none' as const,
+        variant: '',
+      },
       // Owner operations are no MCP tools: calling their names is an unknown tool.
       ...owners.filter((o) => o.targetKind !== 'own_in'),
     ];
@@ -322,7 +550,19 @@ function buildCases(): Case[] {
         const args = { ...c.args };
         if (name === 'memory_view_query' && c.tool === 'list_containers') delete args.q;
         const group = `mcp|${cred.label}|${name}|${c.tool}|${c.method}|${c.variant}`;
-        cases.push({ transport: 'mcp', cred, tool: c.tool, name, method: 'POST', path: '/mcp-http', args, targetKind: c.targetKind, targetId: c.targetId, group, targetType: c.targetType });
+        cases.push({
+          transport: 'mcp',
+          cred,
+          tool: c.tool,
+          name,
+          method: 'POST',
+          path: '/mcp-http',
+          args,
+          targetKind: c.targetKind,
+          targetId: c.targetId,
+          group,
+          targetType: c.targetType,
+        });
       }
     }
   }
@@ -338,13 +578,23 @@ interface Result {
 async function run(c: Case): Promise<Result> {
   if (c.transport === 'rest') {
     const answer = await call(server, c.method, c.path, c.cred.token, c.body);
-    const outcome = { status: answer.status, code: answer.status < 300 ? 'ok' : answer.body?.code ?? `(no code: ${JSON.stringify(answer.body).slice(0, 100)})` };
+    const outcome = {
+      status: answer.status,
+      code:
+        answer.status < 300 ? 'ok' : (answer.body?.code ?? `(no code: ${JSON.stringify(answer.body).slice(0, 100)})`),
+    };
     return { c, answer, outcome };
   }
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-06-18' };
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': '2025-06-18',
+  };
   if (c.cred.token) headers.Authorization = `Bearer ${c.cred.token}`;
   const res = await fetch(`${server.url}/mcp-http`, {
-    method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: c.name, arguments: c.args } }),
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: c.name, arguments: c.args } }),
   });
   const text = await res.text();
   let body: any = text;
@@ -374,13 +624,19 @@ function normalized(r: Result): unknown {
       return id ? v.split(id).join('<ID>').split(encodeURIComponent(id)).join('<ID>') : v;
     }
     if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'trace_id').map(([k, x]) => [k, walk(x)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.entries(v)
+          .filter(([k]) => k !== 'trace_id')
+          .map(([k, x]) => [k, walk(x)]),
+      );
     return v;
   };
   return { status: r.answer.status, body: walk(r.answer.body) };
 }
 
-const describeCase = (c: Case) => `[${c.transport}] ${c.cred.label} → ${c.name} (${c.tool}, target ${c.targetKind} ${c.targetId ?? ''})`;
+const describeCase = (c: Case) =>
+  `[${c.transport}] ${c.cred.label} → ${c.name} (${c.tool}, target ${c.targetKind} ${c.targetId ?? ''})`;
 
 describe('isolation matrix', () => {
   it('answers every credential × route × target as the contract says, and B ids exactly like nonexistent ones', async () => {
@@ -391,7 +647,9 @@ describe('isolation matrix', () => {
     for (let i = 0; i < cases.length; i += BATCH) {
       results.push(...(await Promise.all(cases.slice(i, i + BATCH).map(run))));
     }
-    console.log(`isolation matrix: ${cases.length} cases (${cases.filter((c) => c.transport === 'rest').length} REST, ${cases.filter((c) => c.transport === 'mcp').length} MCP), ${creds.length} credentials`);
+    console.log(
+      `isolation matrix: ${cases.length} cases (${cases.filter((c) => c.transport === 'rest').length} REST, ${cases.filter((c) => c.transport === 'mcp').length} MCP), ${creds.length} credentials`,
+    );
 
     const mismatches: string[] = [];
     const envelopeProblems: string[] = [];
@@ -399,17 +657,22 @@ describe('isolation matrix', () => {
     for (const r of results) {
       const want = expected(r.c, ids);
       if (r.outcome.status !== want.status || r.outcome.code !== want.code) {
-        mismatches.push(`${describeCase(r.c)}: expected ${want.status} ${want.code}, got ${r.outcome.status} ${r.outcome.code} ${JSON.stringify(r.answer.body).slice(0, 200)}`);
+        mismatches.push(
+          `${describeCase(r.c)}: expected ${want.status} ${want.code}, got ${r.outcome.status} ${r.outcome.code} ${JSON.stringify(r.answer.body).slice(0, 200)}`,
+        );
       }
       envelopeProblems.push(...checkShape(r));
       // No answer to a credential of account A carries anything of account B, unless it echoes the id the call named.
       const text = JSON.stringify(r.answer.body);
-      for (const s of bSecrets) if (s !== r.c.targetId && text.includes(s)) leaks.push(`${describeCase(r.c)} carries ${s}`);
+      for (const s of bSecrets)
+        if (s !== r.c.targetId && text.includes(s)) leaks.push(`${describeCase(r.c)} carries ${s}`);
       // A success answer carries nothing outside the credential's reach.
       if (r.outcome.code === 'ok' && r.c.cred.kind !== 'owner' && !r.c.cred.reach.has(ids.a2)) {
-        for (const s of [ids.a2, ids.docA2, ids.factA2, 'Alpha two', 'A2 fact']) if (text.includes(s)) leaks.push(`${describeCase(r.c)} carries out-of-reach ${s}`);
+        for (const s of [ids.a2, ids.docA2, ids.factA2, 'Alpha two', 'A2 fact'])
+          if (text.includes(s)) leaks.push(`${describeCase(r.c)} carries out-of-reach ${s}`);
       }
-      if (r.outcome.code === 'ok' && !r.c.cred.profile && r.c.cred.kind !== 'owner' && text.includes('A profile fact')) leaks.push(`${describeCase(r.c)} carries the profile without the tick`);
+      if (r.outcome.code === 'ok' && !r.c.cred.profile && r.c.cred.kind !== 'owner' && text.includes('A profile fact'))
+        leaks.push(`${describeCase(r.c)} carries the profile without the tick`);
     }
 
     // B's ids and own out-of-reach ids are answered exactly like nonexistent ones.
@@ -423,12 +686,16 @@ describe('isolation matrix', () => {
       for (const r of group) {
         if (r === missing) continue;
         const kind = r.c.targetKind;
-        const hidden = kind === 'other' || kind === 'other_profile' || ((kind === 'own_out' || kind === 'own_profile') && expected(r.c, ids).code !== 'ok');
+        const hidden =
+          kind === 'other' ||
+          kind === 'other_profile' ||
+          ((kind === 'own_out' || kind === 'own_profile') && expected(r.c, ids).code !== 'ok');
         if (!hidden) continue;
         compared++;
         const a = normalized(r);
         const b = normalized(missing);
-        if (JSON.stringify(a) !== JSON.stringify(b)) diffs.push(`${describeCase(r.c)}: ${JSON.stringify(a).slice(0, 300)} ≠ ${JSON.stringify(b).slice(0, 300)}`);
+        if (JSON.stringify(a) !== JSON.stringify(b))
+          diffs.push(`${describeCase(r.c)}: ${JSON.stringify(a).slice(0, 300)} ≠ ${JSON.stringify(b).slice(0, 300)}`);
       }
     }
     console.log(`isolation matrix: ${compared} answers compared with the nonexistent-id answer`);
@@ -446,11 +713,21 @@ describe('isolation matrix', () => {
 
 /** Documents, facts and containers an owner sees. */
 async function countsOf(owner: string): Promise<Record<string, unknown>> {
-  const containers = (await call(server, 'GET', '/v1/containers', owner)).body.containers.map((c: { id: string }) => c.id).sort();
-  const documents = (await call(server, 'GET', '/v1/documents?limit=200', owner)).body.documents.map((d: { id: string }) => d.id).sort();
+  const containers = (await call(server, 'GET', '/v1/containers', owner)).body.containers
+    .map((c: { id: string }) => c.id)
+    .sort();
+  const documents = (await call(server, 'GET', '/v1/documents?limit=200', owner)).body.documents
+    .map((d: { id: string }) => d.id)
+    .sort();
   const profile = (await call(server, 'GET', '/v1/profile', owner)).body;
   const fact = await call(server, 'DELETE', `/v1/memories/${ids.factB1}`, owner);
-  return { containers, documents, static: profile.static.map((f: { id: string }) => f.id), factB1: fact.status, rules: (await call(server, 'GET', '/v1/rules', owner)).body.rules.length };
+  return {
+    containers,
+    documents,
+    static: profile.static.map((f: { id: string }) => f.id),
+    factB1: fact.status,
+    rules: (await call(server, 'GET', '/v1/rules', owner)).body.rules.length,
+  };
 }
 
 /** Error answers carry the envelope with a trace id equal to X-Trace-Id; MCP's 401 is RFC 6750. */
@@ -459,8 +736,13 @@ function checkShape(r: Result): string[] {
   const { answer } = r;
   if (answer.status >= 500) out.push(`${describeCase(r.c)}: ${answer.status}`);
   if (r.c.transport === 'mcp' && answer.status === 401) {
-    if (answer.body?.error !== 'invalid_token' || typeof answer.body?.error_description !== 'string') out.push(`${describeCase(r.c)}: 401 body ${JSON.stringify(answer.body)}`);
-    if (!/^Bearer error="invalid_token", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp-http"$/.test(answer.headers.get('WWW-Authenticate') ?? '')) {
+    if (answer.body?.error !== 'invalid_token' || typeof answer.body?.error_description !== 'string')
+      out.push(`${describeCase(r.c)}: 401 body ${JSON.stringify(answer.body)}`);
+    if (
+      !/^Bearer error="invalid_token", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp-http"$/.test(
+        answer.headers.get('WWW-Authenticate') ?? '',
+      )
+    ) {
       out.push(`${describeCase(r.c)}: WWW-Authenticate ${answer.headers.get('WWW-Authenticate')}`);
     }
     return out;
@@ -469,9 +751,12 @@ function checkShape(r: Result): string[] {
   if (answer.status >= 400) env = answer.body;
   else if (r.c.transport === 'mcp' && answer.body?.result?.isError) env = answer.body.result.structuredContent;
   if (!env) return out;
-  const keys = Object.keys(env ?? {}).sort().join(',');
+  const keys = Object.keys(env ?? {})
+    .sort()
+    .join(',');
   if (keys !== 'code,details,message,retryable,trace_id') out.push(`${describeCase(r.c)}: envelope keys ${keys}`);
   if (!/^tr_\w+$/.test(env?.trace_id ?? '')) out.push(`${describeCase(r.c)}: trace_id ${env?.trace_id}`);
-  if (answer.status >= 400 && answer.headers.get('X-Trace-Id') !== env?.trace_id) out.push(`${describeCase(r.c)}: X-Trace-Id ${answer.headers.get('X-Trace-Id')} ≠ ${env?.trace_id}`);
+  if (answer.status >= 400 && answer.headers.get('X-Trace-Id') !== env?.trace_id)
+    out.push(`${describeCase(r.c)}: X-Trace-Id ${answer.headers.get('X-Trace-Id')} ≠ ${env?.trace_id}`);
   return out;
 }

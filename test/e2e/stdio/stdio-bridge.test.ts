@@ -44,7 +44,11 @@ interface RawBridge {
 
 function rawBridge(url: string, key: string): RawBridge {
   const proc = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'mcp', '--url', url, '--key', key], {
-    cwd: '/', env: { PATH: process.env.PATH ?? '' }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe',
+    cwd: '/',
+    env: { PATH: process.env.PATH ?? '' },
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
   });
   const lines: string[] = [];
   const waiting: ((line: string) => void)[] = [];
@@ -74,7 +78,9 @@ function rawBridge(url: string, key: string): RawBridge {
     send: (message) => write(JSON.stringify({ jsonrpc: '2.0', ...message })),
     next: () => {
       const line = lines.shift();
-      return Promise.resolve(line ?? new Promise<string>((resolve) => waiting.push(resolve))).then((l) => JSON.parse(l));
+      return Promise.resolve(line ?? new Promise<string>((resolve) => waiting.push(resolve))).then((l) =>
+        JSON.parse(l),
+      );
     },
     stderr: () => err,
     close: async () => {
@@ -84,11 +90,19 @@ function rawBridge(url: string, key: string): RawBridge {
   };
 }
 
-const INITIALIZE = { id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INITIALIZE = {
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 
 async function httpClient(url: string, key: string): Promise<Client> {
   const client = new Client({ name: 'http-test', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp-http`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp-http`), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  );
   return client;
 }
 
@@ -117,7 +131,10 @@ describe('engram mcp (stdio bridge)', () => {
   it('carries an add and a search through to the server', async () => {
     const { key } = await makeKey(server, owner, { level: 'suggest', containers: [container] });
     const client = await stdioClient(server.url, key);
-    const added = await client.callTool({ name: 'add_document', arguments: { content: 'The cat is called Miso.', custom_id: 'cat' } });
+    const added = await client.callTool({
+      name: 'add_document',
+      arguments: { content: 'The cat is called Miso.', custom_id: 'cat' },
+    });
     expect(added.isError).toBeFalsy();
     expect((added.structuredContent as { status: string }).status).toBe('queued');
     await server.learning.drain();
@@ -134,7 +151,10 @@ describe('engram mcp (stdio bridge)', () => {
     const client = await stdioClient(server.url, key, stderr);
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     expect((await call(server, 'DELETE', `/v1/exposures/${id}`, owner)).status).toBe(200);
-    const err = await client.listTools().then(() => null, (e: Error) => e);
+    const err = await client.listTools().then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err?.message).toContain('refused the key');
     expect(err?.message).not.toContain(key);
     expect(stderr.join('')).toContain('refused the key');
@@ -145,7 +165,10 @@ describe('engram mcp (stdio bridge)', () => {
   it('gives a clear error when the server is not running', async () => {
     const stderr: string[] = [];
     const client = await stdioClient('http://127.0.0.1:9', 'egm_nothing_here', stderr);
-    const err = await client.listTools().then(() => null, (e: Error) => e);
+    const err = await client.listTools().then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err?.message).toContain('Cannot reach the Engram server at http://127.0.0.1:9');
     expect(stderr.join('')).toContain('is it running?');
     await client.close();
@@ -154,7 +177,10 @@ describe('engram mcp (stdio bridge)', () => {
   it('refuses a tool outside the key with the server’s message', async () => {
     const { key } = await makeKey(server, owner, { level: 'read', containers: [container] });
     const client = await stdioClient(server.url, key);
-    const err = await client.callTool({ name: 'add_memory', arguments: { content: 'x' } }).then(() => null, (e: Error) => e);
+    const err = await client.callTool({ name: 'add_memory', arguments: { content: 'x' } }).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err?.message).toContain("not in this credential's capability profile");
     await client.close();
   });
@@ -168,9 +194,23 @@ describe('engram mcp (stdio bridge)', () => {
       await bridge.send({ method: 'notifications/initialized' });
       const huge = 'x'.repeat(MAX_BODY_BYTES + 4 * 1024 * 1024);
       // The SDKs put the id last (TypeScript) or first (Python): either way it is found.
-      await bridge.write(JSON.stringify({ method: 'tools/call', params: { name: 'search_memories', arguments: { q: huge } }, jsonrpc: '2.0', id: 2 }));
+      await bridge.write(
+        JSON.stringify({
+          method: 'tools/call',
+          params: { name: 'search_memories', arguments: { q: huge } },
+          jsonrpc: '2.0',
+          id: 2,
+        }),
+      );
       await bridge.send({ id: 3, method: 'tools/list' });
-      await bridge.write(JSON.stringify({ jsonrpc: '2.0', id: 'four', method: 'tools/call', params: { name: 'search_memories', arguments: { q: huge } } }));
+      await bridge.write(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'four',
+          method: 'tools/call',
+          params: { name: 'search_memories', arguments: { q: huge } },
+        }),
+      );
       await bridge.write(huge);
       await bridge.send({ id: 5, method: 'tools/call', params: { name: 'search_memories', arguments: { q: 'cat' } } });
       const refusal = {
@@ -200,7 +240,11 @@ describe('engram mcp (stdio bridge)', () => {
     const bridge = rawBridge(server.url, key);
     try {
       await bridge.write('{"jsonrpc": "2.0", "id": 1, ');
-      expect(await bridge.next()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not valid JSON.' } });
+      expect(await bridge.next()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'Parse error: the line is not valid JSON.' },
+      });
       await bridge.write('{"jsonrpc": "2.0", "id": 7, "method": 12}');
       expect(await bridge.next()).toMatchObject({ id: 7, error: { code: -32600 } });
       await bridge.send(INITIALIZE);
@@ -218,20 +262,28 @@ describe('engram mcp (stdio bridge)', () => {
       await bridge.next();
       await bridge.send({ id: 2, method: 'tools/call', params: { name: 'add_memory', arguments: { content: 'x' } } });
       expect(await bridge.next()).toEqual({
-        jsonrpc: '2.0', id: 2,
+        jsonrpc: '2.0',
+        id: 2,
         error: { code: -32600, message: "The tool add_memory is not in this credential's capability profile." },
       });
       await bridge.send({ id: 3, method: 'tools/call', params: { name: 7 } });
       expect(await bridge.next()).toEqual({
-        jsonrpc: '2.0', id: 3,
-        error: { code: -32602, message: "Invalid params: tools/call needs params.name, the tool's name, as a string; got a number." },
+        jsonrpc: '2.0',
+        id: 3,
+        error: {
+          code: -32602,
+          message: "Invalid params: tools/call needs params.name, the tool's name, as a string; got a number.",
+        },
       });
     } finally {
       await bridge.close();
     }
     // Through the SDK client, which adds its own prefix once.
     const client = await stdioClient(server.url, key);
-    const err = await client.callTool({ name: 'add_memory', arguments: { content: 'x' } }).then(() => null, (e: Error) => e);
+    const err = await client.callTool({ name: 'add_memory', arguments: { content: 'x' } }).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err?.message).toBe("MCP error -32600: The tool add_memory is not in this credential's capability profile.");
     await client.close();
   });
@@ -239,18 +291,38 @@ describe('engram mcp (stdio bridge)', () => {
   it('answers the server/discover probe itself, and serves that era on stdio with no initialize', async () => {
     const { key } = await makeKey(server, owner, { level: 'read', containers: [container] });
     const bridge = rawBridge(server.url, key);
-    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
     try {
       await bridge.send({ id: 'probe', method: 'server/discover', params: { _meta: meta } });
       const discovered = await bridge.next();
-      expect(discovered.result).toMatchObject({ supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, resultType: 'complete', cacheScope: 'private' });
+      expect(discovered.result).toMatchObject({
+        supportedVersions: ['2026-07-28'],
+        capabilities: { tools: {} },
+        resultType: 'complete',
+        cacheScope: 'private',
+      });
       expect(discovered.result.instructions).toContain('memory_rules');
       await bridge.send({ id: 2, method: 'tools/list', params: { _meta: meta } });
       const listed = await bridge.next();
       expect(listed.result.resultType).toBe('complete');
-      expect(listed.result.tools.map((t: { name: string }) => t.name)).toEqual(['list_containers', 'search_memories', 'list_documents', 'memory_rules']);
-      await bridge.send({ id: 3, method: 'tools/call', params: { name: 'search_memories', arguments: { q: 'cat' }, _meta: meta } });
-      expect((await bridge.next()).result).toMatchObject({ resultType: 'complete', structuredContent: { results: expect.any(Array) } });
+      expect(listed.result.tools.map((t: { name: string }) => t.name)).toEqual([
+        'list_containers',
+        'search_memories',
+        'list_documents',
+        'memory_rules',
+      ]);
+      await bridge.send({
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'search_memories', arguments: { q: 'cat' }, _meta: meta },
+      });
+      expect((await bridge.next()).result).toMatchObject({
+        resultType: 'complete',
+        structuredContent: { results: expect.any(Array) },
+      });
     } finally {
       await bridge.close();
     }
@@ -268,22 +340,40 @@ describe('engram mcp (stdio bridge)', () => {
         const body = await req.json();
         methods.push(body.method);
         const server = new ServerV1({ name: 'engram', version: '0.0.9' }, { capabilities: { tools: {} } });
-        server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'list_containers', inputSchema: { type: 'object' } }] }));
-        server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text: '{"containers":[]}' }], structuredContent: { containers: [] } }));
-        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        server.setRequestHandler(ListToolsRequestSchema, () => ({
+          tools: [{ name: 'list_containers', inputSchema: { type: 'object' } }],
+        }));
+        server.setRequestHandler(CallToolRequestSchema, () => ({
+          content: [{ type: 'text', text: '{"containers":[]}' }],
+          structuredContent: { containers: [] },
+        }));
+        const transport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true,
+        });
         await server.connect(transport);
         return transport.handleRequest(req, { parsedBody: body });
       },
     });
     try {
-      const client = new ClientV2({ name: 'pinned', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-      await client.connect(new StdioV2({
-        command: process.execPath, args: [join(ROOT, 'src/main.ts'), 'mcp', '--url', `http://127.0.0.1:${older.port}`, '--key', 'egm_older_key'],
-        cwd: '/', env: { PATH: process.env.PATH ?? '' }, stderr: 'ignore',
-      }));
+      const client = new ClientV2(
+        { name: 'pinned', version: '1' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      await client.connect(
+        new StdioV2({
+          command: process.execPath,
+          args: [join(ROOT, 'src/main.ts'), 'mcp', '--url', `http://127.0.0.1:${older.port}`, '--key', 'egm_older_key'],
+          cwd: '/',
+          env: { PATH: process.env.PATH ?? '' },
+          stderr: 'ignore',
+        }),
+      );
       expect(client.getProtocolEra()).toBe('modern');
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['list_containers']);
-      expect((await client.callTool({ name: 'list_containers', arguments: {} })).structuredContent).toEqual({ containers: [] });
+      expect((await client.callTool({ name: 'list_containers', arguments: {} })).structuredContent).toEqual({
+        containers: [],
+      });
       await client.close();
       // The bridge probed, was refused, and fell back to the handshake towards that server.
       expect(methods.slice(0, 3)).toEqual(['server/discover', 'initialize', 'notifications/initialized']);

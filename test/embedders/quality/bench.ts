@@ -45,11 +45,12 @@ const median = runs[2]!;
 
 const queries = evalSet.questions.map((q) => q.question);
 const lat: number[] = [];
-for (let r = 0; r < 3; r++) for (const q of queries) {
-  const s = performance.now();
-  embedder.embedOne(q);
-  lat.push(performance.now() - s);
-}
+for (let r = 0; r < 3; r++)
+  for (const q of queries) {
+    const s = performance.now();
+    embedder.embedOne(q);
+    lat.push(performance.now() - s);
+  }
 lat.sort((a, b) => a - b);
 
 // Quality.
@@ -61,7 +62,9 @@ const dot = (a: Float32Array, b: Float32Array) => {
 function quality(set: typeof evalSet): string {
   const P = embedder.embed(set.passages.map((p) => p.text));
   const Q = embedder.embed(set.questions.map((q) => q.question));
-  let r1 = 0, r5 = 0, mrr = 0;
+  let r1 = 0,
+    r5 = 0,
+    mrr = 0;
   set.questions.forEach((q, qi) => {
     const scores = P.map((p, pi) => [dot(Q[qi]!, p), pi] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
     const rank = scores.findIndex(([, pi]) => pi === q.passage) + 1;
@@ -75,9 +78,17 @@ function quality(set: typeof evalSet): string {
 
 console.log(`model            ${embedder.id} (${embedder.dimensions} dims)`);
 console.log(`load             ${loadMs.toFixed(0)} ms`);
-console.log(`passages         ${passages.length} × ${meanChars.toFixed(0)} chars (${meanTokens.toFixed(0)} tokens on average)`);
-console.log(`cold 200         ${coldMs.toFixed(1)} ms (${((coldMs * 1000) / 200).toFixed(0)} µs a passage, empty word cache)`);
-console.log(`warm             ${((passages.length * 1000) / median).toFixed(0)} passages/s, ${((median * 1000) / passages.length).toFixed(1)} µs a passage (median of 5 runs)`);
-console.log(`query latency    p50 ${(lat[Math.floor(lat.length / 2)]! * 1000).toFixed(1)} µs, p99 ${(lat[Math.floor(lat.length * 0.99)]! * 1000).toFixed(1)} µs`);
+console.log(
+  `passages         ${passages.length} × ${meanChars.toFixed(0)} chars (${meanTokens.toFixed(0)} tokens on average)`,
+);
+console.log(
+  `cold 200         ${coldMs.toFixed(1)} ms (${((coldMs * 1000) / 200).toFixed(0)} µs a passage, empty word cache)`,
+);
+console.log(
+  `warm             ${((passages.length * 1000) / median).toFixed(0)} passages/s, ${((median * 1000) / passages.length).toFixed(1)} µs a passage (median of 5 runs)`,
+);
+console.log(
+  `query latency    p50 ${(lat[Math.floor(lat.length / 2)]! * 1000).toFixed(1)} µs, p99 ${(lat[Math.floor(lat.length * 0.99)]! * 1000).toFixed(1)} µs`,
+);
 console.log(`eval-set         ${quality(evalSet)}`);
 console.log(`eval-set-long    ${quality(evalSetLong)}`);

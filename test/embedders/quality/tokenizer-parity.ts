@@ -20,6 +20,9 @@ const bad: string[] = [];
 for (const line of lines) {
   const [cp, alone, inside] = line.split('\t');
   const ch = String.fromCodePoint(Number(cp));
-  if (tok.encodeIds(ch).join(' ') !== alone || tok.encodeIds(`Ab${ch}cd${ch}${ch}`).join(' ') !== inside) bad.push(Number(cp).toString(16));
+  if (tok.encodeIds(ch).join(' ') !== alone || tok.encodeIds(`Ab${ch}cd${ch}${ch}`).join(' ') !== inside)
+    bad.push(Number(cp).toString(16));
 }
-console.log(`code points: ${bad.length} of ${lines.length} differ${bad.length ? `: U+${bad.slice(0, 12).join(', U+')}${bad.length > 12 ? ', …' : ''}` : ''}`);
+console.log(
+  `code points: ${bad.length} of ${lines.length} differ${bad.length ? `: U+${bad.slice(0, 12).join(', U+')}${bad.length > 12 ? ', …' : ''}` : ''}`,
+);

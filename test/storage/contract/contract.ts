@@ -21,27 +21,71 @@ async function addAccount(store: Store, email = `owner-${unique()}@example.org`)
 }
 
 async function addContainer(store: Store, accountId: string, name = `c-${unique()}`): Promise<Container> {
-  const container = { id: newId('ctr'), accountId, name, description: '', createdAt: 0, updatedAt: 0, learnsIntoProfile: true };
+  const container = {
+    id: newId('ctr'),
+    accountId,
+    name,
+    description: '',
+    createdAt: 0,
+    updatedAt: 0,
+    learnsIntoProfile: true,
+  };
   await store.containers.insert(container);
   return container;
 }
 
 function documentRow(accountId: string, containerId: string, fields: Partial<DocumentRow> = {}): DocumentRow {
   return {
-    id: newId('doc'), accountId, containerId, title: null, content: 'Some text.', url: null, customId: null, metadata: null,
-    status: 'queued', error: null, createdAt: 1_000, updatedAt: 1_000, learnedAt: null, ...fields,
+    id: newId('doc'),
+    accountId,
+    containerId,
+    title: null,
+    content: 'Some text.',
+    url: null,
+    customId: null,
+    metadata: null,
+    status: 'queued',
+    error: null,
+    createdAt: 1_000,
+    updatedAt: 1_000,
+    learnedAt: null,
+    ...fields,
   };
 }
 
 function factRow(accountId: string, containerId: string | null, content: string, fields: Partial<Fact> = {}): Fact {
-  return { id: newId('mem'), accountId, containerId, content, title: null, static: containerId === null, createdAt: 1_000, updatedAt: 1_000, ...fields };
+  return {
+    id: newId('mem'),
+    accountId,
+    containerId,
+    content,
+    title: null,
+    static: containerId === null,
+    createdAt: 1_000,
+    updatedAt: 1_000,
+    ...fields,
+  };
 }
 
 /** A document learned as the learning runner learns one: queued with its job, claimed, and completed with its passages. */
-async function learnedDocument(store: Store, accountId: string, containerId: string, passages: string[]): Promise<DocumentRow> {
-  const { document } = await insertDocument(store, documentRow(accountId, containerId, { content: passages.join('\n\n') }));
+async function learnedDocument(
+  store: Store,
+  accountId: string,
+  containerId: string,
+  passages: string[],
+): Promise<DocumentRow> {
+  const { document } = await insertDocument(
+    store,
+    documentRow(accountId, containerId, { content: passages.join('\n\n') }),
+  );
   const [job] = (await store.jobs.claim(2_000, 100)).filter((j) => j.documentId === document.id);
-  await completeDocument(store, job!, passages.map((content, position) => ({ position, title: null, content })), null, 2_000);
+  await completeDocument(
+    store,
+    job!,
+    passages.map((content, position) => ({ position, title: null, content })),
+    null,
+    2_000,
+  );
   return (await store.documents.get(accountId, document.id))!;
 }
 
@@ -77,17 +121,26 @@ export function contractCases(factory: StoreFactory): void {
 
       it("pages the account's documents in the order they were stored, from the start or after a mark", async () => {
         const c = await addContainer(store, accountId);
-        for (const t of [9, 2, 5]) await store.documents.insert(documentRow(accountId, c.id, { createdAt: t, title: `t${t}` }));
+        for (const t of [9, 2, 5])
+          await store.documents.insert(documentRow(accountId, c.id, { createdAt: t, title: `t${t}` }));
         const first = await store.documents.listInInsertOrder(accountId, 0, 2);
         expect(first.documents.map((d) => d.title)).toEqual(['t9', 't2']);
         const second = await store.documents.listInInsertOrder(accountId, first.lastSeq!, 2);
         expect(second.documents.map((d) => d.title)).toEqual(['t5']);
-        expect(await store.documents.listInInsertOrder(accountId, second.lastSeq!, 2)).toEqual({ documents: [], lastSeq: null });
+        expect(await store.documents.listInInsertOrder(accountId, second.lastSeq!, 2)).toEqual({
+          documents: [],
+          lastSeq: null,
+        });
       });
 
       it("pages a credential's access log newest first, below a cursor", async () => {
         const entry = (at: number): AccessEntry => ({
-          accountId, credentialId: 'key_a', credentialKind: 'key', clientId: null, operation: 'search_memories', at,
+          accountId,
+          credentialId: 'key_a',
+          credentialKind: 'key',
+          clientId: null,
+          operation: 'search_memories',
+          at,
           items: [{ action: 'returned', kind: 'document', id: `doc_${at}` }],
         });
         await store.accessLog.insert([1, 2, 3, 4, 5].map(entry));
@@ -102,7 +155,11 @@ export function contractCases(factory: StoreFactory): void {
 
     describe('reach', () => {
       it('lists the documents and recent facts of the containers given, and none for no container', async () => {
-        const [a, b, outside] = [await addContainer(store, accountId), await addContainer(store, accountId), await addContainer(store, accountId)];
+        const [a, b, outside] = [
+          await addContainer(store, accountId),
+          await addContainer(store, accountId),
+          await addContainer(store, accountId),
+        ];
         for (const c of [a, b, outside]) {
           await store.documents.insert(documentRow(accountId, c.id, { title: c.name }));
           await insertFact(store, factRow(accountId, c.id, `fact of ${c.name}`));
@@ -111,7 +168,9 @@ export function contractCases(factory: StoreFactory): void {
         const listed = await store.documents.list(accountId, [a.id, b.id], 10, null);
         expect(listed.documents.map((d) => d.title).sort()).toEqual([a.name, b.name].sort());
         expect((await store.documents.list(accountId, [], 10, null)).documents).toEqual([]);
-        expect((await store.facts.listRecent(accountId, [a.id], 10)).map((f) => f.content)).toEqual([`fact of ${a.name}`]);
+        expect((await store.facts.listRecent(accountId, [a.id], 10)).map((f) => f.content)).toEqual([
+          `fact of ${a.name}`,
+        ]);
         expect(await store.facts.listRecent(accountId, [], 10)).toEqual([]);
         expect((await store.facts.listStatic(accountId)).map((f) => f.content)).toEqual(['a standing fact']);
       });
@@ -142,12 +201,18 @@ export function contractCases(factory: StoreFactory): void {
 
       it('keyword search finds passages of its container alone, best first', async () => {
         const [a, b] = [await addContainer(store, accountId), await addContainer(store, accountId)];
-        await learnedDocument(store, accountId, a.id, ['Beekeeping at grandmother\'s orchard.', 'Bees, bees and more bees in the orchard hives.']);
+        await learnedDocument(store, accountId, a.id, [
+          "Beekeeping at grandmother's orchard.",
+          'Bees, bees and more bees in the orchard hives.',
+        ]);
         await learnedDocument(store, accountId, b.id, ['The orchard in the other container.']);
         const hits = await store.passages.search(accountId, a.id, 'bees orchard', 10);
         expect(hits).toHaveLength(2);
         expect(hits[0]!.score).toBeGreaterThanOrEqual(hits[1]!.score);
-        const cited = await store.passages.getHits(accountId, hits.map((h) => h.passageId));
+        const cited = await store.passages.getHits(
+          accountId,
+          hits.map((h) => h.passageId),
+        );
         expect(cited.every((h) => h.containerId === a.id)).toBe(true);
         // Plain text, never query syntax.
         expect(await store.passages.search(accountId, a.id, '"orchard* NEAR( -', 10)).toHaveLength(2);
@@ -157,17 +222,27 @@ export function contractCases(factory: StoreFactory): void {
     describe('uniqueness', () => {
       it('returns the document a container holds under a custom_id instead of inserting it again', async () => {
         const [a, b] = [await addContainer(store, accountId), await addContainer(store, accountId)];
-        const first = await store.documents.insert(documentRow(accountId, a.id, { customId: 'note-1', title: 'first' }));
-        const again = await store.documents.insert(documentRow(accountId, a.id, { customId: 'note-1', title: 'second' }));
+        const first = await store.documents.insert(
+          documentRow(accountId, a.id, { customId: 'note-1', title: 'first' }),
+        );
+        const again = await store.documents.insert(
+          documentRow(accountId, a.id, { customId: 'note-1', title: 'second' }),
+        );
         expect(first.inserted).toBe(true);
         expect(again).toEqual({ inserted: false, document: first.document });
-        expect((await store.documents.insert(documentRow(accountId, b.id, { customId: 'note-1' }))).inserted).toBe(true);
+        expect((await store.documents.insert(documentRow(accountId, b.id, { customId: 'note-1' }))).inserted).toBe(
+          true,
+        );
       });
 
       it('lets one custom_id win when two connections insert it at once', async () => {
         const c = await addContainer(store, accountId);
         const second = await opened.connect();
-        const results = await Promise.all([store, second, store, second].map((s) => s.documents.insert(documentRow(accountId, c.id, { customId: 'same' }))));
+        const results = await Promise.all(
+          [store, second, store, second].map((s) =>
+            s.documents.insert(documentRow(accountId, c.id, { customId: 'same' })),
+          ),
+        );
         expect(results.filter((r) => r.inserted)).toHaveLength(1);
         expect(new Set(results.map((r) => r.document.id)).size).toBe(1);
       });
@@ -177,7 +252,9 @@ export function contractCases(factory: StoreFactory): void {
         expect(addContainer(store, accountId, 'Travel')).rejects.toBeInstanceOf(UniqueViolation);
         await addContainer(store, await addAccount(store), 'Travel');
         const renamed = await addContainer(store, accountId, 'Work');
-        expect(store.containers.update(accountId, renamed.id, { name: 'Travel', updatedAt: 1 })).rejects.toBeInstanceOf(UniqueViolation);
+        expect(store.containers.update(accountId, renamed.id, { name: 'Travel', updatedAt: 1 })).rejects.toBeInstanceOf(
+          UniqueViolation,
+        );
         await addAccount(store, 'Same@Example.org');
         expect(addAccount(store, 'same@example.org')).rejects.toBeInstanceOf(UniqueViolation);
         expect((await store.accounts.getByEmail('SAME@example.ORG'))?.email).toBe('Same@Example.org');
@@ -195,11 +272,13 @@ export function contractCases(factory: StoreFactory): void {
 
         let lost: Container | null = null;
         const failure = new Error('the second write failed');
-        await expect(store.transaction(async (tx) => {
-          lost = await addContainer(tx as Store, accountId);
-          await tx.documents.insert(documentRow(accountId, lost.id, { title: 'lost' }));
-          throw failure;
-        })).rejects.toBe(failure);
+        await expect(
+          store.transaction(async (tx) => {
+            lost = await addContainer(tx as Store, accountId);
+            await tx.documents.insert(documentRow(accountId, lost.id, { title: 'lost' }));
+            throw failure;
+          }),
+        ).rejects.toBe(failure);
         expect(await store.containers.get(accountId, lost!.id)).toBeNull();
         expect((await store.containers.list(accountId)).map((c) => c.id)).toEqual([kept.id]);
       });
@@ -207,20 +286,24 @@ export function contractCases(factory: StoreFactory): void {
       it('rolls back a failed write of the database itself with everything before it', async () => {
         await addContainer(store, accountId, 'Taken');
         const before = await store.containers.list(accountId);
-        await expect(store.transaction(async (tx) => {
-          await addContainer(tx as Store, accountId, 'Fresh');
-          await addContainer(tx as Store, accountId, 'Taken');
-        })).rejects.toBeInstanceOf(UniqueViolation);
+        await expect(
+          store.transaction(async (tx) => {
+            await addContainer(tx as Store, accountId, 'Fresh');
+            await addContainer(tx as Store, accountId, 'Taken');
+          }),
+        ).rejects.toBeInstanceOf(UniqueViolation);
         expect(await store.containers.list(accountId)).toEqual(before);
       });
 
       it('rolls back a nested transaction that throws, and only its own writes', async () => {
         const names = await store.transaction(async (tx) => {
           await addContainer(tx as Store, accountId, 'outer');
-          await expect(tx.transaction(async (inner) => {
-            await addContainer(inner as Store, accountId, 'inner');
-            throw new Error('inner failed');
-          })).rejects.toThrow('inner failed');
+          await expect(
+            tx.transaction(async (inner) => {
+              await addContainer(inner as Store, accountId, 'inner');
+              throw new Error('inner failed');
+            }),
+          ).rejects.toThrow('inner failed');
           await tx.transaction(async (inner) => addContainer(inner as Store, accountId, 'inner, again'));
           return (await tx.containers.list(accountId)).map((c) => c.name);
         });
@@ -239,16 +322,32 @@ export function contractCases(factory: StoreFactory): void {
         // transaction, PostgreSQL beside it, on another connection.)
         const otherRequest = (async () => {
           await begun;
-          const write = store.containers.insert({ id: outside, accountId, name: 'outside', description: '', createdAt: 0, updatedAt: 0 });
+          const write = store.containers.insert({
+            id: outside,
+            accountId,
+            name: 'outside',
+            description: '',
+            createdAt: 0,
+            updatedAt: 0,
+          });
           const read = store.containers.get(accountId, inside);
           return Promise.all([write, read]);
         })();
-        await expect(store.transaction(async (tx) => {
-          await tx.containers.insert({ id: inside, accountId, name: 'inside', description: '', createdAt: 0, updatedAt: 0 });
-          began();
-          await Bun.sleep(30);
-          throw new Error('rolled back');
-        })).rejects.toThrow('rolled back');
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.containers.insert({
+              id: inside,
+              accountId,
+              name: 'inside',
+              description: '',
+              createdAt: 0,
+              updatedAt: 0,
+            });
+            began();
+            await Bun.sleep(30);
+            throw new Error('rolled back');
+          }),
+        ).rejects.toThrow('rolled back');
         const [, readOutside] = await otherRequest;
         expect(readOutside).toBeNull();
         expect((await store.containers.get(accountId, outside))?.name).toBe('outside');
@@ -257,10 +356,12 @@ export function contractCases(factory: StoreFactory): void {
 
       it('refuses the store itself inside its own transaction, and a transaction used after it ended', async () => {
         let leaked: Transaction | undefined;
-        await expect(store.transaction(async (tx) => {
-          leaked = tx;
-          await store.containers.list(accountId);
-        })).rejects.toThrow('inside its own transaction');
+        await expect(
+          store.transaction(async (tx) => {
+            leaked = tx;
+            await store.containers.list(accountId);
+          }),
+        ).rejects.toThrow('inside its own transaction');
         await expect(leaked!.containers.list(accountId)).rejects.toThrow('outside it');
         // Neither left the store held: it answers at once.
         expect(await store.containers.list(accountId)).toEqual([]);
@@ -283,16 +384,19 @@ export function contractCases(factory: StoreFactory): void {
       it('claims each ready job once, oldest first, even when two connections claim at the same time', async () => {
         const c = await addContainer(store, accountId);
         const queued: string[] = [];
-        for (let i = 0; i < 40; i++) queued.push((await insertDocument(store, documentRow(accountId, c.id, { createdAt: 100 + i }))).document.id);
+        for (let i = 0; i < 40; i++)
+          queued.push((await insertDocument(store, documentRow(accountId, c.id, { createdAt: 100 + i }))).document.id);
         await insertDocument(store, documentRow(accountId, c.id, { createdAt: 100 }), { mode: 'learn' }, 10_000); // not ready before 10,000
         const second = await opened.connect();
         const claimed: string[][] = [[], []];
-        await Promise.all([store, second].map(async (s, i) => {
-          for (let batch = await s.jobs.claim(5_000, 7); batch.length; batch = await s.jobs.claim(5_000, 7)) {
-            claimed[i]!.push(...batch.map((j) => j.documentId!));
-            await Bun.sleep(0);
-          }
-        }));
+        await Promise.all(
+          [store, second].map(async (s, i) => {
+            for (let batch = await s.jobs.claim(5_000, 7); batch.length; batch = await s.jobs.claim(5_000, 7)) {
+              claimed[i]!.push(...batch.map((j) => j.documentId!));
+              await Bun.sleep(0);
+            }
+          }),
+        );
         const all = [...claimed[0]!, ...claimed[1]!];
         expect(all.toSorted()).toEqual(queued.toSorted());
         expect(claimed[0]!.length && claimed[1]!.length).toBeGreaterThan(0);
@@ -309,8 +413,23 @@ export function contractCases(factory: StoreFactory): void {
         expect((await insertDocument(store, { ...doc, id: newId('doc') })).inserted).toBe(false);
         const [job, ...more] = await store.jobs.claim(5_000, 10);
         expect(more).toEqual([]);
-        expect(job).toMatchObject({ kind: 'learn_document', documentId: doc.id, accountId, attempts: 1, rebuild: false });
-        const ids = await completeDocument(store, job!, [{ position: 0, title: null, content: 'First.' }, { position: 1, title: null, content: 'Second.' }], null, 6_000);
+        expect(job).toMatchObject({
+          kind: 'learn_document',
+          documentId: doc.id,
+          accountId,
+          attempts: 1,
+          rebuild: false,
+        });
+        const ids = await completeDocument(
+          store,
+          job!,
+          [
+            { position: 0, title: null, content: 'First.' },
+            { position: 1, title: null, content: 'Second.' },
+          ],
+          null,
+          6_000,
+        );
         expect(ids).toHaveLength(2);
         expect(await store.documents.get(accountId, doc.id)).toMatchObject({ status: 'learned', learnedAt: 6_000 });
         expect((await store.passages.list(accountId, doc.id)).map((p) => p.content)).toEqual(['First.', 'Second.']);
@@ -330,7 +449,10 @@ export function contractCases(factory: StoreFactory): void {
         expect(retried!.attempts).toBe(2);
         expect((await store.documents.get(accountId, document.id))!.status).toBe('queued');
         await failJob(store, retried!, 'the page is not text', null, 9_000);
-        expect(await store.documents.get(accountId, document.id)).toMatchObject({ status: 'failed', error: 'the page is not text' });
+        expect(await store.documents.get(accountId, document.id)).toMatchObject({
+          status: 'failed',
+          error: 'the page is not text',
+        });
         expect(await store.jobs.countPending()).toBe(0);
       });
 
@@ -368,7 +490,10 @@ export function contractCases(factory: StoreFactory): void {
     describe('forgetting', () => {
       it('deletes a document with its passages and the facts learned from it, keeping reviewed facts unless ticked', async () => {
         const c = await addContainer(store, accountId);
-        const doc = await learnedDocument(store, accountId, c.id, ['The violin lessons are on Monday.', 'The piano tuner visits in June.']);
+        const doc = await learnedDocument(store, accountId, c.id, [
+          'The violin lessons are on Monday.',
+          'The piano tuner visits in June.',
+        ]);
         const source = { sourceDocumentId: doc.id, sourcePosition: 0 };
         const learned = factRow(accountId, c.id, 'Takes violin lessons.', source);
         const reviewed = factRow(accountId, null, 'Plays the violin.', { ...source, reviewedAt: 3_000 });
@@ -389,7 +514,10 @@ export function contractCases(factory: StoreFactory): void {
         expect(await store.passages.search(accountId, c.id, 'violin piano', 10)).toEqual([]);
         expect(await store.facts.get(accountId, learned.id)).toBeNull();
         expect(await store.facts.get(accountId, ticked.id)).toBeNull();
-        expect(await store.facts.get(accountId, reviewed.id)).toMatchObject({ sourceDocumentId: null, sourcePosition: null });
+        expect(await store.facts.get(accountId, reviewed.id)).toMatchObject({
+          sourceDocumentId: null,
+          sourcePosition: null,
+        });
         expect(await store.facts.get(accountId, unrelated.id)).not.toBeNull();
         expect(await store.forgetting.forget(accountId, { documentId: doc.id }, [])).toBeNull();
       });
@@ -420,13 +548,15 @@ export function contractCases(factory: StoreFactory): void {
         expect(await store.passages.search(accountId, c.id, 'Lisbon', 10)).toEqual([]);
       });
 
-      it('forgets inside a caller\'s transaction, and nothing when that transaction fails', async () => {
+      it("forgets inside a caller's transaction, and nothing when that transaction fails", async () => {
         const c = await addContainer(store, accountId);
         const doc = await learnedDocument(store, accountId, c.id, ['A note to keep.']);
-        await expect(store.transaction(async (tx) => {
-          expect(await tx.forgetting.forget(accountId, { documentId: doc.id }, [])).toMatchObject({ documents: 1 });
-          throw new Error('the request failed after the delete');
-        })).rejects.toThrow('after the delete');
+        await expect(
+          store.transaction(async (tx) => {
+            expect(await tx.forgetting.forget(accountId, { documentId: doc.id }, [])).toMatchObject({ documents: 1 });
+            throw new Error('the request failed after the delete');
+          }),
+        ).rejects.toThrow('after the delete');
         expect(await store.documents.get(accountId, doc.id)).not.toBeNull();
         expect(await store.passages.search(accountId, c.id, 'note', 10)).toHaveLength(1);
       });

@@ -51,7 +51,9 @@ export const sqliteFactory: StoreFactory = {
 };
 
 /** A database of its own on a real PostgreSQL server (test/helpers/postgres.ts), opened as a process of the server opens it. */
-export function postgresFactory(server: TestPostgres): StoreFactory & { open(): Promise<OpenedStore & { store: PostgresStore }> } {
+export function postgresFactory(
+  server: TestPostgres,
+): StoreFactory & { open(): Promise<OpenedStore & { store: PostgresStore }> } {
   return {
     name: 'PostgreSQL',
     async open() {

@@ -2,7 +2,14 @@
 
 import { idempotencyKeyFor } from '../internal/idempotency.js';
 import { pathParam, type Requester } from '../internal/request.js';
-import type { DeleteDocumentParams, DeleteDocumentResult, Document, DocumentList, ListDocumentsParams, WriteOptions } from '../types.js';
+import type {
+  DeleteDocumentParams,
+  DeleteDocumentResult,
+  Document,
+  DocumentList,
+  ListDocumentsParams,
+  WriteOptions,
+} from '../types.js';
 
 export class Documents {
   readonly #request: Requester;

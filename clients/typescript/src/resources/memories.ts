@@ -17,7 +17,12 @@ export class Memories {
    * the profile; otherwise to `container`, which may be omitted only when one container is in reach.
    */
   async add(params: AddMemoryParams, options?: WriteOptions): Promise<Fact> {
-    return this.#request({ method: 'POST', path: '/v1/memories', body: params, idempotencyKey: await idempotencyKeyFor(options) });
+    return this.#request({
+      method: 'POST',
+      path: '/v1/memories',
+      body: params,
+      idempotencyKey: await idempotencyKeyFor(options),
+    });
   }
 
   /**

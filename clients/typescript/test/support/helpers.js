@@ -59,9 +59,16 @@ export function scriptedFetch(script) {
       });
     }
     if (step instanceof Response) return step;
-    const { status, body, headers: replyHeaders } = /** @type {{status: number, body: unknown, headers: Record<string,string>}} */ (step);
+    const {
+      status,
+      body,
+      headers: replyHeaders,
+    } = /** @type {{status: number, body: unknown, headers: Record<string,string>}} */ (step);
     const text = body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body);
-    const withType = text !== null && typeof body !== 'string' ? { 'content-type': 'application/json', ...replyHeaders } : replyHeaders;
+    const withType =
+      text !== null && typeof body !== 'string'
+        ? { 'content-type': 'application/json', ...replyHeaders }
+        : replyHeaders;
     return new Response(status === 204 ? null : text, { status, headers: withType });
   }
 
