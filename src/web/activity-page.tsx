@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import type { AccessLog } from '../operations/access-log';
 import { when } from './format';
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 
 export type AccessLogView = z.infer<typeof AccessLog>;
 type Entry = AccessLogView['entries'][number];
@@ -50,16 +50,7 @@ export function ActivityPage(p: ActivityPageProps) {
     <Layout title={`Activity of ${p.subject}`} signedInAs={p.email} csrf={p.csrf} current={p.current}>
       <section class="card" aria-labelledby="activity-title">
         <h1 id="activity-title">What {p.subject} read and wrote</h1>
-        {p.notice ? (
-          <p class="notice" role="status">
-            {p.notice}
-          </p>
-        ) : null}
-        {p.error ? (
-          <p class="error" role="alert">
-            {p.error}
-          </p>
-        ) : null}
+        <Messages notice={p.notice} error={p.error} />
         <p class="muted">
           Every call it made, with what the call returned or changed, newest first. Only ids are kept
           {p.retentionDays ? `, for ${p.retentionDays} days` : ''}; what they name is shown as it is now.

@@ -2,7 +2,7 @@
 /** The owner's Connected apps page: each AI app with its reach, profile tick, dates, and Disconnect. */
 import type { z } from 'zod';
 import type { ConnectedAppList } from '../operations/list-connected-apps';
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 
 export interface ConnectedAppsPageProps {
   apps: z.infer<typeof ConnectedAppList>['apps'];
@@ -28,11 +28,7 @@ export function ConnectedAppsPage({ apps, csrf, email, notice, error }: Connecte
             {notice}
           </p>
         ) : null}
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages error={error} />
         {apps.length === 0 ? (
           <p id="no-apps">No app is connected.</p>
         ) : (

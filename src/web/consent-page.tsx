@@ -5,7 +5,7 @@
  * is checked again when the form comes back (src/oauth/authorize.tsx).
  */
 import type { ContainerView } from './format';
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 
 export interface ConsentApp {
   name: string;
@@ -47,11 +47,7 @@ export function ConsentPage({ app, containers, request, csrf, email, ttlDays, ti
             <> The app named itself; Engram cannot confirm that name.</>
           )}
         </p>
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages error={error} />
         <form method="post" action="/oauth/authorize">
           <input type="hidden" name="csrf" value={csrf} />
           {Object.entries(request).map(([name, value]) => (

@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { Document, Fact } from '../operations/schemas';
 import { type ContainerView, when } from './format';
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 
 export type DocumentView = z.infer<typeof Document>;
 export type FactView = z.infer<typeof Fact>;
@@ -68,16 +68,7 @@ export function ContainerPage({
     <Layout title={c.name} signedInAs={email} csrf={csrf} current="/containers">
       <section class="card" aria-labelledby="container-title">
         <h1 id="container-title">{c.name}</h1>
-        {notice ? (
-          <p class="notice" role="status">
-            {notice}
-          </p>
-        ) : null}
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages notice={notice} error={error} />
         <form method="post" action={`/containers/${c.id}`}>
           <input type="hidden" name="csrf" value={csrf} />
           <label class="field">

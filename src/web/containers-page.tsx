@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /** Memory: the owner's containers, each with a link to its documents and facts, and a form to make one. */
 import type { ContainerView } from './format';
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 
 export interface ContainersPageProps {
   containers: ContainerView[];
@@ -18,16 +18,7 @@ export function ContainersPage({ containers, csrf, email, notice, error, refined
     <Layout title="Memory" signedInAs={email} csrf={csrf} current="/containers">
       <section class="card" aria-labelledby="containers-title">
         <h1 id="containers-title">Your memory</h1>
-        {notice ? (
-          <p class="notice" role="status">
-            {notice}
-          </p>
-        ) : null}
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages notice={notice} error={error} />
         <p class="muted">
           A container is one topic of your memory. Keys and apps reach only the containers you tick for them.
         </p>

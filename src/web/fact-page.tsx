@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type { FactDetail } from '../operations/schemas';
 import { when } from './format';
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 
 type FactDetailView = z.infer<typeof FactDetail>;
 
@@ -29,16 +29,7 @@ export function FactPage({ detail: d, csrf, email, notice, error }: FactPageProp
     <Layout title="Fact" signedInAs={email} csrf={csrf} current={f.static ? '/profile' : '/containers'}>
       <section class="card" aria-labelledby="fact-title">
         <h1 id="fact-title">{f.static ? 'Standing fact' : 'Fact'}</h1>
-        {notice ? (
-          <p class="notice" role="status">
-            {notice}
-          </p>
-        ) : null}
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages notice={notice} error={error} />
         <blockquote id="fact-content">{f.content}</blockquote>
         <p class="muted">
           Saved {when(f.created_at)} · changed {when(f.updated_at)}

@@ -7,7 +7,7 @@
 import { IMPORT_FORMAT_LABELS } from '../importers/format-labels';
 import { describeImport } from '../operations/import-summary';
 import type { ImportRun } from './import-runs';
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 import { IMPORT_PATH } from './paths';
 
 /** Where each product's export comes from, in a line (docs/importing.md has the rest). */
@@ -31,11 +31,7 @@ export function ImportPage({ csrf, email, error, maxUploadBytes }: ImportPagePro
     <Layout title="Import" signedInAs={email} csrf={csrf} current={IMPORT_PATH}>
       <section class="card" aria-labelledby="import-title">
         <h1 id="import-title">Import memory</h1>
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages error={error} />
         <p class="muted">
           Bring conversations, notes and facts from elsewhere. The file is checked whole first: a broken one is refused,
           saying where, and nothing of it is stored. Importing the same file again adds nothing; a conversation or note

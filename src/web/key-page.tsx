@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { Usage } from '../operations/schemas';
 import { type ContainerView, type KeyView, LEVEL_LABEL, reachText, when } from './format';
 import { LevelChoice, ReachChoice } from './keys-page';
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 
 export type UsageView = z.infer<typeof Usage>;
 
@@ -43,16 +43,7 @@ export function KeyPage({
     <Layout title={k.name} signedInAs={email} csrf={csrf} current="/keys">
       <section class="card" aria-labelledby="key-title">
         <h1 id="key-title">{k.name}</h1>
-        {notice ? (
-          <p class="notice" role="status">
-            {notice}
-          </p>
-        ) : null}
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages notice={notice} error={error} />
         <p>
           <span class="badge" id="key-state">
             {k.state}

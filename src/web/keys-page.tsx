@@ -7,7 +7,7 @@
 import type { MintedKey } from '../operations/schemas';
 import type { z } from 'zod';
 import { type ContainerView, EXPIRY_CHOICES, type KeyView, LEVEL_LABEL, reachText, when } from './format';
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 import { StateSections } from './state-sections';
 
 /** What the mint form starts with: empty, or the old key's grant when rotating. */
@@ -68,16 +68,7 @@ export function KeysPage({ keys, containers, draft, minted, csrf, email, notice,
       ) : null}
       <section class="card" id="mint" aria-labelledby="mint-title">
         <h1 id="mint-title">{draft.replaces ? `Rotate “${draft.replaces.name}”` : 'Make a key'}</h1>
-        {notice ? (
-          <p class="notice" role="status">
-            {notice}
-          </p>
-        ) : null}
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages notice={notice} error={error} />
         {draft.replaces ? (
           <p class="muted">
             The new key starts with the old key’s level, reach, profile tick and expiry duration (counted from now). The

@@ -42,6 +42,27 @@ export interface LayoutProps {
   children?: Child;
 }
 
+/**
+ * What the last post did (a notice, read out when it appears) and why a form was refused (an error,
+ * read out at once), as every page shows them above its content.
+ */
+export function Messages({ notice, error }: { notice?: string | null; error?: string | null }) {
+  return (
+    <>
+      {notice ? (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      ) : null}
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 export function Layout({ title, signedInAs, csrf, current, refreshSeconds, children }: LayoutProps) {
   return (
     <>

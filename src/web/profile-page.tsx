@@ -5,7 +5,7 @@
  */
 import { FactReview, type FactView } from './container-page';
 import { when } from './format';
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 
 export interface ProfilePageProps {
   staticFacts: FactView[];
@@ -30,16 +30,7 @@ export function ProfilePage({
     <Layout title="Profile" signedInAs={email} csrf={csrf} current="/profile">
       <section class="card" aria-labelledby="static-title">
         <h1 id="static-title">Standing facts</h1>
-        {notice ? (
-          <p class="notice" role="status">
-            {notice}
-          </p>
-        ) : null}
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages notice={notice} error={error} />
         <p class="muted">Who you are and your lasting preferences. Keys and apps with the profile tick read these.</p>
         {staticFacts.length === 0 ? (
           <p class="muted">No standing facts yet.</p>

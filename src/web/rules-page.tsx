@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import type { Rule } from '../operations/schemas';
 import type { KeyView } from './format';
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 
 export interface RulesPageProps {
   rules: z.infer<typeof Rule>[];
@@ -20,16 +20,7 @@ export function RulesPage({ rules, keys, csrf, email, notice, error }: RulesPage
     <Layout title="Rules" signedInAs={email} csrf={csrf} current="/rules">
       <section class="card" aria-labelledby="rules-title">
         <h1 id="rules-title">Standing rules</h1>
-        {notice ? (
-          <p class="notice" role="status">
-            {notice}
-          </p>
-        ) : null}
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages notice={notice} error={error} />
         <p class="muted">Apps and keys read these rules (memory_rules) and are asked to follow them.</p>
         {rules.length === 0 ? (
           <p class="muted">No rules yet.</p>

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type { SearchResponse } from '../operations/schemas';
 import type { ContainerView } from './format';
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 
 /** A key or connected app's consent token the owner can search as. */
 export interface SeeAsOption {
@@ -92,11 +92,7 @@ export function SearchPage({
             </div>
           </form>
         </search>
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages error={error} />
       </section>
       {answer ? (
         <section class="card" aria-labelledby="results-title">

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /** First-run setup: shown only while the server has no account, it makes the owner's account. */
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 
 export interface SetupPageProps {
   csrf: string;
@@ -17,11 +17,7 @@ export function SetupPage({ csrf, email, error }: SetupPageProps) {
           This Engram server has no owner yet. Make your account: you will sign in with it to manage your memory and
           keys.
         </p>
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages error={error} />
         <form method="post" action="/setup">
           <input type="hidden" name="csrf" value={csrf} />
           <label class="field">

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /** One agent share or workflow: what it reaches, its instruction, its dates, and Revoke while it is active. */
 import { type ContainerView, when } from './format';
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 import { containerNames, KIND_HELP, KIND_LABEL, type ShareView } from './shares-page';
 
 interface SharePageProps {
@@ -18,16 +18,7 @@ export function SharePage({ share: s, containers, csrf, email, notice, error }: 
     <Layout title={s.name} signedInAs={email} csrf={csrf} current="/shares">
       <section class="card" aria-labelledby="share-title">
         <h1 id="share-title">{s.name}</h1>
-        {notice ? (
-          <p class="notice" role="status">
-            {notice}
-          </p>
-        ) : null}
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages notice={notice} error={error} />
         <p>
           <span class="badge" id="share-state">
             {s.state}

@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { Share, MintedShare } from '../operations/schemas';
 import { type ContainerView, EXPIRY_CHOICES } from './format';
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 import { StateSections } from './state-sections';
 
 export type ShareView = z.infer<typeof Share>;
@@ -62,16 +62,7 @@ export function SharesPage({ shares, containers, minted, csrf, email, notice, er
       ) : null}
       <section class="card" id="make" aria-labelledby="make-title">
         <h1 id="make-title">Share an agent or a workflow</h1>
-        {notice ? (
-          <p class="notice" role="status">
-            {notice}
-          </p>
-        ) : null}
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages notice={notice} error={error} />
         <p class="muted">
           A share is a token you hand to someone else: it can only ask your memory questions (an agent share) or run one
           instruction of yours (a workflow), over the containers you tick, never your profile.

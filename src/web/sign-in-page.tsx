@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /** The sign-in page: email and password, then on to `next` (a path of this server). */
-import { Layout } from './layout';
+import { Layout, Messages } from './layout';
 
 export interface SignInPageProps {
   next: string;
@@ -15,11 +15,7 @@ export function SignInPage({ next, csrf, email, error }: SignInPageProps) {
       <div class="card">
         <h1>Sign in to your memory</h1>
         <p class="muted">Sign in as the owner of this Engram server to continue.</p>
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Messages error={error} />
         <form method="post" action="/sign-in">
           <input type="hidden" name="csrf" value={csrf} />
           <input type="hidden" name="next" value={next} />
