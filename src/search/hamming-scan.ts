@@ -12,6 +12,18 @@ const module = new WebAssembly.Module(Buffer.from(HAMMING_WASM, 'base64'));
 const PAGE = 65_536;
 const align = (n: number) => Math.ceil(n / 16) * 16;
 
+type Region =
+  | 'staged'
+  | 'query'
+  | 'histogram'
+  | 'helperHistogram'
+  | 'wanted'
+  | 'codes'
+  | 'groups'
+  | 'distances'
+  | 'candidates';
+type Offsets = Record<Region, number>;
+
 export class HammingScan {
   /** 32-bit words a code takes, padded to whole 128-bit steps. */
   readonly words: number;
@@ -37,17 +49,8 @@ export class HammingScan {
   private capacity = 0;
   private groupCapacity = 0;
   private candidateCapacity = 0;
-  private offsets = {
-    staged: 0,
-    query: 0,
-    histogram: 0,
-    helperHistogram: 0,
-    wanted: 0,
-    codes: 0,
-    groups: 0,
-    distances: 0,
-    candidates: 0,
-  };
+  /** Where each region starts in the module's memory, in bytes. */
+  private offsets!: Offsets;
 
   constructor(
     private readonly bits: number,
@@ -132,26 +135,16 @@ export class HammingScan {
 
   private layout(capacity: number, groupCapacity: number, candidateCapacity: number): void {
     const keep = this.capacity ? { codes: this.codes.slice(), groups: this.groups.slice() } : null;
-    const o = {
-      staged: 0,
-      query: 0,
-      histogram: 0,
-      helperHistogram: 0,
-      wanted: 0,
-      codes: 0,
-      groups: 0,
-      distances: 0,
-      candidates: 0,
-    };
-    o.query = this.padded * 4;
-    o.histogram = o.query + align(this.words * 4);
-    o.helperHistogram = o.histogram + align((this.bits + 2) * 4);
-    o.wanted = o.helperHistogram + align((this.bits + 2) * 4);
-    o.codes = o.wanted + align(groupCapacity);
-    o.groups = o.codes + capacity * this.words * 4;
-    o.distances = o.groups + capacity * 4;
+    const query = this.padded * 4;
+    const histogram = query + align(this.words * 4);
+    const helperHistogram = histogram + align((this.bits + 2) * 4);
+    const wanted = helperHistogram + align((this.bits + 2) * 4);
+    const codes = wanted + align(groupCapacity);
+    const groups = codes + capacity * this.words * 4;
+    const distances = groups + capacity * 4;
     // `select` reads distances eight at a time: 16 bytes of room past the last slot.
-    o.candidates = o.distances + align(capacity * 2 + 16);
+    const candidates = distances + align(capacity * 2 + 16);
+    const o: Offsets = { staged: 0, query, histogram, helperHistogram, wanted, codes, groups, distances, candidates };
     const bytes = o.candidates + candidateCapacity * 4;
     if (bytes > this.memory.buffer.byteLength)
       this.memory.grow(Math.ceil((bytes - this.memory.buffer.byteLength) / PAGE));
