@@ -14,8 +14,8 @@ import { ZipArchive } from './zip';
 import { type ContainerTarget, type ImportItem, type ImportReader, type OnRead, readCounter } from './items';
 import { jsonArrayElements, MAX_ELEMENT_BYTES } from './json-array';
 import { firstIssue, refusal, type SourcePosition } from './problem';
-import { customId, fitTitle, minute, secondsMs } from './text-parts';
-import { transcript, type Turn } from './transcript';
+import { secondsMs } from './text-parts';
+import { conversationDocuments, type Turn } from './transcript';
 
 const Attachment = z.looseObject({ id: z.string().nullish(), name: z.string().nullish() });
 
@@ -147,34 +147,24 @@ function* conversationItems(c: Conversation, container: ContainerTarget, at: Sou
   // never the import's time.
   const createdAt = secondsMs(c.create_time) ?? times[0] ?? 0;
   const updatedAt = secondsMs(c.update_time) ?? times.at(-1) ?? createdAt;
-  const title = fitTitle(c.title?.trim() || 'Untitled conversation');
   const attachments = [
     ...new Set(turns.flatMap((t) => [...t.text.matchAll(/\[(?:image|attachment): ([^\]\n]+)\]/g)].map((m) => m[1]!))),
   ];
-  const parts = transcript(title, `A ChatGPT conversation, started ${minute(createdAt)}.`, turns);
-  for (const [i, content] of parts.entries()) {
-    yield {
-      kind: 'document',
-      container,
-      at,
-      content,
-      createdAt,
-      updatedAt,
-      customId: customId('chatgpt', i === 0 ? id : `${id}#${i + 1}`),
-      title: parts.length > 1 ? fitTitle(`${title} (part ${i + 1} of ${parts.length})`) : title,
-      metadata: {
-        source: 'chatgpt',
-        conversation_id: id,
-        created_at: new Date(createdAt).toISOString(),
-        updated_at: new Date(updatedAt).toISOString(),
-        messages: turns.length,
-        ...(c.default_model_slug ? { model: c.default_model_slug } : {}),
-        ...(c.is_archived ? { archived: true } : {}),
-        ...(attachments.length ? { attachments: attachments.slice(0, 50) } : {}),
-        ...(parts.length > 1 ? { part: i + 1, parts: parts.length } : {}),
-      },
-    };
-  }
+  yield* conversationDocuments({
+    product: 'ChatGPT',
+    id,
+    title: c.title,
+    turns,
+    createdAt,
+    updatedAt,
+    container,
+    at,
+    metadata: {
+      ...(c.default_model_slug ? { model: c.default_model_slug } : {}),
+      ...(c.is_archived ? { archived: true } : {}),
+      ...(attachments.length ? { attachments: attachments.slice(0, 50) } : {}),
+    },
+  });
 }
 
 /**

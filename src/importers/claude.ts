@@ -17,8 +17,8 @@ import { ZipArchive } from './zip';
 import { type ContainerTarget, type ImportItem, type ImportReader, type OnRead, readCounter } from './items';
 import { jsonArrayElements, MAX_ELEMENT_BYTES } from './json-array';
 import { firstIssue, refusal, type SourcePosition } from './problem';
-import { containerName, customId, documentParts, fitDescription, fitTitle, isoMs, minute } from './text-parts';
-import { transcript, type Turn } from './transcript';
+import { containerName, customId, documentParts, fitDescription, fitTitle, isoMs } from './text-parts';
+import { conversationDocuments, type Turn } from './transcript';
 
 /** The parent the first message of a conversation names: no message. */
 const ROOT_PARENT = /^0{8}-0{4}-[0-9a-f]0{3}-[0-9a-f]0{3}-0{12}$/;
@@ -146,29 +146,17 @@ function* conversationItems(
   const times = turns.map((t) => t.at).filter((t): t is number => t !== null);
   const createdAt = isoMs(c.created_at) ?? times[0] ?? 0;
   const updatedAt = isoMs(c.updated_at) ?? times.at(-1) ?? createdAt;
-  const title = fitTitle(c.name?.trim() || 'Untitled conversation');
-  const parts = transcript(title, `A Claude conversation, started ${minute(createdAt)}.`, turns);
-  for (const [i, content] of parts.entries()) {
-    yield {
-      kind: 'document',
-      container,
-      at,
-      content,
-      createdAt,
-      updatedAt,
-      customId: customId('claude', i === 0 ? c.uuid : `${c.uuid}#${i + 1}`),
-      title: parts.length > 1 ? fitTitle(`${title} (part ${i + 1} of ${parts.length})`) : title,
-      metadata: {
-        source: 'claude',
-        conversation_id: c.uuid,
-        created_at: new Date(createdAt).toISOString(),
-        updated_at: new Date(updatedAt).toISOString(),
-        messages: turns.length,
-        ...(projectId ? { project_uuid: projectId } : {}),
-        ...(parts.length > 1 ? { part: i + 1, parts: parts.length } : {}),
-      },
-    };
-  }
+  yield* conversationDocuments({
+    product: 'Claude',
+    id: c.uuid,
+    title: c.name,
+    turns,
+    createdAt,
+    updatedAt,
+    container,
+    at,
+    metadata: projectId ? { project_uuid: projectId } : {},
+  });
 }
 
 function* projectItems(p: Project, into: ContainerTarget | null, at: SourcePosition): Generator<ImportItem> {

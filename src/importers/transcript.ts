@@ -5,7 +5,9 @@
  * passage a search finds, it says who spoke and when.
  */
 import { sentences, TARGET_CHARS } from '../learning/split-passages';
-import { fitsOneDocument, headedParts, minute } from './text-parts';
+import type { ContainerTarget, DocumentItem } from './items';
+import type { SourcePosition } from './problem';
+import { customId, fitsOneDocument, fitTitle, headedParts, minute } from './text-parts';
 
 export interface Turn {
   speaker: string;
@@ -53,10 +55,54 @@ function turnParagraphs(turn: Turn): string[] {
  * The conversation's document text, in as many parts as the content limit needs (one, nearly
  * always): its title and a line on where it comes from first, then every turn in order.
  */
-export function transcript(title: string, about: string, turns: Turn[]): string[] {
+function transcript(title: string, about: string, turns: Turn[]): string[] {
   const body = turns.flatMap(turnParagraphs).join('\n\n');
   const whole = `${title}\n${about}\n\n${body}`;
   return fitsOneDocument(whole)
     ? [whole]
     : headedParts(body, (part, parts) => `${title} (part ${part} of ${parts})\n${about}`);
+}
+
+/** A conversation of a chat product, as its reader found it. */
+export interface Conversation {
+  product: 'ChatGPT' | 'Claude';
+  /** Its id in the source: its custom_id's, with `#2`, `#3`… for the parts of a long one. */
+  id: string;
+  /** Its title as the source gives it (fitted here). */
+  title: string | null | undefined;
+  turns: Turn[];
+  createdAt: number;
+  updatedAt: number;
+  container: ContainerTarget;
+  at: SourcePosition;
+  /** What this source alone says of it, for the documents' metadata. */
+  metadata: Record<string, unknown>;
+}
+
+/** A conversation as its document: one, or its headed parts when it is over a document's size. */
+export function* conversationDocuments(c: Conversation): Generator<DocumentItem> {
+  const source = c.product.toLowerCase();
+  const title = fitTitle(c.title?.trim() || 'Untitled conversation');
+  const parts = transcript(title, `A ${c.product} conversation, started ${minute(c.createdAt)}.`, c.turns);
+  for (const [i, content] of parts.entries()) {
+    yield {
+      kind: 'document',
+      container: c.container,
+      at: c.at,
+      content,
+      createdAt: c.createdAt,
+      updatedAt: c.updatedAt,
+      customId: customId(source, i === 0 ? c.id : `${c.id}#${i + 1}`),
+      title: parts.length > 1 ? fitTitle(`${title} (part ${i + 1} of ${parts.length})`) : title,
+      metadata: {
+        source,
+        conversation_id: c.id,
+        created_at: new Date(c.createdAt).toISOString(),
+        updated_at: new Date(c.updatedAt).toISOString(),
+        messages: c.turns.length,
+        ...c.metadata,
+        ...(parts.length > 1 ? { part: i + 1, parts: parts.length } : {}),
+      },
+    };
+  }
 }
