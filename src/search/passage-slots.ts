@@ -34,6 +34,13 @@ export class PassageSlots {
     return slots;
   }
 
+  /** The ids of the passages held, in increasing order. */
+  passageIds(): number[] {
+    const held: number[] = [];
+    for (let i = 0; i < this.length; i++) if (this.values[i] !== REMOVED) held.push(this.ids[i]!);
+    return held;
+  }
+
   /** Passages held. */
   get size(): number {
     return this.length - this.removed;

@@ -211,6 +211,11 @@ export class VectorIndex {
     return this.slotsOf.size;
   }
 
+  /** The ids of the passages the index holds. */
+  passageIds(): number[] {
+    return this.slotsOf.passageIds();
+  }
+
   /** How many unit vectors the index holds. */
   get units(): number {
     return this.size - this.dead;

@@ -10,7 +10,7 @@ import { INDEX_DIR } from '../data-dir';
 import type { Logger } from '../log';
 import { VECTOR_SNAPSHOT_SETTING } from '../storage/settings';
 import type { Store, VectorTier } from '../storage/store';
-import type { VectorFeed } from '../storage/vector-feed';
+import type { VectorChange, VectorFeed } from '../storage/vector-feed';
 import type { SearchActivity } from './search-activity';
 import type { ScanShare } from './shared-scan';
 import { VectorIndex, type VectorHit } from './vector-index';
@@ -45,6 +45,14 @@ const SAVE_SPACING = 10;
 
 /** The feed's commits read at a time while catching up. */
 const FEED_PAGE = 200;
+/**
+ * The feed's newest commits kept when it is pruned (docs/decisions.md, "The vector feed's
+ * retention"): a follower further behind reads its indexes again from the store. A learned
+ * document is one or two commits, so this is tens of thousands of documents (~10 MB of feed).
+ */
+const FEED_KEPT = 50_000;
+/** A follower prunes the feed each time it has applied this many commits since it last did. */
+const PRUNE_EVERY = 1_000;
 
 /** Lets the server answer what came in meanwhile. */
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -79,6 +87,10 @@ export class VectorIndexes {
   private catchingUp: Promise<void> | null = null;
   private behind = false;
   private listening: { close(): Promise<void> } | null = null;
+  /** The commit applied when this process last pruned the feed. */
+  private prunedAt = 0;
+  /** How many times the indexes were read again from the store because the feed was pruned past them. */
+  rereads = 0;
   /** Built from a shared store at each start and never saved (see `open`). */
   private shared = false;
 
@@ -135,6 +147,7 @@ export class VectorIndexes {
       const reembedding = !!dimensions.fast && (await store.jobs.hasPending('reembed'));
       const indexes = new VectorIndexes(store, log, tiers, activity, dataDir, 0, reembedding, restored, null, large);
       indexes.applied = head;
+      indexes.prunedAt = head;
       indexes.shared = true;
       void indexes.loaded.then(() => indexes.follow(feed));
       if (!large) await indexes.loaded;
@@ -279,12 +292,15 @@ export class VectorIndexes {
       do {
         this.behind = false;
         try {
-          for (
-            let changes = await feed.since(this.applied, FEED_PAGE);
-            changes.length && !this.closing;
-            changes = await feed.since(this.applied, FEED_PAGE)
-          ) {
-            await this.apply(changes);
+          while (!this.closing) {
+            const changes = await feed.since(this.applied, FEED_PAGE);
+            if (changes === null) await this.reread(feed);
+            else if (changes.length) await this.apply(changes);
+            else break;
+          }
+          if (this.applied - this.prunedAt >= PRUNE_EVERY) {
+            this.prunedAt = this.applied;
+            await feed.prune(FEED_KEPT);
           }
         } catch (err) {
           // The next notification, or the reconnection's, tries again from the same commit.
@@ -297,8 +313,47 @@ export class VectorIndexes {
     })();
   }
 
+  /**
+   * Reads every stored vector into the indexes again, in place (they go on answering meanwhile),
+   * and drops the passages the store no longer holds: the feed was pruned past the last commit
+   * applied, so what changed since is unknown. The feed is then followed from its head as read
+   * before: what changed while reading is applied again, which changes nothing.
+   */
+  private async reread(feed: VectorFeed): Promise<void> {
+    const started = performance.now();
+    const head = await feed.head();
+    for (const tier of TIERS) {
+      const index = this.tiers[tier];
+      if (!index) continue;
+      const stored = new Set<number>();
+      for (
+        let page = await this.store.vectors.list(tier, 0, LOAD_PAGE);
+        page.length;
+        page = await this.store.vectors.list(tier, page.at(-1)!.passageId, LOAD_PAGE)
+      ) {
+        this.changed();
+        for (const p of page) {
+          index.add(p.passageId, p.containerId, p.vectors);
+          stored.add(p.passageId);
+        }
+        await turn();
+        if (this.closing) return;
+      }
+      for (const id of index.passageIds()) if (!stored.has(id)) index.remove(id);
+    }
+    this.applied = head;
+    this.rereads++;
+    this.log.warn(
+      "the store's vector feed was pruned past this process's indexes; they were read again from the store",
+      {
+        ...this.figures(),
+        ms: Math.round(performance.now() - started),
+      },
+    );
+  }
+
   /** A page of the feed's changes, in order: a passage's vectors read once its removals before them are applied. */
-  private async apply(changes: Awaited<ReturnType<VectorFeed['since']>>): Promise<void> {
+  private async apply(changes: VectorChange[]): Promise<void> {
     const stored: Record<VectorTier, number[]> = { fast: [], strong: [] };
     const flush = async () => {
       for (const tier of TIERS) {

@@ -21,9 +21,15 @@ export interface VectorFeed {
   /**
    * The changes of up to `commits` commits after commit `after`, in commit order and, within a
    * commit, in the order made (a passage's vectors replaced reads as removed, then stored). No
-   * commit numbered `after` or below lands later.
+   * commit numbered `after` or below lands later. Null when commits after `after` were pruned
+   * (`after` is below the floor): the follower has missed changes and must read the vectors again.
    */
-  since(after: number, commits: number): Promise<VectorChange[]>;
+  since(after: number, commits: number): Promise<VectorChange[] | null>;
+  /**
+   * Deletes the oldest commits and their changes, keeping the newest `kept`, and raises the floor
+   * to the last one deleted; returns how many were deleted.
+   */
+  prune(kept: number): Promise<number>;
   /**
    * Calls `woken(commit)` as each commit that changed vectors lands, from any process, until
    * closed. After the connection that listens was lost and made again, `woken(null)`: commits

@@ -20,6 +20,8 @@ const ONE_ENGINE_TABLES: Record<string, string> = {
   vector_commits:
     "PostgreSQL: the vector change feed's commits, which other processes' in-memory indexes follow; SQLite's one process tells its indexes itself",
   vector_changes: "PostgreSQL: the vector change feed's changes (see vector_commits)",
+  vector_feed_floor:
+    'PostgreSQL: the last commit pruned from the vector change feed; a follower below it reads its indexes again',
   rate_calls:
     "PostgreSQL: each credential's calls of the last minute, for the limiter every process shares (SQLite's one process counts in memory)",
 };

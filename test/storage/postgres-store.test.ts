@@ -51,6 +51,12 @@ async function learned(store: Store, n: number): Promise<number[]> {
   );
 }
 
+/** A feed's changes since a commit, which must not have been pruned. */
+async function since(store: PostgresStore, after: number, commits: number): Promise<VectorChange[]> {
+  const changes = await store.vectorFeed.since(after, commits);
+  if (!changes) throw new Error(`the feed was pruned past commit ${after}`);
+  return changes;
+}
 const summary = (changes: VectorChange[]) => changes.map((c) => `${c.removed ? '-' : '+'}${c.passageId}/${c.tier}`);
 
 if (server) {
@@ -83,13 +89,13 @@ if (server) {
         const first = await learned(other, 2);
         const afterFirst = await store.vectorFeed.head();
         expect(afterFirst).toBeGreaterThan(start);
-        expect(summary(await store.vectorFeed.since(start, 100))).toEqual(first.map((id) => `+${id}/fast`));
+        expect(summary(await since(store, start, 100))).toEqual(first.map((id) => `+${id}/fast`));
 
         // Replaced vectors read as removed, then stored; a forgotten passage as removed.
         await other.vectors.put('fast', [{ passageId: first[0]!, vectors: [unit(0.1)] }]);
         const doc = (await other.passages.getHits(ACCOUNT, [first[1]!]))[0]!.documentId!;
         await other.forgetting.forget(ACCOUNT, { documentId: doc }, []);
-        const changes = await store.vectorFeed.since(afterFirst, 100);
+        const changes = await since(store, afterFirst, 100);
         expect(summary(changes)).toEqual([
           `-${first[0]}/fast`,
           `+${first[0]}/fast`,
@@ -97,13 +103,36 @@ if (server) {
         ]);
         expect(new Set(changes.map((c) => c.commit)).size).toBe(2);
         // Read a commit at a time, and nothing after the last.
-        expect(new Set((await store.vectorFeed.since(afterFirst, 1)).map((c) => c.commit)).size).toBe(1);
-        expect(await store.vectorFeed.since(await store.vectorFeed.head(), 100)).toEqual([]);
+        expect(new Set((await since(store, afterFirst, 1)).map((c) => c.commit)).size).toBe(1);
+        expect(await since(store, await store.vectorFeed.head(), 100)).toEqual([]);
         // A tier's vectors dropped for a new model read as removed too.
         const [kept] = await learned(other, 1);
         const beforeModel = await store.vectorFeed.head();
         await other.vectors.setModel('fast', { id: 'another-model', dimensions: 2 });
-        expect(summary(await store.vectorFeed.since(beforeModel, 100))).toEqual([`-${kept}/fast`]);
+        expect(summary(await since(store, beforeModel, 100))).toEqual([`-${kept}/fast`]);
+      });
+
+      it('prunes its oldest commits, keeping the newest, and says so to a follower behind the floor', async () => {
+        const start = await store.vectorFeed.head();
+        // A document learned is one commit.
+        await learned(other, 2);
+        await learned(other, 1);
+        const [c] = await learned(other, 1);
+        const head = await store.vectorFeed.head();
+        expect(head - start).toBe(3);
+        expect(await store.vectorFeed.prune(1)).toBe(head - 1);
+        // Nothing more to prune; the head stands.
+        expect(await other.vectorFeed.prune(1)).toBe(0);
+        expect(await store.vectorFeed.head()).toBe(head);
+        expect(await store.vectorFeed.since(start, 100)).toBeNull();
+        expect(await store.vectorFeed.since(head - 2, 100)).toBeNull();
+        expect(summary(await since(store, head - 1, 100))).toEqual([`+${c}/fast`]);
+        expect(await since(store, head, 100)).toEqual([]);
+        expect(await query(url, 'SELECT count(*)::int AS n FROM vector_changes')).toEqual([{ n: 1 }]);
+        // Pruning all but none keeps the head: the floor counts.
+        await store.vectorFeed.prune(0);
+        expect(await store.vectorFeed.head()).toBe(head);
+        expect(await since(store, head, 100)).toEqual([]);
       });
 
       it('numbers commits in the order they commit, so no commit appears below a number already read', async () => {
@@ -121,11 +150,11 @@ if (server) {
         });
         await written;
         await other.vectors.put('fast', [{ passageId: b!, vectors: [unit(0.4)] }]);
-        const seen = await store.vectorFeed.since(start, 100);
+        const seen = await since(store, start, 100);
         expect(summary(seen)).toEqual([`-${b}/fast`, `+${b}/fast`]);
         release();
         await slow;
-        const later = await store.vectorFeed.since(seen.at(-1)!.commit, 100);
+        const later = await since(store, seen.at(-1)!.commit, 100);
         expect(summary(later)).toEqual([`-${a}/fast`, `+${a}/fast`]);
         expect(later[0]!.commit).toBeGreaterThan(seen[0]!.commit);
       });
@@ -139,7 +168,7 @@ if (server) {
             throw new Error('rolled back');
           }),
         ).rejects.toThrow('rolled back');
-        expect(await store.vectorFeed.since(start, 100)).toEqual([]);
+        expect(await since(store, start, 100)).toEqual([]);
         expect(await store.vectorFeed.head()).toBe(start);
       });
 
@@ -193,7 +222,7 @@ if (server) {
         const stores = await Promise.all([1, 2, 3].map(() => openPostgresStore(fresh, { max: 2 })));
         for (const s of stores) await s.close();
         const rows = await query(fresh, 'SELECT version FROM schema_migrations');
-        expect(rows.map((r) => r.version)).toEqual(['0001_init', '0002_shared_limits']);
+        expect(rows.map((r) => r.version)).toEqual(['0001_init', '0002_shared_limits', '0003_vector_feed_floor']);
       });
 
       it('refuse a database a newer release migrated, and leave it as it is', async () => {
@@ -201,7 +230,7 @@ if (server) {
         await expect(openPostgresStore(url)).rejects.toBeInstanceOf(NewerStoreError);
         expect(
           (await query(url, 'SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version),
-        ).toEqual(['0001_init', '0002_shared_limits', '9999_from_a_newer_release']);
+        ).toEqual(['0001_init', '0002_shared_limits', '0003_vector_feed_floor', '9999_from_a_newer_release']);
       });
     });
   });

@@ -7,23 +7,49 @@ const CHANNEL = 'engram_vectors';
 
 export function postgresVectorFeed(sql: SQL): VectorFeed {
   return {
-    head: async () => Number((await sql`SELECT coalesce(max(commit_seq), 0) AS n FROM vector_commits`)[0].n),
-
-    since: async (after, commits) =>
-      (
-        await sql`
-      WITH landed AS (SELECT xid, commit_seq FROM vector_commits WHERE commit_seq > ${after} ORDER BY commit_seq LIMIT ${commits})
-      SELECT landed.commit_seq AS commit, c.passage_id, c.tier, c.removed
-        FROM landed JOIN vector_changes c ON c.xid = landed.xid
-       ORDER BY landed.commit_seq, c.id`
-      ).map(
-        (r: Record<string, unknown>): VectorChange => ({
-          commit: Number(r.commit),
-          passageId: Number(r.passageId),
-          tier: r.tier as VectorChange['tier'],
-          removed: r.removed as boolean,
-        }),
+    // The floor too: once every commit is pruned but the newest, none may be left to count.
+    head: async () =>
+      Number(
+        (
+          await sql`SELECT greatest((SELECT max(commit_seq) FROM vector_commits), (SELECT floor FROM vector_feed_floor)) AS n`
+        )[0].n ?? 0,
       ),
+
+    async since(after, commits) {
+      // One statement, one snapshot: the rows of the commits asked for, or the floor that pruned them.
+      const rows = await sql`
+      SELECT f.floor, x.commit, x.passage_id, x.tier, x.removed FROM vector_feed_floor f
+        LEFT JOIN LATERAL (
+          WITH landed AS (SELECT xid, commit_seq FROM vector_commits WHERE commit_seq > ${after} ORDER BY commit_seq LIMIT ${commits})
+          SELECT landed.commit_seq AS commit, c.passage_id, c.tier, c.removed, c.id
+            FROM landed JOIN vector_changes c ON c.xid = landed.xid
+        ) x ON true
+       ORDER BY x.commit, x.id`;
+      if (after < Number(rows[0].floor)) return null;
+      return rows
+        .filter((r: Record<string, unknown>) => r.commit !== null)
+        .map(
+          (r: Record<string, unknown>): VectorChange => ({
+            commit: Number(r.commit),
+            passageId: Number(r.passageId),
+            tier: r.tier as VectorChange['tier'],
+            removed: r.removed as boolean,
+          }),
+        );
+    },
+
+    prune: (kept) =>
+      sql.begin(async (tx) => {
+        // The floor's row is locked first, so two processes pruning at once take turns.
+        const [{ floor }] = await tx`SELECT floor FROM vector_feed_floor FOR UPDATE`;
+        const [{ upto }] =
+          await tx`SELECT coalesce(max(commit_seq), 0) - ${kept} AS upto FROM vector_commits WHERE commit_seq IS NOT NULL`;
+        if (Number(upto) <= Number(floor)) return 0;
+        await tx`DELETE FROM vector_changes c USING vector_commits m WHERE m.xid = c.xid AND m.commit_seq <= ${upto}`;
+        const gone = await tx`DELETE FROM vector_commits WHERE commit_seq <= ${upto}`;
+        await tx`UPDATE vector_feed_floor SET floor = ${upto}`;
+        return gone.count;
+      }),
 
     async listen(woken) {
       let listening = false;

@@ -7,6 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { SQL } from 'bun';
+import { createLogger } from '../../../src/log';
+import { SearchActivity } from '../../../src/search/search-activity';
+import { VectorIndexes } from '../../../src/search/vector-indexes';
+import { postgresVectorFeed } from '../../../src/storage/postgres/vector-feed';
+import type { VectorFeed } from '../../../src/storage/vector-feed';
+import { scratchDir } from '../../helpers/scratch';
 import { postgresOrSkip } from '../../helpers/postgres';
 import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
 
@@ -92,6 +98,63 @@ if (server) {
         await within(5000, () => inIndex(replica, passage));
       } finally {
         await admin.close();
+      }
+    });
+
+    it('reads its indexes again from the store when the feed was pruned past it, and misses nothing', async () => {
+      const learn = async (content: string) => {
+        const added = await call(learner, 'POST', '/v1/documents', key, { container, content });
+        expect(added.status).toBe(202);
+        await learner.learning.drain();
+        return added.body.id as string;
+      };
+      const forgotten = await learn('The plums are picked in September.');
+      await learn('Water the beans every morning.');
+      const [plums, beans] = [await passageOf('plums'), await passageOf('beans')];
+      // A follower over the real feed, whose reads the test can hold back.
+      const sql = new SQL({ url, max: 2 });
+      const feed = postgresVectorFeed(sql);
+      let release: () => void = () => {};
+      let held: Promise<void> | null = null;
+      const follower: VectorFeed = {
+        ...feed,
+        since: async (after, commits) => {
+          await held;
+          return feed.since(after, commits);
+        },
+      };
+      const lines: string[] = [];
+      const indexes = await VectorIndexes.open(
+        learner.services.store,
+        createLogger('warn', (l) => lines.push(l)),
+        { fast: 256, strong: null },
+        scratchDir(),
+        new SearchActivity(),
+        0,
+        follower,
+      );
+      const has = (passage: number) =>
+        indexes
+          .nearest('fast', new Float32Array(256).fill(0.1), [container], 1000)
+          .some((h) => h.passageId === passage);
+      try {
+        await indexes.loaded;
+        expect([has(plums), has(beans)]).toEqual([true, true]);
+        held = new Promise((resolve) => (release = resolve));
+        expect((await call(learner, 'DELETE', `/v1/documents/${forgotten}?confirm=true`, key)).status).toBe(200);
+        await learn('Sow the carrots in April.');
+        const carrots = await passageOf('carrots');
+        // Pruned to the newest commit: the follower's position, and the plums' removal, are below the floor.
+        expect(await feed.prune(1)).toBeGreaterThan(0);
+        release();
+        await within(5000, () => has(carrots) && !has(plums));
+        expect(has(beans)).toBe(true);
+        expect(indexes.rereads).toBe(1);
+        expect(lines.join('\n')).toContain('were read again from the store');
+      } finally {
+        release();
+        await indexes.close();
+        await sql.close();
       }
     });
 
