@@ -123,6 +123,15 @@ export class VectorIndex {
    * The index as `save` left it at `statePath`, its rows in `rowsPath`; null when there is no copy
    * saved with `token` for these dimensions, or it cannot be read whole.
    */
+  /** The token a saved state at `statePath` was written with, or null when there is none to read. */
+  static savedToken(statePath: string): string | null {
+    const reader = readSnapshot(statePath);
+    if (!reader) return null;
+    reader.close();
+    const { token } = reader.header as unknown as SavedHeader;
+    return typeof token === 'string' ? token : null;
+  }
+
   static restore(dimensions: number, rowsPath: string, statePath: string, token: string): VectorIndex | null {
     const reader = readSnapshot(statePath);
     if (!reader) return null;

@@ -63,6 +63,38 @@ export interface IndexFigures {
   strong: number;
 }
 
+/** What stamps indexes saved on a shared store: the feed's id, and the last commit they hold. */
+const feedToken = (feedId: string, commit: number) => `${feedId}@${commit}`;
+
+/**
+ * The indexes a replica of a shared store saved at its last clean stop, read back with the commit
+ * they hold, when every searched tier's copy is there and readable, stamped with this database's
+ * feed, at one commit the feed can still follow from (not below its floor, not past its head: a
+ * database put back from an older dump). Otherwise null: they are built from the store.
+ */
+function restoreFromFeed(
+  dimensions: Record<VectorTier, number | null>,
+  dataDir: string,
+  mark: { id: string; head: number; floor: number },
+): { tiers: Record<VectorTier, VectorIndex | null>; commit: number } | null {
+  const searched = TIERS.filter((tier) => dimensions[tier]);
+  const tokens = new Set(searched.map((tier) => VectorIndex.savedToken(indexFiles(dataDir, tier).state)));
+  const [token] = tokens;
+  if (tokens.size !== 1 || !token?.startsWith(`${mark.id}@`)) return null;
+  const commit = Number(token.slice(mark.id.length + 1));
+  if (!Number.isSafeInteger(commit) || commit < mark.floor || commit > mark.head) return null;
+  const tiers: Record<VectorTier, VectorIndex | null> = { strong: null, fast: null };
+  for (const tier of searched) {
+    const files = indexFiles(dataDir, tier);
+    tiers[tier] = VectorIndex.restore(dimensions[tier]!, files.rows, files.state, token);
+    if (!tiers[tier]) {
+      for (const t of searched) tiers[t]?.close();
+      return null;
+    }
+  }
+  return { tiers, commit };
+}
+
 export class VectorIndexes {
   /** Settles once the indexes hold every vector stored at start; searches wait for it. */
   readonly loaded: Promise<void>;
@@ -91,8 +123,10 @@ export class VectorIndexes {
   private prunedAt = 0;
   /** How many times the indexes were read again from the store because the feed was pruned past them. */
   rereads = 0;
-  /** Built from a shared store at each start and never saved (see `open`). */
-  private shared = false;
+  /** On a shared store, its feed's id, which stamps the indexes saved (see `close`); null where one process owns the store. */
+  private feedId: string | null = null;
+  /** On a shared store, the commit of the saved copy the indexes were read from at start; null when built from the store. */
+  restoredFrom: number | null = null;
 
   private constructor(
     private readonly store: Store,
@@ -134,21 +168,33 @@ export class VectorIndexes {
     const restored = new Set<VectorTier>();
     const searched = TIERS.filter((tier) => dimensions[tier]);
     let token: string | null = null;
-    // On a shared store the indexes are built from it at each start and follow its feed (see
-    // `follow`); saved copies are a single process's (the token is one setting of the store).
+    // On a shared store the indexes follow its feed (see `follow`) from the commit they hold: the
+    // one their saved copy is stamped with (see `close`), or the head read before they are built.
     if (feed && searched.length) {
-      const head = await feed.head();
+      const mark = await feed.mark();
       mkdirSync(join(dataDir, INDEX_DIR), { recursive: true, mode: 0o700 });
+      const saved = restoreFromFeed(dimensions, dataDir, mark);
       for (const tier of TIERS) {
-        rmSync(indexFiles(dataDir, tier).state, { force: true });
-        if (dimensions[tier]) tiers[tier] = new VectorIndex(dimensions[tier], indexFiles(dataDir, tier).rows);
+        const files = indexFiles(dataDir, tier);
+        const size = dimensions[tier];
+        if (size) tiers[tier] = saved?.tiers[tier] ?? new VectorIndex(size, files.rows);
+        else rmSync(files.rows, { force: true });
+        if (size && saved) restored.add(tier);
+        else rmSync(files.state, { force: true });
       }
-      const large = (await store.passages.lastId()) > LOAD_PAGE;
+      if (saved)
+        log.info('search indexes read as last saved; following the feed from their commit', {
+          commit: saved.commit,
+          head: mark.head,
+          ms: Math.round(performance.now() - started),
+        });
+      const large = !saved && (await store.passages.lastId()) > LOAD_PAGE;
       const reembedding = !!dimensions.fast && (await store.jobs.hasPending('reembed'));
       const indexes = new VectorIndexes(store, log, tiers, activity, dataDir, 0, reembedding, restored, null, large);
-      indexes.applied = head;
-      indexes.prunedAt = head;
-      indexes.shared = true;
+      indexes.applied = saved?.commit ?? mark.head;
+      indexes.prunedAt = indexes.applied;
+      indexes.feedId = mark.id;
+      indexes.restoredFrom = saved?.commit ?? null;
       void indexes.loaded.then(() => indexes.follow(feed));
       if (!large) await indexes.loaded;
       return indexes;
@@ -486,9 +532,28 @@ export class VectorIndexes {
    */
   async close(): Promise<void> {
     await this.settle();
-    if (this.whole && !this.shared) await this.save('the next start rebuilds them');
+    if (this.whole && this.feedId) this.saveAtCommit();
+    else if (this.whole) await this.save('the next start rebuilds them');
     this.tiers.fast?.close();
     this.tiers.strong?.close();
+  }
+
+  /**
+   * On a shared store, saves each index stamped with the feed's id and the last commit applied,
+   * which they hold every change up to (and perhaps some after: applied again, they change
+   * nothing). A start reads them back and follows the feed from that commit (`restoreFromFeed`).
+   */
+  private saveAtCommit(): void {
+    const token = feedToken(this.feedId!, this.applied);
+    try {
+      for (const tier of TIERS) this.tiers[tier]?.save(indexFiles(this.dataDir, tier).state, token);
+      this.log.info('search indexes saved', { ...this.figures(), commit: this.applied });
+    } catch (err) {
+      this.log.warn('the search indexes were not saved; the next start builds them from the store', {
+        error: String(err),
+      });
+      for (const tier of TIERS) rmSync(indexFiles(this.dataDir, tier).state, { force: true });
+    }
   }
 
   /**

@@ -19,6 +19,11 @@ export interface VectorFeed {
   /** The number of the last commit that changed vectors; 0 before the first. */
   head(): Promise<number>;
   /**
+   * The feed's id (this database's, made with it), its head, and its floor: the last commit
+   * pruned, below which `since` cannot answer.
+   */
+  mark(): Promise<{ id: string; head: number; floor: number }>;
+  /**
    * The changes of up to `commits` commits after commit `after`, in commit order and, within a
    * commit, in the order made (a passage's vectors replaced reads as removed, then stored). No
    * commit numbered `after` or below lands later. Null when commits after `after` were pruned

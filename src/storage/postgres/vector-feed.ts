@@ -6,14 +6,15 @@ import type { VectorChange, VectorFeed } from '../vector-feed';
 const CHANNEL = 'engram_vectors';
 
 export function postgresVectorFeed(sql: SQL): VectorFeed {
+  const mark = async () => {
+    const [row] = await sql`
+      SELECT feed_id AS id, floor, greatest((SELECT max(commit_seq) FROM vector_commits), floor) AS head FROM vector_feed_floor`;
+    return { id: row.id as string, head: Number(row.head), floor: Number(row.floor) };
+  };
   return {
-    // The floor too: once every commit is pruned but the newest, none may be left to count.
-    head: async () =>
-      Number(
-        (
-          await sql`SELECT greatest((SELECT max(commit_seq) FROM vector_commits), (SELECT floor FROM vector_feed_floor)) AS n`
-        )[0].n ?? 0,
-      ),
+    // The floor too: once every commit is pruned, none may be left to count.
+    head: async () => (await mark()).head,
+    mark,
 
     async since(after, commits) {
       // One statement, one snapshot: the rows of the commits asked for, or the floor that pruned them.

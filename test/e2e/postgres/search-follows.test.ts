@@ -158,6 +158,67 @@ if (server) {
       }
     });
 
+    it('starts a restarted replica from its saved indexes, and catches up on what changed while it was down', async () => {
+      const learn = async (content: string) => {
+        const added = await call(learner, 'POST', '/v1/documents', key, { container, content });
+        expect(added.status).toBe(202);
+        await learner.learning.drain();
+        return added.body.id as string;
+      };
+      await learn('Mulch the strawberries in May.');
+      const pears = await learn('The pears keep in the cellar until Christmas.');
+      const [strawberries, pearsPassage] = [await passageOf('strawberries'), await passageOf('pears')];
+      let third = await startTestServer({ env: { ENGRAM_DATABASE_URL: url }, learning: false });
+      try {
+        await third.services.indexes.loaded;
+        expect(third.services.indexes.restoredFrom).toBeNull();
+        expect([inIndex(third, strawberries), inIndex(third, pearsPassage)]).toEqual([true, true]);
+        await third.stop();
+        // While it is down: one passage forgotten, one learned.
+        expect((await call(learner, 'DELETE', `/v1/documents/${pears}?confirm=true`, key)).status).toBe(200);
+        await learn('Net the currants against the birds.');
+        const currants = await passageOf('currants');
+        third = await third.restart();
+        await third.services.indexes.loaded;
+        expect(third.services.indexes.restoredFrom).toBeGreaterThan(0);
+        expect(await Bun.file(third.logFile).text()).toContain('search indexes read as last saved');
+        await within(1000, () => inIndex(third, currants) && !inIndex(third, pearsPassage));
+        expect(inIndex(third, strawberries)).toBe(true);
+      } finally {
+        await third.close();
+      }
+    });
+
+    it("builds a restarted replica's indexes from the store when its saved copy is below the feed's floor, or another database's", async () => {
+      let third = await startTestServer({ env: { ENGRAM_DATABASE_URL: url }, learning: false });
+      const feedSql = new SQL({ url, max: 1 });
+      try {
+        await third.services.indexes.loaded;
+        await third.stop();
+        const added = await call(learner, 'POST', '/v1/documents', key, {
+          container,
+          content: 'Lift the leeks in March.',
+        });
+        expect(added.status).toBe(202);
+        await learner.learning.drain();
+        const leeks = await passageOf('leeks');
+        expect(await postgresVectorFeed(feedSql).prune(0)).toBeGreaterThan(0);
+        third = await third.restart();
+        await third.services.indexes.loaded;
+        expect(third.services.indexes.restoredFrom).toBeNull();
+        expect(inIndex(third, leeks)).toBe(true);
+        // The same data directory on a new database: nothing of the other's is read.
+        await third.stop();
+        third = await third.restart({ env: { ENGRAM_DATABASE_URL: await server.createDatabase() } });
+        await third.services.indexes.loaded;
+        expect(third.services.indexes.restoredFrom).toBeNull();
+        expect(third.services.indexes.count('fast')).toBe(0);
+      } finally {
+        await third.close();
+        await feedSql.close();
+      }
+    });
+
     it("builds a later server's indexes from the store", async () => {
       const added = await call(replica, 'POST', '/v1/documents', key, {
         container,
