@@ -3,7 +3,8 @@
  * same generated corpus learned into each store (the fast tier), then, alternating the engines:
  *   - search p50/p95 over HTTP (one query at a time);
  *   - a server's start: spawn to the first search answered, its indexes loaded; SQLite's from its
- *     saved indexes and from nothing, PostgreSQL's (built from the store, never saved) from nothing;
+ *     saved indexes and from nothing, PostgreSQL's from nothing (its start from the indexes it saved:
+ *     bench/postgres-replica-start.ts);
  *   - adds a second: 16 clients adding documents for 10 s, to SQLite's one server and spread over
  *     two PostgreSQL replicas (serve --learning off);
  *   - learning a backlog of documents with one `engram learn` and with two (PostgreSQL), timed from
