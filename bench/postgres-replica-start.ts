@@ -13,10 +13,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SQL } from 'bun';
 import { spawnServer } from './lib/engram-process';
+import { newBenchDatabase } from './lib/postgres-database';
 import { seedStore } from './lib/seed';
-import { testPostgres } from '../test/helpers/postgres';
 
 const { values } = parseArgs({
   options: {
@@ -28,26 +27,9 @@ const { values } = parseArgs({
 const PASSAGES = Number(values.passages);
 const ROUNDS = Number(values.rounds);
 
-async function newDatabase(): Promise<string> {
-  const base =
-    values.database ??
-    (() => {
-      const server = testPostgres();
-      if (typeof server === 'string') throw new Error(`no PostgreSQL: ${server}; pass --database URL`);
-      return server.url;
-    })();
-  const admin = new SQL({ url: base, max: 1 });
-  const name = `engram_replica_start_${process.pid}`;
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  await admin.close();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 const work = mkdtempSync(join(tmpdir(), 'engram-replica-start-'));
 const log = join(work, 'servers.log');
-const url = await newDatabase();
+const url = await newBenchDatabase(values.database, `engram_replica_start_${process.pid}`);
 const env = { ENGRAM_EMBEDDER: 'fast', ENGRAM_DATABASE_URL: url };
 console.log(`seeding ${PASSAGES} passages...`);
 const seed = await seedStore(join(work, 'seed'), PASSAGES, 'fast', false, false, url);

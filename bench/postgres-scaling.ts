@@ -23,8 +23,8 @@ import { parseArgs } from 'node:util';
 import { SQL } from 'bun';
 import { percentile, query, seeded } from './lib/corpus';
 import { ROOT, spawnServer } from './lib/engram-process';
+import { newBenchDatabase } from './lib/postgres-database';
 import { seedStore } from './lib/seed';
-import { testPostgres } from '../test/helpers/postgres';
 
 const { values } = parseArgs({
   options: {
@@ -39,28 +39,11 @@ const QUERIES = Number(values.queries);
 const BACKLOG = Number(values.backlog);
 const FAST = { ENGRAM_EMBEDDER: 'fast' };
 
-async function newDatabase(): Promise<string> {
-  const base =
-    values.database ??
-    (() => {
-      const server = testPostgres();
-      if (typeof server === 'string') throw new Error(`no PostgreSQL: ${server}; pass --database URL`);
-      return server.url;
-    })();
-  const admin = new SQL({ url: base, max: 1 });
-  const name = `engram_scaling_${process.pid}`;
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  await admin.close();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 const work = mkdtempSync(join(tmpdir(), 'engram-scaling-'));
 const sqliteDir = join(work, 'sqlite');
 /** The servers' standard error, kept out of the table. */
 const log = join(work, 'servers.log');
-const url = await newDatabase();
+const url = await newBenchDatabase(values.database, `engram_scaling_${process.pid}`);
 const PG = { ...FAST, ENGRAM_DATABASE_URL: url };
 console.log(`seeding ${PASSAGES} passages into each store...`);
 const sqliteSeed = await seedStore(sqliteDir, PASSAGES, 'fast', false);

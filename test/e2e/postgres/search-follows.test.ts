@@ -46,6 +46,14 @@ if (server) {
       return hit!.passageId;
     };
 
+    /** Adds a document through the learning server and learns it; returns its id. */
+    const learn = async (content: string) => {
+      const added = await call(learner, 'POST', '/v1/documents', key, { container, content });
+      expect(added.status).toBe(202);
+      await learner.learning.drain();
+      return added.body.id as string;
+    };
+
     beforeAll(async () => {
       url = await server.createDatabase();
       const env = { ENGRAM_DATABASE_URL: url };
@@ -102,12 +110,6 @@ if (server) {
     });
 
     it('reads its indexes again from the store when the feed was pruned past it, and misses nothing', async () => {
-      const learn = async (content: string) => {
-        const added = await call(learner, 'POST', '/v1/documents', key, { container, content });
-        expect(added.status).toBe(202);
-        await learner.learning.drain();
-        return added.body.id as string;
-      };
       const forgotten = await learn('The plums are picked in September.');
       await learn('Water the beans every morning.');
       const [plums, beans] = [await passageOf('plums'), await passageOf('beans')];
@@ -159,12 +161,6 @@ if (server) {
     });
 
     it('starts a restarted replica from its saved indexes, and catches up on what changed while it was down', async () => {
-      const learn = async (content: string) => {
-        const added = await call(learner, 'POST', '/v1/documents', key, { container, content });
-        expect(added.status).toBe(202);
-        await learner.learning.drain();
-        return added.body.id as string;
-      };
       await learn('Mulch the strawberries in May.');
       const pears = await learn('The pears keep in the cellar until Christmas.');
       const [strawberries, pearsPassage] = [await passageOf('strawberries'), await passageOf('pears')];
