@@ -125,6 +125,8 @@ export class VectorIndexes {
   rereads = 0;
   /** On a shared store, its feed's id, which stamps the indexes saved (see `close`); null where one process owns the store. */
   private feedId: string | null = null;
+  /** Whether passages could not be added (see `indexPassages`): the indexes are then not saved on a shared store. */
+  private missed = false;
   /** On a shared store, the commit of the saved copy the indexes were read from at start; null when built from the store. */
   restoredFrom: number | null = null;
 
@@ -455,6 +457,7 @@ export class VectorIndexes {
     try {
       for (const p of await this.store.vectors.get(tier, passageIds)) index.add(p.passageId, p.containerId, p.vectors);
     } catch (err) {
+      this.missed = true;
       this.log.error(
         'passages could not be added to the vector index; they are found by keyword until the next start',
         { tier, passages: passageIds.length, error: String(err) },
@@ -528,12 +531,14 @@ export class VectorIndexes {
   /**
    * Saves the indexes for the next start (see `save`), once the server has stopped answering and
    * learning has stopped, and frees them. Indexes still as saved, with the token standing, are not
-   * written again.
+   * written again. On a shared store they are saved at the feed's commit (`saveAtCommit`), unless
+   * some passages could not be added: the next start then builds them whole from the store.
    */
   async close(): Promise<void> {
     await this.settle();
-    if (this.whole && this.feedId) this.saveAtCommit();
-    else if (this.whole) await this.save('the next start rebuilds them');
+    if (this.whole && this.feedId) {
+      if (!this.missed) this.saveAtCommit();
+    } else if (this.whole) await this.save('the next start rebuilds them');
     this.tiers.fast?.close();
     this.tiers.strong?.close();
   }
