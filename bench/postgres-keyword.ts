@@ -62,7 +62,7 @@ async function database(): Promise<string> {
 const BM25 = `
   WITH q AS (SELECT to_tsquery('english', $1) AS q),
   terms AS (SELECT DISTINCT lexeme FROM q, unnest(tsvector_to_array(to_tsvector('english', replace($1, ' | ', ' ')))) AS lexeme),
-  scope AS (SELECT id, keywords FROM passages WHERE container_id = $2),
+  scope AS (SELECT passage_id AS id, keywords FROM passage_keywords WHERE container_id = $2),
   sized AS (SELECT id, keywords, (SELECT coalesce(sum(array_length(positions, 1)), 0) FROM unnest(keywords)) AS len FROM scope),
   stats AS (SELECT count(*)::float8 AS n, avg(len)::float8 AS avglen FROM sized),
   df AS (SELECT t.lexeme, (SELECT count(*) FROM scope s WHERE s.keywords @@ to_tsquery('simple', quote_literal(t.lexeme)))::float8 AS df FROM terms t),
@@ -100,15 +100,15 @@ for (const set of sets) {
     }
   });
   const raw = new SQL({ url, max: 1 });
-  await raw`ANALYZE passages`;
+  await raw`ANALYZE passage_keywords`;
   const sqlRank =
     (rank: string): Variant =>
     async (q) => {
       const match = keywordQuery(q);
       if (!match) return [];
       const rows = await raw.unsafe(
-        `SELECT id, ${rank} AS score FROM passages, to_tsquery('english', $1) q
-      WHERE keywords @@ q AND container_id = $2 ORDER BY score DESC, id LIMIT $3`,
+        `SELECT passage_id AS id, ${rank} AS score FROM passage_keywords, to_tsquery('english', $1) q
+      WHERE keywords @@ q AND container_id = $2 ORDER BY score DESC, passage_id LIMIT $3`,
         [match, CONTAINER.id, DEPTH],
       );
       return rows.map((r: { id: string }) => Number(r.id));

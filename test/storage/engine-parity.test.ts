@@ -20,6 +20,8 @@ const ONE_ENGINE_TABLES: Record<string, string> = {
   vector_commits:
     "PostgreSQL: the vector change feed's commits, which other processes' in-memory indexes follow; SQLite's one process tells its indexes itself",
   vector_changes: "PostgreSQL: the vector change feed's changes (see vector_commits)",
+  passage_keywords:
+    "PostgreSQL: each passage's words for full-text search (a narrow table, so that ranking reads few pages), which SQLite keeps in its FTS5 table passages_fts",
   rate_calls:
     "PostgreSQL: each credential's calls of the last minute, for the limiter every process shares (SQLite's one process counts in memory)",
 };
@@ -30,8 +32,6 @@ const ONE_ENGINE_COLUMNS: Record<string, string> = {
   'documents.seq': "PostgreSQL: the order rows were stored in, which SQLite's rowid gives",
   'memories.seq': "PostgreSQL: the order rows were stored in, which SQLite's rowid gives",
   'rules.seq': "PostgreSQL: the order rows were stored in, which SQLite's rowid gives",
-  'passages.keywords':
-    "PostgreSQL: the passage's words for full-text search, which SQLite keeps in its FTS5 table passages_fts",
 };
 
 /** SQLite's declared type → the PostgreSQL types that hold the same values. */
