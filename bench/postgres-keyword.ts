@@ -7,7 +7,9 @@
  * tried for it: ts_rank normalised by length, ts_rank_cd, and BM25 computed in SQL from the term
  * statistics of the container's passages.
  *
- *   bun bench/postgres-keyword.ts [--database URL] [--perltqa DIR] [--seed 17]
+ *   bun bench/postgres-keyword.ts [--database URL] [--perltqa DIR] [--seed 17] [--store-only]
+ *
+ * --store-only leaves the variants out (BM25 in SQL takes seconds a question): SQLite's and the store's rankings.
  *
  * Without --database (or ENGRAM_DATABASE_URL), a throwaway server is started from the machine's
  * PostgreSQL binaries (scripts/postgres.sh), as the tests start theirs.
@@ -29,6 +31,7 @@ const { values } = parseArgs({
     database: { type: 'string', default: process.env.ENGRAM_DATABASE_URL },
     perltqa: { type: 'string', default: process.env.ENGRAM_PERLTQA },
     seed: { type: 'string', default: '17' },
+    'store-only': { type: 'boolean', default: false },
   },
 });
 const DEPTH = 10;
@@ -132,7 +135,8 @@ for (const set of sets) {
     },
     corpus.keyOf,
   );
-  const postgres = await evaluate(set, variants, (id) => keyOfPg.get(id));
+  const tried = values['store-only'] ? Object.fromEntries(Object.entries(variants).slice(0, 1)) : variants;
+  const postgres = await evaluate(set, tried, (id) => keyOfPg.get(id));
   console.log(
     `\n${set.name}: ${set.documents.length} documents, ${ids.length} passages, ${set.questions.length} questions\n`,
   );

@@ -18,8 +18,9 @@ export function passagesRepository({ sql, atomic }: PostgresContext): PassageRep
     async search(accountId, containerId, query, limit) {
       const match = keywordQuery(query);
       if (!match) return [];
-      // The tsquery is made once, in FROM: written inside ts_rank, it was parsed again for every
-      // passage ranked (half the query's time at 100,000 passages, docs/performance.md).
+      // The tsquery is made once, in FROM. Written inside ts_rank, it was made again for every
+      // passage ranked once PostgreSQL ran the prepared statement's generic plan (from its sixth
+      // run on), where the query text is a parameter: twice the time or more (docs/performance.md).
       const rows = await sql`
         SELECT passage_id, ts_rank('{1.0, 0, 0.5, 0}', keywords, query) AS score
           FROM passage_keywords, to_tsquery('english', ${match}) AS query
