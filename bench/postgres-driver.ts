@@ -185,6 +185,11 @@ const passages = pgTable('passages', {
   title: text('title'),
   content: text('content').notNull(),
 });
+const passageKeywords = pgTable('passage_keywords', {
+  passageId: bigint('passage_id', { mode: 'number' }).primaryKey(),
+  accountId: text('account_id').notNull(),
+  containerId: text('container_id').notNull(),
+});
 const passageVectors = pgTable('passage_vectors', {
   passageId: bigint('passage_id', { mode: 'number' }).notNull(),
   tier: text('tier').notNull(),
@@ -219,10 +224,16 @@ function drizzleClient(db: Drizzle, close: () => Promise<void>): Client {
       const tsq = dsql`to_tsquery('english', ${match})`;
       const score = dsql<number>`ts_rank('{1.0, 0, 0.5, 0}', keywords, ${tsq})`;
       const rows = await db
-        .select({ id: passages.id, score })
-        .from(passages)
-        .where(and(dsql`keywords @@ ${tsq}`, eq(passages.containerId, CONTAINER), eq(passages.accountId, ACCOUNT)))
-        .orderBy(desc(score), passages.id)
+        .select({ id: passageKeywords.passageId, score })
+        .from(passageKeywords)
+        .where(
+          and(
+            dsql`keywords @@ ${tsq}`,
+            eq(passageKeywords.containerId, CONTAINER),
+            eq(passageKeywords.accountId, ACCOUNT),
+          ),
+        )
+        .orderBy(desc(score), passageKeywords.passageId)
         .limit(10);
       return rows.map((r) => r.id);
     },

@@ -7,7 +7,9 @@
  * tried for it: ts_rank normalised by length, ts_rank_cd, and BM25 computed in SQL from the term
  * statistics of the container's passages.
  *
- *   bun bench/postgres-keyword.ts [--database URL] [--perltqa DIR] [--seed 17]
+ *   bun bench/postgres-keyword.ts [--database URL] [--perltqa DIR] [--seed 17] [--store-only]
+ *
+ * --store-only leaves the variants out (BM25 in SQL takes seconds a question): SQLite's and the store's rankings.
  *
  * Without --database (or ENGRAM_DATABASE_URL), a throwaway server is started from the machine's
  * PostgreSQL binaries (scripts/postgres.sh), as the tests start theirs.
@@ -29,6 +31,7 @@ const { values } = parseArgs({
     database: { type: 'string', default: process.env.ENGRAM_DATABASE_URL },
     perltqa: { type: 'string', default: process.env.ENGRAM_PERLTQA },
     seed: { type: 'string', default: '17' },
+    'store-only': { type: 'boolean', default: false },
   },
 });
 const DEPTH = 10;
@@ -62,7 +65,7 @@ async function database(): Promise<string> {
 const BM25 = `
   WITH q AS (SELECT to_tsquery('english', $1) AS q),
   terms AS (SELECT DISTINCT lexeme FROM q, unnest(tsvector_to_array(to_tsvector('english', replace($1, ' | ', ' ')))) AS lexeme),
-  scope AS (SELECT id, keywords FROM passages WHERE container_id = $2),
+  scope AS (SELECT passage_id AS id, keywords FROM passage_keywords WHERE container_id = $2),
   sized AS (SELECT id, keywords, (SELECT coalesce(sum(array_length(positions, 1)), 0) FROM unnest(keywords)) AS len FROM scope),
   stats AS (SELECT count(*)::float8 AS n, avg(len)::float8 AS avglen FROM sized),
   df AS (SELECT t.lexeme, (SELECT count(*) FROM scope s WHERE s.keywords @@ to_tsquery('simple', quote_literal(t.lexeme)))::float8 AS df FROM terms t),
@@ -100,15 +103,15 @@ for (const set of sets) {
     }
   });
   const raw = new SQL({ url, max: 1 });
-  await raw`ANALYZE passages`;
+  await raw`ANALYZE passage_keywords`;
   const sqlRank =
     (rank: string): Variant =>
     async (q) => {
       const match = keywordQuery(q);
       if (!match) return [];
       const rows = await raw.unsafe(
-        `SELECT id, ${rank} AS score FROM passages, to_tsquery('english', $1) q
-      WHERE keywords @@ q AND container_id = $2 ORDER BY score DESC, id LIMIT $3`,
+        `SELECT passage_id AS id, ${rank} AS score FROM passage_keywords, to_tsquery('english', $1) q
+      WHERE keywords @@ q AND container_id = $2 ORDER BY score DESC, passage_id LIMIT $3`,
         [match, CONTAINER.id, DEPTH],
       );
       return rows.map((r: { id: string }) => Number(r.id));
@@ -132,7 +135,8 @@ for (const set of sets) {
     },
     corpus.keyOf,
   );
-  const postgres = await evaluate(set, variants, (id) => keyOfPg.get(id));
+  const tried = values['store-only'] ? Object.fromEntries(Object.entries(variants).slice(0, 1)) : variants;
+  const postgres = await evaluate(set, tried, (id) => keyOfPg.get(id));
   console.log(
     `\n${set.name}: ${set.documents.length} documents, ${ids.length} passages, ${set.questions.length} questions\n`,
   );

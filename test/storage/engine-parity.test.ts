@@ -22,6 +22,8 @@ const ONE_ENGINE_TABLES: Record<string, string> = {
   vector_changes: "PostgreSQL: the vector change feed's changes (see vector_commits)",
   vector_feed_floor:
     'PostgreSQL: the last commit pruned from the vector change feed; a follower below it reads its indexes again',
+  passage_keywords:
+    "PostgreSQL: each passage's words for full-text search (a narrow table, so that ranking reads few pages), which SQLite keeps in its FTS5 table passages_fts",
   rate_calls:
     "PostgreSQL: each credential's calls of the last minute, for the limiter every process shares (SQLite's one process counts in memory)",
 };
@@ -32,8 +34,6 @@ const ONE_ENGINE_COLUMNS: Record<string, string> = {
   'documents.seq': "PostgreSQL: the order rows were stored in, which SQLite's rowid gives",
   'memories.seq': "PostgreSQL: the order rows were stored in, which SQLite's rowid gives",
   'rules.seq': "PostgreSQL: the order rows were stored in, which SQLite's rowid gives",
-  'passages.keywords':
-    "PostgreSQL: the passage's words for full-text search, which SQLite keeps in its FTS5 table passages_fts",
 };
 
 /** SQLite's declared type → the PostgreSQL types that hold the same values. */

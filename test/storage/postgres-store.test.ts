@@ -222,7 +222,12 @@ if (server) {
         const stores = await Promise.all([1, 2, 3].map(() => openPostgresStore(fresh, { max: 2 })));
         for (const s of stores) await s.close();
         const rows = await query(fresh, 'SELECT version FROM schema_migrations');
-        expect(rows.map((r) => r.version)).toEqual(['0001_init', '0002_shared_limits', '0003_vector_feed_floor']);
+        expect(rows.map((r) => r.version)).toEqual([
+          '0001_init',
+          '0002_shared_limits',
+          '0003_vector_feed_floor',
+          '0004_passage_keywords',
+        ]);
       });
 
       it('refuse a database a newer release migrated, and leave it as it is', async () => {
@@ -230,7 +235,13 @@ if (server) {
         await expect(openPostgresStore(url)).rejects.toBeInstanceOf(NewerStoreError);
         expect(
           (await query(url, 'SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version),
-        ).toEqual(['0001_init', '0002_shared_limits', '0003_vector_feed_floor', '9999_from_a_newer_release']);
+        ).toEqual([
+          '0001_init',
+          '0002_shared_limits',
+          '0003_vector_feed_floor',
+          '0004_passage_keywords',
+          '9999_from_a_newer_release',
+        ]);
       });
     });
   });

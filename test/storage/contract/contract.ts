@@ -217,6 +217,17 @@ export function contractCases(factory: StoreFactory): void {
         // Plain text, never query syntax.
         expect(await store.passages.search(accountId, a.id, '"orchard* NEAR( -', 10)).toHaveLength(2);
       });
+
+      it("keyword search finds a reworded fact's passage by its new words, and no longer by its old", async () => {
+        const c = await addContainer(store, accountId);
+        const fact = factRow(accountId, c.id, 'Lives in Lisbon.');
+        await insertFact(store, fact);
+        const [before] = await store.passages.search(accountId, c.id, 'Lisbon', 10);
+        expect(await store.facts.updateContent(accountId, fact.id, 'Lives in Porto.', 600)).toBe(true);
+        expect(await store.passages.search(accountId, c.id, 'Lisbon', 10)).toEqual([]);
+        const [after] = await store.passages.search(accountId, c.id, 'Porto', 10);
+        expect(after!.passageId).toBe(before!.passageId);
+      });
     });
 
     describe('uniqueness', () => {
