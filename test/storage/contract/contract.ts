@@ -411,7 +411,8 @@ export function contractCases(factory: StoreFactory): void {
         const all = [...claimed[0]!, ...claimed[1]!];
         expect(all.toSorted()).toEqual(queued.toSorted());
         expect(claimed[0]!.length && claimed[1]!.length).toBeGreaterThan(0);
-        expect(claimed[0]![0]).toBe(queued[0]!);
+        // Either connection may claim first; the oldest job opens the first batch of whichever did.
+        expect([claimed[0]![0], claimed[1]![0]]).toContain(queued[0]!);
         expect(await store.jobs.countPending()).toBe(41);
         expect(await store.jobs.claim(5_000, 100)).toEqual([]);
         expect(await store.jobs.claim(10_000, 100)).toHaveLength(1);
