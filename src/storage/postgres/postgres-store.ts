@@ -33,7 +33,7 @@ import { postgresSharedLimits } from './shared-limits';
 import type { SharedLimits } from '../shared-limits';
 
 /** The tables a forgetting deletes from, vacuumed once it commits (see `PostgresStore.scrubbed`). */
-const FORGETTING_TABLES = 'passages, passage_vectors, documents, memories, memory_history';
+const FORGETTING_TABLES = 'passages, passage_keywords, passage_vectors, documents, memories, memory_history';
 
 function postgresRepositories(ctx: PostgresContext, scrub: () => void): Repositories {
   return {
