@@ -104,9 +104,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // vectors stored before the indexes are opened are read by them.
   const ready = Promise.withResolvers<OpenServices>();
   ready.promise.catch(() => {}); // a failure to open is the start's, below
-  // On a shared store the indexes follow its feed, which carries this process's learning as well as every other's.
-  const onIndexed = async (tier: VectorTier, ids: number[]) =>
-    feed ? undefined : (await ready.promise).indexes.indexPassages(tier, ids);
+  // On a shared store the indexes follow its feed, which carries this process's learning as well as
+  // every other's: a report waits until the feed has brought what it names.
+  const onIndexed = async (tier: VectorTier, ids: number[]) => {
+    const { indexes } = await ready.promise;
+    return feed ? indexes.caughtUp() : indexes.indexPassages(tier, ids);
+  };
   const strong = embedders.strong && {
     id: embedders.strong.id,
     dimensions: embedders.strong.dimensions,

@@ -119,6 +119,7 @@ export class VectorIndexes {
   private catchingUp: Promise<void> | null = null;
   private behind = false;
   private listening: { close(): Promise<void> } | null = null;
+  private feed: VectorFeed | null = null;
   /** The commit applied when this process last pruned the feed. */
   private prunedAt = 0;
   /** How many times the indexes were read again from the store because the feed was pruned past them. */
@@ -197,6 +198,7 @@ export class VectorIndexes {
       indexes.prunedAt = indexes.applied;
       indexes.feedId = mark.id;
       indexes.restoredFrom = saved?.commit ?? null;
+      indexes.feed = feed;
       void indexes.loaded.then(() => indexes.follow(feed));
       if (!large) await indexes.loaded;
       return indexes;
@@ -328,6 +330,24 @@ export class VectorIndexes {
       );
     }
     this.catchUp(feed);
+  }
+
+  /**
+   * On a shared store, resolves once the feed is applied up to its head as read now: what this
+   * process's own learning has just stored is then searchable, as it is at once where one process
+   * owns the store (the learning thread's reports wait for it: server.ts). A catch-up that applies
+   * nothing (the store not answering) ends the wait; the next notification tries again.
+   */
+  async caughtUp(): Promise<void> {
+    const feed = this.feed;
+    await this.loaded;
+    if (!feed || !this.whole) return;
+    const head = await feed.head();
+    for (let before = -1; this.applied < head && this.applied !== before && !this.closing; ) {
+      before = this.applied;
+      this.catchUp(feed);
+      await this.catchingUp;
+    }
   }
 
   /** Applies the feed's commits after the last one applied; one catch-up at a time, another after it when woken meanwhile. */
