@@ -8,7 +8,7 @@ import type { AppEnv } from '../http/app-env';
 import { appAccessLog, keyAccessLog, listConnectedApps, listConsentTokens, listKeys, listShares } from '../operations';
 import { invoke } from '../operations/operation';
 import { type AccessLogView, ActivityPage } from './activity-page';
-import { fixable, idParam, type Owner, type OwnerKit } from './owner-kit';
+import { fixable, idParam, type Owner, type OwnerKit, pageFrame } from './owner-kit';
 
 /** Entries a page; the export reads the largest pages the operation gives. */
 const PAGE = 20;
@@ -49,11 +49,8 @@ export function activityRoutes({ services, html, flash, page }: OwnerKit): Hono<
           back={back}
           log={log}
           retentionDays={services.accessLog.retentionDays}
-          csrf={o.csrf}
-          email={o.email}
           current={current}
-          notice={f.notice}
-          error={f.error}
+          {...pageFrame(o, f)}
         />,
       );
     });

@@ -5,7 +5,7 @@ import type { AppEnv } from '../http/app-env';
 import { disconnectApp, listConnectedApps } from '../operations';
 import { invoke } from '../operations/operation';
 import { ConnectedAppsPage } from './connected-apps-page';
-import { type OwnerKit, str } from './owner-kit';
+import { type OwnerKit, pageFrame, str } from './owner-kit';
 import { CONNECTED_APPS_PATH } from './paths';
 
 export function appsRoutes({ html, page, post }: OwnerKit): Hono<AppEnv> {
@@ -15,7 +15,7 @@ export function appsRoutes({ html, page, post }: OwnerKit): Hono<AppEnv> {
     CONNECTED_APPS_PATH,
     page(async (c, o, f) => {
       const { apps } = await invoke(listConnectedApps, o.ctx, {});
-      return html(c, <ConnectedAppsPage apps={apps} csrf={o.csrf} email={o.email} notice={f.notice} error={f.error} />);
+      return html(c, <ConnectedAppsPage apps={apps} {...pageFrame(o, f)} />);
     }),
   );
 

@@ -9,7 +9,7 @@ import { addMemory, confirmFact, forgetMemory, getFact, getProfile, listContaine
 import { invoke } from '../operations/operation';
 import { ConfirmPage } from './confirm-page';
 import { FactPage } from './fact-page';
-import { fixable, idParam, type OwnerKit, str } from './owner-kit';
+import { fixable, idParam, type OwnerKit, pageFrame, str } from './owner-kit';
 import { ProfilePage } from './profile-page';
 import { localPath } from './forms';
 
@@ -25,7 +25,7 @@ export function factRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv> 
         return null;
       });
       if (!detail) return c.redirect('/profile', 303);
-      return html(c, <FactPage detail={detail} csrf={o.csrf} email={o.email} notice={f.notice} error={f.error} />);
+      return html(c, <FactPage detail={detail} {...pageFrame(o, f)} />);
     }),
   );
 
@@ -106,10 +106,7 @@ export function factRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv> 
           staticFacts={profile.static}
           dynamicFacts={profile.dynamic}
           containerNames={names}
-          csrf={o.csrf}
-          email={o.email}
-          notice={f.notice}
-          error={f.error}
+          {...pageFrame(o, f)}
         />,
       );
     }),

@@ -8,7 +8,7 @@ import { ConfirmPage } from './confirm-page';
 import type { KeyView } from './format';
 import { KeyPage } from './key-page';
 import { EMPTY_DRAFT, KeysPage, type MintDraft } from './keys-page';
-import { type Flash, fixable, idParam, list, type Owner, type OwnerKit, str } from './owner-kit';
+import { fixable, type Flash, idParam, list, type Owner, type OwnerKit, pageFrame, str } from './owner-kit';
 
 export function keyRoutes({ services, html, flash, page, post }: OwnerKit): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -22,19 +22,7 @@ export function keyRoutes({ services, html, flash, page, post }: OwnerKit): Hono
   ) => {
     const keys = await invoke(listKeys, o.ctx, {});
     const { containers } = await invoke(listContainers, o.ctx, {});
-    return html(
-      c,
-      <KeysPage
-        keys={keys}
-        containers={containers}
-        draft={draft}
-        minted={minted}
-        csrf={o.csrf}
-        email={o.email}
-        notice={f.notice}
-        error={f.error}
-      />,
-    );
+    return html(c, <KeysPage keys={keys} containers={containers} draft={draft} minted={minted} {...pageFrame(o, f)} />);
   };
 
   const findKeyView = async (o: Owner, id: string): Promise<{ key: KeyView | null; all: KeyView[] }> => {
@@ -115,10 +103,7 @@ export function keyRoutes({ services, html, flash, page, post }: OwnerKit): Hono
           containers={containers}
           usage={usage}
           today={today}
-          csrf={o.csrf}
-          email={o.email}
-          notice={f.notice}
-          error={f.error}
+          {...pageFrame(o, f)}
         />,
       );
     }),

@@ -24,7 +24,7 @@ import { type ConfirmChoices, ConfirmPage } from './confirm-page';
 import { ContainerPage } from './container-page';
 import { ContainersPage } from './containers-page';
 import { DocumentPage } from './document-page';
-import { fixable, idParam, list, type Owner, type OwnerKit, str } from './owner-kit';
+import { fixable, idParam, list, type Owner, type OwnerKit, pageFrame, str } from './owner-kit';
 
 /** The tick boxes of a delete's confirmation page: reviewed facts, kept unless ticked. */
 const FORGET_TOO = 'forget_fact';
@@ -37,17 +37,7 @@ export function memoryRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv
     page(async (c, o, f) => {
       const { containers } = await invoke(listContainers, o.ctx, {});
       const refined = refinedPercent(await invoke(learningProgress, o.ctx, {}));
-      return html(
-        c,
-        <ContainersPage
-          containers={containers}
-          csrf={o.csrf}
-          email={o.email}
-          notice={f.notice}
-          error={f.error}
-          refined={refined}
-        />,
-      );
+      return html(c, <ContainersPage containers={containers} {...pageFrame(o, f)} refined={refined} />);
     }),
   );
 
@@ -89,10 +79,7 @@ export function memoryRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv
           documents={view.documents}
           nextCursor={view.next_cursor}
           facts={view.facts}
-          csrf={o.csrf}
-          email={o.email}
-          notice={f.notice}
-          error={f.error}
+          {...pageFrame(o, f)}
         />,
       );
     }),

@@ -49,6 +49,9 @@ export interface Flash {
   error: string | null;
 }
 
+/** What every owner page takes from the request: the sign-out form's token, who is signed in, and the flash. */
+export const pageFrame = (o: Owner, f: Flash) => ({ csrf: o.csrf, email: o.email, notice: f.notice, error: f.error });
+
 /** A form field's (first) text value; '' when absent. */
 export const str = (form: Form, name: string): string => {
   const v = form[name];

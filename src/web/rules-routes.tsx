@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env';
 import { addRule, deleteRule, listKeys, memoryRules } from '../operations';
 import { invoke } from '../operations/operation';
-import { idParam, type OwnerKit, str } from './owner-kit';
+import { idParam, type OwnerKit, pageFrame, str } from './owner-kit';
 import { RulesPage } from './rules-page';
 
 export function rulesRoutes({ html, page, post }: OwnerKit): Hono<AppEnv> {
@@ -15,10 +15,7 @@ export function rulesRoutes({ html, page, post }: OwnerKit): Hono<AppEnv> {
     page(async (c, o, f) => {
       const { rules } = await invoke(memoryRules, o.ctx, {});
       const keys = await invoke(listKeys, o.ctx, {});
-      return html(
-        c,
-        <RulesPage rules={rules} keys={keys.active} csrf={o.csrf} email={o.email} notice={f.notice} error={f.error} />,
-      );
+      return html(c, <RulesPage rules={rules} keys={keys.active} {...pageFrame(o, f)} />);
     }),
   );
 

@@ -5,7 +5,7 @@ import type { AppEnv } from '../http/app-env';
 import { createShare, listContainers, listShares, revokeShare } from '../operations';
 import { invoke } from '../operations/operation';
 import { ConfirmPage } from './confirm-page';
-import { type Flash, idParam, list, type Owner, type OwnerKit, str } from './owner-kit';
+import { type Flash, idParam, list, type Owner, type OwnerKit, pageFrame, str } from './owner-kit';
 import { SharePage } from './share-page';
 import { SharesPage, type SharesPageProps, type ShareView } from './shares-page';
 
@@ -15,18 +15,7 @@ export function shareRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv>
   const sharesPage = async (c: Context<AppEnv>, o: Owner, f: Flash, minted: SharesPageProps['minted'] = null) => {
     const shares = await invoke(listShares, o.ctx, {});
     const { containers } = await invoke(listContainers, o.ctx, {});
-    return html(
-      c,
-      <SharesPage
-        shares={shares}
-        containers={containers}
-        minted={minted}
-        csrf={o.csrf}
-        email={o.email}
-        notice={f.notice}
-        error={f.error}
-      />,
-    );
+    return html(c, <SharesPage shares={shares} containers={containers} minted={minted} {...pageFrame(o, f)} />);
   };
 
   const findShare = async (o: Owner, id: string): Promise<ShareView | null> => {
@@ -69,17 +58,7 @@ export function shareRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv>
         return c.redirect('/shares', 303);
       }
       const { containers } = await invoke(listContainers, o.ctx, {});
-      return html(
-        c,
-        <SharePage
-          share={share}
-          containers={containers}
-          csrf={o.csrf}
-          email={o.email}
-          notice={f.notice}
-          error={f.error}
-        />,
-      );
+      return html(c, <SharePage share={share} containers={containers} {...pageFrame(o, f)} />);
     }),
   );
 
