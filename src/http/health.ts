@@ -1,8 +1,9 @@
 /**
- * `GET /healthz`: whether the server answers and its database with it (503 when not), to anyone; and how far learning has got, only to a
- * credential of this server (a developer key, a consent token or the owner's session, as a bearer
- * or the pages' cookie). The learning counters are server-wide and move when the owner adds or
- * forgets, which is nobody else's business on the network.
+ * `GET /healthz`: whether the server answers and its database with it (503 when not), to anyone;
+ * and how far learning has got, only to a credential of this server (a developer key, a consent
+ * token or the owner's session, as a bearer or the pages' cookie). The learning counters are
+ * server-wide and move when the owner adds or forgets, which is nobody else's business on the
+ * network.
  */
 import type { Context } from 'hono';
 import { AuthError, authenticate } from '../auth/credentials';
@@ -15,13 +16,11 @@ import { bearerToken } from './middleware/bearer';
 export function health(services: Services, site: Site) {
   return async (c: Context) => {
     // A server whose database does not answer is not well: a load balancer sends requests elsewhere.
-    if (
-      !(await services.store.ping().then(
-        () => true,
-        () => false,
-      ))
-    )
-      return c.json({ status: 'unavailable', database: 'unavailable' }, 503);
+    const databaseAnswers = await services.store.ping().then(
+      () => true,
+      () => false,
+    );
+    if (!databaseAnswers) return c.json({ status: 'unavailable', database: 'unavailable' }, 503);
     return c.json(
       (await knownCaller(c, services, site))
         ? { status: 'ok', database: 'ok', learning: await progressOf(services) }
