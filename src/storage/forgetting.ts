@@ -17,6 +17,28 @@ export interface ForgettingPlan {
   kept: Fact[];
 }
 
+/**
+ * The plan over what an engine read: the container's own facts and the unreviewed learned ones
+ * go, the reviewed learned ones are kept. One rule for every engine.
+ */
+export function forgettingPlan(documents: number, passages: number, inside: Fact[], learned: Fact[]): ForgettingPlan {
+  return {
+    documents,
+    passages,
+    facts: [...inside, ...learned.filter((m) => m.reviewedAt == null)],
+    kept: learned.filter((m) => m.reviewedAt != null),
+  };
+}
+
+/** The ids of the facts a forgetting deletes (the plan's, and the kept ones named in `alsoForget`) and of those it keeps. */
+export function factsGoneAndKept(plan: ForgettingPlan, alsoForget: string[]): { gone: string[]; kept: string[] } {
+  const ticked = new Set(alsoForget);
+  return {
+    gone: [...plan.facts, ...plan.kept.filter((m) => ticked.has(m.id))].map((m) => m.id),
+    kept: plan.kept.filter((m) => !ticked.has(m.id)).map((m) => m.id),
+  };
+}
+
 /** What a forgetting removed, in the plan's terms, and every passage id gone (for in-memory indexes). */
 export interface ForgettingDone {
   documents: number;

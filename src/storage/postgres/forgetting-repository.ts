@@ -5,7 +5,14 @@
  */
 import type { SQL } from 'bun';
 import type { Fact } from '../facts';
-import type { ForgetTarget, ForgettingDone, ForgettingPlan, ForgettingRepository } from '../forgetting';
+import {
+  factsGoneAndKept,
+  type ForgetTarget,
+  type ForgettingDone,
+  type ForgettingPlan,
+  type ForgettingRepository,
+  forgettingPlan,
+} from '../forgetting';
 import type { PostgresContext } from './context';
 import { fact } from './facts-repository';
 
@@ -59,12 +66,7 @@ export function forgettingRepository(
           await q`SELECT * FROM memories WHERE account_id = ${accountId} AND container_id = ${containerId} ORDER BY created_at, seq`
         ).map(fact)
       : [];
-    return {
-      documents: documentIds.length,
-      passages: Number(n),
-      facts: [...inside, ...learned.filter((m) => m.reviewedAt == null)],
-      kept: learned.filter((m) => m.reviewedAt != null),
-    };
+    return forgettingPlan(documentIds.length, Number(n), inside, learned);
   }
 
   return {
@@ -78,9 +80,7 @@ export function forgettingRepository(
         const scope = await scopeOf(q, accountId, target, true);
         if (!scope) return null;
         const plan = await planOf(q, accountId, scope);
-        const ticked = new Set(alsoForget);
-        const gone = [...plan.facts, ...plan.kept.filter((m) => ticked.has(m.id))].map((m) => m.id);
-        const kept = plan.kept.filter((m) => !ticked.has(m.id)).map((m) => m.id);
+        const { gone, kept } = factsGoneAndKept(plan, alsoForget);
         const passageIds = (
           await q`
           SELECT id FROM passages

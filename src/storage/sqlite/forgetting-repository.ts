@@ -3,7 +3,14 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { ContainerRepository } from '../containers';
 import type { DocumentRepository } from '../documents';
 import type { FactRepository } from '../facts';
-import type { ForgetTarget, ForgettingDone, ForgettingPlan, ForgettingRepository } from '../forgetting';
+import {
+  factsGoneAndKept,
+  type ForgetTarget,
+  type ForgettingDone,
+  type ForgettingPlan,
+  type ForgettingRepository,
+  forgettingPlan,
+} from '../forgetting';
 import type { SqliteContext, Synchronous } from './context';
 import * as t from './schema';
 
@@ -58,12 +65,7 @@ export function forgettingRepository(
           .orderBy(t.memories.createdAt, sql`rowid`)
           .all()
       : [];
-    return {
-      documents: documentIds.length,
-      passages,
-      facts: [...inside, ...learned.filter((m) => m.reviewedAt == null)],
-      kept: learned.filter((m) => m.reviewedAt != null),
-    };
+    return forgettingPlan(documentIds.length, passages, inside, learned);
   }
 
   /**
@@ -94,38 +96,23 @@ export function forgettingRepository(
         const scope = scopeOf(accountId, target);
         if (!scope) return null;
         const plan = planOf(accountId, scope);
-        const ticked = new Set(alsoForget);
-        const gone = [...plan.facts, ...plan.kept.filter((m) => ticked.has(m.id))];
-        const kept = plan.kept.filter((m) => !ticked.has(m.id));
+        const { gone, kept } = factsGoneAndKept(plan, alsoForget);
         const passageIds = raw
           .query<{ id: number }, [string, string, string | null]>(`
           SELECT id FROM passages WHERE document_id IN (SELECT value FROM json_each(?1))
           UNION SELECT id FROM passages WHERE memory_id IN (SELECT value FROM json_each(?2))
           UNION SELECT id FROM passages WHERE container_id = ?3`)
-          .all(JSON.stringify(scope.documentIds), JSON.stringify(gone.map((m) => m.id)), scope.containerId)
+          .all(JSON.stringify(scope.documentIds), JSON.stringify(gone), scope.containerId)
           .map((r) => r.id);
         // Passages, their vectors and FTS rows, history and jobs all follow by cascade and trigger.
         if (gone.length)
           db.delete(t.memories)
-            .where(
-              and(
-                eq(t.memories.accountId, accountId),
-                inArray(
-                  t.memories.id,
-                  gone.map((m) => m.id),
-                ),
-              ),
-            )
+            .where(and(eq(t.memories.accountId, accountId), inArray(t.memories.id, gone)))
             .run();
         if (kept.length)
           db.update(t.memories)
             .set({ sourceDocumentId: null, sourcePosition: null })
-            .where(
-              inArray(
-                t.memories.id,
-                kept.map((m) => m.id),
-              ),
-            )
+            .where(inArray(t.memories.id, kept))
             .run();
         if ('containerId' in target) store.containers.delete(accountId, target.containerId);
         else store.documents.delete(accountId, target.documentId);
