@@ -3,6 +3,14 @@
 /** The kinds of exported things an import remembers. */
 export type ImportedKind = 'container' | 'document' | 'fact' | 'rule';
 
+/** The import_origins column that holds what each kind of exported thing became (its foreign key), in either engine's schema. */
+export const ORIGIN_TARGET = {
+  container: 'container_id',
+  document: 'document_id',
+  fact: 'memory_id',
+  rule: 'rule_id',
+} as const;
+
 /** One exported thing an import brought in: named by its source and exported id, and what it became here. */
 export interface ImportOrigin {
   accountId: string;

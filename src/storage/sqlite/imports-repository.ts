@@ -1,13 +1,5 @@
-import type { ImportOriginRepository } from '../imports';
+import { ORIGIN_TARGET, type ImportOriginRepository } from '../imports';
 import type { SqliteContext, Synchronous } from './context';
-
-/** The import_origins column that holds what each kind of exported thing became (its foreign key). */
-const ORIGIN_TARGET = {
-  container: 'container_id',
-  document: 'document_id',
-  fact: 'memory_id',
-  rule: 'rule_id',
-} as const;
 
 // Hand-written SQL: called once a line of an import, where drizzle's query building costs more than the query.
 export function importsRepository({ raw }: SqliteContext): Synchronous<ImportOriginRepository> {
