@@ -15,6 +15,7 @@ import { loadConfig } from '../src/config';
 import { createEmbedders } from '../src/embedders/create-embedders';
 import { openDatabase } from '../src/storage/sqlite/open';
 import { openSqliteStore } from '../src/storage/sqlite/sqlite-store';
+import { storedVectorPages } from '../src/storage/passages';
 import type { VectorTier } from '../src/storage/store';
 import { percentile, query, seeded } from './lib/corpus';
 import { scratchIndex } from '../test/helpers/scratch';
@@ -36,11 +37,7 @@ for (const tier of tiers) {
   index.reserve(await store.vectors.countUnits(tier));
   const passages: { id: number; units: Float32Array[] }[] = [];
   let container = '';
-  for (
-    let page = await store.vectors.list(tier, 0, 5000);
-    page.length;
-    page = await store.vectors.list(tier, page.at(-1)!.passageId, 5000)
-  ) {
+  for await (const page of storedVectorPages(store.vectors, tier, 5000)) {
     for (const p of page) {
       index.add(p.passageId, p.containerId, p.vectors);
       container = p.containerId;

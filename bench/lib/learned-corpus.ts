@@ -15,6 +15,7 @@ import { LearningRunner } from '../../src/learning/runner';
 import type { EmbedderTiers } from '../../src/embedders/create-embedders';
 import { openDatabase } from '../../src/storage/sqlite/open';
 import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { storedVectorPages } from '../../src/storage/passages';
 import type { Store, VectorTier } from '../../src/storage/store';
 import type { VectorIndex } from '../../src/search/vector-index';
 import { scratchIndex } from '../../test/helpers/scratch';
@@ -146,11 +147,7 @@ export async function learnCorpus(
 export async function tierIndex(store: Store, tier: VectorTier, dimensions: number): Promise<VectorIndex> {
   const index = scratchIndex(dimensions);
   index.reserve(await store.vectors.countUnits(tier));
-  for (
-    let page = await store.vectors.list(tier, 0, 2_000);
-    page.length;
-    page = await store.vectors.list(tier, page.at(-1)!.passageId, 2_000)
-  ) {
+  for await (const page of storedVectorPages(store.vectors, tier, 2_000)) {
     for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
   }
   return index;

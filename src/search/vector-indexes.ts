@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { INDEX_DIR } from '../data-dir';
 import type { Logger } from '../log';
 import { VECTOR_SNAPSHOT_SETTING } from '../storage/settings';
+import { storedVectorPages } from '../storage/passages';
 import type { Store, VectorTier } from '../storage/store';
 import type { VectorChange, VectorFeed } from '../storage/vector-feed';
 import type { SearchActivity } from './search-activity';
@@ -267,11 +268,7 @@ export class VectorIndexes {
         if (!index || restored.has(tier)) continue;
         // Sized once: growing by doubling while loading would hold two copies at the switch.
         index.reserve(large ? await this.countStored(tier) : await this.store.vectors.countUnits(tier));
-        for (
-          let page = await this.store.vectors.list(tier, 0, LOAD_PAGE);
-          page.length;
-          page = await this.store.vectors.list(tier, page.at(-1)!.passageId, LOAD_PAGE)
-        ) {
+        for await (const page of storedVectorPages(this.store.vectors, tier, LOAD_PAGE)) {
           for (const p of page) index.add(p.passageId, p.containerId, p.vectors);
           // Each page read is garbage once indexed; collecting it before the next page keeps the
           // start-up peak near the indexes' own size instead of the whole table's, and after the
@@ -394,11 +391,7 @@ export class VectorIndexes {
       const index = this.tiers[tier];
       if (!index) continue;
       const stored = new Set<number>();
-      for (
-        let page = await this.store.vectors.list(tier, 0, LOAD_PAGE);
-        page.length;
-        page = await this.store.vectors.list(tier, page.at(-1)!.passageId, LOAD_PAGE)
-      ) {
+      for await (const page of storedVectorPages(this.store.vectors, tier, LOAD_PAGE)) {
         this.changed();
         for (const p of page) {
           index.add(p.passageId, p.containerId, p.vectors);

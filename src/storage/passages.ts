@@ -114,3 +114,15 @@ export interface VectorRepository {
   /** How many unit vectors a tier holds (of passages in the id range, when given), for sizing its index before building it. */
   countUnits(tier: VectorTier, afterPassageId?: number, upToPassageId?: number): Promise<number>;
 }
+
+/** Every stored vector of a tier, `pageSize` passages at a time in passage order (`VectorRepository.list`'s paging, once). */
+export async function* storedVectorPages(
+  vectors: Pick<VectorRepository, 'list'>,
+  tier: VectorTier,
+  pageSize: number,
+): AsyncGenerator<StoredVectors[]> {
+  for (let page = await vectors.list(tier, 0, pageSize); page.length; ) {
+    yield page;
+    page = await vectors.list(tier, page.at(-1)!.passageId, pageSize);
+  }
+}
