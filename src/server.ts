@@ -17,7 +17,6 @@ import { LearningRunner } from './learning/runner';
 import { urlReader } from './learning/url-reader';
 import { createLogger, type Logger } from './log';
 import { FactExtractor } from './learning/fact-extractor';
-import { ModelClient } from './language-model/model-client';
 import type { Services } from './operations/operation';
 import type { ClientMetadataOptions } from './oauth/client-metadata';
 import { QueryEmbedder } from './search/query-embedder';
@@ -155,7 +154,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   } else if (!learns) {
     learning = NO_LEARNING;
   } else {
-    const extractor = config.model ? new FactExtractor(new ModelClient(config.model), log) : null;
+    // The services' model client, not a second one over the same configuration.
+    const extractor = services.model && new FactExtractor(services.model, log);
     learning = new LearningRunner({
       store,
       clock,
