@@ -12,7 +12,7 @@ import { TrustedProxies } from './trusted-proxies';
 import { PARSER_HEADER_BYTES } from './http/middleware/header-limit';
 import { createEmbedders } from './embedders/create-embedders';
 import { type Learning, LearningSupervisor } from './learning/learning-supervisor';
-import { useEmbeddingModel } from './learning/queue';
+import { useEmbeddingModels } from './learning/queue';
 import { LearningRunner } from './learning/runner';
 import { urlReader } from './learning/url-reader';
 import { createLogger, type Logger } from './log';
@@ -74,21 +74,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const ownsStore = opened.engine === 'sqlite';
   const embedders = await createEmbedders(config, { strong: (identity) => new QueryEmbedder(identity) });
   if (!embedders.fast) log.info('no embedder configured: search is keyword-only');
-  for (const tier of ['fast', 'strong'] as const) {
-    const embedder = embedders[tier];
-    // A different model than the stored vectors came from: they are dropped and made again. Passages
-    // a server learned without an embedder are embedded once one is back.
-    if (
-      await useEmbeddingModel(
-        store,
-        tier,
-        embedder && { id: embedder.id, dimensions: embedder.dimensions },
-        clock.now(),
-      )
-    ) {
-      log.info('passages will be embedded in the background', { tier, model: embedder?.id });
-    }
-  }
+  // A different model than the stored vectors came from: they are dropped and made again. Passages
+  // a server learned without an embedder are embedded once one is back.
+  for (const tier of await useEmbeddingModels(store, embedders, clock.now()))
+    log.info('passages will be embedded in the background', { tier, model: embedders[tier]?.id });
   // Where several processes share the store, the jobs of a learner that stopped are taken again when their leases end.
   const requeued = ownsStore ? await store.jobs.requeueRunning(clock.now()) : 0;
   if (requeued) log.info('learning resumes jobs a stopped server left running', { jobs: requeued });

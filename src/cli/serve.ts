@@ -7,7 +7,7 @@ import { systemClock } from '../clock';
 import type { Config } from '../config';
 import { createEmbedders } from '../embedders/create-embedders';
 import { LearningSupervisor } from '../learning/learning-supervisor';
-import { useEmbeddingModel } from '../learning/queue';
+import { useEmbeddingModels } from '../learning/queue';
 import { createLogger, type Logger } from '../log';
 import { SearchActivity } from '../search/search-activity';
 import { startServer } from '../server';
@@ -43,16 +43,7 @@ export async function learn(config: Config): Promise<number> {
   const log = createLogger(config.logLevel);
   const { store } = await openStore(config, systemClock.now(), { connections: 1 });
   try {
-    const embedders = await createEmbedders(config);
-    for (const tier of ['fast', 'strong'] as const) {
-      const embedder = embedders[tier];
-      await useEmbeddingModel(
-        store,
-        tier,
-        embedder && { id: embedder.id, dimensions: embedder.dimensions },
-        systemClock.now(),
-      );
-    }
+    await useEmbeddingModels(store, await createEmbedders(config), systemClock.now());
   } finally {
     await store.close();
   }

@@ -16,6 +16,7 @@ import type {
   Transaction,
   VectorTier,
 } from '../storage/store';
+import type { EmbedderTiers } from '../embedders/create-embedders';
 
 /**
  * What learning does with a newly inserted document. `learn` (every document an app adds): read
@@ -156,4 +157,22 @@ export function useEmbeddingModel(
       await tx.jobs.enqueue({ accountId: null, kind: 'reembed' }, now);
     return missing;
   });
+}
+
+/**
+ * Records the model of each tier a process embeds with (`useEmbeddingModel`), as a server and a
+ * learner do at start. Returns the tiers whose passages will be embedded in the background.
+ */
+export async function useEmbeddingModels(
+  db: Transaction,
+  embedders: EmbedderTiers,
+  now: number,
+): Promise<VectorTier[]> {
+  const background: VectorTier[] = [];
+  for (const tier of ['fast', 'strong'] as const) {
+    const embedder = embedders[tier];
+    if (await useEmbeddingModel(db, tier, embedder && { id: embedder.id, dimensions: embedder.dimensions }, now))
+      background.push(tier);
+  }
+  return background;
 }
