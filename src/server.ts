@@ -10,7 +10,7 @@ import { type Clock, systemClock } from './clock';
 import type { Config } from './config';
 import { TrustedProxies } from './trusted-proxies';
 import { PARSER_HEADER_BYTES } from './http/middleware/header-limit';
-import { createEmbedders } from './embedders/create-embedders';
+import { createEmbedders, strongIdentity } from './embedders/create-embedders';
 import { type Learning, LearningSupervisor } from './learning/learning-supervisor';
 import { useEmbeddingModels } from './learning/queue';
 import { LearningRunner } from './learning/runner';
@@ -98,11 +98,6 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const { indexes } = await ready.promise;
     return feed ? indexes.caughtUp() : indexes.indexPassages(tier, ids);
   };
-  const strong = embedders.strong && {
-    id: embedders.strong.id,
-    dimensions: embedders.strong.dimensions,
-    similarityFloor: embedders.strong.similarityFloor ?? 0,
-  };
   // Refinement runs the query thread's session: the process holds the strong model once.
   const queryModel = embedders.strong instanceof QueryEmbedder ? embedders.strong : null;
   const strongModel = queryModel && (() => queryModel.shared());
@@ -113,7 +108,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     options.manualLearning || !learns
       ? null
       : LearningSupervisor.start(config, onIndexed, log, {
-          strongIdentity: strong,
+          strongIdentity: strongIdentity(embedders),
           strongModel,
           searches: searches.buffer,
         });

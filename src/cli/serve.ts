@@ -5,7 +5,7 @@
 import { constants as osConstants } from 'node:os';
 import { systemClock } from '../clock';
 import type { Config } from '../config';
-import { createEmbedders } from '../embedders/create-embedders';
+import { createEmbedders, type EmbedderTiers, strongIdentity } from '../embedders/create-embedders';
 import { LearningSupervisor } from '../learning/learning-supervisor';
 import { useEmbeddingModels } from '../learning/queue';
 import { createLogger, type Logger } from '../log';
@@ -42,14 +42,17 @@ export async function serve(config: Config, options: { learning: boolean } = { l
 export async function learn(config: Config): Promise<number> {
   const log = createLogger(config.logLevel);
   const { store } = await openStore(config, systemClock.now(), { connections: 1 });
+  let embedders: EmbedderTiers;
   try {
-    await useEmbeddingModels(store, await createEmbedders(config), systemClock.now());
+    embedders = await createEmbedders(config);
+    await useEmbeddingModels(store, embedders, systemClock.now());
   } finally {
     await store.close();
   }
-  // The thread's reports of passages learned are for a search index in this process: there is none, replicas follow the store.
+  // The thread's reports of passages learned are for a search index in this process: there is none,
+  // replicas follow the store. It takes the strong model's identity from here: hashed once.
   const learning = await LearningSupervisor.start(config, () => {}, log, {
-    strongIdentity: null,
+    strongIdentity: strongIdentity(embedders),
     strongModel: null,
     searches: new SearchActivity().buffer,
   });

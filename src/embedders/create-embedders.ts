@@ -46,6 +46,11 @@ export async function createEmbedders(config: Config, options: EmbedderOptions =
   return { fast, strong: (options.strong ?? loadStrongWhenUsed())(identity) };
 }
 
+/** The strong model's identity, for a learning thread to take instead of hashing the model again; null with no strong tier. */
+export function strongIdentity({ strong }: EmbedderTiers): EmbedderIdentity | null {
+  return strong && { id: strong.id, dimensions: strong.dimensions, similarityFloor: strong.similarityFloor ?? 0 };
+}
+
 /**
  * The strong model loaded when first used: the session `shared` gives (the query thread's, so the
  * process holds the model once), or, with none (a benchmark), one of its own. `beforeRun` is awaited
