@@ -6,6 +6,7 @@
  */
 import { SQL } from 'bun';
 import { StoreUnavailable } from '../../errors';
+import { eachMethodThrough } from '../each-method';
 import type { Repositories, Store, Transaction } from '../store';
 import { outsideUse, type ScopeToken, selfWait, TransactionScope } from '../transaction-scope';
 import type { VectorFeed } from '../vector-feed';
@@ -130,7 +131,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     const guard = <T>(call: () => Promise<T>): Promise<T> =>
       scope.isInside(token) ? call() : Promise.reject(outsideUse());
     return {
-      ...guarded(postgresRepositories(ctx, scrub), guard),
+      ...eachMethodThrough<Promise<unknown>>(postgresRepositories(ctx, scrub), guard),
       transaction: (fn) =>
         guard(async () => {
           const inner: (() => void)[] = [];
@@ -159,7 +160,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const outside = <T>(call: () => Promise<T>): Promise<T> =>
     scope.isInsideOpen() ? Promise.reject(selfWait()) : answered(call(), deadlineMs);
   return {
-    ...guarded(postgresRepositories(ctx, scrub), outside),
+    ...eachMethodThrough<Promise<unknown>>(postgresRepositories(ctx, scrub), outside),
     transaction: (fn) => answered(within('read write', fn), null),
     snapshot: (fn) => answered(within('isolation level repeatable read read only', fn), null),
     commitsByOthers: () => outside(() => lastVectorCommit(pool)),
@@ -217,17 +218,3 @@ function unreachable(err: unknown): boolean {
  */
 const lastVectorCommit = async (sql: SQL): Promise<number> =>
   Number((await sql`SELECT coalesce(max(commit_seq), 0) AS n FROM vector_commits`)[0].n);
-
-/** The repositories with every method run through `guard` (which refuses a call made where it would misbehave). */
-function guarded(repositories: Repositories, guard: <T>(call: () => Promise<T>) => Promise<T>): Repositories {
-  const out: Record<string, Record<string, unknown>> = {};
-  for (const [name, repository] of Object.entries(repositories)) {
-    out[name] = Object.fromEntries(
-      Object.entries(repository).map(([method, fn]) => [
-        method,
-        (...args: unknown[]) => guard(() => (fn as (...a: unknown[]) => Promise<unknown>)(...args)),
-      ]),
-    );
-  }
-  return out as unknown as Repositories;
-}

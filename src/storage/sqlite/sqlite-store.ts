@@ -6,6 +6,7 @@
  */
 import type { Database } from 'bun:sqlite';
 import type { Repositories, Store, Transaction } from '../store';
+import { eachMethodThrough } from '../each-method';
 import { accessLogRepository } from './access-log-repository';
 import { accountsRepository, sessionsRepository } from './accounts-repository';
 import { outsideUse } from '../transaction-scope';
@@ -81,7 +82,7 @@ export function openSqliteStore(raw: Database): SqliteStore {
   const isOpen = () => lock.isInside() && raw.inTransaction;
   const inside = <T>(statement: () => T): Promise<T> => (isOpen() ? settle(statement) : Promise.reject(outsideUse()));
   const tx: Transaction = {
-    ...promised(repositories, inside),
+    ...eachMethodThrough(repositories, inside),
     transaction: (fn) => savepoint(fn),
     commitsByOthers: () => inside(dataVersion),
   };
@@ -121,7 +122,7 @@ export function openSqliteStore(raw: Database): SqliteStore {
     });
 
   return {
-    ...promised(repositories, (statement) => lock.run(statement)),
+    ...eachMethodThrough(repositories, (statement) => lock.run(statement)),
     transaction: (fn) => within('IMMEDIATE', fn),
     /** In WAL mode the first read fixes the snapshot, and writers on other connections go on meanwhile. */
     snapshot: (fn) => within('DEFERRED', fn),
@@ -133,18 +134,4 @@ export function openSqliteStore(raw: Database): SqliteStore {
     close: () => lock.run(() => raw.close()),
     withConnection: (work) => lock.run(() => work(raw)),
   };
-}
-
-/** The repositories with every method answering with a promise, its statement run by `run`. */
-function promised(repositories: SqliteRepositories, run: <T>(statement: () => T) => Promise<T>): Repositories {
-  const out: Record<string, Record<string, unknown>> = {};
-  for (const [name, repository] of Object.entries(repositories)) {
-    out[name] = Object.fromEntries(
-      Object.entries(repository).map(([method, fn]) => [
-        method,
-        (...args: unknown[]) => run(() => (fn as (...a: unknown[]) => unknown)(...args)),
-      ]),
-    );
-  }
-  return out as unknown as Repositories;
 }
