@@ -34,6 +34,12 @@ export interface Credential {
   audience?: string | null;
 }
 
+/** A credential's kind as stored: shares are rows of their own table, so only keys and consent tokens are credentials. */
+export function storedKind(kind: Credential['kind']): CredentialKind {
+  if (kind !== 'developer_key' && kind !== 'consent_token') throw new Error(`A ${kind} is not stored as a credential.`);
+  return kind;
+}
+
 export type CredentialPatch = Partial<Pick<Credential, 'name' | 'level' | 'profile' | 'allContainers' | 'revokedAt'>>;
 
 export interface CredentialRepository {

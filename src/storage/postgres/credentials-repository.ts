@@ -1,5 +1,5 @@
 import type { SQL } from 'bun';
-import type { Credential, CredentialRepository } from '../credentials';
+import { type Credential, type CredentialRepository, storedKind } from '../credentials';
 import { groupBy } from '../group-by';
 import { numbers, type PostgresContext } from './context';
 
@@ -28,10 +28,8 @@ export function credentialsRepository({ sql, atomic }: PostgresContext): Credent
 
   return {
     async insert(credential) {
-      const { containerIds, kind, ...rest } = credential;
-      // Shares are rows of their own table; only keys and consent tokens are credentials.
-      if (kind !== 'developer_key' && kind !== 'consent_token')
-        throw new Error(`A ${kind} is not stored as a credential.`);
+      const { containerIds, ...rest } = credential;
+      const kind = storedKind(credential.kind);
       await atomic(async (q) => {
         await q`INSERT INTO credentials ${q({ ...rest, kind })}`;
         await writeContainers(q, credential.id, containerIds);

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
-import type { Credential, CredentialRepository } from '../credentials';
+import { type Credential, type CredentialRepository, storedKind } from '../credentials';
 import type { SqliteContext, Synchronous } from './context';
 import { groupBy } from '../group-by';
 import * as t from './schema';
@@ -38,10 +38,8 @@ export function credentialsRepository({ db, atomic }: SqliteContext): Synchronou
 
   return {
     insert(credential) {
-      const { containerIds, kind, ...rest } = credential;
-      // Shares are rows of their own table; only keys and consent tokens are credentials.
-      if (kind !== 'developer_key' && kind !== 'consent_token')
-        throw new Error(`A ${kind} is not stored as a credential.`);
+      const { containerIds, ...rest } = credential;
+      const kind = storedKind(credential.kind);
       atomic(() => {
         db.insert(t.credentials)
           .values({ ...rest, kind })
