@@ -63,8 +63,8 @@ export const FUSION_WEIGHTS = {
   fastOnly: { keyword: 0.4, strong: 0, fast: 0.6 },
 };
 
-/** Each tier's query vector on its way: the vector, the error that kept it, or null when the tier is not searched. */
-type QueryVectors = Record<VectorTier, Promise<Float32Array | Error> | null>;
+/** A tier's query vector on its way (null once its embedding failed), or null when the tier is not searched. */
+type QueryVector = Promise<Float32Array | null> | null;
 
 export class SearchEngine {
   /**
@@ -141,15 +141,26 @@ export class SearchEngine {
   ): Promise<SearchResult> {
     const { indexes, tuning } = this;
     const depth = Math.max(limit, CANDIDATES);
-    // Asked first: the strong model embeds the query on its own thread while keyword search runs here.
-    const strong = this.embedQuery('strong', q, containers.length);
+    // Asked first: the strong model embeds the query on its own thread while keyword search runs.
+    const strong = this.embedQuery('strong', q, containers.length, traceId);
+    // Every container's keyword search asked at once: a store in another process (PostgreSQL) ranks
+    // while this one embeds the query and scans the vectors; an in-process one (SQLite) answers here.
+    const asked = containers.map((c) => this.store.passages.search(accountId, c.id, q, depth));
+    const answered = Promise.allSettled(asked);
     // A re-embedding of the fast tier under way leaves its vectors partial meanwhile: that tier is not searched.
     const reembedding = indexes.count('fast') > 0 && (await indexes.fastTierPartial());
-    const queries: QueryVectors = { fast: reembedding ? null : this.embedQuery('fast', q, containers.length), strong };
-    const searched: SearchedContainer[] = [];
-    const keyword = await this.keywordSearch(accountId, containers, q, depth, traceId, searched);
+    const vectors = { fast: reembedding ? null : this.embedQuery('fast', q, containers.length, traceId), strong };
+    // The database driver sends a query only when the event loop turns, and the scan holds this thread.
+    if (asked.some((p) => Bun.peek.status(p) === 'pending')) await new Promise((resolve) => setImmediate(resolve));
+    let vector = await this.nearest(
+      vectors,
+      containers.map((c) => c.id),
+      depth,
+    );
+    const { keyword, searched } = this.keywordResults(containers, await answered, depth, traceId);
     const reachable = searched.filter((s) => !s.failed).map((s) => s.container.id);
-    const vector = await this.nearest(queries, reachable, depth, traceId);
+    // Rare: a container's keyword search failed, so its passages are left out of this search altogether.
+    if (reachable.length < containers.length) vector = await this.nearest(vectors, reachable, depth);
     const weights = indexes.count('strong') ? FUSION_WEIGHTS.withStrong : FUSION_WEIGHTS.fastOnly;
     const fused = convexFusion([
       { hits: keyword, weight: weights.keyword },
@@ -192,74 +203,71 @@ export class SearchEngine {
   }
 
   /**
-   * BM25 over each container, best first; a container whose search fails is reported in `searched`
-   * instead of looking like an empty memory.
+   * The containers' keyword hits together, best first; a container whose search failed is reported
+   * in `searched` instead of looking like an empty memory.
    */
-  private async keywordSearch(
-    accountId: string,
+  private keywordResults(
     containers: Container[],
-    q: string,
+    answers: PromiseSettledResult<KeywordHit[]>[],
     depth: number,
     traceId: string,
-    searched: SearchedContainer[],
-  ): Promise<Scored<number>[]> {
+  ): { keyword: Scored<number>[]; searched: SearchedContainer[] } {
     const hits: KeywordHit[] = [];
-    for (const container of containers) {
-      try {
-        hits.push(...(await this.store.passages.search(accountId, container.id, q, depth)));
-        searched.push({ container, failed: false });
-      } catch (err) {
-        this.log.error('search failed in a container', {
-          trace_id: traceId,
-          container: container.id,
-          error: String(err),
-        });
-        searched.push({ container, failed: true });
+    const searched = containers.map((container, i): SearchedContainer => {
+      const answer = answers[i]!;
+      if (answer.status === 'fulfilled') {
+        hits.push(...answer.value);
+        return { container, failed: false };
       }
-    }
-    return hits
+      this.log.error('search failed in a container', {
+        trace_id: traceId,
+        container: container.id,
+        error: String(answer.reason),
+      });
+      return { container, failed: true };
+    });
+    const keyword = hits
       .sort((a, b) => b.score - a.score)
       .slice(0, depth)
       .map((h) => ({ item: h.passageId, score: h.score }));
+    return { keyword, searched };
   }
 
   /**
-   * The query's vector in a tier, or the error that kept it from one; null when the tier is not
-   * searched (no embedder or no vectors yet, or no container).
+   * The query's vector in a tier; null when the tier is not searched (no embedder or no vectors
+   * yet, or no container). A tier whose query embedding fails resolves to null, said in the log:
+   * it is left out of this search, and the other still answers.
    */
-  private embedQuery(tier: VectorTier, q: string, containers: number): Promise<Float32Array | Error> | null {
+  private embedQuery(tier: VectorTier, q: string, containers: number, traceId: string): QueryVector {
     if (!this.indexes.count(tier) || containers === 0) return null;
-    const failure = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
+    const failed = (err: unknown) => {
+      this.log.warn('query embedding failed; this search goes without that tier', {
+        trace_id: traceId,
+        tier,
+        error: String(err),
+      });
+      return null;
+    };
     try {
       // Called now, not in a later microtask: the request must reach the model's thread before keyword search starts.
-      return Promise.resolve(this.embedders[tier]!.embed([q])).then(([vector]) => vector!, failure);
+      return Promise.resolve(this.embedders[tier]!.embed([q])).then(([vector]) => vector!, failed);
     } catch (err) {
-      return Promise.resolve(failure(err));
+      return Promise.resolve(failed(err));
     }
   }
 
   /**
-   * Each tier's nearest passages by cosine, above its model's similarity floor; empty lists when
-   * keyword-only. A tier whose query embedding failed is left out of this search, and the other
-   * still answers.
+   * Each tier's nearest passages in `containerIds` by cosine, above its model's similarity floor;
+   * empty lists when keyword-only. Each tier is scanned as soon as its query vector is there.
    */
   private async nearest(
-    queries: QueryVectors,
+    queries: Record<VectorTier, QueryVector>,
     containerIds: string[],
     k: number,
-    traceId: string,
   ): Promise<Record<VectorTier, Scored<number>[]>> {
     const nearest = async (tier: VectorTier): Promise<Scored<number>[]> => {
       const query = await queries[tier];
       if (!query || containerIds.length === 0) return [];
-      if (query instanceof Error) {
-        this.log.warn('query embedding failed; this search goes without that tier', {
-          trace_id: traceId,
-          tier,
-          error: String(query),
-        });
-        return [];
-      }
       const floor = this.embedders[tier]!.similarityFloor ?? 0;
       return this.indexes
         .nearest(tier, query, containerIds, k)

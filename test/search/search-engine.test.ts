@@ -1,7 +1,9 @@
 /**
  * The search engine when a tier's query embedding fails (the strong model's thread died, or the
  * embedder throws before it can answer): that tier is left out of the search, which still answers
- * from keyword search and the other tier, and says so in the log.
+ * from keyword search and the other tier, and says so in the log. And keyword search over several
+ * containers: asked of every container at once while the vectors are scanned, a container whose
+ * search failed reported as failed and left out of the answer altogether.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Embedder } from '../../src/embedders/embedder';
@@ -10,6 +12,7 @@ import { LearningRunner } from '../../src/learning/runner';
 import { createLogger } from '../../src/log';
 import * as ops from '../../src/operations/index';
 import { SearchEngine } from '../../src/search/search-engine';
+import type { Container, KeywordHit, Store } from '../../src/storage/store';
 import { type Harness, openHarness } from '../helpers/operations';
 import { scratchDir } from '../helpers/scratch';
 
@@ -80,4 +83,123 @@ describe('search with a failing query embedder', () => {
       await engine.close();
     });
   }
+});
+
+/** The store with its keyword search replaced: `search` is asked each container's search instead. */
+const withKeywordSearch = (store: Store, search: Store['passages']['search']): Store => ({
+  ...store,
+  passages: { ...store.passages, search },
+});
+
+describe('keyword search over several containers', () => {
+  let h: Harness;
+  let accountId: string;
+  let notes: Container;
+  let work: Container;
+
+  beforeAll(async () => {
+    h = await openHarness(['notes', 'work']);
+    const { store, clock } = h.services;
+    const documents = {
+      notes: ['My sister plays the violin every evening.', 'We booked flights to Lisbon.'],
+      work: ['My sister plays the violin at the concert.', 'The quarterly report is due on Friday.'],
+    };
+    for (const [name, contents] of Object.entries(documents))
+      for (const content of contents) await h.run(ops.addDocument, h.owner, { container: h.containers[name], content });
+    await new LearningRunner({
+      store,
+      clock,
+      log: createLogger('silent'),
+      embedder: fast,
+      readUrl: async () => ({ text: '', title: null }),
+      onIndexed: () => {},
+    }).drain();
+    accountId = h.owner.accountId;
+    [notes, work] = await store.containers.list(accountId).then((all) => [all[0]!, all[1]!]);
+    expect([notes.name, work.name]).toEqual(['notes', 'work']);
+  });
+  afterAll(() => h.close());
+
+  const open = async (store: Store, log = createLogger('silent')) =>
+    SearchEngine.open(store, log, { fast, strong: null }, scratchDir());
+
+  it('reports a container whose keyword search failed, and returns none of its passages from the vectors', async () => {
+    const lines: string[] = [];
+    const failing = withKeywordSearch(h.services.store, (account, container, q, limit) =>
+      container === work.id
+        ? Promise.reject(new Error('the keyword index is damaged'))
+        : h.services.store.passages.search(account, container, q, limit),
+    );
+    const engine = await open(
+      failing,
+      createLogger('error', (l) => lines.push(l)),
+    );
+    const question = 'does my sister play the violin';
+    // Both containers hold a passage the vectors find for this question.
+    const whole = await open(h.services.store);
+    const both = await whole.search(accountId, [notes, work], question, 10, 'tr_both');
+    await whole.close();
+    expect(new Set(both.hits.map((hit) => hit.containerId))).toEqual(new Set([notes.id, work.id]));
+
+    const res = await engine.search(accountId, [notes, work], question, 10, 'tr_fail');
+    expect(res.containers).toEqual([
+      { container: notes, failed: false },
+      { container: work, failed: true },
+    ]);
+    expect(res.hits.some((hit) => hit.containerId === work.id)).toBe(false);
+    // Exactly the answer of a search over the containers that answered.
+    const alone = await engine.search(accountId, [notes], question, 10, 'tr_alone');
+    expect(res.hits).toEqual(alone.hits);
+    const failed = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'search failed in a container');
+    expect(failed).toEqual([expect.objectContaining({ container: work.id, trace_id: 'tr_fail' })]);
+    await engine.close();
+  });
+
+  it('asks every container at once, and scans the vectors while the keyword searches are out', async () => {
+    const asked: (() => void)[] = [];
+    const slow = withKeywordSearch(h.services.store, (account, container, q, limit) => {
+      const answer = h.services.store.passages.search(account, container, q, limit);
+      return new Promise((resolve) => asked.push(() => resolve(answer)));
+    });
+    const engine = await open(slow);
+    let scannedWhileAsked = 0;
+    const nearest = engine.indexes.nearest.bind(engine.indexes);
+    engine.indexes.nearest = (...args) => {
+      scannedWhileAsked = asked.length;
+      return nearest(...args);
+    };
+    const searching = engine.search(accountId, [notes, work], 'the quarterly report', 10, 'tr_overlap');
+    for (let waited = 0; !scannedWhileAsked && waited < 2000; waited += 10) await Bun.sleep(10);
+    expect(scannedWhileAsked).toBe(2);
+    for (const answer of asked) answer();
+    const res = await searching;
+    expect(res.hits[0]!.content).toBe('The quarterly report is due on Friday.');
+    expect(res.containers.map((c) => c.failed)).toEqual([false, false]);
+    await engine.close();
+  });
+
+  it("lets the event loop turn before the scan, so that a database driver's queries go out first", async () => {
+    // Bun's SQL client writes a query only when the event loop turns, as this store does.
+    const sent: string[] = [];
+    const remote = withKeywordSearch(h.services.store, (account, container, q, limit) => {
+      const answer = new Promise<KeywordHit[]>((resolve) =>
+        setImmediate(() => {
+          sent.push(container);
+          resolve(h.services.store.passages.search(account, container, q, limit));
+        }),
+      );
+      return answer;
+    });
+    const engine = await open(remote);
+    let sentBeforeScan = -1;
+    const nearest = engine.indexes.nearest.bind(engine.indexes);
+    engine.indexes.nearest = (...args) => {
+      sentBeforeScan = sent.length;
+      return nearest(...args);
+    };
+    const res = await engine.search(accountId, [notes, work], 'flights to Lisbon', 10, 'tr_turn');
+    expect(sentBeforeScan).toBe(2);
+    expect(res.hits[0]!.content).toBe('We booked flights to Lisbon.');
+    await engine.close();
+  });
 });
