@@ -80,11 +80,17 @@ interface AccessContext {
   store: Repositories;
 }
 
-/** The containers the caller may use, oldest first. Reach "all" includes containers made later. */
+/**
+ * The containers the caller may use, oldest first. Reach "all" includes containers made later. A
+ * key's or consent token's call has them from its authentication, read with the credential.
+ */
 export async function containersInReach(ctx: AccessContext): Promise<Container[]> {
-  const all = await ctx.store.containers.list(ctx.caller.accountId);
-  if (ctx.caller.kind === 'owner' || ctx.caller.grant.allContainers) return all;
-  const ticked = new Set(ctx.caller.grant.containerIds);
+  const { caller } = ctx;
+  const all =
+    (caller.kind !== 'owner' && caller.kind !== 'share' && caller.accountContainers) ||
+    (await ctx.store.containers.list(caller.accountId));
+  if (caller.kind === 'owner' || caller.grant.allContainers) return all;
+  const ticked = new Set(caller.grant.containerIds);
   return all.filter((c) => ticked.has(c.id));
 }
 

@@ -1,5 +1,5 @@
 /** Who is calling: decided from the credential alone, once per request. */
-import type { Credential, Share, Level } from '../storage/store';
+import type { Container, Credential, Share, Level } from '../storage/store';
 
 /**
  * What a credential may do, one shape for developer keys, consent tokens and shares, so reach,
@@ -31,6 +31,12 @@ export type Caller =
       credential: Credential;
       /** The owner searching as this credential ("see as"): the call is the owner's, not the credential's. */
       seenByOwner?: true;
+      /**
+       * The account's containers, read with the credential when this call was authenticated (one
+       * read for both): its reach for this call, from the store like the grant. Never kept past the
+       * call; absent where the caller was made otherwise, and then read when needed.
+       */
+      accountContainers?: Container[];
     }
   | { kind: 'share'; accountId: string; grant: Grant; share: Share };
 

@@ -79,11 +79,11 @@ export async function authenticate(
   if (!id || !secret || rest.length) throw new AuthError('unknown');
   const now = clock.now();
   if (prefix === KEY_PREFIX || prefix === CONSENT_PREFIX) {
-    const credential = await store.credentials.getById(id);
+    const found = await store.credentials.getForCall(id);
     const kind = prefix === KEY_PREFIX ? 'developer_key' : 'consent_token';
-    if (!credential || credential.kind !== kind || !matchesHash(bearer, credential.secretHash))
+    if (!found || found.credential.kind !== kind || !matchesHash(bearer, found.credential.secretHash))
       throw new AuthError('unknown');
-    return callerOf(credential, now, options);
+    return { ...callerOf(found.credential, now, options), accountContainers: found.accountContainers };
   }
   if (prefix === SHARE_PREFIX) {
     const share = await store.shares.getById(id);

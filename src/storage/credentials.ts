@@ -1,4 +1,5 @@
 /** Credentials: developer keys and the consent tokens apps receive, with the containers each reaches. */
+import type { Container } from './containers';
 import type { ShareKind } from './shares';
 
 export type Level = 'read' | 'suggest' | 'manage';
@@ -40,6 +41,13 @@ export function storedKind(kind: Credential['kind']): CredentialKind {
   return kind;
 }
 
+/** What authenticating a call with a credential reads: the credential, and its account's containers (its reach is among them). */
+export interface CredentialForCall {
+  credential: Credential;
+  /** The account's containers, oldest first, as `ContainerRepository.list` gives them. */
+  accountContainers: Container[];
+}
+
 export type CredentialPatch = Partial<Pick<Credential, 'name' | 'level' | 'profile' | 'allContainers' | 'revokedAt'>>;
 
 export interface CredentialRepository {
@@ -47,6 +55,11 @@ export interface CredentialRepository {
   insert(credential: Credential): Promise<void>;
   /** Looks a credential up by id alone: authentication does not know the account yet. */
   getById(id: string): Promise<Credential | null>;
+  /**
+   * A credential by id with its account's containers, read together: all that a call's
+   * authentication and its reach need, in one round trip on a store in another process.
+   */
+  getForCall(id: string): Promise<CredentialForCall | null>;
   get(accountId: string, id: string): Promise<Credential | null>;
   /** The account's credentials of one kind (developer keys unless told), newest first. */
   list(accountId: string, kind?: CredentialKind): Promise<Credential[]>;

@@ -2,9 +2,28 @@ import { nameKey } from '../../names';
 import type { Container, ContainerRepository } from '../containers';
 import { numbers, type PostgresContext, uniqueChecked } from './context';
 
-/** A container's columns: its compared name and its order are how this store keeps them, not part of a container. */
-const COLUMNS = 'id, account_id, name, description, created_at, updated_at, learns_into_profile';
+/** A container's fields and their columns: its compared name and its order are how this store keeps them, not part of a container. */
+const FIELDS: Record<keyof Container, string> = {
+  id: 'id',
+  accountId: 'account_id',
+  name: 'name',
+  description: 'description',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  learnsIntoProfile: 'learns_into_profile',
+};
+const COLUMNS = Object.values(FIELDS).join(', ');
 const container = (r: Record<string, unknown>) => numbers<Container>(r, 'createdAt', 'updatedAt');
+
+/**
+ * SQL for the containers of the account in `accountColumn` as one JSON array, oldest first as `list`
+ * gives them: for a read that brings an account's containers along (a credential's, for a call).
+ */
+export const accountContainersJson = (accountColumn: string) => `(
+  SELECT coalesce(json_agg(json_build_object(${Object.entries(FIELDS)
+    .map(([field, column]) => `'${field}', k.${column}`)
+    .join(', ')}) ORDER BY k.created_at, k.seq), '[]')
+    FROM containers k WHERE k.account_id = ${accountColumn})`;
 
 export function containersRepository({ sql }: PostgresContext): ContainerRepository {
   return {

@@ -1,9 +1,15 @@
 import type { SQL } from 'bun';
 import { type Credential, type CredentialRepository, storedKind } from '../credentials';
-import { groupBy } from '../group-by';
-import { numbers, type PostgresContext } from './context';
+import type { Container } from '../containers';
+import { accountContainersJson } from './containers-repository';
+import { numbers, type PostgresContext, parsed } from './context';
 
 const int8 = ['expiresAt', 'revokedAt', 'createdAt', 'lastUsedAt'];
+
+/** A credential's row with its ticked containers, in one read (`c` is the credentials table). */
+const CREDENTIAL = `c.*, ARRAY(
+  SELECT container_id FROM credential_containers l WHERE l.credential_id = c.id ORDER BY container_id) AS container_ids`;
+const fromRow = (row: Record<string, unknown>) => numbers<Credential>(row, ...int8);
 
 export function credentialsRepository({ sql, atomic }: PostgresContext): CredentialRepository {
   async function writeContainers(q: SQL, credentialId: string, containerIds: string[]): Promise<void> {
@@ -11,20 +17,7 @@ export function credentialsRepository({ sql, atomic }: PostgresContext): Credent
     await q`INSERT INTO credential_containers ${q(containerIds.map((containerId) => ({ credentialId, containerId })))}`;
   }
 
-  /** The rows with their ticked containers, read in one query for all of them. */
-  async function withContainers(rows: Record<string, unknown>[]): Promise<Credential[]> {
-    if (rows.length === 0) return [];
-    const links: { credentialId: string; containerId: string }[] = await sql`
-      SELECT credential_id, container_id FROM credential_containers WHERE credential_id = ANY(${rows.map((r) => r.id)}::text[])
-       ORDER BY credential_id, container_id`;
-    const byCredential = groupBy(links, (l) => l.credentialId);
-    return rows.map((row) => ({
-      ...numbers<Credential>(row, ...int8),
-      containerIds: (byCredential.get(row.id as string) ?? []).map((l) => l.containerId),
-    }));
-  }
-
-  const one = async (rows: Record<string, unknown>[]) => (rows[0] ? (await withContainers([rows[0]]))[0]! : null);
+  const one = (rows: Record<string, unknown>[]) => (rows[0] ? fromRow(rows[0]) : null);
 
   return {
     async insert(credential) {
@@ -36,16 +29,28 @@ export function credentialsRepository({ sql, atomic }: PostgresContext): Credent
       });
     },
 
-    getById: async (id) => one(await sql`SELECT * FROM credentials WHERE id = ${id}`),
+    getById: async (id) => one(await sql`SELECT ${sql.unsafe(CREDENTIAL)} FROM credentials c WHERE c.id = ${id}`),
+
+    async getForCall(id) {
+      const [row] = await sql`
+        SELECT ${sql.unsafe(CREDENTIAL)}, ${sql.unsafe(accountContainersJson('c.account_id'))} AS account_containers
+          FROM credentials c WHERE c.id = ${id}`;
+      if (!row) return null;
+      const { accountContainers, ...rest } = row;
+      return { credential: fromRow(rest), accountContainers: parsed<Container[]>(accountContainers) };
+    },
 
     get: async (accountId, id) =>
-      one(await sql`SELECT * FROM credentials WHERE account_id = ${accountId} AND id = ${id}`),
+      one(
+        await sql`SELECT ${sql.unsafe(CREDENTIAL)} FROM credentials c WHERE c.account_id = ${accountId} AND c.id = ${id}`,
+      ),
 
     list: async (accountId, kind = 'developer_key') =>
-      withContainers(
+      (
         await sql`
-      SELECT * FROM credentials WHERE account_id = ${accountId} AND kind = ${kind} ORDER BY created_at DESC, id DESC`,
-      ),
+      SELECT ${sql.unsafe(CREDENTIAL)} FROM credentials c
+       WHERE c.account_id = ${accountId} AND c.kind = ${kind} ORDER BY c.created_at DESC, c.id DESC`
+      ).map(fromRow),
 
     async update(accountId, id, patch) {
       if (Object.keys(patch).length === 0) return;

@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
+import type { ContainerRepository } from '../containers';
 import { type Credential, type CredentialRepository, storedKind } from '../credentials';
 import type { SqliteContext, Synchronous } from './context';
 import { groupBy } from '../group-by';
@@ -6,7 +7,10 @@ import * as t from './schema';
 
 type CredentialRow = typeof t.credentials.$inferSelect;
 
-export function credentialsRepository({ db, atomic }: SqliteContext): Synchronous<CredentialRepository> {
+export function credentialsRepository(
+  { db, atomic }: SqliteContext,
+  containers: Synchronous<ContainerRepository>,
+): Synchronous<CredentialRepository> {
   const mine = (accountId: string, id: string) => and(eq(t.credentials.accountId, accountId), eq(t.credentials.id, id));
 
   function writeContainers(credentialId: string, containerIds: string[]): void {
@@ -35,6 +39,7 @@ export function credentialsRepository({ db, atomic }: SqliteContext): Synchronou
   }
 
   const one = (row: CredentialRow | undefined): Credential | null => (row ? withContainers([row])[0]! : null);
+  const byId = (id: string) => one(db.select().from(t.credentials).where(eq(t.credentials.id, id)).get());
 
   return {
     insert(credential) {
@@ -48,7 +53,12 @@ export function credentialsRepository({ db, atomic }: SqliteContext): Synchronou
       });
     },
 
-    getById: (id) => one(db.select().from(t.credentials).where(eq(t.credentials.id, id)).get()),
+    getById: byId,
+
+    getForCall(id) {
+      const credential = byId(id);
+      return credential && { credential, accountContainers: containers.list(credential.accountId) };
+    },
 
     get: (accountId, id) => one(db.select().from(t.credentials).where(mine(accountId, id)).get()),
 

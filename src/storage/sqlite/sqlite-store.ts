@@ -39,7 +39,7 @@ function sqliteRepositories(ctx: SqliteContext): SqliteRepositories {
     accounts: accountsRepository(ctx),
     sessions: sessionsRepository(ctx),
     containers,
-    credentials: credentialsRepository(ctx),
+    credentials: credentialsRepository(ctx, containers),
     shares: sharesRepository(ctx),
     settings: settingsRepository(ctx),
     oauth: oauthRepository(ctx),

@@ -125,6 +125,17 @@ describe('in-place changes are read on the next call with the same token', () =>
     expect(await names(k.key)).toEqual(['Food']);
   });
 
+  it('a key reaching every container reaches one made since its last call, and not one deleted since', async () => {
+    const k = await mint({ level: 'read', all_views: true });
+    expect(await names(k.key)).toEqual(['Food', 'Travel', 'Work']);
+    const made = await call(server, 'POST', '/v1/containers', account.owner, { name: 'Garden' });
+    expect(made.status).toBe(201);
+    expect(await names(k.key)).toEqual(['Food', 'Travel', 'Work', 'Garden']);
+    const deleted = await call(server, 'DELETE', `/v1/containers/${made.body.id}?confirm=true`, account.owner);
+    expect(deleted.status).toBe(200);
+    expect(await names(k.key)).toEqual(['Food', 'Travel', 'Work']);
+  });
+
   it('PATCH /v1/exposures/{id}/views replaces the container list', async () => {
     const k = await mint({ level: 'suggest', containers: [account.containers.Food] });
     const changed = await call(server, 'PATCH', `/v1/exposures/${k.id}/views`, account.owner, {

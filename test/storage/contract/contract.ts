@@ -8,7 +8,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import { UniqueViolation } from '../../../src/errors';
 import { newId } from '../../../src/ids';
 import { completeDocument, failJob, insertDocument, insertFact } from '../../../src/learning/queue';
-import type { AccessEntry, Container, DocumentRow, Fact, Store, Transaction } from '../../../src/storage/store';
+import type {
+  AccessEntry,
+  Container,
+  Credential,
+  DocumentRow,
+  Fact,
+  Store,
+  Transaction,
+} from '../../../src/storage/store';
 import type { OpenedStore, StoreFactory } from './factory';
 
 let made = 0;
@@ -197,6 +205,46 @@ export function contractCases(factory: StoreFactory): void {
         expect(await store.forgetting.forget(accountId, { containerId: theirs.id }, [])).toBeNull();
         expect(await store.forgetting.forgetFact(accountId, fact.id)).toBeNull();
         expect(await store.documents.get(other, doc.id)).not.toBeNull();
+      });
+
+      it("reads a credential for a call with its ticked containers and its account's containers, oldest first", async () => {
+        const [a, b, c] = [
+          await addContainer(store, accountId, 'zeta'),
+          await addContainer(store, accountId, 'alpha'),
+          await addContainer(store, accountId, 'mid'),
+        ];
+        await addContainer(store, await addAccount(store));
+        const credential: Credential = {
+          id: newId('key'),
+          accountId,
+          kind: 'developer_key',
+          name: 'reader',
+          secretHash: 'hash',
+          hint: 'egm_…abcd',
+          level: 'read',
+          allContainers: false,
+          profile: false,
+          expiresInDays: null,
+          expiresAt: null,
+          revokedAt: null,
+          replaces: null,
+          createdAt: 5,
+          lastUsedAt: null,
+          containerIds: [c.id, a.id].sort(),
+          clientId: null,
+          audience: null,
+        };
+        await store.credentials.insert(credential);
+        const found = await store.credentials.getForCall(credential.id);
+        expect(found).toEqual({ credential, accountContainers: [a, b, c] });
+        expect(found!.credential).toEqual((await store.credentials.getById(credential.id))!);
+        expect(await store.credentials.getForCall('key_unknown')).toBeNull();
+
+        // No ticked container, and an account with none.
+        const lone = await addAccount(store);
+        const bare = { ...credential, id: newId('key'), accountId: lone, containerIds: [] };
+        await store.credentials.insert(bare);
+        expect(await store.credentials.getForCall(bare.id)).toEqual({ credential: bare, accountContainers: [] });
       });
 
       it('keyword search finds passages of its container alone, best first', async () => {
