@@ -19,6 +19,17 @@ import { scratchDir } from '../helpers/scratch';
 const fast = loadStaticEmbedder();
 const STRONG_DIMENSIONS = 384;
 
+/** Learns what the harness queued with the fast tier, as the learning thread would. */
+const learnFast = (h: Harness) =>
+  new LearningRunner({
+    store: h.services.store,
+    clock: h.services.clock,
+    log: createLogger('silent'),
+    embedder: fast,
+    readUrl: async () => ({ text: '', title: null }),
+    onIndexed: () => {},
+  }).drain();
+
 /** A strong tier that never gives a vector, failing either way an embedder can. */
 const failing = (how: 'rejects' | 'throws'): Embedder => ({
   id: 'test:failing',
@@ -35,7 +46,7 @@ describe('search with a failing query embedder', () => {
 
   beforeAll(async () => {
     h = await openHarness(['notes']);
-    const { store, clock } = h.services;
+    const { store } = h.services;
     for (const content of [
       'My sister plays the violin every evening.',
       'The dentist appointment is on Tuesday.',
@@ -43,14 +54,7 @@ describe('search with a failing query embedder', () => {
     ]) {
       await h.run(ops.addDocument, h.owner, { container: h.containers.notes, content });
     }
-    await new LearningRunner({
-      store,
-      clock,
-      log: createLogger('silent'),
-      embedder: fast,
-      readUrl: async () => ({ text: '', title: null }),
-      onIndexed: () => {},
-    }).drain();
+    await learnFast(h);
     // Strong vectors for every passage, so that the strong tier is searched (and its query asked for).
     const passages = await store.passages.listWithoutVectors('strong', 0, 100);
     expect(passages.length).toBe(3);
@@ -99,21 +103,14 @@ describe('keyword search over several containers', () => {
 
   beforeAll(async () => {
     h = await openHarness(['notes', 'work']);
-    const { store, clock } = h.services;
+    const { store } = h.services;
     const documents = {
       notes: ['My sister plays the violin every evening.', 'We booked flights to Lisbon.'],
       work: ['My sister plays the violin at the concert.', 'The quarterly report is due on Friday.'],
     };
     for (const [name, contents] of Object.entries(documents))
       for (const content of contents) await h.run(ops.addDocument, h.owner, { container: h.containers[name], content });
-    await new LearningRunner({
-      store,
-      clock,
-      log: createLogger('silent'),
-      embedder: fast,
-      readUrl: async () => ({ text: '', title: null }),
-      onIndexed: () => {},
-    }).drain();
+    await learnFast(h);
     accountId = h.owner.accountId;
     [notes, work] = await store.containers.list(accountId).then((all) => [all[0]!, all[1]!]);
     expect([notes.name, work.name]).toEqual(['notes', 'work']);
