@@ -77,12 +77,12 @@ export class VectorIndexes {
     this.saver = new IndexSaver({
       tiers: this.tiers,
       stamp,
-      token: feed ? null : opened.token,
+      token: opened.token,
       stateOnDisk: opened.restored.size > 0,
       dataDir,
       log,
       activity,
-      saveAfterMs: feed ? 0 : saveAfterMs,
+      saveAfterMs,
       // On a shared store, indexes that missed passages are not saved: their next start builds them whole.
       savable: () => this.whole && !(feed && this.missed),
       figures: () => this.figures(),
