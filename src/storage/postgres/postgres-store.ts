@@ -72,8 +72,10 @@ export interface PostgresStore extends Store {
 }
 
 export interface PostgresStoreOptions {
-  /** Connections in the pool (10 unless told). */
+  /** Connections in the pool (10 unless told: ENGRAM_DATABASE_CONNECTIONS). */
   max?: number;
+  /** The vector feed's newest commits kept when it is pruned (FEED_KEPT unless told: ENGRAM_FEED_KEEP_COMMITS). */
+  feedKept?: number;
   /** How long a call outside a transaction may wait for the database before it is refused as unavailable (10 s unless told). */
   deadlineMs?: number;
   /** The time recorded for migrations applied now. */
@@ -168,7 +170,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       outside(async () => {
         await pool`SELECT 1`;
       }),
-    vectorFeed: postgresVectorFeed(pool),
+    vectorFeed: postgresVectorFeed(pool, options.feedKept),
     limits: postgresSharedLimits(pool),
     scrubbed: async () => {
       while (scrubbing) await scrubbing;
