@@ -96,11 +96,13 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     transform: SQL.camel,
     connection: { application_name: 'engram' },
   });
+  // The turns' slots are held on a connection of their own (shared-limits.ts), made at the first turn.
+  const locks = new SQL({ url, max: 1, connectionTimeout: 5, connection: { application_name: 'engram turns' } });
   const deadlineMs = options.deadlineMs ?? 10_000;
   try {
     await migrate(pool, options.now ?? Date.now());
   } catch (err) {
-    await pool.close();
+    await Promise.all([pool.close(), locks.close()]);
     throw err;
   }
   const scope = new TransactionScope();
@@ -171,13 +173,13 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
         await pool`SELECT 1`;
       }),
     vectorFeed: postgresVectorFeed(pool, options.feedKept),
-    limits: postgresSharedLimits(pool),
+    limits: postgresSharedLimits(pool, locks),
     scrubbed: async () => {
       while (scrubbing) await scrubbing;
     },
     async close() {
       while (scrubbing) await scrubbing;
-      await pool.close();
+      await Promise.all([pool.close(), locks.close()]);
     },
   };
 }
