@@ -14,11 +14,11 @@ const PRUNE_EVERY_MS = 60_000;
  * retention. Never fails a round and never asks for another: a prune the store refuses is tried a
  * minute later.
  */
-export function feedPruning(feed: VectorFeed, log: Logger, now: () => number = Date.now): () => Promise<boolean> {
+export function feedPruning(feed: VectorFeed, log: Logger): () => Promise<boolean> {
   let prunedAt = Number.NEGATIVE_INFINITY;
   return async () => {
-    if (now() - prunedAt < PRUNE_EVERY_MS) return false;
-    prunedAt = now();
+    if (Date.now() - prunedAt < PRUNE_EVERY_MS) return false;
+    prunedAt = Date.now();
     try {
       const pruned = await feed.prune();
       if (pruned) log.info("the store's vector feed pruned", { commits: pruned });

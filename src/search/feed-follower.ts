@@ -89,11 +89,6 @@ export class FeedFollower {
     }
   }
 
-  /** Whether a catch-up is under way: some of its changes may be in the indexes, past `applied`. */
-  get busy(): boolean {
-    return this.catchingUp !== null;
-  }
-
   /** Stops following: resolves once no catch-up is under way. */
   async stop(): Promise<void> {
     this.stopped = true;

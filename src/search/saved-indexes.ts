@@ -79,17 +79,17 @@ export function openByToken(
 }
 
 /**
- * Each searched tier's index, on a shared store: the copy last saved, with the commit it holds, when
- * every searched tier's copy is there and readable, stamped with this database's feed, at one commit
- * the feed can still follow from (not below its floor, not past its head: a database put back from
- * an older dump); otherwise new ones to fill from the store, and no commit.
+ * Each searched tier's index, on a shared store: the copy last saved, with the commit it holds and
+ * its stamp, when every searched tier's copy is there and readable, stamped with this database's
+ * feed, at one commit the feed can still follow from (not below its floor, not past its head: a
+ * database put back from an older dump); otherwise new ones to fill from the store, and no commit.
  */
 export function openAtCommit(
   dimensions: Record<VectorTier, number | null>,
   dataDir: string,
   mark: { id: string; head: number; floor: number },
   log: Logger,
-): { tiers: TierIndexes; commit: number | null } {
+): { tiers: TierIndexes; commit: number | null; token: string | null } {
   const started = performance.now();
   mkdirSync(join(dataDir, INDEX_DIR), { recursive: true, mode: 0o700 });
   const saved = restoreAtCommit(dimensions, dataDir, mark);
@@ -107,7 +107,9 @@ export function openAtCommit(
       head: mark.head,
       ms: Math.round(performance.now() - started),
     });
-  return { tiers, commit: saved?.commit ?? null };
+  return saved
+    ? { tiers, commit: saved.commit, token: feedToken(mark.id, saved.commit) }
+    : { tiers, commit: null, token: null };
 }
 
 function restoreAtCommit(

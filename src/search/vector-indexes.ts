@@ -120,9 +120,8 @@ export class VectorIndexes {
       opened = { tiers: { strong: null, fast: null }, restored: new Set(), token: null, feed: null };
     } else if (feed) {
       const mark = await feed.mark();
-      const { tiers, commit } = openAtCommit(dimensions, dataDir, mark, log);
+      const { tiers, commit, token } = openAtCommit(dimensions, dataDir, mark, log);
       const restored = new Set(commit === null ? [] : TIERS.filter((tier) => tiers[tier]));
-      const token = commit === null ? null : `${mark.id}@${commit}`;
       opened = { tiers, restored, token, feed: { feed, id: mark.id, commit: commit ?? mark.head } };
     } else {
       const token = await store.settings.get(VECTOR_SNAPSHOT_SETTING);
