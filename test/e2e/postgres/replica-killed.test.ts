@@ -10,7 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Served, spawnServer } from '../../../bench/lib/engram-process';
 import { postgresOrSkip } from '../../helpers/postgres';
-import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
+import {
+  addAndLearn,
+  call,
+  makeContainer,
+  makeKey,
+  makeOwner,
+  startTestServer,
+  type TestServer,
+} from '../../helpers/server';
 
 const server = postgresOrSkip('a replica killed after saving its indexes while it rested');
 
@@ -63,13 +71,7 @@ if (server) {
     /** The documents a search on `at` finds for `q`. */
     const found = async (at: Served, q: string): Promise<string[]> =>
       (await call(at, 'POST', '/v1/search', key, { q, container })).body.results.map((r: any) => r.document_id);
-    /** Adds a document through the learning server and learns it; returns its id. */
-    const learn = async (content: string) => {
-      const added = await call(learner, 'POST', '/v1/documents', key, { container, content });
-      expect(added.status).toBe(202);
-      await learner.learning.drain();
-      return added.body.id as string;
-    };
+    const learn = (content: string) => addAndLearn(learner, key, container, content);
 
     beforeAll(async () => {
       url = await server.createDatabase();
