@@ -114,12 +114,14 @@ if (server) {
            const store = await openPostgresStore(${JSON.stringify(url)});
            let entered = 0;
            const never = () => { if (++entered === 2) console.log('held'); return new Promise(() => {}); };
-           for (let i = 0; i < 2; i++) store.limits.withTurn('acc_killed', 2, never, () => { throw new Error('busy'); });`,
+           for (let i = 0; i < 2; i++) store.limits.withTurn('acc_killed', 2, never, () => { throw new Error('busy'); });
+           setInterval(() => {}, 60_000); // alive until killed`,
         ],
         { cwd: ROOT, stdout: 'pipe', stderr: 'inherit' },
       );
       const reader = holder.stdout.getReader();
       expect(new TextDecoder().decode((await reader.read()).value)).toContain('held');
+      expect(holder.exitCode).toBeNull();
       await expect(s.services.turns.run('acc_killed', async () => 'a third')).rejects.toMatchObject({
         code: 'rate_limited',
       });
