@@ -16,6 +16,16 @@ export interface Config {
    */
   readonly databaseUrl: string | null;
   /**
+   * Connections in the pool of a process that answers requests on the shared store (besides the
+   * ones that listen to the vector feed and hold the turns' locks); unused on SQLite.
+   */
+  readonly databaseConnections: number;
+  /**
+   * The vector feed's newest commits kept when it is pruned, on the shared store: a replica further
+   * behind (down a long while) reads its indexes again from the store instead of catching up.
+   */
+  readonly feedKeepCommits: number;
+  /**
    * Seconds a learner's claim holds its jobs: one that dies mid-job (kill -9, a lost machine)
    * leaves them to another once this has passed; a live one renews it while it works.
    */
@@ -70,6 +80,8 @@ const DEFAULTS = {
   ENGRAM_ACCESS_LOG_DAYS: '90',
   ENGRAM_INDEX_SAVE_SECONDS: '60',
   ENGRAM_JOB_LEASE_SECONDS: '120',
+  ENGRAM_DATABASE_CONNECTIONS: '10',
+  ENGRAM_FEED_KEEP_COMMITS: '50000',
   ENGRAM_LOG_LEVEL: 'info',
 } as const;
 
@@ -95,6 +107,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const accessLogDays = int('ENGRAM_ACCESS_LOG_DAYS', 1, 3650);
   const indexSaveSeconds = int('ENGRAM_INDEX_SAVE_SECONDS', 0, 86_400);
   const jobLeaseSeconds = int('ENGRAM_JOB_LEASE_SECONDS', 2, 86_400);
+  // A transaction holds a connection for its length: one more is needed for anything else meanwhile.
+  const databaseConnections = int('ENGRAM_DATABASE_CONNECTIONS', 2, 1000);
+  // Fewer than a thousand would send a replica briefly behind (a reconnection, a burst) back to the store.
+  const feedKeepCommits = int('ENGRAM_FEED_KEEP_COMMITS', 1000, 100_000_000);
   const logLevel = get('ENGRAM_LOG_LEVEL') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`ENGRAM_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const publicUrl = env.ENGRAM_PUBLIC_URL ? env.ENGRAM_PUBLIC_URL.replace(/\/+$/, '') : null;
@@ -126,6 +142,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port,
     dataDir: env.ENGRAM_DATA_DIR ?? join(env.HOME ?? homedir(), '.engram'),
     databaseUrl,
+    databaseConnections,
+    feedKeepCommits,
     jobLeaseSeconds,
     publicUrl,
     rateLimitPerMin,

@@ -3,7 +3,7 @@
  * names those): what each holds can always be made again, so none of it is in a backup.
  */
 
-/** The search indexes' files (search/vector-indexes.ts), saved so that a start need not rebuild them. */
+/** The search indexes' files (search/saved-indexes.ts), saved so that a start need not rebuild them. */
 export const INDEX_DIR = 'vector-index';
 /** The Import page's uploads while they are imported (web/import-runs.ts). */
 export const IMPORTS_DIR = 'imports';

@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { FactExtractor } from './fact-extractor';
+import { feedPruning } from './feed-pruning';
 import { ModelClient } from '../language-model/model-client';
 import { systemClock } from '../clock';
 import { createLogger } from '../log';
@@ -35,10 +36,13 @@ useEmbeddedOnnxRuntime(onnxRuntime);
 const log = createLogger(config.logLevel);
 /**
  * The SQLite file, with its keyword index's rebuild as upkeep between rounds; or the shared
- * PostgreSQL store, which needs none (its keyword index is the server's own).
+ * PostgreSQL store, whose keyword index is the server's own, with its vector feed's pruning.
  */
 async function open(): Promise<{ store: Store; upkeep?: () => Promise<boolean> }> {
-  if (config.databaseUrl) return { store: (await openStore(config, systemClock.now(), { connections: 4 })).store };
+  if (config.databaseUrl) {
+    const { store, feed } = await openStore(config, systemClock.now(), { connections: 4 });
+    return { store, upkeep: feedPruning(feed!, log) };
+  }
   const db = openDatabase(config.dataDir, systemClock.now());
   const sqlite = openSqliteStore(db);
   const keywordIndex = new KeywordIndexRebuild(db, log);

@@ -36,6 +36,7 @@ export interface OpenedStore {
 export async function openStore(
   config: Config,
   now: number,
+  /** `connections`: the pool's size, for a process that does not answer requests (ENGRAM_DATABASE_CONNECTIONS unless told). */
   options: { connections?: number } = {},
 ): Promise<OpenedStore> {
   if (!config.databaseUrl) {
@@ -47,7 +48,11 @@ export async function openStore(
   }
   const { openPostgresStore } = await import('./postgres/postgres-store');
   try {
-    const store = await openPostgresStore(config.databaseUrl, { now, max: options.connections });
+    const store = await openPostgresStore(config.databaseUrl, {
+      now,
+      max: options.connections ?? config.databaseConnections,
+      feedKept: config.feedKeepCommits,
+    });
     return { store, engine: 'postgres', feed: store.vectorFeed, limits: store.limits };
   } catch (err) {
     const { code, errno } = err as { code?: string; errno?: string };

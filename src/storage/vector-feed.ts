@@ -31,10 +31,11 @@ export interface VectorFeed {
    */
   since(after: number, commits: number): Promise<VectorChange[] | null>;
   /**
-   * Deletes the oldest commits and their changes, keeping the newest `kept`, and raises the floor
-   * to the last one deleted; returns how many were deleted.
+   * Deletes the oldest commits and their changes, keeping the newest `kept` (the feed's retention
+   * unless told: ENGRAM_FEED_KEEP_COMMITS), and raises the floor to the last one deleted; returns how
+   * many were deleted.
    */
-  prune(kept: number): Promise<number>;
+  prune(kept?: number): Promise<number>;
   /**
    * Calls `woken(commit)` as each commit that changed vectors lands, from any process, until
    * closed. After the connection that listens was lost and made again, `woken(null)`: commits

@@ -202,3 +202,16 @@ export async function makeKey(
   if (res.status !== 201) throw new Error(`key: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: res.body.id, key: res.body.key };
 }
+
+/** Adds a document through `server` and waits until its learning thread has learned it; returns the document's id. */
+export async function addAndLearn(
+  server: TestServer,
+  key: string,
+  container: string,
+  content: string,
+): Promise<string> {
+  const res = await call(server, 'POST', '/v1/documents', key, { container, content });
+  if (res.status !== 202) throw new Error(`document: ${res.status} ${JSON.stringify(res.body)}`);
+  await server.learning.drain();
+  return res.body.id;
+}

@@ -72,8 +72,10 @@ export interface PostgresStore extends Store {
 }
 
 export interface PostgresStoreOptions {
-  /** Connections in the pool (10 unless told). */
+  /** Connections in the pool (10 unless told: ENGRAM_DATABASE_CONNECTIONS). */
   max?: number;
+  /** The vector feed's newest commits kept when it is pruned (FEED_KEPT unless told: ENGRAM_FEED_KEEP_COMMITS). */
+  feedKept?: number;
   /** How long a call outside a transaction may wait for the database before it is refused as unavailable (10 s unless told). */
   deadlineMs?: number;
   /** The time recorded for migrations applied now. */
@@ -94,11 +96,13 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     transform: SQL.camel,
     connection: { application_name: 'engram' },
   });
+  // The turns' slots are held on a connection of their own (shared-limits.ts), made at the first turn.
+  const locks = new SQL({ url, max: 1, connectionTimeout: 5, connection: { application_name: 'engram turns' } });
   const deadlineMs = options.deadlineMs ?? 10_000;
   try {
     await migrate(pool, options.now ?? Date.now());
   } catch (err) {
-    await pool.close();
+    await Promise.all([pool.close(), locks.close()]);
     throw err;
   }
   const scope = new TransactionScope();
@@ -168,14 +172,14 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       outside(async () => {
         await pool`SELECT 1`;
       }),
-    vectorFeed: postgresVectorFeed(pool),
-    limits: postgresSharedLimits(pool),
+    vectorFeed: postgresVectorFeed(pool, options.feedKept),
+    limits: postgresSharedLimits(pool, locks),
     scrubbed: async () => {
       while (scrubbing) await scrubbing;
     },
     async close() {
       while (scrubbing) await scrubbing;
-      await pool.close();
+      await Promise.all([pool.close(), locks.close()]);
     },
   };
 }

@@ -5,7 +5,16 @@ import type { VectorChange, VectorFeed } from '../vector-feed';
 /** The channel the commit trigger notifies on, with the commit's number. */
 const CHANNEL = 'engram_vectors';
 
-export function postgresVectorFeed(sql: SQL): VectorFeed {
+/**
+ * The feed's newest commits kept when it is pruned, unless told (ENGRAM_FEED_KEEP_COMMITS; see
+ * docs/decisions.md, "The vector feed's retention"): a follower further behind reads its indexes
+ * again from the store. A learned document is one or two commits, so this is tens of thousands of
+ * documents (~10 MB of feed).
+ */
+const FEED_KEPT = 50_000;
+
+/** The feed over `sql`, pruned to its newest `retention` commits. */
+export function postgresVectorFeed(sql: SQL, retention = FEED_KEPT): VectorFeed {
   const mark = async () => {
     const [row] = await sql`
       SELECT feed_id AS id, floor, greatest((SELECT max(commit_seq) FROM vector_commits), floor) AS head FROM vector_feed_floor`;
@@ -39,7 +48,7 @@ export function postgresVectorFeed(sql: SQL): VectorFeed {
         );
     },
 
-    prune: (kept) =>
+    prune: (kept = retention) =>
       sql.begin(async (tx) => {
         // The floor's row is locked first, so two processes pruning at once take turns.
         const [{ floor }] = await tx`SELECT floor FROM vector_feed_floor FOR UPDATE`;

@@ -14,7 +14,15 @@ import { postgresVectorFeed } from '../../../src/storage/postgres/vector-feed';
 import type { VectorFeed } from '../../../src/storage/vector-feed';
 import { scratchDir } from '../../helpers/scratch';
 import { postgresOrSkip } from '../../helpers/postgres';
-import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
+import {
+  addAndLearn,
+  call,
+  makeContainer,
+  makeKey,
+  makeOwner,
+  startTestServer,
+  type TestServer,
+} from '../../helpers/server';
 
 const server = postgresOrSkip('search following a shared PostgreSQL store');
 
@@ -46,13 +54,7 @@ if (server) {
       return hit!.passageId;
     };
 
-    /** Adds a document through the learning server and learns it; returns its id. */
-    const learn = async (content: string) => {
-      const added = await call(learner, 'POST', '/v1/documents', key, { container, content });
-      expect(added.status).toBe(202);
-      await learner.learning.drain();
-      return added.body.id as string;
-    };
+    const learn = (content: string) => addAndLearn(learner, key, container, content);
 
     beforeAll(async () => {
       url = await server.createDatabase();
