@@ -73,8 +73,22 @@ export function isStorageFull(err: unknown): boolean {
 }
 
 /**
+ * A write refused because a row it refers to is gone: a container, document or fact deleted
+ * between the call's reach check and its write (SQLite's foreign key failure, or PostgreSQL's
+ * foreign_key_violation, 23503). The write's transaction rolled back: nothing was written.
+ */
+function isMissingReference(err: unknown): boolean {
+  return (
+    (err as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' ||
+    (err as { errno?: unknown } | null)?.errno === '23503'
+  );
+}
+
+/**
  * What a failure tells the caller: a ServiceError as it is, a full disk as 507 `storage_full`
- * (retryable), anything else null: a fault of ours, answered 500 `internal` by the door.
+ * (retryable), a write that lost a race with a deletion as 409 `conflict` (retryable: the call
+ * made again is answered from what is there now, e.g. 403 for the deleted container), anything
+ * else null: a fault of ours, answered 500 `internal` by the door.
  */
 export function refusalOf(err: unknown): ServiceError | null {
   if (err instanceof ServiceError) return err;
@@ -82,6 +96,13 @@ export function refusalOf(err: unknown): ServiceError | null {
     return new ServiceError(
       'storage_full',
       "The server's storage is full, so this write was not saved. Reads still work; try again once space is freed.",
+    );
+  }
+  if (isMissingReference(err)) {
+    return new ServiceError(
+      'conflict',
+      'Something this call refers to (a container, document or fact) was deleted while it ran, so nothing was written. Try again to be answered from what is there now.',
+      { reason: 'deleted_meanwhile' },
     );
   }
   if (err instanceof StoreUnavailable) {

@@ -8,7 +8,7 @@ import type { ModelClient } from '../language-model/model-client';
 import type { TurnBudget } from '../agent/turn-budget';
 import { type Caller, countedCredential } from '../auth/caller';
 import type { Clock } from '../clock';
-import { malformed, ServiceError } from '../errors';
+import { malformed, refusalOf, ServiceError } from '../errors';
 import type { Logger } from '../log';
 import type { SearchEngine } from '../search/search-engine';
 import type { VectorIndexes } from '../search/vector-indexes';
@@ -120,7 +120,9 @@ export async function invoke<I extends z.ZodType, O extends z.ZodType>(
       ctx.accessLog.record(ctx.caller, op.name, op.accessed(result, input));
     return result;
   } catch (err) {
-    record(ctx, op.name, err instanceof ServiceError ? err.status : 500, err);
+    // Usage shows the status the door answers (a full disk 507, a lost race with a deletion 409).
+    const refusal = refusalOf(err);
+    record(ctx, op.name, refusal?.status ?? 500, refusal ?? err);
     throw err;
   }
 }

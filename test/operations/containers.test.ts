@@ -3,6 +3,7 @@
  * (read back through the store's own repositories, not through another operation).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import { refusalOf } from '../../src/errors';
 import * as ops from '../../src/operations/index';
 import { type Harness, openHarness, refused } from '../helpers/operations';
 
@@ -150,5 +151,31 @@ describe('delete_container', () => {
     expect(await h.store.documents.get(h.owner.accountId, doc)).toBeNull();
     expect(await h.store.facts.get(h.owner.accountId, fact)).toBeNull();
     expect(await h.store.passages.search(h.owner.accountId, id, 'boiler', 10)).toEqual([]);
+  });
+
+  it('refuses a write that lost the race with the deletion as a retryable 409, writing nothing', async () => {
+    const id = h.containers.Notes!;
+    // Authenticated before the deletion: the call's reach, read with its credential, still holds Notes.
+    const key = await h.key({ level: 'manage', containers: [id] });
+    await h.run(ops.deleteContainer, h.owner, { container_id: id, confirm: true });
+    const lostRace = (call: Promise<unknown>) =>
+      call.then(
+        () => null,
+        (err: unknown) => refusalOf(err),
+      );
+    const refusal = { status: 409, code: 'conflict', retryable: true, details: { reason: 'deleted_meanwhile' } };
+    expect(
+      await lostRace(h.run(ops.addDocument, key, { container: id, content: 'Written after it went.' })),
+    ).toMatchObject(refusal);
+    expect(
+      await lostRace(h.run(ops.addMemory, key, { container: id, content: 'Learned after it went.' })),
+    ).toMatchObject(refusal);
+    expect(await h.store.facts.list(h.owner.accountId)).toEqual([]);
+    expect((await h.store.documents.list(h.owner.accountId, [id], 10, null)).documents).toEqual([]);
+    expect(
+      (await h.run(ops.keyUsage, h.owner, { key_id: key.kind === 'owner' ? '' : key.grant.credentialId })).recent.map(
+        (r: any) => r.status,
+      ),
+    ).toEqual([409, 409]);
   });
 });
