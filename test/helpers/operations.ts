@@ -14,6 +14,7 @@ import { exchangeCode, issueCode } from '../../src/auth/oauth-codes';
 import { createAccount, startSession } from '../../src/auth/owner';
 import { ManualClock } from '../../src/clock';
 import { loadConfig } from '../../src/config';
+import type { Embedder } from '../../src/embedders/embedder';
 import { LearningRunner } from '../../src/learning/runner';
 import { createLogger } from '../../src/log';
 import { SCOPE } from '../../src/oauth/metadata';
@@ -51,10 +52,10 @@ export interface Harness {
   /** A consent token from the OAuth grant (registration, code, exchange), as its caller. */
   consent(containers: string[], profile: boolean, clientName?: string): Promise<Caller>;
   /**
-   * Learns every queued document as the learning thread would, without an embedding model or a
-   * language model: passages split and keyword-indexed, no vectors, no facts.
+   * Learns every queued document as the learning thread would, without a language model: passages
+   * split and keyword-indexed, with the fast tier's vectors when given its `embedder`, no facts.
    */
-  learn(): Promise<void>;
+  learn(embedder?: Embedder): Promise<void>;
   /** Another account on the same store: its owner and its containers by name. */
   otherAccount(email: string, containerNames: string[]): Promise<{ owner: Caller; containers: Record<string, string> }>;
   close(): Promise<void>;
@@ -118,12 +119,12 @@ export async function openHarness(containerNames: string[], factory: StoreFactor
     run,
     context,
     otherAccount: account,
-    async learn() {
+    async learn(embedder) {
       await new LearningRunner({
         store,
         clock,
         log: createLogger('silent'),
-        embedder: null,
+        embedder: embedder ?? null,
         readUrl: noUrls,
         onIndexed: () => {},
       }).drain();

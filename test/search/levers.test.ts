@@ -5,7 +5,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { loadStaticEmbedder } from '../../src/embedders/static-embedder';
-import { LearningRunner } from '../../src/learning/runner';
 import { createLogger } from '../../src/log';
 import * as ops from '../../src/operations/index';
 import { contentWords, stepDownContentPoor } from '../../src/search/content-poor';
@@ -110,14 +109,7 @@ describe('levers in the engine', () => {
     await add(h.containers.other!, 'The garden party is on Saturday afternoon.');
     await add(h.containers.jo!, 'Jo: Took Biscuit, my rabbit, to the vet today for her jabs and a nail trim.');
     await add(h.containers.jo!, 'Jo: Love that.');
-    await new LearningRunner({
-      store: h.services.store,
-      clock: h.services.clock,
-      log: createLogger('silent'),
-      embedder: fast,
-      readUrl: async () => ({ text: '', title: null }),
-      onIndexed: () => {},
-    }).drain();
+    await h.learn(fast);
   });
   afterAll(() => h.close());
 

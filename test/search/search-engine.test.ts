@@ -8,7 +8,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Embedder } from '../../src/embedders/embedder';
 import { loadStaticEmbedder } from '../../src/embedders/static-embedder';
-import { LearningRunner } from '../../src/learning/runner';
 import { createLogger } from '../../src/log';
 import * as ops from '../../src/operations/index';
 import { SearchEngine } from '../../src/search/search-engine';
@@ -18,17 +17,6 @@ import { scratchDir } from '../helpers/scratch';
 
 const fast = loadStaticEmbedder();
 const STRONG_DIMENSIONS = 384;
-
-/** Learns what the harness queued with the fast tier, as the learning thread would. */
-const learnFast = (h: Harness) =>
-  new LearningRunner({
-    store: h.services.store,
-    clock: h.services.clock,
-    log: createLogger('silent'),
-    embedder: fast,
-    readUrl: async () => ({ text: '', title: null }),
-    onIndexed: () => {},
-  }).drain();
 
 /** A strong tier that never gives a vector, failing either way an embedder can. */
 const failing = (how: 'rejects' | 'throws'): Embedder => ({
@@ -54,7 +42,7 @@ describe('search with a failing query embedder', () => {
     ]) {
       await h.run(ops.addDocument, h.owner, { container: h.containers.notes, content });
     }
-    await learnFast(h);
+    await h.learn(fast);
     // Strong vectors for every passage, so that the strong tier is searched (and its query asked for).
     const passages = await store.passages.listWithoutVectors('strong', 0, 100);
     expect(passages.length).toBe(3);
@@ -110,7 +98,7 @@ describe('keyword search over several containers', () => {
     };
     for (const [name, contents] of Object.entries(documents))
       for (const content of contents) await h.run(ops.addDocument, h.owner, { container: h.containers[name], content });
-    await learnFast(h);
+    await h.learn(fast);
     accountId = h.owner.accountId;
     [notes, work] = await store.containers.list(accountId).then((all) => [all[0]!, all[1]!]);
     expect([notes.name, work.name]).toEqual(['notes', 'work']);
