@@ -1,18 +1,9 @@
 /** Usage records of keys and consent tokens, written in batches, with each credential's "last used". */
-import type { Store, UsageOutcome } from '../storage/store';
+import type { Store, UsageEntry } from '../storage/store';
 import { BatchedWrites } from './batched-writes';
 
-type Entry = {
-  accountId: string;
-  credentialId: string;
-  tool: string;
-  outcome: UsageOutcome;
-  status: number;
-  at: number;
-};
-
 export class UsageRecorder {
-  private readonly writes: BatchedWrites<Entry>;
+  private readonly writes: BatchedWrites<UsageEntry>;
 
   constructor(store: Store) {
     this.writes = new BatchedWrites((batch) =>
@@ -25,7 +16,7 @@ export class UsageRecorder {
     );
   }
 
-  record(entry: Entry): void {
+  record(entry: UsageEntry): void {
     this.writes.add(entry);
   }
 
