@@ -158,6 +158,9 @@ const containerRefused = (t: 'work' | 'missing') => ({
   code: 'unauthorized',
   message: `The container ${container(t)} may not be used with this credential.`,
 });
+const documentId = (t: 'work' | 'missing') => (t === 'work' ? workDoc : 'doc_doesNotExist00');
+const memoryId = (t: 'work' | 'missing') => (t === 'work' ? workFact : 'mem_doesNotExist00');
+const notFound = (message: string) => ({ status: 404, code: 'not_found', message });
 
 const REACH_ROWS: ReachRow[] = [
   {
@@ -182,32 +185,20 @@ const REACH_ROWS: ReachRow[] = [
   {
     op: ops.getDocument,
     who: ['read'],
-    input: (t) => ({ document_id: t === 'work' ? workDoc : 'doc_doesNotExist00' }),
-    refused: (t) => ({
-      status: 404,
-      code: 'not_found',
-      message: `No document ${t === 'work' ? workDoc : 'doc_doesNotExist00'}.`,
-    }),
+    input: (t) => ({ document_id: documentId(t) }),
+    refused: (t) => notFound(`No document ${documentId(t)}.`),
   },
   {
     op: ops.deleteDocument,
     who: ['manage'],
-    input: (t) => ({ document_id: t === 'work' ? workDoc : 'doc_doesNotExist00', confirm: true }),
-    refused: (t) => ({
-      status: 404,
-      code: 'not_found',
-      message: `No document ${t === 'work' ? workDoc : 'doc_doesNotExist00'}.`,
-    }),
+    input: (t) => ({ document_id: documentId(t), confirm: true }),
+    refused: (t) => notFound(`No document ${documentId(t)}.`),
   },
   {
     op: ops.forgetMemory,
     who: ['manage'],
-    input: (t) => ({ memory_id: t === 'work' ? workFact : 'mem_doesNotExist00', confirm: true }),
-    refused: (t) => ({
-      status: 404,
-      code: 'not_found',
-      message: `No memory ${t === 'work' ? workFact : 'mem_doesNotExist00'}.`,
-    }),
+    input: (t) => ({ memory_id: memoryId(t), confirm: true }),
+    refused: (t) => notFound(`No memory ${memoryId(t)}.`),
   },
 ];
 
