@@ -107,6 +107,14 @@ describe('keyword search over several containers', () => {
 
   const open = async (store: Store, log = createLogger('silent')) =>
     SearchEngine.open(store, log, { fast, strong: null }, scratchDir());
+  /** Calls `seen` as each vector scan of `engine` starts. */
+  const onScan = (engine: SearchEngine, seen: () => void) => {
+    const nearest = engine.indexes.nearest.bind(engine.indexes);
+    engine.indexes.nearest = (...args) => {
+      seen();
+      return nearest(...args);
+    };
+  };
 
   it('reports a container whose keyword search failed, and returns none of its passages from the vectors', async () => {
     const lines: string[] = [];
@@ -148,11 +156,9 @@ describe('keyword search over several containers', () => {
     });
     const engine = await open(slow);
     let scannedWhileAsked = 0;
-    const nearest = engine.indexes.nearest.bind(engine.indexes);
-    engine.indexes.nearest = (...args) => {
+    onScan(engine, () => {
       scannedWhileAsked = asked.length;
-      return nearest(...args);
-    };
+    });
     const searching = engine.search(accountId, [notes, work], 'the quarterly report', 10, 'tr_overlap');
     for (let waited = 0; !scannedWhileAsked && waited < 2000; waited += 10) await Bun.sleep(10);
     expect(scannedWhileAsked).toBe(2);
@@ -177,11 +183,9 @@ describe('keyword search over several containers', () => {
     });
     const engine = await open(remote);
     let sentBeforeScan = -1;
-    const nearest = engine.indexes.nearest.bind(engine.indexes);
-    engine.indexes.nearest = (...args) => {
+    onScan(engine, () => {
       sentBeforeScan = sent.length;
-      return nearest(...args);
-    };
+    });
     const res = await engine.search(accountId, [notes, work], 'flights to Lisbon', 10, 'tr_turn');
     expect(sentBeforeScan).toBe(2);
     expect(res.hits[0]!.content).toBe('We booked flights to Lisbon.');
