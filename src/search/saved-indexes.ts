@@ -49,25 +49,10 @@ export function openByToken(
   log: Logger,
 ): { tiers: TierIndexes; restored: Set<VectorTier> } {
   const started = performance.now();
-  const tiers: TierIndexes = { strong: null, fast: null };
-  const restored = new Set<VectorTier>();
-  mkdirSync(join(dataDir, INDEX_DIR), { recursive: true, mode: 0o700 });
-  for (const tier of TIERS) {
+  const { tiers, restored } = openTiers(dimensions, dataDir, (tier, size) => {
     const files = indexFiles(dataDir, tier);
-    const size = dimensions[tier];
-    if (size) {
-      const saved = token ? VectorIndex.restore(size, files.rows, files.state, token) : null;
-      if (saved) {
-        restored.add(tier);
-        tiers[tier] = saved;
-        continue;
-      }
-      tiers[tier] = new VectorIndex(size, files.rows);
-    } else {
-      rmSync(files.rows, { force: true });
-    }
-    rmSync(files.state, { force: true });
-  }
+    return token ? VectorIndex.restore(size, files.rows, files.state, token) : null;
+  });
   if (restored.size)
     log.info('search indexes read as last saved', {
       tiers: [...restored],
@@ -89,18 +74,10 @@ export function openAtCommit(
   dataDir: string,
   mark: { id: string; head: number; floor: number },
   log: Logger,
-): { tiers: TierIndexes; commit: number | null; token: string | null } {
+): { tiers: TierIndexes; restored: Set<VectorTier>; commit: number | null; token: string | null } {
   const started = performance.now();
-  mkdirSync(join(dataDir, INDEX_DIR), { recursive: true, mode: 0o700 });
   const saved = restoreAtCommit(dimensions, dataDir, mark);
-  const tiers: TierIndexes = { strong: null, fast: null };
-  for (const tier of TIERS) {
-    const files = indexFiles(dataDir, tier);
-    const size = dimensions[tier];
-    if (size) tiers[tier] = saved?.tiers[tier] ?? new VectorIndex(size, files.rows);
-    else rmSync(files.rows, { force: true });
-    if (!size || !saved) rmSync(files.state, { force: true });
-  }
+  const { tiers, restored } = openTiers(dimensions, dataDir, (tier) => saved?.tiers[tier] ?? null);
   if (saved)
     log.info('search indexes read as last saved; following the feed from their commit', {
       commit: saved.commit,
@@ -108,8 +85,36 @@ export function openAtCommit(
       ms: Math.round(performance.now() - started),
     });
   return saved
-    ? { tiers, commit: saved.commit, token: feedToken(mark.id, saved.commit) }
-    : { tiers, commit: null, token: null };
+    ? { tiers, restored, commit: saved.commit, token: feedToken(mark.id, saved.commit) }
+    : { tiers, restored, commit: null, token: null };
+}
+
+/**
+ * Each searched tier's index: the one `restore` read from its copy, or a new one to fill from the
+ * store. A tier no longer searched keeps no rows file, and a tier not read from its copy no state.
+ */
+function openTiers(
+  dimensions: Record<VectorTier, number | null>,
+  dataDir: string,
+  restore: (tier: VectorTier, size: number) => VectorIndex | null,
+): { tiers: TierIndexes; restored: Set<VectorTier> } {
+  const tiers: TierIndexes = { strong: null, fast: null };
+  const restored = new Set<VectorTier>();
+  mkdirSync(join(dataDir, INDEX_DIR), { recursive: true, mode: 0o700 });
+  for (const tier of TIERS) {
+    const files = indexFiles(dataDir, tier);
+    const size = dimensions[tier];
+    const saved = size ? restore(tier, size) : null;
+    if (saved) {
+      restored.add(tier);
+      tiers[tier] = saved;
+      continue;
+    }
+    if (size) tiers[tier] = new VectorIndex(size, files.rows);
+    else rmSync(files.rows, { force: true });
+    rmSync(files.state, { force: true });
+  }
+  return { tiers, restored };
 }
 
 function restoreAtCommit(

@@ -120,8 +120,7 @@ export class VectorIndexes {
       opened = { tiers: { strong: null, fast: null }, restored: new Set(), token: null, feed: null };
     } else if (feed) {
       const mark = await feed.mark();
-      const { tiers, commit, token } = openAtCommit(dimensions, dataDir, mark, log);
-      const restored = new Set(commit === null ? [] : TIERS.filter((tier) => tiers[tier]));
+      const { tiers, restored, commit, token } = openAtCommit(dimensions, dataDir, mark, log);
       opened = { tiers, restored, token, feed: { feed, id: mark.id, commit: commit ?? mark.head } };
     } else {
       const token = await store.settings.get(VECTOR_SNAPSHOT_SETTING);
