@@ -4,6 +4,12 @@ import type { Fact } from './facts';
 /** What a forgetting removes: one document, or a container with everything in it. */
 export type ForgetTarget = { documentId: string } | { containerId: string };
 
+/** What a forgetting deletes, as an engine reads it from its target: these documents, and the container when it is one. */
+export interface ForgettingScope {
+  documentIds: string[];
+  containerId: string | null;
+}
+
 /**
  * What deleting a target takes with it: its documents, their passages, and the facts learned from
  * them (those of a deleted container too). Learned facts the owner reviewed (edited or confirmed)

@@ -12,6 +12,7 @@ import { openPostgresStore } from '../../src/storage/postgres/postgres-store';
 import { openDatabase } from '../../src/storage/sqlite/open';
 import { postgresOrSkip } from '../helpers/postgres';
 import { scratchDir } from '../helpers/scratch';
+import { ordinaryTables, tableColumns } from './sqlite-tables';
 
 /** Tables one engine has and the other does not, each with why. */
 const ONE_ENGINE_TABLES: Record<string, string> = {
@@ -55,23 +56,9 @@ interface Table {
 type Model = Map<string, Table>;
 
 function sqliteModel(db: Database): Model {
-  const objects = db
-    .query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_schema WHERE type = 'table'")
-    .all();
-  const virtual = objects.filter((o) => /^CREATE VIRTUAL TABLE/i.test(o.sql)).map((o) => o.name);
-  const names = objects
-    .map((o) => o.name)
-    .filter(
-      (name) =>
-        !name.startsWith('sqlite_') &&
-        name !== 'schema_migrations' &&
-        !virtual.some((v) => name === v || name.startsWith(`${v}_`)),
-    );
   const model: Model = new Map();
-  for (const name of names) {
-    const info = db
-      .query<{ name: string; type: string; notnull: number; pk: number }, []>(`PRAGMA table_info("${name}")`)
-      .all();
+  for (const name of ordinaryTables(db)) {
+    const { columns, primaryKey } = tableColumns(db, name);
     const indexes = db
       .query<{ name: string; unique: number; origin: string }, []>(`PRAGMA index_list("${name}")`)
       .all();
@@ -89,11 +76,8 @@ function sqliteModel(db: Database): Model {
       .all()
       .map((f) => `${f.from} → ${f.table}(${f.to}) ON DELETE ${f.on_delete}`);
     model.set(name, {
-      columns: new Map(info.map((c) => [c.name, { type: c.type.toUpperCase(), notNull: c.notnull === 1 || c.pk > 0 }])),
-      primaryKey: info
-        .filter((c) => c.pk > 0)
-        .sort((a, b) => a.pk - b.pk)
-        .map((c) => c.name),
+      columns: new Map(columns.map((c) => [c.name, { type: c.type, notNull: c.notNull }])),
+      primaryKey,
       unique: unique.sort(),
       foreignKeys: foreignKeys.sort(),
     });

@@ -219,17 +219,15 @@ if (server) {
     });
 
     describe('migrations', () => {
+      /** This release's migrations, in order. */
+      const MIGRATIONS = ['0001_init', '0002_shared_limits', '0003_vector_feed_floor', '0004_passage_keywords'];
+
       it('are applied once when several processes open a new database at the same time', async () => {
         const fresh = await server.createDatabase();
         const stores = await Promise.all([1, 2, 3].map(() => openPostgresStore(fresh, { max: 2 })));
         for (const s of stores) await s.close();
         const rows = await query(fresh, 'SELECT version FROM schema_migrations');
-        expect(rows.map((r) => r.version)).toEqual([
-          '0001_init',
-          '0002_shared_limits',
-          '0003_vector_feed_floor',
-          '0004_passage_keywords',
-        ]);
+        expect(rows.map((r) => r.version)).toEqual(MIGRATIONS);
       });
 
       it('refuse a database a newer release migrated, and leave it as it is', async () => {
@@ -237,13 +235,7 @@ if (server) {
         await expect(openPostgresStore(url)).rejects.toBeInstanceOf(NewerStoreError);
         expect(
           (await query(url, 'SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version),
-        ).toEqual([
-          '0001_init',
-          '0002_shared_limits',
-          '0003_vector_feed_floor',
-          '0004_passage_keywords',
-          '9999_from_a_newer_release',
-        ]);
+        ).toEqual([...MIGRATIONS, '9999_from_a_newer_release']);
       });
     });
   });

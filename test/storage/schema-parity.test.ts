@@ -13,6 +13,7 @@ import { is } from 'drizzle-orm';
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { openDatabase } from '../../src/storage/sqlite/open';
 import * as schema from '../../src/storage/sqlite/schema';
+import { type Column, ordinaryTables, tableColumns } from './sqlite-tables';
 
 /**
  * Tables the migrations make that drizzle is not meant to know, each with why. Virtual tables
@@ -23,12 +24,6 @@ const RAW_SQL_ONLY: Record<string, string> = {
   keyword_index_rebuild:
     "one row of progress that exists only while a large store's keyword index is rebuilt in the background (migration 0008); fts-rebuild.ts alone reads and drops it",
 };
-
-interface Column {
-  name: string;
-  type: string;
-  notNull: boolean;
-}
 
 const drizzleTables = (Object.values(schema) as unknown[])
   .filter((value): value is SQLiteTable => is(value, SQLiteTable))
@@ -43,22 +38,6 @@ function fromDrizzle(table: ReturnType<typeof getTableConfig>): { columns: Colum
   };
 }
 
-/** The same, read from the migrated store (columns in table order, primary key in key order). */
-function fromStore(db: Database, name: string): { columns: Column[]; primaryKey: string[] } {
-  const info = db
-    .query<{ name: string; type: string; notnull: number; pk: number }, []>(`PRAGMA table_info("${name}")`)
-    .all();
-  return {
-    // A primary key counts as NOT NULL, as drizzle declares it. (SQLite lets a TEXT PRIMARY KEY hold
-    // NULL unless it says NOT NULL too; the store never writes one.)
-    columns: info.map((c) => ({ name: c.name, type: c.type.toUpperCase(), notNull: c.notnull === 1 || c.pk > 0 })),
-    primaryKey: info
-      .filter((c) => c.pk > 0)
-      .sort((a, b) => a.pk - b.pk)
-      .map((c) => c.name),
-  };
-}
-
 const byName = (a: Column, b: Column) => a.name.localeCompare(b.name);
 
 describe('drizzle schema and migrated tables', () => {
@@ -69,18 +48,7 @@ describe('drizzle schema and migrated tables', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'engram-schema-'));
     db = openDatabase(dir, Date.now());
-    const objects = db
-      .query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_schema WHERE type = 'table'")
-      .all();
-    const virtual = objects.filter((o) => /^CREATE VIRTUAL TABLE/i.test(o.sql)).map((o) => o.name);
-    tables = objects
-      .map((o) => o.name)
-      .filter(
-        (name) =>
-          !name.startsWith('sqlite_') &&
-          name !== 'schema_migrations' &&
-          !virtual.some((v) => name === v || name.startsWith(`${v}_`)),
-      );
+    tables = ordinaryTables(db);
   });
   afterAll(() => {
     db.close();
@@ -94,7 +62,7 @@ describe('drizzle schema and migrated tables', () => {
         table: table.name,
         migrated: true,
       });
-      const want = fromStore(db, table.name);
+      const want = tableColumns(db, table.name);
       const have = fromDrizzle(table);
       expect({ table: table.name, columns: [...have.columns].sort(byName) }).toEqual({
         table: table.name,

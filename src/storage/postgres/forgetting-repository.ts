@@ -11,13 +11,11 @@ import {
   type ForgettingDone,
   type ForgettingPlan,
   type ForgettingRepository,
+  type ForgettingScope,
   forgettingPlan,
 } from '../forgetting';
 import type { PostgresContext } from './context';
 import { fact } from './facts-repository';
-
-/** What a forgetting deletes: these documents, and the container when it is one. */
-type ForgettingScope = { documentIds: string[]; containerId: string | null };
 
 export function forgettingRepository(
   { sql, atomic, afterCommit }: PostgresContext,

@@ -29,7 +29,7 @@ import { settingsRepository } from './settings-repository';
 import { sharesRepository } from './shares-repository';
 import { usageRepository } from './usage-repository';
 import { vectorsRepository } from './vectors-repository';
-import { postgresVectorFeed } from './vector-feed';
+import { feedHead, postgresVectorFeed } from './vector-feed';
 import { postgresSharedLimits } from './shared-limits';
 import type { SharedLimits } from '../shared-limits';
 
@@ -146,7 +146,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
           held.push(...inner); // a savepoint rolled back drops what it held
           return result as Awaited<typeof result>;
         }),
-      commitsByOthers: () => guard(() => lastVectorCommit(connection)),
+      commitsByOthers: () => guard(() => feedHead(connection)),
     };
   }
 
@@ -167,7 +167,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     ...eachMethodThrough<Promise<unknown>>(postgresRepositories(ctx, scrub), outside),
     transaction: (fn) => answered(within('read write', fn), null),
     snapshot: (fn) => answered(within('isolation level repeatable read read only', fn), null),
-    commitsByOthers: () => outside(() => lastVectorCommit(pool)),
+    commitsByOthers: () => outside(() => feedHead(pool)),
     ping: () =>
       outside(async () => {
         await pool`SELECT 1`;
@@ -215,10 +215,3 @@ function unreachable(err: unknown): boolean {
     return true;
   return typeof errno === 'string' && (/^08/.test(errno) || /^57P0[1-3]$/.test(errno) || errno === '53300');
 }
-
-/**
- * The vector feed's last commit number: what the search indexes' save checks (its one caller), so
- * it changes whenever any process commits a change to the stored vectors.
- */
-const lastVectorCommit = async (sql: SQL): Promise<number> =>
-  Number((await sql`SELECT coalesce(max(commit_seq), 0) AS n FROM vector_commits`)[0].n);

@@ -1,21 +1,13 @@
 import type { Share, ShareRepository } from '../shares';
-import { groupBy } from '../group-by';
 import { numbers, type PostgresContext } from './context';
 
-export function sharesRepository({ sql, atomic }: PostgresContext): ShareRepository {
-  /** The rows with their containers, read in one query for all of them. */
-  async function withContainers(rows: Record<string, unknown>[]): Promise<Share[]> {
-    if (rows.length === 0) return [];
-    const links: { exposureId: string; containerId: string }[] = await sql`
-      SELECT exposure_id, container_id FROM exposure_containers WHERE exposure_id = ANY(${rows.map((r) => r.id)}::text[])
-       ORDER BY exposure_id, container_id`;
-    const byShare = groupBy(links, (l) => l.exposureId);
-    return rows.map((row) => ({
-      ...numbers<Share>(row, 'createdAt', 'expiresAt', 'revokedAt', 'lastUsedAt'),
-      containerIds: (byShare.get(row.id as string) ?? []).map((l) => l.containerId),
-    }));
-  }
+/** A share's row with its containers, in one read (`e` is the exposures table), as credentials-repository.ts reads a credential's. */
+const SHARE = `e.*, ARRAY(
+  SELECT container_id FROM exposure_containers l WHERE l.exposure_id = e.id ORDER BY container_id) AS container_ids`;
+const fromRow = (row: Record<string, unknown>) =>
+  numbers<Share>(row, 'createdAt', 'expiresAt', 'revokedAt', 'lastUsedAt');
 
+export function sharesRepository({ sql, atomic }: PostgresContext): ShareRepository {
   return {
     async insert(share) {
       const { containerIds, ...row } = share;
@@ -26,12 +18,16 @@ export function sharesRepository({ sql, atomic }: PostgresContext): ShareReposit
       });
     },
 
-    getById: async (id) => (await withContainers(await sql`SELECT * FROM exposures WHERE id = ${id}`))[0] ?? null,
+    async getById(id) {
+      const [row] = await sql`SELECT ${sql.unsafe(SHARE)} FROM exposures e WHERE e.id = ${id}`;
+      return row ? fromRow(row) : null;
+    },
 
     list: async (accountId) =>
-      withContainers(
-        await sql`SELECT * FROM exposures WHERE account_id = ${accountId} ORDER BY created_at DESC, id DESC`,
-      ),
+      (
+        await sql`
+      SELECT ${sql.unsafe(SHARE)} FROM exposures e WHERE e.account_id = ${accountId} ORDER BY e.created_at DESC, e.id DESC`
+      ).map(fromRow),
 
     revoke: async (accountId, id, at) => {
       const [row] = await sql`

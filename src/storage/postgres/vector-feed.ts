@@ -13,17 +13,27 @@ const CHANNEL = 'engram_vectors';
  */
 const FEED_KEPT = 50_000;
 
+/**
+ * The feed's id, head and floor (`VectorFeed.mark`), read on `sql`: the pool, or a transaction's
+ * connection. The head counts the floor too: once every commit is pruned, none may be left to count.
+ */
+async function feedMark(sql: SQL): ReturnType<VectorFeed['mark']> {
+  const [row] = await sql`
+    SELECT feed_id AS id, floor, greatest((SELECT max(commit_seq) FROM vector_commits), floor) AS head FROM vector_feed_floor`;
+  return { id: row.id as string, head: Number(row.head), floor: Number(row.floor) };
+}
+
+/**
+ * The feed's head (`VectorFeed.head`) on `sql`: also the store's `commitsByOthers`, since it
+ * changes whenever any process commits a change to the stored vectors.
+ */
+export const feedHead = async (sql: SQL): Promise<number> => (await feedMark(sql)).head;
+
 /** The feed over `sql`, pruned to its newest `retention` commits. */
 export function postgresVectorFeed(sql: SQL, retention = FEED_KEPT): VectorFeed {
-  const mark = async () => {
-    const [row] = await sql`
-      SELECT feed_id AS id, floor, greatest((SELECT max(commit_seq) FROM vector_commits), floor) AS head FROM vector_feed_floor`;
-    return { id: row.id as string, head: Number(row.head), floor: Number(row.floor) };
-  };
   return {
-    // The floor too: once every commit is pruned, none may be left to count.
-    head: async () => (await mark()).head,
-    mark,
+    head: () => feedHead(sql),
+    mark: () => feedMark(sql),
 
     async since(after, commits) {
       // One statement, one snapshot: the rows of the commits asked for, or the floor that pruned them.

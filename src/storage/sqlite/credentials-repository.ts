@@ -1,8 +1,8 @@
-import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { ContainerRepository } from '../containers';
 import { type Credential, type CredentialRepository, storedKind } from '../credentials';
 import type { SqliteContext, Synchronous } from './context';
-import { groupBy } from '../group-by';
+import { withContainerIds } from './linked-containers';
 import * as t from './schema';
 
 type CredentialRow = typeof t.credentials.$inferSelect;
@@ -20,23 +20,12 @@ export function credentialsRepository(
       .run();
   }
 
-  /** The rows with their ticked containers, read in one query for all of them. */
-  function withContainers(rows: CredentialRow[]): Credential[] {
-    if (rows.length === 0) return [];
-    const links = db
-      .select()
-      .from(t.credentialContainers)
-      .where(
-        inArray(
-          t.credentialContainers.credentialId,
-          rows.map((r) => r.id),
-        ),
-      )
-      .orderBy(t.credentialContainers.credentialId, t.credentialContainers.containerId)
-      .all();
-    const byCredential = groupBy(links, (l) => l.credentialId);
-    return rows.map((row) => ({ ...row, containerIds: (byCredential.get(row.id) ?? []).map((l) => l.containerId) }));
-  }
+  const withContainers = (rows: CredentialRow[]): Credential[] =>
+    withContainerIds(db, rows, {
+      table: t.credentialContainers,
+      owner: t.credentialContainers.credentialId,
+      container: t.credentialContainers.containerId,
+    });
 
   const one = (row: CredentialRow | undefined): Credential | null => (row ? withContainers([row])[0]! : null);
   const byId = (id: string) => one(db.select().from(t.credentials).where(eq(t.credentials.id, id)).get());

@@ -9,13 +9,11 @@ import {
   type ForgettingDone,
   type ForgettingPlan,
   type ForgettingRepository,
+  type ForgettingScope,
   forgettingPlan,
 } from '../forgetting';
 import type { SqliteContext, Synchronous } from './context';
 import * as t from './schema';
-
-/** What a forgetting deletes: these documents, and the container when it is one. */
-type ForgettingScope = { documentIds: string[]; containerId: string | null };
 
 interface Neighbours {
   containers: Pick<Synchronous<ContainerRepository>, 'get' | 'delete'>;

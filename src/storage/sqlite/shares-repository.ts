@@ -1,29 +1,18 @@
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Share, ShareRepository } from '../shares';
 import type { SqliteContext, Synchronous } from './context';
-import { groupBy } from '../group-by';
+import { withContainerIds } from './linked-containers';
 import * as t from './schema';
 
 type ShareRow = typeof t.shares.$inferSelect;
 
 export function sharesRepository({ db, atomic }: SqliteContext): Synchronous<ShareRepository> {
-  /** The rows with their containers, read in one query for all of them. */
-  function withContainers(rows: ShareRow[]): Share[] {
-    if (rows.length === 0) return [];
-    const links = db
-      .select()
-      .from(t.shareContainers)
-      .where(
-        inArray(
-          t.shareContainers.shareId,
-          rows.map((r) => r.id),
-        ),
-      )
-      .orderBy(t.shareContainers.shareId, t.shareContainers.containerId)
-      .all();
-    const byShare = groupBy(links, (l) => l.shareId);
-    return rows.map((row) => ({ ...row, containerIds: (byShare.get(row.id) ?? []).map((l) => l.containerId) }));
-  }
+  const withContainers = (rows: ShareRow[]): Share[] =>
+    withContainerIds(db, rows, {
+      table: t.shareContainers,
+      owner: t.shareContainers.shareId,
+      container: t.shareContainers.containerId,
+    });
 
   return {
     insert(share) {
