@@ -447,6 +447,8 @@ export function contractCases(factory: StoreFactory): void {
           queued.push((await insertDocument(store, documentRow(accountId, c.id, { createdAt: 100 + i }))).document.id);
         await insertDocument(store, documentRow(accountId, c.id, { createdAt: 100 }), { mode: 'learn' }, 10_000); // not ready before 10,000
         const second = await opened.connect();
+        // Both connections made before they race: a first query that also connects would start far behind.
+        await Promise.all([store.jobs.countPending(), second.jobs.countPending()]);
         const claimed: string[][] = [[], []];
         await Promise.all(
           [store, second].map(async (s, i) => {
