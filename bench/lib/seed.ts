@@ -13,7 +13,7 @@ import { createEmbedders } from '../../src/embedders/create-embedders';
 import { embedPassages } from '../../src/learning/embedding-units';
 import { Refiner } from '../../src/learning/refiner';
 import { splitPassages } from '../../src/learning/split-passages';
-import { completeDocument, insertDocument, useEmbeddingModel } from '../../src/learning/queue';
+import { completeDocument, insertDocument, useEmbeddingModels } from '../../src/learning/queue';
 import { openStore } from '../../src/storage/open-store';
 import { documentText, seeded } from './corpus';
 import { setUp } from './engram-process';
@@ -47,10 +47,7 @@ export async function seedStore(
   const { store } = await openStore(config, Date.now());
   const embedders = await createEmbedders(config);
   const embedder = embedders.fast;
-  for (const tier of ['fast', 'strong'] as const) {
-    const e = embedders[tier];
-    if (e) await useEmbeddingModel(store, tier, { id: e.id, dimensions: e.dimensions }, Date.now());
-  }
+  await useEmbeddingModels(store, embedders, Date.now());
   const [account] = await store.accounts.list();
   const [container] = await store.containers.list(account!.id);
   const random = seeded(42);
