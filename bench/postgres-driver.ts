@@ -28,6 +28,7 @@ import { openPostgresStore, type PostgresStore } from '../src/storage/postgres/p
 import { storedVector } from '../src/storage/stored-vector';
 import { testPostgres } from '../test/helpers/postgres';
 import { documentText, query, seeded } from './lib/corpus';
+import { queuedDocument } from './lib/queued-document';
 
 const { values } = parseArgs({
   options: {
@@ -56,21 +57,8 @@ async function database(): Promise<string> {
   return server.createDatabase();
 }
 
-const documentRow = (id: string, content: string) => ({
-  id,
-  accountId: ACCOUNT,
-  containerId: CONTAINER,
-  title: null,
-  content,
-  url: null,
-  customId: null,
-  metadata: null,
-  status: 'queued' as const,
-  error: null,
-  createdAt: 1,
-  updatedAt: 1,
-  learnedAt: null,
-});
+const documentRow = (id: string, content: string) =>
+  queuedDocument({ id, accountId: ACCOUNT, containerId: CONTAINER, content }, 1);
 const passagesOf = (random: () => number) =>
   Array.from({ length: PASSAGES_A_DOCUMENT }, (_, position) => ({
     position,

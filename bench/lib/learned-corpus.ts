@@ -19,6 +19,7 @@ import { storedVectorPages } from '../../src/storage/passages';
 import type { Store, VectorTier } from '../../src/storage/store';
 import type { VectorIndex } from '../../src/search/vector-index';
 import { scratchIndex } from '../../test/helpers/scratch';
+import { queuedDocument } from './queued-document';
 
 export const ACCOUNT = 'acc_bench';
 export const CONTAINER = {
@@ -70,21 +71,10 @@ export async function learnCorpus(
     for (const [i, { key, text }] of documents.entries()) {
       const id = `doc_${i}`;
       keyOfDocument.set(id, key);
-      await insertDocument(tx, {
-        id,
-        accountId: ACCOUNT,
-        containerId: CONTAINER.id,
-        title: null,
-        content: text,
-        url: null,
-        customId: null,
-        metadata: null,
-        status: 'queued',
-        error: null,
-        createdAt: clock.now(),
-        updatedAt: clock.now(),
-        learnedAt: null,
-      });
+      await insertDocument(
+        tx,
+        queuedDocument({ id, accountId: ACCOUNT, containerId: CONTAINER.id, content: text }, clock.now()),
+      );
     }
   });
 

@@ -17,6 +17,7 @@ import { completeDocument, insertDocument, useEmbeddingModels } from '../../src/
 import { openStore } from '../../src/storage/open-store';
 import { documentText, seeded } from './corpus';
 import { setUp } from './engram-process';
+import { queuedDocument } from './queued-document';
 
 export interface Seeded {
   key: string;
@@ -56,21 +57,10 @@ export async function seedStore(
   while (made < passages) {
     const text = documentText(random, 1024);
     const now = Date.now();
-    await insertDocument(store, {
-      id: newId('doc'),
-      accountId: account!.id,
-      containerId: container!.id,
-      title: null,
-      content: text,
-      url: null,
-      customId: null,
-      metadata: null,
-      status: 'queued',
-      error: null,
-      createdAt: now,
-      updatedAt: now,
-      learnedAt: null,
-    });
+    await insertDocument(
+      store,
+      queuedDocument({ id: newId('doc'), accountId: account!.id, containerId: container!.id, content: text }, now),
+    );
     const job = (await store.jobs.claim(now, 1))[0]!;
     const parts = splitPassages(text, null);
     const vectors = embedder ? await embedPassages(embedder, parts, 'fast') : null;
