@@ -19,6 +19,7 @@ import { openDatabase } from '../src/storage/sqlite/open';
 import { openSqliteStore } from '../src/storage/sqlite/sqlite-store';
 import { documentText, seeded } from './lib/corpus';
 import { serve, setUp } from './lib/engram-process';
+import { queuedDocument } from './lib/queued-document';
 
 const { values } = parseArgs({
   options: {
@@ -86,21 +87,10 @@ async function untilLearned(dir: string): Promise<number> {
   await store.transaction(async (tx) => {
     for (const content of texts) {
       const now = Date.now();
-      await insertDocument(tx, {
-        id: newId('doc'),
-        accountId: account!.id,
-        containerId: container!.id,
-        title: null,
-        content,
-        url: null,
-        customId: null,
-        metadata: null,
-        status: 'queued',
-        error: null,
-        createdAt: now,
-        updatedAt: now,
-        learnedAt: null,
-      });
+      await insertDocument(
+        tx,
+        queuedDocument({ id: newId('doc'), accountId: account!.id, containerId: container!.id, content }, now),
+      );
     }
   });
   await store.close();

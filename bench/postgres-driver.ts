@@ -26,8 +26,9 @@ import { completeDocument, insertDocument } from '../src/learning/queue';
 import { keywordQuery } from '../src/storage/postgres/keyword-query';
 import { openPostgresStore, type PostgresStore } from '../src/storage/postgres/postgres-store';
 import { storedVector } from '../src/storage/stored-vector';
-import { testPostgres } from '../test/helpers/postgres';
 import { documentText, query, seeded } from './lib/corpus';
+import { newBenchDatabase } from './lib/postgres-database';
+import { queuedDocument } from './lib/queued-document';
 
 const { values } = parseArgs({
   options: {
@@ -41,36 +42,11 @@ const CONTAINER = 'ctr_bench';
 const PASSAGES_A_DOCUMENT = 8;
 const DIMENSIONS = 256;
 
-async function database(): Promise<string> {
-  if (values.database) {
-    const admin = new SQL({ url: values.database, max: 1 });
-    const name = `engram_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-    await admin.unsafe(`CREATE DATABASE ${name}`);
-    await admin.close();
-    const url = new URL(values.database);
-    url.pathname = `/${name}`;
-    return url.toString();
-  }
-  const server = testPostgres();
-  if (typeof server === 'string') throw new Error(`no PostgreSQL: ${server}; pass --database URL`);
-  return server.createDatabase();
-}
+const database = () =>
+  newBenchDatabase(values.database, `engram_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`);
 
-const documentRow = (id: string, content: string) => ({
-  id,
-  accountId: ACCOUNT,
-  containerId: CONTAINER,
-  title: null,
-  content,
-  url: null,
-  customId: null,
-  metadata: null,
-  status: 'queued' as const,
-  error: null,
-  createdAt: 1,
-  updatedAt: 1,
-  learnedAt: null,
-});
+const documentRow = (id: string, content: string) =>
+  queuedDocument({ id, accountId: ACCOUNT, containerId: CONTAINER, content }, 1);
 const passagesOf = (random: () => number) =>
   Array.from({ length: PASSAGES_A_DOCUMENT }, (_, position) => ({
     position,

@@ -20,9 +20,9 @@ import { loadConfig } from '../src/config';
 import { createEmbedders } from '../src/embedders/create-embedders';
 import { openPostgresStore } from '../src/storage/postgres/postgres-store';
 import { keywordQuery } from '../src/storage/postgres/keyword-query';
-import { testPostgres } from '../test/helpers/postgres';
 import { generateConversations, turnDocument } from './conversations/generate';
 import { ACCOUNT, CONTAINER, learnCorpus } from './lib/learned-corpus';
+import { newBenchDatabase } from './lib/postgres-database';
 import { perltqaFolder, perltqaSet } from './lib/perltqa';
 import { type EvalSet, evaluate, formatScores, type Variant } from './lib/retrieval-eval';
 
@@ -50,12 +50,6 @@ const sets: EvalSet[] = [
 if (values.perltqa && perltqaFolder(values.perltqa)) sets.push(perltqaSet(values.perltqa));
 else console.log('PerLTQA skipped: pass --perltqa DIR');
 
-async function database(): Promise<string> {
-  const server = testPostgres();
-  if (typeof server === 'string') throw new Error(`no PostgreSQL: ${server}; pass --database URL`);
-  return server.createDatabase();
-}
-
 /**
  * BM25 (k1 1.2, b 0.75; the title's words weigh half, as SQLite's bm25(…, 0.5, 1.0) has them) from
  * the container's term statistics: its passages' count and mean length, each term's document
@@ -80,7 +74,7 @@ const BM25 = `
 for (const set of sets) {
   // The fast tier only because the corpus's passages are listed through what learning indexed; vectors play no part here.
   const corpus = await learnCorpus(set.documents, { fast: fastEmbedder, strong: null });
-  const url = await database();
+  const url = await newBenchDatabase(values.database, `engram_keyword_${process.pid}_${sets.indexOf(set)}`);
   const pg = await openPostgresStore(url);
   await pg.accounts.insert({ id: ACCOUNT, email: 'bench@example.org', passwordHash: '-', createdAt: 0 });
   await pg.containers.insert(CONTAINER);

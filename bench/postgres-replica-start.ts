@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { spawnServer } from './lib/engram-process';
+import { searchOnce, spawnServer } from './lib/engram-process';
 import { newBenchDatabase } from './lib/postgres-database';
 import { seedStore } from './lib/seed';
 
@@ -39,13 +39,7 @@ console.log(`seeded in ${seed.seconds.toFixed(0)} s`);
 async function start(dir: string): Promise<number> {
   const t0 = performance.now();
   const server = await spawnServer(dir, env, log, ['--learning', 'off']);
-  const res = await fetch(`${server.url}/v1/search`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${seed.key}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ q: 'the first question', limit: 10 }),
-  });
-  if (!res.ok) throw new Error(`search answered ${res.status}`);
-  await res.json();
+  await searchOnce(server.url, seed.key, 'the first question');
   const ms = performance.now() - t0;
   server.proc.kill('SIGTERM');
   await server.proc.exited;

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SQL } from 'bun';
 import { percentile, query, seeded } from './lib/corpus';
-import { ROOT, spawnServer } from './lib/engram-process';
+import { ROOT, searchOnce, spawnServer } from './lib/engram-process';
 import { newBenchDatabase } from './lib/postgres-database';
 import { seedStore } from './lib/seed';
 
@@ -55,15 +55,7 @@ const stop = async (s: Server) => {
   s.proc.kill('SIGTERM');
   await s.proc.exited;
 };
-const search = async (s: Server, key: string, q: string) => {
-  const res = await fetch(`${s.url}/v1/search`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ q, limit: 10 }),
-  });
-  if (!res.ok) throw new Error(`search answered ${res.status}`);
-  await res.json();
-};
+const search = (s: Server, key: string, q: string) => searchOnce(s.url, key, q);
 /** Spawn to the first search answered (it waits for the indexes to load). */
 async function started(
   dir: string,

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { percentile, query, seeded } from './lib/corpus';
-import type { Served } from './lib/engram-process';
+import { type Served, searchOnce } from './lib/engram-process';
 import { newBenchDatabase } from './lib/postgres-database';
 import { seedStore } from './lib/seed';
 
@@ -70,15 +70,10 @@ function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
-async function search(s: Server, q: string): Promise<void> {
-  const res = await fetch(`${s.served.url}/v1/search`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${s.key}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ q, limit: 10 }),
+const search = (s: Server, q: string) =>
+  searchOnce(s.served.url, s.key, q).catch((err) => {
+    throw new Error(`${s.name}: ${err.message}`);
   });
-  if (!res.ok) throw new Error(`${s.name}: search answered ${res.status}`);
-  await res.json();
-}
 async function start(): Promise<Server[]> {
   const servers: Server[] = [];
   for (const tree of trees) {

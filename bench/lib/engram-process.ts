@@ -35,6 +35,17 @@ export interface Served {
   startMs: number;
 }
 
+/** One search of ten hits over HTTP, as an app asks it; throws when it is not answered 200. */
+export async function searchOnce(url: string, key: string, q: string): Promise<void> {
+  const res = await fetch(`${url}/v1/search`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ q, limit: 10 }),
+  });
+  if (!res.ok) throw new Error(`search answered ${res.status}`);
+  await res.json();
+}
+
 /**
  * Starts `engram serve` on a free 127.0.0.1 port (the limiter out of the way, warnings and up
  * logged) and resolves once /healthz answers; throws if it exits first or takes over 30 s.

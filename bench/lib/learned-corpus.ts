@@ -10,7 +10,7 @@ import type { FactExtractor } from '../../src/learning/fact-extractor';
 import { ManualClock } from '../../src/clock';
 import { createLogger } from '../../src/log';
 import { Refiner } from '../../src/learning/refiner';
-import { insertDocument, useEmbeddingModel } from '../../src/learning/queue';
+import { insertDocument, useEmbeddingModels } from '../../src/learning/queue';
 import { LearningRunner } from '../../src/learning/runner';
 import type { EmbedderTiers } from '../../src/embedders/create-embedders';
 import { openDatabase } from '../../src/storage/sqlite/open';
@@ -19,6 +19,7 @@ import { storedVectorPages } from '../../src/storage/passages';
 import type { Store, VectorTier } from '../../src/storage/store';
 import type { VectorIndex } from '../../src/search/vector-index';
 import { scratchIndex } from '../../test/helpers/scratch';
+import { queuedDocument } from './queued-document';
 
 export const ACCOUNT = 'acc_bench';
 export const CONTAINER = {
@@ -64,30 +65,16 @@ export async function learnCorpus(
   const store = openSqliteStore(db);
   await store.accounts.insert({ id: ACCOUNT, email: 'bench@example.org', passwordHash: '-', createdAt: 0 });
   await store.containers.insert(CONTAINER);
-  for (const tier of ['fast', 'strong'] as const) {
-    const e = embedders[tier];
-    if (e) await useEmbeddingModel(store, tier, { id: e.id, dimensions: e.dimensions }, clock.now());
-  }
+  await useEmbeddingModels(store, embedders, clock.now());
   const keyOfDocument = new Map<string, string>();
   await store.transaction(async (tx) => {
     for (const [i, { key, text }] of documents.entries()) {
       const id = `doc_${i}`;
       keyOfDocument.set(id, key);
-      await insertDocument(tx, {
-        id,
-        accountId: ACCOUNT,
-        containerId: CONTAINER.id,
-        title: null,
-        content: text,
-        url: null,
-        customId: null,
-        metadata: null,
-        status: 'queued',
-        error: null,
-        createdAt: clock.now(),
-        updatedAt: clock.now(),
-        learnedAt: null,
-      });
+      await insertDocument(
+        tx,
+        queuedDocument({ id, accountId: ACCOUNT, containerId: CONTAINER.id, content: text }, clock.now()),
+      );
     }
   });
 

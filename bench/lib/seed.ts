@@ -13,10 +13,11 @@ import { createEmbedders } from '../../src/embedders/create-embedders';
 import { embedPassages } from '../../src/learning/embedding-units';
 import { Refiner } from '../../src/learning/refiner';
 import { splitPassages } from '../../src/learning/split-passages';
-import { completeDocument, insertDocument, useEmbeddingModel } from '../../src/learning/queue';
+import { completeDocument, insertDocument, useEmbeddingModels } from '../../src/learning/queue';
 import { openStore } from '../../src/storage/open-store';
 import { documentText, seeded } from './corpus';
 import { setUp } from './engram-process';
+import { queuedDocument } from './queued-document';
 
 export interface Seeded {
   key: string;
@@ -47,10 +48,7 @@ export async function seedStore(
   const { store } = await openStore(config, Date.now());
   const embedders = await createEmbedders(config);
   const embedder = embedders.fast;
-  for (const tier of ['fast', 'strong'] as const) {
-    const e = embedders[tier];
-    if (e) await useEmbeddingModel(store, tier, { id: e.id, dimensions: e.dimensions }, Date.now());
-  }
+  await useEmbeddingModels(store, embedders, Date.now());
   const [account] = await store.accounts.list();
   const [container] = await store.containers.list(account!.id);
   const random = seeded(42);
@@ -59,21 +57,10 @@ export async function seedStore(
   while (made < passages) {
     const text = documentText(random, 1024);
     const now = Date.now();
-    await insertDocument(store, {
-      id: newId('doc'),
-      accountId: account!.id,
-      containerId: container!.id,
-      title: null,
-      content: text,
-      url: null,
-      customId: null,
-      metadata: null,
-      status: 'queued',
-      error: null,
-      createdAt: now,
-      updatedAt: now,
-      learnedAt: null,
-    });
+    await insertDocument(
+      store,
+      queuedDocument({ id: newId('doc'), accountId: account!.id, containerId: container!.id, content: text }, now),
+    );
     const job = (await store.jobs.claim(now, 1))[0]!;
     const parts = splitPassages(text, null);
     const vectors = embedder ? await embedPassages(embedder, parts, 'fast') : null;

@@ -145,7 +145,7 @@ export function failJob(
  * fast tier's vectors, a re-embedding job is queued with it. Returns whether passages will be
  * embedded in the background.
  */
-export function useEmbeddingModel(
+function useEmbeddingModel(
   db: Transaction,
   tier: VectorTier,
   model: EmbeddingModel | null,

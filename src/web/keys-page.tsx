@@ -7,7 +7,7 @@
 import type { MintedKey } from '../operations/schemas';
 import type { z } from 'zod';
 import { type ContainerView, EXPIRY_CHOICES, type KeyView, LEVEL_LABEL, reachText, when } from './format';
-import { Layout, Messages } from './layout';
+import { Layout, Messages, MintedSecret } from './layout';
 import { StateSections } from './state-sections';
 
 /** What the mint form starts with: empty, or the old key's grant when rotating. */
@@ -50,21 +50,17 @@ export function KeysPage({ keys, containers, draft, minted, csrf, email, notice,
   return (
     <Layout title="Keys" signedInAs={email} csrf={csrf} current="/keys">
       {minted ? (
-        <section class="card" id="minted" aria-labelledby="minted-title">
-          <h1 id="minted-title">Your new key “{minted.name}”</h1>
-          <p class="notice" role="status">
-            <strong>Copy it now: you will not see it again.</strong> Afterwards only its hint ({minted.hint}) is shown.
-          </p>
-          <div class="secret">
-            <input type="text" id="new-key" readonly value={minted.key} aria-label="The new key" />
-            <button type="button" data-copy="new-key" hidden>
-              Copy
-            </button>
-          </div>
+        <MintedSecret
+          title={`Your new key “${minted.name}”`}
+          hint={minted.hint}
+          value={minted.key}
+          inputId="new-key"
+          label="The new key"
+        >
           <p>
             <a href={`/keys/${minted.id}`}>See this key’s page</a>
           </p>
-        </section>
+        </MintedSecret>
       ) : null}
       <section class="card" id="mint" aria-labelledby="mint-title">
         <h1 id="mint-title">{draft.replaces ? `Rotate “${draft.replaces.name}”` : 'Make a key'}</h1>

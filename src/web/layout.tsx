@@ -63,6 +63,35 @@ export function Messages({ notice, error }: { notice?: string | null; error?: st
   );
 }
 
+/**
+ * A secret just made, shown once with its Copy button: the card above a keys or shares form.
+ * `inputId` names the field the Copy button reads; `children` follow it (what it is for, its page).
+ */
+export function MintedSecret(p: {
+  title: Child;
+  hint: string;
+  value: string;
+  inputId: string;
+  label: string;
+  children?: Child;
+}) {
+  return (
+    <section class="card" id="minted" aria-labelledby="minted-title">
+      <h1 id="minted-title">{p.title}</h1>
+      <p class="notice" role="status">
+        <strong>Copy it now: you will not see it again.</strong> Afterwards only its hint ({p.hint}) is shown.
+      </p>
+      <div class="secret">
+        <input type="text" id={p.inputId} readonly value={p.value} aria-label={p.label} />
+        <button type="button" data-copy={p.inputId} hidden>
+          Copy
+        </button>
+      </div>
+      {p.children}
+    </section>
+  );
+}
+
 export function Layout({ title, signedInAs, csrf, current, refreshSeconds, children }: LayoutProps) {
   return (
     <>

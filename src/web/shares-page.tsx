@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { Share, MintedShare } from '../operations/schemas';
 import { type ContainerView, EXPIRY_CHOICES } from './format';
-import { Layout, Messages } from './layout';
+import { Layout, Messages, MintedSecret } from './layout';
 import { StateSections } from './state-sections';
 
 export type ShareView = z.infer<typeof Share>;
@@ -41,24 +41,18 @@ export function SharesPage({ shares, containers, minted, csrf, email, notice, er
   return (
     <Layout title="Shares" signedInAs={email} csrf={csrf} current="/shares">
       {minted ? (
-        <section class="card" id="minted" aria-labelledby="minted-title">
-          <h1 id="minted-title">
-            Your new {KIND_LABEL[minted.kind].toLowerCase()} “{minted.name}”
-          </h1>
-          <p class="notice" role="status">
-            <strong>Copy it now: you will not see it again.</strong> Afterwards only its hint ({minted.hint}) is shown.
-          </p>
-          <div class="secret">
-            <input type="text" id="new-token" readonly value={minted.token} aria-label="The new token" />
-            <button type="button" data-copy="new-token" hidden>
-              Copy
-            </button>
-          </div>
+        <MintedSecret
+          title={`Your new ${KIND_LABEL[minted.kind].toLowerCase()} “${minted.name}”`}
+          hint={minted.hint}
+          value={minted.token}
+          inputId="new-token"
+          label="The new token"
+        >
           <p class="muted">{KIND_HELP[minted.kind]}</p>
           <p>
             <a href={`/shares/${minted.id}`}>See its page</a>
           </p>
-        </section>
+        </MintedSecret>
       ) : null}
       <section class="card" id="make" aria-labelledby="make-title">
         <h1 id="make-title">Share an agent or a workflow</h1>

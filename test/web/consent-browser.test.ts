@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { browserAvailable, launchChromium, SCREENSHOTS } from '../helpers/browser';
 import { call, makeContainer, makeOwner, startTestServer, type TestServer } from '../helpers/server';
-import { mcpCall, mcpTools, pkce, registerClientId, tokenRequest } from '../oauth/helpers';
+import { authorizeQuery, mcpCall, mcpTools, pkce, registerClientId, tokenRequest } from '../oauth/helpers';
 
 describe.skipIf(!browserAvailable)('sign-in and consent in Chromium', () => {
   let server: TestServer;
@@ -69,12 +69,10 @@ describe.skipIf(!browserAvailable)('sign-in and consent in Chromium', () => {
     const clientId = await registerClientId(server, [redirect], { client_name: 'Browser Test Assistant' });
     const p = pkce();
     const state = 'browser-state-1';
-    const query = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: redirect,
-      code_challenge: p.challenge,
-      code_challenge_method: 'S256',
+    const authorize = authorizeQuery({
+      clientId,
+      redirectUri: redirect,
+      challenge: p.challenge,
       state,
       resource: `${server.url}/mcp-http`,
       scope: 'memory.read',
@@ -83,7 +81,7 @@ describe.skipIf(!browserAvailable)('sign-in and consent in Chromium', () => {
     const page = await context.newPage();
     const csp = watchCsp(page);
 
-    await page.goto(`${server.url}/oauth/authorize?${query}`);
+    await page.goto(`${server.url}${authorize}`);
     expect(new URL(page.url()).pathname).toBe('/sign-in');
     await page.getByLabel('Email').fill(owner.email);
     await page.getByLabel('Password').fill(owner.password);
@@ -146,14 +144,8 @@ describe.skipIf(!browserAvailable)('sign-in and consent in Chromium', () => {
     const page = await context.newPage();
     const csp = watchCsp(page);
     const p = pkce();
-    const query = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: redirect,
-      code_challenge: p.challenge,
-      code_challenge_method: 'S256',
-    });
-    await page.goto(`${server.url}/oauth/authorize?${query}`);
+    const authorize = authorizeQuery({ clientId, redirectUri: redirect, challenge: p.challenge });
+    await page.goto(`${server.url}${authorize}`);
     await page.getByLabel('Email').fill(owner.email);
     await page.getByLabel('Password').fill(owner.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -191,15 +183,8 @@ describe.skipIf(!browserAvailable)('sign-in and consent in Chromium', () => {
     const clientId = await registerClientId(server, [redirect]);
     const context = await browser.newContext();
     const page = await context.newPage();
-    const query = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: redirect,
-      code_challenge: pkce().challenge,
-      code_challenge_method: 'S256',
-      state: 'no',
-    });
-    await page.goto(`${server.url}/oauth/authorize?${query}`);
+    const authorize = authorizeQuery({ clientId, redirectUri: redirect, challenge: pkce().challenge, state: 'no' });
+    await page.goto(`${server.url}${authorize}`);
     await page.getByLabel('Email').fill(owner.email);
     await page.getByLabel('Password').fill(owner.password);
     await page.getByRole('button', { name: 'Sign in' }).click();

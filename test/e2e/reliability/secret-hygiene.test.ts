@@ -169,16 +169,15 @@ beforeAll(async () => {
       { containers: [container], profile: true },
     );
     const code = issue('OAuth authorization code', back.searchParams.get('code') ?? '');
-    const exchanged = await tokenRequest(
-      { url },
-      {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: redirectUri,
-        client_id: clientId,
-        code_verifier: p.verifier,
-      },
-    );
+    // The same exchange twice: the second is a replay.
+    const exchange = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: p.verifier,
+    };
+    const exchanged = await tokenRequest({ url }, exchange);
     usedStatuses['token exchange'] = exchanged.status;
     const consent = issue('OAuth consent token', exchanged.body.access_token);
     const mcp = await fetch(`${url}/mcp-http`, {
@@ -194,18 +193,7 @@ beforeAll(async () => {
     usedStatuses['consent token tools/list'] = mcp.status;
     await mcp.arrayBuffer();
     // A replayed code is refused (and revokes what it gave, per RFC 6749 4.1.2).
-    usedStatuses['code replayed'] = (
-      await tokenRequest(
-        { url },
-        {
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: redirectUri,
-          client_id: clientId,
-          code_verifier: p.verifier,
-        },
-      )
-    ).status;
+    usedStatuses['code replayed'] = (await tokenRequest({ url }, exchange)).status;
     usedStatuses.disconnect = (
       await call(url, 'DELETE', `/v1/connected-apps/${encodeURIComponent(clientId)}`, owner)
     ).status;

@@ -111,6 +111,16 @@ async function send(
 const json = (method: string, path: string, token: string | null, body: unknown) =>
   send(method, path, token, JSON.stringify(body));
 
+/** An MCP tools/call of `name` with `args`, sent as JSON. */
+const toolCall = (token: string, name: string, args: Record<string, unknown>, label: string) =>
+  send(
+    'POST',
+    '/mcp-http',
+    token,
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    label,
+  );
+
 /**
  * A request written byte for byte on a socket, so the path reaches the server as written: fetch
  * and URL would resolve `..` and `%2e%2e` segments before sending.
@@ -552,43 +562,10 @@ describe('hostile input', () => {
         if (res.status < 400) problems.push(`owner id ${l}: ${res.status} ${JSON.stringify(res.body).slice(0, 100)}`);
       }
       // MCP tools take the same strings
-      const mcp = await send(
-        'POST',
-        '/mcp-http',
-        key,
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'search_memories', arguments: { q: p, container: '*' } },
-        }),
-        `mcp search ${l}`,
-      );
+      const mcp = await toolCall(key, 'search_memories', { q: p, container: '*' }, `mcp search ${l}`);
       noLeak(`mcp search ${l}`, mcp);
-      await send(
-        'POST',
-        '/mcp-http',
-        key,
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'forget_memory', arguments: { memory_id: p, confirm: true } },
-        }),
-        `mcp forget ${l}`,
-      );
-      await send(
-        'POST',
-        '/mcp-http',
-        key,
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'delete_document', arguments: { document_id: p, confirm: true } },
-        }),
-        `mcp delete ${l}`,
-      );
+      await toolCall(key, 'forget_memory', { memory_id: p, confirm: true }, `mcp forget ${l}`);
+      await toolCall(key, 'delete_document', { document_id: p, confirm: true }, `mcp delete ${l}`);
     }
     await server.learning.drain();
     // The injected text is stored as text and found as text.
