@@ -19,7 +19,7 @@ let key: string;
 
 beforeAll(async () => {
   server = await startTestServer();
-  account = await makeAccount(server, ['Inbox', 'Pages', 'Same', 'Cursor', 'Shapes']);
+  account = await makeAccount(server, ['Inbox', 'Pages', 'Same', 'Cursor', 'Shapes', 'Many']);
   key = await keyFor(server, account.owner, { level: 'suggest', all_views: true });
 });
 afterAll(() => server.close());
@@ -191,6 +191,18 @@ describe('list_documents', () => {
   });
 
   it('the default page holds 50 and the limit may not exceed 200', async () => {
+    const container = account.containers.Many!;
+    for (let i = 0; i < 51; i++) await addDocument(server, key, { container, content: `Many ${i}.` });
+    const first = await call(server, 'GET', `/v1/documents?container=${container}`, key);
+    expect(first.body.documents).toHaveLength(50);
+    const rest = await call(
+      server,
+      'GET',
+      `/v1/documents?container=${container}&cursor=${first.body.next_cursor}`,
+      key,
+    );
+    expect(rest.body.documents).toHaveLength(1);
+    expect(rest.body.next_cursor).toBeNull();
     expectMalformed(await call(server, 'GET', '/v1/documents?limit=201', key), 'limit');
     expect((await call(server, 'GET', '/v1/documents?limit=200', key)).status).toBe(200);
   });

@@ -138,8 +138,12 @@ describe('the per-credential limiter (ENGRAM_RATE_LIMIT_PER_MIN=5)', () => {
 
   it('searches and adds do not spend the budget of the other tools', async () => {
     const { key } = await makeKey(server, account.owner, { level: 'suggest', containers: [account.containers.Food] });
-    for (let i = 0; i < 20; i++) await call(server, 'POST', '/v1/search', key, { q: 'soup' });
+    for (let i = 0; i < 20; i++) {
+      expect((await call(server, 'POST', '/v1/search', key, { q: 'soup' })).status).toBe(200);
+      expect((await call(server, 'POST', '/v1/documents', key, { content: `Budget soup ${i}.` })).status).toBe(202);
+    }
     for (let i = 0; i < 5; i++) expect((await call(server, 'GET', '/v1/containers', key)).status).toBe(200);
+    expectError(await call(server, 'GET', '/v1/containers', key), 429, 'rate_limited');
   });
 
   it('limits each credential on its own', async () => {
