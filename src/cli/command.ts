@@ -27,6 +27,7 @@ export const OPTIONS = {
   from: { type: 'string' },
   container: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'skip-invalid': { type: 'boolean' },
 } as const;
 
 /** The options a command may list; `--help` and `--version` belong to every command. */

@@ -11,7 +11,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import { fileChunks, isZip } from './bytes';
 import { ZipArchive } from './zip';
-import { type ContainerTarget, type ImportItem, type ImportReader, type OnRead, readCounter } from './items';
+import { type ContainerTarget, type ImportItem, type ImportReader, invalid, type OnRead, readCounter } from './items';
 import { jsonArrayElements, MAX_ELEMENT_BYTES } from './json-array';
 import { firstIssue, refusal, type SourcePosition } from './problem';
 import { secondsMs } from './text-parts';
@@ -168,8 +168,8 @@ function* conversationItems(c: Conversation, container: ContainerTarget, at: Sou
 }
 
 /**
- * Each conversation of a stream of `conversations.json`, as document items (or a skipped one),
- * refusing the first that is not a conversation.
+ * Each conversation of a stream of `conversations.json`, as document items (or a skipped one), and
+ * an invalid item for each that is not a conversation.
  */
 async function* conversationsIn(
   chunks: AsyncIterable<Uint8Array>,
@@ -178,12 +178,12 @@ async function* conversationsIn(
 ): AsyncGenerator<ImportItem> {
   for await (const element of jsonArrayElements(chunks, file, 'conversation', MAX_ELEMENT_BYTES)) {
     const parsed = Conversation.safeParse(element.value);
-    if (!parsed.success)
-      throw refusal(
+    if (parsed.success) yield* conversationItems(parsed.data, container, element.at);
+    else
+      yield invalid(
         element.at,
         `conversation ${element.index + 1} is not one ChatGPT exports: ${firstIssue(parsed.error.issues)}.`,
       );
-    yield* conversationItems(parsed.data, container, element.at);
   }
 }
 

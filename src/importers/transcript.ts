@@ -74,6 +74,8 @@ export interface Conversation {
   createdAt: number;
   updatedAt: number;
   container: ContainerTarget;
+  /** Where it would land had the source not said (see DocumentItem.fallback). */
+  fallback?: ContainerTarget;
   at: SourcePosition;
   /** What this source alone says of it, for the documents' metadata. */
   metadata: Record<string, unknown>;
@@ -88,6 +90,8 @@ export function* conversationDocuments(c: Conversation): Generator<DocumentItem>
     yield {
       kind: 'document',
       container: c.container,
+      fallback: c.fallback,
+      global: true,
       at: c.at,
       content,
       createdAt: c.createdAt,

@@ -67,7 +67,7 @@ describe.skipIf(!browserAvailable)('the Import page in Chromium', () => {
     await page.waitForSelector('#import-summary', { timeout: 90_000 });
     expect(await page.locator('#run-title').textContent()).toBe('Checked chatgpt-export.zip');
     expect(await page.locator('#import-summary').textContent()).toContain(
-      `Would import 1 new containers, ${CONVERSATIONS} documents (0 already there), 0 facts, 0 rules.`,
+      `Would import 1 new container, ${CONVERSATIONS} documents (0 already there), 0 facts, 0 rules.`,
     );
     expect(await page.locator('#import-changes li').count()).toBe(200);
     expect(await page.locator('#import-changes li').first().textContent()).toBe(
@@ -99,7 +99,7 @@ describe.skipIf(!browserAvailable)('the Import page in Chromium', () => {
     await page.waitForSelector('#import-summary');
     expect(await page.locator('#run-title').textContent()).toBe('Imported chatgpt-export.zip');
     expect(await page.locator('#import-summary').textContent()).toContain(
-      `Imported 1 new containers, ${CONVERSATIONS} documents (0 already there), 0 facts, 0 rules.`,
+      `Imported 1 new container, ${CONVERSATIONS} documents (0 already there), 0 facts, 0 rules.`,
     );
     expect(await stored()).toBe(CONVERSATIONS);
     await shot('summary');
@@ -162,7 +162,7 @@ describe.skipIf(!browserAvailable)('the Import page in Chromium', () => {
     await plain.getByRole('button', { name: 'Import' }).click();
     await plain.waitForSelector('#import-summary', { timeout: 30_000 });
     expect(await plain.locator('#import-summary').textContent()).toContain(
-      'Imported 1 new containers, 1 documents (0 already there), 0 facts, 0 rules.',
+      'Imported 1 new container, 1 document (0 already there), 0 facts, 0 rules.',
     );
     await context.close();
   });

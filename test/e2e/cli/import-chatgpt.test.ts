@@ -49,7 +49,7 @@ describe('importing a ChatGPT export', () => {
         '+ document "Sourdough starter" in "ChatGPT"',
       ]);
       expect(run.stderr).toContain(
-        'Would import 1 new containers, 3 documents (0 already there), 0 facts, 0 rules.\nNothing to import in 1 empty conversation.\nInto "ChatGPT" (to be made).',
+        'Would import 1 new container, 3 documents (0 already there), 0 facts, 0 rules.\nNothing to import in 1 empty conversation.\nInto "ChatGPT" (to be made).',
       );
       expect(await w.containers()).toEqual([]);
     },
@@ -62,7 +62,7 @@ describe('importing a ChatGPT export', () => {
       const run = w.importing(file, '--from', 'chatgpt');
       expect(run.code).toBe(0);
       expect(run.stderr).toContain(
-        'Imported 1 new containers, 3 documents (0 already there), 0 facts, 0 rules.\nNothing to import in 1 empty conversation.\nInto "ChatGPT" (made now).',
+        'Imported 1 new container, 3 documents (0 already there), 0 facts, 0 rules.\nNothing to import in 1 empty conversation.\nInto "ChatGPT" (made now).',
       );
       const [container] = await w.containers();
       expect(container.name).toBe('ChatGPT');
@@ -197,7 +197,7 @@ describe('importing a ChatGPT export', () => {
       const run = w.importing(json, '--from', 'chatgpt', '--container', 'Bakes');
       expect(run.code).toBe(0);
       expect(run.stderr).toContain(
-        'Imported 1 new containers, 2 documents (0 already there), 0 facts, 0 rules.\nInto "Bakes" (made now).',
+        'Imported 1 new container, 2 documents (0 already there), 0 facts, 0 rules.\nInto "Bakes" (made now).',
       );
       const parts = (await w.documents())
         .filter((d) => d.custom_id.startsWith('chatgpt:long-one'))

@@ -30,7 +30,7 @@ describe('importing a folder of Markdown notes', () => {
       const run = w.importing(vault, '--from', 'markdown');
       expect(run.code).toBe(0);
       expect(run.stderr).toContain(
-        'Imported 1 new containers, 4 documents (0 already there), 0 facts, 0 rules.\nNothing to import in 1 empty note.\nInto "Garden Vault" (made now).',
+        'Imported 1 new container, 4 documents (0 already there), 0 facts, 0 rules.\nNothing to import in 1 empty note.\nInto "Garden Vault" (made now).',
       );
       const docs = Object.fromEntries((await w.documents()).map((d) => [d.custom_id, d]));
       expect(Object.keys(docs).sort()).toEqual([
