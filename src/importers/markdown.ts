@@ -84,9 +84,14 @@ function splitFrontMatter(
   return { front: JSON.parse(JSON.stringify(value)) as Record<string, unknown>, source, body };
 }
 
+/**
+ * A fenced code block, at the top level or inside a callout or quote (its lines opening with `>`,
+ * nested or not): from its opening fence to the closing one of the same characters.
+ */
+const FENCED = /^(?:[ \t]{0,3}>)*[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n[\s\S]*?^(?:[ \t]{0,3}>)*[ \t]{0,3}\1[ \t]*$/gm;
+
 /** The body without fenced and inline code: where headings, tags and links are looked for. */
-const withoutCode = (body: string) =>
-  body.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, '').replace(/`[^`\n]*`/g, '');
+const withoutCode = (body: string) => body.replace(FENCED, '').replace(/`[^`\n]*`/g, '');
 
 const unique = (values: string[]) => [...new Set(values.filter(Boolean))];
 

@@ -222,3 +222,31 @@ describe('importing a ChatGPT export', () => {
     SLOW,
   );
 });
+
+describe("importing a conversation of ChatGPT's 2026 export", () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world();
+  });
+  afterAll(() => w.server.close());
+
+  it(
+    'shows an entity by its name and drops citation markup, keeps a rule from turning a line into a heading, and names the model that answered',
+    async () => {
+      const run = w.importing(join(FIXTURES, 'chatgpt/conversations-2026.json'), '--from', 'chatgpt');
+      expect(run.code).toBe(0);
+      const [doc] = await w.documents();
+      expect(doc.content).toBe(
+        [
+          'Photos from iPhone to PC\nA ChatGPT conversation, started 2026-01-01 10:00 UTC.',
+          'User, 2026-01-01 10:00 UTC: How do I get my iPhone photos onto my Windows laptop?',
+          'ChatGPT, 2026-01-01 10:00 UTC: To move photos from an iPhone to Windows, install Apple Devices from the Microsoft Store.\nThen connect the phone with a cable and unlock it.',
+          'ChatGPT, 2026-01-01 10:00 UTC (continued): ### If the phone is not seen\nTry another cable.\nRestart the Apple Mobile Device Service.',
+        ].join('\n\n'),
+      );
+      expect(doc.content).not.toMatch(/[\uE200-\uE202]|entity\[/);
+      expect(doc.metadata.model).toBe('gpt-5-2-thinking');
+    },
+    SLOW,
+  );
+});
