@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { call } from '../../helpers/server';
 import { FIXTURES, workDir, world, type World } from './import-kit';
 
 const SLOW = 60_000;
@@ -110,6 +111,33 @@ describe('a memory file the memory server wrote itself', () => {
         'Hotkeys links to Command palette',
         'Obsidian includes Canvas',
       ]);
+    },
+    SLOW,
+  );
+});
+
+describe('the profile after an import', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world();
+  });
+  afterAll(() => w.server.close());
+
+  it(
+    "keeps imported facts in their container: get_profile's recent facts are what the person said or saved since",
+    async () => {
+      const notes = (await call(w.server, 'POST', '/v1/containers', w.owner, { name: 'Notes' })).body.id;
+      const said = await call(w.server, 'POST', '/v1/memories', w.key, {
+        container: notes,
+        content: 'Switched to a standing desk.',
+      });
+      expect(said.status).toBe(201);
+      expect(w.importing(FILE, '--from', 'mcp-memory').code).toBe(0);
+      const profile = await call(w.server, 'GET', '/v1/profile', w.key);
+      expect(profile.status).toBe(200);
+      expect(profile.body.dynamic.map((f: { content: string }) => f.content)).toEqual(['Switched to a standing desk.']);
+      // The imported facts are in their container, found by search as before.
+      expect((await w.search('prefers tea over coffee'))[0].container_name).toBe('MCP memory');
     },
     SLOW,
   );
