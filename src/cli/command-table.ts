@@ -72,12 +72,13 @@ ${COMMON}`,
     options: ['email', 'data', 'database'],
     help: `Usage: engram owner create --email E [--data DIR] [--database URL]
 
-Makes the owner's account. The password is read from standard input when piped, otherwise asked for.
+Makes the owner's account. The password is read from standard input when piped, otherwise asked
+for twice, as the setup page does.
 ${COMMON}`,
     async run({ values, config }) {
       if (!values.email) throw new UsageError('owner create needs --email.');
-      const [{ readPassword }, cmd] = await Promise.all([import('./password'), import('./store-commands')]);
-      await cmd.ownerCreate(config, values.email, await readPassword('Password: '));
+      const [{ readNewPassword }, cmd] = await Promise.all([import('./password'), import('./store-commands')]);
+      await cmd.ownerCreate(config, values.email, await readNewPassword());
       return said(`Made the account for ${values.email}.`);
     },
   },
