@@ -217,6 +217,27 @@ ${SERVER_URL}`,
     run: async ({ values }) => (await import('./health')).health(values.url ?? loadBridgeConfig(process.env).url),
   },
   {
+    name: 'wait',
+    summary: 'wait until a running server has learned what was added (it is then searchable)',
+    options: ['url', 'key', 'timeout'],
+    help: `Usage: engram wait [--key KEY] [--url ORIGIN] [--timeout SECONDS]
+
+Waits until the server has learned everything added so far, saying how much is left, then exits 0:
+what was added is then found by search. Exits 1 when the server cannot be asked, or is still
+learning after the timeout.
+${SERVER_URL}
+  --key KEY          a developer key of that server (ENGRAM_API_KEY)
+  --timeout SECONDS  how long to wait at most (default 120)`,
+    async run({ values }) {
+      const bridge = loadBridgeConfig(process.env);
+      const key = values.key ?? bridge.key;
+      if (!key) throw new UsageError('engram wait needs a developer key: --key KEY or ENGRAM_API_KEY.');
+      const timeout = Number(values.timeout ?? 120);
+      if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError('--timeout must be a number of seconds.');
+      return (await import('./health')).waitLearned(values.url ?? bridge.url, key, timeout);
+    },
+  },
+  {
     name: 'backup',
     summary: 'write a consistent copy of the store, even while the server runs',
     operand: 'FILE',

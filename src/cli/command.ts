@@ -28,6 +28,7 @@ export const OPTIONS = {
   container: { type: 'string' },
   'dry-run': { type: 'boolean' },
   'skip-invalid': { type: 'boolean' },
+  timeout: { type: 'string' },
 } as const;
 
 /** The options a command may list; `--help` and `--version` belong to every command. */
