@@ -1,6 +1,6 @@
 /**
- * The README's first steps, as a person runs them: `npm start` (the server, as its own process, with
- * its own learning), then the README's two blocks exactly as printed, each pasted whole into bash in
+ * The README's first steps, as a person runs them: the server as `npm start` starts it (its own
+ * process, with its own learning), then the README's two blocks exactly as printed, each pasted whole into bash in
  * the checkout. The only change is where: the server listens on a free port rather than 8787, and
  * the data directory is a temporary one rather than ~/.engram. The first search finds the note.
  */
@@ -39,10 +39,11 @@ describe("the README's first steps", () => {
     probe.stop(true);
     origin = `http://127.0.0.1:${port}`;
     env = { ...(process.env as Record<string, string>), ENGRAM_DATA_DIR: data, ENGRAM_BASE_URL: origin };
-    // `npm start`, on that port.
-    server = Bun.spawn(['npm', 'start'], {
+    // What `npm start` runs, on that port. Not through npm: a stopped npm leaves its child running.
+    const start = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string;
+    server = Bun.spawn(['bash', '-c', `exec ${start}`], {
       cwd: ROOT,
-      env: { ...env, ENGRAM_PORT: String(port) },
+      env: { ...env, ENGRAM_PORT: String(port), PATH: `${join(ROOT, 'node_modules/.bin')}:${env.PATH}` },
       stdout: 'ignore',
       stderr: 'ignore',
     });
