@@ -18,12 +18,20 @@ const root = mkdtempSync(join(tmpdir(), 'engram-test-run-'));
 chmodSync(root, 0o755);
 process.env.TMPDIR = root;
 
+// Its own timeout: bun holds a hook to the tests' 30 s, and closing and sweeping the servers a test
+// left open, then stopping PostgreSQL, can take longer on a cold first run; the hook timing out
+// there failed the suite after its last file ("killed 1 dangling process"). Slow, it says where.
 afterAll(async () => {
+  const started = performance.now();
+  const took = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
   try {
     const left = await closeLeftovers();
     if (left.length) console.warn(`test servers left open (closed and swept after the suite):\n  ${left.join('\n  ')}`);
+    const closed = took();
     stopTestPostgres();
+    if (performance.now() - started > 10_000)
+      console.warn(`the suite's cleanup took ${took()} (test servers closed after ${closed}, then PostgreSQL stopped)`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-});
+}, 300_000);
