@@ -23,6 +23,7 @@ import * as ops from '../../src/operations/index';
 import { ServiceError } from '../../src/errors';
 import { contextFor, invoke, type Operation, type StoreContext } from '../../src/operations/operation';
 import { createServices, type OpenServices } from '../../src/services';
+import { MCP_PATH } from '../../src/site';
 import type { Store } from '../../src/storage/store';
 import { type StoreFactory, sqliteFactory } from '../storage/contract/factory';
 import { scratchDir } from './scratch';
@@ -51,6 +52,8 @@ export interface Harness {
   }): Promise<Caller>;
   /** A consent token from the OAuth grant (registration, code, exchange), as its caller. */
   consent(containers: string[], profile: boolean, clientName?: string): Promise<Caller>;
+  /** The same, as the bearer string a client sends (issued for MCP at the harness's address). */
+  consentToken(containers: string[], profile: boolean, clientName?: string): Promise<string>;
   /**
    * Learns every queued document as the learning thread would, without a language model: passages
    * split and keyword-indexed, with the fast tier's vectors when given its `embedder`, no facts.
@@ -67,6 +70,13 @@ export const refused = (call: Promise<unknown>): Promise<ServiceError | null> =>
     () => null,
     (e: unknown) => (e instanceof ServiceError ? e : Promise.reject(e)),
   );
+
+/**
+ * The address the harness's world is known by: its consent tokens are issued for MCP there, and
+ * test/helpers/app.ts serves its doors in process as if listening there (nothing does).
+ */
+export const HARNESS_PORT = 9;
+const HARNESS_MCP_RESOURCE = `http://127.0.0.1:${HARNESS_PORT}${MCP_PATH}`;
 
 const noUrls = (): never => {
   throw new Error('the operation tier reads no URL: add documents by their content');
@@ -88,13 +98,17 @@ export function useStoreFactory(factory: StoreFactory): StoreFactory {
 
 /**
  * A new store made by `factory` with one account, whose owner made the containers named through
- * create_container.
+ * create_container. `env` sets the configuration's other variables (a limiter's rate, say).
  */
-export async function openHarness(containerNames: string[], factory: StoreFactory = defaultFactory): Promise<Harness> {
+export async function openHarness(
+  containerNames: string[],
+  factory: StoreFactory = defaultFactory,
+  env: Record<string, string> = {},
+): Promise<Harness> {
   const opened = await factory.open();
   const { store } = opened;
   const clock = new ManualClock();
-  const config = loadConfig({ ENGRAM_DATA_DIR: scratchDir(), ENGRAM_EMBEDDER: 'none' });
+  const config = loadConfig({ ENGRAM_DATA_DIR: scratchDir(), ENGRAM_EMBEDDER: 'none', ...env });
   const services = await createServices(store, config, { clock, log: createLogger('silent') });
   let traces = 0;
   const context = (caller: Caller) => contextFor(services, caller, `tr_test${++traces}`);
@@ -109,6 +123,35 @@ export async function openHarness(containerNames: string[], factory: StoreFactor
     return { owner, containers };
   };
   const { owner, containers } = await account('owner@example.org', containerNames);
+
+  /** A consent token from the OAuth grant, as its bearer string. */
+  const consentToken = async (containerIds: string[], profile: boolean, clientName = 'Test app') => {
+    const redirectUri = 'http://127.0.0.1:9/callback';
+    const registered = await registerClient(store, clock, { redirect_uris: [redirectUri], client_name: clientName });
+    if (!registered.ok) throw new Error(registered.description);
+    const clientId = registered.body.client_id as string;
+    const verifier = 'v'.repeat(43);
+    const code = await issueCode(store, clock, {
+      accountId: owner.accountId,
+      clientId,
+      redirectUri,
+      codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
+      resource: HARNESS_MCP_RESOURCE,
+      scope: SCOPE,
+      containerIds,
+      profile,
+    });
+    const issued = await exchangeCode(store, clock, {
+      code,
+      clientId,
+      redirectUri,
+      codeVerifier: verifier,
+      resource: null,
+      clientName,
+      ttlDays: 30,
+    });
+    return issued.token;
+  };
 
   return {
     services,
@@ -130,33 +173,9 @@ export async function openHarness(containerNames: string[], factory: StoreFactor
       }).drain();
     },
     key: async (grant) => resolve((await run(ops.createKey, owner, { name: 'test key', ...grant })).key),
-    async consent(containerIds, profile, clientName = 'Test app') {
-      const redirectUri = 'http://127.0.0.1:9/callback';
-      const registered = await registerClient(store, clock, { redirect_uris: [redirectUri], client_name: clientName });
-      if (!registered.ok) throw new Error(registered.description);
-      const clientId = registered.body.client_id as string;
-      const verifier = 'v'.repeat(43);
-      const code = await issueCode(store, clock, {
-        accountId: owner.accountId,
-        clientId,
-        redirectUri,
-        codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
-        resource: 'http://127.0.0.1:9/mcp',
-        scope: SCOPE,
-        containerIds,
-        profile,
-      });
-      const issued = await exchangeCode(store, clock, {
-        code,
-        clientId,
-        redirectUri,
-        codeVerifier: verifier,
-        resource: null,
-        clientName,
-        ttlDays: 30,
-      });
-      return resolve(issued.token);
-    },
+    consent: async (containerIds, profile, clientName) =>
+      resolve(await consentToken(containerIds, profile, clientName)),
+    consentToken,
     async close() {
       await services.close();
       await opened.close();

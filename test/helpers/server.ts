@@ -152,9 +152,12 @@ export interface Answer<T = any> {
   headers: Headers;
 }
 
-/** One HTTP call; `token` goes in the bearer header when given. */
+/**
+ * One HTTP call; `token` goes in the bearer header when given. Over the network, or through the
+ * server's own `fetch` when it has one (an app answering in process: test/helpers/app.ts).
+ */
 export async function call<T = any>(
-  server: { url: string },
+  server: { url: string; fetch?: typeof fetch },
   method: string,
   path: string,
   token?: string | null,
@@ -163,7 +166,7 @@ export async function call<T = any>(
   const headers: Record<string, string> = {};
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(`${server.url}${path}`, {
+  const res = await (server.fetch ?? fetch)(`${server.url}${path}`, {
     method,
     headers,
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),

@@ -33,11 +33,14 @@ export interface McpSession {
 /** Every exchange made by any session; the suites check none carried an Mcp-Session-Id. */
 export const allExchanges: Exchange[] = [];
 
-/** An SDK client for the server with `token` as its bearer (none when null), not yet connected. */
-export function mcpSession(server: { url: string }, token: string | null): McpSession {
+/**
+ * An SDK client for the server with `token` as its bearer (none when null), not yet connected; over
+ * the network, or through the server's own `fetch` (an app answering in process: test/helpers/app.ts).
+ */
+export function mcpSession(server: { url: string; fetch?: typeof fetch }, token: string | null): McpSession {
   const exchanges: Exchange[] = [];
   const recordingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const res = await fetch(input, init);
+    const res = await (server.fetch ?? fetch)(input, init);
     let rpcMethod: string | null = null;
     try {
       rpcMethod = typeof init?.body === 'string' ? (JSON.parse(init.body).method ?? null) : null;
@@ -68,7 +71,7 @@ export function mcpSession(server: { url: string }, token: string | null): McpSe
 }
 
 /** A connected session. */
-export async function connectMcp(server: { url: string }, token: string): Promise<McpSession> {
+export async function connectMcp(server: { url: string; fetch?: typeof fetch }, token: string): Promise<McpSession> {
   const session = mcpSession(server, token);
   await session.connect();
   return session;
