@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
 # The fast tier, `npm test`, for everyday work: type-check, lint (when the project has a `lint`
-# script), and the server's suites (bun test) without the slow ones listed below. Needs nothing
-# but `npm ci`. Everything, the slow suites and the client, Python, conformance, fuzzing and soak
-# harnesses included, is `npm run test:all` (scripts/test-all.sh), which CI runs. Measured: 297 s
-# for the whole tier (1,256 tests in 126 files; bun test 285 s), on 2 cores shared with other work (load 3.4).
+# script), and the server's unit, operation-tier and in-process suites (bun test), two test files at
+# a time. Needs nothing but `npm ci`. Everything, the end-to-end suites and the client, Python,
+# conformance, fuzzing and soak harnesses included, is `npm run test:all` (scripts/test-all.sh),
+# which CI runs. Timed on a clean clone by bench/test-tiers.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The slow suites, one glob each (bun test --path-ignore-patterns), and the only list of them: a
-# suite belongs here when it needs what a fresh machine lacks (Chromium, installed with apt-get by
-# scripts/ensure-chromium.sh) or takes tens of seconds by design. Measured alone on 2 cores:
-# crash 41 s (30 kill -9 cycles), disk-full 64 s (a minute of reads on a full disk; needs root).
+# What only `npm run test:all` runs, one glob each (bun test --path-ignore-patterns), and the only
+# list of it: the end-to-end suites, which start whole servers, commands and processes (the doors
+# they cover are also tested in process: test/http, test/mcp), and the browser suites, which need
+# Chromium (installed with apt-get by scripts/ensure-chromium.sh).
 slow=(
+  'test/e2e/**'
   'test/web/*-browser.test.ts'
-  'test/e2e/reliability/crash.test.ts'
-  'test/e2e/reliability/disk-full.test.ts'
 )
 
 # A tool that turns on Node's compile cache (jiti's) keeps it here, not in the temporary directory,
@@ -35,5 +34,8 @@ else
   echo "== PostgreSQL: no server binaries here, so the PostgreSQL store's suites are SKIPPED (bash scripts/postgres.sh ensure installs them)"
 fi
 
-echo "== server (bun test, without the slow suites: ${slow[*]})"
-node_modules/.bin/bun test "${slow[@]/#/--path-ignore-patterns=}"
+# Test files run side by side in two worker processes (each file in a fresh global, with its own
+# temporary root: test/helpers/hygiene-preload.ts), which on two cores takes about two thirds of
+# the time one at a time does.
+echo "== server (bun test, two files at a time, without: ${slow[*]})"
+node_modules/.bin/bun test --parallel=2 "${slow[@]/#/--path-ignore-patterns=}"

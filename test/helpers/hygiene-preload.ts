@@ -4,7 +4,9 @@
  * root is removed after the whole suite, whatever a test left. `bun test` runs no exit handler, so
  * the suite's own end is the one place to clean up. Before that it closes the in-process test
  * servers a test left open, so their stores and logs are swept for secrets, and stops the
- * PostgreSQL servers the suite started.
+ * PostgreSQL servers the suite started. Under `bun test --parallel` (the fast tier) each file runs
+ * in a fresh global with its environment as it was, so all of this happens once per file: its own
+ * root, its own cleanup after its last test.
  */
 import { afterAll } from 'bun:test';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';

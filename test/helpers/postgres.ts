@@ -87,7 +87,9 @@ function serverAt(url: string, dataDir: string | null): TestPostgres {
     url,
     dataDir,
     async createDatabase() {
-      const name = `engram_test_${process.pid}_${++made}`;
+      // Unique on a server several test processes share, and across the files one worker process
+      // runs under `bun test --parallel` (each file loads this module afresh, so `made` starts again).
+      const name = `engram_test_${process.pid}_${crypto.randomUUID().slice(0, 8)}_${++made}`;
       const admin = new SQL({ url, max: 1 });
       try {
         await admin.unsafe(`CREATE DATABASE ${name}`);
