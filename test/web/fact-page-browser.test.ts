@@ -15,7 +15,7 @@ import { contextFor, invoke } from '../../src/operations/operation';
 import { allFacts, forgettingWorld, type ForgettingWorld } from '../e2e/fixtures/forgetting';
 import { call, makeContainer, makeKey, makeOwner } from '../helpers/server';
 import { engram } from '../e2e/cli/engram-command';
-import { FIXTURES } from '../e2e/cli/import-kit';
+import { FIXTURES } from '../helpers/imports';
 
 setDefaultTimeout(30_000);
 

@@ -1,16 +1,16 @@
 /**
- * `engram import --from chatgpt`, end to end: ChatGPT's export archive (conversations.json with a
- * regenerated answer, a tool call, hidden custom instructions, an attached photo, unicode, an empty
- * conversation and one without current_node, beside the archive's other files and images) goes in
- * as one document per conversation with every message's speaker and time; a search finds a
- * message with them; a second import adds nothing; a conversation continued since replaces its
- * document; one over 1 MiB is stored in parts.
+ * `engram import --from chatgpt`, end to end: ChatGPT's export archive (beside its other files and
+ * images) goes in as one document per conversation, and the command says what it did; a search
+ * finds a message with its speaker and time; a second import adds nothing; a conversation continued
+ * since replaces its document; one over 1 MiB is stored in parts. What the reader makes of each
+ * conversation (branches, tools, markup, attachments, times) is test/importers/chatgpt.test.ts's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { call } from '../../helpers/server';
-import { FIXTURES, workDir, world, type World, writeZip } from './import-kit';
+import { FIXTURES, writeZip } from '../../helpers/imports';
+import { workDir, world, type World } from './import-kit';
 
 const SLOW = 60_000;
 const dir = workDir('import-chatgpt');
@@ -57,7 +57,7 @@ describe('importing a ChatGPT export', () => {
   );
 
   it(
-    'stores each conversation as a document: the kept branch, each message with its speaker and time, no tool or system noise',
+    'stores each conversation as a document in "ChatGPT", with its custom_id, metadata and times',
     async () => {
       const run = w.importing(file, '--from', 'chatgpt');
       expect(run.code).toBe(0);
@@ -73,17 +73,9 @@ describe('importing a ChatGPT export', () => {
         ['Λεμονόπιτα 🍋 と抹茶', 'chatgpt:6a1f0c2e-0000-4000-8000-000000000002', container.id],
       ]);
       const ferry = docs.find((d) => d.title === 'Ferry to Hydra');
-      expect(ferry.content).toBe(
-        [
-          'Ferry to Hydra\nA ChatGPT conversation, started 2024-06-01 10:00 UTC.',
-          'User, 2024-06-01 10:01 UTC: [image: piraeus-port.jpg]\nWhich ferry goes from Piraeus to Hydra on Saturday morning? This is the port in the photo.',
-          'ChatGPT, 2024-06-01 10:01 UTC: Take the Flying Dolphin hydrofoil from Piraeus at 8:00; it reaches Hydra in about two hours.\nBook a day ahead in summer.',
-          'User, 2024-06-01 10:15 UTC: Thanks, I will book the 8:00 one.',
-        ].join('\n\n'),
+      expect(ferry.content).toStartWith(
+        'Ferry to Hydra\nA ChatGPT conversation, started 2024-06-01 10:00 UTC.\n\nUser, 2024-06-01 10:01 UTC: ',
       );
-      // The regenerated answer's first try, the tool call and its result, the custom instructions: none of it.
-      for (const noise of ['zeppelin', 'search(', 'quokka', 'Be brief', 'Athens'])
-        expect(ferry.content).not.toContain(noise);
       expect(ferry.metadata).toEqual({
         source: 'chatgpt',
         conversation_id: '6a1f0c2e-0000-4000-8000-000000000001',
@@ -94,15 +86,6 @@ describe('importing a ChatGPT export', () => {
         attachments: ['piraeus-port.jpg'],
       });
       expect(ferry.created_at).toBe('2024-06-01T10:00:00.123Z');
-      const lemon = docs.find((d) => d.custom_id.endsWith('0002'));
-      expect(lemon.content).toContain(
-        'User, 2024-06-10 06:13 UTC: Πώς φτιάχνω λεμονόπιτα με ματσά; 抹茶のケーキも好きです 🍋',
-      );
-      expect(lemon.metadata.archived).toBe(true);
-      // No current_node (older exports): the newest branch from the root.
-      expect(docs.find((d) => d.title === 'Sourdough starter').content).toContain(
-        'ChatGPT, 2023-11-14 22:13 UTC: It is hungry',
-      );
     },
     SLOW,
   );
@@ -206,46 +189,10 @@ describe('importing a ChatGPT export', () => {
         ['chatgpt:long-one', 'A very long bake (part 1 of 2)', 1, 2],
         ['chatgpt:long-one#2', 'A very long bake (part 2 of 2)', 2, 2],
       ]);
-      for (const [i, part] of parts.entries()) {
-        expect(
-          part.content.startsWith(
-            `A very long bake (part ${i + 1} of 2)\nA ChatGPT conversation, started 2023-11-14 22:13 UTC.\n\n`,
-          ),
-        ).toBe(true);
-      }
-      for (const part of parts) expect(new TextEncoder().encode(part.content).length).toBeLessThanOrEqual(1024 * 1024);
       expect(parts.map((d) => d.content).join('')).toContain('Bake 13: starter');
       expect(w.importing(json, '--from', 'chatgpt', '--container', 'Bakes').stderr).toContain(
         '0 documents (2 already there)',
       );
-    },
-    SLOW,
-  );
-});
-
-describe("importing a conversation of ChatGPT's 2026 export", () => {
-  let w: World;
-  beforeAll(async () => {
-    w = await world();
-  });
-  afterAll(() => w.server.close());
-
-  it(
-    'shows an entity by its name and drops citation markup, keeps a rule from turning a line into a heading, and names the model that answered',
-    async () => {
-      const run = w.importing(join(FIXTURES, 'chatgpt/conversations-2026.json'), '--from', 'chatgpt');
-      expect(run.code).toBe(0);
-      const [doc] = await w.documents();
-      expect(doc.content).toBe(
-        [
-          'Photos from iPhone to PC\nA ChatGPT conversation, started 2026-01-01 10:00 UTC.',
-          'User, 2026-01-01 10:00 UTC: How do I get my iPhone photos onto my Windows laptop?',
-          'ChatGPT, 2026-01-01 10:00 UTC: To move photos from an iPhone to Windows, install Apple Devices from the Microsoft Store.\nThen connect the phone with a cable and unlock it.',
-          'ChatGPT, 2026-01-01 10:00 UTC (continued): ### If the phone is not seen\nTry another cable.\nRestart the Apple Mobile Device Service.',
-        ].join('\n\n'),
-      );
-      expect(doc.content).not.toMatch(/[\uE200-\uE202]|entity\[/);
-      expect(doc.metadata.model).toBe('gpt-5-2-thinking');
     },
     SLOW,
   );

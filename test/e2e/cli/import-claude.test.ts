@@ -1,14 +1,16 @@
 /**
- * `engram import --from claude`, end to end: Claude's export archive (conversations with an
- * attachment's extracted text and a file, thinking blocks, a retried answer on another branch,
- * unicode, an empty conversation, one in a project; projects with their documents and
- * instructions, and the starter project) goes in as documents, in "Claude" and one container per
- * project; a search finds a message with its speaker and time; a second import adds nothing.
+ * `engram import --from claude`, end to end: Claude's export archive goes in as documents, in
+ * "Claude" and one container per project, and the command says what it did; a search finds a
+ * message with its speaker and time; a second import adds nothing; a project's conversation
+ * imported before its projects.json moves to its project; an entry Claude does not write refuses the
+ * import, or with --skip-invalid is left out and listed. What the reader makes of each
+ * conversation and project is test/importers/claude.test.ts's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIXTURES, workDir, world, type World, writeZip } from './import-kit';
+import { FIXTURES, writeZip } from '../../helpers/imports';
+import { workDir, world, type World } from './import-kit';
 
 const SLOW = 60_000;
 const dir = workDir('import-claude');
@@ -43,7 +45,6 @@ describe('importing a Claude export', () => {
       expect(Object.keys(containers).sort()).toEqual(['Claude', 'Novel: The Lighthouse']);
       expect(containers['Novel: The Lighthouse'].description).toBe('Drafts and notes for my novel.');
       const docs = await w.documents();
-      const byTitle = Object.fromEntries(docs.map((d) => [d.title, d]));
       expect(docs.map((d) => [d.title, d.container]).sort()).toEqual([
         ['Allotment soil test', containers.Claude.id],
         ['Chapter two outline', containers['Novel: The Lighthouse'].id],
@@ -52,24 +53,10 @@ describe('importing a Claude export', () => {
         ['setting.md', containers['Novel: The Lighthouse'].id],
         ['Über Zürich 🚲', containers.Claude.id],
       ]);
-      expect(byTitle['Allotment soil test'].content).toBe(
-        [
-          'Allotment soil test\nA Claude conversation, started 2025-03-02 09:00 UTC.',
-          'User, 2025-03-02 09:00 UTC: Here is my soil report. What should I plant?\n[attachment: soil-report.txt]\npH 6.4, loamy, low in potassium, high in nitrogen.\n[file: allotment.jpg]',
-          'Claude, 2025-03-02 09:01 UTC: With pH 6.4 and plenty of nitrogen, plant leafy greens: chard, kale and spinach. Add wood ash for potassium before the beans go in.',
-        ].join('\n\n'),
-      );
-      expect(byTitle['Allotment soil test'].content).not.toContain('private reasoning');
-      // The retried answer is on a branch the person left: only the kept one.
-      const zurich = byTitle['Über Zürich 🚲'].content;
-      expect(zurich).toContain('Claude, 2025-04-10 18:02 UTC: Folge der Route 3 über den Albispass');
-      expect(zurich).toContain('User, 2025-04-10 18:30 UTC: Danke! 🚲');
-      expect(zurich).not.toContain('gondola');
-      const characters = byTitle['characters.md'];
+      const characters = docs.find((d) => d.title === 'characters.md');
       expect(characters.custom_id).toBe(
         'claude-project:p0000000-0000-4000-8000-000000000001/d0000000-0000-4000-8000-000000000001',
       );
-      expect(characters.content).toContain('Morwenna Trevail: lighthouse keeper');
       expect(characters.metadata).toEqual({
         source: 'claude',
         project: 'Novel: The Lighthouse',
@@ -77,10 +64,6 @@ describe('importing a Claude export', () => {
         updated_at: '2025-06-01T10:10:00.000Z',
         doc_uuid: 'd0000000-0000-4000-8000-000000000001',
       });
-      expect(byTitle['Instructions of the project Novel: The Lighthouse'].content).toBe(
-        "You are my editor. Keep Morwenna's voice terse and salt-worn.",
-      );
-      expect(docs.some((d) => d.content.includes("Anthropic's guide"))).toBe(false);
     },
     SLOW,
   );

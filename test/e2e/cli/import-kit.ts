@@ -1,31 +1,17 @@
 /**
- * What the importers' end-to-end tests share: the fixtures (test/fixtures/imports/, built from
- * each product's documented export shape), zip archives made of them, and a running server with
- * an owner and a key to look at what an import stored.
+ * What the importers' end-to-end tests share beyond test/helpers/imports.ts: a folder of their own,
+ * copies of fixtures to change, and a running server with an owner and a key to look at what an
+ * import stored.
  */
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ZipFile } from 'yazl';
+import { FIXTURES } from '../../helpers/imports';
 import { call, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
 import { engram } from './engram-command';
 
-export const FIXTURES = join(import.meta.dir, '../../fixtures/imports');
-
 /** A folder for one test file's archives and copies, removed by the caller. */
 export const workDir = (name: string) => mkdtempSync(join(tmpdir(), `engram-${name}-`));
-
-/** Writes a zip archive of `entries` (name → text or bytes) at `path`. */
-export async function writeZip(path: string, entries: Record<string, string | Uint8Array>): Promise<string> {
-  const zip = new ZipFile();
-  for (const [name, data] of Object.entries(entries))
-    zip.addBuffer(Buffer.from(data), name, { mtime: new Date('2025-01-01T00:00:00Z') });
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
-  await Bun.write(path, Buffer.concat(chunks));
-  return path;
-}
 
 /** A copy of a fixture folder under `dir`, to change without touching the fixture. */
 export function copyFixture(from: string, dir: string): string {

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { call } from '../../helpers/server';
-import { FIXTURES, workDir, world, type World } from './import-kit';
+import { FIXTURES } from '../../helpers/imports';
+import { workDir, world, type World } from './import-kit';
 
 const SLOW = 60_000;
 const dir = workDir('import-mcp-memory');

@@ -1,7 +1,9 @@
 /**
  * `engram import` of an account's own export into the store it came from (issue 29, item 3): what
- * the account holds by the same ids is already there, so nothing doubles; and the header and fact
- * lines an export must not get away with (item 12): a version written as text, a history of 20 MB.
+ * the account holds by the same ids is already there, so nothing doubles; and the lines an export
+ * must not get away with (item 12), through the command: a version written as text is refused with
+ * nothing stored, a bounded history is stored whole. The reader's every refusal of a header or a
+ * line is test/importers/engram.test.ts's.
  */
 import { afterAll, describe, expect, it } from 'bun:test';
 import { mkdtempSync } from 'node:fs';
@@ -120,11 +122,6 @@ describe('what an export line must not get away with', () => {
           [{ ...header, version: '2' }, container],
           'export.jsonl:1:1: the header gives its version as the text "2"; it is a number: write "version": 2.',
         );
-        await refused(
-          server,
-          [{ ...header, version: 'two' }, container],
-          'export.jsonl:1:1: the header gives its version as the text "two"; it is a number: this engram reads versions 1 and 2.',
-        );
       } finally {
         await server.close();
       }
@@ -133,34 +130,16 @@ describe('what an export line must not get away with', () => {
   );
 
   it(
-    'a fact history of 20 MB is refused, as is one earlier wording over the limit of a fact; a bounded one imports',
+    'a bounded fact history (3 MiB of earlier wordings) is stored whole',
     async () => {
       const server = await startTestServer();
       try {
         await makeOwner(server);
         const wording = 'w'.repeat(1024 * 1024); // each as long as a fact may be
-        const twentyMb = Array.from({ length: 20 }, (_, i) => ({
+        const bounded = Array.from({ length: 3 }, (_, i) => ({
           content: `${i} ${wording.slice(0, -3)}`,
           replaced_at: i + 1,
         }));
-        await refused(
-          server,
-          [header, container, { ...fact, history: twentyMb }],
-          'export.jsonl:3:1: not a valid fact line: history: must hold at most 4194304 bytes of earlier wordings.',
-        );
-        await refused(
-          server,
-          [header, container, { ...fact, history: [{ content: `${wording}!`, replaced_at: 1 }] }],
-          'export.jsonl:3:1: not a valid fact line: history[0].content: must be at most 1048576 bytes.',
-        );
-        const many = Array.from({ length: 1001 }, (_, i) => ({ content: `wording ${i}`, replaced_at: i + 1 }));
-        await refused(
-          server,
-          [header, container, { ...fact, history: many }],
-          'export.jsonl:3:1: not a valid fact line: history: Too big: expected array to have <=1000 items.',
-        );
-
-        const bounded = twentyMb.slice(0, 3);
         const run = importInto(server, await writeFile([header, container, { ...fact, history: bounded }]));
         expect(run.code).toBe(0);
         const accountId = (await server.services.store.accounts.list())[0]!.id;
