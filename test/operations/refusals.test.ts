@@ -4,7 +4,8 @@
  * tick, the owner's operations, and input validation. Tables, one row per operation; a refused call
  * must change nothing and count in the key's usage as refused. What each operation does when it is
  * allowed is in its area's file beside this one (containers, documents, facts, ...). The doors' own
- * answers (status lines, the envelope, MCP's tool list) are tested end to end under test/e2e/.
+ * answers (status lines, the envelope, MCP's tool list) are test/http's and test/mcp's, in process,
+ * and test/e2e's, on a started server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Caller } from '../../src/auth/caller';
