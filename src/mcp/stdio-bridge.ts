@@ -25,6 +25,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { MAX_BODY_BYTES } from '../http/middleware/body-limit';
 import { hintOf } from '../ids';
 import { MCP_PATH } from '../site';
+import { REFUSED } from './rpc-errors';
 import { engramServer } from './server';
 import { StdioLines } from './stdio-lines';
 import { INSTRUCTIONS, type ToolCallParams, toolCallProblem } from './tools';
@@ -153,8 +154,8 @@ interface Problem {
 
 /**
  * What went wrong, in words a person can act on; never with the key, only its hint. An error the
- * server answered in JSON-RPC keeps its code and its message as they were: the desktop client's
- * SDK adds its own prefix once.
+ * server answered in JSON-RPC (in a result, or as the body of a 403 or 429) keeps its code, message
+ * and data as they were: the desktop client's SDK adds its own prefix once.
  */
 function explain(err: unknown, origin: string, hint: string): Problem {
   if (err instanceof ProtocolError) return { message: err.message, code: err.code, data: err.data, reconnect: false };
@@ -167,11 +168,10 @@ function explain(err: unknown, origin: string, hint: string): Problem {
     };
   }
   if (status !== undefined) {
-    const envelope = parseEnvelope((err as SdkHttpError).data);
-    if (status === 403 && envelope)
-      return { message: envelope.message, code: ProtocolErrorCode.InvalidRequest, reconnect: false };
+    const refusal = refusalIn((err as SdkHttpError).data);
+    if (refusal) return { ...refusal, reconnect: false };
     return {
-      message: `The Engram server at ${origin} answered ${status}${envelope ? `: ${envelope.message}` : ''}.`,
+      message: `The Engram server at ${origin} answered ${status}.`,
       code: ProtocolErrorCode.InternalError,
       reconnect: true,
     };
@@ -183,14 +183,23 @@ function explain(err: unknown, origin: string, hint: string): Problem {
   };
 }
 
-/** The error envelope in an HTTP error answer's body, when there is one. */
-function parseEnvelope(data: unknown): { message: string } | null {
+/**
+ * The JSON-RPC error in an HTTP error answer's body, or the contract's envelope that a server of an
+ * earlier release answered instead (its message, its other fields as data), or null.
+ */
+function refusalIn(data: unknown): Pick<Problem, 'message' | 'code' | 'data'> | null {
   const text = (data as { text?: unknown } | undefined)?.text;
   if (typeof text !== 'string') return null;
+  let body: { error?: { code?: unknown; message?: unknown; data?: unknown }; message?: unknown };
   try {
-    const body = JSON.parse(text) as { message?: unknown };
-    return typeof body.message === 'string' ? { message: body.message } : null;
+    body = JSON.parse(text);
   } catch {
     return null;
   }
+  const { error } = body ?? {};
+  if (typeof error?.code === 'number' && typeof error.message === 'string')
+    return { code: error.code, message: error.message, data: error.data };
+  if (typeof body?.message !== 'string') return null;
+  const { message, ...rest } = body as Record<string, unknown>;
+  return { code: REFUSED, message: message as string, data: rest };
 }

@@ -4,9 +4,9 @@ The SDK's three modes each land where they should: `mode="2026-07-28"` and the d
 (`auto`, which sends `server/discover` first) in the 2026-07-28 era, `mode="legacy"` in the
 handshake era. In every mode, over /mcp-http and through `engram mcp` started from `/`, a key sees
 exactly its tools, a search answers what REST answers, a tool outside the grant is refused with
-the server's message, a container outside reach is a tool error, and an app's consent token gets
-its read-only set. Over HTTP the refusals are also checked on the wire: 401 with the RFC 6750
-challenge, 403 with the error envelope.
+the server's message and trace id (an MCPError, and the session goes on), a container outside reach
+is a tool error, and an app's consent token gets its read-only set. Over HTTP the refusals are also
+checked on the wire: 401 with the RFC 6750 challenge, 403 with the refusal as a JSON-RPC error.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -88,11 +88,11 @@ def run_session(server: EngramServer, token: str | None, work, **how: str) -> tu
     return outcome, recorder
 
 
-def messages_of(error: BaseException) -> str:
-    """Every message inside an exception (group), joined: where the server's refusal text ends up."""
-    if isinstance(error, BaseExceptionGroup):
-        return " | ".join(messages_of(e) for e in error.exceptions)
-    return str(error)
+def the_one_error(error: BaseException) -> BaseException:
+    """The one exception inside nested exception groups (the SDK raises from its task groups)."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
 
 
 async def tool_names(client: Client) -> list[str]:
@@ -152,25 +152,35 @@ def test_a_missing_or_unknown_key_is_refused_with_401(engram: EngramServer, mode
 
 @pytest.mark.parametrize("door", DOORS)
 @pytest.mark.parametrize(("mode", "version"), MODES, ids=[m for m, _ in MODES])
-def test_a_tool_outside_the_grant_is_refused_with_the_servers_message(engram: EngramServer, mode: str, version: str, door: str) -> None:
-    async def work(client: Client) -> Any:
-        return await client.call_tool("add_memory", {"content": "Likes jazz.", "container": engram.containers["Food"]})
+def test_a_tool_outside_the_grant_is_refused_with_the_servers_message_and_trace_id(
+    engram: EngramServer, mode: str, version: str, door: str
+) -> None:
+    async def work(client: Client) -> tuple[BaseException, Any]:
+        try:
+            await client.call_tool("add_memory", {"content": "Likes jazz.", "container": engram.containers["Food"]})
+        except MCPError as error:
+            refused = error
+        else:
+            raise AssertionError("add_memory was not refused")
+        # The session goes on after the refusal.
+        return refused, await client.call_tool("list_containers", {})
 
-    outcome, recorder = attempt(engram, engram.keys[("read", True)], work, mode=mode, door=door)
-    # The SDK raises (no tool result exists): over HTTP the recorder holds the 403, through the bridge the error its message.
-    assert isinstance(outcome, Exception)
+    (refused, after), recorder = run_session(engram, engram.keys[("read", True)], work, mode=mode, door=door)
     message = "The tool add_memory is not in this credential's capability profile."
+    assert refused.error.code == -32000
+    assert refused.error.message == message
+    data = refused.error.data
+    assert data == {"code": "unauthorized", "details": {"tool": "add_memory"}, "retryable": False, "trace_id": data["trace_id"]}
+    assert data["trace_id"].startswith("tr_")
+    assert not after.is_error
     if door == "stdio":
-        assert message in messages_of(outcome)
         return
-    status, headers, body = recorder.last
+    status, headers, body = next(answer for answer in recorder.answers if answer[0] >= 400)
     assert status == 403
     assert "www-authenticate" not in headers
-    assert body["code"] == "unauthorized"
-    assert body["details"] == {"tool": "add_memory"}
-    assert body["message"] == message
-    assert body["retryable"] is False
-    assert body["trace_id"].startswith("tr_")
+    assert headers["x-trace-id"] == data["trace_id"]
+    assert body == {"jsonrpc": "2.0", "id": body["id"], "error": {"code": -32000, "message": message, "data": data}}
+    assert isinstance(body["id"], int | str)
 
 
 @pytest.mark.parametrize("door", DOORS)
@@ -202,7 +212,8 @@ def test_a_consent_token_gets_the_read_only_set(engram: EngramServer, mode: str,
     async def write(client: Client) -> Any:
         return await client.call_tool("add_document", {"container": engram.containers["Food"], "content": "x"})
 
-    outcome, recorder = attempt(engram, engram.consent_token, write, mode=mode, door=door)
-    assert isinstance(outcome, Exception)
-    refusal = "The tool add_document is not in the agent's capability profile"
-    assert refusal in (messages_of(outcome) if door == "stdio" else recorder.last[2]["message"])
+    outcome, _ = attempt(engram, engram.consent_token, write, mode=mode, door=door)
+    outcome = the_one_error(outcome)
+    assert isinstance(outcome, MCPError)
+    assert outcome.error.message.startswith("The tool add_document is not in the agent's capability profile")
+    assert outcome.error.data["trace_id"].startswith("tr_")

@@ -5,11 +5,7 @@
  * reaches Engram over /mcp-http or through `engram mcp` started from `/`, as desktop clients start it.
  */
 import { join } from 'node:path';
-import {
-  Client as ClientV2,
-  type SdkHttpError,
-  StreamableHTTPClientTransport as HttpV2,
-} from '@modelcontextprotocol/client';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -102,11 +98,12 @@ export async function connectEraClient(flavour: Flavour, door: Door, url: string
 }
 
 /**
- * The envelope of a refused call, whichever way the client surfaced it: over HTTP the SDKs raise
- * on the 403 with its body in the error (v1 in the message, v2 in `data.text`); through the
- * bridge the error carries the server's message.
+ * What the caller of a refused call can read, whichever way the client surfaced it: over HTTP the
+ * SDKs raise on the 403 with its JSON-RPC body in the error (v1 in the message, v2 in `data.text`);
+ * through the bridge the error is the server's JSON-RPC error, its message and its data.
  */
 export function refusalText(err: unknown): string {
-  const data = (err as SdkHttpError).data as { text?: string } | undefined;
-  return typeof data?.text === 'string' ? data.text : String((err as Error).message);
+  const data = (err as { data?: unknown }).data;
+  if (typeof (data as { text?: unknown } | undefined)?.text === 'string') return (data as { text: string }).text;
+  return `${(err as Error).message}${data === undefined ? '' : ` ${JSON.stringify(data)}`}`;
 }

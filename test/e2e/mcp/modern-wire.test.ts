@@ -169,7 +169,7 @@ describe('tools, with no initialize and no session', () => {
     });
   });
 
-  it('refuses a tool outside the grant with HTTP 403 and the envelope, and counts it in the key’s usage', async () => {
+  it('refuses a tool outside the grant with HTTP 403 and the refusal in JSON-RPC, and counts it in the key’s usage', async () => {
     const res = await send({
       id: 6,
       method: 'tools/call',
@@ -177,7 +177,16 @@ describe('tools, with no initialize and no session', () => {
     });
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toBeNull();
-    expect(res.body).toMatchObject({ code: 'unauthorized', details: { tool: 'add_memory' }, retryable: false });
+    expect(res.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 6,
+      error: {
+        code: -32000,
+        message: "The tool add_memory is not in this credential's capability profile.",
+        data: { code: 'unauthorized', details: { tool: 'add_memory' }, retryable: false },
+      },
+    });
+    expect(res.body.error.data.trace_id).toBe(res.headers.get('x-trace-id'));
     const usage = await call(server, 'GET', `/v1/api-keys/${reader.id}/usage`, owner);
     expect(usage.body.per_tool).toContainEqual({ tool: 'add_memory', calls: 1, refused: 1 });
     expect(usage.body.per_tool).toContainEqual(expect.objectContaining({ tool: 'search_memories' }));
@@ -269,7 +278,7 @@ describe('the request headers and _meta', () => {
 });
 
 describe('the per-credential limiter counts every request of this era', () => {
-  it('answers server/discover and tools/list over the limit with HTTP 429 and the envelope; search still answers', async () => {
+  it('answers server/discover and tools/list over the limit with HTTP 429 and the refusal in JSON-RPC; search still answers', async () => {
     const { key } = await makeKey(server, owner, { level: 'read', containers: [notes] });
     for (let i = 0; i < LIMIT; i++)
       expect((await send({ id: i, method: i % 2 ? 'tools/list' : 'server/discover' }, { token: key })).status).toBe(
@@ -278,7 +287,10 @@ describe('the per-credential limiter counts every request of this era', () => {
     for (const method of ['server/discover', 'tools/list']) {
       const res = await send({ id: 'over', method }, { token: key });
       expect(res.status).toBe(429);
-      expect(res.body).toMatchObject({ code: 'rate_limited', details: { limit_per_min: LIMIT }, retryable: true });
+      expect(res.body).toMatchObject({
+        id: 'over',
+        error: { code: -32000, data: { code: 'rate_limited', details: { limit_per_min: LIMIT }, retryable: true } },
+      });
     }
     const search = await send(
       { id: 'search', method: 'tools/call', params: { name: 'search_memories', arguments: { q: 'key' } } },
