@@ -10,6 +10,7 @@
 import {
   createMcpHandler,
   isLegacyRequest,
+  ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
@@ -22,7 +23,7 @@ import type { AppEnv } from '../http/app-env';
 import { bearerToken } from '../http/middleware/bearer';
 import { type Context, contextFor, countRequest, invoke, isOffered, type Services } from '../operations/operation';
 import { RESOURCE_METADATA_PATH } from '../oauth/metadata';
-import { MCP_PATH, resourceOf, type Site } from '../site';
+import { MCP_PATHS, resourceOf, type Site } from '../site';
 import { REFUSED, type RpcId, refusalBody, rpcError } from './rpc-errors';
 import { mcpServerFor } from './server';
 import { findTool, toolCallProblem } from './tools';
@@ -45,9 +46,9 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
     legacy: 'reject',
     onerror: (err) => services.log.debug('mcp request refused', { error: err.message }),
   });
-  app.use(MCP_PATH, corsForAllowedOrigins(site));
+  for (const path of MCP_PATHS) app.use(path, corsForAllowedOrigins(site));
 
-  app.on(['GET', 'DELETE'], MCP_PATH, (c) => {
+  app.on(['GET', 'DELETE'], MCP_PATHS, (c) => {
     c.header('Allow', 'POST');
     return c.json(
       rpcError(null, -32000, 'Method not allowed: this server is stateless; send JSON-RPC with POST.'),
@@ -55,7 +56,7 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
     );
   });
 
-  app.post(MCP_PATH, async (c) => {
+  app.on('POST', MCP_PATHS, async (c) => {
     // DNS-rebinding defence: a browser page from another origin may not drive the memory.
     const origin = c.req.header('Origin');
     if (origin && !site.origins.has(origin)) {
@@ -107,6 +108,13 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
     if (refusal) return c.json(refusalBody(idOf(body), refusal, ctx.traceId), 403);
 
     if (await isLegacyRequest(c.req.raw, body)) return withRequestId(await handshakeEra(ctx, c.req.raw, body), body);
+    // The SDK would open an event stream and keep it open, on which nothing is ever sent: no list or
+    // resource of Engram's is announced when it changes (a stateless server has no stream to do it).
+    if (call?.method === 'subscriptions/listen') {
+      const message =
+        'Method not found: subscriptions/listen. Engram sends no notifications (no list or resource changes are announced), so there is nothing to listen for.';
+      return c.json(rpcError(idOf(body), ProtocolErrorCode.MethodNotFound, message), 404);
+    }
     contexts.set(c.req.raw, ctx);
     return withRequestId(await modern.fetch(c.req.raw, { parsedBody: body }), body);
   });

@@ -54,9 +54,11 @@ class Recorder:
         return self.answers[-1]
 
 
-def attempt(server: EngramServer, token: str | None, work, *, mode: str = "auto", door: str = "http") -> tuple[Any, Recorder]:
-    """Connects an SDK client in `mode` with `token` as its bearer (over /mcp-http, or through the
-    bridge started from `/`) and returns what `work(client)` returns, or the exception it raised."""
+def attempt(
+    server: EngramServer, token: str | None, work, *, mode: str = "auto", door: str = "http", path: str = "/mcp-http"
+) -> tuple[Any, Recorder]:
+    """Connects an SDK client in `mode` with `token` as its bearer (over /mcp-http or `path`, or through
+    the bridge started from `/`) and returns what `work(client)` returns, or the exception it raised."""
     recorder = Recorder()
 
     async def main() -> Any:
@@ -72,7 +74,7 @@ def attempt(server: EngramServer, token: str | None, work, *, mode: str = "auto"
         http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"} if token else None)
         http.event_hooks["response"].append(recorder)
         async with http:
-            async with Client(streamable_http_client(server.mcp_url, http_client=http), mode=mode) as client:
+            async with Client(streamable_http_client(f"{server.base_url}{path}", http_client=http), mode=mode) as client:
                 return await work(client)
 
     try:
@@ -81,7 +83,7 @@ def attempt(server: EngramServer, token: str | None, work, *, mode: str = "auto"
         return error, recorder
 
 
-def run_session(server: EngramServer, token: str | None, work, **how: str) -> tuple[Any, Recorder]:
+def run_session(server: EngramServer, token: str | None, work, **how: Any) -> tuple[Any, Recorder]:
     outcome, recorder = attempt(server, token, work, **how)
     if isinstance(outcome, BaseException):
         raise outcome
@@ -132,6 +134,19 @@ def test_lands_in_its_era_and_search_answers_what_rest_answers(engram: EngramSer
             # The probe: server/discover at 2026-07-28, answered, so no fallback to initialize.
             assert first_status == 200
             assert first_body["result"]["supportedVersions"] == ["2026-07-28"]
+
+
+@pytest.mark.parametrize("path", ["/mcp", "/mcp-http/"])
+@pytest.mark.parametrize(("mode", "version"), MODES, ids=[m for m, _ in MODES])
+def test_the_other_spellings_of_the_address_answer_as_mcp_http(engram: EngramServer, path: str, mode: str, version: str) -> None:
+    async def work(client: Client) -> tuple[str, list[str], Any]:
+        found = await client.call_tool("search_memories", {"q": "oatmeal for breakfast", "container": "*"})
+        return client.protocol_version, await tool_names(client), found
+
+    (negotiated, names, found), _ = run_session(engram, engram.keys[("read", False)], work, mode=mode, path=path)
+    assert negotiated == version
+    assert names == expected_tools("read", False)
+    assert "oatmeal" in found.structured_content["results"][0]["content"]
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

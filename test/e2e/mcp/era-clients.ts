@@ -57,13 +57,22 @@ function bridgeCommand(url: string, token: string) {
   };
 }
 
-/** Connects a client of this flavour to the server's /mcp-http or through the bridge, with `token` as its bearer. */
-export async function connectEraClient(flavour: Flavour, door: Door, url: string, token: string): Promise<EraClient> {
+/**
+ * Connects a client of this flavour to the server's /mcp-http (or `path`, one of its other spellings)
+ * or through the bridge, with `token` as its bearer.
+ */
+export async function connectEraClient(
+  flavour: Flavour,
+  door: Door,
+  url: string,
+  token: string,
+  path = '/mcp-http',
+): Promise<EraClient> {
   if (flavour === 'sdk 1.32') {
     const client = new ClientV1({ name: 'engram-e2e-v1', version: '1.0.0' });
     const transport =
       door === 'http'
-        ? new HttpV1(new URL(`${url}/mcp-http`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } })
+        ? new HttpV1(new URL(`${url}${path}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } })
         : new StdioV1({ ...bridgeCommand(url, token), stderr: 'ignore' });
     await client.connect(transport);
     return {
@@ -84,7 +93,7 @@ export async function connectEraClient(flavour: Flavour, door: Door, url: string
   const client = new ClientV2({ name: 'engram-e2e-v2', version: '1.0.0' }, { versionNegotiation: { mode } as never });
   const transport =
     door === 'http'
-      ? new HttpV2(new URL(`${url}/mcp-http`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } })
+      ? new HttpV2(new URL(`${url}${path}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } })
       : new StdioV2({ ...bridgeCommand(url, token), stderr: 'ignore' });
   await client.connect(transport);
   return {

@@ -3,7 +3,7 @@
  * each lands in the era it asks for (v2 pinned or probing: 2026-07-28; v2 legacy and the v1 SDK:
  * the handshake), and in either era lists exactly the credential's tools, answers a search with what
  * REST answers, refuses a tool outside the grant with the server's message and trace id, and gives a consent
- * token its read-only set.
+ * token its read-only set. The other spellings of the address (/mcp, /mcp-http/) answer the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { call, makeKey, startTestServer, type TestServer } from '../../helpers/server';
@@ -103,3 +103,21 @@ for (const door of ['http', 'stdio'] as Door[]) {
     });
   }
 }
+
+describe('the other spellings of the address: /mcp and /mcp-http/ answer as /mcp-http', () => {
+  for (const path of ['/mcp', '/mcp-http/']) {
+    for (const flavour of FLAVOURS) {
+      it(`${flavour} at ${path} lands in its era, lists the key's tools and searches`, async () => {
+        const client = await connectEraClient(flavour, 'http', server.url, reader, path);
+        try {
+          expect(client.era).toBe(ERA_OF[flavour]);
+          expect(await client.tools()).toEqual(expectedTools('read', true));
+          const found = await client.call('search_memories', { q: 'what is eaten on Sundays', container: '*' });
+          expect(found.structuredContent.results[0].content).toContain('stewed plums');
+        } finally {
+          await client.close();
+        }
+      });
+    }
+  }
+});

@@ -269,11 +269,30 @@ describe('the request headers and _meta', () => {
   });
 
   it('answers a method it does not serve, and those the revision removed, with 404 -32601', async () => {
-    for (const method of ['resources/list', 'ping', 'logging/setLevel']) {
+    for (const method of ['completion/complete', 'resources/subscribe', 'ping', 'logging/setLevel']) {
       const res = await send({ id: 15, method });
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ id: 15, error: { code: -32601 } });
     }
+  });
+
+  it('answers subscriptions/listen with 404 -32601 in JSON, never an event stream: nothing is ever notified', async () => {
+    const res = await send({
+      id: 16,
+      method: 'subscriptions/listen',
+      params: { notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true } },
+    });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: 16,
+      error: {
+        code: -32601,
+        message:
+          'Method not found: subscriptions/listen. Engram sends no notifications (no list or resource changes are announced), so there is nothing to listen for.',
+      },
+    });
   });
 });
 
