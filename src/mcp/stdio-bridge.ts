@@ -1,7 +1,8 @@
 /**
  * `engram mcp`: MCP over standard input and output for desktop clients that only launch commands.
- * It holds no rule and opens no store: every tools/list and tools/call is answered by the running
- * server over /mcp-http with the developer key, so the HTTP server stays the only enforcer.
+ * It holds no rule and opens no store: every request for tools, resources and prompts is answered
+ * by the running server over /mcp-http with the developer key, so the HTTP server stays the only
+ * enforcer.
  * Towards the desktop client it speaks both eras (the SDK's serveStdio: a `server/discover` probe
  * is answered, an `initialize` opens the 2025 handshake era); towards the server, whichever era the
  * server speaks (the client probes once, and falls back to the handshake for an older server).
@@ -42,15 +43,34 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   const endpoint = new URL(MCP_PATH, options.url);
   const relay = new Relay(endpoint, options.key, say);
   const wire = new StdioLines({ maxLineBytes: MAX_BODY_BYTES, screen: refuseMalformedToolCall, say });
-  // The desktop client keeps tools/list for as long as the bridge's answer says; the bridge keeps
-  // nothing itself, so a revoked key is told at its next request.
-  const list = (cursor: string | undefined) =>
-    relay.run((c) => c.listTools(cursor ? { cursor } : undefined, { cacheMode: 'bypass' }));
+  // The desktop client keeps a list for as long as the bridge's answer says; the bridge keeps
+  // nothing itself (every list bypasses its client's cache), so a revoked key is told at its next
+  // request. Each answer is passed on without the server's era fields: the bridge's own server adds
+  // those of the desktop client's era.
+  const page = (params: { cursor?: string } | undefined) =>
+    [params?.cursor ? { cursor: params.cursor } : undefined, BYPASS] as const;
   serveStdio(
     () =>
       engramServer(INSTRUCTIONS, {
-        list: (params) => list(params?.cursor).then(({ tools, nextCursor }) => ({ tools, nextCursor })),
-        call: (params) => relay.run((c) => c.callTool(forwarded(params))).then(asToolResult),
+        listTools: (params) =>
+          relay.run((c) => c.listTools(...page(params))).then(({ tools, nextCursor }) => ({ tools, nextCursor })),
+        callTool: (params) => relay.run((c) => c.callTool(forwarded(params))).then(asToolResult),
+        listResources: (params) =>
+          relay
+            .run((c) => c.listResources(...page(params)))
+            .then(({ resources, nextCursor }) => ({ resources, nextCursor })),
+        listResourceTemplates: (params) =>
+          relay
+            .run((c) => c.listResourceTemplates(...page(params)))
+            .then(({ resourceTemplates, nextCursor }) => ({ resourceTemplates, nextCursor })),
+        readResource: ({ uri }) =>
+          relay.run((c) => c.readResource({ uri }, BYPASS)).then(({ contents }) => ({ contents })),
+        listPrompts: (params) =>
+          relay.run((c) => c.listPrompts(...page(params))).then(({ prompts, nextCursor }) => ({ prompts, nextCursor })),
+        getPrompt: ({ name, arguments: args }) =>
+          relay
+            .run((c) => c.getPrompt({ name, ...(args ? { arguments: args } : {}) }))
+            .then(({ description, messages }) => ({ ...(description !== undefined ? { description } : {}), messages })),
       }),
     { transport: wire, onerror: (err) => say(err.message) },
   );
@@ -58,6 +78,8 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   await wire.closed;
   await relay.close();
 }
+
+const BYPASS = { cacheMode: 'bypass' } as const;
 
 /**
  * A tools/call whose params the SDK would refuse with a dump of its schema: refused here in words,

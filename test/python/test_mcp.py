@@ -5,8 +5,10 @@ The SDK's three modes each land where they should: `mode="2026-07-28"` and the d
 handshake era. In every mode, over /mcp-http and through `engram mcp` started from `/`, a key sees
 exactly its tools, a search answers what REST answers, a tool outside the grant is refused with
 the server's message and trace id (an MCPError, and the session goes on), a container outside reach
-is a tool error, and an app's consent token gets its read-only set. Over HTTP the refusals are also
-checked on the wire: 401 with the RFC 6750 challenge, 403 with the refusal as a JSON-RPC error.
+is a tool error, and an app's consent token gets its read-only set. Resources are listed and read
+per credential (the profile only with its tick, never a container outside reach) and prompts offered
+per credential, their arguments checked. Over HTTP the refusals are also checked on the wire: 401
+with the RFC 6750 challenge, 403 with the refusal as a JSON-RPC error.
 """
 
 from __future__ import annotations
@@ -232,3 +234,76 @@ def test_a_consent_token_gets_the_read_only_set(engram: EngramServer, mode: str,
     assert isinstance(outcome, MCPError)
     assert outcome.error.message.startswith("The tool add_document is not in the agent's capability profile")
     assert outcome.error.data["trace_id"].startswith("tr_")
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(("mode", "version"), MODES, ids=[m for m, _ in MODES])
+def test_resources_are_listed_and_read_per_credential(engram: EngramServer, mode: str, version: str, door: str) -> None:
+    food, work, secret = (engram.containers[name] for name in ("Food", "Work", "Secret"))
+
+    async def work_with(client: Client) -> dict[str, Any]:
+        listed = await client.list_resources()
+        templates = (await client.list_resource_templates()).resource_templates
+        seen: dict[str, Any] = {"uris": [r.uri for r in listed.resources], "templates": [t.uri_template for t in templates], "read": {}}
+        for uri in seen["uris"]:
+            contents = (await client.read_resource(uri)).contents
+            assert len(contents) == 1 and contents[0].mime_type == "application/json"
+            seen["read"][uri] = json.loads(contents[0].text)
+        seen["refused"] = {}
+        for uri in ["engram://profile", f"engram://containers/{secret}", "engram://containers/ctr_doesNotExist00"]:
+            if uri in seen["uris"]:
+                continue
+            try:
+                await client.read_resource(uri)
+            except MCPError as error:
+                seen["refused"][uri] = error.error
+            else:
+                raise AssertionError(f"{uri} was read")
+        return seen
+
+    with_tick, _ = run_session(engram, engram.keys[("read", True)], work_with, mode=mode, door=door)
+    assert with_tick["uris"] == ["engram://profile", f"engram://containers/{food}", f"engram://containers/{work}"]
+    assert with_tick["templates"] == ["engram://documents/{document_id}"]
+    status, by_rest = engram.rest("GET", "/v1/profile", engram.keys[("read", True)])
+    assert status == 200 and with_tick["read"]["engram://profile"] == by_rest
+    overview = with_tick["read"][f"engram://containers/{food}"]
+    status, documents = engram.rest("GET", f"/v1/documents?container={food}", engram.keys[("read", True)])
+    assert status == 200 and [d["id"] for d in overview["documents"]] == [d["id"] for d in documents["documents"]]
+    assert overview["container"]["id"] == food and len(overview["documents"]) == 1
+
+    without_tick, _ = run_session(engram, engram.keys[("read", False)], work_with, mode=mode, door=door)
+    assert without_tick["uris"] == [f"engram://containers/{food}", f"engram://containers/{work}"]
+    refused = without_tick["refused"]
+    assert refused["engram://profile"].code == -32602
+    assert refused["engram://profile"].message == "The resource engram://profile may not be read with this credential."
+    assert refused["engram://profile"].data["trace_id"].startswith("tr_")
+    for container in [secret, "ctr_doesNotExist00"]:
+        error = refused[f"engram://containers/{container}"]
+        assert (error.code, error.message) == (-32602, f"The container {container} may not be used with this credential.")
+        assert error.data["uri"] == f"engram://containers/{container}"
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(("mode", "version"), MODES, ids=[m for m, _ in MODES])
+def test_prompts_are_offered_per_credential_and_their_arguments_checked(engram: EngramServer, mode: str, version: str, door: str) -> None:
+    async def work_with(client: Client) -> dict[str, Any]:
+        seen: dict[str, Any] = {"names": [p.name for p in (await client.list_prompts()).prompts]}
+        recalled = await client.get_prompt("recall", {"subject": "oatmeal for breakfast"})
+        seen["recall"] = recalled.messages[0].content.text
+        try:
+            await client.get_prompt("recall", {})
+        except MCPError as error:
+            seen["missing"] = error.error
+        if "save_decisions" in seen["names"]:
+            seen["save"] = (await client.get_prompt("save_decisions", {"container": engram.containers["Food"]})).messages[0].content.text
+        return seen
+
+    reader, _ = run_session(engram, engram.keys[("read", False)], work_with, mode=mode, door=door)
+    assert reader["names"] == ["recall"]
+    assert "[Food] She eats oatmeal with blueberries" in reader["recall"]
+    assert "secret" not in reader["recall"]
+    assert reader["missing"].code == -32602
+    assert reader["missing"].data["details"]["fields"] == ["subject"]
+    writer, _ = run_session(engram, engram.keys[("suggest", False)], work_with, mode=mode, door=door)
+    assert writer["names"] == ["recall", "save_decisions"]
+    assert f'add_memory tool, content set to that sentence, with container "{engram.containers["Food"]}" (Food)' in writer["save"]

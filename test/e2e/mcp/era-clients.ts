@@ -4,6 +4,7 @@
  * mode, and the v1 SDK (`@modelcontextprotocol/sdk` 1.32), which knows only the handshake era. Each
  * reaches Engram over /mcp-http or through `engram mcp` started from `/`, as desktop clients start it.
  */
+import { expect } from 'bun:test';
 import { join } from 'node:path';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
@@ -44,7 +45,43 @@ export interface EraClient {
   instructions: string | undefined;
   tools(): Promise<string[]>;
   call(name: string, args: Record<string, unknown>): Promise<ToolAnswer>;
+  resources(): Promise<{ uri: string; name: string; mimeType?: string }[]>;
+  templates(): Promise<{ uriTemplate: string; name: string }[]>;
+  /** A resource's contents, parsed from the JSON of its one text item. */
+  read(uri: string): Promise<any>;
+  prompts(): Promise<{ name: string; arguments?: { name: string; required?: boolean }[] }[]>;
+  /** A prompt's one message, as text. */
+  prompt(name: string, args?: Record<string, string>): Promise<string>;
   close(): Promise<void>;
+}
+
+interface CommonClient {
+  listResources(params?: undefined, options?: object): Promise<{ resources: any[] }>;
+  listResourceTemplates(params?: undefined, options?: object): Promise<{ resourceTemplates: any[] }>;
+  readResource(params: { uri: string }, options?: object): Promise<{ contents: any[] }>;
+  listPrompts(params?: undefined, options?: object): Promise<{ prompts: any[] }>;
+  getPrompt(params: { name: string; arguments?: Record<string, string> }): Promise<{ messages: any[] }>;
+}
+
+/** Resources and prompts, the same calls on both SDKs' clients (`options` bypasses v2's cache). */
+function resourcesAndPrompts(client: CommonClient, options?: object) {
+  return {
+    resources: async () => (await client.listResources(undefined, options)).resources,
+    templates: async () => (await client.listResourceTemplates(undefined, options)).resourceTemplates,
+    read: async (uri: string) => {
+      const { contents } = await client.readResource({ uri }, options);
+      expect(contents).toHaveLength(1);
+      expect(contents[0]).toMatchObject({ uri, mimeType: 'application/json' });
+      return JSON.parse(contents[0].text);
+    },
+    prompts: async () => (await client.listPrompts(undefined, options)).prompts,
+    prompt: async (name: string, args?: Record<string, string>) => {
+      const { messages } = await client.getPrompt({ name, ...(args ? { arguments: args } : {}) });
+      expect(messages).toHaveLength(1);
+      expect(messages[0]).toMatchObject({ role: 'user', content: { type: 'text' } });
+      return messages[0].content.text as string;
+    },
+  };
 }
 
 /** The bridge as a desktop client starts it: `bun src/main.ts mcp`, from `/`, with the credential. */
@@ -81,6 +118,7 @@ export async function connectEraClient(
       instructions: client.getInstructions(),
       tools: async () => (await client.listTools()).tools.map((t) => t.name),
       call: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolAnswer,
+      ...resourcesAndPrompts(client as unknown as CommonClient),
       close: () => client.close(),
     };
   }
@@ -102,6 +140,7 @@ export async function connectEraClient(
     instructions: client.getInstructions(),
     tools: async () => (await client.listTools(undefined, { cacheMode: 'bypass' })).tools.map((t) => t.name),
     call: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolAnswer,
+    ...resourcesAndPrompts(client as unknown as CommonClient, { cacheMode: 'bypass' }),
     close: () => client.close(),
   };
 }

@@ -47,7 +47,7 @@ interface Rpc {
   params?: Record<string, unknown>;
 }
 
-/** A 2026-07-28 request: `_meta` in the body, the version and method (and name) mirrored in the headers, unless overridden. */
+/** A 2026-07-28 request: `_meta` in the body, the version and method (and name or uri) mirrored in the headers, unless overridden. */
 async function send(
   rpc: Rpc,
   options: { token?: string | null; headers?: Record<string, string>; meta?: Record<string, unknown> | null } = {},
@@ -55,7 +55,9 @@ async function send(
   const token = options.token === undefined ? reader.key : options.token;
   const own = rpc.params?._meta as Record<string, unknown> | undefined;
   const params = { ...rpc.params, ...(options.meta === null ? {} : { _meta: { ...META, ...own, ...options.meta } }) };
-  const name: Record<string, string> = typeof rpc.params?.name === 'string' ? { 'Mcp-Name': rpc.params.name } : {};
+  // Mcp-Name mirrors what the request names: a tool or prompt by name, a resource by uri.
+  const named = rpc.params?.name ?? rpc.params?.uri;
+  const name: Record<string, string> = typeof named === 'string' ? { 'Mcp-Name': named } : {};
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     Accept: 'application/json, text/event-stream',
@@ -85,7 +87,7 @@ describe('server/discover', () => {
       result: {
         resultType: 'complete',
         supportedVersions: [VERSION],
-        capabilities: { tools: {} },
+        capabilities: { tools: {}, resources: {}, prompts: {} },
         instructions: expect.stringContaining('Call memory_rules first'),
         ttlMs: 60_000,
         cacheScope: 'private',
@@ -293,6 +295,46 @@ describe('the request headers and _meta', () => {
           'Method not found: subscriptions/listen. Engram sends no notifications (no list or resource changes are announced), so there is nothing to listen for.',
       },
     });
+  });
+});
+
+describe('resources and prompts, with no initialize and no session', () => {
+  it('lists resources, their template and prompts with caching fields private to the credential; a read is not kept', async () => {
+    for (const [method, field] of [
+      ['resources/list', 'resources'],
+      ['resources/templates/list', 'resourceTemplates'],
+      ['prompts/list', 'prompts'],
+    ] as const) {
+      const res = await send({ id: method, method });
+      expect(res.status).toBe(200);
+      expect(res.body.result).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'private' });
+      expect(res.body.result[field].length).toBeGreaterThan(0);
+    }
+    const read = await send({ id: 'r', method: 'resources/read', params: { uri: `engram://containers/${notes}` } });
+    expect(read.status).toBe(200);
+    expect(read.body.result).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
+    expect(JSON.parse(read.body.result.contents[0].text).container.id).toBe(notes);
+  });
+
+  it('refuses a resource it may not read with -32602, the uri and the trace id in data', async () => {
+    const uri = 'engram://profile';
+    const res = await send({ id: 'p', method: 'resources/read', params: { uri } });
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: 'p',
+      error: {
+        code: -32602,
+        message: `The resource ${uri} may not be read with this credential.`,
+        data: {
+          uri,
+          code: 'unauthorized',
+          details: { uri },
+          retryable: false,
+          trace_id: expect.stringMatching(/^tr_/),
+        },
+      },
+    });
+    expect(res.status).toBe(200);
   });
 });
 

@@ -82,6 +82,18 @@ describe('every MCP request on a credential counts', () => {
     await session.close();
   });
 
+  it('counts resources and prompts once each, the operations they call included; over the limit, 429', async () => {
+    const session = mcpSession(server, await newKey());
+    await session.connect(); // 2
+    const { resources } = await session.client.listResources(); // 3
+    await session.client.readResource({ uri: resources[0]!.uri }); // 4: get_container, counted once
+    await session.client.getPrompt({ name: 'save_decisions' }); // 5: list_containers inside, counted once
+    await rejects429(session.client.readResource({ uri: resources[0]!.uri }));
+    expect(lastExchange(session).rpcMethod).toBe('resources/read');
+    expectLimited(session);
+    await session.close();
+  });
+
   it('holds each credential to its own minute, and lets it in again once the minute has passed', async () => {
     const session = mcpSession(server, await newKey());
     await session.connect();

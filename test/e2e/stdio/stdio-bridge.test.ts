@@ -310,7 +310,7 @@ describe('engram mcp (stdio bridge)', () => {
       const discovered = await bridge.next();
       expect(discovered.result).toMatchObject({
         supportedVersions: ['2026-07-28'],
-        capabilities: { tools: {} },
+        capabilities: { tools: {}, resources: {}, prompts: {} },
         resultType: 'complete',
         cacheScope: 'private',
       });
