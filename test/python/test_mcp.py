@@ -24,7 +24,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from conftest import BUN, GRANTS, ROOT, EngramServer
+from conftest import BUN, GRANTS, ROOT, EngramServer, the_one_error
 
 MODES = [("2026-07-28", "2026-07-28"), ("auto", "2026-07-28"), ("legacy", "2025-11-25")]
 """Each mode of the SDK, and the protocol version it lands on against Engram."""
@@ -90,13 +90,6 @@ def run_session(server: EngramServer, token: str | None, work, **how: Any) -> tu
     if isinstance(outcome, BaseException):
         raise outcome
     return outcome, recorder
-
-
-def the_one_error(error: BaseException) -> BaseException:
-    """The one exception inside nested exception groups (the SDK raises from its task groups)."""
-    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-        error = error.exceptions[0]
-    return error
 
 
 async def tool_names(client: Client) -> list[str]:

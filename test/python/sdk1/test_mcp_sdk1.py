@@ -21,7 +21,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from conftest import BUN, ROOT, EngramServer
+from conftest import BUN, ROOT, EngramServer, the_one_error
 
 REFUSAL = "The tool add_memory is not in this credential's capability profile."
 
@@ -36,12 +36,6 @@ async def refused_then_listed(session: ClientSession, engram: EngramServer) -> t
     else:
         raise AssertionError("add_memory was not refused")
     return refused, await session.call_tool("list_containers", {})
-
-
-def the_one_error(error: BaseException) -> BaseException:
-    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-        error = error.exceptions[0]
-    return error
 
 
 def test_through_the_bridge_a_refusal_carries_the_servers_message_and_trace_id_and_the_session_goes_on(engram: EngramServer) -> None:
