@@ -3,7 +3,7 @@
 # `engram serve`, and for each client and door (/mcp-http, `engram mcp`, mcp-remote) a Read & write
 # key that lists resources and prompts, is lowered to Read by the owner, and calls add_memory.
 # Then the MCP Inspector CLI on a resource it may not read and over the per-credential limit.
-# Prints one JSON line a cell; bench/mcp-clients.md keeps the results with their versions.
+# Prints one JSON line a cell; bench/log/mcp.md keeps the results with their versions.
 #
 # Usage: bash bench/mcp-clients.sh [CHECKOUT]   (default: this one; another checkout's server, same cells)
 # Makes a virtual environment per Python client on first use (.venv-clients-*, pinned); mcp-remote

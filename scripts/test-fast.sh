@@ -17,6 +17,10 @@ slow=(
   'test/e2e/reliability/disk-full.test.ts'
 )
 
+# A tool that turns on Node's compile cache (jiti's) keeps it here, not in the temporary directory,
+# which the run leaves as it found it.
+export NODE_COMPILE_CACHE="$PWD/node_modules/.cache/node-compile-cache"
+
 echo "== type-check"
 node_modules/.bin/tsc -p .
 

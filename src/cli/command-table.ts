@@ -9,6 +9,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { loadBridgeConfig } from '../config';
 import type { CliCommand } from './command';
 import { IMPORT_FORMAT_LABELS, type ImportFormatName } from '../importers/format-labels';
+import type { ImportChange } from '../operations/import-summary';
 import { print } from './print';
 import { UsageError } from './usage-error';
 
@@ -71,12 +72,13 @@ ${COMMON}`,
     options: ['email', 'data', 'database'],
     help: `Usage: engram owner create --email E [--data DIR] [--database URL]
 
-Makes the owner's account. The password is read from standard input when piped, otherwise asked for.
+Makes the owner's account. The password is read from standard input when piped, otherwise asked
+for twice, as the setup page does.
 ${COMMON}`,
     async run({ values, config }) {
       if (!values.email) throw new UsageError('owner create needs --email.');
-      const [{ readPassword }, cmd] = await Promise.all([import('./password'), import('./store-commands')]);
-      await cmd.ownerCreate(config, values.email, await readPassword('Password: '));
+      const [{ readNewPassword }, cmd] = await Promise.all([import('./password'), import('./store-commands')]);
+      await cmd.ownerCreate(config, values.email, await readNewPassword());
       return said(`Made the account for ${values.email}.`);
     },
   },
@@ -215,6 +217,27 @@ ${SERVER_URL}`,
     run: async ({ values }) => (await import('./health')).health(values.url ?? loadBridgeConfig(process.env).url),
   },
   {
+    name: 'wait',
+    summary: 'wait until a running server has learned what was added (it is then searchable)',
+    options: ['url', 'key', 'timeout'],
+    help: `Usage: engram wait [--key KEY] [--url ORIGIN] [--timeout SECONDS]
+
+Waits until the server has learned everything added so far, saying how much is left, then exits 0:
+what was added is then found by search. Exits 1 when the server cannot be asked, or is still
+learning after the timeout.
+${SERVER_URL}
+  --key KEY          a developer key of that server (ENGRAM_API_KEY)
+  --timeout SECONDS  how long to wait at most (default 120)`,
+    async run({ values }) {
+      const bridge = loadBridgeConfig(process.env);
+      const key = values.key ?? bridge.key;
+      if (!key) throw new UsageError('engram wait needs a developer key: --key KEY or ENGRAM_API_KEY.');
+      const timeout = Number(values.timeout ?? 120);
+      if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError('--timeout must be a number of seconds.');
+      return (await import('./health')).waitLearned(values.url ?? bridge.url, key, timeout);
+    },
+  },
+  {
     name: 'backup',
     summary: 'write a consistent copy of the store, even while the server runs',
     operand: 'FILE',
@@ -277,8 +300,8 @@ ${COMMON}`,
     name: 'import',
     summary: 'bring memory in: an export, ChatGPT, Claude, the MCP memory server, Markdown notes',
     operand: 'FILE',
-    options: ['from', 'container', 'dry-run', 'email', 'data', 'database'],
-    help: `Usage: engram import FILE [--from FORMAT] [--container NAME] [--dry-run] [--email E] [--data DIR] [--database URL]
+    options: ['from', 'container', 'dry-run', 'skip-invalid', 'email', 'data', 'database'],
+    help: `Usage: engram import FILE [--from FORMAT] [--container NAME] [--dry-run] [--skip-invalid] [--email E] [--data DIR] [--database URL]
 
 Reads FILE into an account. The whole file is checked first: a broken one, or one holding something
 the API would refuse, is refused naming the file, line and column of the first problem, and nothing
@@ -291,6 +314,9 @@ ${FORMAT_HELP}
                      memory server's to "MCP memory", and notes to one named after their folder
   --dry-run          check FILE and print what would be added or replaced (one line each, on
                      standard output), storing nothing
+  --skip-invalid     import the rest of FILE when an entry of it cannot be imported (a conversation
+                     of the wrong shape, a note whose front matter is broken), and list each entry
+                     left out with where it is; without it, such an entry refuses the whole file
 ${ACCOUNT}
 ${COMMON}
 
@@ -308,9 +334,10 @@ import of the same export brought, or what this account already holds (its own e
         import('../operations/import-summary'),
       ]);
       const progress = progressReport();
-      const changes = (c: { action: string; kind: string; name: string; container: string | null }) =>
+      const marks = { add: '+', replace: '~', move: '>' } as const;
+      const changes = (c: ImportChange) =>
         process.stdout.write(
-          `${c.action === 'add' ? '+' : '~'} ${c.kind} ${JSON.stringify(c.name.replace(/\s+/g, ' ').slice(0, 120))}${c.container ? ` in "${c.container}"` : ''}\n`,
+          `${marks[c.action]} ${c.kind} ${JSON.stringify(c.name.replace(/\s+/g, ' ').slice(0, 120))}${c.container ? ` in "${c.container}"` : ''}\n`,
         );
       try {
         const summary = await cmd.importFile(
@@ -321,11 +348,13 @@ import of the same export brought, or what this account already holds (its own e
             format,
             container: values.container,
             dryRun: values['dry-run'],
+            skipInvalid: values['skip-invalid'],
           },
           { onProgress: progress.update, onChange: values['dry-run'] ? changes : undefined },
         );
         progress.end();
         for (const line of describeImport(summary)) said(line);
+        for (const entry of summary.leftOut) said(`  ${entry}`);
       } finally {
         progress.end();
       }

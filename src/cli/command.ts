@@ -27,6 +27,8 @@ export const OPTIONS = {
   from: { type: 'string' },
   container: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'skip-invalid': { type: 'boolean' },
+  timeout: { type: 'string' },
 } as const;
 
 /** The options a command may list; `--help` and `--version` belong to every command. */

@@ -153,6 +153,7 @@ export interface ImportArgs {
   format: ImportFormatName;
   container?: string;
   dryRun?: boolean;
+  skipInvalid?: boolean;
 }
 
 export function importFile(
@@ -162,6 +163,11 @@ export function importFile(
   hooks: ImportHooks,
 ): Promise<ImportSummary> {
   return asOwner(config, email, (ctx) =>
-    importMemory(ctx, args.source, { format: args.format, container: args.container, dry_run: args.dryRun }, hooks),
+    importMemory(
+      ctx,
+      args.source,
+      { format: args.format, container: args.container, dry_run: args.dryRun, skip_invalid: args.skipInvalid },
+      hooks,
+    ),
   );
 }

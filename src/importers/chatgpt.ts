@@ -11,7 +11,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import { fileChunks, isZip } from './bytes';
 import { ZipArchive } from './zip';
-import { type ContainerTarget, type ImportItem, type ImportReader, type OnRead, readCounter } from './items';
+import { type ContainerTarget, type ImportItem, type ImportReader, invalid, type OnRead, readCounter } from './items';
 import { jsonArrayElements, MAX_ELEMENT_BYTES } from './json-array';
 import { firstIssue, refusal, type SourcePosition } from './problem';
 import { secondsMs } from './text-parts';
@@ -33,6 +33,7 @@ const Message = z.looseObject({
     .looseObject({
       is_visually_hidden_from_conversation: z.boolean().nullish(),
       attachments: z.array(Attachment).nullish(),
+      model_slug: z.string().nullish(),
     })
     .nullish(),
 });
@@ -97,6 +98,26 @@ function keptBranch(c: Conversation): Message[] {
   return path.map((id) => mapping[id]!.message).filter((m): m is Message => !!m);
 }
 
+/**
+ * ChatGPT's markup inside a message's text, between private-use characters: an entity
+ * (`\uE200entity\uE202["software","Apple Devices","windows app"]\uE201`) shows as its name; a
+ * citation of a search result or a file (`cite`, `filecite`) as nothing.
+ */
+const MARKUP = /\uE200(\w+)\uE202([^\uE201]*)\uE201/g;
+
+function withoutMarkup(text: string): string {
+  return text.replace(MARKUP, (whole, kind: string, payload: string) => {
+    if (kind === 'cite' || kind === 'filecite') return '';
+    if (kind !== 'entity') return whole;
+    try {
+      const entity = JSON.parse(payload) as unknown;
+      return Array.isArray(entity) && typeof entity[1] === 'string' ? entity[1] : payload;
+    } catch {
+      return payload; // an older form: the name itself
+    }
+  });
+}
+
 /** What one message says, with its attachments named; '' for noise and hidden messages. */
 function messageText(m: Message): string {
   if (m.metadata?.is_visually_hidden_from_conversation) return '';
@@ -111,7 +132,8 @@ function messageText(m: Message): string {
   }
   for (const part of m.content.parts ?? []) {
     if (typeof part === 'string') {
-      if (part.trim()) said.push(part);
+      const text = withoutMarkup(part);
+      if (text.trim()) said.push(text);
     } else if (part && typeof part === 'object') {
       const p = part as { content_type?: unknown; asset_pointer?: unknown; text?: unknown };
       if (p.content_type === 'image_asset_pointer' && typeof p.asset_pointer === 'string') {
@@ -127,17 +149,24 @@ function messageText(m: Message): string {
   return said.join('\n\n').trim();
 }
 
-/** The turns of the kept branch, the speakers named as the person saw them. */
-function turnsOf(c: Conversation): Turn[] {
-  return keptBranch(c).flatMap((m) => {
+/**
+ * The turns of the kept branch, the speakers named as the person saw them, and the model that
+ * gave the last answer (the conversation's own says "auto" when ChatGPT chose).
+ */
+function turnsOf(c: Conversation): { turns: Turn[]; model: string | null } {
+  let model = c.default_model_slug && c.default_model_slug !== 'auto' ? c.default_model_slug : null;
+  const turns = keptBranch(c).flatMap((m) => {
     const text = messageText(m);
-    return text ? [{ speaker: m.author.role === 'user' ? 'User' : 'ChatGPT', at: secondsMs(m.create_time), text }] : [];
+    if (!text) return [];
+    if (m.author.role === 'assistant' && m.metadata?.model_slug) model = m.metadata.model_slug;
+    return [{ speaker: m.author.role === 'user' ? 'User' : 'ChatGPT', at: secondsMs(m.create_time), text }];
   });
+  return { turns, model };
 }
 
 function* conversationItems(c: Conversation, container: ContainerTarget, at: SourcePosition): Generator<ImportItem> {
   const id = (c.conversation_id ?? c.id)!;
-  const turns = turnsOf(c);
+  const { turns, model } = turnsOf(c);
   if (!turns.length) {
     yield { kind: 'skipped', what: 'empty conversation', plural: 'empty conversations', at };
     return;
@@ -160,7 +189,7 @@ function* conversationItems(c: Conversation, container: ContainerTarget, at: Sou
     container,
     at,
     metadata: {
-      ...(c.default_model_slug ? { model: c.default_model_slug } : {}),
+      ...(model ? { model } : {}),
       ...(c.is_archived ? { archived: true } : {}),
       ...(attachments.length ? { attachments: attachments.slice(0, 50) } : {}),
     },
@@ -168,8 +197,8 @@ function* conversationItems(c: Conversation, container: ContainerTarget, at: Sou
 }
 
 /**
- * Each conversation of a stream of `conversations.json`, as document items (or a skipped one),
- * refusing the first that is not a conversation.
+ * Each conversation of a stream of `conversations.json`, as document items (or a skipped one), and
+ * an invalid item for each that is not a conversation.
  */
 async function* conversationsIn(
   chunks: AsyncIterable<Uint8Array>,
@@ -178,12 +207,12 @@ async function* conversationsIn(
 ): AsyncGenerator<ImportItem> {
   for await (const element of jsonArrayElements(chunks, file, 'conversation', MAX_ELEMENT_BYTES)) {
     const parsed = Conversation.safeParse(element.value);
-    if (!parsed.success)
-      throw refusal(
+    if (parsed.success) yield* conversationItems(parsed.data, container, element.at);
+    else
+      yield invalid(
         element.at,
         `conversation ${element.index + 1} is not one ChatGPT exports: ${firstIssue(parsed.error.issues)}.`,
       );
-    yield* conversationItems(parsed.data, container, element.at);
   }
 }
 

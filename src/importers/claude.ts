@@ -14,7 +14,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import { fileChunks, isZip } from './bytes';
 import { ZipArchive } from './zip';
-import { type ContainerTarget, type ImportItem, type ImportReader, type OnRead, readCounter } from './items';
+import { type ContainerTarget, type ImportItem, type ImportReader, invalid, type OnRead, readCounter } from './items';
 import { jsonArrayElements, MAX_ELEMENT_BYTES } from './json-array';
 import { firstIssue, refusal, type SourcePosition } from './problem';
 import { containerName, customId, documentParts, fitDescription, fitTitle, isoMs } from './text-parts';
@@ -154,6 +154,8 @@ function* conversationItems(
     createdAt,
     updatedAt,
     container,
+    // Read without its projects.json, a project's conversation lands in "Claude": read with it, it moves to its project.
+    fallback: container === CLAUDE || into ? undefined : CLAUDE,
     at,
     metadata: projectId ? { project_uuid: projectId } : {},
   });
@@ -196,6 +198,7 @@ function* projectItems(p: Project, into: ContainerTarget | null, at: SourcePosit
       yield {
         kind: 'document',
         container,
+        global: true,
         at,
         content,
         createdAt: d.createdAt,
@@ -228,17 +231,17 @@ async function* fileItems(
     const n = element.index + 1;
     if (value && typeof value === 'object' && 'chat_messages' in value) {
       const parsed = Conversation.safeParse(value);
-      if (!parsed.success)
-        throw refusal(element.at, `conversation ${n} is not one Claude exports: ${firstIssue(parsed.error.issues)}.`);
-      yield* conversationItems(parsed.data, into, projects, element.at);
+      if (parsed.success) yield* conversationItems(parsed.data, into, projects, element.at);
+      else
+        yield invalid(element.at, `conversation ${n} is not one Claude exports: ${firstIssue(parsed.error.issues)}.`);
     } else if (value && typeof value === 'object' && ('docs' in value || 'prompt_template' in value)) {
       const parsed = Project.safeParse(value);
-      if (!parsed.success)
-        throw refusal(element.at, `project ${n} is not one Claude exports: ${firstIssue(parsed.error.issues)}.`);
-      projects.set(parsed.data.uuid, projectContainer(parsed.data.name, parsed.data.description));
-      yield* projectItems(parsed.data, into, element.at);
+      if (parsed.success) {
+        projects.set(parsed.data.uuid, projectContainer(parsed.data.name, parsed.data.description));
+        yield* projectItems(parsed.data, into, element.at);
+      } else yield invalid(element.at, `project ${n} is not one Claude exports: ${firstIssue(parsed.error.issues)}.`);
     } else {
-      throw refusal(
+      yield invalid(
         element.at,
         `entry ${n} is neither a Claude conversation (it has no chat_messages) nor a project (no docs or prompt_template).`,
       );

@@ -4,7 +4,7 @@
  */
 import { fileChunks } from './bytes';
 import { EXPORT_FORMAT, type ExportLine, HeaderLine, READABLE_VERSIONS, SCHEMAS } from './engram-format';
-import { type ImportItem, type ImportReader, type OnRead, readCounter } from './items';
+import { type ImportItem, type ImportReader, invalid, type OnRead, readCounter } from './items';
 import { parseJsonText } from './json-array';
 import { textLines } from './lines';
 import { firstIssue, refusal, type SourcePosition } from './problem';
@@ -68,11 +68,11 @@ export function openEngramExport(path: string, label: string): ImportReader {
         // Own keys only: a line of type "constructor" is an unknown type, not Object.prototype's.
         const schema =
           typeof raw?.type === 'string' && Object.hasOwn(schemas, raw.type) ? schemas[raw.type] : undefined;
-        if (!schema) throw refusal(at, 'a line of a type an export does not have.');
-        const parsed = schema.safeParse(raw);
-        if (!parsed.success)
-          throw refusal(at, `not a valid ${String(raw.type)} line: ${firstIssue(parsed.error.issues)}.`);
-        yield { kind: 'export-line', line: parsed.data as ExportLine, at };
+        const parsed = schema?.safeParse(raw);
+        if (!parsed) yield invalid(at, 'a line of a type an export does not have.');
+        else if (!parsed.success)
+          yield invalid(at, `not a valid ${String(raw.type)} line: ${firstIssue(parsed.error.issues)}.`);
+        else yield { kind: 'export-line', line: parsed.data as ExportLine, at };
       }
       if (version === null) throw refusal({ file: label }, 'the file is empty: it is not an Engram export.');
     },

@@ -4,7 +4,7 @@
  * the lines of an Engram export, and what a source holds that has nothing to import.
  */
 import type { ExportLine } from './engram-format';
-import type { SourcePosition } from './problem';
+import { refusal, type SourcePosition, type SourceRefusal } from './problem';
 
 /**
  * A container named by the source (a Claude project, a Markdown folder) or by the person: matched
@@ -26,6 +26,17 @@ export interface DocumentItem {
   createdAt: number;
   updatedAt: number;
   at: SourcePosition;
+  /**
+   * Whether `customId` names it in the whole account (a conversation's id), not only in its
+   * container (a note's path in its folder): an earlier import of it is then found wherever it is.
+   */
+  global?: boolean;
+  /**
+   * Where it lands when the source does not say (a Claude project's conversation read without
+   * projects.json: "Claude"), when that differs from `container`. A copy an earlier import put
+   * there, not knowing better, moves to `container`.
+   */
+  fallback?: ContainerTarget;
 }
 
 /**
@@ -60,7 +71,25 @@ export interface ExportLineItem {
   at: SourcePosition;
 }
 
-export type ImportItem = DocumentItem | FactItem | SkippedItem | ExportLineItem;
+/**
+ * An entry of the source that cannot be imported (not one its product writes, or one the API would
+ * refuse): the import refuses the whole source for it, unless the person asked to skip such entries
+ * (`skip_invalid`); then it is left out and listed. `always`: an entry the product itself writes
+ * but that names nothing (a relation with an empty end), left out and listed on every import.
+ */
+export interface InvalidItem {
+  kind: 'invalid';
+  /** What is wrong, and where. */
+  refusal: SourceRefusal;
+  always?: boolean;
+}
+
+/** An entry of a source that cannot be imported (see InvalidItem): a refusal the import may skip. */
+export function invalid(at: SourcePosition, message: string): InvalidItem {
+  return { kind: 'invalid', refusal: refusal(at, message) };
+}
+
+export type ImportItem = DocumentItem | FactItem | SkippedItem | ExportLineItem | InvalidItem;
 
 /** How far a read of the source is: units (bytes, mostly) done of the total. */
 export type OnRead = (done: number, total: number) => void;

@@ -13,14 +13,16 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { LIMITS } from '../limits';
 import { isZip } from './bytes';
 import { ZipArchive } from './zip';
-import { type ContainerTarget, type ImportItem, type ImportReader, type OnRead, readCounter } from './items';
-import { refusal, type SourcePosition } from './problem';
+import { type ContainerTarget, type ImportItem, type ImportReader, invalid, type OnRead, readCounter } from './items';
+import { refusal, type SourcePosition, SourceRefusal } from './problem';
 import { containerName, customId, documentParts, fitTitle, isoMs } from './text-parts';
 
 /** The largest note read: far beyond any written by hand, and what bounds memory. */
 const MAX_NOTE_BYTES = 16 * 1024 * 1024;
 
 const NOTE = /\.(md|markdown)$/i;
+
+const tooLarge = `is larger than ${MAX_NOTE_BYTES} bytes: too large for a note.`;
 
 /** Whether a path inside the folder is one to read: a note, not inside a hidden folder, not hidden itself. */
 const isNote = (path: string) => NOTE.test(path) && !path.split('/').some((part) => part.startsWith('.'));
@@ -82,9 +84,14 @@ function splitFrontMatter(
   return { front: JSON.parse(JSON.stringify(value)) as Record<string, unknown>, source, body };
 }
 
+/**
+ * A fenced code block, at the top level or inside a callout or quote (its lines opening with `>`,
+ * nested or not): from its opening fence to the closing one of the same characters.
+ */
+const FENCED = /^(?:[ \t]{0,3}>)*[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n[\s\S]*?^(?:[ \t]{0,3}>)*[ \t]{0,3}\1[ \t]*$/gm;
+
 /** The body without fenced and inline code: where headings, tags and links are looked for. */
-const withoutCode = (body: string) =>
-  body.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, '').replace(/`[^`\n]*`/g, '');
+const withoutCode = (body: string) => body.replace(FENCED, '').replace(/`[^`\n]*`/g, '');
 
 const unique = (values: string[]) => [...new Set(values.filter(Boolean))];
 
@@ -134,7 +141,14 @@ function noteItems(
   container: ContainerTarget,
 ): ImportItem[] {
   const { text, encoding } = decodeNote(bytes);
-  const { front, source, body } = splitFrontMatter(text, at);
+  let split: ReturnType<typeof splitFrontMatter>;
+  try {
+    split = splitFrontMatter(text, at);
+  } catch (err) {
+    if (err instanceof SourceRefusal) return [{ kind: 'invalid', refusal: err }];
+    throw err;
+  }
+  const { front, source, body } = split;
   if (!body.trim() && !source.trim()) return [{ kind: 'skipped', what: 'empty note', plural: 'empty notes', at }];
   const prose = withoutCode(body);
   const heading = /^#[ \t]+(.+?)[ \t]*#*[ \t]*$/m.exec(prose)?.[1];
@@ -193,11 +207,10 @@ export async function openMarkdown(path: string, label: string, into: ContainerT
         const counter = readCounter(onRead, total);
         for (const [i, file] of files.entries()) {
           const at = { file: `${label}/${file}` };
-          if (sizes[i]! > MAX_NOTE_BYTES)
-            throw refusal(at, `is larger than ${MAX_NOTE_BYTES} bytes: too large for a note.`);
           const full = join(path, file);
-          const { mtimeMs } = await stat(full);
-          yield* noteItems(await Bun.file(full).bytes(), file, at, Math.round(mtimeMs), container);
+          if (sizes[i]! > MAX_NOTE_BYTES) yield invalid(at, tooLarge);
+          else
+            yield* noteItems(await Bun.file(full).bytes(), file, at, Math.round((await stat(full)).mtimeMs), container);
           counter(sizes[i]!);
         }
       },
@@ -218,7 +231,12 @@ export async function openMarkdown(path: string, label: string, into: ContainerT
       const counter = readCounter(onRead, total);
       for (const entry of notes) {
         const at = { file: `${label}/${entry.name}` };
-        const bytes = await zip.bytes(entry, MAX_NOTE_BYTES, counter);
+        if (entry.size > MAX_NOTE_BYTES) {
+          yield invalid(at, tooLarge);
+          counter(entry.size);
+          continue;
+        }
+        const bytes = await zip.bytes(entry, counter);
         yield* noteItems(
           bytes,
           (top ? entry.name.slice(top.length + 1) : entry.name).normalize('NFC'),

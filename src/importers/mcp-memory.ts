@@ -8,28 +8,37 @@
  */
 import { z } from 'zod';
 import { fileChunks } from './bytes';
-import { type ContainerTarget, type ImportItem, type ImportReader, type OnRead, readCounter } from './items';
+import { type ContainerTarget, type ImportItem, type ImportReader, invalid, type OnRead, readCounter } from './items';
 import { parseJsonText } from './json-array';
 import { textLines } from './lines';
-import { firstIssue, refusal } from './problem';
+import { firstIssue } from './problem';
 import { fitTitle } from './text-parts';
 
 /** A line is one entity with its observations: this is room for thousands of them. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
+// The shapes the server's own tools accept: any string, the empty one too (it writes what it is given).
 const Entity = z.looseObject({
   type: z.literal('entity'),
-  name: z.string().trim().min(1),
-  entityType: z.string().trim().min(1),
+  name: z.string(),
+  entityType: z.string(),
   observations: z.array(z.string()),
 });
 
 const Relation = z.looseObject({
   type: z.literal('relation'),
-  from: z.string().trim().min(1),
-  to: z.string().trim().min(1),
-  relationType: z.string().trim().min(1),
+  from: z.string(),
+  to: z.string(),
+  relationType: z.string(),
 });
+
+/** What a line the server wrote names nothing with, when it does: it is left out and listed. */
+function emptyPart(line: z.infer<typeof Line>): string | null {
+  if (line.type === 'entity') return line.name.trim() ? null : 'an entity with an empty name';
+  const empty = (['from', 'to', 'relationType'] as const).filter((k) => !line[k].trim());
+  if (!empty.length) return null;
+  return `a relation with an empty ${empty.map((k) => `"${k}"`).join(' and ')}`;
+}
 
 const Line = z.discriminatedUnion('type', [Entity, Relation]);
 
@@ -51,12 +60,19 @@ export function openMcpMemory(path: string, label: string, into: ContainerTarget
         const at = { file: label, line: number, column: 1 };
         const parsed = Line.safeParse(parseJsonText(text, at));
         if (!parsed.success) {
-          throw refusal(
+          yield invalid(
             at,
             `is not an entity or a relation of the MCP memory server: ${firstIssue(parsed.error.issues)}.`,
           );
+          continue;
         }
         const line = parsed.data;
+        const empty = emptyPart(line);
+        if (empty) {
+          // The server's tools take it, so its file may hold it; it says nothing to import.
+          yield { ...invalid(at, `${empty}, which the memory server accepts but which names nothing.`), always: true };
+          continue;
+        }
         if (line.type === 'entity') {
           const observations = line.observations.map((o) => o.trim()).filter(Boolean);
           if (!observations.length)
@@ -68,7 +84,9 @@ export function openMcpMemory(path: string, label: string, into: ContainerTarget
               at,
               title: fitTitle(line.name),
               key: JSON.stringify(['entity', line.name, observation]),
-              content: `${line.name} (${line.entityType}): ${observation}`,
+              content: line.entityType.trim()
+                ? `${line.name} (${line.entityType}): ${observation}`
+                : `${line.name}: ${observation}`,
             };
           }
         } else {

@@ -18,9 +18,15 @@ function positionText(at: SourcePosition): string {
   return at.column === undefined ? `${at.file}:${at.line}` : `${at.file}:${at.line}:${at.column}`;
 }
 
+/**
+ * A problem at a place in a source: the whole source is refused for it, unless it is one entry's
+ * and the person asked to skip such entries (then it is listed with what was left out).
+ */
+export class SourceRefusal extends ServiceError {}
+
 /** The refusal of a source: nothing of it is imported. */
-export function refusal(at: SourcePosition, message: string): ServiceError {
-  return new ServiceError('validation', `${positionText(at)}: ${message}`, {
+export function refusal(at: SourcePosition, message: string): SourceRefusal {
+  return new SourceRefusal('validation', `${positionText(at)}: ${message}`, {
     file: at.file,
     line: at.line ?? null,
     column: at.column ?? null,

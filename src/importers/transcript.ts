@@ -20,16 +20,30 @@ export interface Turn {
 const PARAGRAPH_CHARS = TARGET_CHARS - 20;
 
 /**
- * A message's text as pieces of at most `max` characters: its paragraphs (blank lines dropped),
- * packed; a long one cut at sentences.
+ * A line that is a Markdown rule (`---`, `***`, `___`), or `===`: a break between sections, which
+ * on the line after a paragraph would make that paragraph a heading.
+ */
+const RULE = /^ {0,3}(?:([-*_])(?:[ \t]*\1){2,}|=+)[ \t]*$/;
+
+/**
+ * A message's text as pieces of at most `max` characters: its paragraphs, packed one a line (a
+ * blank line between them would let learning cut a message from its speaker); a long one cut at
+ * sentences. A rule opening a paragraph ends the piece instead, and goes.
  */
 function pieces(text: string, max: number): string[] {
   const out: string[] = [];
   let current = '';
-  for (const paragraph of text
+  for (let paragraph of text
     .split(/\n\s*\n/)
     .map((p) => p.trim())
     .filter(Boolean)) {
+    const rule = RULE.exec(paragraph.split('\n', 1)[0]!);
+    if (rule) {
+      if (current) out.push(current);
+      current = '';
+      paragraph = paragraph.slice(rule[0].length).trim();
+      if (!paragraph) continue;
+    }
     for (const unit of paragraph.length <= max ? [paragraph] : sentences(paragraph, max)) {
       const joined = current ? `${current}${unit.length < paragraph.length ? ' ' : '\n'}${unit}` : unit;
       if (joined.length <= max) {
@@ -74,6 +88,8 @@ export interface Conversation {
   createdAt: number;
   updatedAt: number;
   container: ContainerTarget;
+  /** Where it would land had the source not said (see DocumentItem.fallback). */
+  fallback?: ContainerTarget;
   at: SourcePosition;
   /** What this source alone says of it, for the documents' metadata. */
   metadata: Record<string, unknown>;
@@ -88,6 +104,8 @@ export function* conversationDocuments(c: Conversation): Generator<DocumentItem>
     yield {
       kind: 'document',
       container: c.container,
+      fallback: c.fallback,
+      global: true,
       at: c.at,
       content,
       createdAt: c.createdAt,

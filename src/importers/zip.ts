@@ -70,10 +70,8 @@ export class ZipArchive {
     }
   }
 
-  /** An entry whole, for the small ones (a note); refused beyond `maxBytes`. */
-  async bytes(entry: ZipEntry, maxBytes: number, onBytes: OnBytes): Promise<Uint8Array> {
-    if (entry.size > maxBytes)
-      throw refusal({ file: `${this.label}/${entry.name}` }, `is larger than ${maxBytes} bytes.`);
+  /** An entry whole, for the small ones (a note: its reader bounds their size). */
+  async bytes(entry: ZipEntry, onBytes: OnBytes): Promise<Uint8Array> {
     const parts: Uint8Array[] = [];
     for await (const chunk of this.chunks(entry, onBytes)) parts.push(chunk);
     return Buffer.concat(parts);

@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { iso } from '../clock';
 import { ServiceError } from '../errors';
 import type { Credential, Fact } from '../storage/store';
-import { DYNAMIC_FACTS } from './get-profile';
+import { FORMAT_NAMES, type ImportFormatName } from '../importers/format-labels';
+import { dynamicFacts } from './get-profile';
 import type { Context } from './operation';
 import { defineOperation } from './operation';
 import * as S from './schemas';
@@ -30,6 +31,8 @@ export const getFact = defineOperation({
       fact: toFact(fact),
       written_by: await writerOf(ctx, fact),
       learned_from: await learnedFrom(ctx, fact),
+      source_deleted: !fact.sourceDocumentId && fact.sourcePosition != null,
+      imported: await importOf(ctx, fact),
       history: (await ctx.store.facts.listHistory(accountId, fact.id)).map((h) => ({
         content: h.content,
         replaced_at: iso(h.replacedAt)!,
@@ -62,6 +65,16 @@ async function learnedFrom(ctx: Context, fact: Fact): Promise<Detail['learned_fr
   return { document_id: doc.id, title: doc.title ?? doc.url, position, passage: passage?.content ?? null };
 }
 
+/** The import that brought the fact: its file, its format (an Engram export's source is the exporting account) and when. */
+async function importOf(ctx: Context, fact: Fact): Promise<Detail['imported']> {
+  const brought = await ctx.store.importOrigins.of(ctx.caller.accountId, 'fact', fact.id);
+  if (!brought) return null;
+  const format: ImportFormatName = (FORMAT_NAMES as readonly string[]).includes(brought.source)
+    ? (brought.source as ImportFormatName)
+    : 'engram';
+  return { file: brought.file, format, at: iso(brought.importedAt)! };
+}
+
 async function servedAt(ctx: Context, fact: Fact): Promise<Detail['served']> {
   const { accountId } = ctx.caller;
   const containers = await ctx.store.containers.list(accountId);
@@ -69,10 +82,9 @@ async function servedAt(ctx: Context, fact: Fact): Promise<Detail['served']> {
   const recent =
     !fact.static &&
     (
-      await ctx.store.facts.listRecent(
-        accountId,
+      await dynamicFacts(
+        ctx,
         containers.map((c) => c.id),
-        DYNAMIC_FACTS,
       )
     ).some((m) => m.id === fact.id);
   const now = ctx.clock.now();

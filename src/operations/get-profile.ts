@@ -1,13 +1,30 @@
 import { z } from 'zod';
 import { containersInReach } from '../auth/access';
+import { FORMAT_NAMES } from '../importers/format-labels';
+import type { Fact } from '../storage/store';
 import { factsReturned, hitsReturned } from './access-items';
-import { defineOperation } from './operation';
+import { type Context, defineOperation } from './operation';
 import * as S from './schemas';
 import { LIMITS, text } from '../limits';
 import { toFact, toSearchHit } from './shapes';
 
 /** How many recently changed facts the profile's `dynamic` side carries. */
-export const DYNAMIC_FACTS = 20;
+const DYNAMIC_FACTS = 20;
+
+/** Other products' formats: what an import from them brings is the person's old memory. */
+const OTHER_PRODUCTS = FORMAT_NAMES.filter((f) => f !== 'engram');
+
+/**
+ * The profile's dynamic facts in these containers: the most recently changed of what the person
+ * said or saved (docs/decisions.md, "The profile's dynamic facts"). What an import from another
+ * product brought (its facts, and those learned from its conversations and notes) stays in its
+ * container and is left out; an Engram export's facts keep their own times and count as they did.
+ */
+export function dynamicFacts(ctx: Context, containerIds: string[]): Promise<Fact[]> {
+  return ctx.store.facts.listRecent(ctx.caller.accountId, containerIds, DYNAMIC_FACTS, {
+    exceptImportedFrom: OTHER_PRODUCTS,
+  });
+}
 
 export const getProfile = defineOperation({
   name: 'get_profile',
@@ -27,10 +44,9 @@ export const getProfile = defineOperation({
     const profile = {
       static: (await ctx.store.facts.listStatic(accountId)).map(toFact),
       dynamic: (
-        await ctx.store.facts.listRecent(
-          accountId,
+        await dynamicFacts(
+          ctx,
           reach.map((c) => c.id),
-          DYNAMIC_FACTS,
         )
       ).map(toFact),
     };

@@ -19,9 +19,9 @@ import { IMPORTERS } from '../importers/formats';
 import type { DocumentLine } from '../importers/engram-format';
 import type { ImportItem, ImportReader } from '../importers/items';
 import { refusal } from '../importers/problem';
-import type { ImportSummary } from './import-summary';
+import type { ImportChange, ImportSummary } from './import-summary';
 import { type Context, parseInput } from './operation';
-import { type ImportChange, ImportPass } from './import-pass';
+import { ImportPass } from './import-pass';
 import { displayName } from './schemas';
 
 /** What the person asks for, besides the source: checked like any operation's input. */
@@ -30,6 +30,8 @@ export const ImportOptions = z.object({
   /** A container's name: everything goes there (made when missing). Absent: each source's own. */
   container: displayName.nullish(),
   dry_run: z.boolean().optional(),
+  /** Leave out, and list, the entries that cannot be imported, rather than refuse the whole source. */
+  skip_invalid: z.boolean().optional(),
 });
 
 /**
@@ -75,7 +77,12 @@ export async function importMemory(
   hooks: ImportHooks = {},
 ): Promise<ImportSummary> {
   if (ctx.caller.kind !== 'owner') throw refuseOwnerOnly('import', ctx.caller);
-  const { format, container, dry_run: dryRun = false } = parseInput(ImportOptions, options);
+  const {
+    format,
+    container,
+    dry_run: dryRun = false,
+    skip_invalid: skipInvalid = false,
+  } = parseInput(ImportOptions, options);
   if (format === 'engram' && container) {
     throw new ServiceError('validation', 'An Engram export keeps its own containers: import it without naming one.', {
       fields: ['container'],
@@ -93,9 +100,11 @@ export async function importMemory(
     container ? { name: container, description: '' } : null,
   );
   try {
-    const checked = await read(ctx, reader, new ImportPass(ctx, format, reader, null, hooks.onChange), hooks);
+    const pass = (now: number | null, onChange?: ImportHooks['onChange']) =>
+      new ImportPass(ctx, format, reader, { now, file: source.label, skipInvalid, onChange });
+    const checked = await read(ctx, reader, pass(null, hooks.onChange), hooks);
     if (dryRun) return checked;
-    return await read(ctx, reader, new ImportPass(ctx, format, reader, ctx.clock.now()), hooks);
+    return await read(ctx, reader, pass(ctx.clock.now()), hooks);
   } finally {
     reader.close();
   }
@@ -128,7 +137,7 @@ async function read(ctx: Context, reader: ImportReader, pass: ImportPass, hooks:
       if (++n % BATCH_ITEMS === 0) await turn();
       continue;
     }
-    await pass.prepare(item);
+    if (!(await pass.prepare(item))) continue;
     batch.push(item);
     bytes += weight(item);
     if (batch.length >= BATCH_ITEMS || bytes >= BATCH_BYTES) {

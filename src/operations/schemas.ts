@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../limits';
 import { hiddenCharacter } from '../names';
+import { FORMAT_NAMES } from '../importers/format-labels';
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
@@ -163,6 +164,22 @@ export const FactDetail = z
       .describe(
         'A learned fact: its document and the passage it was extracted from; null otherwise, or once the document is deleted.',
       ),
+    source_deleted: z
+      .boolean()
+      .describe(
+        'A learned fact whose document was deleted since; it was kept because the owner confirmed or edited it.',
+      ),
+    imported: z
+      .object({
+        file: z
+          .string()
+          .nullable()
+          .describe('The name of the imported file; null for imports from before it was recorded.'),
+        format: z.enum(FORMAT_NAMES),
+        at: timestamp,
+      })
+      .nullable()
+      .describe('An imported fact: the import that brought it; null otherwise.'),
     history: z
       .array(z.object({ content: z.string(), replaced_at: timestamp }))
       .describe('Earlier wordings, oldest first.'),

@@ -45,6 +45,8 @@ export interface DocumentRepository {
   getByCustomId(accountId: string, containerId: string, customId: string): Promise<DocumentRow | null>;
   /** The documents of the given containers, newest first, a page after `after` (null to start). */
   list(accountId: string, containerIds: string[], limit: number, after: DocumentPosition | null): Promise<DocumentPage>;
+  /** How many documents the containers hold. */
+  count(accountId: string, containerIds: string[]): Promise<number>;
   /** The account's documents in the order they were stored, a page after `afterSeq` (0 to start). */
   listInInsertOrder(
     accountId: string,

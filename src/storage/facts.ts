@@ -11,12 +11,31 @@ export interface Fact {
   updatedAt: number;
   /** A learned fact: the document it was extracted from (null once that document is deleted and the fact kept: see `reviewedAt`). */
   sourceDocumentId?: string | null;
-  /** A learned fact: the position of the passage it came from. */
+  /**
+   * A learned fact: the position of the passage it came from. Kept when that document is deleted and
+   * the fact kept, so that the fact still says it was learned (its page: "from a document since deleted").
+   */
   sourcePosition?: number | null;
   /** When the owner last edited or confirmed the fact; null when never (see `ForgettingRepository.forget`). */
   reviewedAt?: number | null;
   /** A fact saved with add_memory by a key: that credential's id (null when the owner saved it). */
   writtenBy?: string | null;
+}
+
+/** Where a page of facts, most recently changed first, starts: just after this fact. */
+export interface FactPosition {
+  updatedAt: number;
+  id: string;
+}
+
+export interface RecentFacts {
+  /** Only the facts after this one: the next page. */
+  after?: FactPosition | null;
+  /**
+   * Leaves out what imports from these sources brought (`ImportOrigin.source`): the facts, and the
+   * facts learned from the documents.
+   */
+  exceptImportedFrom?: readonly string[];
 }
 
 /** Where a learned fact came from. */
@@ -54,8 +73,10 @@ export interface FactRepository {
   listStatic(accountId: string): Promise<Fact[]>;
   /** Every fact of the account, oldest first. */
   list(accountId: string): Promise<Fact[]>;
-  /** The containers' facts, most recently changed first. */
-  listRecent(accountId: string, containerIds: string[], limit: number): Promise<Fact[]>;
+  /** The containers' facts, most recently changed first (see RecentFacts for a later page, and what to leave out). */
+  listRecent(accountId: string, containerIds: string[], limit: number, options?: RecentFacts): Promise<Fact[]>;
+  /** How many facts the containers hold. */
+  count(accountId: string, containerIds: string[]): Promise<number>;
   /** Records that the owner confirmed (or edited) the fact at `at`; false when the account holds no such fact. */
   markReviewed(accountId: string, id: string, at: number): Promise<boolean>;
 }

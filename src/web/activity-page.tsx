@@ -100,9 +100,7 @@ function EntryView({ entry: e, path, csrf }: { entry: Entry } & ActivityPageProp
       </h2>
       {passages.length ? (
         <>
-          <p>
-            Showed these {passages.length} {passages.length === 1 ? 'passage' : 'passages'}:
-          </p>
+          <p>{passages.length === 1 ? 'Showed this passage:' : `Showed these ${passages.length} passages:`}</p>
           <ol class="shown">
             {passages.map((i) => (
               <li>

@@ -16,13 +16,22 @@ export interface ContainerPageProps {
   container: ContainerView;
   /** Each with its size in bytes and its first characters (browse_container). */
   documents: (DocumentView & { bytes: number; opening: string })[];
+  /** How many the container holds, and where the next page starts (null on the last). */
+  documentCount: number;
   nextCursor: string | null;
   facts: FactView[];
+  factCount: number;
+  nextFactsCursor: string | null;
+  /** Which lists show a later page (then a link leads back to the newest). */
+  paged: { documents: boolean; facts: boolean };
   csrf: string;
   email: string;
   notice?: string | null;
   error?: string | null;
 }
+
+/** "1 document", "3,324 facts". */
+const counted = (n: number, noun: string) => `${n.toLocaleString('en')} ${noun}${n === 1 ? '' : 's'}`;
 
 /** "812 B", "3.4 KB", "1.2 MB". */
 function size(bytes: number): string {
@@ -54,16 +63,32 @@ export function FactReview({ fact, csrf, back }: { fact: FactView; csrf: string;
   );
 }
 
+/** The way to a list's next page, and back to its first: nothing when it is all on this one. */
+function Pager({ what, newest, older }: { what: string; newest: string | null; older: string | null }) {
+  if (!newest && !older) return null;
+  return (
+    <p class="actions">
+      {newest ? <a href={newest}>Newest {what}</a> : null}
+      {older ? <a href={older}>Older {what}</a> : null}
+    </p>
+  );
+}
+
 export function ContainerPage({
   container: c,
   documents,
+  documentCount,
   nextCursor,
   facts,
+  factCount,
+  nextFactsCursor,
+  paged,
   csrf,
   email,
   notice,
   error,
 }: ContainerPageProps) {
+  const here = `/containers/${c.id}`;
   return (
     <Layout title={c.name} signedInAs={email} csrf={csrf} current="/containers">
       <section class="card" aria-labelledby="container-title">
@@ -123,9 +148,15 @@ export function ContainerPage({
       </section>
       <section class="card" aria-labelledby="documents-title">
         <h2 id="documents-title">Documents</h2>
-        {documents.length === 0 ? (
+        {documents.length === 0 && !paged.documents ? (
           <p class="muted">No documents yet.</p>
         ) : (
+          <p class="muted" id="document-count">
+            {counted(documentCount, 'document')}, newest first
+            {documentCount > documents.length ? `; ${documents.length} on this page` : ''}.
+          </p>
+        )}
+        {documents.length === 0 ? null : (
           <div class="table-scroll">
             <table id="documents">
               <thead>
@@ -168,17 +199,23 @@ export function ContainerPage({
             </table>
           </div>
         )}
-        {nextCursor ? (
-          <p>
-            <a href={`/containers/${c.id}?cursor=${encodeURIComponent(nextCursor)}`}>Older documents</a>
-          </p>
-        ) : null}
+        <Pager
+          what="documents"
+          newest={paged.documents ? here : null}
+          older={nextCursor && `${here}?cursor=${encodeURIComponent(nextCursor)}`}
+        />
       </section>
       <section class="card" aria-labelledby="facts-title">
         <h2 id="facts-title">Facts</h2>
-        {facts.length === 0 ? (
+        {facts.length === 0 && !paged.facts ? (
           <p class="muted">No facts saved in this container.</p>
         ) : (
+          <p class="muted" id="fact-count">
+            {counted(factCount, 'fact')}, most recently changed first
+            {factCount > facts.length ? `; ${facts.length} on this page` : ''}.
+          </p>
+        )}
+        {facts.length === 0 ? null : (
           <ul class="plain" id="facts">
             {facts.map((f) => (
               <li data-fact-id={f.id}>
@@ -192,6 +229,11 @@ export function ContainerPage({
             ))}
           </ul>
         )}
+        <Pager
+          what="facts"
+          newest={paged.facts ? `${here}#facts-title` : null}
+          older={nextFactsCursor && `${here}?facts=${encodeURIComponent(nextFactsCursor)}#facts-title`}
+        />
       </section>
     </Layout>
   );

@@ -124,7 +124,35 @@ export function FactPage({ detail: d, csrf, email, notice, error }: FactPageProp
   );
 }
 
+/** How each format's file is named where a fact says it was imported from it. */
+const FROM: Record<NonNullable<FactDetailView['imported']>['format'], string> = {
+  engram: 'an Engram export',
+  chatgpt: "ChatGPT's export",
+  claude: "Claude's export",
+  'mcp-memory': "the MCP memory server's file",
+  markdown: 'Markdown notes',
+};
+
+/** Which import brought the fact: its file, what it was, and when. */
+function Imported({ imported: i }: { imported: NonNullable<FactDetailView['imported']> }) {
+  return (
+    <p id="imported">
+      Imported from {i.file ? <code>{i.file}</code> : 'a file'} ({FROM[i.format]}) on {when(i.at)}.
+    </p>
+  );
+}
+
+/** Where the fact came from: the document it was learned from, the key that saved it, the import, or the owner. */
 function Source({ detail: d }: { detail: FactDetailView }) {
+  return (
+    <>
+      <Origin detail={d} />
+      {d.imported ? <Imported imported={d.imported} /> : null}
+    </>
+  );
+}
+
+function Origin({ detail: d }: { detail: FactDetailView }) {
   if (d.learned_from) {
     const l = d.learned_from;
     return (
@@ -152,9 +180,16 @@ function Source({ detail: d }: { detail: FactDetailView }) {
       </p>
     );
   }
+  if (d.source_deleted)
+    return (
+      <p id="source" class="muted">
+        Learned from a document deleted since; kept because you confirmed or edited it.
+      </p>
+    );
+  if (d.imported) return null;
   return (
     <p id="source" class="muted">
-      Saved by you, imported, or learned from a document since deleted.
+      Saved by you.
     </p>
   );
 }

@@ -69,11 +69,25 @@ export function ImportPage({ csrf, email, error, maxUploadBytes }: ImportPagePro
           <label class="tick">
             <input type="checkbox" name="dry_run" value="true" /> Only check it, and show what would be imported
           </label>
+          <label class="tick">
+            <input type="checkbox" name="skip_invalid" value="true" />
+            <span>
+              Skip entries that cannot be imported
+              <small>
+                Imports the rest when a conversation, note or line of the file is not one its product writes, and lists
+                each one left out. Without it, such an entry refuses the whole file.
+              </small>
+            </span>
+          </label>
           <label class="field">
             <span>File (up to {Math.floor(maxUploadBytes / 1024 ** 3)} GiB)</span>
             <input type="file" name="file" required accept=".zip,.json,.jsonl" />
           </label>
-          <button type="submit">Import</button>
+          <div class="actions">
+            <button type="submit" class="primary">
+              Import
+            </button>
+          </div>
           <p class="upload" hidden>
             <label>
               Uploading <progress id="upload-progress" max="100" value="0"></progress>{' '}
@@ -87,6 +101,9 @@ export function ImportPage({ csrf, email, error, maxUploadBytes }: ImportPagePro
 }
 
 const PHASES = { checking: 'Checking', importing: 'Importing' } as const;
+const ACTIONS = { add: 'Add', replace: 'Replace', move: 'Move' } as const;
+/** The entries left out that the page lists; the rest are counted. */
+const LISTED = 200;
 
 /** "Checking: 45% (12.3 MB of 27.0 MB)", and the bar's value. */
 export function progressOf(run: ImportRun): { percent: number; text: string } {
@@ -145,6 +162,20 @@ export function ImportRunPage({ run, csrf, email }: ImportRunPageProps) {
             {describeImport(run.summary).map((line) => (
               <p>{line}</p>
             ))}
+            {run.summary.leftOut.length ? (
+              <ul id="import-left-out">
+                {run.summary.leftOut.slice(0, LISTED).map((entry) => (
+                  <li>
+                    <code>{entry}</code>
+                  </li>
+                ))}
+                {run.summary.leftOut.length > LISTED ? (
+                  <li class="muted">
+                    …and {run.summary.leftOut.length - LISTED} more (the engram import command lists them all).
+                  </li>
+                ) : null}
+              </ul>
+            ) : null}
             {run.summary.dryRun ? (
               <p class="muted">Nothing was stored. Upload the file again without “Only check it” to import it.</p>
             ) : null}
@@ -163,12 +194,11 @@ export function ImportRunPage({ run, csrf, email }: ImportRunPageProps) {
         ) : null}
         {run.summary?.dryRun && run.changes.length ? (
           <>
-            <h2>What it would add or replace</h2>
+            <h2>What it would add, replace or move</h2>
             <ul id="import-changes">
               {run.changes.map((c) => (
                 <li>
-                  {c.action === 'add' ? 'Add' : 'Replace'} {c.kind} “{c.name.slice(0, 120)}”
-                  {c.container ? ` in ${c.container}` : ''}
+                  {ACTIONS[c.action]} {c.kind} “{c.name.slice(0, 120)}”{c.container ? ` in ${c.container}` : ''}
                 </li>
               ))}
             </ul>

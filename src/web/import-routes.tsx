@@ -110,6 +110,7 @@ export function importRoutes({ html, page, flash, services, imports, ownerOf, re
         format: upload.fields.format,
         container: upload.fields.container?.trim() || null,
         dry_run: upload.fields.dry_run === 'true',
+        skip_invalid: upload.fields.skip_invalid === 'true',
       });
       // What the run's page and messages call it: the file's own name, without a folder or invisible characters.
       const label = withoutInvisible(basename(upload.name.replaceAll('\\', '/'))) || 'upload';
@@ -117,6 +118,7 @@ export function importRoutes({ html, page, flash, services, imports, ownerOf, re
         format: options.format,
         container: options.container ?? null,
         dryRun: options.dry_run ?? false,
+        skipInvalid: options.skip_invalid ?? false,
       });
       started = true;
       return c.redirect(`${IMPORT_PATH}/runs/${run.id}`, 303);

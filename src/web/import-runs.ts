@@ -12,8 +12,7 @@ import { refusalOf } from '../errors';
 import { randomBase62 } from '../ids';
 import type { ImportFormatName } from '../importers/format-labels';
 import { importMemory, type ImportProgress } from '../operations/import-memory';
-import type { ImportChange } from '../operations/import-pass';
-import type { ImportSummary } from '../operations/import-summary';
+import type { ImportChange, ImportSummary } from '../operations/import-summary';
 import type { Context } from '../operations/operation';
 
 /** The changes of a dry run the page lists; the count says how many more. */
@@ -62,7 +61,7 @@ export class ImportRuns {
     ctx: Context,
     path: string,
     label: string,
-    options: { format: ImportFormatName; container: string | null; dryRun: boolean },
+    options: { format: ImportFormatName; container: string | null; dryRun: boolean; skipInvalid: boolean },
   ): ImportRun {
     this.forgetOld();
     const run: ImportRun = {
@@ -82,7 +81,12 @@ export class ImportRuns {
     const done = importMemory(
       ctx,
       { path, label },
-      { format: options.format, container: options.container, dry_run: options.dryRun },
+      {
+        format: options.format,
+        container: options.container,
+        dry_run: options.dryRun,
+        skip_invalid: options.skipInvalid,
+      },
       {
         signal: this.stopping.signal,
         onProgress: (progress) => {

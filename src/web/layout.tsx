@@ -11,6 +11,8 @@ import type { Child } from 'hono/jsx';
 import stylesheet from './style.css' with { type: 'text' };
 
 export const STYLESHEET_PATH = '/web/style.css';
+/** Where browsers look for a site's icon unprompted: served there (an SVG), and named in every page. */
+export const ICON_PATH = '/favicon.ico';
 export const SCRIPT_PATH = '/web/engram.js';
 export { stylesheet };
 
@@ -108,6 +110,7 @@ export function Layout({ title, signedInAs, csrf, current, refreshSeconds, child
           ) : null}
           <title>{`${title} · Engram`}</title>
           <link rel="stylesheet" href={STYLESHEET_PATH} />
+          <link rel="icon" href={ICON_PATH} type="image/svg+xml" />
           <script src={SCRIPT_PATH} defer></script>
         </head>
         <body>

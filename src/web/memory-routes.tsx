@@ -66,6 +66,7 @@ export function memoryRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv
         view = await invoke(browseContainer, o.ctx, {
           container_id: idParam(c),
           cursor: c.req.query('cursor') || null,
+          facts_cursor: c.req.query('facts') || null,
         });
       } catch (err) {
         if (!fixable(err)) throw err;
@@ -77,8 +78,12 @@ export function memoryRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv
         <ContainerPage
           container={view.container}
           documents={view.documents}
+          documentCount={view.document_count}
           nextCursor={view.next_cursor}
           facts={view.facts}
+          factCount={view.fact_count}
+          nextFactsCursor={view.next_facts_cursor}
+          paged={{ documents: !!c.req.query('cursor'), facts: !!c.req.query('facts') }}
           {...pageFrame(o, f)}
         />,
       );

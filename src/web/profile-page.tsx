@@ -31,7 +31,11 @@ export function ProfilePage({
       <section class="card" aria-labelledby="static-title">
         <h1 id="static-title">Standing facts</h1>
         <Messages notice={notice} error={error} />
-        <p class="muted">Who you are and your lasting preferences. Keys and apps with the profile tick read these.</p>
+        <p class="muted">
+          Who you are and your lasting preferences, all of them here
+          {staticFacts.length ? ` (${staticFacts.length} standing ${staticFacts.length === 1 ? 'fact' : 'facts'})` : ''}
+          . Keys and apps with the profile tick read these.
+        </p>
         {staticFacts.length === 0 ? (
           <p class="muted">No standing facts yet.</p>
         ) : (
@@ -62,7 +66,10 @@ export function ProfilePage({
       </section>
       <section class="card" aria-labelledby="dynamic-title">
         <h2 id="dynamic-title">Recent facts</h2>
-        <p class="muted">The most recently changed facts in your containers.</p>
+        <p class="muted" id="dynamic-about">
+          The facts you said or saved most recently (up to 20), which keys and apps with the profile tick read as
+          recent. Every fact, imported ones too, is in its container: see <a href="/containers">Memory</a>.
+        </p>
         {dynamicFacts.length === 0 ? (
           <p class="muted">None yet.</p>
         ) : (

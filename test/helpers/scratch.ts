@@ -1,4 +1,8 @@
-/** Temporary folders and vector indexes for tests and benches, gone when the process ends. */
+/**
+ * Temporary folders and vector indexes for tests and benches. Under `bun test` they sit in the
+ * run's temporary root, removed after the suite (test/helpers/hygiene-preload.ts); a bench removes
+ * them when its process exits.
+ */
 import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +13,7 @@ process.on('exit', () => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A new empty folder, removed when the process exits. */
+/** A new empty folder, removed with the test run's root (or at a bench's exit). */
 export function scratchDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'engram-scratch-'));
   made.push(dir);

@@ -220,7 +220,13 @@ if (server) {
 
     describe('migrations', () => {
       /** This release's migrations, in order. */
-      const MIGRATIONS = ['0001_init', '0002_shared_limits', '0003_vector_feed_floor', '0004_passage_keywords'];
+      const MIGRATIONS = [
+        '0001_init',
+        '0002_shared_limits',
+        '0003_vector_feed_floor',
+        '0004_passage_keywords',
+        '0005_import_file',
+      ];
 
       it('are applied once when several processes open a new database at the same time', async () => {
         const fresh = await server.createDatabase();

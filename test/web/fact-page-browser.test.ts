@@ -14,6 +14,8 @@ import { getFact, updateMemory } from '../../src/operations';
 import { contextFor, invoke } from '../../src/operations/operation';
 import { allFacts, forgettingWorld, type ForgettingWorld } from '../e2e/fixtures/forgetting';
 import { call, makeContainer, makeKey, makeOwner } from '../helpers/server';
+import { engram } from '../e2e/cli/engram-command';
+import { FIXTURES } from '../e2e/cli/import-kit';
 
 setDefaultTimeout(30_000);
 
@@ -103,8 +105,39 @@ describe.skipIf(!browserAvailable)('the fact page in Chromium', () => {
     expect(left).not.toContain('Started a zorblatt course.');
     await page.reload();
     expect(await page.locator('#source').textContent()).toBe(
-      'Saved by you, imported, or learned from a document since deleted.',
+      'Learned from a document deleted since; kept because you confirmed or edited it.',
     );
+  });
+
+  it('says which import brought an imported fact (its file, what it was, when), and that one the owner saved is theirs', async () => {
+    const run = engram([
+      'import',
+      join(FIXTURES, 'mcp-memory/memory.jsonl'),
+      '--from',
+      'mcp-memory',
+      '--data',
+      w.server.dataDir,
+    ]);
+    expect(run.code).toBe(0);
+    // Not through the profile: an imported fact is in its container, not among the recent ones.
+    const { store } = w.server.services;
+    const accountId = (await store.accounts.list())[0]!.id;
+    const id = (await store.facts.list(accountId)).find(
+      (f) => f.content === 'Ada_Lovelace (person): Prefers tea over coffee',
+    )!.id;
+    await page.goto(`${w.server.url}/facts/${id}`);
+    expect(await page.locator('#imported').textContent()).toMatch(
+      /^Imported from memory\.jsonl \(the MCP memory server's file\) on \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/,
+    );
+    expect(await page.locator('#source').count()).toBe(0);
+    await shot('fact-imported');
+
+    const own = (
+      await call(w.server, 'POST', '/v1/memories', w.owner, { container: w.container, content: 'Cycles to work.' })
+    ).body.id;
+    await page.goto(`${w.server.url}/facts/${own}`);
+    expect(await page.locator('#source').textContent()).toBe('Saved by you.');
+    expect(await page.locator('#imported').count()).toBe(0);
   });
 
   it('forget asks first, then the fact is gone from search, the profile and its page', async () => {

@@ -49,13 +49,18 @@ describe.skipIf(!browserAvailable)('the Import page in Chromium', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function upload(file: string, format: string, options: { dryRun?: boolean; container?: string } = {}) {
+  async function upload(
+    file: string,
+    format: string,
+    options: { dryRun?: boolean; container?: string; skipInvalid?: boolean } = {},
+  ) {
     await page.goto(`${server.url}/containers`);
     await page.getByRole('link', { name: 'Import' }).click();
     await page.waitForURL((u) => u.pathname === '/import');
     await page.getByLabel('What it is').selectOption(format);
     if (options.container) await page.getByLabel('Into the container (optional)').fill(options.container);
     if (options.dryRun) await page.getByLabel('Only check it, and show what would be imported').check();
+    if (options.skipInvalid) await page.getByLabel(/^Skip entries that cannot be imported/).check();
     await page.getByLabel(/^File/).setInputFiles(file);
     await page.getByRole('button', { name: 'Import' }).click();
   }
@@ -67,7 +72,7 @@ describe.skipIf(!browserAvailable)('the Import page in Chromium', () => {
     await page.waitForSelector('#import-summary', { timeout: 90_000 });
     expect(await page.locator('#run-title').textContent()).toBe('Checked chatgpt-export.zip');
     expect(await page.locator('#import-summary').textContent()).toContain(
-      `Would import 1 new containers, ${CONVERSATIONS} documents (0 already there), 0 facts, 0 rules.`,
+      `Would import 1 new container, ${CONVERSATIONS} documents (0 already there), 0 facts, 0 rules.`,
     );
     expect(await page.locator('#import-changes li').count()).toBe(200);
     expect(await page.locator('#import-changes li').first().textContent()).toBe(
@@ -99,7 +104,7 @@ describe.skipIf(!browserAvailable)('the Import page in Chromium', () => {
     await page.waitForSelector('#import-summary');
     expect(await page.locator('#run-title').textContent()).toBe('Imported chatgpt-export.zip');
     expect(await page.locator('#import-summary').textContent()).toContain(
-      `Imported 1 new containers, ${CONVERSATIONS} documents (0 already there), 0 facts, 0 rules.`,
+      `Imported 1 new container, ${CONVERSATIONS} documents (0 already there), 0 facts, 0 rules.`,
     );
     expect(await stored()).toBe(CONVERSATIONS);
     await shot('summary');
@@ -162,8 +167,43 @@ describe.skipIf(!browserAvailable)('the Import page in Chromium', () => {
     await plain.getByRole('button', { name: 'Import' }).click();
     await plain.waitForSelector('#import-summary', { timeout: 30_000 });
     expect(await plain.locator('#import-summary').textContent()).toContain(
-      'Imported 1 new containers, 1 documents (0 already there), 0 facts, 0 rules.',
+      'Imported 1 new container, 1 document (0 already there), 0 facts, 0 rules.',
     );
     await context.close();
+  });
+
+  it('with “Skip entries that cannot be imported” ticked, imports the rest of a file and lists each entry left out', async () => {
+    const file = join(dir, 'conversations.json');
+    const said = (uuid: string, text: string) => ({
+      uuid,
+      name: text,
+      created_at: '2025-02-01T00:00:00Z',
+      updated_at: '2025-02-01T00:00:00Z',
+      chat_messages: [{ uuid: `${uuid}-m`, sender: 'human', text, created_at: '2025-02-01T00:00:00Z' }],
+    });
+    await Bun.write(
+      file,
+      JSON.stringify([said('k-1', 'Kept before'), { uuid: 'k-2', name: 'No messages' }, said('k-3', 'Kept after')]),
+    );
+    await upload(file, 'claude');
+    await page.waitForSelector('p.error[role=alert]');
+    expect(await page.locator('p.error[role=alert]').textContent()).toContain(
+      'tick “Skip entries that cannot be imported” on the Import page',
+    );
+    await upload(file, 'claude', { skipInvalid: true });
+    await page.waitForSelector('#import-summary');
+    expect(await page.locator('#import-summary').textContent()).toContain(
+      '2 documents (0 already there), 0 facts, 0 rules.',
+    );
+    expect(await page.locator('#import-summary').textContent()).toContain(
+      'Left out 1 entry that could not be imported:',
+    );
+    expect(await page.locator('#import-left-out li').allTextContents()).toEqual([
+      'conversations.json:1:219: entry 2 is neither a Claude conversation (it has no chat_messages) nor a project (no docs or prompt_template).',
+    ]);
+    await shot('left-out');
+    // The form's button is the page's one primary action.
+    await page.goto(`${server.url}/import`);
+    expect(await page.getByRole('button', { name: 'Import' }).getAttribute('class')).toBe('primary');
   });
 });

@@ -48,6 +48,12 @@ export function documentsRepository({ sql }: PostgresContext): DocumentRepositor
       };
     },
 
+    async count(accountId, containerIds) {
+      const [row] = await sql`
+        SELECT count(*)::int AS n FROM documents WHERE account_id = ${accountId} AND container_id = ANY(${containerIds}::text[])`;
+      return row.n;
+    },
+
     async listInInsertOrder(accountId, afterSeq, limit) {
       const rows =
         await sql`SELECT * FROM documents WHERE account_id = ${accountId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`;

@@ -59,13 +59,27 @@ export function factsRepository({ sql, atomic }: PostgresContext): FactRepositor
     list: async (accountId) =>
       (await sql`SELECT * FROM memories WHERE account_id = ${accountId} ORDER BY created_at, seq`).map(fact),
 
-    async listRecent(accountId, containerIds, limit) {
+    async listRecent(accountId, containerIds, limit, { after, exceptImportedFrom: except } = {}) {
       if (containerIds.length === 0) return [];
       return (
         await sql`
-        SELECT * FROM memories WHERE account_id = ${accountId} AND NOT static AND container_id = ANY(${containerIds}::text[])
+        SELECT * FROM memories m WHERE account_id = ${accountId} AND NOT static AND container_id = ANY(${containerIds}::text[])
+           ${after ? sql`AND (updated_at, id) < (${after.updatedAt}, ${after.id})` : sql``}
+           ${
+             except?.length
+               ? sql`AND NOT EXISTS (SELECT 1 FROM import_origins o WHERE o.memory_id = m.id AND o.source = ANY(${except}::text[]))
+                     AND (m.source_document_id IS NULL OR NOT EXISTS (
+                       SELECT 1 FROM import_origins o WHERE o.document_id = m.source_document_id AND o.source = ANY(${except}::text[])))`
+               : sql``
+           }
          ORDER BY updated_at DESC, id DESC LIMIT ${limit}`
       ).map(fact);
+    },
+
+    async count(accountId, containerIds) {
+      const [row] = await sql`
+        SELECT count(*)::int AS n FROM memories WHERE account_id = ${accountId} AND container_id = ANY(${containerIds}::text[])`;
+      return row.n;
     },
 
     markReviewed: async (accountId, id, at) =>

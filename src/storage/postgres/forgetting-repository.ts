@@ -86,8 +86,7 @@ export function forgettingRepository(
         ).map((r: { id: string }) => Number(r.id));
         // Passages, their vectors, history and jobs all follow by cascade.
         if (gone.length) await q`DELETE FROM memories WHERE account_id = ${accountId} AND id = ANY(${gone}::text[])`;
-        if (kept.length)
-          await q`UPDATE memories SET source_document_id = NULL, source_position = NULL WHERE id = ANY(${kept}::text[])`;
+        if (kept.length) await q`UPDATE memories SET source_document_id = NULL WHERE id = ANY(${kept}::text[])`;
         if ('containerId' in target)
           await q`DELETE FROM containers WHERE account_id = ${accountId} AND id = ${target.containerId}`;
         else await q`DELETE FROM documents WHERE account_id = ${accountId} AND id = ${target.documentId}`;

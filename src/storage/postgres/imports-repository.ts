@@ -12,8 +12,15 @@ export function importsRepository({ sql }: PostgresContext): ImportOriginReposit
 
     async insert(origin) {
       await sql`
-        INSERT INTO import_origins (account_id, source, kind, exported_id, ${sql(ORIGIN_TARGET[origin.kind])}, imported_at)
-        VALUES (${origin.accountId}, ${origin.source}, ${origin.kind}, ${origin.exportedId}, ${origin.localId}, ${origin.importedAt})`;
+        INSERT INTO import_origins (account_id, source, kind, exported_id, ${sql(ORIGIN_TARGET[origin.kind])}, imported_at, file)
+        VALUES (${origin.accountId}, ${origin.source}, ${origin.kind}, ${origin.exportedId}, ${origin.localId}, ${origin.importedAt}, ${origin.file})`;
+    },
+
+    async of(accountId, kind, localId) {
+      const [row] = await sql`
+        SELECT source, file, imported_at FROM import_origins
+         WHERE ${sql(ORIGIN_TARGET[kind])} = ${localId} AND account_id = ${accountId}`;
+      return row ? { source: row.source, file: row.file, importedAt: Number(row.importedAt) } : null;
     },
   };
 }

@@ -9,6 +9,7 @@ import init from '../../../migrations/postgres/0001_init.sql' with { type: 'text
 import sharedLimits from '../../../migrations/postgres/0002_shared_limits.sql' with { type: 'text' };
 import vectorFeedFloor from '../../../migrations/postgres/0003_vector_feed_floor.sql' with { type: 'text' };
 import passageKeywords from '../../../migrations/postgres/0004_passage_keywords.sql' with { type: 'text' };
+import importFile from '../../../migrations/postgres/0005_import_file.sql' with { type: 'text' };
 import { NewerStoreError } from '../newer-store';
 
 const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
@@ -16,6 +17,7 @@ const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
   { version: '0002_shared_limits', sql: sharedLimits },
   { version: '0003_vector_feed_floor', sql: vectorFeedFloor },
   { version: '0004_passage_keywords', sql: passageKeywords },
+  { version: '0005_import_file', sql: importFile },
 ];
 
 /** Applies every migration not yet recorded; returns the versions it applied. Throws NewerStoreError for a database a newer release migrated. */

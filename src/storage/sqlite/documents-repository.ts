@@ -55,6 +55,15 @@ export function documentsRepository({ db, raw, atomic }: SqliteContext): Synchro
       };
     },
 
+    count: (accountId, containerIds) =>
+      containerIds.length === 0
+        ? 0
+        : (db
+            .select({ n: sql<number>`count(*)` })
+            .from(d)
+            .where(and(eq(d.accountId, accountId), inArray(d.containerId, containerIds)))
+            .get()?.n ?? 0),
+
     listInInsertOrder(accountId, afterSeq, limit) {
       const rows = db
         .select({ doc: d, seq })

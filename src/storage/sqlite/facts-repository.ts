@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { FactRepository } from '../facts';
 import type { SqliteContext, Synchronous } from './context';
 import * as t from './schema';
@@ -70,16 +70,45 @@ export function factsRepository({ db, atomic }: SqliteContext): Synchronous<Fact
     // rowid breaks ties in insertion order: ids are random, so an export and its re-import would otherwise disagree.
     list: (accountId) => db.select().from(m).where(eq(m.accountId, accountId)).orderBy(m.createdAt, sql`rowid`).all(),
 
-    listRecent(accountId, containerIds, limit) {
+    listRecent(accountId, containerIds, limit, { after, exceptImportedFrom: except } = {}) {
       if (containerIds.length === 0) return [];
+      const sources = except?.length
+        ? sql.join(
+            except.map((s) => sql`${s}`),
+            sql`, `,
+          )
+        : null;
       return db
         .select()
         .from(m)
-        .where(and(eq(m.accountId, accountId), eq(m.static, false), inArray(m.containerId, containerIds)))
+        .where(
+          and(
+            eq(m.accountId, accountId),
+            eq(m.static, false),
+            inArray(m.containerId, containerIds),
+            after
+              ? or(lt(m.updatedAt, after.updatedAt), and(eq(m.updatedAt, after.updatedAt), lt(m.id, after.id)))
+              : undefined,
+            sources
+              ? sql`NOT EXISTS (SELECT 1 FROM import_origins o WHERE o.memory_id = ${m.id} AND o.source IN (${sources}))
+                AND (${m.sourceDocumentId} IS NULL OR NOT EXISTS (
+                  SELECT 1 FROM import_origins o WHERE o.document_id = ${m.sourceDocumentId} AND o.source IN (${sources})))`
+              : undefined,
+          ),
+        )
         .orderBy(desc(m.updatedAt), desc(m.id))
         .limit(limit)
         .all();
     },
+
+    count: (accountId, containerIds) =>
+      containerIds.length === 0
+        ? 0
+        : (db
+            .select({ n: sql<number>`count(*)` })
+            .from(m)
+            .where(and(eq(m.accountId, accountId), inArray(m.containerId, containerIds)))
+            .get()?.n ?? 0),
 
     markReviewed: (accountId, id, at) =>
       db.update(m).set({ reviewedAt: at }).where(mine(accountId, id)).returning({ id: m.id }).all().length === 1,

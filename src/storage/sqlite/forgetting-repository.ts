@@ -108,10 +108,7 @@ export function forgettingRepository(
             .where(and(eq(t.memories.accountId, accountId), inArray(t.memories.id, gone)))
             .run();
         if (kept.length)
-          db.update(t.memories)
-            .set({ sourceDocumentId: null, sourcePosition: null })
-            .where(inArray(t.memories.id, kept))
-            .run();
+          db.update(t.memories).set({ sourceDocumentId: null }).where(inArray(t.memories.id, kept)).run();
         if ('containerId' in target) store.containers.delete(accountId, target.containerId);
         else store.documents.delete(accountId, target.documentId);
         return {

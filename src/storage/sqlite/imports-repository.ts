@@ -14,9 +14,24 @@ export function importsRepository({ raw }: SqliteContext): Synchronous<ImportOri
     insert(origin) {
       raw
         .query(
-          `INSERT INTO import_origins (account_id, source, kind, exported_id, ${ORIGIN_TARGET[origin.kind]}, imported_at) VALUES (?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO import_origins (account_id, source, kind, exported_id, ${ORIGIN_TARGET[origin.kind]}, imported_at, file) VALUES (?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(origin.accountId, origin.source, origin.kind, origin.exportedId, origin.localId, origin.importedAt);
+        .run(
+          origin.accountId,
+          origin.source,
+          origin.kind,
+          origin.exportedId,
+          origin.localId,
+          origin.importedAt,
+          origin.file,
+        );
     },
+
+    of: (accountId, kind, localId) =>
+      raw
+        .query<{ source: string; file: string | null; importedAt: number }, [string, string]>(`
+      SELECT source, file, imported_at AS importedAt FROM import_origins
+       WHERE ${ORIGIN_TARGET[kind]} = ? AND account_id = ?`)
+        .get(localId, accountId) ?? null,
   };
 }

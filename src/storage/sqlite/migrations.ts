@@ -26,6 +26,7 @@ import accessLog from '../../../migrations/0016_access_log.sql' with { type: 'te
 import vectorSnapshot from '../../../migrations/0017_vector_snapshot.sql' with { type: 'text' };
 import containers from '../../../migrations/0018_containers.sql' with { type: 'text' };
 import jobLeases from '../../../migrations/0021_job_leases.sql' with { type: 'text' };
+import importFile from '../../../migrations/0022_import_file.sql' with { type: 'text' };
 
 const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
@@ -47,6 +48,7 @@ const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Da
   { version: '0017_vector_snapshot', sql: vectorSnapshot },
   { version: '0018_containers', sql: containers, finish: keyContainerNames },
   { version: '0021_job_leases', sql: jobLeases },
+  { version: '0022_import_file', sql: importFile },
 ];
 
 /** The stemmed index of a rebuild still under way (0008) deletes securely too once it takes over. */

@@ -237,6 +237,7 @@ export const importOrigins = sqliteTable(
     memoryId: text('memory_id'),
     ruleId: text('rule_id'),
     importedAt: integer('imported_at').notNull(),
+    file: text('file'),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.source, t.kind, t.exportedId] })],
 );

@@ -449,7 +449,7 @@ describe('export and import', () => {
         ]);
         const run = importInto(target, file);
         expect(run.code).toBe(0);
-        expect(run.stderr).toContain('1 new containers, 1 documents (0 already there), 2 facts, 1 rules');
+        expect(run.stderr).toContain('1 new container, 1 document (0 already there), 2 facts, 1 rule');
         await target.learning.drain();
         expect(model.requests).toHaveLength(0);
         const profile = (await call(target, 'GET', '/v1/profile', key)).body;
@@ -520,8 +520,8 @@ describe('export and import', () => {
       ]);
       const run = engram(['import', file, '--data', server.dataDir]);
       expect(run.code).toBe(0);
-      expect(run.stderr).toContain('0 new containers, 1 documents (1 already there), 3 facts');
-      expect(run.stderr).toContain('1 facts name a source document the file does not hold');
+      expect(run.stderr).toContain('0 new containers, 1 document (1 already there), 3 facts');
+      expect(run.stderr).toContain('1 fact names a source document the file does not hold');
       const facts = (await call(server, 'GET', '/v1/profile', key)).body.static;
       const sourceOf = (content: string) => facts.find((f: any) => f.content === content).source?.document_id ?? null;
       expect(sourceOf('From the existing one.')).toBe(existing);

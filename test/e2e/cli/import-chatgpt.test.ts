@@ -49,7 +49,7 @@ describe('importing a ChatGPT export', () => {
         '+ document "Sourdough starter" in "ChatGPT"',
       ]);
       expect(run.stderr).toContain(
-        'Would import 1 new containers, 3 documents (0 already there), 0 facts, 0 rules.\nNothing to import in 1 empty conversation.\nInto "ChatGPT" (to be made).',
+        'Would import 1 new container, 3 documents (0 already there), 0 facts, 0 rules.\nNothing to import in 1 empty conversation.\nInto "ChatGPT" (to be made).',
       );
       expect(await w.containers()).toEqual([]);
     },
@@ -62,7 +62,7 @@ describe('importing a ChatGPT export', () => {
       const run = w.importing(file, '--from', 'chatgpt');
       expect(run.code).toBe(0);
       expect(run.stderr).toContain(
-        'Imported 1 new containers, 3 documents (0 already there), 0 facts, 0 rules.\nNothing to import in 1 empty conversation.\nInto "ChatGPT" (made now).',
+        'Imported 1 new container, 3 documents (0 already there), 0 facts, 0 rules.\nNothing to import in 1 empty conversation.\nInto "ChatGPT" (made now).',
       );
       const [container] = await w.containers();
       expect(container.name).toBe('ChatGPT');
@@ -197,7 +197,7 @@ describe('importing a ChatGPT export', () => {
       const run = w.importing(json, '--from', 'chatgpt', '--container', 'Bakes');
       expect(run.code).toBe(0);
       expect(run.stderr).toContain(
-        'Imported 1 new containers, 2 documents (0 already there), 0 facts, 0 rules.\nInto "Bakes" (made now).',
+        'Imported 1 new container, 2 documents (0 already there), 0 facts, 0 rules.\nInto "Bakes" (made now).',
       );
       const parts = (await w.documents())
         .filter((d) => d.custom_id.startsWith('chatgpt:long-one'))
@@ -218,6 +218,34 @@ describe('importing a ChatGPT export', () => {
       expect(w.importing(json, '--from', 'chatgpt', '--container', 'Bakes').stderr).toContain(
         '0 documents (2 already there)',
       );
+    },
+    SLOW,
+  );
+});
+
+describe("importing a conversation of ChatGPT's 2026 export", () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world();
+  });
+  afterAll(() => w.server.close());
+
+  it(
+    'shows an entity by its name and drops citation markup, keeps a rule from turning a line into a heading, and names the model that answered',
+    async () => {
+      const run = w.importing(join(FIXTURES, 'chatgpt/conversations-2026.json'), '--from', 'chatgpt');
+      expect(run.code).toBe(0);
+      const [doc] = await w.documents();
+      expect(doc.content).toBe(
+        [
+          'Photos from iPhone to PC\nA ChatGPT conversation, started 2026-01-01 10:00 UTC.',
+          'User, 2026-01-01 10:00 UTC: How do I get my iPhone photos onto my Windows laptop?',
+          'ChatGPT, 2026-01-01 10:00 UTC: To move photos from an iPhone to Windows, install Apple Devices from the Microsoft Store.\nThen connect the phone with a cable and unlock it.',
+          'ChatGPT, 2026-01-01 10:00 UTC (continued): ### If the phone is not seen\nTry another cable.\nRestart the Apple Mobile Device Service.',
+        ].join('\n\n'),
+      );
+      expect(doc.content).not.toMatch(/[\uE200-\uE202]|entity\[/);
+      expect(doc.metadata.model).toBe('gpt-5-2-thinking');
     },
     SLOW,
   );

@@ -123,16 +123,116 @@ describe('importing a Claude export', () => {
       const soil = (await w.documents()).filter((d) => d.title === 'Allotment soil test');
       expect(soil).toHaveLength(1);
       expect(soil[0].content).toContain('User, 2025-06-20 07:00 UTC: The chard bolted in June.');
-      // The first export's conversations.json alone: its older soil test is not put back. Without
-      // projects.json the project conversation has no project name to go by: it lands in "Claude".
+      // The first export's conversations.json alone: its older soil test is not put back, and the
+      // project's conversation, which the file alone cannot place, is found where it is.
       const alone = join(dir, 'conversations.json');
       await Bun.write(alone, fixture('conversations.json'));
       expect(w.importing(alone, '--from', 'claude').stderr).toContain(
-        'Imported 0 new containers, 1 documents (2 already there), 0 facts, 0 rules.',
+        'Imported 0 new containers, 0 documents (3 already there), 0 facts, 0 rules.',
       );
+      expect((await w.documents()).filter((d) => d.title === 'Chapter two outline')).toHaveLength(1);
       expect((await w.documents()).find((d) => d.title === 'Allotment soil test').content).toContain(
         'The chard bolted in June.',
       );
+    },
+    SLOW,
+  );
+});
+
+describe("Claude's conversations.json imported alone, then the whole export", () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world();
+  });
+  afterAll(() => w.server.close());
+
+  it(
+    "moves the project's conversation into its project's container instead of adding it a second time",
+    async () => {
+      const alone = join(dir, 'alone', 'conversations.json');
+      await Bun.write(alone, fixture('conversations.json'));
+      expect(w.importing(alone, '--from', 'claude').stderr).toContain(
+        'Imported 1 new container, 3 documents (0 already there), 0 facts, 0 rules.',
+      );
+      const zip = await writeZip(join(dir, 'whole.zip'), {
+        'conversations.json': fixture('conversations.json'),
+        'projects.json': fixture('projects.json'),
+      });
+      const dry = w.importing(zip, '--from', 'claude', '--dry-run');
+      expect(dry.stdout).toContain('> document "Chapter two outline" in "Novel: The Lighthouse"\n');
+      const run = w.importing(zip, '--from', 'claude');
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        'Imported 1 new container, 3 documents (2 already there, 1 moved where the source now places it), 0 facts, 0 rules.',
+      );
+      const containers = Object.fromEntries((await w.containers()).map((c) => [c.name, c.id]));
+      const outline = (await w.documents()).filter(
+        (d) => d.custom_id === 'claude:c0ffee00-0000-4000-8000-000000000004',
+      );
+      expect(outline.map((d) => d.container)).toEqual([containers['Novel: The Lighthouse']]);
+      // And again: nothing moves back, nothing is added.
+      expect(w.importing(zip, '--from', 'claude').stderr).toContain(
+        'Imported 0 new containers, 0 documents (6 already there), 0 facts, 0 rules.',
+      );
+      expect(w.importing(alone, '--from', 'claude').stderr).toContain(
+        'Imported 0 new containers, 0 documents (3 already there), 0 facts, 0 rules.',
+      );
+      expect((await w.documents()).length).toBe(6);
+    },
+    SLOW,
+  );
+});
+
+describe('a Claude export with an entry that is not one Claude writes', () => {
+  let w: World;
+  let file: string;
+  let line: number;
+  beforeAll(async () => {
+    w = await world();
+    const entries = JSON.parse(fixture('conversations.json'));
+    // A conversation whose messages are missing: no chat_messages at all.
+    const { chat_messages: _dropped, ...broken } = entries[1];
+    entries.splice(1, 0, { ...broken, uuid: 'c0ffee00-0000-4000-8000-00000000000b', name: 'Lost messages' });
+    const text = JSON.stringify(entries, null, 1);
+    line = text.split('\n').indexOf(' {', 2) + 1;
+    file = join(dir, 'skip', 'conversations.json');
+    await Bun.write(file, text);
+  });
+  afterAll(() => w.server.close());
+
+  const problem = () =>
+    `conversations.json:${line}:2: entry 2 is neither a Claude conversation (it has no chat_messages) nor a project (no docs or prompt_template).`;
+
+  it(
+    'is refused whole by default, saying how to go on without it',
+    async () => {
+      const run = w.importing(file, '--from', 'claude');
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        `engram: ${problem()}\nNothing was imported. To import the rest without it: engram import --skip-invalid, or tick “Skip entries that cannot be imported” on the Import page.\n`,
+      );
+      expect(await w.containers()).toEqual([]);
+    },
+    SLOW,
+  );
+
+  it(
+    'with --skip-invalid imports the rest and lists the entry left out, with where it is',
+    async () => {
+      const run = w.importing(file, '--from', 'claude', '--skip-invalid');
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        'Imported 1 new container, 3 documents (0 already there), 0 facts, 0 rules.\n' +
+          'Nothing to import in 1 empty conversation.\n' +
+          'Into "Claude" (made now).\n' +
+          'Left out 1 entry that could not be imported:\n' +
+          `  ${problem()}\n`,
+      );
+      expect((await w.documents()).map((d) => d.title).sort()).toEqual([
+        'Allotment soil test',
+        'Chapter two outline',
+        'Über Zürich 🚲',
+      ]);
     },
     SLOW,
   );

@@ -36,6 +36,8 @@ export function copyFixture(from: string, dir: string): string {
 
 export interface World {
   server: TestServer;
+  /** The owner's session token, and a Full access key. */
+  owner: string;
   key: string;
   accountId: string;
   /** `engram import FILE ...args` into the server's data directory, its learning clock moved up to the command's time. */
@@ -54,6 +56,7 @@ export async function world(): Promise<World> {
   const accountId = (await server.services.store.accounts.list())[0]!.id;
   return {
     server,
+    owner,
     key,
     accountId,
     importing(file, ...args) {

@@ -6,7 +6,7 @@
  * a zip of the same folder is the same notes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { call } from '../../helpers/server';
 import { copyFixture, workDir, world, type World, writeZip } from './import-kit';
@@ -30,7 +30,7 @@ describe('importing a folder of Markdown notes', () => {
       const run = w.importing(vault, '--from', 'markdown');
       expect(run.code).toBe(0);
       expect(run.stderr).toContain(
-        'Imported 1 new containers, 4 documents (0 already there), 0 facts, 0 rules.\nNothing to import in 1 empty note.\nInto "Garden Vault" (made now).',
+        'Imported 1 new container, 4 documents (0 already there), 0 facts, 0 rules.\nNothing to import in 1 empty note.\nInto "Garden Vault" (made now).',
       );
       const docs = Object.fromEntries((await w.documents()).map((d) => [d.custom_id, d]));
       expect(Object.keys(docs).sort()).toEqual([
@@ -133,6 +133,46 @@ describe('importing a folder of Markdown notes', () => {
       expect(w.importing(zip, '--from', 'markdown').stderr).toContain(
         'Imported 0 new containers, 0 documents (4 already there), 0 facts, 0 rules.\nNothing to import in 1 empty note.\nInto "Garden Vault".',
       );
+    },
+    SLOW,
+  );
+});
+
+describe('a note with code inside a callout', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world();
+  });
+  afterAll(() => w.server.close());
+
+  it(
+    'takes no tag or link from code, in a callout or nested quote as at the top level',
+    async () => {
+      const notes = join(dir, 'Palette');
+      mkdirSync(notes, { recursive: true });
+      writeFileSync(
+        join(notes, 'Colours.md'),
+        [
+          '# Colours #design',
+          '',
+          '> [!tip] The accent colour',
+          '> ```css',
+          '> .accent { color: #ff0000; } /* [[not a link]] */',
+          '>',
+          '> .muted { color: #aabbcc; }',
+          '> ```',
+          '',
+          '> > ~~~',
+          '> > #nested-code',
+          '> > ~~~',
+          '',
+          'Used on the [[Home]] page. #palette',
+          '',
+        ].join('\n'),
+      );
+      expect(w.importing(notes, '--from', 'markdown').code).toBe(0);
+      const [doc] = await w.documents();
+      expect(doc.metadata).toMatchObject({ tags: ['design', 'palette'], links: ['Home'] });
     },
     SLOW,
   );

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { call } from '../../helpers/server';
 import { FIXTURES, workDir, world, type World } from './import-kit';
 
 const SLOW = 60_000;
@@ -28,7 +29,7 @@ describe("importing the MCP memory server's file", () => {
       const run = w.importing(FILE, '--from', 'mcp-memory');
       expect(run.code).toBe(0);
       expect(run.stderr).toContain(
-        'Imported 1 new containers, 0 documents (0 already there), 6 facts, 0 rules.\n' +
+        'Imported 1 new container, 0 documents (0 already there), 6 facts, 0 rules.\n' +
           'Nothing to import in 1 entity without observations.\nInto "MCP memory" (made now).',
       );
       const [container] = await w.containers();
@@ -71,11 +72,72 @@ describe("importing the MCP memory server's file", () => {
       const later = join(dir, 'memory.jsonl');
       await Bun.write(later, grown);
       expect(w.importing(later, '--from', 'mcp-memory').stderr).toContain(
-        'Imported 0 new containers, 0 documents (0 already there), 1 facts, 0 rules; skipped 6 facts already imported.',
+        'Imported 0 new containers, 0 documents (0 already there), 1 fact, 0 rules; skipped 6 facts already imported.',
       );
       expect((await w.server.services.store.facts.list(w.accountId)).map((f) => f.content)).toContain(
         'Ada_Lovelace (person): Keeps bees in Kent',
       );
+    },
+    SLOW,
+  );
+});
+
+describe('a memory file the memory server wrote itself', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world();
+  });
+  afterAll(() => w.server.close());
+
+  it(
+    'takes what the server writes: a relation with an empty end is left out and named, lines the file repeats are imported once and said to be repeats',
+    async () => {
+      const run = w.importing(join(FIXTURES, 'mcp-memory/written-by-the-server.jsonl'), '--from', 'mcp-memory');
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        'Imported 1 new container, 0 documents (0 already there), 7 facts, 0 rules.\n' +
+          '3 facts appear more than once in the file: each was imported once.\n' +
+          'Into "MCP memory" (made now).\n' +
+          'Left out 1 entry that could not be imported:\n' +
+          '  written-by-the-server.jsonl:7:1: a relation with an empty "to", which the memory server accepts but which names nothing.\n',
+      );
+      expect(run.stderr).not.toContain('already imported');
+      expect((await w.server.services.store.facts.list(w.accountId)).map((f) => f.content)).toEqual([
+        'Obsidian (software): Stores notes as Markdown files in a vault',
+        'Obsidian (software): Has a command palette opened with Ctrl+P',
+        'Command palette (feature): Lists every command by name',
+        'Hotkeys (feature): Can be changed in Settings',
+        'Canvas: Lays notes out on an infinite board',
+        'Hotkeys links to Command palette',
+        'Obsidian includes Canvas',
+      ]);
+    },
+    SLOW,
+  );
+});
+
+describe('the profile after an import', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world();
+  });
+  afterAll(() => w.server.close());
+
+  it(
+    "keeps imported facts in their container: get_profile's recent facts are what the person said or saved since",
+    async () => {
+      const notes = (await call(w.server, 'POST', '/v1/containers', w.owner, { name: 'Notes' })).body.id;
+      const said = await call(w.server, 'POST', '/v1/memories', w.key, {
+        container: notes,
+        content: 'Switched to a standing desk.',
+      });
+      expect(said.status).toBe(201);
+      expect(w.importing(FILE, '--from', 'mcp-memory').code).toBe(0);
+      const profile = await call(w.server, 'GET', '/v1/profile', w.key);
+      expect(profile.status).toBe(200);
+      expect(profile.body.dynamic.map((f: { content: string }) => f.content)).toEqual(['Switched to a standing desk.']);
+      // The imported facts are in their container, found by search as before.
+      expect((await w.search('prefers tea over coffee'))[0].container_name).toBe('MCP memory');
     },
     SLOW,
   );

@@ -64,11 +64,11 @@ describe("an account's own export imported into its own store", () => {
         // Into a fresh store: imported once, and the second time nothing is added either.
         await makeOwner(fresh);
         expect(importInto(fresh, file).stderr).toContain(
-          'Imported 1 new containers, 2 documents (0 already there), 2 facts, 1 rules.',
+          'Imported 1 new container, 2 documents (0 already there), 2 facts, 1 rule.',
         );
         expect(importInto(fresh, file).stderr).toContain(
           'Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules; ' +
-            'skipped 1 containers, 2 documents, 2 facts and 1 rules already imported.',
+            'skipped 1 container, 2 documents, 2 facts and 1 rule already imported.',
         );
         expect(await holdings(fresh)).toEqual(before);
       } finally {

@@ -71,7 +71,7 @@ describe('importing the same export again', () => {
 
         const first = importInto(target.server, file);
         expect(first.code).toBe(0);
-        expect(first.stderr).toContain('Imported 2 new containers, 3 documents (0 already there), 3 facts, 1 rules.');
+        expect(first.stderr).toContain('Imported 2 new containers, 3 documents (0 already there), 3 facts, 1 rule.');
         await target.server.learning.drain();
         const once = await holdings(target.server, target.accountId);
         expect(once).toEqual({ containers: 2, documents: 3, facts: 3, rules: 1 });
@@ -81,7 +81,7 @@ describe('importing the same export again', () => {
         expect(second.code).toBe(0);
         expect(second.stderr).toContain(
           'Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules; ' +
-            'skipped 2 containers, 3 documents, 3 facts and 1 rules already imported.',
+            'skipped 2 containers, 3 documents, 3 facts and 1 rule already imported.',
         );
         expect(await holdings(target.server, target.accountId)).toEqual(once);
         expect(await target.server.learning.drain()).toBe(0); // nothing queued either
@@ -94,8 +94,8 @@ describe('importing the same export again', () => {
         ).toBe(200);
         const third = importInto(target.server, file);
         expect(third.stderr).toContain(
-          'Imported 0 new containers, 1 documents (0 already there), 0 facts, 0 rules; ' +
-            'skipped 2 containers, 2 documents, 3 facts and 1 rules already imported.',
+          'Imported 0 new containers, 1 document (0 already there), 0 facts, 0 rules; ' +
+            'skipped 2 containers, 2 documents, 3 facts and 1 rule already imported.',
         );
         expect(await holdings(target.server, target.accountId)).toEqual(once);
       } finally {
@@ -122,8 +122,8 @@ describe('importing the same export again', () => {
         const run = importInto(target.server, await writeFile(later));
         expect(run.code).toBe(0);
         expect(run.stderr).toContain(
-          'Imported 0 new containers, 1 documents (0 already there), 1 facts, 0 rules; ' +
-            'skipped 2 containers, 3 documents, 3 facts and 1 rules already imported.',
+          'Imported 0 new containers, 1 document (0 already there), 1 fact, 0 rules; ' +
+            'skipped 2 containers, 3 documents, 3 facts and 1 rule already imported.',
         );
         await target.server.learning.drain();
         // The account now holds exactly what the later export holds, once.
@@ -167,13 +167,9 @@ describe('importing the same export again', () => {
         const [fileA, fileB] = [await writeFile(fromA), await writeFile(fromB)];
 
         const imported = (file: string) => importInto(target.server, file).stderr;
-        expect(imported(fileA)).toContain(
-          'Imported 1 new containers, 1 documents (0 already there), 1 facts, 1 rules.',
-        );
+        expect(imported(fileA)).toContain('Imported 1 new container, 1 document (0 already there), 1 fact, 1 rule.');
         // The container is matched by its name; the rest is B's own.
-        expect(imported(fileB)).toContain(
-          'Imported 0 new containers, 1 documents (0 already there), 1 facts, 1 rules.',
-        );
+        expect(imported(fileB)).toContain('Imported 0 new containers, 1 document (0 already there), 1 fact, 1 rule.');
         const facts = (await target.server.services.store.facts.list(target.accountId)).map((m) => m.content).sort();
         expect(facts).toEqual(['Grows apples.', 'Grows pears.']);
         expect(await holdings(target.server, target.accountId)).toEqual({
@@ -187,7 +183,7 @@ describe('importing the same export again', () => {
         for (const file of [fileA, fileB]) {
           expect(imported(file)).toContain(
             'Imported 0 new containers, 0 documents (0 already there), 0 facts, 0 rules; ' +
-              'skipped 1 containers, 1 documents, 1 facts and 1 rules already imported.',
+              'skipped 1 container, 1 document, 1 fact and 1 rule already imported.',
           );
         }
         expect(await holdings(target.server, target.accountId)).toEqual({
@@ -270,7 +266,7 @@ describe("a line the API would refuse refuses the import, with the API's error",
         }
         // Nothing of the refused imports was remembered either: the unchanged file imports in full.
         expect(importInto(target.server, await writeFile(lines)).stderr).toContain(
-          'Imported 2 new containers, 3 documents (0 already there), 3 facts, 1 rules.',
+          'Imported 2 new containers, 3 documents (0 already there), 3 facts, 1 rule.',
         );
       } finally {
         await source.close();

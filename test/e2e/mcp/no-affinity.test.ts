@@ -5,7 +5,7 @@
  * store; the shared PostgreSQL store is for real replicas), which is all a read needs here.
  */
 import { afterAll, beforeAll, expect, it } from 'bun:test';
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -15,6 +15,7 @@ let first: TestServer;
 let second: TestServer;
 let balancer: ReturnType<typeof Bun.serve>;
 let key: string;
+let replicaHome: string;
 /** Which process answered each request, by JSON-RPC method. */
 const routed: { backend: number; method: string }[] = [];
 
@@ -33,7 +34,9 @@ beforeAll(async () => {
   await setup.learning.drain();
   key = (await makeKey(setup, owner, { level: 'read', containers: [notes] })).key;
   await setup.stop();
-  const copy = join(mkdtempSync(join(tmpdir(), 'engram-replica-')), 'data');
+  // The server's close removes its data directory, not this one it sits in.
+  replicaHome = mkdtempSync(join(tmpdir(), 'engram-replica-'));
+  const copy = join(replicaHome, 'data');
   cpSync(setup.dataDir, copy, { recursive: true });
   first = await setup.restart();
   second = await startTestServer({ dataDir: copy, database: first.database ?? undefined }); // the same database, where the suites run on PostgreSQL
@@ -58,6 +61,7 @@ beforeAll(async () => {
 afterAll(async () => {
   balancer.stop(true);
   await Promise.all([first.close(), second.close()]);
+  rmSync(replicaHome, { recursive: true, force: true });
 });
 
 it('answers a 2026-07-28 client whose requests alternate between two processes', async () => {

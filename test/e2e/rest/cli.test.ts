@@ -195,6 +195,7 @@ describe('help', () => {
       'keys revoke',
       'mcp',
       'health',
+      'wait',
       'backup',
       'restore',
       'export',

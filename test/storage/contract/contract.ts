@@ -127,6 +127,32 @@ export function contractCases(factory: StoreFactory): void {
         expect((await store.documents.list(accountId, [c.id], 7, null)).next).toBeNull();
       });
 
+      it("pages a container's facts most recently changed first, each once, and counts them and its documents", async () => {
+        const [c, other] = [await addContainer(store, accountId), await addContainer(store, accountId)];
+        const times = [4, 9, 9, 9, 2, 7];
+        for (const [i, t] of times.entries())
+          await insertFact(store, factRow(accountId, c.id, `f${i}`, { updatedAt: t }));
+        await insertFact(store, factRow(accountId, other.id, 'elsewhere'));
+        for (const i of [1, 2]) await store.documents.insert(documentRow(accountId, c.id, { title: `d${i}` }));
+        const seen: string[] = [];
+        let page = await store.facts.listRecent(accountId, [c.id], 4);
+        while (page.length) {
+          seen.push(...page.map((f) => f.content));
+          const last = page.at(-1)!;
+          page = await store.facts.listRecent(accountId, [c.id], 4, {
+            after: { updatedAt: last.updatedAt, id: last.id },
+          });
+        }
+        expect(seen).toHaveLength(times.length);
+        expect(new Set(seen).size).toBe(times.length);
+        expect(seen.slice(0, 3).sort()).toEqual(['f1', 'f2', 'f3']);
+        expect(seen.slice(3)).toEqual(['f5', 'f0', 'f4']);
+        expect(await store.facts.count(accountId, [c.id])).toBe(6);
+        expect(await store.facts.count(accountId, [c.id, other.id])).toBe(7);
+        expect(await store.documents.count(accountId, [c.id])).toBe(2);
+        expect(await store.documents.count(accountId, [])).toBe(0);
+      });
+
       it("pages the account's documents in the order they were stored, from the start or after a mark", async () => {
         const c = await addContainer(store, accountId);
         for (const t of [9, 2, 5])
@@ -275,6 +301,50 @@ export function contractCases(factory: StoreFactory): void {
         expect(await store.passages.search(accountId, c.id, 'Lisbon', 10)).toEqual([]);
         const [after] = await store.passages.search(accountId, c.id, 'Porto', 10);
         expect(after!.passageId).toBe(before!.passageId);
+      });
+    });
+
+    describe('imports', () => {
+      it('says which import brought a thing, and leaves what imports from given sources brought out of the recent facts', async () => {
+        const c = await addContainer(store, accountId);
+        const origin = (kind: 'document' | 'fact', localId: string, source: string) =>
+          store.importOrigins.insert({
+            accountId,
+            source,
+            kind,
+            exportedId: `x-${localId}`,
+            localId,
+            importedAt: 5_000,
+            file: 'memory.jsonl',
+          });
+        const said = factRow(accountId, c.id, 'said', { updatedAt: 1 });
+        const imported = factRow(accountId, c.id, 'imported', { updatedAt: 3 });
+        const fromExport = factRow(accountId, c.id, 'from an Engram export', { updatedAt: 4 });
+        const doc = await learnedDocument(store, accountId, c.id, ['A conversation.']);
+        const learned = factRow(accountId, c.id, 'learned from an import', {
+          updatedAt: 2,
+          sourceDocumentId: doc.id,
+          sourcePosition: 0,
+        });
+        for (const f of [said, imported, fromExport, learned]) await insertFact(store, f);
+        await origin('fact', imported.id, 'mcp-memory');
+        await origin('fact', fromExport.id, 'acc_exporting');
+        await origin('document', doc.id, 'chatgpt');
+
+        const recent = (except?: string[]) =>
+          store.facts
+            .listRecent(accountId, [c.id], 10, { exceptImportedFrom: except })
+            .then((fs) => fs.map((f) => f.content));
+        expect(await recent()).toEqual(['from an Engram export', 'imported', 'learned from an import', 'said']);
+        expect(await recent(['mcp-memory', 'chatgpt'])).toEqual(['from an Engram export', 'said']);
+        expect(await store.importOrigins.of(accountId, 'fact', imported.id)).toEqual({
+          source: 'mcp-memory',
+          file: 'memory.jsonl',
+          importedAt: 5_000,
+        });
+        expect(await store.importOrigins.of(accountId, 'fact', said.id)).toBeNull();
+        const other = await addAccount(store);
+        expect(await store.importOrigins.of(other, 'fact', imported.id)).toBeNull();
       });
     });
 
@@ -576,9 +646,10 @@ export function contractCases(factory: StoreFactory): void {
         expect(await store.passages.search(accountId, c.id, 'violin piano', 10)).toEqual([]);
         expect(await store.facts.get(accountId, learned.id)).toBeNull();
         expect(await store.facts.get(accountId, ticked.id)).toBeNull();
+        // It keeps its passage's position: the fact still says it was learned.
         expect(await store.facts.get(accountId, reviewed.id)).toMatchObject({
           sourceDocumentId: null,
-          sourcePosition: null,
+          sourcePosition: source.sourcePosition,
         });
         expect(await store.facts.get(accountId, unrelated.id)).not.toBeNull();
         expect(await store.forgetting.forget(accountId, { documentId: doc.id }, [])).toBeNull();
