@@ -1,9 +1,10 @@
 /**
  * What the MCP door adds to its operations, answered in process (test/helpers/app.ts) to the
  * official SDK client: tools/list per credential kind (each developer-key grant, a consent token
- * with and without the profile tick, each kind of share), 401 with the challenge and the RFC 6750
- * body for a credential it does not accept, 403 with the envelope for a tool outside the grant, and
- * a tool's result equal to REST's answer. The server started on a port is test/e2e/mcp's.
+ * with and without the profile tick, each kind of share), the resources and prompts each is offered,
+ * 401 with the challenge and the RFC 6750 body for a credential it does not accept, 403 with the
+ * refusal for a tool outside the grant, and a tool's result equal to REST's answer. The server
+ * started on a port, both protocol eras and the stdio bridge are test/e2e/mcp's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -15,6 +16,7 @@ import {
   type McpSession,
   mcpSession,
   ok,
+  refusalIn,
   toolNames,
 } from '../e2e/mcp/mcp-client';
 import { type InProcessApp, inProcessApp } from '../helpers/app';
@@ -79,6 +81,46 @@ describe('tools/list per credential kind', () => {
   });
 });
 
+describe('resources/list and prompts/list per credential kind', () => {
+  /** The resource URIs, resource templates and prompt names the bearer is offered, through the SDK client. */
+  async function offered(token: string) {
+    const session = await connectMcp(app, token);
+    try {
+      const { client } = session;
+      return {
+        resources: (await client.listResources()).resources.map((r) => r.uri),
+        templates: (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
+        prompts: (await client.listPrompts()).prompts.map((p) => p.name),
+      };
+    } finally {
+      await session.close();
+    }
+  }
+  const container = () => `engram://containers/${notes}`;
+  const DOCUMENTS = 'engram://documents/{document_id}';
+
+  it('offers a key the profile only with its tick, the containers in its reach, and the prompts its tools serve', async () => {
+    expect(await offered((await keyOf('read', true)).key)).toEqual({
+      resources: ['engram://profile', container()],
+      templates: [DOCUMENTS],
+      prompts: ['recall'],
+    });
+    expect(await offered((await keyOf('suggest', false)).key)).toEqual({
+      resources: [container()],
+      templates: [DOCUMENTS],
+      prompts: ['recall', 'save_decisions'],
+    });
+  });
+
+  it("offers an app's consent token the profile it was ticked for and recall, nothing more", async () => {
+    expect(await offered(await h.consentToken([notes], true))).toEqual({
+      resources: ['engram://profile'],
+      templates: [],
+      prompts: ['recall'],
+    });
+  });
+});
+
 /** The SDK's error for an HTTP refusal, with its status. */
 async function rejectsWithStatus(promise: Promise<unknown>, status: number): Promise<void> {
   const err = await promise.then(
@@ -116,17 +158,17 @@ describe('a credential the door does not accept', () => {
     expectInvalidToken(session, 'The credential has been revoked.');
   });
 
-  it('answers a tool outside the grant 403 with the envelope and no challenge; the session goes on', async () => {
+  it('answers a tool outside the grant 403 with the refusal in a JSON-RPC error and no challenge; the session goes on', async () => {
     const session = await connectMcp(app, (await keyOf('read', false)).key);
     await rejectsWithStatus(session.client.callTool({ name: 'add_memory', arguments: { content: 'x' } }), 403);
     const answer = lastExchange(session);
     expect(answer.headers.get('www-authenticate')).toBeNull();
-    expect(answer.body).toEqual({
+    expect(refusalIn(answer)).toEqual({
       code: 'unauthorized',
       message: "The tool add_memory is not in this credential's capability profile.",
       details: { tool: 'add_memory' },
       retryable: false,
-      trace_id: answer.headers.get('x-trace-id'),
+      trace_id: expect.stringMatching(/^tr_/),
     });
     await ok(session, 'list_containers');
     await session.close();
