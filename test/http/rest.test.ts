@@ -205,8 +205,12 @@ describe('the per-credential limiter', () => {
     await limited.close();
   });
 
-  it('answers the call over the limit 429 rate_limited, retryable, with the limit in details and no Retry-After', async () => {
-    const { key } = await limited.run(ops.createKey, limited.owner, { name: 'k', level: 'read', all_views: true });
+  it('answers the call over the limit 429 rate_limited, retryable, with the limit in details and no Retry-After; searches and adds spend none of it', async () => {
+    const { key } = await limited.run(ops.createKey, limited.owner, { name: 'k', level: 'suggest', all_views: true });
+    for (let i = 0; i < 5; i++) {
+      expect((await call(limitedApp, 'POST', '/v1/search', key, { q: 'soup' })).status).toBe(200);
+      expect((await call(limitedApp, 'POST', '/v1/documents', key, { content: `Soup ${i}.` })).status).toBe(202);
+    }
     for (let i = 0; i < 3; i++) expect((await call(limitedApp, 'GET', '/v1/containers', key)).status).toBe(200);
     const res = await call(limitedApp, 'GET', '/v1/containers', key);
     expectError(res, 429, 'rate_limited');

@@ -138,6 +138,17 @@ describe('list_documents', () => {
     expect(third.next_cursor).toBeNull();
   });
 
+  it('holds 50 on a page when no limit is given, and refuses a limit over 200 (422 naming it)', async () => {
+    for (let i = 0; i < 51; i++) await h.run(ops.addDocument, h.owner, { container: notes, content: `Many ${i}.` });
+    const first = await h.run(ops.listDocuments, h.owner, { container: notes });
+    expect(first.documents).toHaveLength(50);
+    const rest = await h.run(ops.listDocuments, h.owner, { container: notes, cursor: first.next_cursor });
+    expect([rest.documents.length, rest.next_cursor]).toEqual([1, null]);
+    const over = await refused(h.run(ops.listDocuments, h.owner, { container: notes, limit: 201 }));
+    expect([over?.status, over?.details.fields]).toEqual([422, ['limit']]);
+    expect((await h.run(ops.listDocuments, h.owner, { container: notes, limit: 200 })).documents).toHaveLength(51);
+  });
+
   it('lists every container in reach when none is named, and nothing outside it', async () => {
     const inNotes = (await h.run(ops.addDocument, h.owner, { container: notes, content: 'In Notes.' })).id;
     await h.run(ops.addDocument, h.owner, { container: h.containers.Work!, content: 'In Work.' });
