@@ -126,7 +126,7 @@ export async function openHarness(
 
   /** A consent token from the OAuth grant, as its bearer string. */
   const consentToken = async (containerIds: string[], profile: boolean, clientName = 'Test app') => {
-    const redirectUri = 'http://127.0.0.1:9/callback';
+    const redirectUri = `http://127.0.0.1:${HARNESS_PORT}/callback`;
     const registered = await registerClient(store, clock, { redirect_uris: [redirectUri], client_name: clientName });
     if (!registered.ok) throw new Error(registered.description);
     const clientId = registered.body.client_id as string;

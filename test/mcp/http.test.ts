@@ -7,7 +7,6 @@
  * started on a port, both protocol eras and the stdio bridge are test/e2e/mcp's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as ops from '../../src/operations/index';
 import {
   connectMcp,
@@ -17,6 +16,7 @@ import {
   mcpSession,
   ok,
   refusalIn,
+  rejectsWithStatus,
   toolNames,
 } from '../e2e/mcp/mcp-client';
 import { type InProcessApp, inProcessApp } from '../helpers/app';
@@ -120,16 +120,6 @@ describe('resources/list and prompts/list per credential kind', () => {
     });
   });
 });
-
-/** The SDK's error for an HTTP refusal, with its status. */
-async function rejectsWithStatus(promise: Promise<unknown>, status: number): Promise<void> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(StreamableHTTPError);
-  expect((err as StreamableHTTPError).code).toBe(status);
-}
 
 describe('a credential the door does not accept', () => {
   /** 401 with the challenge naming the protected-resource document, and the RFC 6750 body. */

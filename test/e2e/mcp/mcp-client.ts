@@ -5,7 +5,7 @@
  */
 import { expect } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { call, makeContainer, makeKey, makeOwner, type TestServer } from '../../helpers/server';
 
@@ -80,6 +80,16 @@ export function mcpSession(server: { url: string; fetch?: typeof fetch }, token:
     connect: () => client.connect(transport),
     close: () => client.close(),
   };
+}
+
+/** Awaits a promise that must fail with the SDK's HTTP error of this status. */
+export async function rejectsWithStatus(promise: Promise<unknown>, status: number): Promise<void> {
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(StreamableHTTPError);
+  expect((err as StreamableHTTPError).code).toBe(status);
 }
 
 /** A connected session. */

@@ -18,6 +18,7 @@ import {
   mcpSession,
   ok,
   refusalIn,
+  rejectsWithStatus,
   seed,
   type Seeded,
   toolError,
@@ -34,16 +35,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
-
-/** Awaits a promise that must fail with the SDK's HTTP error of this status. */
-async function rejectsWithStatus(promise: Promise<unknown>, status: number): Promise<void> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(StreamableHTTPError);
-  expect((err as StreamableHTTPError).code).toBe(status);
-}
 
 /** The refusal of a credential as the contract words it: 401, the challenge, the RFC 6750 body. */
 function expectInvalidToken(session: McpSession, description: string | RegExp): void {
