@@ -8,11 +8,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # What only `npm run test:all` runs, one glob each (bun test --path-ignore-patterns), and the only
-# list of it: the end-to-end suites, which start whole servers, commands and processes (the doors
-# they cover are also tested in process: test/http, test/mcp), and the browser suites, which need
+# list of it: the end-to-end suites, which start whole servers, commands and processes (test/e2e,
+# and the MCP conformance suite's authorization leg against `engram serve`; the doors they cover
+# are also tested in process: test/http, test/mcp, test/oauth), and the browser suites, which need
 # Chromium (installed with apt-get by scripts/ensure-chromium.sh).
 slow=(
   'test/e2e/**'
+  'test/conformance/**'
   'test/web/*-browser.test.ts'
 )
 
