@@ -63,17 +63,26 @@ describe('a scan shared with a helper thread', () => {
   it('gives up on a helper that never finishes, and still scans every slot', async () => {
     const { scan, wanted, distances, histogram } = filled();
     await lend(scan, 'stuck');
-    scan.distances.fill(0, 0, SLOTS);
-    const started = performance.now();
-    scan.scan(SLOTS, wanted, BITS + 1);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(90);
-    expect(scan.distances.slice(0, SLOTS)).toEqual(distances);
-    expect(scan.histogram).toEqual(histogram);
+    // The helper joins the first job it wakes to while it is open: on a busy machine this thread
+    // may have taken every chunk and closed the job first, so scans go on until it is caught inside.
+    let gaveUpAfter = 0;
+    for (let i = 0; i < 100 && scan.jobs.helped; i++) {
+      scan.distances.fill(0, 0, SLOTS);
+      const started = performance.now();
+      scan.scan(SLOTS, wanted, BITS + 1);
+      gaveUpAfter = performance.now() - started;
+      expect(scan.distances.slice(0, SLOTS)).toEqual(distances);
+      expect(scan.histogram).toEqual(histogram);
+      if (scan.jobs.helped) await Bun.sleep(5);
+    }
     expect(scan.jobs.helped).toBe(false);
-    // From then on the scan is this thread's alone, and does not wait.
-    const again = performance.now();
+    expect(gaveUpAfter).toBeGreaterThanOrEqual(90);
+    // From then on the scan is this thread's alone: it opens no job (the first word of the control,
+    // bumped by each job opened, stays) and so has no helper to wait for. Not timed: under load a
+    // scan of its own can take longer than any bound.
+    const jobsOpened = Atomics.load(scan.jobs.control, 0);
     scan.scan(SLOTS, wanted, BITS + 1);
-    expect(performance.now() - again).toBeLessThan(50);
+    expect(Atomics.load(scan.jobs.control, 0)).toBe(jobsOpened);
     expect(scan.histogram).toEqual(histogram);
   });
 });
