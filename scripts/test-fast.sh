@@ -31,13 +31,13 @@ npm run --silent --if-present lint
 # The PostgreSQL store's suites start a server of their own from the machine's binaries
 # (test/helpers/postgres.ts); without them they are skipped, and said so.
 if bash scripts/postgres.sh bindir >/dev/null 2>&1; then
-  echo "== PostgreSQL: $(bash scripts/postgres.sh bindir); its store's suites run on a server started for them"
+  echo "== PostgreSQL: $(bash scripts/postgres.sh bindir); its store's suites run on servers started for them"
 else
   echo "== PostgreSQL: no server binaries here, so the PostgreSQL store's suites are SKIPPED (bash scripts/postgres.sh ensure installs them)"
 fi
 
 # Test files run side by side in two worker processes (each file in a fresh global, with its own
-# temporary root: test/helpers/hygiene-preload.ts), which on two cores takes about two thirds of
-# the time one at a time does.
+# temporary root and cleanup: test/helpers/hygiene-preload.ts): both cores work, and one file's
+# waits (a process it starts, a timer, the disk) are the other's time to run.
 echo "== server (bun test, two files at a time, without: ${slow[*]})"
 node_modules/.bin/bun test --parallel=2 "${slow[@]/#/--path-ignore-patterns=}"
