@@ -33,7 +33,7 @@ echo "== server (bun test)"
 
 echo "== the operation tier and the REST and MCP doors (in process and end to end) again, on PostgreSQL (test/helpers/postgres-preload.ts)"
 # Two suites read the SQLite file itself to show what it keeps (a forgetting's bytes, the access log's
-# rows); what PostgreSQL keeps is test/storage's to show. Measured: 115 s, 587 tests, on 2 shared cores (load 4.3).
+# rows); what PostgreSQL keeps is test/storage's to show.
 "$bun" test --preload ./test/helpers/postgres-preload.ts test/operations test/http test/mcp test/e2e/rest test/e2e/mcp \
   --path-ignore-patterns='test/e2e/rest/forgetting.test.ts' --path-ignore-patterns='test/e2e/rest/access-log.test.ts'
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { IMPORTS_DIR } from '../../src/data-dir';
-import { type Site, siteFor } from '../../src/site';
+import { siteFor } from '../../src/site';
 import { ImportRuns } from '../../src/web/import-runs';
 import { HARNESS_PORT, type Harness } from './operations';
 import { scratchDir } from './scratch';
@@ -16,7 +16,6 @@ import { scratchDir } from './scratch';
 export interface InProcessApp {
   /** The address the app answers as (nothing listens there); `call` (test/helpers/server.ts) takes it. */
   url: string;
-  site: Site;
   /** A request as `fetch` takes one, answered by the app in process. */
   fetch: typeof fetch;
   /** Stops the app's import runs; the harness's `close` closes the rest. */
@@ -36,5 +35,5 @@ export function inProcessApp(h: Harness): InProcessApp {
     imports,
   );
   const answer = async (input: string | URL | Request, init?: RequestInit) => app.request(input, init);
-  return { url: site.baseUrl, site, fetch: answer as typeof fetch, close: () => imports.stop() };
+  return { url: site.baseUrl, fetch: answer as typeof fetch, close: () => imports.stop() };
 }
