@@ -4,7 +4,12 @@
  * learned, its passages) is src/learning/queue.ts's; this repository writes job rows only.
  */
 
-export type JobKind = 'learn_document' | 'embed_memory' | 'reembed';
+export type JobKind = 'learn_document' | 'embed_memory' | 'reembed' | 'extract_facts';
+
+/** The jobs that make what was written searchable: claimed by the learning runner, never behind a model. */
+export const INDEX_JOBS: readonly JobKind[] = ['learn_document', 'embed_memory', 'reembed'];
+/** A learned document's facts, picked out by the language model: claimed apart (src/learning/fact-lane.ts). */
+export const FACT_JOBS: readonly JobKind[] = ['extract_facts'];
 
 export interface LearningJob {
   id: number;
@@ -19,6 +24,8 @@ export interface LearningJob {
    * passages and vectors only, no fact extraction, and the document keeps its times.
    */
   rebuild: boolean;
+  /** Queued by an import: claimed after every ready job of what was added by hand. */
+  bulk: boolean;
 }
 
 /** What a job is queued for: a document to learn, a fact to embed, or the whole server's re-embedding. */
@@ -30,6 +37,8 @@ export interface NewJob {
   memoryId?: string;
   /** See `LearningJob.rebuild`. */
   rebuild?: boolean;
+  /** See `LearningJob.bulk`. */
+  bulk?: boolean;
 }
 
 /**
@@ -39,16 +48,20 @@ export interface NewJob {
  */
 export const JOB_LEASE_MS = 120_000;
 
+/** The order a claim returns its jobs in: those added by hand first, then as queued. */
+export const claimOrder = (a: LearningJob, b: LearningJob): number => Number(a.bulk) - Number(b.bulk) || a.id - b.id;
+
 export interface JobRepository {
   /** Queues a job, ready from `at`. */
   enqueue(job: NewJob, at: number): Promise<void>;
   /**
-   * Takes up to `limit` of the oldest ready jobs and marks them running under a lease until
-   * `now + leaseMs`, at once: two claims, from any connection or process, never take the same job
-   * while its lease holds. A running job whose lease has ended (its learner died) is ready again,
-   * and its claim counts as a new attempt.
+   * Takes up to `limit` of the oldest ready jobs of `kinds` (every kind when absent), those added by
+   * hand before bulk ones, and marks them running under a lease until `now + leaseMs`, at once: two
+   * claims, from any connection or process, never take the same job while its lease holds. A
+   * running job whose lease has ended (its learner died) is ready again, and its claim counts as a
+   * new attempt. Returned in the order claimed.
    */
-  claim(now: number, limit: number, leaseMs?: number): Promise<LearningJob[]>;
+  claim(now: number, limit: number, leaseMs?: number, kinds?: readonly JobKind[]): Promise<LearningJob[]>;
   /**
    * Extends the leases of jobs this learner still holds to `now + leaseMs`; returns the ids of
    * those it still held (a job whose lease ended and that another learner took is not among them).
@@ -68,6 +81,8 @@ export interface JobRepository {
   release(jobs: LearningJob[], now: number): Promise<void>;
   /** Whether a job of this kind is queued or running (a re-embedding, say). */
   hasPending(kind: JobKind): Promise<boolean>;
-  /** Jobs queued or running, every account together (a progress figure, no account data). */
-  countPending(): Promise<number>;
+  /** Jobs of `kinds` (every kind when absent) queued or running, every account together (a progress figure, no account data). */
+  countPending(kinds?: readonly JobKind[]): Promise<number>;
+  /** Jobs of `kinds` failed for good, every account together. */
+  countFailed(kinds: readonly JobKind[]): Promise<number>;
 }

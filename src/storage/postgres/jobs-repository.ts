@@ -3,7 +3,7 @@
  * FOR UPDATE SKIP LOCKED (learners claiming at once pass over each other's rows instead of
  * waiting) and holds them under a lease; a running job whose lease ended is ready again.
  */
-import { JOB_LEASE_MS, type JobRepository, type LearningJob } from '../jobs';
+import { claimOrder, JOB_LEASE_MS, type JobRepository, type LearningJob } from '../jobs';
 import { numbers, type PostgresContext } from './context';
 
 const job = (r: Record<string, unknown>) => numbers<LearningJob>(r, 'id');
@@ -12,23 +12,24 @@ export function jobsRepository({ sql }: PostgresContext): JobRepository {
   return {
     async enqueue(j, at) {
       await sql`
-        INSERT INTO jobs (account_id, kind, document_id, memory_id, state, attempts, run_after, created_at, updated_at, rebuild)
-        VALUES (${j.accountId}, ${j.kind}, ${j.documentId ?? null}, ${j.memoryId ?? null}, 'queued', 0, ${at}, ${at}, ${at}, ${j.rebuild ?? false})`;
+        INSERT INTO jobs (account_id, kind, document_id, memory_id, state, attempts, run_after, created_at, updated_at, rebuild, bulk)
+        VALUES (${j.accountId}, ${j.kind}, ${j.documentId ?? null}, ${j.memoryId ?? null}, 'queued', 0, ${at}, ${at}, ${at}, ${j.rebuild ?? false}, ${j.bulk ?? false})`;
     },
 
-    claim: async (now, limit, leaseMs = JOB_LEASE_MS) =>
+    claim: async (now, limit, leaseMs = JOB_LEASE_MS, kinds) =>
       (
         await sql`
       UPDATE jobs SET state = 'running', attempts = attempts + 1, updated_at = ${now}, lease_until = ${now + leaseMs}
        WHERE id IN (
          SELECT id FROM jobs
           WHERE state IN ('queued', 'running') AND CASE state WHEN 'queued' THEN run_after ELSE lease_until END <= ${now}
-          ORDER BY run_after, id LIMIT ${limit}
+            AND ${kinds ? sql`kind = ANY(${[...kinds]}::text[])` : sql`true`}
+          ORDER BY bulk, run_after, id LIMIT ${limit}
             FOR UPDATE SKIP LOCKED)
-      RETURNING id, account_id, kind, document_id, memory_id, attempts, rebuild`
+      RETURNING id, account_id, kind, document_id, memory_id, attempts, rebuild, bulk`
       )
         .map(job)
-        .sort((a: LearningJob, b: LearningJob) => a.id - b.id),
+        .sort(claimOrder),
 
     async renew(jobs, now, leaseMs = JOB_LEASE_MS) {
       if (jobs.length === 0) return [];
@@ -63,7 +64,17 @@ export function jobsRepository({ sql }: PostgresContext): JobRepository {
     hasPending: async (kind) =>
       (await sql`SELECT 1 FROM jobs WHERE kind = ${kind} AND state IN ('queued', 'running') LIMIT 1`).length > 0,
 
-    countPending: async () =>
-      Number((await sql`SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running')`)[0].n),
+    countPending: async (kinds) =>
+      Number(
+        (
+          await sql`SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running')
+                      AND ${kinds ? sql`kind = ANY(${[...kinds]}::text[])` : sql`true`}`
+        )[0].n,
+      ),
+
+    countFailed: async (kinds) =>
+      Number(
+        (await sql`SELECT count(*) AS n FROM jobs WHERE state = 'failed' AND kind = ANY(${[...kinds]}::text[])`)[0].n,
+      ),
   };
 }

@@ -1,0 +1,306 @@
+/**
+ * The fact lane: learned documents' facts, picked out by the language model in a loop of its own
+ * beside the runner's, so that a document is searchable as soon as it is indexed whatever the
+ * model is doing. Each document's facts are an extract_facts job, queued in the commit that marks
+ * it learned; the facts and the job's end commit together, so a job redone after a kill saves
+ * nothing twice, and a job is only ever given back (never dropped) while the model is down.
+ */
+import type { Clock } from '../clock';
+import type { Logger } from '../log';
+import { FACT_JOBS } from '../storage/jobs';
+import type { LearningJob, Store } from '../storage/store';
+import { ModelError } from '../language-model/model-client';
+import { applyFacts, type FactExtractor, type LearnedDocument } from './fact-extractor';
+import { renewWhileWorking } from './lease-renewal';
+import { type ModelStatus, SLOW_SECONDS, writeModelStatus } from './model-status';
+import { failJob } from './queue';
+
+/** Jobs claimed at a time; at most this many short documents share a request. */
+const CLAIM = 8;
+/** A document this short (in characters) may share a request with the next ones of its container. */
+const SHORT_CHARS = 700;
+/** The most text a shared request reads. */
+const SHARED_CHARS = 2400;
+/** Attempts at a document whose answers are malformed before its facts fail for good (shown as failed). */
+const MAX_ATTEMPTS = 5;
+const IDLE_POLL_MS = 1000;
+/** The pause after the model did not answer; it doubles while it keeps not answering, up to the cap. */
+const DOWN_FIRST_MS = 5000;
+const DOWN_MAX_MS = 300_000;
+/** Weight of the newest document in the seconds-a-document average. */
+const AVERAGE_WEIGHT = 0.3;
+
+interface Claimed {
+  job: LearningJob;
+  learned: LearnedDocument;
+}
+
+export interface FactLaneDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  extractor: FactExtractor;
+  leaseMs: number;
+}
+
+export class FactLane {
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  /** Aborts the model's answer at hand when the lane stops: a stop waits for no model. */
+  private stopping = new AbortController();
+  /** While the model does not answer: the pause before it is asked again. */
+  private downMs = 0;
+  private status: ModelStatus;
+
+  constructor(private readonly deps: FactLaneDeps) {
+    const model = deps.extractor.model;
+    this.status = { model: model.model, state: 'ok', secondsPerDocument: null, format: null, error: null, at: 0 };
+  }
+
+  /** Checks the model with one small request, then works the queue until stopped. */
+  start(): void {
+    this.running = true;
+    this.stopping = new AbortController();
+    this.loop = this.work();
+  }
+
+  /** Tells an idle lane that a job was queued. A lane waiting out a model that is down keeps waiting. */
+  notify(): void {
+    if (!this.downMs) this.wake?.();
+  }
+
+  /** Gives back the jobs at hand (the model's answer is not awaited) and stops. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.stopping.abort(new Error('the learner is stopping'));
+    this.wake?.();
+    await this.loop;
+  }
+
+  /**
+   * Works every ready job; returns how many were ended (facts saved, or failed). Stops early when
+   * the model does not answer: its jobs wait in the queue. Tests call this to step the lane.
+   */
+  async drain(): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const round = await this.round();
+      n += round.ended;
+      if (round.claimed === 0 || round.down || (!this.running && this.loop)) return n;
+    }
+  }
+
+  private async work(): Promise<void> {
+    await this.check();
+    while (this.running) {
+      let busy = false;
+      try {
+        if (this.downMs) await this.check();
+        if (!this.downMs) busy = (await this.round()).claimed > 0;
+      } catch (err) {
+        // The store refused a claim or a commit (a full disk): nothing is lost, the jobs stay queued.
+        this.deps.log.error('fact extraction paused after a failure', { error: String(err) });
+      }
+      if (!busy && this.running) await this.pause(this.downMs || IDLE_POLL_MS);
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => {
+      this.wake = null;
+    });
+  }
+
+  /** One small request: is the model there and answering JSON? Sets the lane up or down accordingly. */
+  private async check(): Promise<void> {
+    const { model } = this.deps.extractor;
+    try {
+      const { format, ms } = await model.check(this.stopping.signal);
+      if (this.downMs || !this.status.format)
+        this.deps.log.info('the language model answers', { model: model.model, format, ms: Math.round(ms) });
+      this.downMs = 0;
+      await this.record({ state: 'ok', format, error: null });
+    } catch (err) {
+      if (this.stopping.signal.aborted) return;
+      await this.down(err);
+    }
+  }
+
+  /** The model gave no answer: facts wait, asked for again after a pause that doubles. */
+  private async down(err: unknown): Promise<void> {
+    if (!this.downMs)
+      this.deps.log.warn('the language model does not answer: facts wait for it; search is not affected', {
+        model: this.deps.extractor.model.model,
+        error: String(err),
+      });
+    this.downMs = Math.min(DOWN_MAX_MS, this.downMs * 2 || DOWN_FIRST_MS);
+    await this.record({ state: 'unreachable', error: err instanceof Error ? err.message : String(err) });
+  }
+
+  private async record(change: Partial<ModelStatus>): Promise<void> {
+    this.status = { ...this.status, ...change, at: this.deps.clock.now() };
+    await writeModelStatus(this.deps.store, this.status);
+  }
+
+  /** Claims a few jobs and works them; `down` when the model stopped answering on the way. */
+  private async round(): Promise<{ claimed: number; ended: number; down: boolean }> {
+    const { store, clock, leaseMs } = this.deps;
+    const jobs = await store.jobs.claim(clock.now(), CLAIM, leaseMs, FACT_JOBS);
+    if (jobs.length === 0) return { claimed: 0, ended: 0, down: false };
+    const renewal = renewWhileWorking(store, clock, jobs, leaseMs);
+    let ended = 0;
+    let down = false;
+    try {
+      const claimed: Claimed[] = [];
+      for (const job of jobs) {
+        const doc = await store.documents.get(job.accountId!, job.documentId!);
+        const passages = doc ? await store.passages.list(doc.accountId, doc.id) : [];
+        // Deleted since, or nothing to read: nothing to extract.
+        if (!doc || passages.length === 0) {
+          await store.jobs.complete(job, clock.now());
+          ended++;
+        } else claimed.push({ job, learned: { doc, passages } });
+      }
+      const groups = shareRequests(claimed);
+      while (groups.length && !down && !this.stopping.signal.aborted) {
+        const outcome = await this.extract(groups.shift()!);
+        if (outcome === 'down') down = true;
+        else ended += outcome;
+      }
+      const left = groups.flat().map((c) => c.job);
+      if (left.length) await store.jobs.release(left, clock.now());
+    } finally {
+      clearInterval(renewal);
+    }
+    return { claimed: jobs.length, ended, down };
+  }
+
+  /**
+   * Asks the model for one group's facts and commits them with the jobs' ends; returns how many
+   * jobs ended, or `down`. No answer at all gives the jobs back uncounted, unless the model answers
+   * the small check at once, which says it is the request (too long to answer in time) that fails.
+   * A group whose request fails is asked again one document at a time; a document's own failure
+   * counts against it (retried after a backoff, failed for good after MAX_ATTEMPTS).
+   */
+  private async extract(group: Claimed[]): Promise<number | 'down'> {
+    const { store, clock, extractor } = this.deps;
+    const jobs = group.map((c) => c.job);
+    const started = performance.now();
+    let slowSeen: Promise<void> | null = null;
+    const slow = setTimeout(() => {
+      slowSeen = this.record({ state: 'slow' }).catch(() => {});
+    }, SLOW_SECONDS * 1000);
+    let actions;
+    try {
+      actions = await extractor.propose(
+        store,
+        group.map((c) => c.learned),
+        this.stopping.signal,
+      );
+    } catch (err) {
+      if (this.stopping.signal.aborted) {
+        await store.jobs.release(jobs, clock.now());
+        return 0;
+      }
+      if (!(err instanceof ModelError)) throw err;
+      if (err.failure === 'unreachable') {
+        await this.check();
+        if (this.downMs) {
+          await store.jobs.release(jobs, clock.now());
+          return 'down';
+        }
+      }
+      if (group.length === 1) {
+        await this.fail(group[0]!, err);
+        return 1;
+      }
+      let ended = 0;
+      for (const [i, one] of group.entries()) {
+        const outcome = await this.extract([one]);
+        if (outcome === 'down') {
+          await store.jobs.release(jobs.slice(i + 1), clock.now());
+          return 'down';
+        }
+        ended += outcome;
+      }
+      return ended;
+    } finally {
+      clearTimeout(slow);
+      await slowSeen;
+    }
+    const seconds = (performance.now() - started) / 1000 / group.length;
+    const average =
+      this.status.secondsPerDocument === null
+        ? seconds
+        : AVERAGE_WEIGHT * seconds + (1 - AVERAGE_WEIGHT) * this.status.secondsPerDocument;
+    await store.transaction(async (tx) => {
+      const now = clock.now();
+      for (const [i, { job, learned }] of group.entries()) {
+        // Another learner took the job when this one's lease ended (it stalled): its facts are that one's.
+        if (!(await tx.jobs.renew([job], now, this.deps.leaseMs)).length) continue;
+        // Deleted while the model read it: its facts go with it.
+        if (actions[i]!.length && (await tx.documents.get(learned.doc.accountId, learned.doc.id)))
+          await applyFacts(tx, learned.doc, actions[i]!, now);
+        await tx.jobs.complete(job, now);
+      }
+      this.status = {
+        ...this.status,
+        state: average > SLOW_SECONDS ? 'slow' : 'ok',
+        secondsPerDocument: Math.round(average * 10) / 10,
+        format: extractor.model.answerFormat,
+        error: null,
+        at: now,
+      };
+      await writeModelStatus(tx, this.status);
+    });
+    return group.length;
+  }
+
+  private async fail({ job, learned }: Claimed, err: ModelError): Promise<void> {
+    const { store, clock, log } = this.deps;
+    const permanent = job.attempts >= MAX_ATTEMPTS;
+    log.warn('facts could not be extracted', {
+      job: job.id,
+      document: learned.doc.id,
+      permanent,
+      error: err.message,
+    });
+    const now = clock.now();
+    await failJob(store, job, err.message, permanent ? null : now + 1000 * 2 ** job.attempts, now);
+  }
+}
+
+/**
+ * The claimed jobs as requests: a run of short documents of one container (a conversation added
+ * turn by turn) shares one, up to SHARED_CHARS; any other document has its own.
+ */
+function shareRequests(claimed: Claimed[]): Claimed[][] {
+  const groups: Claimed[][] = [];
+  let chars = 0;
+  for (const c of claimed) {
+    const size = c.learned.passages.reduce((n, p) => n + p.content.length, 0);
+    const last = groups.at(-1);
+    const head = last?.[0]?.learned.doc;
+    const joins =
+      last &&
+      size <= SHORT_CHARS &&
+      chars + size <= SHARED_CHARS &&
+      head!.accountId === c.learned.doc.accountId &&
+      head!.containerId === c.learned.doc.containerId;
+    if (joins) {
+      last.push(c);
+      chars += size;
+    } else {
+      groups.push([c]);
+      chars = size <= SHORT_CHARS ? size : SHARED_CHARS;
+    }
+  }
+  return groups;
+}
