@@ -55,10 +55,11 @@ export type ModelFailure = 'unreachable' | 'refused' | 'malformed';
 export class ModelError extends ServiceError {
   constructor(
     readonly failure: ModelFailure,
-    message: string,
-    details: Record<string, unknown>,
+    /** What the last attempt got, in a few words ("HTTP 503", "connection failed"). */
+    readonly reason: string,
+    model: string,
   ) {
-    super('internal', message, details);
+    super('internal', `The language model did not give a usable answer (${reason}).`, { model });
   }
 }
 
@@ -133,9 +134,7 @@ export class ModelClient {
       if (outcome.truncated) maxTokens = Math.min(MAX_TOKENS_CAP, maxTokens * TRUNCATED_GROWTH);
       if (!outcome.retry) break;
     }
-    throw new ModelError(last!.failure, `The language model did not give a usable answer (${last!.reason}).`, {
-      model: this.model,
-    });
+    throw new ModelError(last!.failure, last!.reason, this.model);
   }
 
   /**

@@ -141,7 +141,7 @@ export class FactLane {
         error: String(err),
       });
     this.downMs = Math.min(DOWN_MAX_MS, this.downMs * 2 || DOWN_FIRST_MS);
-    await this.record({ state: 'unreachable', error: err instanceof Error ? err.message : String(err) });
+    await this.record({ state: 'unreachable', error: err instanceof ModelError ? err.reason : String(err) });
   }
 
   private async record(change: Partial<ModelStatus>): Promise<void> {
@@ -252,19 +252,26 @@ export class FactLane {
       }
       this.status = {
         ...this.status,
-        state: average > SLOW_SECONDS ? 'slow' : 'ok',
         secondsPerDocument: Math.round(average * 10) / 10,
         format: extractor.model.answerFormat,
         error: null,
         at: now,
       };
+      this.status.state = this.paced();
       await writeModelStatus(tx, this.status);
     });
     return group.length;
   }
 
+  /** `ok` or `slow`, as the model has answered lately. */
+  private paced(): 'ok' | 'slow' {
+    return (this.status.secondsPerDocument ?? 0) > SLOW_SECONDS ? 'slow' : 'ok';
+  }
+
+  /** A document's request got an answer that is no use: it counts against the document, and the model answers. */
   private async fail({ job, learned }: Claimed, err: ModelError): Promise<void> {
     const { store, clock, log } = this.deps;
+    await this.record({ state: this.paced(), format: this.deps.extractor.model.answerFormat, error: null });
     const permanent = job.attempts >= MAX_ATTEMPTS;
     log.warn('facts could not be extracted', {
       job: job.id,

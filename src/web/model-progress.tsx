@@ -20,7 +20,7 @@ export function ModelProgress({ progress }: { progress: LearningProgress }) {
   let says: string | null = null;
   if (model.state === 'unreachable')
     says =
-      `The language model (${model.name}) does not answer${model.error ? `: ${model.error}` : ''}. ` +
+      `The language model (${model.name}) does not answer${model.error ? ` (${model.error})` : ''}. ` +
       `${waiting} for ${facts.waiting === 1 ? 'its' : 'their'} facts, asked for again until it does. Search is not affected.`;
   else if (facts.waiting > 0) {
     const pace = model.seconds_per_document;
