@@ -76,7 +76,9 @@ const REFUSED_FORMAT = new Set([400, 422, 501]);
  */
 const formats = new Map<string, AnswerFormat>();
 
-const Check = z.object({ ok: z.boolean() });
+/** The check's answer: asked for as `{"ok": true}`, taken as any JSON object (a small model may answer `{}`). */
+const Check = z.record(z.string(), z.unknown());
+const CHECK_SCHEMA = answerSchema(z.object({ ok: z.boolean() }));
 
 type Outcome<T> =
   | { ok: true; value: T }
@@ -139,14 +141,15 @@ export class ModelClient {
 
   /**
    * One small request at start: is the model there, and does it answer JSON? Resolves with the
-   * format it took and how long it took; throws ModelError (or the signal's reason) otherwise.
+   * format it took and how long it took; throws ModelError (or the signal's reason) otherwise: a
+   * `malformed` one when it answers, but not with a JSON object.
    */
   async check(signal?: AbortSignal): Promise<{ format: AnswerFormat; ms: number }> {
     const started = performance.now();
     await this.chatJson(
       [{ role: 'user', content: 'Reply with the JSON object {"ok": true} and nothing else.' }],
       Check,
-      { name: 'check', maxTokens: 16, retries: 0, signal },
+      { name: 'check', maxTokens: 16, jsonSchema: CHECK_SCHEMA, retries: 0, signal },
     );
     return { format: this.answerFormat, ms: performance.now() - started };
   }

@@ -118,7 +118,7 @@ export class FactLane {
     });
   }
 
-  /** One small request: is the model there and answering JSON? Sets the lane up or down accordingly. */
+  /** One small request: is the model there and answering? Sets the lane up or down accordingly. */
   private async check(): Promise<void> {
     const { model } = this.deps.extractor;
     try {
@@ -129,7 +129,12 @@ export class FactLane {
       await this.record({ state: 'ok', format, error: null });
     } catch (err) {
       if (this.stopping.signal.aborted) return;
-      await this.down(err);
+      // It answered, though not with a JSON object: it is there, and each document's answer is judged on its own.
+      if (err instanceof ModelError && err.failure === 'malformed') {
+        this.deps.log.warn('the language model answers, but not with JSON: facts may fail', { model: model.model });
+        this.downMs = 0;
+        await this.record({ state: this.paced(), format: model.answerFormat, error: null });
+      } else await this.down(err);
     }
   }
 

@@ -107,6 +107,29 @@ describe('a model that is down', () => {
   });
 });
 
+describe('a model that answers its check badly', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world('chatty');
+  });
+  afterAll(async () => {
+    await w.server.close();
+    await w.model.stop();
+  });
+
+  it('is there: a document it does not answer for counts against the document, not as the model being down', async () => {
+    w.model.fixture = () => ({ httpStatus: 503 });
+    w.model.check = () => ({ rawContent: 'Hello! How can I help?' });
+    await addDocument(w.server, w.key, { container: w.account.containers.Chat!, content: 'My owl is Hoot.' });
+    await w.server.learning.drain();
+    expect(await health(w)).toMatchObject({ facts: { waiting: 1, failed: 0 }, model: { state: 'ok', error: null } });
+    const { store } = w.server.services;
+    const [job] = await store.jobs.claim(w.server.clock.now() + 60_000, 1, undefined, ['extract_facts']);
+    // Its first attempt was counted: this claim is its second.
+    expect(job!.attempts).toBe(2);
+  });
+});
+
 describe('malformed answers', () => {
   let w: World;
   beforeAll(async () => {

@@ -178,8 +178,19 @@ describe('the model client', () => {
     } finally {
       model.refusesSchema = false;
     }
-    model.check = () => ({ httpStatus: 503 });
     try {
+      // Any JSON object will do; an answer that is no JSON says the model is there, but answers badly.
+      model.check = () => ({});
+      expect((await client().check()).format).toBe('json_schema');
+      model.check = () => ({ rawContent: 'Hello! How can I help?' });
+      expect(
+        (
+          await client()
+            .check()
+            .catch((e) => e)
+        ).failure,
+      ).toBe('malformed');
+      model.check = () => ({ httpStatus: 503 });
       expect(
         (
           await client()

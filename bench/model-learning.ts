@@ -1,0 +1,206 @@
+/**
+ * Learning with a real local language model: `engram serve` (its own process, the fast embedding
+ * tier) is given the turns of the generated conversations (bench/conversations) as documents, one
+ * container a conversation, as fast as one client adds them, and learns them with no model, then
+ * with Gemma 3 270M under llama.cpp (bench/llama-endpoint.ts, a one-slot OpenAI-compatible
+ * endpoint in its own process) asked with a JSON schema, then with the same model behind a server
+ * that refuses a schema (plain JSON). It prints, for each: documents a minute searchable (every
+ * document learned), documents and facts a minute out of the model within the time given, the
+ * model's seconds a document, and how many of its answers were JSON of the shape asked.
+ *
+ * node-llama-cpp and the model live in a scratch folder, never in the project (docs/models.md,
+ * "Trying a tiny model here", says how to fetch them):
+ *
+ *   bun bench/model-learning.ts --llama DIR --model FILE.gguf [--documents 1000] [--minutes 4]
+ *     [--threads 1] [--runs none,schema,plain]
+ */
+import { Database } from 'bun:sqlite';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { generateConversations, turnDocument } from './conversations/generate';
+import { engram, freePort, ROOT, serve, setUp } from './lib/engram-process';
+
+const { values } = parseArgs({
+  options: {
+    llama: { type: 'string' },
+    model: { type: 'string' },
+    documents: { type: 'string', default: '1000' },
+    minutes: { type: 'string', default: '4' },
+    threads: { type: 'string', default: '1' },
+    runs: { type: 'string', default: 'none,schema,plain' },
+  },
+});
+const runs = values.runs!.split(',') as Array<'none' | 'schema' | 'plain'>;
+if (runs.some((r) => r !== 'none') && (!values.llama || !values.model)) {
+  console.error(
+    'usage: bun bench/model-learning.ts --llama DIR --model FILE.gguf [--documents 1000] [--minutes 4] [--threads 1]',
+  );
+  process.exit(2);
+}
+const turns = generateConversations(17).turns.slice(0, Number(values.documents));
+const budgetMs = Number(values.minutes) * 60_000;
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
+interface Endpoint {
+  url: string;
+  stats(): Promise<EndpointStats>;
+  stop(): Promise<void>;
+}
+interface EndpointStats {
+  requests: number;
+  refused: number;
+  promptTokens: number;
+  completionTokens: number;
+  seconds: number;
+  answers: Record<string, { total: number; json: number; shaped: number; cut: number }>;
+}
+
+/** The llama.cpp endpoint in its own process; resolves once it answers. */
+async function startEndpoint(refuseSchema: boolean): Promise<Endpoint> {
+  const port = freePort();
+  const proc = Bun.spawn(
+    [
+      process.execPath,
+      join(ROOT, 'bench/llama-endpoint.ts'),
+      '--llama',
+      values.llama!,
+      '--model',
+      values.model!,
+      '--port',
+      String(port),
+      '--threads',
+      values.threads!,
+      ...(refuseSchema ? ['--refuse-schema'] : []),
+    ],
+    { stdout: 'ignore', stderr: 'ignore' },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  const stats = async () => (await (await fetch(`${base}/stats`)).json()) as EndpointStats;
+  for (let i = 0; i < 600; i++) {
+    if (proc.exitCode !== null) throw new Error(`the llama endpoint exited with ${proc.exitCode}`);
+    if (
+      await stats().then(
+        () => true,
+        () => false,
+      )
+    )
+      return {
+        url: `${base}/v1`,
+        stats,
+        async stop() {
+          proc.kill();
+          await proc.exited;
+        },
+      };
+    await Bun.sleep(100);
+  }
+  proc.kill();
+  throw new Error('the llama endpoint did not answer within 60 s');
+}
+
+interface Figures {
+  run: string;
+  searchableMs: number;
+  engramCpu: number;
+  extracted: number;
+  failed: number;
+  facts: number;
+  factMs: number;
+  secondsPerDocument: number | null;
+  format: string | null;
+  endpoint: EndpointStats | null;
+}
+
+async function measure(run: 'none' | 'schema' | 'plain'): Promise<Figures> {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-bench-model-'));
+  const endpoint = run === 'none' ? null : await startEndpoint(run === 'plain');
+  const env: Record<string, string> = {
+    ENGRAM_EMBEDDER: 'fast',
+    ...(endpoint
+      ? { ENGRAM_MODEL_URL: endpoint.url, ENGRAM_MODEL: 'gemma-3-270m', ENGRAM_MODEL_TIMEOUT_SECONDS: '600' }
+      : {}),
+  };
+  const { key } = setUp(dir, env);
+  const containers = new Map<number, string>();
+  for (const conversation of new Set(turns.map((t) => t.conversation)))
+    containers.set(conversation, engram(dir, ['containers', 'create', `Chat ${conversation}`], undefined, env));
+  const server = await serve(dir, env);
+  const db = new Database(join(dir, 'engram.db'), { readonly: true });
+  const count = (sql: string) => db.query<{ n: number }, []>(sql).get()!.n;
+  try {
+    const cpuBefore = server.cpuSeconds();
+    const started = performance.now();
+    for (const t of turns) {
+      const res = await fetch(`${server.url}/v1/documents`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ container: containers.get(t.conversation), content: turnDocument(t) }),
+      });
+      if (res.status !== 202) throw new Error(`add answered ${res.status}`);
+    }
+    while (count("SELECT count(*) AS n FROM documents WHERE status = 'learned'") < turns.length) await Bun.sleep(20);
+    const searchableMs = performance.now() - started;
+    const engramCpu = server.cpuSeconds() - cpuBefore;
+    const factsWaiting = () =>
+      count("SELECT count(*) AS n FROM jobs WHERE kind = 'extract_facts' AND state IN ('queued', 'running')");
+    if (endpoint) while (factsWaiting() > 0 && performance.now() - started < budgetMs) await Bun.sleep(250);
+    const factMs = performance.now() - started;
+    const health = (await (
+      await fetch(`${server.url}/healthz`, { headers: { Authorization: `Bearer ${key}` } })
+    ).json()) as { learning: { model?: { seconds_per_document: number | null; format: string | null } } };
+    return {
+      run,
+      searchableMs,
+      engramCpu,
+      extracted: count("SELECT count(*) AS n FROM jobs WHERE kind = 'extract_facts' AND state = 'done'"),
+      failed: count("SELECT count(*) AS n FROM jobs WHERE kind = 'extract_facts' AND state = 'failed'"),
+      facts: count('SELECT count(*) AS n FROM memories'),
+      factMs,
+      secondsPerDocument: health.learning.model?.seconds_per_document ?? null,
+      format: health.learning.model?.format ?? null,
+      endpoint: endpoint ? await endpoint.stats() : null,
+    };
+  } finally {
+    db.close();
+    await server.stop();
+    await endpoint?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+console.log(
+  `${turns.length} conversation turns as documents (${new Set(turns.map((t) => t.conversation)).size} conversations); ` +
+    `facts for up to ${values.minutes} min; llama.cpp on ${values.threads} thread(s); load average at start ${load()}`,
+);
+for (const run of runs) {
+  const f = await measure(run);
+  const perMin = (n: number, ms: number) => ((n * 60_000) / ms).toFixed(1);
+  console.log(
+    `\n${run === 'none' ? 'no model' : run === 'schema' ? 'with the model, JSON schema' : 'with the model, schema refused: plain JSON'}`,
+  );
+  console.log(
+    `  searchable: ${turns.length} documents in ${(f.searchableMs / 1000).toFixed(1)} s = ${perMin(turns.length, f.searchableMs)} a minute (engram CPU ${f.engramCpu.toFixed(1)} s)`,
+  );
+  if (f.endpoint) {
+    const e = f.endpoint;
+    console.log(
+      `  facts: ${f.extracted} documents read (${f.failed} failed for good) and ${f.facts} facts in ${(f.factMs / 1000).toFixed(0)} s = ` +
+        `${perMin(f.extracted, f.factMs)} documents and ${perMin(f.facts, f.factMs)} facts a minute; ${f.secondsPerDocument} s a document lately (format ${f.format})`,
+    );
+    console.log(
+      `  model: ${e.requests} requests (${e.refused} refused), ${(f.extracted / Math.max(1, e.requests)).toFixed(1)} documents a request, ` +
+        `${(e.promptTokens / Math.max(1, e.requests)).toFixed(0)} prompt and ${(e.completionTokens / Math.max(1, e.requests)).toFixed(0)} answer tokens a request, ` +
+        `${(e.seconds / Math.max(1, e.requests)).toFixed(1)} s a request`,
+    );
+    for (const [format, a] of Object.entries(e.answers))
+      console.log(
+        `  answers asked as ${format}: ${a.total}, of which JSON ${a.json}, with a facts list ${a.shaped}, cut at max_tokens ${a.cut}`,
+      );
+  }
+  console.log(`  load average ${load()}`);
+}
