@@ -92,7 +92,8 @@ async function grammarFor(format: ChatRequest['response_format']): Promise<unkno
 }
 
 function tally(format: string, text: string, cut: boolean): void {
-  const a = (stats.answers[format] ??= { total: 0, json: 0, shaped: 0, cut: 0 });
+  stats.answers[format] ??= { total: 0, json: 0, shaped: 0, cut: 0 };
+  const a = stats.answers[format];
   a.total++;
   if (cut) a.cut++;
   try {
@@ -111,7 +112,7 @@ async function complete(req: ChatRequest): Promise<Response> {
     .join('\n\n');
   const turns = req.messages.filter((m) => m.role !== 'system');
   const last = turns.pop();
-  if (!last || last.role !== 'user')
+  if (last?.role !== 'user')
     return Response.json({ error: { message: "the last message must be the user's" } }, { status: 400 });
   const session = new llamaCpp.LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
   const inBefore = sequence.tokenMeter.usedInputTokens;

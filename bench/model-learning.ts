@@ -4,7 +4,9 @@
  * container a conversation, as fast as one client adds them, and learns them with no model, then
  * with Gemma 3 270M under llama.cpp (bench/llama-endpoint.ts, a one-slot OpenAI-compatible
  * endpoint in its own process) asked with a JSON schema, then with the same model behind a server
- * that refuses a schema (plain JSON). It prints, for each: documents a minute searchable (every
+ * that refuses a schema (plain JSON); and, for a fair figure of searchable documents on a machine
+ * whose cores the model shares, with no model while the same model answers another client beside
+ * it (`busy`). It prints, for each: documents a minute searchable (every
  * document learned), documents and facts a minute out of the model within the time given, the
  * model's seconds a document, and how many of its answers were JSON of the shape asked.
  *
@@ -12,7 +14,7 @@
  * "Trying a tiny model here", says how to fetch them):
  *
  *   bun bench/model-learning.ts --llama DIR --model FILE.gguf [--documents 1000] [--minutes 4]
- *     [--threads 1] [--runs none,schema,plain]
+ *     [--threads 1] [--runs none,busy,schema,plain]
  */
 import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,10 +31,11 @@ const { values } = parseArgs({
     documents: { type: 'string', default: '1000' },
     minutes: { type: 'string', default: '4' },
     threads: { type: 'string', default: '1' },
-    runs: { type: 'string', default: 'none,schema,plain' },
+    runs: { type: 'string', default: 'none,busy,schema,plain' },
   },
 });
-const runs = values.runs!.split(',') as Array<'none' | 'schema' | 'plain'>;
+type Run = 'none' | 'busy' | 'schema' | 'plain';
+const runs = values.runs!.split(',') as Run[];
 if (runs.some((r) => r !== 'none') && (!values.llama || !values.model)) {
   console.error(
     'usage: bun bench/model-learning.ts --llama DIR --model FILE.gguf [--documents 1000] [--minutes 4] [--threads 1]',
@@ -116,12 +119,29 @@ interface Figures {
   endpoint: EndpointStats | null;
 }
 
-async function measure(run: 'none' | 'schema' | 'plain'): Promise<Figures> {
+/** Keeps the endpoint generating, as another client of the same model would, until `until` resolves. */
+async function keepBusy(endpoint: Endpoint, until: Promise<unknown>): Promise<void> {
+  let done = false;
+  void until.finally(() => {
+    done = true;
+  });
+  while (!done)
+    await fetch(`${endpoint.url}/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({
+        messages: [{ role: 'user', content: 'Write a long story about a lighthouse keeper.' }],
+        max_tokens: 64,
+      }),
+    });
+}
+
+async function measure(run: Run): Promise<Figures> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-bench-model-'));
   const endpoint = run === 'none' ? null : await startEndpoint(run === 'plain');
+  const learns = run === 'schema' || run === 'plain';
   const env: Record<string, string> = {
     ENGRAM_EMBEDDER: 'fast',
-    ...(endpoint
+    ...(endpoint && learns
       ? { ENGRAM_MODEL_URL: endpoint.url, ENGRAM_MODEL: 'gemma-3-270m', ENGRAM_MODEL_TIMEOUT_SECONDS: '600' }
       : {}),
   };
@@ -134,6 +154,8 @@ async function measure(run: 'none' | 'schema' | 'plain'): Promise<Figures> {
   const count = (sql: string) => db.query<{ n: number }, []>(sql).get()!.n;
   try {
     const cpuBefore = server.cpuSeconds();
+    const searchable = Promise.withResolvers<void>();
+    const busy = run === 'busy' ? keepBusy(endpoint!, searchable.promise) : null;
     const started = performance.now();
     for (const t of turns) {
       const res = await fetch(`${server.url}/v1/documents`, {
@@ -146,9 +168,11 @@ async function measure(run: 'none' | 'schema' | 'plain'): Promise<Figures> {
     while (count("SELECT count(*) AS n FROM documents WHERE status = 'learned'") < turns.length) await Bun.sleep(20);
     const searchableMs = performance.now() - started;
     const engramCpu = server.cpuSeconds() - cpuBefore;
+    searchable.resolve();
+    await busy;
     const factsWaiting = () =>
       count("SELECT count(*) AS n FROM jobs WHERE kind = 'extract_facts' AND state IN ('queued', 'running')");
-    if (endpoint) while (factsWaiting() > 0 && performance.now() - started < budgetMs) await Bun.sleep(250);
+    if (learns) while (factsWaiting() > 0 && performance.now() - started < budgetMs) await Bun.sleep(250);
     const factMs = performance.now() - started;
     const health = (await (
       await fetch(`${server.url}/healthz`, { headers: { Authorization: `Bearer ${key}` } })
@@ -163,7 +187,7 @@ async function measure(run: 'none' | 'schema' | 'plain'): Promise<Figures> {
       factMs,
       secondsPerDocument: health.learning.model?.seconds_per_document ?? null,
       format: health.learning.model?.format ?? null,
-      endpoint: endpoint ? await endpoint.stats() : null,
+      endpoint: endpoint && learns ? await endpoint.stats() : null,
     };
   } finally {
     db.close();
@@ -180,9 +204,13 @@ console.log(
 for (const run of runs) {
   const f = await measure(run);
   const perMin = (n: number, ms: number) => ((n * 60_000) / ms).toFixed(1);
-  console.log(
-    `\n${run === 'none' ? 'no model' : run === 'schema' ? 'with the model, JSON schema' : 'with the model, schema refused: plain JSON'}`,
-  );
+  const title = {
+    none: 'no model',
+    busy: 'no model, the same model answering another client beside it',
+    schema: 'with the model, JSON schema',
+    plain: 'with the model, schema refused: plain JSON',
+  }[run];
+  console.log(`\n${title}`);
   console.log(
     `  searchable: ${turns.length} documents in ${(f.searchableMs / 1000).toFixed(1)} s = ${perMin(turns.length, f.searchableMs)} a minute (engram CPU ${f.engramCpu.toFixed(1)} s)`,
   );
