@@ -172,7 +172,10 @@ const server = Bun.serve({
   idleTimeout: 0,
   async fetch(req) {
     const path = new URL(req.url).pathname;
-    if (path === '/stats') return Response.json(stats);
+    if (path === '/stats') {
+      const { user, system } = process.cpuUsage();
+      return Response.json({ ...stats, cpuSeconds: (user + system) / 1e6 });
+    }
     if (path !== '/v1/chat/completions' || req.method !== 'POST') return new Response('not found', { status: 404 });
     const body = (await req.json()) as ChatRequest;
     if (values['refuse-schema'] && body.response_format?.type === 'json_schema') {

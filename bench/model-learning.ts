@@ -6,7 +6,7 @@
  * endpoint in its own process) asked with a JSON schema, then with the same model behind a server
  * that refuses a schema (plain JSON); and, for a fair figure of searchable documents on a machine
  * whose cores the model shares, with no model while the same model answers another client beside
- * it (`busy`). It prints, for each: documents a minute searchable (every
+ * it (`busy`), and with a model configured that does not answer (`down`). It prints, for each: documents a minute searchable (every
  * document learned), documents and facts a minute out of the model within the time given, the
  * model's seconds a document, and how many of its answers were JSON of the shape asked.
  *
@@ -34,7 +34,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: 'none,busy,schema,plain' },
   },
 });
-type Run = 'none' | 'busy' | 'schema' | 'plain';
+type Run = 'none' | 'busy' | 'down' | 'schema' | 'plain';
 const runs = values.runs!.split(',') as Run[];
 if (runs.some((r) => r !== 'none') && (!values.llama || !values.model)) {
   console.error(
@@ -60,6 +60,7 @@ interface EndpointStats {
   promptTokens: number;
   completionTokens: number;
   seconds: number;
+  cpuSeconds: number;
   answers: Record<string, { total: number; json: number; shaped: number; cut: number }>;
 }
 
@@ -110,6 +111,8 @@ interface Figures {
   run: string;
   searchableMs: number;
   engramCpu: number;
+  /** CPU seconds the model's process used while the documents were made searchable; null without one. */
+  modelCpu: number | null;
   extracted: number;
   failed: number;
   facts: number;
@@ -137,10 +140,12 @@ async function keepBusy(endpoint: Endpoint, until: Promise<unknown>): Promise<vo
 
 async function measure(run: Run): Promise<Figures> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-bench-model-'));
-  const endpoint = run === 'none' ? null : await startEndpoint(run === 'plain');
+  const endpoint = run === 'none' || run === 'down' ? null : await startEndpoint(run === 'plain');
   const learns = run === 'schema' || run === 'plain';
   const env: Record<string, string> = {
     ENGRAM_EMBEDDER: 'fast',
+    // A model configured where nothing answers.
+    ...(run === 'down' ? { ENGRAM_MODEL_URL: `http://127.0.0.1:${freePort()}/v1`, ENGRAM_MODEL: 'down' } : {}),
     ...(endpoint && learns
       ? { ENGRAM_MODEL_URL: endpoint.url, ENGRAM_MODEL: 'gemma-3-270m', ENGRAM_MODEL_TIMEOUT_SECONDS: '600' }
       : {}),
@@ -154,6 +159,7 @@ async function measure(run: Run): Promise<Figures> {
   const count = (sql: string) => db.query<{ n: number }, []>(sql).get()!.n;
   try {
     const cpuBefore = server.cpuSeconds();
+    const modelCpuBefore = endpoint ? (await endpoint.stats()).cpuSeconds : 0;
     const searchable = Promise.withResolvers<void>();
     const busy = run === 'busy' ? keepBusy(endpoint!, searchable.promise) : null;
     const started = performance.now();
@@ -168,6 +174,7 @@ async function measure(run: Run): Promise<Figures> {
     while (count("SELECT count(*) AS n FROM documents WHERE status = 'learned'") < turns.length) await Bun.sleep(20);
     const searchableMs = performance.now() - started;
     const engramCpu = server.cpuSeconds() - cpuBefore;
+    const modelCpu = endpoint ? (await endpoint.stats()).cpuSeconds - modelCpuBefore : null;
     searchable.resolve();
     await busy;
     const factsWaiting = () =>
@@ -181,6 +188,7 @@ async function measure(run: Run): Promise<Figures> {
       run,
       searchableMs,
       engramCpu,
+      modelCpu,
       extracted: count("SELECT count(*) AS n FROM jobs WHERE kind = 'extract_facts' AND state = 'done'"),
       failed: count("SELECT count(*) AS n FROM jobs WHERE kind = 'extract_facts' AND state = 'failed'"),
       facts: count('SELECT count(*) AS n FROM memories'),
@@ -207,12 +215,13 @@ for (const run of runs) {
   const title = {
     none: 'no model',
     busy: 'no model, the same model answering another client beside it',
+    down: 'a model that is down',
     schema: 'with the model, JSON schema',
     plain: 'with the model, schema refused: plain JSON',
   }[run];
   console.log(`\n${title}`);
   console.log(
-    `  searchable: ${turns.length} documents in ${(f.searchableMs / 1000).toFixed(1)} s = ${perMin(turns.length, f.searchableMs)} a minute (engram CPU ${f.engramCpu.toFixed(1)} s)`,
+    `  searchable: ${turns.length} documents in ${(f.searchableMs / 1000).toFixed(1)} s = ${perMin(turns.length, f.searchableMs)} a minute (engram CPU ${f.engramCpu.toFixed(1)} s${f.modelCpu === null ? '' : `, the model's ${f.modelCpu.toFixed(1)} s`})`,
   );
   if (f.endpoint) {
     const e = f.endpoint;
@@ -223,7 +232,7 @@ for (const run of runs) {
     console.log(
       `  model: ${e.requests} requests (${e.refused} refused), ${(f.extracted / Math.max(1, e.requests)).toFixed(1)} documents a request, ` +
         `${(e.promptTokens / Math.max(1, e.requests)).toFixed(0)} prompt and ${(e.completionTokens / Math.max(1, e.requests)).toFixed(0)} answer tokens a request, ` +
-        `${(e.seconds / Math.max(1, e.requests)).toFixed(1)} s a request`,
+        `${(e.seconds / Math.max(1, e.requests)).toFixed(1)} s a request (endpoint CPU ${e.cpuSeconds.toFixed(0)} s)`,
     );
     for (const [format, a] of Object.entries(e.answers))
       console.log(

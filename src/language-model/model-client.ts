@@ -64,7 +64,11 @@ export class ModelError extends ServiceError {
 }
 
 const BACKOFF_MS = [250, 1000, 4000];
-/** A truncated answer is asked again with this many times the tokens, once per retry, up to the cap. */
+/**
+ * An answer cut at `max_tokens` under a JSON schema (whose bounds the tokens were sized to) is asked
+ * again with this many times the tokens, up to the cap. Under plain JSON a cut answer is a model
+ * rambling, which it would do again: it is not retried.
+ */
 const TRUNCATED_GROWTH = 2;
 const MAX_TOKENS_CAP = 4096;
 /** Statuses with which servers refuse a `response_format` they do not support. */
@@ -212,8 +216,9 @@ export class ModelClient {
     try {
       json = JSON.parse(stripFence(content));
     } catch {
-      const reason = truncated ? `the message was cut at ${options.maxTokens} tokens` : 'the message is not JSON';
-      return { ok: false, failure: 'malformed', retry: true, reason, truncated };
+      if (!truncated) return { ok: false, failure: 'malformed', retry: true, reason: 'the message is not JSON' };
+      const reason = `the message was cut at ${options.maxTokens} tokens`;
+      return { ok: false, failure: 'malformed', retry: format === 'json_schema', reason, truncated };
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success)

@@ -24,7 +24,7 @@ const MAX_FACTS = 16;
 /** The longest fact asked for, in characters. */
 const FACT_CHARS = 160;
 /** Tokens of one fact's JSON (its words, about four characters a token, and its fields), and of the object around them. */
-const TOKENS_PER_FACT = 24 + FACT_CHARS / 4;
+const TOKENS_PER_FACT = 32 + FACT_CHARS / 4;
 const ANSWER_TOKENS = 16;
 
 /** What the answer is checked against: loosely, so that one fact naming no passage is dropped, not the answer. */

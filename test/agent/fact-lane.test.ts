@@ -195,7 +195,7 @@ describe('what the model is asked', () => {
     expect(fact.items.properties.passage).toEqual({ type: 'integer', minimum: 1, maximum: 1 });
     expect(fact.items.properties.same_as).toEqual({ type: 'null' });
     expect(fact.items.required).toEqual(['content', 'passage', 'standing', 'same_as', 'replaces']);
-    expect(req!.max_tokens).toBe(16 + 3 * 64);
+    expect(req!.max_tokens).toBe(16 + 3 * 72);
   });
 
   it('only the known facts that bear on the document', async () => {

@@ -87,11 +87,25 @@ describe('the model client', () => {
     expect(await client().chatJson(hi, Shape, asked)).toEqual({ ok: false, note: null });
   });
 
-  it('asks again with twice the tokens when the answer was cut at the limit', async () => {
+  it('asks again with twice the tokens when the answer was cut at the limit, but not a model rambling in plain JSON', async () => {
     model.fixture = (req) => (req.max_tokens! < 100 ? { rawContent: '{"ok": tr', cut: true } : { ok: true });
     const before = model.requests.length;
     expect(await client().chatJson(hi, Shape, asked)).toEqual({ ok: true, note: null });
     expect(model.requests.slice(before).map((r) => r.max_tokens)).toEqual([50, 100]);
+    model.refusesSchema = true;
+    try {
+      const rambling = await client()
+        .chatJson(hi, Shape, asked)
+        .catch((e) => e);
+      expect(rambling.reason).toBe('the message was cut at 50 tokens');
+      // The schema refused, then plain JSON once: the same again would ramble the same.
+      expect(model.requests.slice(before + 2).map((r) => [r.response_format?.type, r.max_tokens])).toEqual([
+        ['json_schema', 50],
+        ['json_object', 50],
+      ]);
+    } finally {
+      model.refusesSchema = false;
+    }
   });
 
   it('says why a call failed: malformed answers, a refusal, no answer', async () => {
