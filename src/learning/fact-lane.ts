@@ -6,10 +6,11 @@
  * nothing twice, and a job is only ever given back (never dropped) while the model is down.
  */
 import type { Clock } from '../clock';
+import { isStorageFull } from '../errors';
 import type { Logger } from '../log';
 import { FACT_JOBS } from '../storage/jobs';
 import type { LearningJob, Store } from '../storage/store';
-import { ModelError } from '../language-model/model-client';
+import { type AnswerFormat, ModelError } from '../language-model/model-client';
 import { applyFacts, type FactExtractor, type LearnedDocument } from './fact-extractor';
 import { renewWhileWorking } from './lease-renewal';
 import { type ModelStatus, SLOW_SECONDS, writeModelStatus } from './model-status';
@@ -24,6 +25,9 @@ const SHARED_CHARS = 2400;
 /** Attempts at a document whose answers are malformed before its facts fail for good (shown as failed). */
 const MAX_ATTEMPTS = 5;
 const IDLE_POLL_MS = 1000;
+/** The pause after a round the store refused (a full disk); it doubles while rounds keep failing, up to the cap. */
+const PAUSE_FIRST_MS = 1000;
+const PAUSE_MAX_MS = 30_000;
 /** The pause after the model did not answer; it doubles while it keeps not answering, up to the cap. */
 const DOWN_FIRST_MS = 5000;
 const DOWN_MAX_MS = 300_000;
@@ -52,6 +56,8 @@ export class FactLane {
   /** While the model does not answer: the pause before it is asked again. */
   private downMs = 0;
   private status: ModelStatus;
+  /** Jobs of a round the store refused to end (a full disk), given back when it takes writes again. */
+  private stranded: LearningJob[] = [];
 
   constructor(private readonly deps: FactLaneDeps) {
     const model = deps.extractor.model;
@@ -91,18 +97,28 @@ export class FactLane {
     }
   }
 
+  /**
+   * Rounds until stopped. A round the store refuses (a full disk) or that fails loses nothing (see
+   * `round`): the lane pauses, longer while rounds keep failing, and tries again.
+   */
   private async work(): Promise<void> {
-    await this.check();
+    const { log } = this.deps;
+    let checked = false;
+    let pauseMs = 0;
     while (this.running) {
       let busy = false;
       try {
-        if (this.downMs) await this.check();
+        if (this.downMs || !checked) await this.check();
+        checked = true;
         if (!this.downMs) busy = (await this.round()).claimed > 0;
+        if (pauseMs) log.info('fact extraction resumed');
+        pauseMs = 0;
       } catch (err) {
-        // The store refused a claim or a commit (a full disk): nothing is lost, the jobs stay queued.
-        this.deps.log.error('fact extraction paused after a failure', { error: String(err) });
+        pauseMs = Math.min(PAUSE_MAX_MS, pauseMs * 2 || PAUSE_FIRST_MS);
+        if (isStorageFull(err)) log.warn('fact extraction paused: the storage is full', { retry_in_ms: pauseMs });
+        else log.error('fact extraction paused after a failure', { error: String(err), retry_in_ms: pauseMs });
       }
-      if (!busy && this.running) await this.pause(this.downMs || IDLE_POLL_MS);
+      if (!busy && this.running) await this.pause(pauseMs || this.downMs || IDLE_POLL_MS);
     }
   }
 
@@ -121,21 +137,21 @@ export class FactLane {
   /** One small request: is the model there and answering? Sets the lane up or down accordingly. */
   private async check(): Promise<void> {
     const { model } = this.deps.extractor;
+    let format: AnswerFormat;
     try {
-      const { format, ms } = await model.check(this.stopping.signal);
+      const checked = await model.check(this.stopping.signal);
+      format = checked.format;
       if (this.downMs || !this.status.format)
-        this.deps.log.info('the language model answers', { model: model.model, format, ms: Math.round(ms) });
-      this.downMs = 0;
-      await this.record({ state: 'ok', format, error: null });
+        this.deps.log.info('the language model answers', { model: model.model, format, ms: Math.round(checked.ms) });
     } catch (err) {
       if (this.stopping.signal.aborted) return;
       // It answered, though not with a JSON object: it is there, and each document's answer is judged on its own.
-      if (err instanceof ModelError && err.failure === 'malformed') {
-        this.deps.log.warn('the language model answers, but not with JSON: facts may fail', { model: model.model });
-        this.downMs = 0;
-        await this.record({ state: this.paced(), format: model.answerFormat, error: null });
-      } else await this.down(err);
+      if (!(err instanceof ModelError && err.failure === 'malformed')) return this.down(err);
+      this.deps.log.warn('the language model answers, but not with JSON: facts may fail', { model: model.model });
+      format = model.answerFormat;
     }
+    this.downMs = 0;
+    await this.record({ state: this.paced(), format, error: null });
   }
 
   /** The model gave no answer: facts wait, asked for again after a pause that doubles. */
@@ -154,9 +170,17 @@ export class FactLane {
     await writeModelStatus(this.deps.store, this.status);
   }
 
-  /** Claims a few jobs and works them; `down` when the model stopped answering on the way. */
+  /**
+   * Claims a few jobs and works them; `down` when the model stopped answering on the way. Should
+   * the store refuse a write meanwhile (a full disk), the jobs it holds are given back, uncounted,
+   * once it takes writes again (until then, throws).
+   */
   private async round(): Promise<{ claimed: number; ended: number; down: boolean }> {
     const { store, clock, leaseMs } = this.deps;
+    if (this.stranded.length) {
+      await store.jobs.release(this.stranded, clock.now());
+      this.stranded = [];
+    }
     const jobs = await store.jobs.claim(clock.now(), CLAIM, leaseMs, FACT_JOBS);
     if (jobs.length === 0) return { claimed: 0, ended: 0, down: false };
     const renewal = renewWhileWorking(store, clock, jobs, leaseMs);
@@ -181,6 +205,10 @@ export class FactLane {
       }
       const left = groups.flat().map((c) => c.job);
       if (left.length) await store.jobs.release(left, clock.now());
+    } catch (err) {
+      // Those already ended are left as they are: a release takes only jobs still running.
+      this.stranded = jobs;
+      throw err;
     } finally {
       clearInterval(renewal);
     }
