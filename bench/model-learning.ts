@@ -14,7 +14,7 @@
  * "Trying a tiny model here", says how to fetch them):
  *
  *   bun bench/model-learning.ts --llama DIR --model FILE.gguf [--documents 1000] [--minutes 4]
- *     [--threads 1] [--runs none,busy,schema,plain]
+ *     [--threads 1] [--runs none,busy,down,schema,plain]
  */
 import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,7 +31,7 @@ const { values } = parseArgs({
     documents: { type: 'string', default: '1000' },
     minutes: { type: 'string', default: '4' },
     threads: { type: 'string', default: '1' },
-    runs: { type: 'string', default: 'none,busy,schema,plain' },
+    runs: { type: 'string', default: 'none,busy,down,schema,plain' },
   },
 });
 type Run = 'none' | 'busy' | 'down' | 'schema' | 'plain';

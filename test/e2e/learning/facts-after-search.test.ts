@@ -3,13 +3,16 @@
  * answering as OpenAI-compatible servers do: a document is searchable while its facts still wait on
  * a model that takes 30 s a request, which /healthz and the Memory page call slow; a stop does not
  * wait for that answer, and the facts come after the next start. The real `engram serve`, killed
- * with SIGKILL while the model is answering, loses no fact and saves none twice.
+ * with SIGKILL while the model is answering, loses no fact and saves none twice; on a shared
+ * PostgreSQL store, so does an `engram learn` process, whose facts' job another learner takes when
+ * its lease ends.
  */
 import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
-import { type Served, setUp, spawnServer } from '../../../bench/lib/engram-process';
+import { ROOT, type Served, setUp, spawnServer } from '../../../bench/lib/engram-process';
 import { type ChatRequest, type FakeModel, isCheck, startFakeModel } from '../../agent/fake-model';
+import { postgresOrSkip } from '../../helpers/postgres';
 import { addDocument, keyFor, makeAccount } from '../../helpers/rest';
 import { scratchDir } from '../../helpers/scratch';
 import { call, startTestServer, type TestServer } from '../../helpers/server';
@@ -186,3 +189,88 @@ describe('SIGKILL while the model is answering', () => {
     expect(asked()).toBeLessThanOrEqual(DOCUMENTS + KILLS);
   }, 120_000);
 });
+
+const postgres = postgresOrSkip('an engram learn process killed while the model answers, on PostgreSQL');
+if (postgres)
+  describe('an engram learn process killed (kill -9) while the model answers, on a shared PostgreSQL store', () => {
+    /** A lease short enough that the dead learner's job is free again within the test. */
+    const LEASE_SECONDS = 3;
+    let model: FakeModel;
+    let replica: TestServer;
+    const learners: ReturnType<typeof Bun.spawn>[] = [];
+    /** The first extraction is held until the test lets it go: its learner is killed meanwhile. */
+    const held = Promise.withResolvers<void>();
+
+    beforeAll(async () => {
+      let extractions = 0;
+      model = startFakeModel(async (req) => {
+        if (++extractions === 1) await held.promise;
+        return factsFixture(req);
+      });
+      // A replica that learns nothing itself: the learners do.
+      replica = await startTestServer({
+        database: await postgres.createDatabase(),
+        learning: false,
+        env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'shared' },
+      });
+    });
+    afterAll(async () => {
+      for (const proc of learners) proc.kill('SIGKILL');
+      await Promise.all(learners.map((p) => p.exited));
+      held.resolve();
+      await replica.close();
+      await model.stop();
+    });
+
+    const learner = () => {
+      const proc = Bun.spawn(
+        [process.execPath, join(ROOT, 'src/main.ts'), 'learn', '--database', replica.database!, '--data', scratchDir()],
+        {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            ENGRAM_EMBEDDER: 'fast',
+            ENGRAM_LOG_LEVEL: 'warn',
+            ENGRAM_JOB_LEASE_SECONDS: String(LEASE_SECONDS),
+            ENGRAM_MODEL_URL: model.url,
+            ENGRAM_MODEL: 'shared',
+            ENGRAM_MODEL_RETRIES: '0',
+          },
+          stdin: 'ignore',
+          stdout: 'ignore',
+          stderr: 'ignore',
+        },
+      );
+      learners.push(proc);
+      return proc;
+    };
+
+    it('a second learner takes the facts when the lease ends, and saves them once', async () => {
+      const account = await makeAccount(replica, ['Chat']);
+      const key = await keyFor(replica, account.owner, { level: 'manage', all_views: true, profile: true });
+      const first = learner();
+      const doc = await addDocument(replica, key, {
+        container: account.containers.Chat!,
+        content: 'My goat is Billy.',
+      });
+      const asked = () => model.requests.filter((r) => !isCheck(r)).length;
+      expect(
+        await until(20_000, async () => (await call(replica, 'GET', `/v1/documents/${doc}`, key)).body.learned),
+      ).toBe(true);
+      expect(await until(10_000, () => asked() === 1)).toBe(true);
+      first.kill('SIGKILL');
+      await first.exited;
+      const learning = async () => (await call(replica, 'GET', '/healthz', key)).body.learning;
+      expect((await learning()).facts).toEqual({ waiting: 1, failed: 0 });
+      held.resolve();
+      const second = learner();
+      expect(await until(LEASE_SECONDS * 1000 + 20_000, async () => (await learning()).facts.waiting === 0)).toBe(true);
+      const profile = (await call(replica, 'GET', '/v1/profile', key)).body;
+      expect(profile.dynamic.map((f: any) => [f.content, f.source.document_id])).toEqual([
+        ['Their goat is Billy.', doc],
+      ]);
+      expect(asked()).toBe(2);
+      second.kill('SIGTERM');
+      await second.exited;
+    }, 60_000);
+  });
