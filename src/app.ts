@@ -16,7 +16,7 @@ import { sessionRoutes } from './http/session';
 import { mcpRoutes } from './mcp/http';
 import { type OAuthOptions, oauthRoutes } from './oauth/routes';
 import type { Services } from './operations/operation';
-import { MCP_PATH, type Site } from './site';
+import { MCP_PATHS, type Site } from './site';
 import type { ImportRuns } from './web/import-runs';
 import { IMPORT_PATH } from './web/paths';
 import { webRoutes } from './web/routes';
@@ -53,7 +53,7 @@ export function createApp(services: Services, site: Site, oauth: OAuthOptions, i
   app.route('/', mcpRoutes(services, site));
   app.route('/', sessionRoutes(services, site, passwords));
   app.route('/', restRoutes(services, site));
-  app.notFound(noRoute(app, [MCP_PATH]));
+  app.notFound(noRoute(app, MCP_PATHS));
   app.onError((err, c) => {
     const refusal = refusalOf(err);
     if (refusal) return errorResponse(c, refusal);

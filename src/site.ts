@@ -6,6 +6,11 @@ import type { Config } from './config';
 import { TrustedProxies } from './trusted-proxies';
 
 export const MCP_PATH = '/mcp-http';
+/**
+ * Every path the MCP door answers as MCP_PATH: its own, with a trailing slash, and `/mcp`, which
+ * clients and people try. Consent tokens are still issued for MCP_PATH alone.
+ */
+export const MCP_PATHS = [MCP_PATH, `${MCP_PATH}/`, '/mcp'];
 
 export interface Site {
   /** `{base_url}`: ENGRAM_PUBLIC_URL, or the address it listens on. */

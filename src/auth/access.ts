@@ -97,13 +97,15 @@ export async function containersInReach(ctx: AccessContext): Promise<Container[]
 /** A container outside reach is refused exactly like one that does not exist. */
 export async function requireReach(ctx: AccessContext, containerId: string): Promise<Container> {
   const container = (await containersInReach(ctx)).find((c) => c.id === containerId);
-  if (!container) {
-    throw new ServiceError('unauthorized', `The container ${containerId} may not be used with this credential.`, {
-      container: containerId,
-    });
-  }
+  if (!container) throw refuseContainer(containerId);
   return container;
 }
+
+/** The refusal of a container outside reach, or one that does not exist: the same words for both. */
+export const refuseContainer = (containerId: string): ServiceError =>
+  new ServiceError('unauthorized', `The container ${containerId} may not be used with this credential.`, {
+    container: containerId,
+  });
 
 /**
  * The container an operation acts on: the one named, or the only one in reach when none is named.

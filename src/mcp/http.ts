@@ -10,6 +10,7 @@
 import {
   createMcpHandler,
   isLegacyRequest,
+  ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
@@ -19,11 +20,11 @@ import type { Caller } from '../auth/caller';
 import { AuthError, authenticate } from '../auth/credentials';
 import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
-import { envelope } from '../http/envelope';
 import { bearerToken } from '../http/middleware/bearer';
 import { type Context, contextFor, countRequest, invoke, isOffered, type Services } from '../operations/operation';
 import { RESOURCE_METADATA_PATH } from '../oauth/metadata';
-import { MCP_PATH, resourceOf, type Site } from '../site';
+import { MCP_PATHS, resourceOf, type Site } from '../site';
+import { REFUSED, type RpcId, refusalBody, rpcError } from './rpc-errors';
 import { mcpServerFor } from './server';
 import { findTool, toolCallProblem } from './tools';
 
@@ -36,8 +37,6 @@ const MODERN_VERSIONS = ['2026-07-28'];
 /** Every revision this endpoint reads in MCP-Protocol-Version. */
 const KNOWN_VERSIONS = new Set([...MODERN_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS]);
 
-type RpcId = string | number | null;
-
 export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // The SDK builds the server of a 2026-07-28 request from the request object; the context made
@@ -47,9 +46,9 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
     legacy: 'reject',
     onerror: (err) => services.log.debug('mcp request refused', { error: err.message }),
   });
-  app.use(MCP_PATH, corsForAllowedOrigins(site));
+  for (const path of MCP_PATHS) app.use(path, corsForAllowedOrigins(site));
 
-  app.on(['GET', 'DELETE'], MCP_PATH, (c) => {
+  app.on(['GET', 'DELETE'], MCP_PATHS, (c) => {
     c.header('Allow', 'POST');
     return c.json(
       rpcError(null, -32000, 'Method not allowed: this server is stateless; send JSON-RPC with POST.'),
@@ -57,12 +56,12 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
     );
   });
 
-  app.post(MCP_PATH, async (c) => {
+  app.on('POST', MCP_PATHS, async (c) => {
     // DNS-rebinding defence: a browser page from another origin may not drive the memory.
     const origin = c.req.header('Origin');
     if (origin && !site.origins.has(origin)) {
       const id = idOf(await c.req.json().catch(() => null));
-      return c.json(rpcError(id, -32000, `Origin ${origin} is not allowed.`), 403);
+      return c.json(rpcError(id, REFUSED, `Origin ${origin} is not allowed.`), 403);
     }
 
     const token = bearerToken(c.req.header('Authorization'));
@@ -97,7 +96,7 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
     }
 
     const overLimit = await countUnlessOperationWill(ctx, body);
-    if (overLimit) return c.json(envelope(overLimit, ctx.traceId), 429);
+    if (overLimit) return c.json(refusalBody(idOf(body), overLimit, ctx.traceId), 429);
 
     const call = body as { method?: unknown; params?: unknown } | null;
     if (call?.method === 'tools/call') {
@@ -106,9 +105,16 @@ export function mcpRoutes(services: Services, site: Site): Hono<AppEnv> {
     }
 
     const refusal = await refuseToolOutsideGrant(ctx, body);
-    if (refusal) return c.json(envelope(refusal, ctx.traceId), 403);
+    if (refusal) return c.json(refusalBody(idOf(body), refusal, ctx.traceId), 403);
 
     if (await isLegacyRequest(c.req.raw, body)) return withRequestId(await handshakeEra(ctx, c.req.raw, body), body);
+    // The SDK would open an event stream and keep it open, on which nothing is ever sent: no list or
+    // resource of Engram's is announced when it changes (a stateless server has no stream to do it).
+    if (call?.method === 'subscriptions/listen') {
+      const message =
+        'Method not found: subscriptions/listen. Engram sends no notifications (no list or resource changes are announced), so there is nothing to listen for.';
+      return c.json(rpcError(idOf(body), ProtocolErrorCode.MethodNotFound, message), 404);
+    }
     contexts.set(c.req.raw, ctx);
     return withRequestId(await modern.fetch(c.req.raw, { parsedBody: body }), body);
   });
@@ -166,7 +172,7 @@ function corsForAllowedOrigins(site: Site): MiddlewareHandler<AppEnv> {
     if (origin && site.origins.has(origin)) return allowed(c, next);
     c.header('Vary', 'Origin', { append: true });
     if (origin && c.req.method === 'OPTIONS')
-      return c.json(rpcError(null, -32000, `Origin ${origin} is not allowed.`), 403);
+      return c.json(rpcError(null, REFUSED, `Origin ${origin} is not allowed.`), 403);
     await next();
   };
 }
@@ -174,7 +180,7 @@ function corsForAllowedOrigins(site: Site): MiddlewareHandler<AppEnv> {
 /**
  * Counts a request in the per-credential limiter unless `invoke` will (a call of a known tool: it
  * also knows which tools the contract exempts), so initialize, server/discover, tools/list, ping
- * and notifications count too. Over the limit: the 429 envelope, at the HTTP level like the 403
+ * and notifications count too. Over the limit: 429 with the refusal in JSON-RPC, like the 403
  * below, since only a tool call has a result to carry it in.
  */
 async function countUnlessOperationWill(ctx: Context, body: unknown): Promise<ServiceError | null> {
@@ -218,7 +224,7 @@ async function withRequestId(res: Response, body: unknown): Promise<Response> {
 
 /**
  * A call of a tool the credential does not hold is refused at the HTTP level with 403 and the
- * envelope, without an `insufficient_scope` challenge: no re-authorization can grant it, and
+ * refusal in JSON-RPC (rpc-errors.ts), without an `insufficient_scope` challenge: no re-authorization can grant it, and
  * clients loop on step-up. `invoke` makes the refusal, so it counts in the key's usage.
  */
 async function refuseToolOutsideGrant(ctx: Context, body: unknown): Promise<ServiceError | null> {
@@ -241,9 +247,3 @@ function unauthorized(c: HonoContext, site: Site, description: string): Response
   );
   return c.json({ error: 'invalid_token', error_description: description }, 401);
 }
-
-const rpcError = (id: RpcId, code: number, message: string, data?: unknown) => ({
-  jsonrpc: '2.0',
-  id,
-  error: data === undefined ? { code, message } : { code, message, data },
-});

@@ -1,7 +1,8 @@
 /**
  * `engram mcp`: MCP over standard input and output for desktop clients that only launch commands.
- * It holds no rule and opens no store: every tools/list and tools/call is answered by the running
- * server over /mcp-http with the developer key, so the HTTP server stays the only enforcer.
+ * It holds no rule and opens no store: every request for tools, resources and prompts is answered
+ * by the running server over /mcp-http with the developer key, so the HTTP server stays the only
+ * enforcer.
  * Towards the desktop client it speaks both eras (the SDK's serveStdio: a `server/discover` probe
  * is answered, an `initialize` opens the 2025 handshake era); towards the server, whichever era the
  * server speaks (the client probes once, and falls back to the handshake for an older server).
@@ -25,6 +26,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { MAX_BODY_BYTES } from '../http/middleware/body-limit';
 import { hintOf } from '../ids';
 import { MCP_PATH } from '../site';
+import { REFUSED } from './rpc-errors';
 import { engramServer } from './server';
 import { StdioLines } from './stdio-lines';
 import { INSTRUCTIONS, type ToolCallParams, toolCallProblem } from './tools';
@@ -41,15 +43,34 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   const endpoint = new URL(MCP_PATH, options.url);
   const relay = new Relay(endpoint, options.key, say);
   const wire = new StdioLines({ maxLineBytes: MAX_BODY_BYTES, screen: refuseMalformedToolCall, say });
-  // The desktop client keeps tools/list for as long as the bridge's answer says; the bridge keeps
-  // nothing itself, so a revoked key is told at its next request.
-  const list = (cursor: string | undefined) =>
-    relay.run((c) => c.listTools(cursor ? { cursor } : undefined, { cacheMode: 'bypass' }));
+  // The desktop client keeps a list for as long as the bridge's answer says; the bridge keeps
+  // nothing itself (every list bypasses its client's cache), so a revoked key is told at its next
+  // request. Each answer is passed on without the server's era fields: the bridge's own server adds
+  // those of the desktop client's era.
+  const page = (params: { cursor?: string } | undefined) =>
+    [params?.cursor ? { cursor: params.cursor } : undefined, BYPASS] as const;
   serveStdio(
     () =>
       engramServer(INSTRUCTIONS, {
-        list: (params) => list(params?.cursor).then(({ tools, nextCursor }) => ({ tools, nextCursor })),
-        call: (params) => relay.run((c) => c.callTool(forwarded(params))).then(asToolResult),
+        listTools: (params) =>
+          relay.run((c) => c.listTools(...page(params))).then(({ tools, nextCursor }) => ({ tools, nextCursor })),
+        callTool: (params) => relay.run((c) => c.callTool(forwarded(params))).then(asToolResult),
+        listResources: (params) =>
+          relay
+            .run((c) => c.listResources(...page(params)))
+            .then(({ resources, nextCursor }) => ({ resources, nextCursor })),
+        listResourceTemplates: (params) =>
+          relay
+            .run((c) => c.listResourceTemplates(...page(params)))
+            .then(({ resourceTemplates, nextCursor }) => ({ resourceTemplates, nextCursor })),
+        readResource: ({ uri }) =>
+          relay.run((c) => c.readResource({ uri }, BYPASS)).then(({ contents }) => ({ contents })),
+        listPrompts: (params) =>
+          relay.run((c) => c.listPrompts(...page(params))).then(({ prompts, nextCursor }) => ({ prompts, nextCursor })),
+        getPrompt: ({ name, arguments: args }) =>
+          relay
+            .run((c) => c.getPrompt({ name, ...(args ? { arguments: args } : {}) }))
+            .then(({ description, messages }) => ({ ...(description !== undefined ? { description } : {}), messages })),
       }),
     { transport: wire, onerror: (err) => say(err.message) },
   );
@@ -57,6 +78,8 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   await wire.closed;
   await relay.close();
 }
+
+const BYPASS = { cacheMode: 'bypass' } as const;
 
 /**
  * A tools/call whose params the SDK would refuse with a dump of its schema: refused here in words,
@@ -153,8 +176,8 @@ interface Problem {
 
 /**
  * What went wrong, in words a person can act on; never with the key, only its hint. An error the
- * server answered in JSON-RPC keeps its code and its message as they were: the desktop client's
- * SDK adds its own prefix once.
+ * server answered in JSON-RPC (in a result, or as the body of a 403 or 429) keeps its code, message
+ * and data as they were: the desktop client's SDK adds its own prefix once.
  */
 function explain(err: unknown, origin: string, hint: string): Problem {
   if (err instanceof ProtocolError) return { message: err.message, code: err.code, data: err.data, reconnect: false };
@@ -167,11 +190,10 @@ function explain(err: unknown, origin: string, hint: string): Problem {
     };
   }
   if (status !== undefined) {
-    const envelope = parseEnvelope((err as SdkHttpError).data);
-    if (status === 403 && envelope)
-      return { message: envelope.message, code: ProtocolErrorCode.InvalidRequest, reconnect: false };
+    const refusal = refusalIn((err as SdkHttpError).data);
+    if (refusal) return { ...refusal, reconnect: false };
     return {
-      message: `The Engram server at ${origin} answered ${status}${envelope ? `: ${envelope.message}` : ''}.`,
+      message: `The Engram server at ${origin} answered ${status}.`,
       code: ProtocolErrorCode.InternalError,
       reconnect: true,
     };
@@ -183,14 +205,23 @@ function explain(err: unknown, origin: string, hint: string): Problem {
   };
 }
 
-/** The error envelope in an HTTP error answer's body, when there is one. */
-function parseEnvelope(data: unknown): { message: string } | null {
+/**
+ * The JSON-RPC error in an HTTP error answer's body, or the contract's envelope that a server of an
+ * earlier release answered instead (its message, its other fields as data), or null.
+ */
+function refusalIn(data: unknown): Pick<Problem, 'message' | 'code' | 'data'> | null {
   const text = (data as { text?: unknown } | undefined)?.text;
   if (typeof text !== 'string') return null;
+  let body: { error?: { code?: unknown; message?: unknown; data?: unknown }; message?: unknown };
   try {
-    const body = JSON.parse(text) as { message?: unknown };
-    return typeof body.message === 'string' ? { message: body.message } : null;
+    body = JSON.parse(text);
   } catch {
     return null;
   }
+  const { error } = body ?? {};
+  if (typeof error?.code === 'number' && typeof error.message === 'string')
+    return { code: error.code, message: error.message, data: error.data };
+  if (typeof body?.message !== 'string') return null;
+  const { message, ...rest } = body as Record<string, unknown>;
+  return { code: REFUSED, message: message as string, data: rest };
 }

@@ -11,6 +11,7 @@ import { SHARE_OPERATIONS, TOOLS } from '../operations';
 import { idempotent } from '../operations/idempotency';
 import { type Context, invoke, isOffered, type Operation } from '../operations/operation';
 import { currentName } from './retired-names';
+import { INTERNAL } from './rpc-errors';
 
 /**
  * The contract's tools that MCP serves: all but get_document, which is REST only, and the two
@@ -161,10 +162,7 @@ export async function callTool(ctx: Context, params: ToolCallParams): Promise<Ca
       error: String(err),
       stack: (err as Error).stack,
     });
-    return errorResult(
-      new ServiceError('internal', 'Something went wrong on the server. Quote the trace_id when reporting it.'),
-      ctx.traceId,
-    );
+    return errorResult(INTERNAL, ctx.traceId);
   }
 }
 

@@ -20,6 +20,7 @@ import { disconnectApp } from './disconnect-app';
 import { documentPassages } from './document-passages';
 import { forgetMemory } from './forget-memory';
 import { forgettingPlan } from './forgetting-plan';
+import { getContainer } from './get-container';
 import { getDocument } from './get-document';
 import { getAccount } from './get-account';
 import { getFact } from './get-fact';
@@ -54,6 +55,7 @@ export {
   disconnectApp,
   forgetMemory,
   listConnectedApps,
+  getContainer,
   getDocument,
   getProfile,
   keyUsage,

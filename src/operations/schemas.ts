@@ -270,6 +270,10 @@ export const Forgotten = z.object({
 export const Deleted = removed('deleted').extend(Forgotten.shape);
 
 export const ContainerList = z.object({ containers: z.array(Container) }).meta({ id: 'ContainerList' });
+
+export const ContainerOverview = z
+  .object({ container: Container, documents: z.array(Document), facts: z.array(Fact) })
+  .meta({ id: 'ContainerOverview' });
 export const DeleteDocumentResult = z.union([Deleted, ConfirmationRequest]).meta({ id: 'DeleteDocumentResult' });
 export const ForgetMemoryResult = z
   .union([removed('forgotten'), ConfirmationRequest])

@@ -483,8 +483,8 @@ describe('a consent token', () => {
     ] as const) {
       const res = await mcpCall(server, access_token, 'tools/call', { name, arguments: args });
       expect(res.status).toBe(403);
-      expect(res.body.code).toBe('unauthorized');
-      expect(res.body.message).toContain("not in the agent's capability profile");
+      expect(res.body.error.data.code).toBe('unauthorized');
+      expect(res.body.error.message).toContain("not in the agent's capability profile");
     }
     expect((await call(server, 'GET', `/v1/profile`, owner.token)).body.static).toBeDefined();
     const stillThere = await call(server, 'POST', '/v1/search', owner.token, {

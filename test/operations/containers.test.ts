@@ -71,6 +71,45 @@ describe('list_containers', () => {
   });
 });
 
+describe('get_container', () => {
+  it('answers a container in reach with its newest documents first, without their content, and its latest facts, not the profile', async () => {
+    const notes = h.containers.Notes!;
+    const older = (await h.run(ops.addDocument, h.owner, { container: notes, content: 'Bins go out on Tuesday.' })).id;
+    h.clock.advance(1000);
+    const newer = (await h.run(ops.addDocument, h.owner, { container: notes, content: 'The boiler was serviced.' })).id;
+    const fact = (await h.run(ops.addMemory, h.owner, { container: notes, content: 'Keeps the spare key next door.' }))
+      .id;
+    await h.run(ops.addMemory, h.owner, { content: 'Prefers tea.', static: true });
+    const key = await h.key({ level: 'read', containers: [notes] });
+    const got = await h.run(ops.getContainer, key, { container_id: notes });
+    expect(got.container).toMatchObject({ id: notes, name: 'Notes' });
+    expect(got.documents.map((d: { id: string }) => d.id)).toEqual([newer, older]);
+    expect(got.documents.every((d: object) => !('content' in d))).toBe(true);
+    expect(got.facts.map((f: { id: string }) => f.id)).toEqual([fact]);
+  });
+
+  it('shows at most the 20 newest documents and the 20 latest facts', async () => {
+    const notes = h.containers.Notes!;
+    for (let i = 0; i < 21; i++) {
+      h.clock.advance(1);
+      await h.run(ops.addDocument, h.owner, { container: notes, content: `Note ${i}.` });
+      await h.run(ops.addMemory, h.owner, { container: notes, content: `Fact ${i}.` });
+    }
+    const got = await h.run(ops.getContainer, h.owner, { container_id: notes });
+    expect(got.documents).toHaveLength(20);
+    expect(got.facts).toHaveLength(20);
+    expect(got.facts.map((f: { content: string }) => f.content)).not.toContain('Fact 0.');
+  });
+
+  it('is refused to an app’s consent token, whose tools list no documents', async () => {
+    const consent = await h.consent([h.containers.Notes!], true);
+    expect(await refused(h.run(ops.getContainer, consent, { container_id: h.containers.Notes! }))).toMatchObject({
+      status: 403,
+      code: 'unauthorized',
+    });
+  });
+});
+
 describe('update_container', () => {
   it('renames, redescribes and switches learning into the profile, and stores each', async () => {
     const id = h.containers.Notes!;

@@ -170,6 +170,7 @@ const REACH_ROWS: ReachRow[] = [
     refused: containerRefused,
   },
   { op: ops.listDocuments, who: ['read'], input: (t) => ({ container: container(t) }), refused: containerRefused },
+  { op: ops.getContainer, who: ['read'], input: (t) => ({ container_id: container(t) }), refused: containerRefused },
   {
     op: ops.addMemory,
     who: ['suggest'],

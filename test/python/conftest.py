@@ -67,6 +67,13 @@ class EngramServer:
             return error.code, json.loads(error.read() or b"null")
 
 
+def the_one_error(error: BaseException) -> BaseException:
+    """The one exception inside nested exception groups (the SDKs raise from their task groups)."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
 def _engram(data_dir: str, *args: str, stdin: str | None = None) -> str:
     """Runs one CLI subcommand against the data directory and returns its standard output."""
     return _bun("src/main.ts", *args, "--data", data_dir, stdin=stdin)

@@ -2,8 +2,8 @@
  * Both eras, with the clients users run, over /mcp-http and through `engram mcp` started from `/`:
  * each lands in the era it asks for (v2 pinned or probing: 2026-07-28; v2 legacy and the v1 SDK:
  * the handshake), and in either era lists exactly the credential's tools, answers a search with what
- * REST answers, refuses a tool outside the grant with the server's message, and gives a consent
- * token its read-only set.
+ * REST answers, refuses a tool outside the grant with the server's message and trace id, and gives a consent
+ * token its read-only set. The other spellings of the address (/mcp, /mcp-http/) answer the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { call, makeKey, startTestServer, type TestServer } from '../../helpers/server';
@@ -73,7 +73,8 @@ for (const door of ['http', 'stdio'] as Door[]) {
             );
           expect(refused).not.toBeNull();
           expect(refusalText(refused)).toContain("The tool add_memory is not in this credential's capability profile.");
-          expect(refusalText(refused)).not.toContain('MCP error -32600: MCP error');
+          expect(refusalText(refused)).toMatch(/"trace_id":"tr_[A-Za-z0-9]+"/);
+          expect(refusalText(refused)).not.toMatch(/MCP error -\d+: MCP error/);
         } finally {
           await client.close();
         }
@@ -94,6 +95,7 @@ for (const door of ['http', 'stdio'] as Door[]) {
             (e: unknown) => e,
           );
           expect(refusalText(refused)).toContain("The tool add_document is not in the agent's capability profile");
+          expect(refusalText(refused)).toMatch(/"trace_id":"tr_[A-Za-z0-9]+"/);
         } finally {
           await client.close();
         }
@@ -101,3 +103,21 @@ for (const door of ['http', 'stdio'] as Door[]) {
     });
   }
 }
+
+describe('the other spellings of the address: /mcp and /mcp-http/ answer as /mcp-http', () => {
+  for (const path of ['/mcp', '/mcp-http/']) {
+    for (const flavour of FLAVOURS) {
+      it(`${flavour} at ${path} lands in its era, lists the key's tools and searches`, async () => {
+        const client = await connectEraClient(flavour, 'http', server.url, reader, path);
+        try {
+          expect(client.era).toBe(ERA_OF[flavour]);
+          expect(await client.tools()).toEqual(expectedTools('read', true));
+          const found = await client.call('search_memories', { q: 'what is eaten on Sundays', container: '*' });
+          expect(found.structuredContent.results[0].content).toContain('stewed plums');
+        } finally {
+          await client.close();
+        }
+      });
+    }
+  }
+});

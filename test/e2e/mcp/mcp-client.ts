@@ -1,7 +1,7 @@
 /**
  * Drives /mcp-http the way users do: the official SDK `Client` over `StreamableHTTPClientTransport`,
  * with a fetch that records every HTTP exchange, so tests can read statuses and headers the SDK
- * hides (WWW-Authenticate, a 403 envelope, the absence of Mcp-Session-Id). Also seeds an account.
+ * hides (WWW-Authenticate, a 403's JSON-RPC error, the absence of Mcp-Session-Id). Also seeds an account.
  */
 import { expect } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,6 +15,8 @@ const MCP_PATH = '/mcp-http';
 export interface Exchange {
   method: string;
   rpcMethod: string | null;
+  /** The JSON-RPC id of the request sent, when it had one. */
+  rpcId: string | number | null;
   status: number;
   headers: Headers;
   body: any;
@@ -39,8 +41,11 @@ export function mcpSession(server: { url: string }, token: string | null): McpSe
   const recordingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const res = await fetch(input, init);
     let rpcMethod: string | null = null;
+    let rpcId: string | number | null = null;
     try {
-      rpcMethod = typeof init?.body === 'string' ? (JSON.parse(init.body).method ?? null) : null;
+      const sent = typeof init?.body === 'string' ? JSON.parse(init.body) : null;
+      rpcMethod = sent?.method ?? null;
+      rpcId = sent?.id ?? null;
     } catch {}
     // Our server answers JSON (never an open SSE stream), so reading a clone to the end is safe.
     const text = await res.clone().text();
@@ -48,7 +53,14 @@ export function mcpSession(server: { url: string }, token: string | null): McpSe
     try {
       body = text ? JSON.parse(text) : null;
     } catch {}
-    const exchange = { method: init?.method ?? 'GET', rpcMethod, status: res.status, headers: res.headers, body };
+    const exchange = {
+      method: init?.method ?? 'GET',
+      rpcMethod,
+      rpcId,
+      status: res.status,
+      headers: res.headers,
+      body,
+    };
     exchanges.push(exchange);
     allExchanges.push(exchange);
     return res;
@@ -111,6 +123,18 @@ export async function toolError(session: McpSession, name: string, args: Record<
 
 /** The envelope without its trace id, which differs per request by design. */
 export const withoutTrace = ({ trace_id: _, ...rest }: Record<string, unknown>) => rest;
+
+/**
+ * A refusal answered at the HTTP level (403, 429) as the envelope it carries: the JSON-RPC error's
+ * message with its data (code, details, retryable, trace_id). Checks the body is a JSON-RPC error
+ * for the request sent, with the server's refusal code.
+ */
+export function refusalIn(exchange: Exchange): Record<string, any> {
+  expect(exchange.body).toMatchObject({ jsonrpc: '2.0', id: exchange.rpcId, error: { code: -32000 } });
+  expect(Object.keys(exchange.body.error.data).sort()).toEqual(['code', 'details', 'retryable', 'trace_id']);
+  expect(exchange.headers.get('x-trace-id')).toBe(exchange.body.error.data.trace_id);
+  return { message: exchange.body.error.message, ...exchange.body.error.data };
+}
 
 /** The last exchange of a session. */
 export const lastExchange = (session: McpSession): Exchange => session.exchanges.at(-1)!;

@@ -47,7 +47,7 @@ interface Rpc {
   params?: Record<string, unknown>;
 }
 
-/** A 2026-07-28 request: `_meta` in the body, the version and method (and name) mirrored in the headers, unless overridden. */
+/** A 2026-07-28 request: `_meta` in the body, the version and method (and name or uri) mirrored in the headers, unless overridden. */
 async function send(
   rpc: Rpc,
   options: { token?: string | null; headers?: Record<string, string>; meta?: Record<string, unknown> | null } = {},
@@ -55,7 +55,9 @@ async function send(
   const token = options.token === undefined ? reader.key : options.token;
   const own = rpc.params?._meta as Record<string, unknown> | undefined;
   const params = { ...rpc.params, ...(options.meta === null ? {} : { _meta: { ...META, ...own, ...options.meta } }) };
-  const name: Record<string, string> = typeof rpc.params?.name === 'string' ? { 'Mcp-Name': rpc.params.name } : {};
+  // Mcp-Name mirrors what the request names: a tool or prompt by name, a resource by uri.
+  const named = rpc.params?.name ?? rpc.params?.uri;
+  const name: Record<string, string> = typeof named === 'string' ? { 'Mcp-Name': named } : {};
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     Accept: 'application/json, text/event-stream',
@@ -85,7 +87,7 @@ describe('server/discover', () => {
       result: {
         resultType: 'complete',
         supportedVersions: [VERSION],
-        capabilities: { tools: {} },
+        capabilities: { tools: {}, resources: {}, prompts: {} },
         instructions: expect.stringContaining('Call memory_rules first'),
         ttlMs: 60_000,
         cacheScope: 'private',
@@ -169,7 +171,7 @@ describe('tools, with no initialize and no session', () => {
     });
   });
 
-  it('refuses a tool outside the grant with HTTP 403 and the envelope, and counts it in the key’s usage', async () => {
+  it('refuses a tool outside the grant with HTTP 403 and the refusal in JSON-RPC, and counts it in the key’s usage', async () => {
     const res = await send({
       id: 6,
       method: 'tools/call',
@@ -177,7 +179,16 @@ describe('tools, with no initialize and no session', () => {
     });
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toBeNull();
-    expect(res.body).toMatchObject({ code: 'unauthorized', details: { tool: 'add_memory' }, retryable: false });
+    expect(res.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 6,
+      error: {
+        code: -32000,
+        message: "The tool add_memory is not in this credential's capability profile.",
+        data: { code: 'unauthorized', details: { tool: 'add_memory' }, retryable: false },
+      },
+    });
+    expect(res.body.error.data.trace_id).toBe(res.headers.get('x-trace-id'));
     const usage = await call(server, 'GET', `/v1/api-keys/${reader.id}/usage`, owner);
     expect(usage.body.per_tool).toContainEqual({ tool: 'add_memory', calls: 1, refused: 1 });
     expect(usage.body.per_tool).toContainEqual(expect.objectContaining({ tool: 'search_memories' }));
@@ -260,16 +271,75 @@ describe('the request headers and _meta', () => {
   });
 
   it('answers a method it does not serve, and those the revision removed, with 404 -32601', async () => {
-    for (const method of ['resources/list', 'ping', 'logging/setLevel']) {
+    for (const method of ['completion/complete', 'resources/subscribe', 'ping', 'logging/setLevel']) {
       const res = await send({ id: 15, method });
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ id: 15, error: { code: -32601 } });
     }
   });
+
+  it('answers subscriptions/listen with 404 -32601 in JSON, never an event stream: nothing is ever notified', async () => {
+    const res = await send({
+      id: 16,
+      method: 'subscriptions/listen',
+      params: { notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true } },
+    });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: 16,
+      error: {
+        code: -32601,
+        message:
+          'Method not found: subscriptions/listen. Engram sends no notifications (no list or resource changes are announced), so there is nothing to listen for.',
+      },
+    });
+  });
+});
+
+describe('resources and prompts, with no initialize and no session', () => {
+  it('lists resources, their template and prompts with caching fields private to the credential; a read is not kept', async () => {
+    for (const [method, field] of [
+      ['resources/list', 'resources'],
+      ['resources/templates/list', 'resourceTemplates'],
+      ['prompts/list', 'prompts'],
+    ] as const) {
+      const res = await send({ id: method, method });
+      expect(res.status).toBe(200);
+      expect(res.body.result).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'private' });
+      expect(res.body.result[field].length).toBeGreaterThan(0);
+    }
+    const read = await send({ id: 'r', method: 'resources/read', params: { uri: `engram://containers/${notes}` } });
+    expect(read.status).toBe(200);
+    expect(read.body.result).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
+    expect(JSON.parse(read.body.result.contents[0].text).container.id).toBe(notes);
+  });
+
+  it('refuses a resource it may not read with -32602, the uri and the trace id in data', async () => {
+    const uri = 'engram://profile';
+    const res = await send({ id: 'p', method: 'resources/read', params: { uri } });
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: 'p',
+      error: {
+        code: -32602,
+        message: `The resource ${uri} may not be read with this credential.`,
+        data: {
+          uri,
+          code: 'unauthorized',
+          details: { uri },
+          retryable: false,
+          trace_id: expect.stringMatching(/^tr_/),
+        },
+      },
+    });
+    expect(res.status).toBe(200);
+  });
 });
 
 describe('the per-credential limiter counts every request of this era', () => {
-  it('answers server/discover and tools/list over the limit with HTTP 429 and the envelope; search still answers', async () => {
+  it('answers server/discover and tools/list over the limit with HTTP 429 and the refusal in JSON-RPC; search still answers', async () => {
     const { key } = await makeKey(server, owner, { level: 'read', containers: [notes] });
     for (let i = 0; i < LIMIT; i++)
       expect((await send({ id: i, method: i % 2 ? 'tools/list' : 'server/discover' }, { token: key })).status).toBe(
@@ -278,7 +348,10 @@ describe('the per-credential limiter counts every request of this era', () => {
     for (const method of ['server/discover', 'tools/list']) {
       const res = await send({ id: 'over', method }, { token: key });
       expect(res.status).toBe(429);
-      expect(res.body).toMatchObject({ code: 'rate_limited', details: { limit_per_min: LIMIT }, retryable: true });
+      expect(res.body).toMatchObject({
+        id: 'over',
+        error: { code: -32000, data: { code: 'rate_limited', details: { limit_per_min: LIMIT }, retryable: true } },
+      });
     }
     const search = await send(
       { id: 'search', method: 'tools/call', params: { name: 'search_memories', arguments: { q: 'key' } } },

@@ -1,12 +1,13 @@
 /**
  * The per-credential limiter on /mcp-http, through the official SDK client: every request on a
  * credential counts (initialize, its notification, tools/list, tool calls), search and add are never
- * answered 429, and an over-limit request that is not a tool call is HTTP 429 with the envelope.
+ * answered 429, and an over-limit request that is not a tool call is HTTP 429 with the refusal in
+ * JSON-RPC (the envelope's fields as its data).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
-import { lastExchange, type McpSession, mcpSession, ok, toolError, toolNames } from './mcp-client';
+import { lastExchange, type McpSession, mcpSession, ok, refusalIn, toolError, toolNames } from './mcp-client';
 
 const LIMIT = 5;
 let server: TestServer;
@@ -23,12 +24,13 @@ afterAll(async () => {
 
 const newKey = async () => (await makeKey(server, owner, { level: 'suggest', all_views: true })).key;
 
-/** The answer of the last exchange: HTTP 429 with the contract's envelope for the per-credential limiter. */
+/** The answer of the last exchange: HTTP 429 with the per-credential limiter's refusal in JSON-RPC. */
 function expectLimited(session: McpSession): void {
   const answer = lastExchange(session);
   expect(answer.status).toBe(429);
-  expect(answer.body).toMatchObject({ code: 'rate_limited', retryable: true, details: { limit_per_min: LIMIT } });
-  expect(answer.body.trace_id).toMatch(/^tr_/);
+  const refusal = refusalIn(answer);
+  expect(refusal).toMatchObject({ code: 'rate_limited', retryable: true, details: { limit_per_min: LIMIT } });
+  expect(refusal.trace_id).toMatch(/^tr_/);
   expect(answer.headers.get('retry-after')).toBeNull();
 }
 
@@ -42,7 +44,7 @@ async function rejects429(promise: Promise<unknown>): Promise<void> {
 }
 
 describe('every MCP request on a credential counts', () => {
-  it('answers tools/list over the limit with 429 and the envelope: initialize, its notification and tools/list all counted', async () => {
+  it('answers tools/list over the limit with 429 and the refusal: initialize, its notification and tools/list all counted', async () => {
     const session = mcpSession(server, await newKey());
     await session.connect(); // initialize + notifications/initialized: 2
     for (let i = 0; i < LIMIT - 2; i++) expect((await toolNames(session)).length).toBeGreaterThan(0); // 3..5
@@ -77,6 +79,18 @@ describe('every MCP request on a credential counts', () => {
     // The contract: search and add are never answered 429.
     expect(await ok(session, 'search_memories', { q: 'anything' })).toHaveProperty('results');
     expect(await ok(session, 'add_document', { content: 'Likes green tea.' })).toHaveProperty('id');
+    await session.close();
+  });
+
+  it('counts resources and prompts once each, the operations they call included; over the limit, 429', async () => {
+    const session = mcpSession(server, await newKey());
+    await session.connect(); // 2
+    const { resources } = await session.client.listResources(); // 3
+    await session.client.readResource({ uri: resources[0]!.uri }); // 4: get_container, counted once
+    await session.client.getPrompt({ name: 'save_decisions' }); // 5: list_containers inside, counted once
+    await rejects429(session.client.readResource({ uri: resources[0]!.uri }));
+    expect(lastExchange(session).rpcMethod).toBe('resources/read');
+    expectLimited(session);
     await session.close();
   });
 

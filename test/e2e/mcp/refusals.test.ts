@@ -1,7 +1,8 @@
 /**
  * Every way /mcp-http says no, seen through the official SDK client: 401 with the RFC 6750 body
- * for missing, unknown, expired and revoked credentials; 403 with the envelope for a tool outside
- * the grant (counted in the key's usage); tool errors (isError + envelope) for reach, validation and
+ * for missing, unknown, expired and revoked credentials; 403 with a JSON-RPC error carrying the
+ * envelope for a tool outside the grant (counted in the key's usage), whose message and trace id
+ * reach the SDK's caller; tool errors (isError + envelope) for reach, validation and
  * not-found; retired names answered only when the credential holds the current tool.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
@@ -16,6 +17,7 @@ import {
   type McpSession,
   mcpSession,
   ok,
+  refusalIn,
   seed,
   type Seeded,
   toolError,
@@ -141,7 +143,7 @@ describe('an expired key', () => {
   });
 });
 
-describe('a tool outside the grant: 403 with the envelope, counted as refused', () => {
+describe('a tool outside the grant: 403 with the refusal in JSON-RPC, counted as refused', () => {
   const cases = [
     { level: 'read', profile: false, tool: 'add_memory', args: { content: 'x', container: 'c' } },
     { level: 'read', profile: true, tool: 'add_document', args: { content: 'x' } },
@@ -155,19 +157,30 @@ describe('a tool outside the grant: 403 with the envelope, counted as refused', 
     it(`refuses ${tool} to a ${level} key ${profile ? 'with' : 'without'} the profile tick, and its usage counts it`, async () => {
       const { id, key } = await world.key(level, profile);
       const session = await connectMcp(server, key);
-      await rejectsWithStatus(session.client.callTool({ name: tool, arguments: args }), 403);
+      const err = await session.client.callTool({ name: tool, arguments: args }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(StreamableHTTPError);
+      expect((err as StreamableHTTPError).code).toBe(403);
       const answer = lastExchange(session);
       expect(answer.status).toBe(403);
       // No insufficient_scope challenge: no re-authorization could grant it.
       expect(answer.headers.get('www-authenticate')).toBeNull();
+      const message = `The tool ${tool} is not in this credential's capability profile.`;
       expect(answer.body).toEqual({
-        code: 'unauthorized',
-        message: `The tool ${tool} is not in this credential's capability profile.`,
-        details: { tool },
-        retryable: false,
-        trace_id: expect.stringMatching(/^tr_/),
+        jsonrpc: '2.0',
+        id: answer.rpcId,
+        error: {
+          code: -32000,
+          message,
+          data: { code: 'unauthorized', details: { tool }, retryable: false, trace_id: expect.stringMatching(/^tr_/) },
+        },
       });
-      expect(answer.headers.get('x-trace-id')).toBe(answer.body.trace_id);
+      expect(answer.headers.get('x-trace-id')).toBe(answer.body.error.data.trace_id);
+      // What the SDK's caller reads: the message and the trace id.
+      expect((err as Error).message).toContain(message);
+      expect((err as Error).message).toContain(answer.body.error.data.trace_id);
       // The session stays usable after a refusal.
       await ok(session, 'list_containers');
       await session.close();
@@ -185,7 +198,7 @@ describe('a tool outside the grant: 403 with the envelope, counted as refused', 
     const session = await connectMcp(server, key);
     for (const name of ['ask_agent', 'agent_invoke']) {
       await rejectsWithStatus(session.client.callTool({ name, arguments: { message: 'What do I eat?' } }), 403);
-      expect(lastExchange(session).body).toMatchObject({ code: 'unauthorized', details: { tool: 'ask_agent' } });
+      expect(refusalIn(lastExchange(session))).toMatchObject({ code: 'unauthorized', details: { tool: 'ask_agent' } });
     }
     await session.close();
     const usage = await usageOf(id);
@@ -197,7 +210,10 @@ describe('a tool outside the grant: 403 with the envelope, counted as refused', 
     const { id, key } = await world.key('manage', true);
     const session = await connectMcp(server, key);
     await rejectsWithStatus(session.client.callTool({ name: 'workflow_invoke', arguments: { input: {} } }), 403);
-    expect(lastExchange(session).body).toMatchObject({ code: 'unauthorized', details: { tool: 'workflow_invoke' } });
+    expect(refusalIn(lastExchange(session))).toMatchObject({
+      code: 'unauthorized',
+      details: { tool: 'workflow_invoke' },
+    });
     await session.close();
     expect((await usageOf(id)).per_tool).toContainEqual({ tool: 'workflow_invoke', calls: 1, refused: 1 });
   });
@@ -419,7 +435,7 @@ describe('retired tool names', () => {
       [suggest, 'memory_forget', { document_id: 'doc_x' }, 'delete_document'],
     ] as const) {
       await rejectsWithStatus(session.client.callTool({ name, arguments: args }), 403);
-      expect(lastExchange(session).body).toMatchObject({ code: 'unauthorized', details: { tool: current } });
+      expect(refusalIn(lastExchange(session))).toMatchObject({ code: 'unauthorized', details: { tool: current } });
     }
     const usage = await usageOf(readKey.id);
     expect(usage.per_tool).toContainEqual({ tool: 'add_memory', calls: 1, refused: 1 });

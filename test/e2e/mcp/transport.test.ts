@@ -287,7 +287,7 @@ describe('JSON-RPC framing', () => {
   });
 
   it('answers a method it does not serve with -32601', async () => {
-    const res = await post({ jsonrpc: '2.0', id: 8, method: 'resources/list', params: {} });
+    const res = await post({ jsonrpc: '2.0', id: 8, method: 'completion/complete', params: {} });
     expect(res.status).toBe(200);
     expect(res.body.error.code).toBe(-32601);
   });
@@ -300,7 +300,7 @@ describe('initialize and version negotiation', () => {
       expect(res.status).toBe(200);
       expect(res.body.result.protocolVersion).toBe(version);
       expect(res.body.result.serverInfo.name).toBe('engram');
-      expect(res.body.result.capabilities).toEqual({ tools: {} });
+      expect(res.body.result.capabilities).toEqual({ tools: {}, resources: {}, prompts: {} });
     });
   }
 

@@ -604,7 +604,7 @@ async function run(c: Case): Promise<Result> {
   const answer = { status: res.status, body, headers: res.headers };
   let code: string;
   if (res.status === 401) code = body?.error ?? '(none)';
-  else if (res.status !== 200) code = body?.code ?? '(none)';
+  else if (res.status !== 200) code = body?.error?.data?.code ?? '(none)';
   else if (body?.result?.isError) code = body.result.structuredContent?.code ?? '(none)';
   else if (body?.result) code = 'ok';
   else code = `(rpc error ${JSON.stringify(body?.error)})`;
@@ -730,7 +730,10 @@ async function countsOf(owner: string): Promise<Record<string, unknown>> {
   };
 }
 
-/** Error answers carry the envelope with a trace id equal to X-Trace-Id; MCP's 401 is RFC 6750. */
+/**
+ * Error answers carry the envelope with a trace id equal to X-Trace-Id (on MCP, a JSON-RPC error
+ * whose message and data are the envelope's fields); MCP's 401 is RFC 6750.
+ */
 function checkShape(r: Result): string[] {
   const out: string[] = [];
   const { answer } = r;
@@ -748,7 +751,9 @@ function checkShape(r: Result): string[] {
     return out;
   }
   let env: any = null;
-  if (answer.status >= 400) env = answer.body;
+  if (answer.status >= 400 && r.c.transport === 'mcp')
+    env = answer.body?.error && { message: answer.body.error.message, ...answer.body.error.data };
+  else if (answer.status >= 400) env = answer.body;
   else if (r.c.transport === 'mcp' && answer.body?.result?.isError) env = answer.body.result.structuredContent;
   if (!env) return out;
   const keys = Object.keys(env ?? {})

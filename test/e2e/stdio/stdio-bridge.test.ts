@@ -254,7 +254,7 @@ describe('engram mcp (stdio bridge)', () => {
     }
   });
 
-  it('passes the server’s refusals on with one prefix at most: the wire message is the server’s own', async () => {
+  it('passes the server’s refusals on as the server wrote them, with one prefix at most: message, code and data with the trace id', async () => {
     const { key } = await makeKey(server, owner, { level: 'read', containers: [container] });
     const bridge = rawBridge(server.url, key);
     try {
@@ -264,7 +264,16 @@ describe('engram mcp (stdio bridge)', () => {
       expect(await bridge.next()).toEqual({
         jsonrpc: '2.0',
         id: 2,
-        error: { code: -32600, message: "The tool add_memory is not in this credential's capability profile." },
+        error: {
+          code: -32000,
+          message: "The tool add_memory is not in this credential's capability profile.",
+          data: {
+            code: 'unauthorized',
+            details: { tool: 'add_memory' },
+            retryable: false,
+            trace_id: expect.stringMatching(/^tr_/),
+          },
+        },
       });
       await bridge.send({ id: 3, method: 'tools/call', params: { name: 7 } });
       expect(await bridge.next()).toEqual({
@@ -282,9 +291,10 @@ describe('engram mcp (stdio bridge)', () => {
     const client = await stdioClient(server.url, key);
     const err = await client.callTool({ name: 'add_memory', arguments: { content: 'x' } }).then(
       () => null,
-      (e: Error) => e,
+      (e: Error & { data?: { trace_id?: string } }) => e,
     );
-    expect(err?.message).toBe("MCP error -32600: The tool add_memory is not in this credential's capability profile.");
+    expect(err?.message).toBe("MCP error -32000: The tool add_memory is not in this credential's capability profile.");
+    expect(err?.data?.trace_id).toMatch(/^tr_/);
     await client.close();
   });
 
@@ -300,7 +310,7 @@ describe('engram mcp (stdio bridge)', () => {
       const discovered = await bridge.next();
       expect(discovered.result).toMatchObject({
         supportedVersions: ['2026-07-28'],
-        capabilities: { tools: {} },
+        capabilities: { tools: {}, resources: {}, prompts: {} },
         resultType: 'complete',
         cacheScope: 'private',
       });
