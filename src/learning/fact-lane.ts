@@ -8,7 +8,6 @@
 import type { Clock } from '../clock';
 import { isStorageFull } from '../errors';
 import type { Logger } from '../log';
-import { FACT_JOBS } from '../storage/jobs';
 import type { LearningJob, Store } from '../storage/store';
 import { type AnswerFormat, ModelError } from '../language-model/model-client';
 import { applyFacts, type FactExtractor, type LearnedDocument } from './fact-extractor';
@@ -181,7 +180,7 @@ export class FactLane {
       await store.jobs.release(this.stranded, clock.now());
       this.stranded = [];
     }
-    const jobs = await store.jobs.claim(clock.now(), CLAIM, leaseMs, FACT_JOBS);
+    const jobs = await store.jobs.claim(clock.now(), CLAIM, leaseMs, 'facts');
     if (jobs.length === 0) return { claimed: 0, ended: 0, down: false };
     const renewal = renewWhileWorking(store, clock, jobs, leaseMs);
     let ended = 0;

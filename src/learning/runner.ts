@@ -14,7 +14,7 @@ import { collectGarbageSoon } from '../collect-garbage-soon';
 import { isStorageFull } from '../errors';
 import type { Logger } from '../log';
 import type { LearningJob, Store, Transaction, VectorTier } from '../storage/store';
-import { INDEX_JOBS, JOB_LEASE_MS } from '../storage/jobs';
+import { JOB_LEASE_MS } from '../storage/jobs';
 import type { Embedder } from '../embedders/embedder';
 import { embedPassages } from './embedding-units';
 import { splitPassages } from './split-passages';
@@ -120,9 +120,9 @@ export class LearningRunner {
     await this.giveBackStranded();
     let n = 0;
     for (
-      let batch = await store.jobs.claim(clock.now(), BATCH, this.leaseMs, INDEX_JOBS);
+      let batch = await store.jobs.claim(clock.now(), BATCH, this.leaseMs, 'index');
       batch.length;
-      batch = await store.jobs.claim(clock.now(), BATCH, this.leaseMs, INDEX_JOBS)
+      batch = await store.jobs.claim(clock.now(), BATCH, this.leaseMs, 'index')
     ) {
       await this.runBatch(batch);
       n += batch.length;

@@ -4,9 +4,7 @@
  */
 import { z } from 'zod';
 import type { ModelClient } from '../language-model/model-client';
-import { readModelStatus } from '../learning/model-status';
 import type { VectorIndexes } from '../search/vector-indexes';
-import { FACT_JOBS, INDEX_JOBS } from '../storage/jobs';
 import type { Repositories } from '../storage/store';
 import { defineOperation } from './operation';
 
@@ -61,15 +59,17 @@ export async function progressOf(services: {
 }): Promise<LearningProgress> {
   const { store, indexes, model } = services;
   const progress: LearningProgress = {
-    queue: await store.jobs.countPending(INDEX_JOBS),
+    queue: await store.jobs.countPending('index'),
     passages: await store.passages.count(),
     refined: indexes.keepsStrong ? indexes.figures().strong : null,
   };
   if (!model) return progress;
+  // Loaded when asked: the MCP bridge loads the operations for their descriptions, and no learning.
+  const { readModelStatus } = await import('../learning/model-status');
   const status = await readModelStatus(store);
   return {
     ...progress,
-    facts: { waiting: await store.jobs.countPending(FACT_JOBS), failed: await store.jobs.countFailed(FACT_JOBS) },
+    facts: { waiting: await store.jobs.countPending('facts'), failed: await store.jobs.countFailed('facts') },
     model: {
       name: status?.model ?? model.model,
       state: status?.state ?? 'unchecked',

@@ -6,10 +6,17 @@
 
 export type JobKind = 'learn_document' | 'embed_memory' | 'reembed' | 'extract_facts';
 
-/** The jobs that make what was written searchable: claimed by the learning runner, never behind a model. */
-export const INDEX_JOBS: readonly JobKind[] = ['learn_document', 'embed_memory', 'reembed'];
-/** A learned document's facts, picked out by the language model: claimed apart (src/learning/fact-lane.ts). */
-export const FACT_JOBS: readonly JobKind[] = ['extract_facts'];
+/**
+ * Who takes which jobs: `index`, the jobs that make what was written searchable (the learning
+ * runner), never behind a model; `facts`, learned documents' facts, which wait on the language model
+ * (src/learning/fact-lane.ts).
+ */
+export type JobLane = 'index' | 'facts';
+
+export const LANE_KINDS: Record<JobLane, JobKind[]> = {
+  index: ['learn_document', 'embed_memory', 'reembed'],
+  facts: ['extract_facts'],
+};
 
 export interface LearningJob {
   id: number;
@@ -55,13 +62,13 @@ export interface JobRepository {
   /** Queues a job, ready from `at`. */
   enqueue(job: NewJob, at: number): Promise<void>;
   /**
-   * Takes up to `limit` of the oldest ready jobs of `kinds` (every kind when absent), those added by
+   * Takes up to `limit` of the oldest ready jobs of `lane` (every job when absent), those added by
    * hand before bulk ones, and marks them running under a lease until `now + leaseMs`, at once: two
    * claims, from any connection or process, never take the same job while its lease holds. A
    * running job whose lease has ended (its learner died) is ready again, and its claim counts as a
    * new attempt. Returned in the order claimed.
    */
-  claim(now: number, limit: number, leaseMs?: number, kinds?: readonly JobKind[]): Promise<LearningJob[]>;
+  claim(now: number, limit: number, leaseMs?: number, lane?: JobLane): Promise<LearningJob[]>;
   /**
    * Extends the leases of jobs this learner still holds to `now + leaseMs`; returns the ids of
    * those it still held (a job whose lease ended and that another learner took is not among them).
@@ -81,8 +88,8 @@ export interface JobRepository {
   release(jobs: LearningJob[], now: number): Promise<void>;
   /** Whether a job of this kind is queued or running (a re-embedding, say). */
   hasPending(kind: JobKind): Promise<boolean>;
-  /** Jobs of `kinds` (every kind when absent) queued or running, every account together (a progress figure, no account data). */
-  countPending(kinds?: readonly JobKind[]): Promise<number>;
-  /** Jobs of `kinds` failed for good, every account together. */
-  countFailed(kinds: readonly JobKind[]): Promise<number>;
+  /** Jobs of `lane` (every job when absent) queued or running, every account together (a progress figure, no account data). */
+  countPending(lane?: JobLane): Promise<number>;
+  /** Jobs of `lane` failed for good, every account together. */
+  countFailed(lane: JobLane): Promise<number>;
 }

@@ -124,7 +124,7 @@ describe('a model that answers its check badly', () => {
     await w.server.learning.drain();
     expect(await health(w)).toMatchObject({ facts: { waiting: 1, failed: 0 }, model: { state: 'ok', error: null } });
     const { store } = w.server.services;
-    const [job] = await store.jobs.claim(w.server.clock.now() + 60_000, 1, undefined, ['extract_facts']);
+    const [job] = await store.jobs.claim(w.server.clock.now() + 60_000, 1, undefined, 'facts');
     // Its first attempt was counted: this claim is its second.
     expect(job!.attempts).toBe(2);
   });

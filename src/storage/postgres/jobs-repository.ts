@@ -3,12 +3,14 @@
  * FOR UPDATE SKIP LOCKED (learners claiming at once pass over each other's rows instead of
  * waiting) and holds them under a lease; a running job whose lease ended is ready again.
  */
-import { claimOrder, JOB_LEASE_MS, type JobRepository, type LearningJob } from '../jobs';
+import { claimOrder, JOB_LEASE_MS, type JobLane, type JobRepository, LANE_KINDS, type LearningJob } from '../jobs';
 import { numbers, type PostgresContext } from './context';
 
 const job = (r: Record<string, unknown>) => numbers<LearningJob>(r, 'id');
 
 export function jobsRepository({ sql }: PostgresContext): JobRepository {
+  /** The lane's jobs; every job when no lane is given. */
+  const inLane = (lane: JobLane | undefined) => (lane ? sql`kind = ANY(${LANE_KINDS[lane]}::text[])` : sql`true`);
   return {
     async enqueue(j, at) {
       await sql`
@@ -16,14 +18,14 @@ export function jobsRepository({ sql }: PostgresContext): JobRepository {
         VALUES (${j.accountId}, ${j.kind}, ${j.documentId ?? null}, ${j.memoryId ?? null}, 'queued', 0, ${at}, ${at}, ${at}, ${j.rebuild ?? false}, ${j.bulk ?? false})`;
     },
 
-    claim: async (now, limit, leaseMs = JOB_LEASE_MS, kinds) =>
+    claim: async (now, limit, leaseMs = JOB_LEASE_MS, lane) =>
       (
         await sql`
       UPDATE jobs SET state = 'running', attempts = attempts + 1, updated_at = ${now}, lease_until = ${now + leaseMs}
        WHERE id IN (
          SELECT id FROM jobs
           WHERE state IN ('queued', 'running') AND CASE state WHEN 'queued' THEN run_after ELSE lease_until END <= ${now}
-            AND ${kinds ? sql`kind = ANY(${[...kinds]}::text[])` : sql`true`}
+            AND ${inLane(lane)}
           ORDER BY bulk, run_after, id LIMIT ${limit}
             FOR UPDATE SKIP LOCKED)
       RETURNING id, account_id, kind, document_id, memory_id, attempts, rebuild, bulk`
@@ -64,17 +66,10 @@ export function jobsRepository({ sql }: PostgresContext): JobRepository {
     hasPending: async (kind) =>
       (await sql`SELECT 1 FROM jobs WHERE kind = ${kind} AND state IN ('queued', 'running') LIMIT 1`).length > 0,
 
-    countPending: async (kinds) =>
-      Number(
-        (
-          await sql`SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running')
-                      AND ${kinds ? sql`kind = ANY(${[...kinds]}::text[])` : sql`true`}`
-        )[0].n,
-      ),
+    countPending: async (lane) =>
+      Number((await sql`SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running') AND ${inLane(lane)}`)[0].n),
 
-    countFailed: async (kinds) =>
-      Number(
-        (await sql`SELECT count(*) AS n FROM jobs WHERE state = 'failed' AND kind = ANY(${[...kinds]}::text[])`)[0].n,
-      ),
+    countFailed: async (lane) =>
+      Number((await sql`SELECT count(*) AS n FROM jobs WHERE state = 'failed' AND ${inLane(lane)}`)[0].n),
   };
 }

@@ -4,12 +4,14 @@
  * so a lease ends only for a job its own learner left (it requeues those at start besides).
  */
 import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
-import { claimOrder, JOB_LEASE_MS, type JobRepository } from '../jobs';
+import { claimOrder, JOB_LEASE_MS, type JobLane, type JobRepository, LANE_KINDS } from '../jobs';
 import type { SqliteContext, Synchronous } from './context';
 import * as t from './schema';
 
 const j = t.jobs;
 const pending = inArray(j.state, ['queued', 'running']);
+/** The lane's jobs; every job when no lane is given. */
+const inLane = (lane: JobLane | undefined) => lane && inArray(j.kind, LANE_KINDS[lane]);
 
 export function jobsRepository({ db }: SqliteContext): Synchronous<JobRepository> {
   return {
@@ -31,14 +33,14 @@ export function jobsRepository({ db }: SqliteContext): Synchronous<JobRepository
         .run();
     },
 
-    claim(now, limit, leaseMs = JOB_LEASE_MS, kinds) {
+    claim(now, limit, leaseMs = JOB_LEASE_MS, lane) {
       const ready = db
         .select({ id: j.id })
         .from(j)
         .where(
           and(
             or(and(eq(j.state, 'queued'), lte(j.runAfter, now)), and(eq(j.state, 'running'), lte(j.leaseUntil, now))),
-            kinds && inArray(j.kind, [...kinds]),
+            inLane(lane),
           ),
         )
         .orderBy(j.bulk, j.runAfter, j.id)
@@ -115,18 +117,18 @@ export function jobsRepository({ db }: SqliteContext): Synchronous<JobRepository
         .limit(1)
         .get(),
 
-    countPending: (kinds) =>
+    countPending: (lane) =>
       db
         .select({ n: sql<number>`count(*)` })
         .from(j)
-        .where(and(pending, kinds && inArray(j.kind, [...kinds])))
+        .where(and(pending, inLane(lane)))
         .get()!.n,
 
-    countFailed: (kinds) =>
+    countFailed: (lane) =>
       db
         .select({ n: sql<number>`count(*)` })
         .from(j)
-        .where(and(eq(j.state, 'failed'), inArray(j.kind, [...kinds])))
+        .where(and(eq(j.state, 'failed'), inLane(lane)))
         .get()!.n,
   };
 }

@@ -612,7 +612,7 @@ export function contractCases(factory: StoreFactory): void {
             (await insertDocument(store, documentRow(accountId, c.id, { createdAt: 100 }), undefined, 1_000)).document,
           );
         const byHand = (await insertDocument(store, documentRow(accountId, c.id, { createdAt: 2_000 }))).document;
-        const claimed = await store.jobs.claim(5_000, 2, undefined, ['learn_document']);
+        const claimed = await store.jobs.claim(5_000, 2, undefined, 'index');
         expect(claimed.map((j) => [j.documentId, j.bulk])).toEqual([
           [byHand.id, false],
           [imported[0]!.id, true],
@@ -620,17 +620,17 @@ export function contractCases(factory: StoreFactory): void {
         // The document learned: its facts are queued with it, once, as bulk as it was.
         for (const job of claimed)
           await completeDocument(store, job, [{ position: 0, title: null, content: 'Text.' }], null, 6_000, true);
-        expect(await store.jobs.countPending(['extract_facts'])).toBe(2);
-        expect(await store.jobs.countPending(['learn_document', 'embed_memory', 'reembed'])).toBe(2);
+        expect(await store.jobs.countPending('facts')).toBe(2);
+        expect(await store.jobs.countPending('index')).toBe(2);
         expect(await store.jobs.countPending()).toBe(4);
         expect(
-          (await store.jobs.claim(7_000, 10, undefined, ['extract_facts'])).map((j) => [j.kind, j.documentId, j.bulk]),
+          (await store.jobs.claim(7_000, 10, undefined, 'facts')).map((j) => [j.kind, j.documentId, j.bulk]),
         ).toEqual([
           ['extract_facts', byHand.id, false],
           ['extract_facts', imported[0]!.id, true],
         ]);
-        expect(await store.jobs.claim(7_000, 10, undefined, ['extract_facts'])).toEqual([]);
-        expect((await store.jobs.claim(7_000, 10, undefined, ['learn_document'])).map((j) => j.documentId)).toEqual([
+        expect(await store.jobs.claim(7_000, 10, undefined, 'facts')).toEqual([]);
+        expect((await store.jobs.claim(7_000, 10, undefined, 'index')).map((j) => j.documentId)).toEqual([
           imported[1]!.id,
           imported[2]!.id,
         ]);
@@ -647,13 +647,13 @@ export function contractCases(factory: StoreFactory): void {
         await completeDocument(store, job!, [{ position: 0, title: null, content: 'Text.' }], null, 5_000, true);
         // Done again by a learner whose claim had ended: the facts' job is not queued twice.
         await completeDocument(store, job!, [{ position: 0, title: null, content: 'Text.' }], null, 5_500, true);
-        expect(await store.jobs.countPending(['extract_facts'])).toBe(1);
-        const [facts] = await store.jobs.claim(6_000, 1, undefined, ['extract_facts']);
+        expect(await store.jobs.countPending('facts')).toBe(1);
+        const [facts] = await store.jobs.claim(6_000, 1, undefined, 'facts');
         expect(facts).toMatchObject({ kind: 'extract_facts', documentId: document.id, attempts: 1 });
         await failJob(store, facts!, 'the model answered no JSON', null, 7_000);
         expect(await store.documents.get(accountId, document.id)).toMatchObject({ status: 'learned' });
-        expect(await store.jobs.countFailed(['extract_facts'])).toBe(1);
-        expect(await store.jobs.countFailed(['learn_document'])).toBe(0);
+        expect(await store.jobs.countFailed('facts')).toBe(1);
+        expect(await store.jobs.countFailed('index')).toBe(0);
         expect(await store.jobs.countPending()).toBe(0);
       });
 
