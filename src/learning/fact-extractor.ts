@@ -70,7 +70,8 @@ export const EXTRACT_SYSTEM =
   'Reply with one JSON object {"facts": [{"content": string, "passage": number, "standing": boolean, "same_as": number or null, "replaces": number or null}]}. ' +
   '"content" is one short fact in the third person; "passage" the number of the passage it comes from; "standing" true for a lasting ' +
   'truth about who the person is or what they prefer, false for a recent change or event; "same_as" the known fact (F number) it repeats; ' +
-  '"replaces" the known fact (F number) it contradicts or updates. Leave out anything not about the person. An empty list is fine.';
+  '"replaces" the known fact (F number) it contradicts or updates. The passages are in the order they were written: when a later one ' +
+  'changes what an earlier one said, give only the later fact. Leave out anything not about the person. An empty list is fine.';
 
 /** What the commit does for one proposed fact. */
 export type FactAction =
