@@ -227,9 +227,12 @@ export class FactLane {
     const started = performance.now();
     // Slow as soon as the request at hand has taken longer than its documents should.
     let slowSeen: Promise<void> | null = null;
-    const slow = setTimeout(() => {
-      slowSeen = this.record({ state: 'slow' }).catch(() => {});
-    }, SLOW_SECONDS * 1000 * group.length);
+    const slow = setTimeout(
+      () => {
+        slowSeen = this.record({ state: 'slow' }).catch(() => {});
+      },
+      SLOW_SECONDS * 1000 * group.length,
+    );
     let actions;
     try {
       actions = await extractor.propose(
