@@ -12,28 +12,11 @@ import { newId } from '../../src/ids';
 import { insertDocument } from '../../src/learning/queue';
 import { addDocument, makeAccount, keyFor, type TestAccount } from '../helpers/rest';
 import { call, startTestServer, type TestServer } from '../helpers/server';
-import { type ChatRequest, type FakeModel, isCheck, startFakeModel } from './fake-model';
+import { type ChatRequest, type FakeModel, factPassages, isCheck, sentenceFacts, startFakeModel } from './fake-model';
 
-/** The passages a fact request numbers: number → text. */
-const passagesOf = (req: ChatRequest) =>
-  [...req.messages[1]!.content.matchAll(/^\[(\d+)\] (.*)$/gm)].map((m) => ({ n: Number(m[1]), text: m[2]! }));
 /** The known facts a fact request shows: number → text. */
 const knownOf = (req: ChatRequest) =>
   [...req.messages[1]!.content.matchAll(/^\(F(\d+)\) (.*)$/gm)].map((m) => ({ n: Number(m[1]), text: m[2]! }));
-
-/** "My cat is Whiskers." → "Their cat is Whiskers.", one fact a sentence of that shape, not standing. */
-function factsFixture(req: ChatRequest) {
-  const facts = passagesOf(req).flatMap(({ n, text }) =>
-    [...text.matchAll(/My (\w+) is (\w+)\./g)].map((m) => ({
-      content: `Their ${m[1]} is ${m[2]}.`,
-      passage: n,
-      standing: false,
-      same_as: null,
-      replaces: null,
-    })),
-  );
-  return { facts };
-}
 
 interface World {
   model: FakeModel;
@@ -43,7 +26,7 @@ interface World {
 }
 
 async function world(name: string, containers = ['Chat']): Promise<World> {
-  const model = startFakeModel(factsFixture);
+  const model = startFakeModel(sentenceFacts);
   const server = await startTestServer({
     env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: name, ENGRAM_MODEL_RETRIES: '0' },
   });
@@ -93,7 +76,7 @@ describe('a model that is down', () => {
     );
     expect(await factsOf(w)).toEqual([]);
 
-    w.model.fixture = factsFixture;
+    w.model.fixture = sentenceFacts;
     w.model.check = () => ({ ok: true });
     await w.server.learning.drain();
     expect(await factsOf(w)).toEqual([{ content: 'Their cat is Whiskers.', document: doc }]);
@@ -142,7 +125,7 @@ describe('malformed answers', () => {
 
   it('are asked again after a backoff, and the good answer saves the facts', async () => {
     let n = 0;
-    w.model.fixture = (req) => (++n === 1 ? { rawContent: 'Sure! The person has a cat.' } : factsFixture(req));
+    w.model.fixture = (req) => (++n === 1 ? { rawContent: 'Sure! The person has a cat.' } : sentenceFacts(req));
     const doc = await addDocument(w.server, w.key, {
       container: w.account.containers.Chat!,
       content: 'My dog is Rex.',
@@ -242,7 +225,7 @@ describe('what the model is asked', () => {
     await w.server.learning.drain();
     const asked = extractions(w)
       .slice(before)
-      .map((r) => passagesOf(r).map((p) => p.text));
+      .map((r) => factPassages(r).map((p) => p.text));
     expect(asked).toHaveLength(3);
     expect(asked[0]).toEqual(turns);
     expect(asked[1]!.join(' ')).toContain('My desk is Tidy.');
@@ -292,7 +275,7 @@ describe('what the model is asked', () => {
     expect(
       extractions(w)
         .slice(before)
-        .map((r) => passagesOf(r).map((p) => p.text)),
+        .map((r) => factPassages(r).map((p) => p.text)),
     ).toEqual([['My lamp is Bright.'], ['My mug is White.', 'My sofa is Grey.']]);
   });
 });

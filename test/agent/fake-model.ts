@@ -87,6 +87,27 @@ export function startFakeModel(fixture: Fixture): FakeModel {
   return model;
 }
 
+/** The passages a fact request numbers (`[n] text`, one a line): number → text. */
+export const factPassages = (req: ChatRequest) =>
+  [...req.messages[1]!.content.matchAll(/^\[(\d+)\] (.*)$/gm)].map((m) => ({ n: Number(m[1]), text: m[2]! }));
+
+/**
+ * A fact-extraction fixture: "My cat is Whiskers." in a passage → "Their cat is Whiskers.", cited
+ * from that passage, not standing; one fact a sentence of that shape.
+ */
+export function sentenceFacts(req: ChatRequest) {
+  const facts = factPassages(req).flatMap(({ n, text }) =>
+    [...text.matchAll(/My (\w+) is (\w+)\./g)].map((m) => ({
+      content: `Their ${m[1]} is ${m[2]}.`,
+      passage: n,
+      standing: false,
+      same_as: null,
+      replaces: null,
+    })),
+  );
+  return { facts };
+}
+
 /** The numbered passages of a grounded turn's user message: number → text. */
 function passagesOf(req: ChatRequest): Map<number, string> {
   const user = req.messages.find((m) => m.role === 'user')?.content ?? '';

@@ -11,7 +11,7 @@ import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
 import { ROOT, type Served, setUp, spawnServer } from '../../../bench/lib/engram-process';
-import { type ChatRequest, type FakeModel, isCheck, startFakeModel } from '../../agent/fake-model';
+import { type FakeModel, isCheck, sentenceFacts, startFakeModel } from '../../agent/fake-model';
 import { postgresOrSkip } from '../../helpers/postgres';
 import { addDocument, keyFor, makeAccount } from '../../helpers/rest';
 import { scratchDir } from '../../helpers/scratch';
@@ -27,23 +27,6 @@ async function until(ms: number, check: () => Promise<boolean> | boolean): Promi
   }
 }
 
-/** The passages of a fact request. */
-const passagesOf = (req: ChatRequest) => [...req.messages[1]!.content.matchAll(/^\[(\d+)\] (.*)$/gm)];
-
-/** "My pet is Rex." → "Their pet is Rex.", cited from its passage. */
-function factsFixture(req: ChatRequest) {
-  const facts = passagesOf(req).flatMap(([, n, text]) =>
-    [...text!.matchAll(/My (\w+) is (\w+)\./g)].map((m) => ({
-      content: `Their ${m[1]} is ${m[2]}.`,
-      passage: Number(n),
-      standing: false,
-      same_as: null,
-      replaces: null,
-    })),
-  );
-  return { facts };
-}
-
 describe('a model that takes 30 s a document', () => {
   let model: FakeModel;
   let server: TestServer;
@@ -54,7 +37,7 @@ describe('a model that takes 30 s a document', () => {
   beforeAll(async () => {
     model = startFakeModel(async (req) => {
       await Bun.sleep(30_000);
-      return factsFixture(req);
+      return sentenceFacts(req);
     });
     server = await startTestServer({
       manualLearning: false,
@@ -96,7 +79,7 @@ describe('a model that takes 30 s a document', () => {
     await server.stop();
     expect(Date.now() - stopping).toBeLessThan(5_000);
     // The facts' job was given back, not dropped: the next start asks again, and a quick model answers.
-    model.fixture = factsFixture;
+    model.fixture = sentenceFacts;
     server = await server.restart();
     expect(await until(15_000, async () => (await learning()).facts.waiting === 0)).toBe(true);
     const profile = (await call(server, 'GET', '/v1/profile', key)).body;
@@ -121,7 +104,7 @@ describe('SIGKILL while the model is answering', () => {
       inFlight++;
       try {
         await Bun.sleep(300);
-        return factsFixture(req);
+        return sentenceFacts(req);
       } finally {
         inFlight--;
       }
@@ -205,7 +188,7 @@ if (postgres)
       let extractions = 0;
       model = startFakeModel(async (req) => {
         if (++extractions === 1) await held.promise;
-        return factsFixture(req);
+        return sentenceFacts(req);
       });
       // A replica that learns nothing itself: the learners do.
       replica = await startTestServer({
