@@ -66,11 +66,11 @@ export class ModelError extends ServiceError {
 const BACKOFF_MS = [250, 1000, 4000];
 /**
  * An answer cut at `max_tokens` under a JSON schema (whose bounds the tokens were sized to) is asked
- * again with this many times the tokens, up to the cap. Under plain JSON a cut answer is a model
- * rambling, which it would do again: it is not retried.
+ * again once, with this many times the tokens; cut again, it is a model filling every bound of the
+ * schema with words, which it would do again. Under plain JSON a cut answer is a model rambling: it
+ * is not asked again.
  */
 const TRUNCATED_GROWTH = 2;
-const MAX_TOKENS_CAP = 4096;
 /** Statuses with which servers refuse a `response_format` they do not support. */
 const REFUSED_FORMAT = new Set([400, 422, 501]);
 
@@ -137,8 +137,8 @@ export class ModelClient {
       }
       if (outcome.ok) return outcome.value;
       last = outcome;
-      if (outcome.truncated) maxTokens = Math.min(MAX_TOKENS_CAP, maxTokens * TRUNCATED_GROWTH);
-      if (!outcome.retry) break;
+      if (!outcome.retry || (outcome.truncated && maxTokens > options.maxTokens)) break;
+      if (outcome.truncated) maxTokens = options.maxTokens * TRUNCATED_GROWTH;
     }
     throw new ModelError(last!.failure, last!.reason, this.model);
   }

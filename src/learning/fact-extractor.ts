@@ -18,8 +18,11 @@ const CANDIDATE_FACTS = 400;
 const KNOWN_FACTS = 12;
 /** How many passages one request reads. */
 const PASSAGES_READ = 40;
-/** The facts one request may propose: a few a passage, and a cap. */
-const FACTS_PER_PASSAGE = 3;
+/**
+ * The facts one request may propose: one for each 80 characters it reads (a chat turn holds one
+ * or two), at least one, at most 16. A small model asked for "a few" writes every one it may.
+ */
+const CHARS_PER_FACT = 80;
 const MAX_FACTS = 16;
 /** The longest fact asked for, in characters. */
 const FACT_CHARS = 160;
@@ -104,7 +107,8 @@ export class FactExtractor {
       this.relevance,
       KNOWN_FACTS,
     );
-    const facts = Math.min(MAX_FACTS, FACTS_PER_PASSAGE * read.length);
+    const chars = read.reduce((n, { p }) => n + p.content.length, 0);
+    const facts = Math.min(MAX_FACTS, Math.ceil(chars / CHARS_PER_FACT));
     const messages: ChatMessage[] = [
       { role: 'system', content: EXTRACT_SYSTEM },
       {

@@ -173,12 +173,12 @@ describe('what the model is asked', () => {
     const [req] = extractions(w).slice(before);
     expect(req!.response_format!.type).toBe('json_schema');
     const fact = (req!.response_format!.json_schema!.schema as any).properties.facts;
-    // One passage, no known fact: only passage 1 can be named, and no known fact.
-    expect(fact.maxItems).toBe(3);
+    // One short passage, no known fact: one fact (one for each 80 characters), naming passage 1 and no known fact.
+    expect(fact.maxItems).toBe(1);
     expect(fact.items.properties.passage).toEqual({ type: 'integer', minimum: 1, maximum: 1 });
     expect(fact.items.properties.same_as).toEqual({ type: 'null' });
     expect(fact.items.required).toEqual(['content', 'passage', 'standing', 'same_as', 'replaces']);
-    expect(req!.max_tokens).toBe(16 + 3 * 72);
+    expect(req!.max_tokens).toBe(16 + 72);
   });
 
   it('only the known facts that bear on the document', async () => {

@@ -92,6 +92,13 @@ describe('the model client', () => {
     const before = model.requests.length;
     expect(await client().chatJson(hi, Shape, asked)).toEqual({ ok: true, note: null });
     expect(model.requests.slice(before).map((r) => r.max_tokens)).toEqual([50, 100]);
+    // Cut again with twice the room: a model filling every bound with words, not asked a third time.
+    model.fixture = () => ({ rawContent: '{"ok": tr', cut: true });
+    const filling = await client(2)
+      .chatJson(hi, Shape, asked)
+      .catch((e) => e);
+    expect(filling.reason).toBe('the message was cut at 100 tokens');
+    expect(model.requests.slice(before + 2).map((r) => r.max_tokens)).toEqual([50, 100]);
     model.refusesSchema = true;
     try {
       const rambling = await client()
@@ -99,7 +106,7 @@ describe('the model client', () => {
         .catch((e) => e);
       expect(rambling.reason).toBe('the message was cut at 50 tokens');
       // The schema refused, then plain JSON once: the same again would ramble the same.
-      expect(model.requests.slice(before + 2).map((r) => [r.response_format?.type, r.max_tokens])).toEqual([
+      expect(model.requests.slice(before + 4).map((r) => [r.response_format?.type, r.max_tokens])).toEqual([
         ['json_schema', 50],
         ['json_object', 50],
       ]);
