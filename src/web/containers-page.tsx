@@ -2,6 +2,8 @@
 /** Memory: the owner's containers, each with a link to its documents and facts, and a form to make one. */
 import type { ContainerView } from './format';
 import { Layout, Messages } from './layout';
+import { ModelProgress } from './model-progress';
+import type { LearningProgress } from '../operations/learning-progress';
 
 export interface ContainersPageProps {
   containers: ContainerView[];
@@ -11,9 +13,11 @@ export interface ContainersPageProps {
   error?: string | null;
   /** Share of passages the strong embedding tier has refined, while refinement runs; else null. */
   refined: number | null;
+  /** How far learning has got: the language model's part is said here. */
+  progress: LearningProgress;
 }
 
-export function ContainersPage({ containers, csrf, email, notice, error, refined }: ContainersPageProps) {
+export function ContainersPage({ containers, csrf, email, notice, error, refined, progress }: ContainersPageProps) {
   return (
     <Layout title="Memory" signedInAs={email} csrf={csrf} current="/containers">
       <section class="card" aria-labelledby="containers-title">
@@ -27,6 +31,7 @@ export function ContainersPage({ containers, csrf, email, notice, error, refined
             Search quality: {refined} % refined.
           </p>
         ) : null}
+        <ModelProgress progress={progress} />
         {containers.length === 0 ? (
           <p id="no-containers">No containers yet: make the first one below.</p>
         ) : (
