@@ -1,5 +1,5 @@
 /**
- * The account's concurrent-turn budget (contract: 2). A turn is a static add, a forget, an ask or
+ * The account's concurrent-turn budget (docs/protocol.md, "Limits": 2). A turn is a static add, a forget, an ask or
  * a workflow; one more while the budget is spent answers 429 `rate_limited` at once, never queued.
  */
 import { ServiceError } from '../errors';

@@ -20,13 +20,13 @@ export function holds(caller: Caller, access: Access): boolean {
 
 /**
  * The tools an app holds with a consent token, whatever else its level would allow: the contract's
- * "consent-minted client" row. get_profile is offered only with the profile tick (`Operation.profile`).
+ * "consent-minted client" row (docs/protocol.md, "Tools, levels and doors"). get_profile is offered only with the profile tick (`Operation.profile`).
  */
 const CONSENT_TOOLS: ReadonlySet<string> = new Set(['list_containers', 'search_memories', 'get_profile']);
 
 const isConsentToken = (caller: Caller | undefined) => caller?.kind === 'consent';
 
-/** The one tool each kind of share holds; no other credential holds either (contract). */
+/** The one tool each kind of share holds; no other credential holds either (docs/protocol.md, "Tools, levels and doors"). */
 const SHARE_TOOLS: Readonly<Record<'agent_share' | 'workflow', string>> = {
   agent_share: 'ask_agent',
   workflow: 'workflow_invoke',

@@ -1,4 +1,4 @@
-/** ServiceError → the contract's error envelope `{code, message, details, retryable, trace_id}`. */
+/** ServiceError → the contract's error envelope `{code, message, details, retryable, trace_id}` (docs/protocol.md, "Errors"). */
 import type { Context } from 'hono';
 import type { AppEnv } from './app-env';
 import type { ServiceError } from '../errors';

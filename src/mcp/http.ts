@@ -179,7 +179,7 @@ function corsForAllowedOrigins(site: Site): MiddlewareHandler<AppEnv> {
 
 /**
  * Counts a request in the per-credential limiter unless `invoke` will (a call of a known tool: it
- * also knows which tools the contract exempts), so initialize, server/discover, tools/list, ping
+ * also knows which tools the contract exempts, docs/protocol.md), so initialize, server/discover, tools/list, ping
  * and notifications count too. Over the limit: 429 with the refusal in JSON-RPC, like the 403
  * below, since only a tool call has a result to carry it in.
  */
@@ -239,7 +239,7 @@ async function refuseToolOutsideGrant(ctx: Context, body: unknown): Promise<Serv
   );
 }
 
-/** 401 as RFC 6750 and the contract say, for a missing bearer and a bad one alike. */
+/** 401 as RFC 6750 and the contract (docs/protocol.md, "Errors") say, for a missing bearer and a bad one alike. */
 function unauthorized(c: HonoContext, site: Site, description: string): Response {
   c.header(
     'WWW-Authenticate',

@@ -206,7 +206,7 @@ function explain(err: unknown, origin: string, hint: string): Problem {
 }
 
 /**
- * The JSON-RPC error in an HTTP error answer's body, or the contract's envelope that a server of an
+ * The JSON-RPC error in an HTTP error answer's body, or the contract's envelope (docs/protocol.md) that a server of an
  * earlier release answered instead (its message, its other fields as data), or null.
  */
 function refusalIn(data: unknown): Pick<Problem, 'message' | 'code' | 'data'> | null {

@@ -14,7 +14,7 @@ import { currentName } from './retired-names';
 import { INTERNAL } from './rpc-errors';
 
 /**
- * The contract's tools that MCP serves: all but get_document, which is REST only, and the two
+ * The contract's tools (docs/protocol.md) that MCP serves: all but get_document, which is REST only, and the two
  * held by shares alone (ask_agent, workflow_invoke; `holdsTool` keeps them from anyone else).
  */
 const MCP_TOOLS: readonly Operation[] = [...TOOLS.filter((op) => op.name !== 'get_document'), ...SHARE_OPERATIONS];
@@ -142,7 +142,7 @@ function kindOf(value: unknown): string {
 /**
  * Runs a tools/call for a caller. An answer is the operation's JSON as text and as
  * `structuredContent`; a refusal, a broken rule or an unknown tool is a tool error with the
- * contract's envelope, which a model can read and correct. The idempotency key of a write comes
+ * contract's envelope (docs/protocol.md, "Errors"), which a model can read and correct. The idempotency key of a write comes
  * from `_meta.idempotency_key`, in both eras.
  */
 export async function callTool(ctx: Context, params: ToolCallParams): Promise<CallToolResult> {

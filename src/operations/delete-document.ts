@@ -26,7 +26,7 @@ export const deleteDocument = defineOperation({
         `Ask the person to confirm deleting ${documentLoss(what, plan)}${keptNote(plan, 'the person')}; then call again with confirm=true.`,
       );
     }
-    // The contract's door keeps reviewed facts: a key forgets them only one by one, with forget_memory.
+    // The contract's door (docs/protocol.md) keeps reviewed facts: a key forgets them only one by one, with forget_memory.
     return { status: 'deleted' as const, id: doc.id, ...(await forgetTarget(ctx, target)) };
   },
 });

@@ -17,7 +17,7 @@ const IDEMPOTENCY_TTL_MS = DAY_MS;
 /** 1 to 255 printable ASCII characters (a UUID fits); anything else is refused. */
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
 
-/** The operations a key guards: the contract's writes (add_memory, add_document, delete_document, forget_memory). */
+/** The operations a key guards: the contract's writes (docs/protocol.md; add_memory, add_document, delete_document, forget_memory). */
 export function isGuarded(op: Operation): boolean {
   return op.access === 'suggest' || op.access === 'manage';
 }

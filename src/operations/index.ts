@@ -1,5 +1,5 @@
 /**
- * Every operation, and the two lists the doors read: the contract's tools (in its order), which MCP
+ * Every operation, and the two lists the doors read: the contract's tools (docs/protocol.md, in its order), which MCP
  * serves, and the tools only shares hold. REST mounts its own table (http/rest.ts).
  */
 import { appAccessLog, keyAccessLog } from './access-log';
@@ -87,7 +87,7 @@ export {
   learningProgress,
 };
 
-/** The contract's tools, in the order of its tool table. */
+/** The contract's tools, in the order of its tool table (docs/protocol.md, "Tools, levels and doors"). */
 export const TOOLS = [
   listContainers,
   searchMemories,

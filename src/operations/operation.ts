@@ -66,7 +66,7 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   access: Access;
   /** Offered only to credentials with the profile tick. */
   profile?: boolean;
-  /** Never answered 429 by the per-credential limiter (the contract exempts search and add). */
+  /** Never answered 429 by the per-credential limiter (docs/protocol.md, "Errors": search and add are exempt). */
   unlimited?: boolean;
   input: I;
   /** The success answer's shape; REST and MCP return exactly this JSON. */
@@ -140,7 +140,7 @@ export async function countRequest(ctx: Context): Promise<void> {
 function record(ctx: Context, tool: string, status: number, err?: unknown): void {
   // Shares are not keys: they have no usage view (and no row usage could point at). A see-as call is the owner's.
   if (ctx.caller.kind === 'owner' || ctx.caller.kind === 'share' || ctx.caller.seenByOwner) return;
-  // The contract: refusals of ask_agent are not recorded in usage.
+  // The contract (docs/protocol.md, "Credentials"): refusals of ask_agent are not recorded in usage.
   if (err && tool === 'ask_agent') return;
   const code = err instanceof ServiceError ? err.code : null;
   const outcome = !err ? 'ok' : code === 'unauthorized' || code === 'rate_limited' ? 'refused' : 'error';

@@ -1,6 +1,6 @@
 /**
  * The wire shapes, once: request pieces and response objects as zod schemas. Validation, MCP tool
- * schemas and the OpenAPI document all come from these. Field names keep the contract's spelling.
+ * schemas and the OpenAPI document all come from these. Field names keep the contract's spelling (docs/protocol.md).
  */
 import { z } from 'zod';
 import { LIMITS } from '../limits';
@@ -59,7 +59,7 @@ export const confirmParam = z
 
 export const level = z.enum(['read', 'suggest', 'manage']);
 
-/** The contract's key expiry, also that of shares and workflows: whole days, 1 to 3650; omitted for never. */
+/** The contract's key expiry (docs/protocol.md, "Credentials"), also that of shares and workflows: whole days, 1 to 3650; omitted for never. */
 export const expiresInDays = z.number().int().min(1).max(3650).nullish().describe('1 to 3650; omit for never.');
 
 const timestamp = z.string().describe('ISO 8601, UTC');

@@ -66,7 +66,7 @@ export function keyState(k: Pick<Credential, 'revokedAt' | 'expiresAt'>, now: nu
   return k.expiresAt != null && k.expiresAt <= now ? 'expired' : 'active';
 }
 
-/** How long a revoked key or share stays listed (contract). */
+/** How long a revoked key or share stays listed (docs/protocol.md, "Limits"). */
 const REVOKED_LISTED_MS = 30 * DAY_MS;
 
 /** Keys or shares grouped as the owner sees them: Active, Expired, and Revoked for thirty days. */
@@ -136,7 +136,7 @@ export const toSearchHit = (h: SearchHit): z.infer<typeof S.SearchHit> => ({
 });
 
 /**
- * A search's answer as the contract gives it: the hits, and each container searched, with an error
+ * A search's answer as the contract gives it (docs/protocol.md, "Resources"): the hits, and each container searched, with an error
  * where its search failed.
  */
 export const toSearchResponse = (r: SearchResult): z.infer<typeof S.SearchResponse> => ({

@@ -6,7 +6,7 @@
  * tiers' lists together beat either alone. Keyword search runs per container, so one that fails is
  * reported as failed instead of looking like an empty memory. Without an embedder, or while a
  * re-embedding runs, search is keyword-only. The answer is the domain's (passages and containers);
- * the operations give it the contract's shape. The indexes' life is vector-indexes.ts's.
+ * the operations give it the contract's shape (docs/protocol.md). The indexes' life is vector-indexes.ts's.
  */
 import type { EmbedderTiers } from '../embedders/create-embedders';
 import type { Logger } from '../log';

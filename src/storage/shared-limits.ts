@@ -1,5 +1,5 @@
 /**
- * What the contract promises per credential and per account where several processes share the
+ * What the contract (docs/protocol.md, "Limits") promises per credential and per account where several processes share the
  * store (PostgreSQL): the per-credential limiter's count, and the account's concurrent turns.
  * Where one process owns the store (SQLite), that process counts both in memory.
  */

@@ -14,7 +14,7 @@ export type ShareView = z.infer<typeof Share>;
 
 export const KIND_LABEL: Record<ShareView['kind'], string> = { agent_share: 'Agent share', workflow: 'Workflow' };
 
-/** What the token is for, in the words of the contract's tools. */
+/** What the token is for, in the words of the contract's tools (docs/protocol.md). */
 export const KIND_HELP: Record<ShareView['kind'], string> = {
   agent_share: 'Answers questions from the ticked containers: POST /v1/ask, or the MCP tool ask_agent.',
   workflow: 'Runs your instruction over the ticked containers: the MCP tool workflow_invoke.',
