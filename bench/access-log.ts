@@ -14,7 +14,7 @@ import { createAccount, startSession } from '../src/auth/owner';
 import { systemClock } from '../src/clock';
 import { loadConfig } from '../src/config';
 import * as ops from '../src/operations';
-import { hitsReturned } from '../src/operations/access-items';
+import { hitsReturned } from '../src/operations/calls/access-items';
 import { contextFor, invoke } from '../src/operations/operation';
 import { startServer } from '../src/server';
 

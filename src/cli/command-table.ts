@@ -9,7 +9,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { loadBridgeConfig } from '../config';
 import type { CliCommand } from './command';
 import { IMPORT_FORMAT_LABELS, type ImportFormatName } from '../importers/format-labels';
-import type { ImportChange } from '../operations/import-summary';
+import type { ImportChange } from '../operations/import-export/import-summary';
 import { print } from './print';
 import { UsageError } from './usage-error';
 
@@ -331,7 +331,7 @@ import of the same export brought, or what this account already holds (its own e
       const [cmd, { progressReport }, { describeImport }] = await Promise.all([
         import('./store-commands'),
         import('./progress'),
-        import('../operations/import-summary'),
+        import('../operations/import-export/import-summary'),
       ]);
       const progress = progressReport();
       const marks = { add: '+', replace: '~', move: '>' } as const;

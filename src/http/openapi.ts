@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import pkg from '../../package.json' with { type: 'json' };
-import { isGuarded } from '../operations/idempotency';
+import { isGuarded } from '../operations/calls/idempotency';
 import { ErrorEnvelope } from '../operations/schemas';
 import type { Site } from '../site';
 import { REST_ROUTES, type RestRoute } from './rest';
@@ -49,7 +49,7 @@ function bare(field: z.ZodType): z.ZodType {
   return f;
 }
 
-/** The header that makes a write safe to retry (src/operations/idempotency.ts), on every write of the tool table. */
+/** The header that makes a write safe to retry (src/operations/calls/idempotency.ts), on every write of the tool table. */
 const IDEMPOTENCY_KEY_HEADER = {
   name: 'Idempotency-Key',
   in: 'header',

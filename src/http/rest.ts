@@ -6,7 +6,7 @@
 import { type Context, Hono } from 'hono';
 import { malformed } from '../errors';
 import * as ops from '../operations';
-import { idempotent } from '../operations/idempotency';
+import { idempotent } from '../operations/calls/idempotency';
 import { contextFor, invoke, type Operation, type Services } from '../operations/operation';
 import type { AppEnv } from './app-env';
 import type { Site } from '../site';

@@ -2,7 +2,7 @@
  * Engram's own export format: JSON lines, a header first, then containers, documents, facts and
  * rules. Version 2 is written; versions 1 and 2 are read. This holds each line's shape in each
  * version, and how a stored thing is written as a line (for the export operation,
- * src/operations/export-memory.ts); reading a file is engram.ts's, and what a line does when
+ * src/operations/import-export/export-memory.ts); reading a file is engram.ts's, and what a line does when
  * imported is the import operation's.
  */
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 /**
  * What every importer reads its source into, and what the import operation
- * (src/operations/import-memory.ts) checks and stores: documents and facts bound for a container,
+ * (src/operations/import-export/import-memory.ts) checks and stores: documents and facts bound for a container,
  * the lines of an Engram export, and what a source holds that has nothing to import.
  */
 import type { ExportLine } from './engram-format';

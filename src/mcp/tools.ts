@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { refusalOf, ServiceError } from '../errors';
 import { envelope } from '../http/envelope';
 import { SHARE_OPERATIONS, TOOLS } from '../operations';
-import { idempotent } from '../operations/idempotency';
+import { idempotent } from '../operations/calls/idempotency';
 import { type Context, invoke, isOffered, type Operation } from '../operations/operation';
 import { currentName } from './retired-names';
 import { INTERNAL } from './rpc-errors';

@@ -9,7 +9,7 @@ import { issueCode } from '../auth/oauth-codes';
 import type { AppEnv } from '../http/app-env';
 import { type OwnerSession, ownerSession } from '../http/session-cookie';
 import { getAccount, listContainers } from '../operations';
-import { redirectHost } from '../operations/list-connected-apps';
+import { redirectHost } from '../operations/apps/list-connected-apps';
 import { invoke, type Services } from '../operations/operation';
 import type { Site } from '../site';
 import { ConsentPage } from '../web/consent-page';

@@ -8,7 +8,7 @@ import { cors } from 'hono/cors';
 import type { AppEnv } from '../http/app-env';
 import { clientAddress } from '../http/client-address';
 import type { Services } from '../operations/operation';
-import { RateLimiter } from '../operations/rate-limiter';
+import { RateLimiter } from '../operations/calls/rate-limiter';
 import { MCP_PATH, type Site } from '../site';
 import type { FormTokens } from '../web/forms';
 import { authorizeHandlers } from './authorize';

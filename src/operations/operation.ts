@@ -13,9 +13,9 @@ import type { Logger } from '../log';
 import type { SearchEngine } from '../search/search-engine';
 import type { VectorIndexes } from '../search/vector-indexes';
 import type { AccessItem, Store, Transaction } from '../storage/store';
-import type { AccessRecorder } from './access-recorder';
-import type { RequestLimiter } from './rate-limiter';
-import type { UsageRecorder } from './usage-recorder';
+import type { AccessRecorder } from './calls/access-recorder';
+import type { RequestLimiter } from './calls/rate-limiter';
+import type { UsageRecorder } from './calls/usage-recorder';
 
 /** What the server holds for every request. */
 export interface Services {

@@ -1,4 +1,4 @@
-/** Idempotency keys of writes (src/operations/idempotency.ts). */
+/** Idempotency keys of writes (src/operations/calls/idempotency.ts). */
 
 /**
  * A write's idempotency key as remembered, per account and credential: `pending` while the first

@@ -6,7 +6,7 @@
  * shows as gone.
  */
 import type { z } from 'zod';
-import type { AccessLog } from '../operations/access-log';
+import type { AccessLog } from '../operations/account/access-log';
 import { when } from './format';
 import { Layout, Messages } from './layout';
 

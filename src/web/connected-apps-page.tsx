@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /** The owner's Connected apps page: each AI app with its reach, profile tick, dates, and Disconnect. */
 import type { z } from 'zod';
-import type { ConnectedAppList } from '../operations/list-connected-apps';
+import type { ConnectedAppList } from '../operations/apps/list-connected-apps';
 import { Layout, Messages } from './layout';
 
 export interface ConnectedAppsPageProps {

@@ -5,7 +5,7 @@
  * progress, and the run's page updates its bar in place instead of reloading every two seconds.
  */
 import { IMPORT_FORMAT_LABELS } from '../importers/format-labels';
-import { describeImport } from '../operations/import-summary';
+import { describeImport } from '../operations/import-export/import-summary';
 import type { ImportRun } from './import-runs';
 import { Layout, Messages } from './layout';
 import { IMPORT_PATH } from './paths';

@@ -13,7 +13,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { refusalOf } from '../errors';
 import type { AppEnv } from '../http/app-env';
-import { ImportOptions } from '../operations/import-memory';
+import { ImportOptions } from '../operations/import-export/import-memory';
 import { parseInput } from '../operations/operation';
 import { withoutInvisible } from '../names';
 import { ImportPage, ImportRunPage, progressOf } from './import-page';

@@ -11,8 +11,8 @@ import type { Clock } from '../clock';
 import { refusalOf } from '../errors';
 import { randomBase62 } from '../ids';
 import type { ImportFormatName } from '../importers/format-labels';
-import { importMemory, type ImportProgress } from '../operations/import-memory';
-import type { ImportChange, ImportSummary } from '../operations/import-summary';
+import { importMemory, type ImportProgress } from '../operations/import-export/import-memory';
+import type { ImportChange, ImportSummary } from '../operations/import-export/import-summary';
 import type { Context } from '../operations/operation';
 
 /** The changes of a dry run the page lists; the count says how many more. */

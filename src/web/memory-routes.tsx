@@ -17,7 +17,7 @@ import {
   listContainers,
   updateContainer,
 } from '../operations';
-import { forgottenSummary } from '../operations/forgetting';
+import { forgottenSummary } from '../operations/forgetting/forgetting';
 import { invoke } from '../operations/operation';
 import type { FactView } from './container-page';
 import { type ConfirmChoices, ConfirmPage } from './confirm-page';

@@ -11,7 +11,7 @@ import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import type { PasswordThrottle } from '../http/middleware/password-throttle';
 import { type OwnerSession, ownerSession } from '../http/session-cookie';
-import { getAccount } from '../operations/get-account';
+import { getAccount } from '../operations/account/get-account';
 import { type Context as OpContext, contextFor, invoke, type Services } from '../operations/operation';
 import { servesHttps, type Site } from '../site';
 import { type FormTokens, foreignOrigin } from './forms';

@@ -6,7 +6,7 @@ import { createAccount, hasOwner, startSession } from '../auth/owner';
 import { ServiceError } from '../errors';
 import type { AppEnv } from '../http/app-env';
 import { clientAddress } from '../http/client-address';
-import { RateLimiter } from '../operations/rate-limiter';
+import { RateLimiter } from '../operations/calls/rate-limiter';
 import { SCRIPT_PATH } from './layout';
 import { type Form, type OwnerKit, str } from './owner-kit';
 import { HOME_PATH, SIGN_IN_PATH, signInUrl } from './paths';

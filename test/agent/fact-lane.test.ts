@@ -246,7 +246,7 @@ describe('what the model is asked', () => {
     const { clock } = w.server;
     const accountId = (await store.accounts.list())[0]!.id;
     const chat = w.account.containers.Other!;
-    // Queued as an import queues its documents (src/operations/import-pass.ts): old, and bulk.
+    // Queued as an import queues its documents (src/operations/import-export/import-pass.ts): old, and bulk.
     for (const content of ['My mug is White.', 'My sofa is Grey.'])
       await insertDocument(
         store,

@@ -7,8 +7,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { exportMemory } from '../../src/operations/export-memory';
-import { importMemory } from '../../src/operations/import-memory';
+import { exportMemory } from '../../src/operations/import-export/export-memory';
+import { importMemory } from '../../src/operations/import-export/import-memory';
 import * as ops from '../../src/operations/index';
 import { type Harness, openHarness, refused } from '../helpers/operations';
 import { scratchDir } from '../helpers/scratch';

@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import type { Clock } from '../../clock';
 import { ServiceError } from '../../errors';
-import { RateLimiter } from '../../operations/rate-limiter';
+import { RateLimiter } from '../../operations/calls/rate-limiter';
 import type { Site } from '../../site';
 import { clientAddress } from '../client-address';
 
