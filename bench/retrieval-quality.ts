@@ -157,7 +157,7 @@ for (const set of sets) {
   };
   /** The server's search (its fusion and levers included) with the given embedders and tuning. */
   const server = (tiers: typeof embedders, tuning: SearchTuning = DEFAULT_TUNING) => {
-    const opened = SearchEngine.open(store, log, tiers, scratchDir(), undefined, 0, tuning);
+    const opened = SearchEngine.open({ store, log, embedders: tiers, dataDir: scratchDir(), tuning });
     return async (q: string) => {
       const engine = await opened;
       return (await engine.search(ACCOUNT, [CONTAINER], q, 10, 'bench')).hits.map(

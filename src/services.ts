@@ -54,16 +54,15 @@ export async function createServices(
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
   const embedders = options.embedders ?? { fast: null, strong: null };
-  const search = await SearchEngine.open(
+  const search = await SearchEngine.open({
     store,
     log,
     embedders,
-    config.dataDir,
-    options.activity,
-    config.indexSaveSeconds * 1000,
-    undefined,
-    options.feed,
-  );
+    dataDir: config.dataDir,
+    activity: options.activity,
+    saveAfterMs: config.indexSaveSeconds * 1000,
+    feed: options.feed,
+  });
   const usage = new UsageRecorder(store);
   const accessLog = new AccessRecorder(store, clock, log);
   return {

@@ -66,6 +66,23 @@ export const FUSION_WEIGHTS = {
 /** A tier's query vector on its way (null once its embedding failed), or null when the tier is not searched. */
 type QueryVector = Promise<Float32Array | null> | null;
 
+/** What SearchEngine.open needs; the optional ones default to the server's choice. */
+export interface SearchEngineOptions {
+  store: Store;
+  log: Logger;
+  embedders: EmbedderTiers;
+  /** Where the indexes are saved between runs. */
+  dataDir: string;
+  /** The searches in flight, which the learning thread reads (a fresh one by default). */
+  activity?: SearchActivity;
+  /** How long the indexes rest before they are saved (0: only at close). */
+  saveAfterMs?: number;
+  /** The levers (the benchmark's; DEFAULT_TUNING by default). */
+  tuning?: SearchTuning;
+  /** A shared store's vector feed, which the indexes follow. */
+  feed?: VectorFeed | null;
+}
+
 export class SearchEngine {
   /**
    * Searches `indexes` with query vectors from `embedders` (the same models that embedded the
@@ -86,16 +103,16 @@ export class SearchEngine {
    * With a strong model on a thread of its own, that thread helps scan the strong index once loaded.
    * With a shared store's `feed`, the indexes follow what every process stores and forgets.
    */
-  static async open(
-    store: Store,
-    log: Logger,
-    embedders: EmbedderTiers,
-    dataDir: string,
+  static async open({
+    store,
+    log,
+    embedders,
+    dataDir,
     activity = new SearchActivity(),
     saveAfterMs = 0,
     tuning = DEFAULT_TUNING,
-    feed: VectorFeed | null = null,
-  ): Promise<SearchEngine> {
+    feed = null,
+  }: SearchEngineOptions): Promise<SearchEngine> {
     const dimensions = { fast: embedders.fast?.dimensions ?? null, strong: embedders.strong?.dimensions ?? null };
     const indexes = await VectorIndexes.open(store, log, dimensions, dataDir, activity, saveAfterMs, feed);
     // The strong query vector's thread is idle once it has sent the vector: it scans half the

@@ -36,7 +36,12 @@ const search = (engine: SearchEngine, q: string) => engine.search(ACCOUNT, [cont
 
 describe('loading the indexes at start', () => {
   it('reads the vectors between turns, and a search asked at once waits for all of them', async () => {
-    const engine = await SearchEngine.open(corpus.store, createLogger('silent'), { fast, strong: null }, scratchDir());
+    const engine = await SearchEngine.open({
+      store: corpus.store,
+      log: createLogger('silent'),
+      embedders: { fast, strong: null },
+      dataDir: scratchDir(),
+    });
     try {
       expect(engine.indexes.figures().fast).toBe(0);
       const res = await search(engine, QUERY);
@@ -61,12 +66,12 @@ describe('loading the indexes at start', () => {
       },
     };
     const lines: string[] = [];
-    const engine = await SearchEngine.open(
-      failing,
-      createLogger('error', (l) => lines.push(l)),
-      { fast, strong: null },
-      scratchDir(),
-    );
+    const engine = await SearchEngine.open({
+      store: failing,
+      log: createLogger('error', (l) => lines.push(l)),
+      embedders: { fast, strong: null },
+      dataDir: scratchDir(),
+    });
     try {
       const res = await search(engine, 'grandmother bees orchard');
       expect(res.hits[0]!.content).toBe(LAST);
@@ -80,7 +85,12 @@ describe('loading the indexes at start', () => {
   });
 
   it('stops loading when closed', async () => {
-    const engine = await SearchEngine.open(corpus.store, createLogger('silent'), { fast, strong: null }, scratchDir());
+    const engine = await SearchEngine.open({
+      store: corpus.store,
+      log: createLogger('silent'),
+      embedders: { fast, strong: null },
+      dataDir: scratchDir(),
+    });
     await engine.close();
     expect(engine.indexes.figures().fast).toBeLessThan(passages);
   });
@@ -88,7 +98,12 @@ describe('loading the indexes at start', () => {
   it('takes vectors stored while it loads, for a passage it has already read', async () => {
     const { store } = corpus;
     const first = (await store.vectors.list('fast', 0, 1))[0]!;
-    const engine = await SearchEngine.open(store, createLogger('silent'), { fast, strong: null }, scratchDir());
+    const engine = await SearchEngine.open({
+      store: store,
+      log: createLogger('silent'),
+      embedders: { fast, strong: null },
+      dataDir: scratchDir(),
+    });
     try {
       while (engine.indexes.figures().fast === 0) await new Promise((resolve) => setImmediate(resolve));
       expect(engine.indexes.figures().fast).toBeLessThan(passages);

@@ -121,15 +121,13 @@ describe('levers in the engine', () => {
     limit = 10,
     embedders: EmbedderTiers = { fast, strong: null },
   ) => {
-    const engine = await SearchEngine.open(
-      h.services.store,
-      createLogger('silent'),
+    const engine = await SearchEngine.open({
+      store: h.services.store,
+      log: createLogger('silent'),
       embedders,
-      scratchDir(),
-      undefined,
-      0,
-      { ...OFF, ...tuning },
-    );
+      dataDir: scratchDir(),
+      tuning: { ...OFF, ...tuning },
+    });
     const res = await engine.search(
       h.owner.accountId,
       [(await h.services.store.containers.get(h.owner.accountId, container))!],

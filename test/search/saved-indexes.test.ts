@@ -118,14 +118,13 @@ describe('the search engine across a stop and a start', () => {
 
   const container = { ...CONTAINER };
   const open = (dir: string, lines: string[] = [], saveAfterMs = 0) =>
-    SearchEngine.open(
-      corpus.store,
-      createLogger('info', (l) => lines.push(l)),
-      { fast, strong: null },
-      dir,
-      undefined,
+    SearchEngine.open({
+      store: corpus.store,
+      log: createLogger('info', (l) => lines.push(l)),
+      embedders: { fast, strong: null },
+      dataDir: dir,
       saveAfterMs,
-    );
+    });
   const messages = (lines: string[]) => lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
   const search = async (engine: SearchEngine, q = QUERY) =>
     (await engine.search(ACCOUNT, [container], q, 5, 'tr_test')).hits;
@@ -226,14 +225,13 @@ describe('the search engine across a stop and a start', () => {
       },
     };
     const before = await token();
-    const engine = await SearchEngine.open(
+    const engine = await SearchEngine.open({
       store,
-      createLogger('info', (l) => lines.push(l)),
-      { fast, strong: null },
-      dir,
-      undefined,
-      100,
-    );
+      log: createLogger('info', (l) => lines.push(l)),
+      embedders: { fast, strong: null },
+      dataDir: dir,
+      saveAfterMs: 100,
+    });
     commits = 1;
     try {
       await until(() =>

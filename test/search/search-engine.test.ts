@@ -60,12 +60,12 @@ describe('search with a failing query embedder', () => {
   for (const how of ['rejects', 'throws'] as const) {
     it(`answers from keyword search and the fast tier when the strong tier's embedder ${how}`, async () => {
       const lines: string[] = [];
-      const engine = await SearchEngine.open(
-        h.services.store,
-        createLogger('warn', (l) => lines.push(l)),
-        { fast, strong: failing(how) },
-        scratchDir(),
-      );
+      const engine = await SearchEngine.open({
+        store: h.services.store,
+        log: createLogger('warn', (l) => lines.push(l)),
+        embedders: { fast, strong: failing(how) },
+        dataDir: scratchDir(),
+      });
       const [container] = await h.services.store.containers.list(accountId);
       const res = await engine.search(accountId, [container!], 'which instrument does my sister play', 10, 'tr_test');
       expect(res.hits[0]!.content).toBe('My sister plays the violin every evening.');
@@ -106,7 +106,7 @@ describe('keyword search over several containers', () => {
   afterAll(() => h.close());
 
   const open = async (store: Store, log = createLogger('silent')) =>
-    SearchEngine.open(store, log, { fast, strong: null }, scratchDir());
+    SearchEngine.open({ store, log, embedders: { fast, strong: null }, dataDir: scratchDir() });
   /** Calls `seen` as each vector scan of `engine` starts. */
   const onScan = (engine: SearchEngine, seen: () => void) => {
     const nearest = engine.indexes.nearest.bind(engine.indexes);
