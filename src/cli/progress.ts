@@ -3,7 +3,7 @@
  * anything else (a log, a pipe) a plain line at the start of each phase and each tenth of it.
  * Nothing is shown for a command that ends within a second: a small file's import says only what it did.
  */
-import type { ImportProgress } from '../operations/import-export/import-memory';
+import type { ImportProgress } from '../operations/import-export/import-pass';
 
 const PHASES = { checking: 'Checking', importing: 'Importing' } as const;
 const WIDTH = 30;

@@ -11,7 +11,8 @@ import type { Clock } from '../clock';
 import { refusalOf } from '../errors';
 import { randomBase62 } from '../ids';
 import type { ImportFormatName } from '../importers/format-labels';
-import { importMemory, type ImportProgress } from '../operations/import-export/import-memory';
+import { importMemory } from '../operations/import-export/import-memory';
+import type { ImportProgress } from '../operations/import-export/import-pass';
 import type { ImportChange, ImportSummary } from '../operations/import-export/import-summary';
 import type { Context } from '../operations/operation';
 

@@ -1,11 +1,14 @@
 /**
- * One read of an import's source (import-memory.ts reads it twice): what each item becomes here
- * (a container found or made, a document added, replaced, moved or already there, a fact, an
- * entry left out), checked by the rules of the operation that adds such a thing over the API,
- * counted, and, on the second read, stored. An Engram export's lines are import-export-lines.ts's.
+ * One read of an import's source (import-memory.ts reads it twice, each time with `run`): what
+ * each item becomes here (a container found or made, a document added, replaced, moved or already
+ * there, a fact, an entry left out), checked by the rules of the operation that adds such a thing
+ * over the API, counted, and, on the second read, stored a batch of items a transaction. An Engram
+ * export's lines are import-export-lines.ts's.
  */
+import { ServiceError } from '../../errors';
 import { newId, sha256 } from '../../ids';
 import type { ImportFormatName } from '../../importers/format-labels';
+import type { DocumentLine } from '../../importers/engram-format';
 import type { DocumentItem, FactItem, ImportItem, ImportReader } from '../../importers/items';
 import { SourceRefusal } from '../../importers/problem';
 import { insertDocument, insertFact } from '../../learning/queue';
@@ -19,14 +22,35 @@ import { emptySummary, type ImportChange, type ImportSummary } from './import-su
 import { type Context, invoke, parseInput } from '../operation';
 
 export interface PassOptions {
-  /** The time things are stored at; null for the dry read. */
+  /** The time things are stored at; null for the dry read, which stores nothing. */
   now: number | null;
   /** What the source is called (the file's name), recorded with what it brings. */
   file: string;
   /** Leave out, and list, the entries that cannot be imported, instead of refusing the source. */
   skipInvalid: boolean;
-  onChange?: (change: ImportChange) => void;
 }
+
+export interface ImportProgress {
+  phase: 'checking' | 'importing';
+  /** Of the source's bytes (files, for a folder). */
+  done: number;
+  total: number;
+}
+
+export interface ImportHooks {
+  onProgress?(progress: ImportProgress): void;
+  /** Told each change the read finds (the dry run's list). */
+  onChange?(change: ImportChange): void;
+  /** Stops the import between two batches (the server stopping). */
+  signal?: AbortSignal;
+}
+
+/** A batch's limits: an Engram export's URL documents and conversations run to megabytes each. */
+const BATCH_ITEMS = 200;
+const BATCH_BYTES = 8 * 1024 * 1024;
+
+/** Lets the event loop run between batches: the server answers requests while an import goes on. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 const SKIP_HINT =
   'Nothing was imported. To import the rest without it: engram import --skip-invalid, or tick “Skip entries that cannot be imported” on the Import page.';
@@ -44,7 +68,6 @@ interface Found {
  */
 export class ImportPass implements LinePass {
   readonly summary: ImportSummary;
-  readonly writing: boolean;
   readonly now: number | null;
   readonly accountId: string;
   /** Containers by name, as found or made (a dry run's to-be-made ones under TO_BE_MADE). */
@@ -58,25 +81,64 @@ export class ImportPass implements LinePass {
   constructor(
     private readonly ctx: Context,
     private readonly format: ImportFormatName,
-    reader: ImportReader,
+    private readonly reader: ImportReader,
     private readonly options: PassOptions,
+    private readonly hooks: ImportHooks = {},
   ) {
     this.now = options.now;
-    this.writing = options.now !== null;
     this.accountId = ctx.caller.accountId;
-    this.summary = emptySummary(format, !this.writing);
+    this.summary = emptySummary(format, options.now === null);
     this.lines = new ExportLines(this, reader);
   }
 
-  takeForgotten(): number[] {
-    return this.forgotten.splice(0);
+  /**
+   * Reads the whole source. The dry read checks each item as it is read, so that a refused source
+   * names its first problem; the writing read stores a batch of items a transaction. Between
+   * batches the event loop runs.
+   */
+  async run(): Promise<ImportSummary> {
+    const { hooks } = this;
+    const phase = this.now === null ? 'checking' : 'importing';
+    let batch: ImportItem[] = [];
+    let bytes = 0;
+    let read = 0;
+    for await (const item of this.reader.items((done, total) => hooks.onProgress?.({ phase, done, total }))) {
+      if (hooks.signal?.aborted)
+        throw new ServiceError(
+          'conflict',
+          'The import was stopped (the server is stopping); run it again to add the rest.',
+        );
+      if (this.now === null) await this.apply(this.ctx.store, item);
+      else if (await this.prepare(item)) {
+        batch.push(item);
+        bytes += weight(item);
+      }
+      if (++read % BATCH_ITEMS === 0 || bytes >= BATCH_BYTES) {
+        await this.store(batch);
+        [batch, bytes] = [[], 0];
+        await turn();
+      }
+    }
+    await this.store(batch);
+    return this.summary;
+  }
+
+  /** A batch's items, each checked and stored, in one transaction; then search forgets what they replaced. */
+  private async store(batch: ImportItem[]): Promise<void> {
+    if (!batch.length) return;
+    await this.ctx.store.transaction(async (tx) => {
+      for (const item of batch) await this.apply(tx, item);
+    });
+    this.ctx.indexes.forgetPassages(this.forgotten.splice(0));
+    this.ctx.notifyQueued();
   }
 
   /**
    * Before a batch: makes the item's container through create_container when it is missing (not
-   * inside the batch's transaction). False when the item is left out for it (see `leaveOut`).
+   * inside the batch's transaction). False when the item is left out for it (see `leaveOut`). The
+   * dry read finds or counts containers as it checks each item (`containerOf`).
    */
-  async prepare(item: ImportItem): Promise<boolean> {
+  private async prepare(item: ImportItem): Promise<boolean> {
     if ((item.kind !== 'document' && item.kind !== 'fact') || this.containers.has(item.container.name)) return true;
     const found = await this.ctx.store.containers.getByName(this.accountId, item.container.name);
     let id = found?.id;
@@ -98,7 +160,7 @@ export class ImportPass implements LinePass {
    * Checks the item and does what it calls for, through `db`: a batch's transaction when writing. An
    * item refused before anything of it is written is left out (see `leaveOut`).
    */
-  async apply(db: Transaction, item: ImportItem): Promise<void> {
+  private async apply(db: Transaction, item: ImportItem): Promise<void> {
     if (item.kind === 'skipped') {
       this.summary.skipped[item.what] = {
         count: (this.summary.skipped[item.what]?.count ?? 0) + 1,
@@ -128,7 +190,7 @@ export class ImportPass implements LinePass {
   }
 
   change(action: ImportChange['action'], kind: ImportedKind, name: string, container: string | null): void {
-    this.options.onChange?.({ action, kind, name, container });
+    this.hooks.onChange?.({ action, kind, name, container });
   }
 
   /** Moves a document counted as added (or replaced) to another count: what storing it found. */
@@ -196,7 +258,10 @@ export class ImportPass implements LinePass {
     if (existing && (olderThan(item.metadata, existing.metadata) || (same && !found!.moves))) {
       this.summary.alreadyThere.document++;
       // Imported before this import was recorded: recorded now.
-      if (this.writing && !(await db.importOrigins.get(this.accountId, this.format, 'document', originId(item, into))))
+      if (
+        this.now !== null &&
+        !(await db.importOrigins.get(this.accountId, this.format, 'document', originId(item, into)))
+      )
         await this.remember(db, this.format, 'document', originId(item, into), existing.id);
       return;
     }
@@ -309,4 +374,12 @@ function olderThan(incoming: Record<string, unknown>, here: Record<string, unkno
     typeof t === 'string' ? Date.parse(t) : Number.NaN,
   );
   return a! < b!;
+}
+
+/** About how much an item weighs in a batch: its text. */
+function weight(item: ImportItem): number {
+  if (item.kind === 'document') return item.content.length;
+  if (item.kind !== 'export-line') return 0;
+  const line = item.line as Partial<DocumentLine>;
+  return (line.content?.length ?? 0) + (line.passages ?? []).reduce((sum, p) => sum + p.content.length, 0);
 }
