@@ -57,6 +57,8 @@ export interface Config {
 export interface ModelConfig {
   readonly url: string;
   readonly model: string;
+  /** Other models of the same endpoint that an ask may name in its `model` field (ENGRAM_ASK_MODELS). */
+  readonly askModels?: readonly string[];
   readonly key: string | null;
   readonly timeoutMs: number;
   readonly retries: number;
@@ -163,7 +165,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 function modelConfig(env: Record<string, string | undefined>, problems: string[]): ModelConfig | null {
   const url = env.ENGRAM_MODEL_URL?.replace(/\/+$/, '');
   const model = env.ENGRAM_MODEL;
-  if (!url && !model) return null;
+  if (!url && !model) {
+    if (env.ENGRAM_ASK_MODELS)
+      problems.push('ENGRAM_ASK_MODELS names models of ENGRAM_MODEL_URL: set that and ENGRAM_MODEL too');
+    return null;
+  }
   if (!url || !/^https?:\/\/[^/]/.test(url))
     problems.push(
       'ENGRAM_MODEL_URL must be an http(s) URL of an OpenAI-compatible API, such as http://127.0.0.1:11434/v1',
@@ -175,7 +181,18 @@ function modelConfig(env: Record<string, string | undefined>, problems: string[]
   const retries = Number(env.ENGRAM_MODEL_RETRIES ?? '2');
   if (!Number.isInteger(retries) || retries < 0 || retries > 5)
     problems.push('ENGRAM_MODEL_RETRIES must be an integer from 0 to 5');
-  return { url: url ?? '', model: model ?? '', key: env.ENGRAM_MODEL_KEY || null, timeoutMs: seconds * 1000, retries };
+  const askModels = (env.ENGRAM_ASK_MODELS ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  return {
+    url: url ?? '',
+    model: model ?? '',
+    askModels,
+    key: env.ENGRAM_MODEL_KEY || null,
+    timeoutMs: seconds * 1000,
+    retries,
+  };
 }
 
 /**

@@ -96,13 +96,35 @@ export class ModelClient {
   private readonly retries: number;
   private readonly fetchFn: typeof fetch;
 
-  constructor(config: ModelConfig, options: ModelClientOptions = {}) {
+  constructor(
+    private readonly config: ModelConfig,
+    private readonly options: ModelClientOptions = {},
+  ) {
     this.model = config.model;
     this.url = `${config.url.replace(/\/+$/, '')}/chat/completions`;
     this.key = config.key;
     this.timeoutMs = options.timeoutMs ?? config.timeoutMs;
     this.retries = options.retries ?? config.retries;
     this.fetchFn = options.fetch ?? fetch;
+  }
+
+  /**
+   * The client for the model an ask names: this one when it names none or this one's, the same
+   * endpoint's other model when ENGRAM_ASK_MODELS lists it; any other name is refused (400
+   * `validation`), since answering with a model the caller did not ask for would mislead them.
+   */
+  forAsk(name: string | null | undefined): ModelClient {
+    if (!name || name === this.model) return this;
+    const offered = this.config.askModels ?? [];
+    if (!offered.includes(name))
+      throw new ServiceError(
+        'validation',
+        `This server does not answer with model "${name}": it offers ${[this.model, ...offered].join(', ')}.`,
+        {
+          fields: ['model'],
+        },
+      );
+    return new ModelClient({ ...this.config, model: name }, this.options);
   }
 
   /** How JSON is asked of this model now: a JSON schema until its server refuses one. */

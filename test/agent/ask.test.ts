@@ -40,6 +40,7 @@ describe('ask and workflows with a model', () => {
       env: {
         ENGRAM_MODEL_URL: model.url,
         ENGRAM_MODEL: 'test-model',
+        ENGRAM_ASK_MODELS: 'test-model-large, test-model-small',
         ENGRAM_MODEL_KEY: 'sk-test',
         ENGRAM_EMBEDDER: 'none',
       },
@@ -100,6 +101,27 @@ describe('ask and workflows with a model', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ answered: false, citations: [] });
     // Nothing relevant in reach: no passage from Work was shown to the model, and no call was needed.
+    expect(model.requests.length).toBe(asked);
+  });
+
+  it('answers with the model the ask names when the server offers it, and with its own when it names none', async () => {
+    const { token } = await share(server, account.owner, { kind: 'agent_share', name: 'Models', containers: [food] });
+    const asked = model.requests.length;
+    const large = await call(server, 'POST', '/v1/ask', token, { message: 'breakfast', model: 'test-model-large' });
+    expect(large.status).toBe(200);
+    expect(large.body.answer).toContain('oatmeal');
+    const own = await call(server, 'POST', '/v1/ask', token, { message: 'breakfast', model: null });
+    expect(own.status).toBe(200);
+    expect(model.requests.slice(asked).map((r) => r.model)).toEqual(['test-model-large', 'test-model']);
+  });
+
+  it('refuses a model the server does not offer (400, naming the field), and asks no model', async () => {
+    const { token } = await share(server, account.owner, { kind: 'agent_share', name: 'Unknown', containers: [food] });
+    const asked = model.requests.length;
+    const res = await call(server, 'POST', '/v1/ask', token, { message: 'breakfast', model: 'gpt-9' });
+    expectError(res, 400, 'validation');
+    expect(res.body.details).toEqual({ fields: ['model'] });
+    expect(res.body.message).toContain('test-model, test-model-large, test-model-small');
     expect(model.requests.length).toBe(asked);
   });
 

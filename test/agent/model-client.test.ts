@@ -230,17 +230,19 @@ describe('the model configuration', () => {
     expect(loadConfig({}).model).toBeNull();
   });
 
-  it('reads the URL, the model, the key, the timeout and the retries', () => {
+  it('reads the URL, the model, the models an ask may name, the key, the timeout and the retries', () => {
     const config = loadConfig({
       ENGRAM_MODEL_URL: 'http://127.0.0.1:11434/v1/',
       ENGRAM_MODEL: 'llama3.2',
       ENGRAM_MODEL_KEY: 'k',
       ENGRAM_MODEL_TIMEOUT_SECONDS: '30',
       ENGRAM_MODEL_RETRIES: '1',
+      ENGRAM_ASK_MODELS: 'llama3.1:70b, qwen2.5,',
     });
     expect(config.model).toEqual({
       url: 'http://127.0.0.1:11434/v1',
       model: 'llama3.2',
+      askModels: ['llama3.1:70b', 'qwen2.5'],
       key: 'k',
       timeoutMs: 30_000,
       retries: 1,
@@ -250,6 +252,7 @@ describe('the model configuration', () => {
   it('refuses half a configuration, naming each bad variable', () => {
     expect(() => loadConfig({ ENGRAM_MODEL_URL: 'http://127.0.0.1:1234/v1' })).toThrow(ConfigError);
     expect(() => loadConfig({ ENGRAM_MODEL: 'x', ENGRAM_MODEL_URL: 'ftp://x' })).toThrow(/ENGRAM_MODEL_URL/);
+    expect(() => loadConfig({ ENGRAM_ASK_MODELS: 'llama3.1:70b' })).toThrow(/ENGRAM_ASK_MODELS/);
   });
 });
 

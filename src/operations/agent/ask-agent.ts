@@ -24,12 +24,14 @@ export const askAgent = defineOperation({
       .string()
       .max(200)
       .nullish()
-      .describe('Accepted for compatibility; the server answers with its configured model.'),
+      .describe(
+        "The model to answer with: one the server offers (its own, or one of ENGRAM_ASK_MODELS); absent, the server's own.",
+      ),
   }),
   async run(ctx, input) {
     if (!input.message.trim())
       throw new ServiceError('validation', 'message must not be empty.', { fields: ['message'] });
-    const model = requireModel(ctx.model);
+    const model = requireModel(ctx.model).forAsk(input.model);
     const turn = { search: ctx.search, accountId: ctx.caller.accountId, traceId: ctx.traceId };
     return ctx.turns.run(ctx.caller.accountId, async () =>
       toAnswer(
