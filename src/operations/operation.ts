@@ -38,7 +38,7 @@ export interface Services {
 }
 
 export interface Context extends Omit<Services, 'store'> {
-  /** The store, or the transaction the call runs in (an idempotent write: see idempotency.ts). */
+  /** The store, or the transaction the call runs in (an idempotent write: see calls/idempotency.ts). */
   store: Transaction;
   caller: Caller;
   traceId: string;
@@ -46,7 +46,7 @@ export interface Context extends Omit<Services, 'store'> {
 
 /**
  * A context on the store itself, as every door makes it; only an idempotent write runs on a
- * transaction's `tx` (idempotency.ts).
+ * transaction's `tx` (calls/idempotency.ts).
  */
 export interface StoreContext extends Context {
   store: Store;
@@ -78,7 +78,7 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   accessed?(result: z.output<O>, input: z.output<I>): AccessItem[];
   /**
    * Whether this call waits on something other than the store (a model's answer). Such a call is
-   * never run inside a transaction held open for it (an idempotency key's: see idempotency.ts),
+   * never run inside a transaction held open for it (an idempotency key's: see calls/idempotency.ts),
    * since every other write would wait meanwhile.
    */
   waits?(input: z.output<I>): boolean;
