@@ -13,16 +13,21 @@
  *
  *   bun bench/retrieval-quality.ts [--set all|conversations|realtalk|perltqa|quality] [--realtalk DIR]
  *                                  [--perltqa DIR] [--characters N] [--seed 17] [--distractors 5000]
- *                                  [--misses FILE] [--extract]
+ *                                  [--misses FILE] [--extract] [--strong-vectors DIR]
  *
  * --extract learns with fact extraction by the model the environment names (ENGRAM_MODEL_URL,
  * ENGRAM_MODEL, as for the server): a fact found by search counts as its source document. It prints
  * the facts saved and the model's time a document.
  *
+ * --strong-vectors DIR measures a candidate strong model before it is built in: the strong tier's
+ * vectors are read from DIR (bench/lib/vectors-file.ts), made by bench/candidate-embed.py from the
+ * texts a first run writes there.
+ *
  * --misses FILE writes, for the server's default search, every question whose evidence is not all in
  * the top 10, with what was found instead (JSON lines), for looking at what kind of miss each is.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FactExtractor } from '../src/learning/fact-extractor';
 import { ModelClient } from '../src/language-model/model-client';
@@ -43,6 +48,7 @@ import { documentText, seeded } from './lib/corpus';
 import { ACCOUNT, CONTAINER, learnCorpus, tierIndex } from './lib/learned-corpus';
 import { PERLTQA_HOWTO, perltqaFolder, perltqaSet } from './lib/perltqa';
 import { REALTALK_HOWTO, realtalkSet } from './lib/realtalk';
+import { vectorsFile } from './lib/vectors-file';
 import { type EvalSet, evaluate, formatScores, scoreRanking, type Variant } from './lib/retrieval-eval';
 
 const { values } = parseArgs({
@@ -52,6 +58,7 @@ const { values } = parseArgs({
     distractors: { type: 'string', default: '5000' },
     perltqa: { type: 'string', default: process.env.ENGRAM_PERLTQA },
     realtalk: { type: 'string', default: process.env.ENGRAM_REALTALK },
+    'strong-vectors': { type: 'string' },
     characters: { type: 'string' },
     misses: { type: 'string' },
     extract: { type: 'boolean', default: false },
@@ -132,13 +139,15 @@ const sets =
 if (values.misses) writeFileSync(values.misses, '');
 // The learning side's embedders: in this process, which is also where the benchmark embeds its queries.
 const config = loadConfig({ ...process.env, ENGRAM_DATA_DIR: '/nonexistent' });
-const embedders = await createEmbedders(config);
+const builtIn = await createEmbedders(config);
 const log = createLogger('warn');
 if (values.extract && !config.model)
   throw new Error('--extract needs a model: set ENGRAM_MODEL_URL and ENGRAM_MODEL as for the server');
 const extractor = values.extract ? new FactExtractor(new ModelClient(config.model!), log) : null;
 
 for (const set of sets) {
+  const embedders = values['strong-vectors'] ? candidateTiers(set) : builtIn;
+  if (!embedders) continue;
   const started = performance.now();
   const corpus = await learnCorpus(set.documents, embedders, extractor);
   const learnedMs = performance.now() - started;
@@ -257,6 +266,20 @@ for (const set of sets) {
       `searched in ${((performance.now() - started - learnedMs) / 1000).toFixed(1)} s; embedders: ${embedders.fast?.id ?? 'none'}, ${embedders.strong?.id ?? 'no strong tier'}\n`,
   );
   console.log(formatScores(results));
+}
+
+/**
+ * The fast tier built in and a candidate strong model's vectors from --strong-vectors DIR
+ * (vectors-file.ts); null, after saying what to embed, when the set's vectors are not there yet.
+ */
+function candidateTiers(set: EvalSet): typeof builtIn | null {
+  const stem = join(values['strong-vectors']!, set.name.replace(/\W+/g, '-').replace(/^-|-$/g, '').toLowerCase());
+  const strong = vectorsFile(stem, set);
+  if (!strong)
+    console.log(
+      `\n${set.name}: no candidate vectors yet; embed the texts with\n  python bench/candidate-embed.py ${stem}\nand run again.`,
+    );
+  return strong && { fast: builtIn.fast, strong };
 }
 
 /**
