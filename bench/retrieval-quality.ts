@@ -66,8 +66,9 @@ const { values } = parseArgs({
 });
 /** Each lever's strengths tried (bench/retrieval-quality.ts's rows; the server's are in DEFAULT_TUNING). */
 const STRENGTHS: Record<keyof SearchTuning, number[]> = {
-  diversity: [0.15, 0.3, 0.6],
-  contentPoor: [0.1, 0.2, 0.4],
+  contentPoor: [0.2, 0.4, 0.6],
+  asking: [0.1, 0.2, 0.4],
+  dated: [0.1, 0.2, 0.4],
 };
 
 const DEPTH = CANDIDATES; // candidates each side, as the server takes
@@ -246,7 +247,7 @@ for (const set of sets) {
     ),
     'convex min-max 0.3:0.7, strong tier': convex(0.3, 0, 0.7),
     'convex min-max 0.4:0.6, strong tier': convex(0.4, 0, 0.6),
-    'convex min-max 0.3:0.3:0.4, both tiers': convex(0.3, 0.3, 0.4),
+    'convex min-max 0.3:0.2:0.5, both tiers (the release before issue 39)': convex(0.3, 0.2, 0.5),
     'convex min-max 0.2:0.3:0.5, both tiers': convex(0.2, 0.3, 0.5),
     [`convex min-max ${R.keyword}:${R.fast}:${R.strong}, both tiers (the server's weights)`]: convex(
       R.keyword,
@@ -288,7 +289,7 @@ function candidateTiers(set: EvalSet): typeof builtIn | null {
  * docs/performance.md's lever table.
  */
 function leverVariants(lever: (change: Partial<SearchTuning>) => Variant): Record<string, Variant> {
-  const none: SearchTuning = { diversity: 0, contentPoor: 0 };
+  const none: SearchTuning = { contentPoor: 0, asking: 0, dated: 0 };
   const rows: Record<string, Variant> = { 'levers: none': lever(none) };
   for (const [name, strengths] of Object.entries(STRENGTHS)) {
     for (const strength of strengths) rows[`levers: ${name} ${strength} alone`] = lever({ ...none, [name]: strength });
