@@ -17,4 +17,4 @@ export interface SearchTuning {
   dated: number;
 }
 
-export const DEFAULT_TUNING: SearchTuning = { contentPoor: 0.4, asking: 0.2, dated: 0.2 };
+export const DEFAULT_TUNING: SearchTuning = { contentPoor: 0.4, asking: 0.1, dated: 0.2 };
