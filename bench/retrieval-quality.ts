@@ -1,25 +1,33 @@
 /**
  * Retrieval quality of keyword-only, vector-only (each tier) and hybrid search, and of the server's
- * search with each of its levers switched off and on, on two dev sets: the conversational benchmark
+ * search with each of its levers switched off and on, on the dev sets: the conversational benchmark
  * (bench/conversations/: 5,416 chat turns, 1,036 questions with their evidence turns), generated
- * here, and PerLTQA (bench/lib/perltqa.ts: characters' memories, one document per memory item, and
- * questions labelled with the item that answers them), which this project did not make and does not
- * ship: pass its path. With `--set quality`, the embedding model's older evaluation sets hidden among
- * generated distractors. Every document is learned by the server's own store, runner and embedders
- * (ENGRAM_EMBEDDER chooses them, as for the server); the table is recall@1/5/10 and MRR@10 per search
- * variant, and recall@10 by question kind. A variant is one line in `variants` below.
+ * here; REALTALK's odd-numbered chats (bench/lib/realtalk.ts: real people's messages, one document a
+ * message, questions labelled with the turns that answer them) and PerLTQA (bench/lib/perltqa.ts:
+ * characters' memories, one document per memory item), which this project did not make and does not
+ * ship: pass their paths. With `--set quality`, the embedding model's older evaluation sets hidden
+ * among generated distractors. Every document is learned by the server's own store, runner and
+ * embedders (ENGRAM_EMBEDDER chooses them, as for the server); the table is recall@1/5/10 and MRR@10
+ * per search variant, and recall@5 / recall@10 / MRR@10 by question kind. A variant is one line in
+ * `variants` below.
  *
- *   bun bench/retrieval-quality.ts [--set both|conversations|perltqa|quality] [--perltqa DIR] [--characters N]
- *                                  [--seed 17] [--distractors 5000] [--misses FILE] [--extract]
+ *   bun bench/retrieval-quality.ts [--set all|conversations|realtalk|perltqa|quality] [--realtalk DIR]
+ *                                  [--perltqa DIR] [--characters N] [--seed 17] [--distractors 5000]
+ *                                  [--misses FILE] [--extract] [--strong-vectors DIR]
  *
  * --extract learns with fact extraction by the model the environment names (ENGRAM_MODEL_URL,
  * ENGRAM_MODEL, as for the server): a fact found by search counts as its source document. It prints
  * the facts saved and the model's time a document.
  *
+ * --strong-vectors DIR measures a candidate strong model before it is built in: the strong tier's
+ * vectors are read from DIR (bench/lib/vectors-file.ts), made by bench/candidate-embed.py from the
+ * texts a first run writes there.
+ *
  * --misses FILE writes, for the server's default search, every question whose evidence is not all in
  * the top 10, with what was found instead (JSON lines), for looking at what kind of miss each is.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FactExtractor } from '../src/learning/fact-extractor';
 import { ModelClient } from '../src/language-model/model-client';
@@ -39,14 +47,18 @@ import { generateConversations, turnDocument } from './conversations/generate';
 import { documentText, seeded } from './lib/corpus';
 import { ACCOUNT, CONTAINER, learnCorpus, tierIndex } from './lib/learned-corpus';
 import { PERLTQA_HOWTO, perltqaFolder, perltqaSet } from './lib/perltqa';
+import { REALTALK_HOWTO, realtalkSet } from './lib/realtalk';
+import { vectorsFile } from './lib/vectors-file';
 import { type EvalSet, evaluate, formatScores, scoreRanking, type Variant } from './lib/retrieval-eval';
 
 const { values } = parseArgs({
   options: {
-    set: { type: 'string', default: 'both' },
+    set: { type: 'string', default: 'all' },
     seed: { type: 'string', default: '17' },
     distractors: { type: 'string', default: '5000' },
     perltqa: { type: 'string', default: process.env.ENGRAM_PERLTQA },
+    realtalk: { type: 'string', default: process.env.ENGRAM_REALTALK },
+    'strong-vectors': { type: 'string' },
     characters: { type: 'string' },
     misses: { type: 'string' },
     extract: { type: 'boolean', default: false },
@@ -54,8 +66,9 @@ const { values } = parseArgs({
 });
 /** Each lever's strengths tried (bench/retrieval-quality.ts's rows; the server's are in DEFAULT_TUNING). */
 const STRENGTHS: Record<keyof SearchTuning, number[]> = {
-  diversity: [0.15, 0.3, 0.6],
-  contentPoor: [0.1, 0.2, 0.4],
+  contentPoor: [0.2, 0.4, 0.6],
+  asking: [0.1, 0.2, 0.4],
+  dated: [0.1, 0.2, 0.4],
 };
 
 const DEPTH = CANDIDATES; // candidates each side, as the server takes
@@ -104,23 +117,38 @@ function perltqa(): EvalSet[] {
   return [];
 }
 
+/** REALTALK's odd-numbered chats when a folder is given; otherwise how to get them, and the run goes on without them. */
+function realtalk(): EvalSet[] {
+  if (!values.realtalk) {
+    console.log(`\nREALTALK skipped: ${REALTALK_HOWTO}`);
+    return [];
+  }
+  const set = realtalkSet(values.realtalk);
+  console.log(`\n${set.name}: ${set.unplaced} questions left out, their evidence naming no turn of the data`);
+  return [set];
+}
+
+const wanted = (name: string) => values.set === 'all' || values.set === name;
 const sets =
   values.set === 'quality'
     ? qualitySets()
     : [
-        ...(values.set === 'perltqa' ? [] : [conversationSet(Number(values.seed))]),
-        ...(values.set === 'conversations' ? [] : perltqa()),
+        ...(wanted('conversations') ? [conversationSet(Number(values.seed))] : []),
+        ...(wanted('realtalk') ? realtalk() : []),
+        ...(wanted('perltqa') ? perltqa() : []),
       ];
 if (values.misses) writeFileSync(values.misses, '');
 // The learning side's embedders: in this process, which is also where the benchmark embeds its queries.
 const config = loadConfig({ ...process.env, ENGRAM_DATA_DIR: '/nonexistent' });
-const embedders = await createEmbedders(config);
+const builtIn = await createEmbedders(config);
 const log = createLogger('warn');
 if (values.extract && !config.model)
   throw new Error('--extract needs a model: set ENGRAM_MODEL_URL and ENGRAM_MODEL as for the server');
 const extractor = values.extract ? new FactExtractor(new ModelClient(config.model!), embedders.fast) : null;
 
 for (const set of sets) {
+  const embedders = values['strong-vectors'] ? candidateTiers(set) : builtIn;
+  if (!embedders) continue;
   const started = performance.now();
   const corpus = await learnCorpus(set.documents, embedders, extractor);
   const learnedMs = performance.now() - started;
@@ -219,7 +247,7 @@ for (const set of sets) {
     ),
     'convex min-max 0.3:0.7, strong tier': convex(0.3, 0, 0.7),
     'convex min-max 0.4:0.6, strong tier': convex(0.4, 0, 0.6),
-    'convex min-max 0.3:0.3:0.4, both tiers': convex(0.3, 0.3, 0.4),
+    'convex min-max 0.3:0.2:0.5, both tiers (the release before issue 39)': convex(0.3, 0.2, 0.5),
     'convex min-max 0.2:0.3:0.5, both tiers': convex(0.2, 0.3, 0.5),
     [`convex min-max ${R.keyword}:${R.fast}:${R.strong}, both tiers (the server's weights)`]: convex(
       R.keyword,
@@ -242,12 +270,26 @@ for (const set of sets) {
 }
 
 /**
+ * The fast tier built in and a candidate strong model's vectors from --strong-vectors DIR
+ * (vectors-file.ts); null, after saying what to embed, when the set's vectors are not there yet.
+ */
+function candidateTiers(set: EvalSet): typeof builtIn | null {
+  const stem = join(values['strong-vectors']!, set.name.replace(/\W+/g, '-').replace(/^-|-$/g, '').toLowerCase());
+  const strong = vectorsFile(stem, set);
+  if (!strong)
+    console.log(
+      `\n${set.name}: no candidate vectors yet; embed the texts with\n  python bench/candidate-embed.py ${stem}\nand run again.`,
+    );
+  return strong && { fast: builtIn.fast, strong };
+}
+
+/**
  * The server's search with no lever, each lever alone at each strength tried, as configured
  * (DEFAULT_TUNING), and as configured with each lever left off added: the rows of
  * docs/performance.md's lever table.
  */
 function leverVariants(lever: (change: Partial<SearchTuning>) => Variant): Record<string, Variant> {
-  const none: SearchTuning = { diversity: 0, contentPoor: 0 };
+  const none: SearchTuning = { contentPoor: 0, asking: 0, dated: 0 };
   const rows: Record<string, Variant> = { 'levers: none': lever(none) };
   for (const [name, strengths] of Object.entries(STRENGTHS)) {
     for (const strength of strengths) rows[`levers: ${name} ${strength} alone`] = lever({ ...none, [name]: strength });

@@ -12,8 +12,9 @@ import type { EmbedderTiers } from '../embedders/create-embedders';
 import type { Logger } from '../log';
 import type { Container, KeywordHit, PassageHit, Store, VectorTier } from '../storage/store';
 import type { VectorFeed } from '../storage/vector-feed';
-import { stepDownContentPoor } from './content-poor';
-import { diversify, wordOverlap, wordsIn } from './diversity';
+import { stepDownAsking } from './asking';
+import { ownWords, stepDownContentPoor } from './content-poor';
+import { daysNamed, stepUpDated } from './dated';
 import { convexFusion, type Scored } from './fusion';
 import { QueryEmbedder } from './query-embedder';
 import { SearchActivity } from './search-activity';
@@ -38,28 +39,19 @@ export interface SearchResult {
   containers: SearchedContainer[];
 }
 
-/** Each read passage's words, split once for the levers that read them. */
-const wordsRead = (byId: Map<number, PassageHit>) => new Map([...byId].map(([id, hit]) => [id, wordsIn(hit.content)]));
-
-/** The share of words two read passages have in common (diversity.ts), each passage's set made once. */
-function overlapOf(words: Map<number, string[]>): (a: number, b: number) => number {
-  const sets = new Map<number, Set<string>>();
-  const of = (id: number) => sets.get(id) ?? sets.set(id, new Set(words.get(id))).get(id)!;
-  return (a, b) => wordOverlap(of(a), of(b));
-}
-
 /** Candidates taken from keyword search and from each vector tier before fusing. */
 export const CANDIDATES = 50;
 
-/** Diversity picks the page from this many times its size of the best hits. */
-const DIVERSITY_POOL = 3;
+/** With the levers on, the page is picked from this many times its size of the best hits. */
+const PAGE_POOL = 3;
 
 /**
- * Each list's weight in the fusion, chosen on the conversational benchmark (bench/retrieval-quality.ts;
- * the table is in docs/performance.md): while the strong tier holds passages, and with the fast tier alone.
+ * Each list's weight in the fusion, chosen on the generated conversations and REALTALK
+ * (bench/retrieval-quality.ts; the tables are in docs/performance.md, issues 17 and 39): while the
+ * strong tier holds passages, and with the fast tier alone.
  */
 export const FUSION_WEIGHTS = {
-  withStrong: { keyword: 0.3, strong: 0.5, fast: 0.2 },
+  withStrong: { keyword: 0.3, strong: 0.4, fast: 0.3 },
   fastOnly: { keyword: 0.4, strong: 0, fast: 0.6 },
 };
 
@@ -184,8 +176,11 @@ export class SearchEngine {
       { hits: vector.fast, weight: weights.fast },
       { hits: vector.strong, weight: weights.strong },
     ]);
-    // Only the page's passages are read in full (with diversity or the content-poor step, the pool it is picked from).
-    let pool = fused.slice(0, tuning.diversity || tuning.contentPoor ? limit * DIVERSITY_POOL : limit);
+    // Only the page's passages are read in full: with a lever on, the pool it is picked from; when
+    // the question names a day, every candidate, for the passages of that day.
+    const days = tuning.dated ? daysNamed(q) : [];
+    const picking = tuning.contentPoor || tuning.asking || days.length;
+    let pool = days.length ? fused : fused.slice(0, picking ? limit * PAGE_POOL : limit);
     const byId = new Map(
       (
         await this.store.passages.getHits(
@@ -194,28 +189,24 @@ export class SearchEngine {
         )
       ).map((h) => [h.passageId, h]),
     );
-    const words = tuning.diversity || tuning.contentPoor ? wordsRead(byId) : null;
-    if (tuning.contentPoor) pool = stepDownContentPoor(pool, (id) => words!.get(id), tuning.contentPoor);
-    const page = tuning.diversity
-      ? diversify(
-          pool.filter((f) => byId.has(f.item)),
-          limit,
-          (id) => byId.get(id)?.documentId ?? null,
-          overlapOf(words!),
-          tuning.diversity,
-        )
-      : pool.slice(0, limit);
-    const byContainer = new Map(containers.map((c) => [c.id, c]));
-    const hits: SearchHit[] = [];
-    for (const { item, score } of page) {
-      const hit = byId.get(item);
-      // A vector of a passage deleted since it was indexed is dropped here, and from the index.
-      if (!hit) {
-        indexes.forgetPassages([item]);
-        continue;
-      }
-      hits.push({ ...hit, score, container: byContainer.get(hit.containerId)! });
+    const text = (id: number) => byId.get(id)?.content;
+    if (tuning.contentPoor) {
+      const words = new Map([...byId].map(([id, hit]) => [id, ownWords(hit.content)]));
+      pool = stepDownContentPoor(pool, (id) => words.get(id), tuning.contentPoor);
     }
+    if (tuning.asking) pool = stepDownAsking(pool, text, tuning.asking);
+    if (days.length) pool = stepUpDated(pool, days, text, tuning.dated);
+    // A vector of a passage deleted since it was indexed is dropped here, and from the index.
+    const gone = pool.filter((f) => !byId.has(f.item)).map((f) => f.item);
+    if (gone.length) indexes.forgetPassages(gone);
+    const byContainer = new Map(containers.map((c) => [c.id, c]));
+    const hits = pool
+      .filter((f) => byId.has(f.item))
+      .slice(0, limit)
+      .map(({ item, score }): SearchHit => {
+        const hit = byId.get(item)!;
+        return { ...hit, score, container: byContainer.get(hit.containerId)! };
+      });
     return { hits, containers: searched };
   }
 

@@ -1,18 +1,20 @@
 /**
  * The search levers beyond fusion, each with a strength (0: off), so that the retrieval benchmark
  * can measure each alone and at several strengths (bench/retrieval-quality.ts). Only levers that
- * carried over to both dev sets are here; docs/performance.md ("Levers") has the table that decided
- * each, and the commit that holds the code of those dropped (feedback on either side, neighbours in
- * time).
+ * real people's talk rewards, and that cost the generated set no more than 0.01 recall@10, are here;
+ * docs/performance.md ("Levers" of issues 34 and 39) has the tables that decided each, and the
+ * commits that hold the code of those dropped.
  */
 export interface SearchTuning {
   /**
-   * Near-duplicates of a hit, and more passages of its document, step down the page (diversity.ts):
-   * by how much at most.
+   * Passages with few content words of their own (greetings, acknowledgements) step down
+   * (content-poor.ts): by how much at most.
    */
-  diversity: number;
-  /** Passages with few content words (greetings, acknowledgements) step down (content-poor.ts): by how much at most. */
   contentPoor: number;
+  /** Passages that ask rather than tell step down (asking.ts): by how much at most. */
+  asking: number;
+  /** Passages dated on a day the question names, or the day after, step up (dated.ts): by how much. */
+  dated: number;
 }
 
-export const DEFAULT_TUNING: SearchTuning = { diversity: 0.3, contentPoor: 0.4 };
+export const DEFAULT_TUNING: SearchTuning = { contentPoor: 0.4, asking: 0.1, dated: 0.2 };

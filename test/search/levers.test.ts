@@ -1,67 +1,19 @@
 /**
- * The search levers' mechanics, each on its own (src/search/tuning.ts): diversity in a page,
- * content-poor passages stepping down, and the engine running each when switched on. Whether a lever
- * helps is the benchmark's question (bench/retrieval-quality.ts), never a test's.
+ * The search levers' mechanics, each on its own (src/search/tuning.ts): content-poor passages
+ * stepping down, and the engine running each lever when switched on (asking.ts and dated.ts have
+ * their own file too). Whether a lever helps is the benchmark's question
+ * (bench/retrieval-quality.ts), never a test's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { loadStaticEmbedder } from '../../src/embedders/static-embedder';
 import { createLogger } from '../../src/log';
 import * as ops from '../../src/operations/index';
-import { contentWords, stepDownContentPoor } from '../../src/search/content-poor';
-import { diversify, wordOverlap, wordsIn } from '../../src/search/diversity';
+import { contentWords, ownWords, stepDownContentPoor, wordsIn } from '../../src/search/content-poor';
 import type { EmbedderTiers } from '../../src/embedders/create-embedders';
 import { SearchEngine } from '../../src/search/search-engine';
 import type { SearchTuning } from '../../src/search/tuning';
 import { type Harness, openHarness } from '../helpers/operations';
 import { scratchDir } from '../helpers/scratch';
-
-describe('diversity in a page', () => {
-  const ranked = [
-    { item: 1, score: 1 },
-    { item: 2, score: 0.9 },
-    { item: 3, score: 0.8 },
-    { item: 4, score: 0.7 },
-  ];
-  const documents: Record<number, string> = { 1: 'a', 2: 'a', 3: 'b', 4: 'c' };
-  const documentOf = (id: number) => documents[id] ?? null;
-
-  it('steps a second passage of a document below a passage of another, and keeps the scores descending', () => {
-    const page = diversify(ranked, 3, documentOf, () => 0, 0.3);
-    expect(page.map((p) => p.item)).toEqual([1, 3, 4]);
-    expect(page.map((p) => p.score)).toEqual([...page.map((p) => p.score)].sort((a, b) => b - a));
-  });
-
-  it('steps a near-duplicate down by how near it is, and leaves a passage that differs where it was', () => {
-    const overlap = (a: number, b: number) => ((a === 3 && b === 1) || (a === 1 && b === 3) ? 0.95 : 0.2);
-    const distinct = (id: number) => `d${id}`;
-    expect(diversify(ranked, 4, distinct, overlap, 0.3).map((p) => p.item)).toEqual([1, 2, 4, 3]);
-    expect(diversify(ranked, 4, distinct, () => 0.5, 0.3).map((p) => p.item)).toEqual([1, 2, 3, 4]);
-  });
-
-  it('tells near-duplicates by the share of words they have in common', () => {
-    const words = (text: string) => new Set(wordsIn(text));
-    const a = words('[8 May 2023] Calvin: Does time go faster as you get older, or is it just me?');
-    const b = words('[2 June 2023] Calvin: Does time go faster as you get older, or is it just me?');
-    const c = words('[8 May 2023] Calvin: New trainers arrived, so I did a long loop round the park.');
-    expect(wordOverlap(a, b)).toBeGreaterThan(0.75);
-    expect(wordOverlap(a, c)).toBeLessThan(0.3);
-    expect(wordOverlap(a, a)).toBe(1);
-    expect(wordOverlap(new Set(), new Set())).toBe(0);
-  });
-
-  it("changes nothing at strength 0, and a fact (no document) is never a passage of another's document", () => {
-    expect(diversify(ranked, 4, documentOf, () => 0, 0).map((p) => p.item)).toEqual([1, 2, 3, 4]);
-    expect(
-      diversify(
-        ranked,
-        4,
-        () => null,
-        () => 0,
-        0.3,
-      ).map((p) => p.item),
-    ).toEqual([1, 2, 3, 4]);
-  });
-});
 
 describe('content-poor passages', () => {
   it('counts the words that carry meaning: not function words, numbers or single letters', () => {
@@ -70,6 +22,14 @@ describe('content-poor passages', () => {
     expect(
       contentWords(wordsIn('Took Biscuit to the vet today, turns out my little rabbit is just a bit chubby.')),
     ).toBe(9);
+  });
+
+  it("counts a chat message's own words: its time and speaker are not", () => {
+    expect(ownWords('[8 May 2023] Tamsin: Love that.')).toEqual(['love', 'that']);
+    expect(ownWords('[29 December 2023, 22:42] elise: Hey Kate!')).toEqual(['hey', 'kate']);
+    expect(ownWords('Fahim Khan: ok')).toEqual(['ok']);
+    expect(ownWords('Love that: the best part.')).toEqual(['the', 'best', 'part']);
+    expect(ownWords('No header here, just words.')).toEqual(['no', 'header', 'here', 'just', 'words']);
   });
 
   it('steps a passage down by how few such words it has, up to the strength given, and leaves the rest as they were', () => {
@@ -94,21 +54,30 @@ describe('content-poor passages', () => {
 });
 
 describe('levers in the engine', () => {
-  const OFF: SearchTuning = { diversity: 0, contentPoor: 0 };
+  const OFF: SearchTuning = { contentPoor: 0, asking: 0, dated: 0 };
   const fast = loadStaticEmbedder();
   let h: Harness;
 
   beforeAll(async () => {
-    h = await openHarness(['other', 'jo']);
+    h = await openHarness(['chat', 'jo', 'greet']);
     const add = (container: string, content: string) => h.run(ops.addDocument, h.owner, { container, content });
-    // A long document of two passages about one thing, and a short one about the same.
-    await add(
-      h.containers.other!,
-      `${'Our garden party planning: lanterns, a long table and lemonade for everyone. '.repeat(14)}\n\n${'The garden party guests: neighbours, cousins and the book club. '.repeat(14)}`,
-    );
-    await add(h.containers.other!, 'The garden party is on Saturday afternoon.');
+    // Messages of a chat, one document each, as an app adding them one by one writes them.
+    for (const message of [
+      '[4 January 2024, 09:12] elise: Where do you work these days, Kate?',
+      '[4 January 2024, 09:13] Emi: I work at a marketing firm, I manage social media for its clients.',
+      '[3 January 2024, 20:00] elise: Long day: errands, laundry, a walk by the river, dinner with my sister, then an hour of reading before some work emails.',
+      '[2 January 2024, 18:40] elise: I buy snacks there, buying snacks all the time.',
+      '[7 January 2024, 11:05] elise: Got water and breakfast bars at Walmart.',
+    ])
+      await add(h.containers.chat!, message);
     await add(h.containers.jo!, 'Jo: Took Biscuit, my rabbit, to the vet today for her jabs and a nail trim.');
     await add(h.containers.jo!, 'Jo: Love that.');
+    // A greeting whose header alone (day, time, a long display name) would make it look full.
+    await add(h.containers.greet!, '[Friday 29 December 2023, 22:42] Jo Anne Smith: Hey Kate!');
+    await add(
+      h.containers.greet!,
+      '[Saturday 30 December 2023, 10:00] Jo Anne Smith: Kate lent me her bike for the ride out to the lake this morning.',
+    );
     await h.learn(fast);
   });
   afterAll(() => h.close());
@@ -139,19 +108,31 @@ describe('levers in the engine', () => {
     return res.hits;
   };
 
-  it('with diversity on, a second passage of a document steps below another document', async () => {
-    const q = 'garden party';
-    const off = await search({}, h.containers.other!, q, 2);
-    expect(new Set(off.map((r) => r.documentId)).size).toBe(1);
-    const on = await search({ diversity: 0.6 }, h.containers.other!, q, 2);
-    expect(new Set(on.map((r) => r.documentId)).size).toBe(2);
+  const keywordOnly = { fast: null, strong: null };
+
+  it('with the asking step on, the reply that tells outranks the question that asked it', async () => {
+    const q = 'Where does Kate work?';
+    expect((await search({}, h.containers.chat!, q))[0]!.content).toContain('Where do you work');
+    expect((await search({ asking: 1 }, h.containers.chat!, q))[0]!.content).toContain('marketing firm');
+  });
+
+  it('with the dated step on, a message of the day the question names outranks one of another day', async () => {
+    const q = 'What did elise buy on 7 Jan 2024?';
+    expect((await search({}, h.containers.chat!, q, 10, keywordOnly))[0]!.content).toContain('2 January');
+    expect((await search({ dated: 1 }, h.containers.chat!, q, 10, keywordOnly))[0]!.content).toContain('Walmart');
   });
 
   it('with the content-poor step on, an acknowledgement matching on the name alone steps below a passage that says something', async () => {
-    const keywordOnly = { fast: null, strong: null };
     expect((await search({}, h.containers.jo!, 'Jo', 10, keywordOnly))[0]!.content).toBe('Jo: Love that.');
     expect((await search({ contentPoor: 1 }, h.containers.jo!, 'Jo', 10, keywordOnly))[0]!.content).toContain(
       'Biscuit',
+    );
+  });
+
+  it("with the content-poor step on, a chat message's header does not count as its words", async () => {
+    expect((await search({}, h.containers.greet!, 'Kate', 10, keywordOnly))[0]!.content).toContain('Hey Kate');
+    expect((await search({ contentPoor: 1 }, h.containers.greet!, 'Kate', 10, keywordOnly))[0]!.content).toContain(
+      'bike',
     );
   });
 });
