@@ -144,7 +144,7 @@ const builtIn = await createEmbedders(config);
 const log = createLogger('warn');
 if (values.extract && !config.model)
   throw new Error('--extract needs a model: set ENGRAM_MODEL_URL and ENGRAM_MODEL as for the server');
-const extractor = values.extract ? new FactExtractor(new ModelClient(config.model!), embedders.fast) : null;
+const extractor = values.extract ? new FactExtractor(new ModelClient(config.model!), builtIn.fast) : null;
 
 for (const set of sets) {
   const embedders = values['strong-vectors'] ? candidateTiers(set) : builtIn;
