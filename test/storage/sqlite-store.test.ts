@@ -3,7 +3,7 @@
  * shared by a thread's requests, kept whole by its lock, and work that waits for a commit.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { newId } from '../../src/ids';
 import { completeDocument, insertDocument } from '../../src/learning/queue';
@@ -132,5 +132,17 @@ describe('work after the commit', () => {
       expect(statSync(wal).size).toBeGreaterThan(0);
     });
     expect(statSync(wal).size).toBe(0);
+  });
+});
+
+describe('closing', () => {
+  it('closes the connection: SQLite removes the store side files once what drizzle prepared is collected', async () => {
+    const other = openSqliteStore(openDatabase(join(dir, 'other'), Date.now()));
+    await other.transaction(async (tx) => tx.settings.set('closing', '1'));
+    expect(existsSync(join(dir, 'other', `${DB_FILE}-wal`))).toBe(true);
+    await other.close();
+    Bun.gc(true);
+    expect(existsSync(join(dir, 'other', `${DB_FILE}-wal`))).toBe(false);
+    expect(existsSync(join(dir, 'other', `${DB_FILE}-shm`))).toBe(false);
   });
 });

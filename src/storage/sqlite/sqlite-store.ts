@@ -131,7 +131,11 @@ export function openSqliteStore(raw: Database): SqliteStore {
       lock.run(() => {
         raw.query('SELECT 1').get();
       }),
-    close: () => lock.run(() => raw.close()),
+    close: () =>
+      lock.run(() => {
+        statements.finalize();
+        raw.close();
+      }),
     withConnection: (work) => lock.run(() => work(raw)),
   };
 }
