@@ -220,6 +220,11 @@ export class VectorIndex {
     return this.slotsOf.size;
   }
 
+  /** Whether the index holds the passage. */
+  has(passageId: number): boolean {
+    return this.slotsOf.get(passageId) !== undefined;
+  }
+
   /** The ids of the passages the index holds. */
   passageIds(): number[] {
     return this.slotsOf.passageIds();
