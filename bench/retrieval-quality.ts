@@ -1,16 +1,19 @@
 /**
  * Retrieval quality of keyword-only, vector-only (each tier) and hybrid search, and of the server's
- * search with each of its levers switched off and on, on two dev sets: the conversational benchmark
+ * search with each of its levers switched off and on, on the dev sets: the conversational benchmark
  * (bench/conversations/: 5,416 chat turns, 1,036 questions with their evidence turns), generated
- * here, and PerLTQA (bench/lib/perltqa.ts: characters' memories, one document per memory item, and
- * questions labelled with the item that answers them), which this project did not make and does not
- * ship: pass its path. With `--set quality`, the embedding model's older evaluation sets hidden among
- * generated distractors. Every document is learned by the server's own store, runner and embedders
- * (ENGRAM_EMBEDDER chooses them, as for the server); the table is recall@1/5/10 and MRR@10 per search
- * variant, and recall@10 by question kind. A variant is one line in `variants` below.
+ * here; REALTALK's odd-numbered chats (bench/lib/realtalk.ts: real people's messages, one document a
+ * message, questions labelled with the turns that answer them) and PerLTQA (bench/lib/perltqa.ts:
+ * characters' memories, one document per memory item), which this project did not make and does not
+ * ship: pass their paths. With `--set quality`, the embedding model's older evaluation sets hidden
+ * among generated distractors. Every document is learned by the server's own store, runner and
+ * embedders (ENGRAM_EMBEDDER chooses them, as for the server); the table is recall@1/5/10 and MRR@10
+ * per search variant, and recall@5 / recall@10 / MRR@10 by question kind. A variant is one line in
+ * `variants` below.
  *
- *   bun bench/retrieval-quality.ts [--set both|conversations|perltqa|quality] [--perltqa DIR] [--characters N]
- *                                  [--seed 17] [--distractors 5000] [--misses FILE] [--extract]
+ *   bun bench/retrieval-quality.ts [--set all|conversations|realtalk|perltqa|quality] [--realtalk DIR]
+ *                                  [--perltqa DIR] [--characters N] [--seed 17] [--distractors 5000]
+ *                                  [--misses FILE] [--extract]
  *
  * --extract learns with fact extraction by the model the environment names (ENGRAM_MODEL_URL,
  * ENGRAM_MODEL, as for the server): a fact found by search counts as its source document. It prints
@@ -39,14 +42,16 @@ import { generateConversations, turnDocument } from './conversations/generate';
 import { documentText, seeded } from './lib/corpus';
 import { ACCOUNT, CONTAINER, learnCorpus, tierIndex } from './lib/learned-corpus';
 import { PERLTQA_HOWTO, perltqaFolder, perltqaSet } from './lib/perltqa';
+import { REALTALK_HOWTO, realtalkSet } from './lib/realtalk';
 import { type EvalSet, evaluate, formatScores, scoreRanking, type Variant } from './lib/retrieval-eval';
 
 const { values } = parseArgs({
   options: {
-    set: { type: 'string', default: 'both' },
+    set: { type: 'string', default: 'all' },
     seed: { type: 'string', default: '17' },
     distractors: { type: 'string', default: '5000' },
     perltqa: { type: 'string', default: process.env.ENGRAM_PERLTQA },
+    realtalk: { type: 'string', default: process.env.ENGRAM_REALTALK },
     characters: { type: 'string' },
     misses: { type: 'string' },
     extract: { type: 'boolean', default: false },
@@ -104,12 +109,25 @@ function perltqa(): EvalSet[] {
   return [];
 }
 
+/** REALTALK's odd-numbered chats when a folder is given; otherwise how to get them, and the run goes on without them. */
+function realtalk(): EvalSet[] {
+  if (!values.realtalk) {
+    console.log(`\nREALTALK skipped: ${REALTALK_HOWTO}`);
+    return [];
+  }
+  const set = realtalkSet(values.realtalk);
+  console.log(`\n${set.name}: ${set.unplaced} questions left out, their evidence naming no turn of the data`);
+  return [set];
+}
+
+const wanted = (name: string) => values.set === 'all' || values.set === name;
 const sets =
   values.set === 'quality'
     ? qualitySets()
     : [
-        ...(values.set === 'perltqa' ? [] : [conversationSet(Number(values.seed))]),
-        ...(values.set === 'conversations' ? [] : perltqa()),
+        ...(wanted('conversations') ? [conversationSet(Number(values.seed))] : []),
+        ...(wanted('realtalk') ? realtalk() : []),
+        ...(wanted('perltqa') ? perltqa() : []),
       ];
 if (values.misses) writeFileSync(values.misses, '');
 // The learning side's embedders: in this process, which is also where the benchmark embeds its queries.

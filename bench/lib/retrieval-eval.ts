@@ -73,7 +73,7 @@ export async function evaluate(
   return result;
 }
 
-/** The main table (recall@1/5/10, MRR@10 per variant) and recall@10 by question kind, in Markdown. */
+/** The main table (recall@1/5/10, MRR@10 per variant) and recall@5/10 and MRR@10 by question kind, in Markdown. */
 export function formatScores(results: Awaited<ReturnType<typeof evaluate>>): string {
   const f = (x: number) => x.toFixed(3);
   const lines = [
@@ -88,9 +88,15 @@ export function formatScores(results: Awaited<ReturnType<typeof evaluate>>): str
   const kinds = Object.keys(Object.values(results)[0]?.byKind ?? {});
   if (kinds.length > 1) {
     const counts = kinds.map((k) => `${k} (${Object.values(results)[0]!.byKind[k]!.questions})`);
-    lines.push('', `| recall@10 by kind | ${counts.join(' | ')} |`, `|---|${kinds.map(() => '---|').join('')}`);
-    for (const [name, { byKind }] of Object.entries(results))
-      lines.push(`| ${name} | ${kinds.map((k) => f(byKind[k]!.recallAt10)).join(' | ')} |`);
+    lines.push(
+      '',
+      `| recall@5 / recall@10 / MRR@10 by kind | ${counts.join(' | ')} |`,
+      `|---|${kinds.map(() => '---|').join('')}`,
+    );
+    for (const [name, { byKind }] of Object.entries(results)) {
+      const cell = (s: Scores) => `${f(s.recallAt5)} / ${f(s.recallAt10)} / ${f(s.mrrAt10)}`;
+      lines.push(`| ${name} | ${kinds.map((k) => cell(byKind[k]!)).join(' | ')} |`);
+    }
   }
   return lines.join('\n');
 }
