@@ -13,7 +13,7 @@
  *
  *   bun bench/retrieval-quality.ts [--set all|conversations|realtalk|perltqa|quality] [--realtalk DIR]
  *                                  [--perltqa DIR] [--characters N] [--seed 17] [--distractors 5000]
- *                                  [--misses FILE] [--extract]
+ *                                  [--misses FILE] [--extract] [--refined 0,50,100]
  *
  * --extract learns with fact extraction by the model the environment names (ENGRAM_MODEL_URL,
  * ENGRAM_MODEL, as for the server): a fact found by search counts as its source document. It prints
@@ -34,13 +34,14 @@ import { convexFusion, reciprocalRankFusion, type Scored } from '../src/search/f
 import { CANDIDATES, FUSION_WEIGHTS, SearchEngine } from '../src/search/search-engine';
 import { DEFAULT_TUNING, type SearchTuning } from '../src/search/tuning';
 import type { VectorIndex } from '../src/search/vector-index';
+import type { SqliteStore } from '../src/storage/sqlite/sqlite-store';
 import type { VectorTier } from '../src/storage/store';
 import shortSet from '../test/embedders/quality/eval-set.json';
 import longSet from '../test/embedders/quality/eval-set-long.json';
 import { scratchDir } from '../test/helpers/scratch';
 import { generateConversations, turnDocument } from './conversations/generate';
 import { documentText, seeded } from './lib/corpus';
-import { ACCOUNT, CONTAINER, learnCorpus, tierIndex } from './lib/learned-corpus';
+import { ACCOUNT, CONTAINER, type LearnedCorpus, learnCorpus, tierIndex } from './lib/learned-corpus';
 import { PERLTQA_HOWTO, perltqaFolder, perltqaSet } from './lib/perltqa';
 import { REALTALK_HOWTO, realtalkSet } from './lib/realtalk';
 import { type EvalSet, evaluate, formatScores, scoreRanking, type Variant } from './lib/retrieval-eval';
@@ -55,8 +56,15 @@ const { values } = parseArgs({
     characters: { type: 'string' },
     misses: { type: 'string' },
     extract: { type: 'boolean', default: false },
+    refined: { type: 'string' },
   },
 });
+/** --refined 0,50,100: the server's search over the store with only these percentages of passages refined. */
+const refinedShares = (values.refined ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map(Number)
+  .sort((a, b) => b - a);
 /** Each lever's strengths tried (bench/retrieval-quality.ts's rows; the server's are in DEFAULT_TUNING). */
 const STRENGTHS: Record<keyof SearchTuning, number[]> = {
   diversity: [0.15, 0.3, 0.6],
@@ -251,12 +259,52 @@ for (const set of sets) {
   const present = Object.fromEntries(Object.entries(variants).filter((e): e is [string, Variant] => e[1] !== null));
   const results = await evaluate(set, present, corpus.keyOf);
   if (values.misses) await writeMisses(set, lever({}), corpus.keyOf);
+  if (embedders.strong)
+    for (const share of refinedShares) Object.assign(results, await partlyRefined(share, set, corpus, server));
   await corpus.close();
   console.log(
     `\n${set.name}: ${set.documents.length} documents, ${set.questions.length} questions; learned in ${(learnedMs / 1000).toFixed(1)} s, ` +
       `searched in ${((performance.now() - started - learnedMs) / 1000).toFixed(1)} s; embedders: ${embedders.fast?.id ?? 'none'}, ${embedders.strong?.id ?? 'no strong tier'}\n`,
   );
   console.log(formatScores(results));
+}
+
+/**
+ * --refined: the server's search, both tiers, while refinement has reached `share` percent of the
+ * passages, a seeded random choice of them (refinement's own order depends on when each was
+ * learned; here any passage may be among the refined), as against the fast tier alone above. The
+ * strong vectors of the rest are deleted from the benchmark's store: shares are taken largest first.
+ */
+async function partlyRefined(
+  share: number,
+  set: EvalSet,
+  corpus: LearnedCorpus,
+  server: (tiers: typeof embedders) => Variant,
+): Promise<Awaited<ReturnType<typeof evaluate>>> {
+  const sqlite = corpus.store as SqliteStore;
+  const refined = await sqlite.withConnection((raw) =>
+    raw
+      .query<{ id: number }, []>(
+        "SELECT DISTINCT passage_id AS id FROM passage_vectors WHERE tier = 'strong' ORDER BY 1",
+      )
+      .all()
+      .map((r) => r.id),
+  );
+  const random = seeded(share + 1);
+  const shuffled = refined.map((id) => ({ id, r: random() })).sort((a, b) => a.r - b.r);
+  const keep = Math.round((share / 100) * (await corpus.store.passages.count()));
+  const drop = shuffled.slice(keep).map((p) => p.id);
+  await sqlite.withConnection((raw) => {
+    for (let i = 0; i < drop.length; i += 500)
+      raw.run(
+        `DELETE FROM passage_vectors WHERE tier = 'strong' AND passage_id IN (${drop.slice(i, i + 500).join(',')})`,
+      );
+  });
+  return evaluate(
+    set,
+    { [`the server, both tiers, ${share} % refined (SearchEngine)`]: server(embedders) },
+    corpus.keyOf,
+  );
 }
 
 /**
