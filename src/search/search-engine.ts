@@ -14,7 +14,7 @@ import type { Container, KeywordHit, PassageHit, Store, VectorTier } from '../st
 import type { VectorFeed } from '../storage/vector-feed';
 import { stepDownContentPoor } from './content-poor';
 import { diversify, wordOverlap, wordsIn } from './diversity';
-import { convexFusion, type Scored } from './fusion';
+import { convexFusion, fairWeights, type FusionWeights, type Scored } from './fusion';
 import { QueryEmbedder } from './query-embedder';
 import { SearchActivity } from './search-activity';
 import { DEFAULT_TUNING, type SearchTuning } from './tuning';
@@ -58,7 +58,7 @@ const DIVERSITY_POOL = 3;
  * Each list's weight in the fusion, chosen on the conversational benchmark (bench/retrieval-quality.ts;
  * the table is in docs/performance.md): while the strong tier holds passages, and with the fast tier alone.
  */
-export const FUSION_WEIGHTS = {
+export const FUSION_WEIGHTS: Record<'withStrong' | 'fastOnly', FusionWeights> = {
   withStrong: { keyword: 0.3, strong: 0.5, fast: 0.2 },
   fastOnly: { keyword: 0.4, strong: 0, fast: 0.6 },
 };
@@ -161,7 +161,10 @@ export class SearchEngine {
     const reachable = searched.filter((s) => !s.failed).map((s) => s.container.id);
     // Rare: a container's keyword search failed, so its passages are left out of this search altogether.
     if (reachable.length < containers.length) vector = await this.nearest(vectors, reachable, depth);
-    const weights = indexes.count('strong') ? FUSION_WEIGHTS.withStrong : FUSION_WEIGHTS.fastOnly;
+    // A passage the strong tier has not reached yet is weighed as the fast tier alone weighs it (fusion.ts).
+    const weights = indexes.count('strong')
+      ? fairWeights((id: number) => indexes.holds('strong', id), FUSION_WEIGHTS.withStrong, FUSION_WEIGHTS.fastOnly)
+      : FUSION_WEIGHTS.fastOnly;
     const fused = convexFusion([
       { hits: keyword, weight: weights.keyword },
       { hits: vector.fast, weight: weights.fast },

@@ -206,6 +206,11 @@ export class VectorIndexes {
     return this.tiers[tier]?.count ?? 0;
   }
 
+  /** Whether a tier's index holds the passage (the strong tier: whether it is refined). */
+  holds(tier: VectorTier, passageId: number): boolean {
+    return this.tiers[tier]?.has(passageId) ?? false;
+  }
+
   /** A tier's `k` passages nearest to `query` by cosine, among the containers given. */
   nearest(tier: VectorTier, query: Float32Array, containerIds: string[], k: number): VectorHit[] {
     return this.tiers[tier]?.search(query, containerIds, k) ?? [];
