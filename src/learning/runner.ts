@@ -53,6 +53,8 @@ export interface LearningDeps {
   upkeep?: () => Promise<boolean>;
   /** How long a claim holds its jobs (JOB_LEASE_MS unless told); renewed while they are worked. */
   leaseMs?: number;
+  /** The containers searched lately, most recent first: refinement takes their passages first. */
+  searched?: () => string[];
 }
 
 export class LearningRunner {
@@ -65,7 +67,9 @@ export class LearningRunner {
   private strandedBy: unknown = null;
 
   constructor(private readonly deps: LearningDeps) {
-    this.refiner = deps.strong ? new Refiner(deps.store, deps.strong, (ids) => deps.onIndexed('strong', ids)) : null;
+    this.refiner = deps.strong
+      ? new Refiner(deps.store, deps.strong, (ids) => deps.onIndexed('strong', ids), undefined, deps.searched)
+      : null;
   }
 
   start(): void {

@@ -129,7 +129,10 @@ export class SearchEngine {
     traceId: string,
   ): Promise<SearchResult> {
     await this.indexes.loaded;
-    return this.activity.during(() => this.run(accountId, containers, q, limit, traceId));
+    return this.activity.during(
+      () => this.run(accountId, containers, q, limit, traceId),
+      containers.map((c) => c.id),
+    );
   }
 
   private async run(

@@ -10,6 +10,7 @@ import { storedVectorPages } from '../storage/passages';
 import type { Store, VectorTier } from '../storage/store';
 import type { VectorFeed } from '../storage/vector-feed';
 import { FeedFollower } from './feed-follower';
+import { RefinementPace } from './refinement-pace';
 import { RemovalFollower } from './removal-follower';
 import { IndexSaver, openAtCommit, openByToken, type Stamp, type TierIndexes } from './saved-indexes';
 import type { SearchActivity } from './search-activity';
@@ -206,6 +207,9 @@ export class VectorIndexes {
     return this.tiers[tier]?.count ?? 0;
   }
 
+  /** How fast refinement has reached passages lately (the strong index's growth). */
+  readonly refinementPace = new RefinementPace();
+
   /** Whether a tier's index holds the passage (the strong tier: whether it is refined). */
   holds(tier: VectorTier, passageId: number): boolean {
     return this.tiers[tier]?.has(passageId) ?? false;
@@ -243,6 +247,7 @@ export class VectorIndexes {
       // Again: a save may have come while the store was read, and adding can rewrite the rows file.
       this.changed();
       for (const p of stored) index.add(p.passageId, p.containerId, p.vectors);
+      if (tier === 'strong') this.refinementPace.record(index.count);
     } catch (err) {
       this.missed = true;
       this.log.error(

@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env';
-import { learningProgress, refinedPercent } from '../operations/learning-progress';
+import { fullQualityIn, learningProgress, refinedPercent } from '../operations/learning-progress';
 import {
   addDocument,
   browseContainer,
@@ -36,8 +36,16 @@ export function memoryRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv
     '/containers',
     page(async (c, o, f) => {
       const { containers } = await invoke(listContainers, o.ctx, {});
-      const refined = refinedPercent(await invoke(learningProgress, o.ctx, {}));
-      return html(c, <ContainersPage containers={containers} {...pageFrame(o, f)} refined={refined} />);
+      const progress = await invoke(learningProgress, o.ctx, {});
+      return html(
+        c,
+        <ContainersPage
+          containers={containers}
+          {...pageFrame(o, f)}
+          refined={refinedPercent(progress)}
+          fullQuality={fullQualityIn(progress)}
+        />,
+      );
     }),
   );
 

@@ -99,7 +99,7 @@ describe('refinement by the strong tier', () => {
       return ((await res.json()) as { learned: boolean }).learned;
     };
 
-    for (let i = 0; i < 24; i++) await post(entry(i));
+    for (let i = 0; i < 64; i++) await post(entry(i));
     const backlog = await until('the backlog to be learned and refinement to start', async () => {
       const h = await health(served!.url);
       return h.queue === 0 && h.refined! > 0 ? h : null;

@@ -119,7 +119,7 @@ describe('search indexes saved while the server rests and at a clean stop', () =
     await start();
     expect(said(READ_AS_SAVED)).toBe(1);
     // Whole from the first answer: every passage refined and searchable at once.
-    expect(await learning()).toEqual({ queue: 0, passages, refined: passages });
+    expect(await learning()).toMatchObject({ queue: 0, passages, refined: passages });
     expect(await search(INSTRUMENT)).toEqual(before);
     expect((await search(HOBBY))[0]).toBe(BOATS);
 
@@ -139,7 +139,7 @@ describe('search indexes saved while the server rests and at a clean stop', () =
     await kill();
     await start();
     expect(said(READ_AS_SAVED)).toBe(0);
-    expect(await learning()).toEqual({ queue: 0, passages: passages + 1, refined: passages + 1 });
+    expect(await learning()).toMatchObject({ queue: 0, passages: passages + 1, refined: passages + 1 });
     expect((await search(PHOTOS))[0]).toBe(CAMERA);
     expect(await search(INSTRUMENT)).toEqual(before);
 
@@ -151,6 +151,6 @@ describe('search indexes saved while the server rests and at a clean stop', () =
     await start();
     expect(await search(HOBBY)).not.toContain(BOATS);
     expect(said(READ_AS_SAVED)).toBe(0);
-    expect(await learning()).toEqual({ queue: 0, passages: passages - 1, refined: passages - 1 });
+    expect(await learning()).toMatchObject({ queue: 0, passages: passages - 1, refined: passages - 1 });
   }, 300_000);
 });
