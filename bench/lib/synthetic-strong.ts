@@ -47,7 +47,8 @@ export function fillStrongVectors(dataDir: string): number {
     db.transaction(() => {
       for (const [passageId, units] of byPassage) {
         const strong = units.length > 1 ? units.slice(1) : units;
-        strong.forEach((unit, i) => insert.run(passageId, 'strong', i, storedVector(project(projection!, unit))));
+        for (const [i, unit] of strong.entries())
+          insert.run(passageId, 'strong', i, storedVector(project(projection!, unit)));
       }
     })();
     filled += byPassage.size;
