@@ -58,7 +58,7 @@ async function measure(name: string, documents: { key: string; text: string }[])
   const passages = await corpus.store.passages.listWithoutVectors('strong', 0, 1_000_000);
   const units = passages.map((p) => embeddingUnits(p, 'strong'));
   const tokens = units.flat().reduce((n, u) => n + tokenizer.encode(u).length, 0);
-  const refiner = new Refiner(corpus.store, strong, () => {}, batch);
+  const refiner = new Refiner(corpus.store, strong, () => {}, { batch });
   const cpu0 = cpuMs();
   const t0 = performance.now();
   let refined = 0;

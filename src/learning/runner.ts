@@ -68,7 +68,7 @@ export class LearningRunner {
 
   constructor(private readonly deps: LearningDeps) {
     this.refiner = deps.strong
-      ? new Refiner(deps.store, deps.strong, (ids) => deps.onIndexed('strong', ids), undefined, deps.searched)
+      ? new Refiner(deps.store, deps.strong, (ids) => deps.onIndexed('strong', ids), { containersFirst: deps.searched })
       : null;
   }
 

@@ -11,6 +11,7 @@ import { Refiner } from '../../src/learning/refiner';
 import { LearningRunner } from '../../src/learning/runner';
 import { createLogger } from '../../src/log';
 import * as ops from '../../src/operations/index';
+import type { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import type { Store } from '../../src/storage/store';
 import { type Harness, openHarness } from '../helpers/operations';
 
@@ -21,6 +22,8 @@ describe('refinement', () => {
   let store: Store;
   /** Each plan made: the containers put first. */
   const plans: string[][] = [];
+  /** And the window of ids each looked through. */
+  const windows: { after: number; upTo: number }[] = [];
   /** The texts refined, a step's together (sorted). */
   const refined: string[][] = [];
   let searched: string[] = [];
@@ -52,9 +55,12 @@ describe('refinement', () => {
       ...real,
       passages: {
         ...real.passages,
-        listForRefinement: (tier, first, limit) => {
-          if (tier === 'strong') plans.push(first);
-          return real.passages.listForRefinement(tier, first, limit);
+        listForRefinement: (tier, first, range, limit) => {
+          if (tier === 'strong') {
+            plans.push(first);
+            windows.push(range);
+          }
+          return real.passages.listForRefinement(tier, first, range, limit);
         },
       },
     };
@@ -68,8 +74,7 @@ describe('refinement', () => {
       async (ids) => {
         refined.push((await real.passages.getTexts(ids)).map((p) => p.content).sort());
       },
-      2,
-      () => searched,
+      { batch: 2, containersFirst: () => searched },
     );
   });
   afterAll(() => h.close());
@@ -109,5 +114,32 @@ describe('refinement', () => {
     expect(await fresh.step()).toBe(0);
     expect(await fresh.step()).toBe(0);
     expect(plans).toEqual([[]]);
+  });
+
+  it('plans a window of ids at a time, the newest first, then the ones below it, then only what is stored since', async () => {
+    await learn('notes', 'The hedge needs cutting before June.');
+    await learn('notes', 'The bins go out on Thursday.');
+    const last = await store.passages.lastId();
+    // Lost their vectors (as with a new model): the whole store is to refine again.
+    await (h.services.store as SqliteStore).withConnection((raw) =>
+      raw.run("DELETE FROM passage_vectors WHERE tier = 'strong'"),
+    );
+    windows.length = 0;
+    const taken: number[][] = [];
+    const narrow = new Refiner(store, embedder, (ids) => void taken.push(ids), { batch: 10, window: 3 });
+    for (let n = await narrow.step(); n > 0; n = await narrow.step());
+    // Windows of three ids, from the newest down; each planned, found empty once refined, and left.
+    expect(taken.flat().sort((a, b) => a - b)).toEqual(
+      (await h.services.store.passages.getTexts(Array.from({ length: last }, (_, i) => i + 1))).map((p) => p.id),
+    );
+    expect(taken[0]!.every((id) => id > last - 3)).toBe(true);
+    expect(windows[0]).toEqual({ after: last - 3, upTo: last });
+    expect(windows.at(-1)!.after).toBe(0);
+    windows.length = 0;
+    expect(await narrow.step()).toBe(0);
+    expect(windows).toEqual([]);
+    await learn('work', 'The printer needs toner.');
+    expect(await narrow.step()).toBe(1);
+    expect(windows).toEqual([{ after: last, upTo: last + 1 }]);
   });
 });

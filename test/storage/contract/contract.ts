@@ -369,8 +369,9 @@ export function contractCases(factory: StoreFactory): void {
         const fact = factRow(accountId, c1.id, 'A fact said in between.', { createdAt: 2_500 });
         await insertFact(store, fact);
         const texts = async (ids: number[]) => (await store.passages.getTexts(ids)).map((p) => p.content);
+        const everything = { after: 0, upTo: Number.MAX_SAFE_INTEGER };
         const order = async (first: string[], limit = 10) => {
-          const ids = await store.passages.listForRefinement('strong', first, limit);
+          const ids = await store.passages.listForRefinement('strong', first, everything, limit);
           const byId = new Map((await store.passages.getTexts(ids)).map((p) => [p.id, p.content]));
           return ids.map((id) => byId.get(id));
         };
@@ -384,14 +385,22 @@ export function contractCases(factory: StoreFactory): void {
         ]);
         expect(await order([], 2)).toEqual(['Recent.', 'A fact said in between.']);
         // Refined passages leave the list; a deleted one is no longer read.
-        const [recentPassage] = await store.passages.listForRefinement('strong', [], 1);
+        const [recentPassage] = await store.passages.listForRefinement('strong', [], everything, 1);
         await store.vectors.put('strong', [{ passageId: recentPassage!, vectors: [new Float32Array([1, 0])] }]);
         expect(await order([])).toEqual(['A fact said in between.', 'Old one.', 'Old two.', 'Imported.']);
-        const ids = await store.passages.listForRefinement('strong', [], 10);
+        const ids = await store.passages.listForRefinement('strong', [], everything, 10);
+        // Within a range of ids only: the fact's passage is the newest stored.
+        const last = await store.passages.lastId();
+        expect(await store.passages.listForRefinement('strong', [], { after: last - 1, upTo: last }, 10)).toEqual([
+          last,
+        ]);
+        expect(await store.passages.listForRefinement('strong', [], { after: 0, upTo: last - 1 }, 10)).not.toContain(
+          last,
+        );
         await store.forgetting.forget(accountId, { documentId: old.id }, []);
         expect(await texts(ids)).toEqual(['Imported.', 'A fact said in between.']); // by id
         // Each tier's own list: no passage left has fast vectors.
-        expect(await store.passages.listForRefinement('fast', [], 10)).toHaveLength(3);
+        expect(await store.passages.listForRefinement('fast', [], everything, 10)).toHaveLength(3);
       });
     });
 
