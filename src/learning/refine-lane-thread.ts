@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { OnnxEmbedder } from '../embedders/onnx-embedder';
 import { useEmbeddedOnnxRuntime } from '../embedders/onnx-library';
 import { LEARNING_NICE, lowerThreadPriority } from './thread-priority';
-import type { LaneData, LaneRequest, LaneAnswer } from './refine-lane';
+import type { LaneAnswer, LaneData, LaneRequest } from './refine-lane-messages';
 
 const port = parentPort!;
 const { shared, onnxRuntime } = workerData as LaneData;

@@ -8,15 +8,8 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { OnnxLane, SharedOnnxEmbedder } from '../embedders/onnx-embedder';
-import { embeddedOnnxRuntime, type OnnxRuntimeFiles } from '../embedders/onnx-library';
-
-/** What a lane's thread starts with. */
-export interface LaneData {
-  shared: SharedOnnxEmbedder;
-  onnxRuntime: OnnxRuntimeFiles | null;
-}
-export type LaneRequest = { id: number; rows: number[][] };
-export type LaneAnswer = { id: number; vectors: Float32Array[] } | { id: number; error: string };
+import { embeddedOnnxRuntime } from '../embedders/onnx-library';
+import type { LaneAnswer, LaneData, LaneRequest } from './refine-lane-messages';
 
 /** Threads refinement runs on by default, the learning thread's included: one a core, up to this many. */
 const MAX_THREADS = 4;
