@@ -19,7 +19,8 @@
  *
  *   bun bench/archive-scale.ts [--passages 1000000] [--queries 1000] [--refine 3000] [--keep DIR]
  *
- * `--keep DIR` builds the store once (phases 1–4) and later runs measure it again.
+ * `--keep DIR` builds the store once (phases 1–4, each written down as it ends, so a build stopped
+ * midway resumes at the next phase) and later runs measure it again.
  */
 import { Database } from 'bun:sqlite';
 import {
@@ -65,9 +66,9 @@ const load = () =>
 const seconds = (since: number) => (performance.now() - since) / 1000;
 const say = (line: string) => console.log(`${line} (load ${load()})`);
 
-/** One message's text and how many a conversation holds: ~30 passages a conversation (measured on this generator). */
+/** One message's text and how many a conversation holds: ~40 passages a conversation (26,859 from 667 conversations, 974,800 from 24,192). */
 const SHAPE = { messages: 20, messageBytes: 1100, photos: 0 };
-const PASSAGES_A_CONVERSATION = 30;
+const PASSAGES_A_CONVERSATION = 40;
 
 interface Built {
   passages: number;
@@ -100,56 +101,71 @@ const search = async (url: string, key: string, q: string) => {
 };
 const serveEnv = (embedder: string) => ({ ENGRAM_EMBEDDER: embedder, ENGRAM_LOG_LEVEL: 'info' });
 
-async function build(): Promise<Built> {
-  const phases: Record<string, string> = {};
-  const conversations = Math.ceil(Number(values.passages) / PASSAGES_A_CONVERSATION);
-  const archive = join(dir, 'chatgpt-export.zip');
+/** The build's progress so far: each phase done is written down, so a build stopped midway resumes at the next. */
+const progress = (): Built =>
+  existsSync(builtFile) ? (JSON.parse(readFileSync(builtFile, 'utf8')) as Built) : { passages: 0, key: '', phases: {} };
+const record = (built: Built) => writeFileSync(builtFile, JSON.stringify(built, null, 2));
+
+async function build(built: Built): Promise<Built> {
+  const { phases } = built;
   let t = performance.now();
-  if (!existsSync(archive)) await writeChatGptArchive(archive, { conversations, ...SHAPE });
-  phases.archive = `${conversations} conversations, ${(statSync(archive).size / 1e6).toFixed(0)} MB, made in ${seconds(t).toFixed(0)} s`;
-  rmSync(data, { recursive: true, force: true });
-  engram(data, ['owner', 'create', '--email', 'bench@example.org'], 'benchmark password\n');
-  const key = engram(data, ['keys', 'create', '--name', 'bench', '--level', 'manage', '--all', '--profile']);
-  t = performance.now();
-  engram(data, ['import', archive, '--from', 'chatgpt']);
-  phases.import = `engram import: ${seconds(t).toFixed(0)} s`;
-  say(`import: ${phases.import}`);
-
-  t = performance.now();
-  const learner = await spawnServer(data, serveEnv('fast'), logFile);
-  let state = await learning(learner.url, key);
-  while (state.queue > 0) {
-    await Bun.sleep(2000);
-    state = await learning(learner.url, key);
+  if (!phases.import) {
+    const conversations = Math.ceil(Number(values.passages) / PASSAGES_A_CONVERSATION);
+    const archive = join(dir, 'chatgpt-export.zip');
+    if (!existsSync(archive)) await writeChatGptArchive(archive, { conversations, ...SHAPE });
+    phases.archive = `${conversations} conversations, ${(statSync(archive).size / 1e6).toFixed(0)} MB, made in ${seconds(t).toFixed(0)} s`;
+    rmSync(data, { recursive: true, force: true });
+    engram(data, ['owner', 'create', '--email', 'bench@example.org'], 'benchmark password\n');
+    built.key = engram(data, ['keys', 'create', '--name', 'bench', '--level', 'manage', '--all', '--profile']);
+    t = performance.now();
+    engram(data, ['import', archive, '--from', 'chatgpt']);
+    phases.import = `engram import: ${seconds(t).toFixed(0)} s`;
+    say(`import: ${phases.import}`);
+    record(built);
   }
-  const cpu = cpuSeconds(learner.proc.pid);
-  await stop(learner);
-  phases.learning = `the fast tier learned ${state.passages} passages in ${seconds(t).toFixed(0)} s (${(state.passages / seconds(t)).toFixed(0)} a second, ${(state.passages / cpu).toFixed(0)} a CPU second)`;
-  say(`learning: ${phases.learning}`);
 
-  // The strong model recorded as a server with both tiers records it, or its first start would drop
-  // the vectors below as another model's.
-  const config = loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'builtin', ENGRAM_DATA_DIR: data });
-  const { store } = await openStore(config, Date.now());
-  await useEmbeddingModels(store, await createEmbedders(config), Date.now());
-  await store.close();
-  t = performance.now();
-  const filled = fillStrongVectors(data);
-  phases.synthetic = `synthetic strong vectors for ${filled} passages in ${seconds(t).toFixed(0)} s`;
-  say(phases.synthetic);
+  if (!phases.learning) {
+    t = performance.now();
+    const learner = await spawnServer(data, serveEnv('fast'), logFile);
+    let state = await learning(learner.url, built.key);
+    while (state.queue > 0) {
+      await Bun.sleep(2000);
+      state = await learning(learner.url, built.key);
+    }
+    const cpu = cpuSeconds(learner.proc.pid);
+    await stop(learner);
+    built.passages = state.passages;
+    phases.learning = `the fast tier learned ${state.passages} passages in ${seconds(t).toFixed(0)} s (${(state.passages / seconds(t)).toFixed(0)} a second, ${(state.passages / cpu).toFixed(0)} a CPU second)`;
+    say(`learning: ${phases.learning}`);
+    record(built);
+  }
+
+  if (!phases.synthetic) {
+    // The strong model recorded as a server with both tiers records it, or its first start would drop
+    // the vectors below as another model's.
+    const config = loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'builtin', ENGRAM_DATA_DIR: data });
+    const { store } = await openStore(config, Date.now());
+    await useEmbeddingModels(store, await createEmbedders(config), Date.now());
+    await store.close();
+    t = performance.now();
+    const filled = fillStrongVectors(data);
+    phases.synthetic = `synthetic strong vectors for ${filled} passages in ${seconds(t).toFixed(0)} s`;
+    say(phases.synthetic);
+    record(built);
+  }
 
   t = performance.now();
   const first = await spawnServer(data, serveEnv('builtin'), logFile);
-  while ((await search(first.url, key, 'warm the indexes')) !== 200) await Bun.sleep(200);
+  while ((await search(first.url, built.key, 'warm the indexes')) !== 200) await Bun.sleep(200);
   phases.indexesBuilt = `indexes built from the store: first search ${seconds(t).toFixed(1)} s after spawn, peak ${proc(first.proc.pid, 'VmHWM').toFixed(0)} MiB`;
   await stop(first);
   say(phases.indexesBuilt);
-  const built: Built = { passages: state.passages, key, phases };
-  writeFileSync(builtFile, JSON.stringify(built, null, 2));
+  record(built);
   return built;
 }
 
-const built = existsSync(builtFile) ? (JSON.parse(readFileSync(builtFile, 'utf8')) as Built) : await build();
+const saved = progress();
+const built = saved.phases.indexesBuilt ? saved : await build(saved);
 const { key } = built;
 
 // Start to first search from the saved indexes (the stop above, or a kept store's last run, saved them).
