@@ -123,6 +123,7 @@ async function storeClient(url: string): Promise<Client> {
             memoryId: null,
             attempts: 1,
             rebuild: false,
+            bulk: false,
           },
           passagesOf(random),
           vectorsOf(random),

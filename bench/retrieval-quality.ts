@@ -144,7 +144,7 @@ const embedders = await createEmbedders(config);
 const log = createLogger('warn');
 if (values.extract && !config.model)
   throw new Error('--extract needs a model: set ENGRAM_MODEL_URL and ENGRAM_MODEL as for the server');
-const extractor = values.extract ? new FactExtractor(new ModelClient(config.model!), log) : null;
+const extractor = values.extract ? new FactExtractor(new ModelClient(config.model!), embedders.fast) : null;
 
 for (const set of sets) {
   const started = performance.now();

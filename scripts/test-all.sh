@@ -31,10 +31,11 @@ export ENGRAM_TEST_DATABASE_URL
 echo "== server (bun test)"
 "$bun" test
 
-echo "== the operation tier and the REST and MCP end-to-end suites again, on PostgreSQL (test/helpers/postgres-preload.ts)"
+echo "== the operation tier, the REST and MCP end-to-end suites and fact extraction again, on PostgreSQL (test/helpers/postgres-preload.ts)"
 # Two suites read the SQLite file itself to show what it keeps (a forgetting's bytes, the access log's
 # rows); what PostgreSQL keeps is test/storage's to show. Measured: 115 s, 587 tests, on 2 shared cores (load 4.3).
 "$bun" test --preload ./test/helpers/postgres-preload.ts test/operations test/e2e/rest test/e2e/mcp \
+  test/agent/fact-lane.test.ts test/agent/extraction.test.ts \
   --path-ignore-patterns='test/e2e/rest/forgetting.test.ts' --path-ignore-patterns='test/e2e/rest/access-log.test.ts'
 
 echo "== TypeScript client (Node's test runner, then end to end)"

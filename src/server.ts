@@ -139,7 +139,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     learning = NO_LEARNING;
   } else {
     // The services' model client, not a second one over the same configuration.
-    const extractor = services.model && new FactExtractor(services.model, log);
+    const extractor = services.model && new FactExtractor(services.model, embedders.fast);
     learning = new LearningRunner({
       store,
       clock,

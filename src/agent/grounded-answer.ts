@@ -13,6 +13,9 @@ const PASSAGES_PER_TURN = 8;
 
 const NO_ANSWER = 'My memory holds nothing that answers this.';
 
+/** Room for a few paragraphs and the citations: an answer from the passages, not an essay. */
+const ANSWER_TOKENS = 1024;
+
 const ModelAnswer = z.object({
   answer: z.string(),
   answered: z.boolean(),
@@ -61,7 +64,7 @@ export async function groundedAnswer(
     { role: 'system', content: `${system}\n\n${GROUNDING_RULES}` },
     { role: 'user', content: `Passages from the person's memory:\n\n${numbered}\n\n${question}` },
   ];
-  const reply = await model.chatJson(messages, ModelAnswer);
+  const reply = await model.chatJson(messages, ModelAnswer, { name: 'answer', maxTokens: ANSWER_TOKENS });
   if (!reply.answered) return { answer: reply.answer.trim() || NO_ANSWER, answered: false, citations: [] };
   const cited = [...new Set(reply.citations)].filter((n) => n >= 1 && n <= hits.length).sort((a, b) => a - b);
   return {

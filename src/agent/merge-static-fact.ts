@@ -14,10 +14,13 @@ import type { Fact, Transaction } from '../storage/store';
 /** How many of the newest static facts the model compares a new one with. */
 const COMPARED_FACTS = 50;
 
+/** The decision and a fact's new wording. */
+const DECISION_TOKENS = 192;
+
 const Decision = z.object({
   action: z.enum(['add', 'duplicate', 'update']),
-  fact: z.number().int().nullish(),
-  content: z.string().nullish(),
+  fact: z.number().int().nullable().default(null),
+  content: z.string().nullable().default(null),
 });
 
 export const MERGE_SYSTEM =
@@ -80,7 +83,7 @@ async function decide(
     { role: 'user', content: `Profile facts:\n${numbered}\n\nNew fact: ${content}` },
   ];
   try {
-    return await ctx.model!.chatJson(messages, Decision);
+    return await ctx.model!.chatJson(messages, Decision, { name: 'decision', maxTokens: DECISION_TOKENS });
   } catch (err) {
     // Saving a static fact works without a model; one that fails only loses the refinement.
     ctx.log.warn('static fact merge fell back to storing as given', { trace_id: ctx.traceId, error: String(err) });

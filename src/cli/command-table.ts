@@ -223,8 +223,8 @@ ${SERVER_URL}`,
     help: `Usage: engram wait [--key KEY] [--url ORIGIN] [--timeout SECONDS]
 
 Waits until the server has learned everything added so far, saying how much is left, then exits 0:
-what was added is then found by search. Exits 1 when the server cannot be asked, or is still
-learning after the timeout.
+what was added is then found by search (facts a language model picks out of it may come later).
+Exits 1 when the server cannot be asked, or is still learning after the timeout.
 ${SERVER_URL}
   --key KEY          a developer key of that server (ENGRAM_API_KEY)
   --timeout SECONDS  how long to wait at most (default 120)`,

@@ -20,7 +20,8 @@ export async function health(origin: string): Promise<number> {
 const POLL_MS = 500;
 
 /**
- * Waits until the server has learned everything added so far (no learning job queued or running),
+ * Waits until the server has learned everything added so far (no learning job queued or running;
+ * the facts a language model picks out of it are apart and may come later),
  * saying on standard error how many are left whenever that changes. Exits 0 then; 1 when the server
  * cannot be asked (or does not take the key), or when it is still learning after `timeoutSeconds`.
  */

@@ -1,20 +1,36 @@
 /**
- * Fact extraction, part of the learning turn: from a learned document's passages, the facts worth
- * keeping about the person, each tied to its passage, compared with what is already known. The
- * model only proposes; `applyFacts` writes, inside the learning job's commit.
+ * Fact extraction: from a learned document's passages (or several short documents' of one
+ * conversation, read together), the facts worth keeping about the person, each tied to its
+ * passage, compared with the known facts that bear on them. The model only proposes; `applyFacts`
+ * writes, in the commit that ends the document's extract_facts job (src/learning/fact-lane.ts).
  */
 import { z } from 'zod';
 import { newId } from '../ids';
 import { insertFact, rewordFact } from './queue';
-import type { Logger } from '../log';
+import { relevantFacts } from './relevant-facts';
+import type { Embedder } from '../embedders/embedder';
 import type { DocumentRow, Fact, PassageInput, Repositories, Transaction } from '../storage/store';
-import type { ChatMessage, ModelClient } from '../language-model/model-client';
+import { answerSchema, type ChatMessage, type ModelClient } from '../language-model/model-client';
 
-/** How many known facts (static and the container's) the model compares new ones with. */
-const KNOWN_FACTS = 60;
-/** How many passages of one document are read for facts. */
+/** Known facts looked through for those that bear on a request's passages (the profile's and the container's). */
+const CANDIDATE_FACTS = 400;
+/** Known facts the model is shown at most: the ones nearest the passages. */
+const KNOWN_FACTS = 12;
+/** How many passages one request reads. */
 const PASSAGES_READ = 40;
+/**
+ * The facts one request may propose: one for each 80 characters it reads (a chat turn holds one
+ * or two), at least one, at most 16. A small model asked for "a few" writes every one it may.
+ */
+const CHARS_PER_FACT = 80;
+const MAX_FACTS = 16;
+/** The longest fact asked for, in characters. */
+const FACT_CHARS = 160;
+/** Tokens of one fact's JSON (its words, about four characters a token, and its fields), and of the object around them. */
+const TOKENS_PER_FACT = 32 + FACT_CHARS / 4;
+const ANSWER_TOKENS = 16;
 
+/** What the answer is checked against: loosely, so that one fact naming no passage is dropped, not the answer. */
 const Proposal = z.object({
   facts: z
     .array(
@@ -29,61 +45,97 @@ const Proposal = z.object({
     .default([]),
 });
 
+/**
+ * What a server that takes a JSON schema constrains the answer to: only passage and known-fact
+ * numbers that exist, short facts, a few of them.
+ */
+function constrained(passages: number, known: number, facts: number): Record<string, unknown> {
+  const ref = known ? z.number().int().min(1).max(known).nullable() : z.null();
+  return answerSchema(
+    z.object({
+      facts: z
+        .array(
+          z.object({
+            content: z.string().min(1).max(FACT_CHARS),
+            passage: z.number().int().min(1).max(passages),
+            standing: z.boolean(),
+            same_as: ref,
+            replaces: ref,
+          }),
+        )
+        .max(facts),
+    }),
+  );
+}
+
 export const EXTRACT_SYSTEM =
-  'You read a document a person saved and pick out the facts worth remembering about that person. ' +
+  'You read what a person saved and pick out the facts worth remembering about that person. ' +
   'Reply with one JSON object {"facts": [{"content": string, "passage": number, "standing": boolean, "same_as": number or null, "replaces": number or null}]}. ' +
   '"content" is one short fact in the third person; "passage" the number of the passage it comes from; "standing" true for a lasting ' +
   'truth about who the person is or what they prefer, false for a recent change or event; "same_as" the known fact (F number) it repeats; ' +
-  '"replaces" the known fact (F number) it contradicts or updates. Leave out anything not about the person. An empty list is fine.';
+  '"replaces" the known fact (F number) it contradicts or updates. The passages are in the order they were written: when a later one ' +
+  'changes what an earlier one said, give only the later fact. Leave out anything not about the person. An empty list is fine.';
 
 /** What the commit does for one proposed fact. */
 export type FactAction =
   | { kind: 'add'; content: string; standing: boolean; position: number }
   | { kind: 'replace'; factId: string; content: string; position: number };
 
+/** A learned document and its passages, as the store holds them. */
+export interface LearnedDocument {
+  doc: DocumentRow;
+  passages: PassageInput[];
+}
+
 export class FactExtractor {
   constructor(
-    private readonly model: ModelClient,
-    private readonly log: Logger,
+    readonly model: ModelClient,
+    /** The fast embedding tier, which finds the known facts that bear on a document; null: shared words do. */
+    private readonly relevance: Embedder | null,
   ) {}
 
   /**
-   * Proposes the document's facts. A model that fails leaves the document learned without facts
-   * (learning still indexes); the failure is logged, not raised.
+   * Proposes the facts of one document, or of several of one container read together (their
+   * passages numbered as one list); one list of actions a document, in order. Throws ModelError
+   * when the model gave no usable answer, or the signal's reason once it aborts.
    */
-  async propose(store: Repositories, doc: DocumentRow, passages: PassageInput[]): Promise<FactAction[]> {
-    const known = await knownFacts(store, doc, KNOWN_FACTS);
-    const read = passages.slice(0, PASSAGES_READ);
+  async propose(store: Repositories, docs: LearnedDocument[], signal?: AbortSignal): Promise<FactAction[][]> {
+    const read = docs.flatMap(({ passages }, d) => passages.map((p) => ({ d, p }))).slice(0, PASSAGES_READ);
+    const known = await relevantFacts(
+      await knownFacts(store, docs[0]!.doc, CANDIDATE_FACTS),
+      read.map(({ p }) => p.content),
+      this.relevance,
+      KNOWN_FACTS,
+    );
+    const chars = read.reduce((n, { p }) => n + p.content.length, 0);
+    const facts = Math.min(MAX_FACTS, Math.ceil(chars / CHARS_PER_FACT));
     const messages: ChatMessage[] = [
       { role: 'system', content: EXTRACT_SYSTEM },
       {
         role: 'user',
         content:
           `Known facts:\n${known.map((m, i) => `(F${i + 1}) ${m.content}`).join('\n') || '(none)'}\n\n` +
-          `Document passages:\n${read.map((p, i) => `[${i + 1}] ${p.content}`).join('\n\n')}`,
+          `Passages:\n${read.map(({ p }, i) => `[${i + 1}] ${p.content}`).join('\n\n')}`,
       },
     ];
-    let proposal: z.infer<typeof Proposal>;
-    try {
-      proposal = await this.model.chatJson(messages, Proposal);
-    } catch (err) {
-      this.log.warn('fact extraction skipped: the model gave no usable answer', {
-        document: doc.id,
-        error: String(err),
-      });
-      return [];
-    }
-    const actions: FactAction[] = [];
+    const proposal = await this.model.chatJson(messages, Proposal, {
+      name: 'facts',
+      maxTokens: ANSWER_TOKENS + facts * TOKENS_PER_FACT,
+      jsonSchema: constrained(read.length, known.length, facts),
+      signal,
+    });
+    const actions: FactAction[][] = docs.map(() => []);
     for (const f of proposal.facts) {
       const content = f.content.trim();
-      const passage = read[f.passage - 1];
-      if (!content || !passage) continue; // a fact must name a passage it came from
+      const source = read[f.passage - 1];
+      if (!content || !source) continue; // a fact must name a passage it came from
       if (f.same_as != null && known[f.same_as - 1]) continue;
       const replaced = f.replaces != null ? known[f.replaces - 1] : undefined;
-      actions.push(
+      const position = source.p.position;
+      actions[source.d]!.push(
         replaced
-          ? { kind: 'replace', factId: replaced.id, content, position: passage.position }
-          : { kind: 'add', content, standing: f.standing, position: passage.position },
+          ? { kind: 'replace', factId: replaced.id, content, position }
+          : { kind: 'add', content, standing: f.standing, position },
       );
     }
     return actions;

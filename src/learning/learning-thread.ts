@@ -76,7 +76,7 @@ const runner = new LearningRunner({
   strong: embedders.strong,
   readUrl: urlReader(config),
   onIndexed: (tier, passageIds) => send({ type: 'indexed', tier, passageIds }),
-  extractor: config.model ? new FactExtractor(new ModelClient(config.model), log) : null,
+  extractor: config.model ? new FactExtractor(new ModelClient(config.model), embedders.fast) : null,
   upkeep,
   leaseMs: config.jobLeaseSeconds * 1000,
   searched: () => activity.recentContainers(),

@@ -33,13 +33,14 @@ export type DocumentLearning =
 /**
  * Inserts a document and queues its learning job (`learn` unless told), or returns the document
  * its container already holds under the same `customId` and queues nothing. The job is ready at
- * `queuedAt`, the document's creation unless told (an import queues old documents now).
+ * the document's creation; an import queues its (old) documents at `importedAt`, as bulk work,
+ * behind whatever is added by hand meanwhile.
  */
 export function insertDocument(
   db: Transaction,
   doc: DocumentRow,
   learning: DocumentLearning = { mode: 'learn' },
-  queuedAt = doc.createdAt,
+  importedAt?: number,
 ): Promise<{ inserted: boolean; document: DocumentRow }> {
   return db.transaction(async (tx) => {
     const added = await tx.documents.insert(doc);
@@ -49,8 +50,14 @@ export function insertDocument(
       await tx.passages.replaceForDocument(doc, learning.passages);
     if (learning.mode !== 'none') {
       await tx.jobs.enqueue(
-        { accountId: doc.accountId, kind: 'learn_document', documentId: doc.id, rebuild: learning.mode === 'rebuild' },
-        queuedAt,
+        {
+          accountId: doc.accountId,
+          kind: 'learn_document',
+          documentId: doc.id,
+          rebuild: learning.mode === 'rebuild',
+          bulk: importedAt !== undefined,
+        },
+        importedAt ?? doc.createdAt,
       );
     }
     return added;
@@ -91,8 +98,10 @@ export function rewordFact(
 
 /**
  * A learn_document job's end: the document's passages (and their fast vectors, when an embedder
- * runs) stored, the document learned and the job done, together. A document deleted meanwhile
- * only ends its job. Returns the new passages' ids.
+ * runs) stored, the document learned and the job done, together; with `extractFacts` (a language
+ * model learns facts) and unless the document is rebuilt, its extract_facts job queued in the same
+ * commit, so that it is queued exactly once. A document deleted meanwhile only ends its job.
+ * Returns the new passages' ids.
  */
 export function completeDocument(
   db: Transaction,
@@ -100,6 +109,7 @@ export function completeDocument(
   passages: PassageInput[],
   vectors: Float32Array[][] | null,
   now: number,
+  extractFacts = false,
 ): Promise<number[]> {
   return db.transaction(async (tx) => {
     const doc = job.accountId && job.documentId ? await tx.documents.get(job.accountId, job.documentId) : null;
@@ -119,13 +129,24 @@ export function completeDocument(
           ? { learnedAt: doc.learnedAt ?? now, updatedAt: doc.updatedAt }
           : { learnedAt: now, updatedAt: now },
       );
+      // Only by the claim that still holds the job: a learner whose lease ended, and whose job
+      // another learner finished meanwhile, queues the facts no second time.
+      if (extractFacts && !job.rebuild && (await tx.jobs.renew([job], now)).length)
+        await tx.jobs.enqueue(
+          { accountId: doc.accountId, kind: 'extract_facts', documentId: doc.id, bulk: job.bulk },
+          now,
+        );
     }
     await tx.jobs.complete(job, now);
     return ids;
   });
 }
 
-/** Records a job's failure: it retries after `retryAt`, or with null fails for good, and its document with it. */
+/**
+ * Records a job's failure: it retries after `retryAt`, or with null fails for good, and a
+ * learn_document job's document with it (a document whose facts could not be extracted stays
+ * learned: it is searchable).
+ */
 export function failJob(
   db: Transaction,
   job: LearningJob,
@@ -135,7 +156,7 @@ export function failJob(
 ): Promise<void> {
   return db.transaction(async (tx) => {
     await tx.jobs.fail(job, error, retryAt, now);
-    if (retryAt === null && job.accountId && job.documentId)
+    if (retryAt === null && job.kind === 'learn_document' && job.accountId && job.documentId)
       await tx.documents.markFailed(job.accountId, job.documentId, error, now);
   });
 }

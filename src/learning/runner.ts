@@ -3,8 +3,12 @@
  * job's end together. A failure backs off and retries, then fails for good with the reason shown
  * on the document. A job left running by a stopped server is queued again at the next start (see
  * server.ts), and redoing it replaces what the interrupted attempt wrote, so nothing is learned twice.
+ * With a language model, the fact lane (fact-lane.ts) runs beside the loop: documents' facts come
+ * after they are searchable, never before.
  */
-import { applyFacts, type FactExtractor } from './fact-extractor';
+import type { FactExtractor } from './fact-extractor';
+import { FactLane } from './fact-lane';
+import { renewWhileWorking } from './lease-renewal';
 import type { Clock } from '../clock';
 import { collectGarbageSoon } from '../collect-garbage-soon';
 import { isStorageFull } from '../errors';
@@ -44,7 +48,10 @@ export interface LearningDeps {
   readUrl(url: string): Promise<{ text: string; title: string | null }>;
   /** Called with the ids of passages whose vectors of a tier were just stored; awaited when it returns a promise. */
   onIndexed(tier: VectorTier, passageIds: number[]): void | Promise<void>;
-  /** Picks the facts out of a learned document; absent or null without a model (learning still indexes). */
+  /**
+   * Picks the facts out of learned documents, in the fact lane; absent or null without a model
+   * (learning indexes, and queues no facts).
+   */
   extractor?: FactExtractor | null;
   /**
    * One short batch of store upkeep (the keyword index rebuild, storage/sqlite/fts-rebuild.ts); true
@@ -62,6 +69,7 @@ export class LearningRunner {
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private readonly refiner: Refiner | null;
+  private readonly facts: FactLane | null;
   /** Claimed jobs whose end the store would not take (see `strand`), and the error it gave. */
   private stranded: LearningJob[] = [];
   private strandedBy: unknown = null;
@@ -70,11 +78,15 @@ export class LearningRunner {
     this.refiner = deps.strong
       ? new Refiner(deps.store, deps.strong, (ids) => deps.onIndexed('strong', ids), { containersFirst: deps.searched })
       : null;
+    this.facts = deps.extractor
+      ? new FactLane({ ...deps, extractor: deps.extractor, leaseMs: deps.leaseMs ?? JOB_LEASE_MS })
+      : null;
   }
 
   start(): void {
     this.running = true;
     this.loop = this.work();
+    this.facts?.start();
   }
 
   /** Tells an idle loop that a job was queued. */
@@ -82,22 +94,39 @@ export class LearningRunner {
     this.wake?.();
   }
 
-  /** Finishes the job at hand (its batch's other jobs go back to the queue), then stops. */
+  /**
+   * Finishes the job at hand (its batch's other jobs go back to the queue), then stops; the fact
+   * lane gives its jobs back at once rather than wait for the model.
+   */
   async stop(): Promise<void> {
     this.running = false;
     this.notify();
-    await this.loop;
+    await Promise.all([this.loop, this.facts?.stop()]);
   }
 
-  /** Works every ready job; returns how many it took. Tests call this to step the queue. */
+  /**
+   * Works every ready job, facts too (until the model does not answer); returns how many it took.
+   * Tests call this to step the queue.
+   */
   async drain(): Promise<number> {
+    let n = 0;
+    for (;;) {
+      // Facts in a container queue their embedding: index again after them.
+      const taken = (await this.drainIndex()) + ((await this.facts?.drain()) ?? 0);
+      if (taken === 0) return n;
+      n += taken;
+    }
+  }
+
+  /** Works every ready job that indexes; returns how many it took. */
+  private async drainIndex(): Promise<number> {
     const { store, clock } = this.deps;
     await this.giveBackStranded();
     let n = 0;
     for (
-      let batch = await store.jobs.claim(clock.now(), BATCH, this.leaseMs);
+      let batch = await store.jobs.claim(clock.now(), BATCH, this.leaseMs, 'index');
       batch.length;
-      batch = await store.jobs.claim(clock.now(), BATCH, this.leaseMs)
+      batch = await store.jobs.claim(clock.now(), BATCH, this.leaseMs, 'index')
     ) {
       await this.runBatch(batch);
       n += batch.length;
@@ -157,7 +186,7 @@ export class LearningRunner {
     const upkept = await this.upkeep();
     // Refinement runs only when no job is ready, one small batch at a time, so new work waits
     // for at most one batch.
-    if ((await this.drain()) > 0 || !this.running || upkept) return true;
+    if ((await this.drainIndex()) > 0 || !this.running || upkept) return true;
     if (!this.refiner || (await this.refiner.step()) === 0) return false;
     // The model runs synchronously: yield to the thread's messages (stop, wake) before the next batch.
     await new Promise((resolve) => setImmediate(resolve));
@@ -183,7 +212,7 @@ export class LearningRunner {
    * a shutdown waits for one job's fetch or model call, not a whole batch's.
    */
   private async runBatch(jobs: LearningJob[]): Promise<void> {
-    const renewal = this.renewWhileWorking(jobs);
+    const renewal = renewWhileWorking(this.deps.store, this.deps.clock, jobs, this.leaseMs);
     try {
       await this.workBatch(jobs);
     } finally {
@@ -193,22 +222,6 @@ export class LearningRunner {
 
   private get leaseMs(): number {
     return this.deps.leaseMs ?? JOB_LEASE_MS;
-  }
-
-  /**
-   * Renews the batch's leases every third of a lease while it is worked, so that a slow job (a
-   * large page, a model's turn) is not taken by another learner meanwhile; a learner that dies
-   * renews nothing, and its jobs are free once their leases end. A failed renewal is tried again
-   * at the next tick: the lease still has two thirds to run.
-   */
-  private renewWhileWorking(jobs: LearningJob[]): Timer {
-    const { store, clock } = this.deps;
-    const timer = setInterval(
-      () => void store.jobs.renew(jobs, clock.now(), this.leaseMs).catch(() => {}),
-      this.leaseMs / 3,
-    );
-    timer.unref();
-    return timer;
   }
 
   private async workBatch(jobs: LearningJob[]): Promise<void> {
@@ -248,6 +261,7 @@ export class LearningRunner {
       for (const job of unstarted) this.strand(job, err);
     }
     if (indexed.length) await this.deps.onIndexed('fast', indexed);
+    this.facts?.notify();
   }
 
   private prepare(job: LearningJob): Promise<Commit> {
@@ -306,10 +320,10 @@ export class LearningRunner {
   }
 
   /**
-   * Reads, splits and embeds a document, and has the extractor propose its facts. A rebuild (a
-   * document learned elsewhere, brought by an import) extracts none: its facts came with it, and
-   * proposing them again would double them or bring back ones the person forgot. A rebuilt URL
-   * document is indexed from the passages the import stored, when it brought them, not fetched.
+   * Reads, splits and embeds a document; with a model, its facts are queued in the same commit. A
+   * rebuild (a document learned elsewhere, brought by an import) queues none: its facts came with
+   * it, and proposing them again would double them or bring back ones the person forgot. A rebuilt
+   * URL document is indexed from the passages the import stored, when it brought them, not fetched.
    */
   private async learnDocument(job: LearningJob): Promise<Commit> {
     const { store, clock, embedder } = this.deps;
@@ -329,12 +343,8 @@ export class LearningRunner {
     }
     if (passages.length === 0) throw new PermanentLearningError('The document holds no text to learn.');
     const vectors = embedder ? await embedPassages(embedder, passages, 'fast') : null;
-    const facts = this.deps.extractor && !job.rebuild ? await this.deps.extractor.propose(store, doc, passages) : [];
     return async (tx) => {
-      const now = clock.now();
-      const ids = await completeDocument(tx, job, passages, vectors, now);
-      // In the same commit as the passages: a redone job never saves its facts twice.
-      if (facts.length && (await tx.documents.get(doc.accountId, doc.id))) await applyFacts(tx, doc, facts, now);
+      const ids = await completeDocument(tx, job, passages, vectors, clock.now(), this.facts !== null);
       return vectors ? ids : [];
     };
   }

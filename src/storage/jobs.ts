@@ -4,7 +4,19 @@
  * learned, its passages) is src/learning/queue.ts's; this repository writes job rows only.
  */
 
-export type JobKind = 'learn_document' | 'embed_memory' | 'reembed';
+export type JobKind = 'learn_document' | 'embed_memory' | 'reembed' | 'extract_facts';
+
+/**
+ * Who takes which jobs: `index`, the jobs that make what was written searchable (the learning
+ * runner), never behind a model; `facts`, learned documents' facts, which wait on the language model
+ * (src/learning/fact-lane.ts).
+ */
+export type JobLane = 'index' | 'facts';
+
+export const LANE_KINDS: Record<JobLane, JobKind[]> = {
+  index: ['learn_document', 'embed_memory', 'reembed'],
+  facts: ['extract_facts'],
+};
 
 export interface LearningJob {
   id: number;
@@ -19,6 +31,8 @@ export interface LearningJob {
    * passages and vectors only, no fact extraction, and the document keeps its times.
    */
   rebuild: boolean;
+  /** Queued by an import: claimed after every ready job of what was added by hand. */
+  bulk: boolean;
 }
 
 /** What a job is queued for: a document to learn, a fact to embed, or the whole server's re-embedding. */
@@ -30,6 +44,8 @@ export interface NewJob {
   memoryId?: string;
   /** See `LearningJob.rebuild`. */
   rebuild?: boolean;
+  /** See `LearningJob.bulk`. */
+  bulk?: boolean;
 }
 
 /**
@@ -39,16 +55,20 @@ export interface NewJob {
  */
 export const JOB_LEASE_MS = 120_000;
 
+/** The order a claim returns its jobs in: those added by hand first, then as queued. */
+export const claimOrder = (a: LearningJob, b: LearningJob): number => Number(a.bulk) - Number(b.bulk) || a.id - b.id;
+
 export interface JobRepository {
   /** Queues a job, ready from `at`. */
   enqueue(job: NewJob, at: number): Promise<void>;
   /**
-   * Takes up to `limit` of the oldest ready jobs and marks them running under a lease until
-   * `now + leaseMs`, at once: two claims, from any connection or process, never take the same job
-   * while its lease holds. A running job whose lease has ended (its learner died) is ready again,
-   * and its claim counts as a new attempt.
+   * Takes up to `limit` of the oldest ready jobs of `lane` (every job when absent), those added by
+   * hand before bulk ones, and marks them running under a lease until `now + leaseMs`, at once: two
+   * claims, from any connection or process, never take the same job while its lease holds. A
+   * running job whose lease has ended (its learner died) is ready again, and its claim counts as a
+   * new attempt. Returned in the order claimed.
    */
-  claim(now: number, limit: number, leaseMs?: number): Promise<LearningJob[]>;
+  claim(now: number, limit: number, leaseMs?: number, lane?: JobLane): Promise<LearningJob[]>;
   /**
    * Extends the leases of jobs this learner still holds to `now + leaseMs`; returns the ids of
    * those it still held (a job whose lease ended and that another learner took is not among them).
@@ -68,6 +88,8 @@ export interface JobRepository {
   release(jobs: LearningJob[], now: number): Promise<void>;
   /** Whether a job of this kind is queued or running (a re-embedding, say). */
   hasPending(kind: JobKind): Promise<boolean>;
-  /** Jobs queued or running, every account together (a progress figure, no account data). */
-  countPending(): Promise<number>;
+  /** Jobs of `lane` (every job when absent) queued or running, every account together (a progress figure, no account data). */
+  countPending(lane?: JobLane): Promise<number>;
+  /** Jobs of `lane` failed for good, every account together. */
+  countFailed(lane: JobLane): Promise<number>;
 }

@@ -2,6 +2,8 @@
 /** Memory: the owner's containers, each with a link to its documents and facts, and a form to make one. */
 import type { ContainerView } from './format';
 import { Layout, Messages } from './layout';
+import { ModelProgress } from './model-progress';
+import type { LearningProgress } from '../operations/learning-progress';
 
 export interface ContainersPageProps {
   containers: ContainerView[];
@@ -13,9 +15,20 @@ export interface ContainersPageProps {
   refined: number | null;
   /** When every passage is expected to be refined, in words (fullQualityIn); null when unknown. */
   fullQuality?: string | null;
+  /** How far learning has got: the language model's part is said here. */
+  progress: LearningProgress;
 }
 
-export function ContainersPage({ containers, csrf, email, notice, error, refined, fullQuality }: ContainersPageProps) {
+export function ContainersPage({
+  containers,
+  csrf,
+  email,
+  notice,
+  error,
+  refined,
+  fullQuality,
+  progress,
+}: ContainersPageProps) {
   return (
     <Layout title="Memory" signedInAs={email} csrf={csrf} current="/containers">
       <section class="card" aria-labelledby="containers-title">
@@ -29,6 +42,7 @@ export function ContainersPage({ containers, csrf, email, notice, error, refined
             Search quality: {refined} % refined.{fullQuality ? ` Full quality expected ${fullQuality}.` : ''}
           </p>
         ) : null}
+        <ModelProgress progress={progress} />
         {containers.length === 0 ? (
           <p id="no-containers">No containers yet: make the first one below.</p>
         ) : (

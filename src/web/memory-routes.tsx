@@ -44,6 +44,7 @@ export function memoryRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv
           {...pageFrame(o, f)}
           refined={refinedPercent(progress)}
           fullQuality={fullQualityIn(progress)}
+          progress={progress}
         />,
       );
     }),

@@ -78,10 +78,14 @@ describe('ask and workflows with a model', () => {
     expect(res.body.citations).toHaveLength(1);
     expect(res.body.citations[0]).toMatchObject({ n: 1, container: food, container_name: 'Food', title: 'Breakfast' });
     expect(res.body.citations[0].document_id).toBeString();
-    // The model was asked with the server's model name and key, in JSON mode.
+    // The model was asked with the server's model name and key, for the answer's JSON schema.
     const last = model.requests.at(-1)!;
     expect(last.model).toBe('test-model');
-    expect(last.response_format).toEqual({ type: 'json_object' });
+    expect(last.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'answer', schema: { required: ['answer', 'answered', 'citations'] } },
+    });
+    expect(last.max_tokens).toBe(1024);
     expect(model.authorization.at(-1)).toBe('Bearer sk-test');
   });
 

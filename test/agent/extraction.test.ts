@@ -46,7 +46,7 @@ describe('fact extraction with a model', () => {
   beforeAll(async () => {
     model = startFakeModel(extractFixture);
     server = await startTestServer({
-      env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0', ENGRAM_EMBEDDER: 'none' },
+      env: { ENGRAM_MODEL_URL: model.url, ENGRAM_MODEL: 'm', ENGRAM_MODEL_RETRIES: '0' },
     });
     const account = await makeAccount(server, ['Diary', 'Other']);
     diary = account.containers.Diary!;

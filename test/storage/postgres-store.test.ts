@@ -226,6 +226,7 @@ if (server) {
         '0003_vector_feed_floor',
         '0004_passage_keywords',
         '0005_import_file',
+        '0006_fact_jobs',
       ];
 
       it('are applied once when several processes open a new database at the same time', async () => {

@@ -3,32 +3,35 @@
  * FOR UPDATE SKIP LOCKED (learners claiming at once pass over each other's rows instead of
  * waiting) and holds them under a lease; a running job whose lease ended is ready again.
  */
-import { JOB_LEASE_MS, type JobRepository, type LearningJob } from '../jobs';
+import { claimOrder, JOB_LEASE_MS, type JobLane, type JobRepository, LANE_KINDS, type LearningJob } from '../jobs';
 import { numbers, type PostgresContext } from './context';
 
 const job = (r: Record<string, unknown>) => numbers<LearningJob>(r, 'id');
 
 export function jobsRepository({ sql }: PostgresContext): JobRepository {
+  /** The lane's jobs; every job when no lane is given. */
+  const inLane = (lane: JobLane | undefined) => (lane ? sql`kind = ANY(${LANE_KINDS[lane]}::text[])` : sql`true`);
   return {
     async enqueue(j, at) {
       await sql`
-        INSERT INTO jobs (account_id, kind, document_id, memory_id, state, attempts, run_after, created_at, updated_at, rebuild)
-        VALUES (${j.accountId}, ${j.kind}, ${j.documentId ?? null}, ${j.memoryId ?? null}, 'queued', 0, ${at}, ${at}, ${at}, ${j.rebuild ?? false})`;
+        INSERT INTO jobs (account_id, kind, document_id, memory_id, state, attempts, run_after, created_at, updated_at, rebuild, bulk)
+        VALUES (${j.accountId}, ${j.kind}, ${j.documentId ?? null}, ${j.memoryId ?? null}, 'queued', 0, ${at}, ${at}, ${at}, ${j.rebuild ?? false}, ${j.bulk ?? false})`;
     },
 
-    claim: async (now, limit, leaseMs = JOB_LEASE_MS) =>
+    claim: async (now, limit, leaseMs = JOB_LEASE_MS, lane) =>
       (
         await sql`
       UPDATE jobs SET state = 'running', attempts = attempts + 1, updated_at = ${now}, lease_until = ${now + leaseMs}
        WHERE id IN (
          SELECT id FROM jobs
           WHERE state IN ('queued', 'running') AND CASE state WHEN 'queued' THEN run_after ELSE lease_until END <= ${now}
-          ORDER BY run_after, id LIMIT ${limit}
+            AND ${inLane(lane)}
+          ORDER BY bulk, run_after, id LIMIT ${limit}
             FOR UPDATE SKIP LOCKED)
-      RETURNING id, account_id, kind, document_id, memory_id, attempts, rebuild`
+      RETURNING id, account_id, kind, document_id, memory_id, attempts, rebuild, bulk`
       )
         .map(job)
-        .sort((a: LearningJob, b: LearningJob) => a.id - b.id),
+        .sort(claimOrder),
 
     async renew(jobs, now, leaseMs = JOB_LEASE_MS) {
       if (jobs.length === 0) return [];
@@ -63,7 +66,10 @@ export function jobsRepository({ sql }: PostgresContext): JobRepository {
     hasPending: async (kind) =>
       (await sql`SELECT 1 FROM jobs WHERE kind = ${kind} AND state IN ('queued', 'running') LIMIT 1`).length > 0,
 
-    countPending: async () =>
-      Number((await sql`SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running')`)[0].n),
+    countPending: async (lane) =>
+      Number((await sql`SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running') AND ${inLane(lane)}`)[0].n),
+
+    countFailed: async (lane) =>
+      Number((await sql`SELECT count(*) AS n FROM jobs WHERE state = 'failed' AND ${inLane(lane)}`)[0].n),
   };
 }

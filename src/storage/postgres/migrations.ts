@@ -10,6 +10,7 @@ import sharedLimits from '../../../migrations/postgres/0002_shared_limits.sql' w
 import vectorFeedFloor from '../../../migrations/postgres/0003_vector_feed_floor.sql' with { type: 'text' };
 import passageKeywords from '../../../migrations/postgres/0004_passage_keywords.sql' with { type: 'text' };
 import importFile from '../../../migrations/postgres/0005_import_file.sql' with { type: 'text' };
+import factJobs from '../../../migrations/postgres/0006_fact_jobs.sql' with { type: 'text' };
 import { NewerStoreError } from '../newer-store';
 
 const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
@@ -18,6 +19,7 @@ const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
   { version: '0003_vector_feed_floor', sql: vectorFeedFloor },
   { version: '0004_passage_keywords', sql: passageKeywords },
   { version: '0005_import_file', sql: importFile },
+  { version: '0006_fact_jobs', sql: factJobs },
 ];
 
 /** Applies every migration not yet recorded; returns the versions it applied. Throws NewerStoreError for a database a newer release migrated. */

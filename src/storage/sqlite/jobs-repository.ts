@@ -4,12 +4,14 @@
  * so a lease ends only for a job its own learner left (it requeues those at start besides).
  */
 import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
-import { JOB_LEASE_MS, type JobRepository } from '../jobs';
+import { claimOrder, JOB_LEASE_MS, type JobLane, type JobRepository, LANE_KINDS } from '../jobs';
 import type { SqliteContext, Synchronous } from './context';
 import * as t from './schema';
 
 const j = t.jobs;
 const pending = inArray(j.state, ['queued', 'running']);
+/** The lane's jobs; every job when no lane is given. */
+const inLane = (lane: JobLane | undefined) => lane && inArray(j.kind, LANE_KINDS[lane]);
 
 export function jobsRepository({ db }: SqliteContext): Synchronous<JobRepository> {
   return {
@@ -26,18 +28,22 @@ export function jobsRepository({ db }: SqliteContext): Synchronous<JobRepository
           createdAt: at,
           updatedAt: at,
           rebuild: job.rebuild ?? false,
+          bulk: job.bulk ?? false,
         })
         .run();
     },
 
-    claim(now, limit, leaseMs = JOB_LEASE_MS) {
+    claim(now, limit, leaseMs = JOB_LEASE_MS, lane) {
       const ready = db
         .select({ id: j.id })
         .from(j)
         .where(
-          or(and(eq(j.state, 'queued'), lte(j.runAfter, now)), and(eq(j.state, 'running'), lte(j.leaseUntil, now))),
+          and(
+            or(and(eq(j.state, 'queued'), lte(j.runAfter, now)), and(eq(j.state, 'running'), lte(j.leaseUntil, now))),
+            inLane(lane),
+          ),
         )
-        .orderBy(j.runAfter, j.id)
+        .orderBy(j.bulk, j.runAfter, j.id)
         .limit(limit);
       return db
         .update(j)
@@ -51,9 +57,10 @@ export function jobsRepository({ db }: SqliteContext): Synchronous<JobRepository
           memoryId: j.memoryId,
           attempts: j.attempts,
           rebuild: j.rebuild,
+          bulk: j.bulk,
         })
         .all()
-        .sort((a, b) => a.id - b.id);
+        .sort(claimOrder);
     },
 
     renew(jobs, now, leaseMs = JOB_LEASE_MS) {
@@ -110,6 +117,18 @@ export function jobsRepository({ db }: SqliteContext): Synchronous<JobRepository
         .limit(1)
         .get(),
 
-    countPending: () => db.select({ n: sql<number>`count(*)` }).from(j).where(pending).get()!.n,
+    countPending: (lane) =>
+      db
+        .select({ n: sql<number>`count(*)` })
+        .from(j)
+        .where(and(pending, inLane(lane)))
+        .get()!.n,
+
+    countFailed: (lane) =>
+      db
+        .select({ n: sql<number>`count(*)` })
+        .from(j)
+        .where(and(eq(j.state, 'failed'), inLane(lane)))
+        .get()!.n,
   };
 }

@@ -27,6 +27,7 @@ import vectorSnapshot from '../../../migrations/0017_vector_snapshot.sql' with {
 import containers from '../../../migrations/0018_containers.sql' with { type: 'text' };
 import jobLeases from '../../../migrations/0021_job_leases.sql' with { type: 'text' };
 import importFile from '../../../migrations/0022_import_file.sql' with { type: 'text' };
+import factJobs from '../../../migrations/0023_fact_jobs.sql' with { type: 'text' };
 import removedPassages from '../../../migrations/0024_removed_passages.sql' with { type: 'text' };
 
 const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
@@ -50,6 +51,7 @@ const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Da
   { version: '0018_containers', sql: containers, finish: keyContainerNames },
   { version: '0021_job_leases', sql: jobLeases },
   { version: '0022_import_file', sql: importFile },
+  { version: '0023_fact_jobs', sql: factJobs },
   { version: '0024_removed_passages', sql: removedPassages },
 ];
 

@@ -131,7 +131,7 @@ export const usage = sqliteTable('usage', {
 export const jobs = sqliteTable('jobs', {
   id: integer('id').primaryKey(),
   accountId: text('account_id'),
-  kind: text('kind', { enum: ['learn_document', 'embed_memory', 'reembed'] }).notNull(),
+  kind: text('kind', { enum: ['learn_document', 'embed_memory', 'reembed', 'extract_facts'] }).notNull(),
   documentId: text('document_id'),
   memoryId: text('memory_id'),
   state: text('state', { enum: ['queued', 'running', 'done', 'failed'] }).notNull(),
@@ -143,6 +143,8 @@ export const jobs = sqliteTable('jobs', {
   rebuild: integer('rebuild', { mode: 'boolean' }).notNull().default(false),
   /** Until when a running job's claim holds (migration 0021). */
   leaseUntil: integer('lease_until'),
+  /** Queued by an import: claimed after what was added by hand (migration 0023). */
+  bulk: integer('bulk', { mode: 'boolean' }).notNull().default(false),
 });
 
 export const settings = sqliteTable('settings', {

@@ -2,8 +2,9 @@
  * A full disk, for real: `engram serve` runs as its own process on a 20 MiB tmpfs that the test
  * fills. Writes must answer 507 `storage_full` (retryable) in the envelope; reads, the process and
  * MCP must keep answering for a whole minute (ENGRAM_DISK_FULL_READ_SECONDS, 60 in CI); learning
- * pauses and resumes when space is freed; every acknowledged write is there, learned once. And a
- * server started on a full disk says the disk is full. Needs root to mount: skipped, saying so,
+ * (here, the facts a model was picking out as the disk filled) pauses and resumes when space is
+ * freed; every acknowledged write is there, learned once, its facts once. And a server started on
+ * a full disk says the disk is full. Needs root to mount: skipped, saying so,
  * where mounting is refused.
  */
 import { Database } from 'bun:sqlite';
@@ -23,7 +24,7 @@ import { sweepThenRemove } from '../../helpers/secret-sweep';
 
 /** How long reads must keep answering once writes are refused. */
 const READ_WINDOW_MS = Number(process.env.ENGRAM_DISK_FULL_READ_SECONDS ?? 60) * 1000;
-/** The extraction of the documents in flight waits this long, so the disk fills under it. */
+/** The facts of the documents in flight wait this long on the model, so the disk fills under them. */
 const MODEL_DELAY_MS = 3000;
 
 const home = mkdtempSync(join(tmpdir(), 'engram-disk-full-'));
@@ -171,7 +172,7 @@ describe.skipIf(!mounted)('a full disk', () => {
       }
       await until('the first documents learned', learned, 15_000);
 
-      // Documents in flight: their extraction waits on the model while the disk fills.
+      // Documents in flight: searchable at once, their facts waiting on the model while the disk fills.
       model.delayMs = MODEL_DELAY_MS;
       const inFlight = [(await addDocument()).body.id, (await addDocument()).body.id];
       await until('extraction started', () => model.requests.length > 4, 10_000);
@@ -238,10 +239,10 @@ describe.skipIf(!mounted)('a full disk', () => {
       await mcp.close();
       expect(server.proc.exitCode).toBeNull();
       expect(refused).toBeGreaterThan(0);
-      expect(logged('"msg":"learning paused: the storage is full"')).toBe(true);
+      expect(logged('"msg":"fact extraction paused: the storage is full"')).toBe(true);
       expect(logged('"level":"error"')).toBe(false); // a full disk is expected, not a fault: no 500, no dead worker
       readStore((db) => {
-        for (const id of inFlight) expect(docState(db, id)!.status).toBe('queued');
+        for (const id of inFlight) expect(docState(db, id)).toMatchObject({ status: 'learned', facts: 0 });
       });
 
       // Space comes back: writes are taken at once, and learning resumes.
@@ -255,7 +256,12 @@ describe.skipIf(!mounted)('a full disk', () => {
       const writesBackMs = performance.now() - freedAt;
       expect((await addFact()).status).toBe(201);
       const learnedMs = await until('every acknowledged document learned after space was freed', learned, 30_000);
-      await until('the log says learning resumed', () => logged('"msg":"learning resumed"'), 5000);
+      await until(
+        "every acknowledged document's facts",
+        () => readStore((db) => [...docs.keys()].every((id) => docState(db, id)?.facts === 1)),
+        30_000,
+      );
+      await until('the log says learning resumed', () => logged('"msg":"fact extraction resumed"'), 5000);
 
       // Every acknowledged write is there, once; each document learned once (its passages and its fact not doubled).
       const listed = new Set<string>();

@@ -660,6 +660,59 @@ export function contractCases(factory: StoreFactory): void {
         expect(await store.jobs.countPending()).toBe(1);
       });
 
+      it("claims what was added by hand before an import's jobs, and each lane only its own kinds", async () => {
+        const c = await addContainer(store, accountId);
+        const imported = [];
+        for (let i = 0; i < 3; i++)
+          imported.push(
+            (await insertDocument(store, documentRow(accountId, c.id, { createdAt: 100 }), undefined, 1_000)).document,
+          );
+        const byHand = (await insertDocument(store, documentRow(accountId, c.id, { createdAt: 2_000 }))).document;
+        const claimed = await store.jobs.claim(5_000, 2, undefined, 'index');
+        expect(claimed.map((j) => [j.documentId, j.bulk])).toEqual([
+          [byHand.id, false],
+          [imported[0]!.id, true],
+        ]);
+        // The document learned: its facts are queued with it, once, as bulk as it was.
+        for (const job of claimed)
+          await completeDocument(store, job, [{ position: 0, title: null, content: 'Text.' }], null, 6_000, true);
+        expect(await store.jobs.countPending('facts')).toBe(2);
+        expect(await store.jobs.countPending('index')).toBe(2);
+        expect(await store.jobs.countPending()).toBe(4);
+        expect(
+          (await store.jobs.claim(7_000, 10, undefined, 'facts')).map((j) => [j.kind, j.documentId, j.bulk]),
+        ).toEqual([
+          ['extract_facts', byHand.id, false],
+          ['extract_facts', imported[0]!.id, true],
+        ]);
+        expect(await store.jobs.claim(7_000, 10, undefined, 'facts')).toEqual([]);
+        expect((await store.jobs.claim(7_000, 10, undefined, 'index')).map((j) => j.documentId)).toEqual([
+          imported[1]!.id,
+          imported[2]!.id,
+        ]);
+      });
+
+      it("fails a document's facts for good without failing the document, and counts them apart", async () => {
+        const c = await addContainer(store, accountId);
+        // Learned where no model learns facts: none are queued.
+        await learnedDocument(store, accountId, c.id, ['I live in Paris.']);
+        expect(await store.jobs.countPending()).toBe(0);
+        // As a learner with a model completes it: the facts' job comes with it.
+        const { document } = await insertDocument(store, documentRow(accountId, c.id));
+        const [job] = await store.jobs.claim(5_000, 1);
+        await completeDocument(store, job!, [{ position: 0, title: null, content: 'Text.' }], null, 5_000, true);
+        // Done again by a learner whose claim had ended: the facts' job is not queued twice.
+        await completeDocument(store, job!, [{ position: 0, title: null, content: 'Text.' }], null, 5_500, true);
+        expect(await store.jobs.countPending('facts')).toBe(1);
+        const [facts] = await store.jobs.claim(6_000, 1, undefined, 'facts');
+        expect(facts).toMatchObject({ kind: 'extract_facts', documentId: document.id, attempts: 1 });
+        await failJob(store, facts!, 'the model answered no JSON', null, 7_000);
+        expect(await store.documents.get(accountId, document.id)).toMatchObject({ status: 'learned' });
+        expect(await store.jobs.countFailed('facts')).toBe(1);
+        expect(await store.jobs.countFailed('index')).toBe(0);
+        expect(await store.jobs.countPending()).toBe(0);
+      });
+
       it('gives back released jobs without counting the claim, and requeues jobs left running', async () => {
         const c = await addContainer(store, accountId);
         for (let i = 0; i < 3; i++) await insertDocument(store, documentRow(accountId, c.id));
