@@ -17,6 +17,7 @@ import { diversify, wordOverlap, wordsIn } from './diversity';
 import { convexFusion, fairWeights, type FusionWeights, type Scored } from './fusion';
 import { QueryEmbedder } from './query-embedder';
 import { SearchActivity } from './search-activity';
+import { TIERS } from './store-pages';
 import { DEFAULT_TUNING, type SearchTuning } from './tuning';
 import { VectorIndexes } from './vector-indexes';
 
@@ -98,13 +99,16 @@ export class SearchEngine {
   ): Promise<SearchEngine> {
     const dimensions = { fast: embedders.fast?.dimensions ?? null, strong: embedders.strong?.dimensions ?? null };
     const indexes = await VectorIndexes.open(store, log, dimensions, dataDir, activity, saveAfterMs, feed);
-    // The strong query vector's thread is idle once it has sent the vector: it scans half the
-    // strong index alongside this thread, which is waiting on that vector to scan.
+    // The strong query vector's thread is idle once it has sent the vector: it scans part of each
+    // tier's index alongside this thread (the fast tier's, which this thread scans while the query
+    // is embedded, from the moment it is free; the strong tier's, which waits on that vector).
     const { strong } = embedders;
     if (strong instanceof QueryEmbedder) {
       void indexes.loaded.then(() => {
-        const share = indexes.shareScans('strong');
-        if (share) strong.helpScans(share);
+        for (const tier of TIERS) {
+          const share = indexes.shareScans(tier);
+          if (share) strong.helpScans(share);
+        }
       });
     }
     return new SearchEngine(store, log, embedders, indexes, activity, tuning);
