@@ -62,7 +62,7 @@ describe('a scan shared with a helper thread', () => {
     expect(scan.jobs.helped).toBe(true);
   });
 
-  it('is helped by one thread in both tiers\' scans, each giving what one thread gives', async () => {
+  it('is helped by one thread in the scans of both tiers, each giving what one thread gives', async () => {
     const tiers = [256, BITS].map((bits) => ({ bits, ...filled(bits) }));
     const helper = await lend(tiers[0]!.scan, 'help');
     await lend(tiers[1]!.scan, 'help', helper);
