@@ -79,8 +79,11 @@ for (const set of sets) {
         .filter((h) => h.score > (e.similarityFloor ?? 0))
         .map((h) => h.passageId);
     };
+  /** The engines opened, whose indexes stop following the store before it closes. */
+  const engines: Promise<SearchEngine>[] = [];
   const server = (e: Embedder | null): Variant => {
     const opened = SearchEngine.open(corpus.store, createLogger('warn'), { fast, strong: e }, scratchDir());
+    engines.push(opened);
     return async (q) =>
       (await (await opened).search(ACCOUNT, [CONTAINER], q, 10, 'bench')).hits.map(
         (r) => (r.memoryId ? corpus.factPassage(r.memoryId) : corpus.passageAt(r.documentId!, r.position))!,
@@ -98,6 +101,7 @@ for (const set of sets) {
     corpus.keyOf,
   );
   console.log(formatScores(results));
+  for (const engine of engines) await (await engine).indexes.settle();
   await corpus.close();
 }
 

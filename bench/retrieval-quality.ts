@@ -181,9 +181,12 @@ for (const set of sets) {
         .map((h) => ({ item: h.passageId, score: h.score }));
     });
   };
+  /** The engines opened, whose indexes stop following the store before it closes. */
+  const engines: Promise<SearchEngine>[] = [];
   /** The server's search (its fusion and levers included) with the given embedders and tuning. */
   const server = (tiers: typeof embedders, tuning: SearchTuning = DEFAULT_TUNING) => {
     const opened = SearchEngine.open(store, log, tiers, scratchDir(), undefined, 0, tuning);
+    engines.push(opened);
     return async (q: string) => {
       const engine = await opened;
       return (await engine.search(ACCOUNT, [CONTAINER], q, 10, 'bench')).hits.map(
@@ -261,6 +264,7 @@ for (const set of sets) {
   if (values.misses) await writeMisses(set, lever({}), corpus.keyOf);
   if (embedders.strong)
     for (const share of refinedShares) Object.assign(results, await partlyRefined(share, set, corpus, server));
+  for (const engine of engines) await (await engine).indexes.settle();
   await corpus.close();
   console.log(
     `\n${set.name}: ${set.documents.length} documents, ${set.questions.length} questions; learned in ${(learnedMs / 1000).toFixed(1)} s, ` +
