@@ -7,15 +7,20 @@
  * the calling thread, one intra-op thread), which moves less with the machine's load than wall time;
  * also the units and model tokens a passage costs.
  *
- *   bun bench/refine-throughput.ts [--documents 60] [--prose 60] [--turns 300]
+ * `--threads N` runs the model on N threads (the learning thread and N − 1 lanes, as
+ * ENGRAM_REFINE_THREADS does in the server), `--batch N` refines N passages a step (REFINE_BATCH):
+ * passages a second (wall) is what the threads give; per CPU second what each costs.
+ *
+ *   bun bench/refine-throughput.ts [--documents 60] [--prose 60] [--turns 300] [--threads 1] [--batch 16]
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { createEmbedders } from '../src/embedders/create-embedders';
 import { embeddingUnits } from '../src/learning/embedding-units';
-import { loadOnnxEmbedder } from '../src/embedders/onnx-embedder';
-import { Refiner } from '../src/learning/refiner';
+import { loadOnnxEmbedder, OnnxEmbedder } from '../src/embedders/onnx-embedder';
+import { refineLanes } from '../src/learning/refine-lane';
+import { REFINE_BATCH, Refiner } from '../src/learning/refiner';
 import { generateConversations, turnDocument } from './conversations/generate';
 import longSet from '../test/embedders/quality/eval-set-long.json';
 import { documentText, seeded } from './lib/corpus';
@@ -26,27 +31,34 @@ const { values } = parseArgs({
     documents: { type: 'string', default: '60' },
     prose: { type: 'string', default: '60' },
     turns: { type: 'string', default: '0' },
+    threads: { type: 'string', default: '1' },
+    batch: { type: 'string', default: String(REFINE_BATCH) },
   },
 });
+const threads = Number(values.threads);
+const batch = Number(values.batch);
 
 const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
 
-const { fast, strong } = await createEmbedders(
-  loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'builtin', ENGRAM_DATA_DIR: '/nonexistent' }),
+const { fast } = await createEmbedders(
+  loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'fast', ENGRAM_DATA_DIR: '/nonexistent' }),
 );
-// The model loads once before timing, as a running server's learning thread has it loaded.
-await strong!.embed(['warm-up']);
+// As the server runs it: one session, taken up by the learning thread with its lanes beside it.
 const tokenizer = await loadOnnxEmbedder();
+const shared = tokenizer.share();
+const strong = await OnnxEmbedder.attach(shared, { lanes: () => refineLanes(shared, threads) });
+// The model and the lanes' threads are loaded before timing, as a running server has them.
+await strong.embed(Array.from({ length: 16 * threads }, (_, i) => documentText(seeded(i), 300)));
 
 async function measure(name: string, documents: { key: string; text: string }[]): Promise<void> {
   const corpus = await learnCorpus(documents, { fast, strong: null });
   const passages = await corpus.store.passages.listWithoutVectors('strong', 0, 1_000_000);
   const units = passages.map((p) => embeddingUnits(p, 'strong'));
   const tokens = units.flat().reduce((n, u) => n + tokenizer.encode(u).length, 0);
-  const refiner = new Refiner(corpus.store, strong!, () => {});
+  const refiner = new Refiner(corpus.store, strong, () => {}, { batch });
   const cpu0 = cpuMs();
   const t0 = performance.now();
   let refined = 0;
@@ -59,17 +71,17 @@ async function measure(name: string, documents: { key: string; text: string }[])
   const f = (x: number, d = 1) => x.toFixed(d);
   console.log(
     `| ${name} | ${documents.length} | ${passages.length} | ${f(units.flat().length / passages.length, 2)} | ${f(tokens / documents.length, 0)} | ` +
-      `${f(cpu)} s (${f(wall)} s) | ${f(documents.length / cpu, 2)} | ${f(tokens / cpu, 0)} |`,
+      `${f(cpu)} s (${f(wall)} s) | ${f(passages.length / wall)} | ${f(passages.length / cpu)} | ${f(documents.length / cpu, 2)} | ${f(tokens / cpu, 0)} |`,
   );
 }
 
 console.log(
-  `load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; ${strong!.id}; account ${ACCOUNT}\n`,
+  `load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; ${strong.id}; ${threads} thread(s), ${batch} passages a step; account ${ACCOUNT}\n`,
 );
 console.log(
-  '| documents | count | passages | units a passage | model tokens a document | CPU (wall) | documents per CPU s | tokens per CPU s |',
+  '| documents | count | passages | units a passage | model tokens a document | CPU (wall) | passages a second | passages per CPU s | documents per CPU s | tokens per CPU s |',
 );
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 const random = seeded(11);
 const docs = Number(values.documents);
 if (docs > 0)
@@ -99,4 +111,5 @@ if (turns > 0) {
     data.turns.slice(0, turns).map((t) => ({ key: t.id, text: turnDocument(t) })),
   );
 }
+strong.close();
 tokenizer.close();

@@ -13,7 +13,7 @@
  *
  *   bun bench/retrieval-quality.ts [--set all|conversations|realtalk|perltqa|quality] [--realtalk DIR]
  *                                  [--perltqa DIR] [--characters N] [--seed 17] [--distractors 5000]
- *                                  [--misses FILE] [--extract] [--strong-vectors DIR]
+ *                                  [--misses FILE] [--extract] [--strong-vectors DIR] [--refined 0,50,100]
  *
  * --extract learns with fact extraction by the model the environment names (ENGRAM_MODEL_URL,
  * ENGRAM_MODEL, as for the server): a fact found by search counts as its source document. It prints
@@ -39,13 +39,14 @@ import { convexFusion, reciprocalRankFusion, type Scored } from '../src/search/f
 import { CANDIDATES, FUSION_WEIGHTS, SearchEngine } from '../src/search/search-engine';
 import { DEFAULT_TUNING, type SearchTuning } from '../src/search/tuning';
 import type { VectorIndex } from '../src/search/vector-index';
+import type { SqliteStore } from '../src/storage/sqlite/sqlite-store';
 import type { VectorTier } from '../src/storage/store';
 import shortSet from '../test/embedders/quality/eval-set.json';
 import longSet from '../test/embedders/quality/eval-set-long.json';
 import { scratchDir } from '../test/helpers/scratch';
 import { generateConversations, turnDocument } from './conversations/generate';
 import { documentText, seeded } from './lib/corpus';
-import { ACCOUNT, CONTAINER, learnCorpus, tierIndex } from './lib/learned-corpus';
+import { ACCOUNT, CONTAINER, type LearnedCorpus, learnCorpus, tierIndex } from './lib/learned-corpus';
 import { PERLTQA_HOWTO, perltqaFolder, perltqaSet } from './lib/perltqa';
 import { REALTALK_HOWTO, realtalkSet } from './lib/realtalk';
 import { vectorsFile } from './lib/vectors-file';
@@ -62,8 +63,15 @@ const { values } = parseArgs({
     characters: { type: 'string' },
     misses: { type: 'string' },
     extract: { type: 'boolean', default: false },
+    refined: { type: 'string' },
   },
 });
+/** --refined 0,50,100: the server's search over the store with only these percentages of passages refined. */
+const refinedShares = (values.refined ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map(Number)
+  .sort((a, b) => b - a);
 /** Each lever's strengths tried (bench/retrieval-quality.ts's rows; the server's are in DEFAULT_TUNING). */
 const STRENGTHS: Record<keyof SearchTuning, number[]> = {
   contentPoor: [0.2, 0.4, 0.6],
@@ -183,9 +191,12 @@ for (const set of sets) {
         .map((h) => ({ item: h.passageId, score: h.score }));
     });
   };
+  /** The engines opened, whose indexes stop following the store before it closes. */
+  const engines: Promise<SearchEngine>[] = [];
   /** The server's search (its fusion and levers included) with the given embedders and tuning. */
   const server = (tiers: typeof embedders, tuning: SearchTuning = DEFAULT_TUNING) => {
     const opened = SearchEngine.open({ store, log, embedders: tiers, dataDir: scratchDir(), tuning });
+    engines.push(opened);
     return async (q: string) => {
       const engine = await opened;
       return (await engine.search(ACCOUNT, [CONTAINER], q, 10, 'bench')).hits.map(
@@ -261,6 +272,9 @@ for (const set of sets) {
   const present = Object.fromEntries(Object.entries(variants).filter((e): e is [string, Variant] => e[1] !== null));
   const results = await evaluate(set, present, corpus.keyOf);
   if (values.misses) await writeMisses(set, lever({}), corpus.keyOf);
+  if (embedders.strong)
+    for (const share of refinedShares) Object.assign(results, await partlyRefined(share, set, corpus, embedders, server));
+  for (const engine of engines) await (await engine).indexes.settle();
   await corpus.close();
   console.log(
     `\n${set.name}: ${set.documents.length} documents, ${set.questions.length} questions; learned in ${(learnedMs / 1000).toFixed(1)} s, ` +
@@ -281,6 +295,45 @@ function candidateTiers(set: EvalSet): typeof builtIn | null {
       `\n${set.name}: no candidate vectors yet; embed the texts with\n  python bench/candidate-embed.py ${stem}\nand run again.`,
     );
   return strong && { fast: builtIn.fast, strong };
+}
+
+/**
+ * --refined: the server's search, both tiers, while refinement has reached `share` percent of the
+ * passages, a seeded random choice of them (refinement's own order depends on when each was
+ * learned; here any passage may be among the refined), as against the fast tier alone above. The
+ * strong vectors of the rest are deleted from the benchmark's store: shares are taken largest first.
+ */
+async function partlyRefined(
+  share: number,
+  set: EvalSet,
+  corpus: LearnedCorpus,
+  tiers: typeof builtIn,
+  server: (tiers: typeof builtIn) => Variant,
+): Promise<Awaited<ReturnType<typeof evaluate>>> {
+  const sqlite = corpus.store as SqliteStore;
+  const refined = await sqlite.withConnection((raw) =>
+    raw
+      .query<{ id: number }, []>(
+        "SELECT DISTINCT passage_id AS id FROM passage_vectors WHERE tier = 'strong' ORDER BY 1",
+      )
+      .all()
+      .map((r) => r.id),
+  );
+  const random = seeded(share + 1);
+  const shuffled = refined.map((id) => ({ id, r: random() })).sort((a, b) => a.r - b.r);
+  const keep = Math.round((share / 100) * (await corpus.store.passages.count()));
+  const drop = shuffled.slice(keep).map((p) => p.id);
+  await sqlite.withConnection((raw) => {
+    for (let i = 0; i < drop.length; i += 500)
+      raw.run(
+        `DELETE FROM passage_vectors WHERE tier = 'strong' AND passage_id IN (${drop.slice(i, i + 500).join(',')})`,
+      );
+  });
+  return evaluate(
+    set,
+    { [`the server, both tiers, ${share} % refined (SearchEngine)`]: server(tiers) },
+    corpus.keyOf,
+  );
 }
 
 /**

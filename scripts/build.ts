@@ -56,6 +56,7 @@ const result = Bun.spawnSync(
     entry,
     join(root, 'src/learning/learning-thread.ts'),
     join(root, 'src/search/query-embedder-thread.ts'),
+    join(root, 'src/learning/refine-lane-thread.ts'),
     '--outfile',
     outfile,
   ],

@@ -41,6 +41,11 @@ export interface Config {
    * a start after a crash reads them instead of rebuilding them; 0 saves them at a clean stop only.
    */
   readonly indexSaveSeconds: number;
+  /**
+   * Threads the strong tier's refinement runs its model on while no search is waiting (the learning
+   * thread and lanes beside it); 0: one a core, up to four.
+   */
+  readonly refineThreads: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Browser origins allowed to call /mcp-http besides the server's own (DNS-rebinding defence). */
   readonly allowedOrigins: readonly string[];
@@ -81,6 +86,7 @@ const DEFAULTS = {
   ENGRAM_CONSENT_TTL_DAYS: '30',
   ENGRAM_ACCESS_LOG_DAYS: '90',
   ENGRAM_INDEX_SAVE_SECONDS: '60',
+  ENGRAM_REFINE_THREADS: '0',
   ENGRAM_JOB_LEASE_SECONDS: '120',
   ENGRAM_DATABASE_CONNECTIONS: '10',
   ENGRAM_FEED_KEEP_COMMITS: '50000',
@@ -108,6 +114,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const consentTtlDays = int('ENGRAM_CONSENT_TTL_DAYS', 1, 3650);
   const accessLogDays = int('ENGRAM_ACCESS_LOG_DAYS', 1, 3650);
   const indexSaveSeconds = int('ENGRAM_INDEX_SAVE_SECONDS', 0, 86_400);
+  const refineThreads = int('ENGRAM_REFINE_THREADS', 0, 64);
   const jobLeaseSeconds = int('ENGRAM_JOB_LEASE_SECONDS', 2, 86_400);
   // A transaction holds a connection for its length: one more is needed for anything else meanwhile.
   const databaseConnections = int('ENGRAM_DATABASE_CONNECTIONS', 2, 1000);
@@ -152,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     consentTtlDays,
     accessLogDays,
     indexSaveSeconds,
+    refineThreads,
     logLevel,
     allowedOrigins,
     trustedProxies,

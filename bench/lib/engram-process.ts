@@ -50,19 +50,21 @@ export async function searchOnce(url: string, key: string, q: string): Promise<v
  * Starts `engram serve` on a free 127.0.0.1 port (the limiter out of the way, warnings and up
  * logged) and resolves once /healthz answers; throws if it exits first or takes over 30 s.
  * Its standard error goes to `stderr`: a file, a pipe for the caller to read, or the terminal.
+ * `root`: the source tree whose server runs (this one unless another release is measured).
  */
 export async function spawnServer(
   dataDir: string,
   env: Record<string, string> = {},
   stderr: string | 'pipe' | 'inherit' = 'inherit',
   args: string[] = [],
+  root = ROOT,
 ): Promise<Served> {
   const port = freePort();
   const t0 = performance.now();
   const proc = Bun.spawn(
-    [process.execPath, join(ROOT, 'src/main.ts'), 'serve', ...args, '--port', String(port), '--data', dataDir],
+    [process.execPath, join(root, 'src/main.ts'), 'serve', ...args, '--port', String(port), '--data', dataDir],
     {
-      cwd: ROOT,
+      cwd: root,
       env: {
         ...process.env,
         ENGRAM_LOG_LEVEL: 'warn',

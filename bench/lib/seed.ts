@@ -75,6 +75,9 @@ export async function seedStore(
     refineSeconds = (performance.now() - learnedAt) / 1000;
   }
   await store.close();
+  // Statements drizzle prepared keep the connection open until collected: closed now, the server
+  // started next is the store's only connection (and its stop leaves no side files to sweep).
+  Bun.gc(true);
   if (keep) await Bun.write(keyFile, key);
   return {
     key,

@@ -9,7 +9,13 @@
 import type { Config } from '../config';
 import { DeferredEmbedder } from './deferred-embedder';
 import type { Embedder } from './embedder';
-import { type EmbedderIdentity, loadOnnxEmbedder, OnnxEmbedder, type SharedOnnxEmbedder } from './onnx-embedder';
+import {
+  type EmbedderIdentity,
+  loadOnnxEmbedder,
+  OnnxEmbedder,
+  type OnnxLane,
+  type SharedOnnxEmbedder,
+} from './onnx-embedder';
 import { OpenAIEmbedder } from './openai-embedder';
 import { loadStaticEmbedder } from './static-embedder';
 
@@ -57,14 +63,22 @@ export function strongIdentity({ strong }: EmbedderTiers): EmbedderIdentity | nu
  * before each of its runs (learning yields to searches there).
  */
 export function loadStrongWhenUsed(
-  source: { shared?: () => Promise<SharedOnnxEmbedder>; beforeRun?: () => Promise<void> } = {},
+  source: {
+    shared?: () => Promise<SharedOnnxEmbedder>;
+    beforeRun?: () => Promise<void>;
+    /** Threads that run the shared session's batches beside the caller's (refinement's other cores). */
+    lanes?: (shared: SharedOnnxEmbedder) => OnnxLane[];
+  } = {},
 ): StrongRunner {
-  const { shared, beforeRun } = source;
+  const { shared, beforeRun, lanes } = source;
   return (identity) =>
     new DeferredEmbedder(
       identity,
       shared
-        ? async () => OnnxEmbedder.attach(await shared(), { beforeRun })
+        ? async () => {
+            const model = await shared();
+            return OnnxEmbedder.attach(model, { beforeRun, lanes: lanes && (() => lanes(model)) });
+          }
         : () => loadOnnxEmbedder(undefined, { knownId: identity.id, beforeRun }),
     );
 }

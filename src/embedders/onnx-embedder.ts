@@ -76,6 +76,17 @@ export interface OnnxEmbedderOptions {
    * (search/search-activity.ts): the model is memory-bound and would slow them.
    */
   readonly beforeRun?: () => Promise<void>;
+  /**
+   * Other threads that run batches of the same session beside the calling thread (refinement's
+   * second core: learning/refine-lane.ts), made when the model is taken up and closed with it.
+   */
+  readonly lanes?: () => OnnxLane[];
+}
+
+/** A thread that runs batches of encoded texts (`OnnxEmbedder.runEncoded`) on the same session. */
+export interface OnnxLane {
+  run(rows: number[][]): Promise<Float32Array[]>;
+  close(): void;
 }
 
 const DEFAULT_BATCH_TOKENS = 256;
@@ -119,6 +130,7 @@ export class OnnxEmbedder implements Embedder {
   private readonly fingerprint: string;
   private readonly batchTokens: number;
   private readonly beforeRun: (() => Promise<void>) | undefined;
+  private readonly lanes: OnnxLane[];
   private readonly cls: number;
   private readonly sep: number;
   private readonly pad: number;
@@ -156,6 +168,7 @@ export class OnnxEmbedder implements Embedder {
     this.batchTokens = options.batchTokens ?? DEFAULT_BATCH_TOKENS;
     if (!(this.batchTokens >= this.maxTokens)) throw new Error('batchTokens must be at least maxTokens');
     this.beforeRun = options.beforeRun;
+    this.lanes = options.lanes?.() ?? [];
     const suffix = this.maxTokens === config.maxTokens ? '' : `:max${this.maxTokens}`;
     this.id = `onnx:${config.name}:${fingerprint}${suffix}`;
   }
@@ -180,7 +193,7 @@ export class OnnxEmbedder implements Embedder {
    */
   static async attach(
     shared: SharedOnnxEmbedder,
-    options: Pick<OnnxEmbedderOptions, 'beforeRun'> = {},
+    options: Pick<OnnxEmbedderOptions, 'beforeRun' | 'lanes'> = {},
     source: string | OnnxModelFiles = DEFAULT_ONNX_MODEL_FILES,
   ): Promise<OnnxEmbedder> {
     const { config, vocab } = await readTokenizer(source);
@@ -214,35 +227,61 @@ export class OnnxEmbedder implements Embedder {
   }
 
   /**
-   * One L2-normalised vector per text, in order. Texts are sorted by length and run in batches
-   * padded to their longest, so many short sentences cost little padding. Inference runs on the
-   * calling thread and holds it (ONNX Runtime's add-on runs synchronously): call it from a worker,
-   * not from the thread that answers HTTP.
+   * One L2-normalised vector per text, in order. Texts are sorted by length and run in batches of
+   * like lengths padded to their longest, so many short sentences cost little padding. Inference
+   * runs on the calling thread and holds it (ONNX Runtime's Run is synchronous): call it from a
+   * worker, not from the thread that answers HTTP. With `lanes`, each lane takes the next batch as
+   * it is free, the calling thread among them.
    */
   async embed(texts: string[]): Promise<Float32Array[]> {
     const encoded = texts.map((t) => this.encode(t));
     const order = encoded.map((_, i) => i).sort((a, b) => encoded[a]!.length - encoded[b]!.length);
-    const out = new Array<Float32Array>(texts.length);
-    let start = 0;
-    while (start < order.length) {
+    const batches: number[][] = [];
+    for (let start = 0; start < order.length; ) {
       // Sorted ascending, so the batch's last row is its longest: grow while rows × longest fits.
       let end = start + 1;
       while (end < order.length && (end - start + 1) * encoded[order[end]!]!.length <= this.batchTokens) end++;
-      const rows = order.slice(start, end);
-      if (this.beforeRun) await this.beforeRun();
-      const vectors = this.runBatch(rows.map((i) => encoded[i]!));
-      for (const [k, i] of rows.entries()) out[i] = vectors[k]!;
+      batches.push(order.slice(start, end));
       start = end;
     }
+    const out = new Array<Float32Array>(texts.length);
+    const here = async (rows: number[][]) => {
+      const vectors = this.runEncoded(rows);
+      // The run held this thread: the other lanes' answers are read before it takes the next batch.
+      if (this.lanes.length) await new Promise((resolve) => setImmediate(resolve));
+      return vectors;
+    };
+    const lane = async (run: (rows: number[][]) => Promise<Float32Array[]>, other?: OnnxLane) => {
+      for (let batch = batches.shift(); batch; batch = batches.shift()) {
+        if (this.beforeRun) await this.beforeRun();
+        let vectors: Float32Array[];
+        try {
+          vectors = await run(batch.map((i) => encoded[i]!));
+        } catch (err) {
+          if (!other) throw err;
+          // Another lane that fails (its thread died) is let go: this thread runs its batch instead.
+          batches.unshift(batch);
+          this.lanes.splice(this.lanes.indexOf(other), 1);
+          other.close();
+          return;
+        }
+        for (const [k, i] of batch.entries()) out[i] = vectors[k]!;
+      }
+    };
+    await Promise.all([lane(here), ...this.lanes.map((l) => lane((rows) => l.run(rows), l))]);
+    // A batch a lane gave back after this thread had finished.
+    await lane(here);
     return out;
   }
 
-  /** Frees the model's native memory (one taken up with `attach` is left to its opener); embed() fails afterwards. */
+  /** Frees the model's native memory (one taken up with `attach` is left to its opener) and the lanes; embed() fails afterwards. */
   close(): void {
+    for (const lane of this.lanes) lane.close();
     this.session.release();
   }
 
-  private runBatch(batch: number[][]): Float32Array[] {
+  /** One run of the model over encoded texts (`encode`), sorted by length, shortest first: their vectors in order. */
+  runEncoded(batch: number[][]): Float32Array[] {
     const rows = batch.length;
     const width = batch[rows - 1]!.length;
     const ids = new BigInt64Array(rows * width).fill(BigInt(this.pad));

@@ -20,13 +20,11 @@ import { useVectorExtensionFile } from '../storage/sqlite/vectors';
 import { createEmbedders, loadStrongWhenUsed } from '../embedders/create-embedders';
 import type { SharedOnnxEmbedder } from '../embedders/onnx-embedder';
 import { useEmbeddedOnnxRuntime } from '../embedders/onnx-library';
+import { refineLanes } from './refine-lane';
 import { LearningRunner } from './runner';
-import { lowerThreadPriority } from './thread-priority';
+import { LEARNING_NICE, lowerThreadPriority } from './thread-priority';
 import { urlReader } from './url-reader';
 import type { FromWorker, ToWorker, WorkerData } from './thread-messages';
-
-/** 10: under contention a thread at the default 0 gets ~9 times this one's share of a core. */
-const LEARNING_NICE = 10;
 
 const port = parentPort!;
 const { config, vectorExtension, onnxRuntime, restarted, strongIdentity, sharedStrong, searches } =
@@ -67,6 +65,7 @@ const embedders = await createEmbedders(config, {
   strong: loadStrongWhenUsed({
     shared: sharedStrong ? () => strongModel.promise : undefined,
     beforeRun: () => activity.quiet(),
+    lanes: (shared) => refineLanes(shared, config.refineThreads),
   }),
 });
 const runner = new LearningRunner({
@@ -80,6 +79,7 @@ const runner = new LearningRunner({
   extractor: config.model ? new FactExtractor(new ModelClient(config.model), embedders.fast) : null,
   upkeep,
   leaseMs: config.jobLeaseSeconds * 1000,
+  searched: () => activity.recentContainers(),
 });
 runner.start();
 

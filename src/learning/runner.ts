@@ -60,6 +60,8 @@ export interface LearningDeps {
   upkeep?: () => Promise<boolean>;
   /** How long a claim holds its jobs (JOB_LEASE_MS unless told); renewed while they are worked. */
   leaseMs?: number;
+  /** The containers searched lately, most recent first: refinement takes their passages first. */
+  searched?: () => string[];
 }
 
 export class LearningRunner {
@@ -73,7 +75,9 @@ export class LearningRunner {
   private strandedBy: unknown = null;
 
   constructor(private readonly deps: LearningDeps) {
-    this.refiner = deps.strong ? new Refiner(deps.store, deps.strong, (ids) => deps.onIndexed('strong', ids)) : null;
+    this.refiner = deps.strong
+      ? new Refiner(deps.store, deps.strong, (ids) => deps.onIndexed('strong', ids), { containersFirst: deps.searched })
+      : null;
     this.facts = deps.extractor
       ? new FactLane({ ...deps, extractor: deps.extractor, leaseMs: deps.leaseMs ?? JOB_LEASE_MS })
       : null;

@@ -39,6 +39,20 @@ const LearningProgress = z.object({
       'Passages the strong tier has embedded, as its search index holds them (for the first seconds of a start on a large store, ' +
         'those it has read so far); null when the strong tier is off.',
     ),
+  refining_per_second: z
+    .number()
+    .nullable()
+    .describe(
+      'Passages the strong tier has embedded a second over the last two minutes; null while it is not under way ' +
+        '(nothing left, the strong tier off, or learning new documents first).',
+    ),
+  full_quality_in_seconds: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'When every passage is expected to be refined, at that pace: 0 once all are; null when there is no pace to go by.',
+    ),
   facts: z
     .object({
       waiting: z.number().int().describe('Learned (searchable) documents whose facts wait for the language model.'),
@@ -58,10 +72,15 @@ export async function progressOf(services: {
   model: ModelClient | null;
 }): Promise<LearningProgress> {
   const { store, indexes, model } = services;
+  const passages = await store.passages.count();
+  const refined = indexes.keepsStrong ? indexes.figures().strong : null;
+  const pace = refined === null ? null : indexes.refinementPace.perSecond();
   const progress: LearningProgress = {
     queue: await store.jobs.countPending('index'),
-    passages: await store.passages.count(),
-    refined: indexes.keepsStrong ? indexes.figures().strong : null,
+    passages,
+    refined,
+    refining_per_second: pace && Math.round(pace * 10) / 10,
+    full_quality_in_seconds: refined === null ? null : indexes.refinementPace.secondsFor(passages - refined),
   };
   if (!model) return progress;
   // Loaded when asked: the MCP bridge loads the operations for their descriptions, and no learning.
@@ -79,6 +98,16 @@ export async function progressOf(services: {
       seen_at: status ? new Date(status.at).toISOString() : null,
     },
   };
+}
+
+/** When full search quality is expected, in words ("in about 25 minutes"); null when there is nothing to say. */
+export function fullQualityIn(progress: LearningProgress): string | null {
+  const seconds = progress.full_quality_in_seconds;
+  if (!seconds) return null;
+  if (seconds < 90) return 'in about a minute';
+  if (seconds < 90 * 60) return `in about ${Math.round(seconds / 60)} minutes`;
+  const hours = Math.round(seconds / 360) / 10;
+  return `in about ${hours} hours`;
 }
 
 export const learningProgress = defineOperation({

@@ -162,6 +162,8 @@ export interface SaverOptions {
   saveAfterMs: number;
   /** Whether the indexes may be saved now: they hold every stored vector they should. */
   savable: () => boolean;
+  /** Brings the indexes up to date with what other connections deleted, before they are counted and saved. */
+  beforeSave?: () => Promise<void>;
   figures: () => { fast: number; strong: number };
 }
 
@@ -300,6 +302,7 @@ export class IndexSaver {
   private async saveByToken(store: Store, otherwise: string): Promise<void> {
     const tiers = TIERS.filter((tier) => this.o.tiers[tier]);
     if (!tiers.length) return;
+    await this.o.beforeSave?.();
     const started = performance.now();
     const changedAt = this.changedAt;
     const commits = await store.commitsByOthers();

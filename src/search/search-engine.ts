@@ -15,9 +15,10 @@ import type { VectorFeed } from '../storage/vector-feed';
 import { stepDownAsking } from './asking';
 import { ownWords, stepDownContentPoor } from './content-poor';
 import { daysNamed, stepUpDated } from './dated';
-import { convexFusion, type Scored } from './fusion';
+import { convexFusion, fairWeights, type FusionWeights, type Scored } from './fusion';
 import { QueryEmbedder } from './query-embedder';
 import { SearchActivity } from './search-activity';
+import { TIERS } from './store-pages';
 import { DEFAULT_TUNING, type SearchTuning } from './tuning';
 import { VectorIndexes } from './vector-indexes';
 
@@ -50,7 +51,7 @@ const PAGE_POOL = 3;
  * (bench/retrieval-quality.ts; the tables are in docs/performance.md, issues 17 and 39): while the
  * strong tier holds passages, and with the fast tier alone.
  */
-export const FUSION_WEIGHTS = {
+export const FUSION_WEIGHTS: Record<'withStrong' | 'fastOnly', FusionWeights> = {
   withStrong: { keyword: 0.3, strong: 0.4, fast: 0.3 },
   fastOnly: { keyword: 0.4, strong: 0, fast: 0.6 },
 };
@@ -107,13 +108,16 @@ export class SearchEngine {
   }: SearchEngineOptions): Promise<SearchEngine> {
     const dimensions = { fast: embedders.fast?.dimensions ?? null, strong: embedders.strong?.dimensions ?? null };
     const indexes = await VectorIndexes.open(store, log, dimensions, dataDir, activity, saveAfterMs, feed);
-    // The strong query vector's thread is idle once it has sent the vector: it scans half the
-    // strong index alongside this thread, which is waiting on that vector to scan.
+    // The strong query vector's thread is idle once it has sent the vector: it scans part of each
+    // tier's index alongside this thread (the fast tier's, which this thread scans while the query
+    // is embedded, from the moment it is free; the strong tier's, which waits on that vector).
     const { strong } = embedders;
     if (strong instanceof QueryEmbedder) {
       void indexes.loaded.then(() => {
-        const share = indexes.shareScans('strong');
-        if (share) strong.helpScans(share);
+        for (const tier of TIERS) {
+          const share = indexes.shareScans(tier);
+          if (share) strong.helpScans(share);
+        }
       });
     }
     return new SearchEngine(store, log, embedders, indexes, activity, tuning);
@@ -138,7 +142,10 @@ export class SearchEngine {
     traceId: string,
   ): Promise<SearchResult> {
     await this.indexes.loaded;
-    return this.activity.during(() => this.run(accountId, containers, q, limit, traceId));
+    return this.activity.during(
+      () => this.run(accountId, containers, q, limit, traceId),
+      containers.map((c) => c.id),
+    );
   }
 
   private async run(
@@ -170,7 +177,10 @@ export class SearchEngine {
     const reachable = searched.filter((s) => !s.failed).map((s) => s.container.id);
     // Rare: a container's keyword search failed, so its passages are left out of this search altogether.
     if (reachable.length < containers.length) vector = await this.nearest(vectors, reachable, depth);
-    const weights = indexes.count('strong') ? FUSION_WEIGHTS.withStrong : FUSION_WEIGHTS.fastOnly;
+    // A passage the strong tier has not reached yet is weighed as the fast tier alone weighs it (fusion.ts).
+    const weights = indexes.count('strong')
+      ? fairWeights((id: number) => indexes.holds('strong', id), FUSION_WEIGHTS.withStrong, FUSION_WEIGHTS.fastOnly)
+      : FUSION_WEIGHTS.fastOnly;
     const fused = convexFusion([
       { hits: keyword, weight: weights.keyword },
       { hits: vector.fast, weight: weights.fast },

@@ -12,22 +12,15 @@
  * search 0.60 → 0.88 at 100k generated passages, fast tier). The mean is re-estimated, and every
  * code redone, each time the index doubles, up to RECENTER_UNTIL units.
  *
- * The int8 copies live outside the heap, in a file of fixed-size rows by slot, read back a row at a
- * time for the few hundred candidates of a search (~0.4 ms for 500 rows): in memory they were ~250 MiB
- * at 100k passages (docs/performance.md). The file is made anew with the index, or kept with the
- * rest of its state by `save` for `restore` at the next start (search-engine.ts says when a saved
- * copy is trusted). A row the file refuses (a full disk) is kept in memory instead, so search goes
- * on answering with every passage it has.
+ * The int8 copies live outside the heap, in a file of rows (index-rows.ts), kept with the rest of
+ * the index's state by `save` for `restore` at the next start (saved-indexes.ts says when a saved
+ * copy is trusted).
  */
-import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
-import { isStorageFull } from '../errors';
 import { HammingScan } from './hamming-scan';
+import { IndexRows } from './index-rows';
 import { readSnapshot, writeSnapshot } from './index-snapshot';
 import { PassageSlots } from './passage-slots';
 import type { ScanShare } from './shared-scan';
-
-/** Rows buffered before one write to the file: building the index appends slot after slot. */
-const WRITE_BATCH = 4096;
 
 const RESCORE_MIN = 200;
 
@@ -68,14 +61,8 @@ export class VectorIndex {
   private size = 0;
   private dead = 0;
   private ids = new Float64Array(1024);
-  /** The scratch file of int8 rows, and rows not yet written to it (`pending` slots from `pendingFrom`). */
-  private fd: number;
-  private readonly batch: Int8Array;
-  private pending = 0;
-  private pendingFrom = 0;
-  private readonly row: Int8Array;
-  /** Rows the file refused (a full disk), by slot, until the slot is written again. */
-  private readonly spilled = new Map<number, Int8Array>();
+  /** The int8 vectors by slot. */
+  private readonly rows: IndexRows;
   /** 1 / the int8 vector's length, so that a dot product with a unit query is a cosine. */
   private inverseNorms = new Float32Array(1024);
   /** The mean the codes are taken about, and the sum of every unit added (normalised) it comes from. */
@@ -96,9 +83,7 @@ export class VectorIndex {
     keepRows = false,
   ) {
     this.scanner = new HammingScan(dimensions, 1024);
-    this.fd = openSync(rowsPath, keepRows ? 'r+' : 'w+', 0o600);
-    this.batch = new Int8Array(WRITE_BATCH * dimensions);
-    this.row = new Int8Array(dimensions);
+    this.rows = new IndexRows(dimensions, rowsPath, keepRows);
     this.center = new Float32Array(dimensions);
     this.sum = new Float64Array(dimensions);
     let seed = 20_261_124;
@@ -119,10 +104,6 @@ export class VectorIndex {
     return this.scanner.share();
   }
 
-  /**
-   * The index as `save` left it at `statePath`, its rows in `rowsPath`; null when there is no copy
-   * saved with `token` for these dimensions, or it cannot be read whole.
-   */
   /** The token a saved state at `statePath` was written with, or null when there is none to read. */
   static savedToken(statePath: string): string | null {
     const reader = readSnapshot(statePath);
@@ -132,6 +113,10 @@ export class VectorIndex {
     return typeof token === 'string' ? token : null;
   }
 
+  /**
+   * The index as `save` left it at `statePath`, its rows in `rowsPath`; null when there is no copy
+   * saved with `token` for these dimensions, or it cannot be read whole.
+   */
   static restore(dimensions: number, rowsPath: string, statePath: string, token: string): VectorIndex | null {
     const reader = readSnapshot(statePath);
     if (!reader) return null;
@@ -140,7 +125,7 @@ export class VectorIndex {
       const saved = reader.header as unknown as SavedHeader;
       if (saved.format !== SAVED_FORMAT || saved.token !== token || saved.dimensions !== dimensions) return null;
       index = new VectorIndex(dimensions, rowsPath, true);
-      if (fstatSync(index.fd).size < saved.size * dimensions) throw new Error('the rows file is short');
+      if (index.rows.stored < saved.size) throw new Error('the rows file is short');
       const { size } = saved;
       index.grow(size);
       index.scanner.reserve(size, Math.max(1, saved.containers.length));
@@ -176,10 +161,7 @@ export class VectorIndex {
    * flushed to their file and to disk first. Throws if a row cannot be written (a full disk).
    */
   save(statePath: string, token: string): void {
-    this.flush();
-    for (const [slot, row] of this.spilled) this.write(slot, row);
-    if (this.spilled.size) throw new Error('the disk refuses some rows of the index');
-    fsyncSync(this.fd);
+    this.rows.sync();
     const [ids, values] = this.slotsOf.entries();
     const { size, dead, summed, centeredAt } = this;
     const header: SavedHeader = {
@@ -205,19 +187,19 @@ export class VectorIndex {
     ]);
   }
 
-  /**
-   * Lets go of the rows file. A write after this throws: the number could by then be a descriptor
-   * SQLite opened on the store, which the rows would overwrite ("How To Corrupt", 1.1).
-   */
+  /** Lets go of the rows file (IndexRows.close). */
   close(): void {
-    if (this.fd < 0) return;
-    closeSync(this.fd);
-    this.fd = -1;
+    this.rows.close();
   }
 
   /** How many passages the index holds. */
   get count(): number {
     return this.slotsOf.size;
+  }
+
+  /** Whether the index holds the passage. */
+  has(passageId: number): boolean {
+    return this.slotsOf.get(passageId) !== undefined;
   }
 
   /** The ids of the passages the index holds. */
@@ -276,7 +258,7 @@ export class VectorIndex {
       any = true;
     }
     if (!any || k <= 0) return [];
-    this.flush();
+    this.rows.flush();
     this.stage(query, 1);
     this.scanner.encodeQuery();
 
@@ -296,7 +278,7 @@ export class VectorIndex {
     const best = new Map<number, number>();
     const dims = this.dimensions;
     for (const s of candidates) {
-      const row = this.readRow(s);
+      const row = this.rows.read(s);
       let dot = 0;
       for (let i = 0; i < dims; i++) dot += row[i]! * query[i]!;
       const score = dot * this.inverseNorms[s]!;
@@ -313,10 +295,8 @@ export class VectorIndex {
       throw new Error(`vector has ${vector.length} dimensions, index ${this.dimensions}`);
     this.ids[slot] = passageId;
     this.scanner.groups[slot] = group;
-    // Slots are filled in order at the end: rows are appended to the batch, written when it is full.
-    if (this.pending === WRITE_BATCH) this.flush();
-    if (this.pending === 0) this.pendingFrom = slot;
-    this.batch.set(vector, this.pending++ * this.dimensions);
+    // Slots are filled in order at the end.
+    this.rows.append(slot, vector);
     let norm = 0;
     for (let i = 0; i < vector.length; i++) norm += vector[i]! * vector[i]!;
     const inverse = norm > 0 ? 1 / Math.sqrt(norm) : 0;
@@ -346,54 +326,13 @@ export class VectorIndex {
   private recenter(): void {
     for (let i = 0; i < this.dimensions; i++) this.center[i] = this.sum[i]! / this.summed;
     this.centeredAt = this.summed;
-    this.flush();
-    const dims = this.dimensions;
-    // Read back in long runs of rows (a dead slot's code is redone too, harmlessly).
-    for (let from = 0; from < this.size; from += WRITE_BATCH) {
-      const rows = Math.min(WRITE_BATCH, this.size - from);
-      readSync(this.fd, this.batch, 0, rows * dims, from * dims);
-      for (let r = 0; r < rows; r++) {
-        const slot = from + r;
-        this.encode(
-          slot,
-          this.spilled.get(slot) ?? this.batch.subarray(r * dims, (r + 1) * dims),
-          this.inverseNorms[slot]!,
-        );
-      }
-    }
-  }
-
-  /** Writes the batched rows to the file. */
-  private flush(): void {
-    if (this.pending === 0) return;
-    this.write(this.pendingFrom, this.batch.subarray(0, this.pending * this.dimensions));
-    this.pending = 0;
-  }
-
-  /** Writes rows from `slot` on; the ones a full disk refuses are kept in memory instead. */
-  private write(slot: number, rows: Int8Array): void {
-    const dims = this.dimensions;
-    let written = 0;
-    try {
-      written = writeSync(this.fd, rows, 0, rows.length, slot * dims);
-    } catch (err) {
-      if (!isStorageFull(err)) throw err;
-    }
-    const whole = Math.floor(written / dims);
-    if (this.spilled.size) for (let i = 0; i < whole; i++) this.spilled.delete(slot + i);
-    for (let i = whole; i < rows.length / dims; i++) this.spilled.set(slot + i, rows.slice(i * dims, (i + 1) * dims));
-  }
-
-  private readRow(slot: number): Int8Array {
-    const spilled = this.spilled.size ? this.spilled.get(slot) : undefined;
-    if (spilled) return spilled;
-    readSync(this.fd, this.row, 0, this.dimensions, slot * this.dimensions);
-    return this.row;
+    // A dead slot's code is redone too, harmlessly.
+    this.rows.forEach(this.size, (slot, row) => this.encode(slot, row, this.inverseNorms[slot]!));
   }
 
   /** Moves the live units down over the dead ones, keeping each passage's units together. */
   private compact(): void {
-    this.flush();
+    this.rows.flush();
     const { codes, groups, words } = this.scanner;
     let to = 0;
     for (let from = 0; from < this.size; ) {
@@ -409,10 +348,10 @@ export class VectorIndex {
         groups[to] = groups[from]!;
         this.inverseNorms[to] = this.inverseNorms[from]!;
         codes.copyWithin(to * words, from * words, (from + 1) * words);
-        if (to !== from) this.write(to, this.readRow(from));
+        this.rows.move(from, to);
       }
     }
-    for (const slot of this.spilled.keys()) if (slot >= to) this.spilled.delete(slot);
+    this.rows.truncate(to);
     this.size = to;
     this.dead = 0;
   }

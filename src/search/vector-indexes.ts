@@ -10,6 +10,8 @@ import { storedVectorPages } from '../storage/passages';
 import type { Store, VectorTier } from '../storage/store';
 import type { VectorFeed } from '../storage/vector-feed';
 import { FeedFollower } from './feed-follower';
+import { RefinementPace } from './refinement-pace';
+import { RemovalFollower } from './removal-follower';
 import { IndexSaver, openAtCommit, openByToken, type Stamp, type TierIndexes } from './saved-indexes';
 import type { SearchActivity } from './search-activity';
 import type { ScanShare } from './shared-scan';
@@ -49,6 +51,8 @@ export class VectorIndexes {
   private readonly saver: IndexSaver;
   /** On a shared store, what keeps the indexes current with its feed; null where one process owns the store. */
   private readonly follower: FeedFollower | null = null;
+  /** Where one process owns the store, what drops the passages other connections deleted. */
+  private readonly removals: RemovalFollower | null = null;
   /** On a shared store, the commit of the saved copy the indexes were read from at start; null when built from the store. */
   readonly restoredFrom: number | null = null;
 
@@ -73,6 +77,8 @@ export class VectorIndexes {
       this.follower = new FeedFollower(feed.feed, followed, store, log, feed.commit);
       this.restoredFrom = opened.restored.size ? feed.commit : null;
     }
+    if (!feed && store.removals)
+      this.removals = new RemovalFollower(store.removals, (ids) => this.forgetPassages(ids), log);
     const stamp: Stamp = feed ? { feedId: feed.id, commit: () => this.follower!.applied } : { store };
     this.saver = new IndexSaver({
       tiers: this.tiers,
@@ -85,13 +91,13 @@ export class VectorIndexes {
       saveAfterMs,
       // On a shared store, indexes that missed passages are not saved: their next start builds them whole.
       savable: () => this.whole && !(feed && this.missed),
+      beforeSave: async () => this.removals?.catchUp(),
       figures: () => this.figures(),
     });
     this.loaded = this.load(opened.restored, opened.large);
-    if (this.follower) {
-      const follower = this.follower;
-      void this.loaded.then(() => (this.closing || !this.whole ? undefined : follower.start()));
-    }
+    // Once whole: a passage deleted while the store's pages were read could otherwise come back with a page read before.
+    const follower = this.follower ?? this.removals;
+    if (follower) void this.loaded.then(() => (this.closing || !this.whole ? undefined : follower.start()));
   }
 
   /**
@@ -201,6 +207,14 @@ export class VectorIndexes {
     return this.tiers[tier]?.count ?? 0;
   }
 
+  /** How fast refinement has reached passages lately (the strong index's growth). */
+  readonly refinementPace = new RefinementPace();
+
+  /** Whether a tier's index holds the passage (the strong tier: whether it is refined). */
+  holds(tier: VectorTier, passageId: number): boolean {
+    return this.tiers[tier]?.has(passageId) ?? false;
+  }
+
   /** A tier's `k` passages nearest to `query` by cosine, among the containers given. */
   nearest(tier: VectorTier, query: Float32Array, containerIds: string[], k: number): VectorHit[] {
     return this.tiers[tier]?.search(query, containerIds, k) ?? [];
@@ -233,6 +247,7 @@ export class VectorIndexes {
       // Again: a save may have come while the store was read, and adding can rewrite the rows file.
       this.changed();
       for (const p of stored) index.add(p.passageId, p.containerId, p.vectors);
+      if (tier === 'strong') this.refinementPace.record(index.count);
     } catch (err) {
       this.missed = true;
       this.log.error(
@@ -247,8 +262,9 @@ export class VectorIndexes {
    * gone, or never were).
    */
   forgetPassages(passageIds: number[]): void {
-    if (passageIds.length) this.changed();
-    for (const id of passageIds) {
+    const held = passageIds.filter((id) => TIERS.some((tier) => this.tiers[tier]?.has(id)));
+    if (held.length) this.changed();
+    for (const id of held) {
       this.tiers.fast?.remove(id);
       this.tiers.strong?.remove(id);
     }
@@ -262,7 +278,7 @@ export class VectorIndexes {
   /** Stops loading, following and saving while running: resolves once none is under way. The indexes still answer. */
   async settle(): Promise<void> {
     this.closing = true;
-    const stopping = Promise.all([this.saver.stop(), this.follower?.stop()]);
+    const stopping = Promise.all([this.saver.stop(), this.follower?.stop(), this.removals?.stop()]);
     await this.loaded;
     await stopping;
   }

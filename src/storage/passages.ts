@@ -85,8 +85,24 @@ export interface PassageRepository {
   getForFact(memoryId: string): Promise<PassageText | null>;
   /** Passages by id within one account, with what a search hit cites. */
   getHits(accountId: string, passageIds: number[]): Promise<PassageHit[]>;
-  /** Passages after `afterPassageId` with no vector of the tier yet, oldest first: re-embedding's and refinement's work list. */
+  /** Passages after `afterPassageId` with no vector of the tier yet, oldest first: re-embedding's work list. */
   listWithoutVectors(tier: VectorTier, afterPassageId: number, limit: number): Promise<PassageText[]>;
+  /**
+   * The ids of up to `limit` passages with ids in (`after`, `upTo`] and no vector of the tier yet,
+   * every account's, in the order refinement takes them, the order a person will search in: the
+   * passages of `containersFirst` (the containers searched lately, most recent first) before the
+   * rest; what the person added (documents and facts no import brought) before what an import
+   * brought; then the newest document or fact first, and a document's passages in order. The range
+   * bounds the pass over the store (refiner.ts plans a window of ids at a time).
+   */
+  listForRefinement(
+    tier: VectorTier,
+    containersFirst: string[],
+    range: { after: number; upTo: number },
+    limit: number,
+  ): Promise<number[]>;
+  /** Passages' texts by id, every account's (refinement's); a passage deleted meanwhile is left out. */
+  getTexts(passageIds: number[]): Promise<PassageText[]>;
   /** The highest passage id ever given (ids are never reused), 0 before the first passage. */
   lastId(): Promise<number>;
 }

@@ -16,6 +16,7 @@ import type { IdempotencyRepository } from './idempotency';
 import type { ImportOriginRepository } from './imports';
 import type { JobRepository } from './jobs';
 import type { OAuthRepository } from './oauth';
+import type { PassageRemovals } from './passage-removals';
 import type { PassageRepository, VectorRepository } from './passages';
 import type { RuleRepository } from './rules';
 import type { SettingsRepository } from './settings';
@@ -95,4 +96,9 @@ export interface Store extends Transaction {
   ping(): Promise<void>;
   /** Closes the store once the transaction open on it, if any, has ended. */
   close(): Promise<void>;
+  /**
+   * Where one server owns the store (SQLite), the passages any program deleted, for its in-memory
+   * indexes to drop; absent on a shared store, whose vector feed carries them.
+   */
+  readonly removals?: PassageRemovals;
 }

@@ -13,11 +13,22 @@ export interface ContainersPageProps {
   error?: string | null;
   /** Share of passages the strong embedding tier has refined, while refinement runs; else null. */
   refined: number | null;
+  /** When every passage is expected to be refined, in words (fullQualityIn); null when unknown. */
+  fullQuality?: string | null;
   /** How far learning has got: the language model's part is said here. */
   progress: LearningProgress;
 }
 
-export function ContainersPage({ containers, csrf, email, notice, error, refined, progress }: ContainersPageProps) {
+export function ContainersPage({
+  containers,
+  csrf,
+  email,
+  notice,
+  error,
+  refined,
+  fullQuality,
+  progress,
+}: ContainersPageProps) {
   return (
     <Layout title="Memory" signedInAs={email} csrf={csrf} current="/containers">
       <section class="card" aria-labelledby="containers-title">
@@ -28,7 +39,7 @@ export function ContainersPage({ containers, csrf, email, notice, error, refined
         </p>
         {refined !== null && refined < 100 ? (
           <p class="muted" id="search-quality">
-            Search quality: {refined} % refined.
+            Search quality: {refined} % refined.{fullQuality ? ` Full quality expected ${fullQuality}.` : ''}
           </p>
         ) : null}
         <ModelProgress progress={progress} />

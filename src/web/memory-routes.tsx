@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env';
-import { learningProgress, refinedPercent } from '../operations/learning-progress';
+import { fullQualityIn, learningProgress, refinedPercent } from '../operations/learning-progress';
 import {
   addDocument,
   browseContainer,
@@ -43,6 +43,7 @@ export function memoryRoutes({ html, flash, page, post }: OwnerKit): Hono<AppEnv
           containers={containers}
           {...pageFrame(o, f)}
           refined={refinedPercent(progress)}
+          fullQuality={fullQualityIn(progress)}
           progress={progress}
         />,
       );

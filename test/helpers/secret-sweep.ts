@@ -270,7 +270,16 @@ export function sweep(input: SweepInput, ledger = process.env.ENGRAM_HYGIENE_LED
     ...storeFiles.map((f) => [f, true] as const),
     ...logFiles.map((f) => [f, false] as const),
   ]) {
-    const { bytes, findings } = scanFile(file, store);
+    let scanned: ReturnType<typeof scanFile>;
+    try {
+      scanned = scanFile(file, store);
+    } catch (err) {
+      // SQLite removes a store's side files when its last connection closes, which a connection this
+      // process left to the collector can do at any moment: one gone since the listing held nothing.
+      if ((err as { code?: string }).code === 'ENOENT' && /-(wal|shm|journal)$/.test(file)) continue;
+      throw err;
+    }
+    const { bytes, findings } = scanned;
     result.files++;
     result.bytes += bytes;
     result.findings.push(...findings);

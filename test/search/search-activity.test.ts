@@ -1,11 +1,12 @@
 /**
  * The record of searches in flight that refinement waits on: it waits while one runs and for a
- * short quiet after, never past its cap, and sees the searches of another thread.
+ * short quiet after, never past its cap, and sees the searches of another thread; and the containers
+ * searched lately, which refinement takes first.
  */
 import { describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { MAX_WAIT_MS, QUIET_MS, SearchActivity } from '../../src/search/search-activity';
+import { MAX_WAIT_MS, QUIET_MS, RECENT_CONTAINERS, SearchActivity } from '../../src/search/search-activity';
 
 /** A search that runs until `end` is called. */
 const held = (activity: SearchActivity) => {
@@ -82,5 +83,20 @@ describe('SearchActivity', () => {
     } finally {
       await worker.terminate();
     }
+  });
+
+  it('remembers the containers searched lately, most recent first, for a reader on the same buffer', async () => {
+    const activity = new SearchActivity();
+    const reader = new SearchActivity(activity.buffer);
+    expect(reader.recentContainers()).toEqual([]);
+    await activity.during(async () => {}, ['ctr_a']);
+    await activity.during(async () => {}, ['ctr_b', 'ctr_c']);
+    await activity.during(async () => {}, ['ctr_a']);
+    expect(reader.recentContainers()).toEqual(['ctr_a', 'ctr_b', 'ctr_c']);
+    for (let i = 0; i < 20; i++) await activity.during(async () => {}, [`ctr_${i}`]);
+    const recent = reader.recentContainers();
+    expect(recent).toHaveLength(RECENT_CONTAINERS);
+    expect(recent[0]).toBe('ctr_19');
+    expect(recent.at(-1)).toBe(`ctr_${20 - RECENT_CONTAINERS}`);
   });
 });

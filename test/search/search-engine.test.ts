@@ -3,7 +3,8 @@
  * embedder throws before it can answer): that tier is left out of the search, which still answers
  * from keyword search and the other tier, and says so in the log. And keyword search over several
  * containers: asked of every container at once while the vectors are scanned, a container whose
- * search failed reported as failed and left out of the answer altogether.
+ * search failed reported as failed and left out of the answer altogether. And a store the strong
+ * tier has refined only in part: a passage not reached yet is not buried under refined ones.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import type { Embedder } from '../../src/embedders/embedder';
@@ -190,5 +191,58 @@ describe('keyword search over several containers', () => {
     expect(sentBeforeScan).toBe(2);
     expect(res.hits[0]!.content).toBe('We booked flights to Lisbon.');
     await engine.close();
+  });
+});
+
+/** An embedder of `dimensions` whose query vector is the first axis: the passages' vectors are put by hand. */
+const axis = (id: string, dimensions: number): Embedder => ({
+  id,
+  dimensions,
+  embed: async (texts) => texts.map(() => unit(dimensions, [1])),
+});
+/** A unit vector with these leading components. */
+function unit(dimensions: number, leading: number[]): Float32Array {
+  const v = new Float32Array(dimensions);
+  v.set(leading);
+  const norm = Math.hypot(...leading);
+  return v.map((x) => x / norm);
+}
+
+describe('search while refinement has reached only some passages', () => {
+  it('ranks a passage not yet refined on keywords and the fast tier, on the same scale as refined ones', async () => {
+    const h = await openHarness(['notes']);
+    const { store } = h.services;
+    const notes = [
+      ...Array.from({ length: 7 }, (_, i) => `Unrelated refined note number ${i} about the garden.`),
+      'The bank asked me to verify my identity through Onfido.',
+      'A passage the fast tier finds far from the question.',
+    ];
+    for (const content of notes) await h.run(ops.addDocument, h.owner, { container: h.containers.notes, content });
+    await h.learn();
+    const passages = await store.passages.listWithoutVectors('fast', 0, 100);
+    const [onfido, far] = passages.slice(7);
+    // Fast tier: the Onfido passage nearest the question, the refined notes half way, one far.
+    const fastOf = (id: number) => (id === onfido!.id ? [1] : id === far!.id ? [0.2, 0.98] : [0.6, 0.8]);
+    await store.vectors.put(
+      'fast',
+      passages.map((p) => ({ passageId: p.id, vectors: [unit(64, fastOf(p.id))] })),
+    );
+    // The seven unrelated notes are refined, and the strong tier puts them right on the question.
+    await store.vectors.put(
+      'strong',
+      passages.slice(0, 7).map((p) => ({ passageId: p.id, vectors: [unit(STRONG_DIMENSIONS, [1])] })),
+    );
+    const engine = await SearchEngine.open(
+      store,
+      createLogger('silent'),
+      { fast: axis('test:fast', 64), strong: axis('test:strong', STRONG_DIMENSIONS) },
+      scratchDir(),
+    );
+    const [container] = await store.containers.list(h.owner.accountId);
+    const res = await engine.search(h.owner.accountId, [container!], 'Onfido', 10, 'tr_test');
+    // Weighed as a refined passage is, it scored 0.3 + 0.2 = 0.5 under each refined note's 0.6: rank 8.
+    expect(res.hits[0]!.content).toBe(notes[7]!);
+    await engine.close();
+    await h.close();
   });
 });

@@ -1,7 +1,8 @@
 /**
- * The strong tier's scan shared with a helper thread (src/search/shared-scan.ts): the same
- * distances and histogram as one thread makes, with the helper really taking chunks; and a helper
- * that never finishes its part is given up on, with the scan still whole.
+ * A tier's scan shared with a helper thread (src/search/shared-scan.ts): the same distances and
+ * histogram as one thread makes, with the helper really taking chunks, for both tiers' indexes
+ * from one helper (the query thread helps both); and a helper that never finishes its part is
+ * given up on, with the scan still whole.
  */
 import { afterEach, describe, expect, it } from 'bun:test';
 import { Worker } from 'node:worker_threads';
@@ -13,31 +14,32 @@ const BITS = 384;
 const SLOTS = 20 * SHARED_SCAN_MIN;
 
 /** An index of random codes in 50 groups, some slots removed, and what one thread's scan of it gives. */
-function filled(): {
+function filled(bits = BITS): {
   scan: HammingScan;
   wanted: Uint8Array;
   distances: Uint16Array<ArrayBuffer>;
   histogram: Uint32Array<ArrayBuffer>;
 } {
-  const scan = new HammingScan(BITS, 1024);
+  const scan = new HammingScan(bits, 1024);
   scan.reserve(SLOTS, 50);
   const random = seeded(7);
   for (let i = 0; i < SLOTS * scan.words; i++) scan.codes[i] = (random() * 2 ** 32) >>> 0;
   for (let s = 0; s < SLOTS; s++) scan.groups[s] = s % 11 === 0 ? -1 : s % 50;
   scan.setQuery(new Uint32Array(scan.words).map(() => (random() * 2 ** 32) >>> 0));
   const wanted = new Uint8Array(50).map((_, g) => (g % 4 === 0 ? 0 : 1));
-  scan.scan(SLOTS, wanted, BITS + 1);
+  scan.scan(SLOTS, wanted, bits + 1);
   return { scan, wanted, distances: scan.distances.slice(0, SLOTS), histogram: scan.histogram.slice() };
 }
 
 const workers: Worker[] = [];
-async function lend(scan: HammingScan, mode: 'help' | 'stuck'): Promise<void> {
-  const worker = new Worker(new URL('./fixtures/scan-helper.ts', import.meta.url));
-  workers.push(worker);
+async function lend(scan: HammingScan, mode: 'help' | 'stuck', to?: Worker): Promise<Worker> {
+  const worker = to ?? new Worker(new URL('./fixtures/scan-helper.ts', import.meta.url));
+  if (!to) workers.push(worker);
   const ready = new Promise((resolve) => worker.once('message', resolve));
   worker.postMessage({ share: scan.share(), mode });
   if (mode === 'help') await ready;
   else await Bun.sleep(100); // it is waiting for the next job
+  return worker;
 }
 
 describe('a scan shared with a helper thread', () => {
@@ -58,6 +60,22 @@ describe('a scan shared with a helper thread', () => {
     }
     expect(scan.jobs.helperChunks).toBeGreaterThan(0);
     expect(scan.jobs.helped).toBe(true);
+  });
+
+  it('is helped by one thread in the scans of both tiers, each giving what one thread gives', async () => {
+    const tiers = [256, BITS].map((bits) => ({ bits, ...filled(bits) }));
+    const helper = await lend(tiers[0]!.scan, 'help');
+    await lend(tiers[1]!.scan, 'help', helper);
+    for (let i = 0; i < 20 && tiers.some((t) => t.scan.jobs.helperChunks === 0); i++) {
+      for (const { bits, scan, wanted, distances, histogram } of tiers) {
+        scan.distances.fill(0, 0, SLOTS);
+        scan.scan(SLOTS, wanted, bits + 1);
+        expect(scan.distances.slice(0, SLOTS)).toEqual(distances);
+        expect(scan.histogram).toEqual(histogram);
+      }
+      await Bun.sleep(5);
+    }
+    for (const { scan } of tiers) expect(scan.jobs.helperChunks).toBeGreaterThan(0);
   });
 
   it('gives up on a helper that never finishes, and still scans every slot', async () => {

@@ -18,8 +18,10 @@ import { ordinaryTables, tableColumns } from './sqlite-tables';
 const ONE_ENGINE_TABLES: Record<string, string> = {
   keyword_index_rebuild:
     "SQLite: the progress of a large store's keyword index rebuilt in the background (migration 0008); PostgreSQL's index is made with its table",
+  removed_passages:
+    "SQLite: the ids of passages any program deleted, which the one server's in-memory indexes drop (PostgreSQL's vector feed carries them)",
   vector_commits:
-    "PostgreSQL: the vector change feed's commits, which other processes' in-memory indexes follow; SQLite's one process tells its indexes itself",
+    "PostgreSQL: the vector change feed's commits, which other processes' in-memory indexes follow; SQLite's one server learns itself what it stores, and reads removed_passages for what others delete",
   vector_changes: "PostgreSQL: the vector change feed's changes (see vector_commits)",
   vector_feed_floor:
     'PostgreSQL: the last commit pruned from the vector change feed; a follower below it reads its indexes again',

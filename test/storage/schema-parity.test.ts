@@ -23,6 +23,8 @@ import { type Column, ordinaryTables, tableColumns } from './sqlite-tables';
 const RAW_SQL_ONLY: Record<string, string> = {
   keyword_index_rebuild:
     "one row of progress that exists only while a large store's keyword index is rebuilt in the background (migration 0008); fts-rebuild.ts alone reads and drops it",
+  removed_passages:
+    "the ids of deleted passages, written by a trigger (migration 0024), read and pruned only by the store's `removals` for the running server's indexes",
 };
 
 const drizzleTables = (Object.values(schema) as unknown[])

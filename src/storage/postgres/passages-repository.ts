@@ -77,6 +77,27 @@ export function passagesRepository({ sql, atomic }: PostgresContext): PassageRep
        ORDER BY p.id LIMIT ${limit}`
       ).map((r: Record<string, unknown>) => numbers<PassageText>(r, 'id')),
 
+    listForRefinement: async (tier, containersFirst, { after, upTo }, limit) =>
+      (
+        await sql`
+      SELECT p.id FROM passages p
+        LEFT JOIN documents d ON d.id = p.document_id LEFT JOIN memories m ON m.id = p.memory_id
+       WHERE p.id > ${after} AND p.id <= ${upTo}
+         AND NOT EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ${tier} AND v.unit = 0)
+       ORDER BY array_position(${containersFirst}::text[], p.container_id) NULLS LAST,
+                EXISTS (SELECT 1 FROM import_origins o WHERE o.document_id = p.document_id)
+                  OR EXISTS (SELECT 1 FROM import_origins o WHERE o.memory_id = p.memory_id),
+                coalesce(d.created_at, m.created_at) DESC, p.document_id, p.id
+       LIMIT ${limit}`
+      ).map((r: { id: string }) => Number(r.id)),
+
+    getTexts: async (passageIds) =>
+      passageIds.length
+        ? (await sql`SELECT id, title, content FROM passages WHERE id = ANY(${passageIds}::bigint[]) ORDER BY id`).map(
+            (r: Record<string, unknown>) => numbers<PassageText>(r, 'id'),
+          )
+        : [],
+
     // The identity's sequence: the highest id ever given, whatever was deleted since (0 before the first).
     lastId: async () =>
       Number((await sql`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS id FROM passages_id_seq`)[0].id),

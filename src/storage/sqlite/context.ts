@@ -3,7 +3,7 @@
  * transactions. bun:sqlite answers every statement at once, so the repositories here are written
  * synchronously (`Synchronous<R>`); sqlite-store.ts turns them into the Store's promises.
  */
-import type { Database } from 'bun:sqlite';
+import type { Database, Statement } from 'bun:sqlite';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import { UniqueViolation } from '../../errors';
 
@@ -29,6 +29,8 @@ export interface TransactionStatements {
   savepoint(): void;
   release(): void;
   rollbackToSavepoint(): void;
+  /** Lets go of them, before the connection closes: a statement left open keeps it open after `close`. */
+  finalize(): void;
 }
 
 export interface SqliteContext {
@@ -55,8 +57,10 @@ export interface SqliteContext {
 
 export function sqliteContext(raw: Database): SqliteContext {
   let held: (() => void)[] = [];
+  const made: Statement[] = [];
   const prepared = (sql: string) => {
     const statement = raw.prepare(sql);
+    made.push(statement);
     return () => void statement.run();
   };
   const begin = { IMMEDIATE: prepared('BEGIN IMMEDIATE'), DEFERRED: prepared('BEGIN DEFERRED') };
@@ -67,6 +71,9 @@ export function sqliteContext(raw: Database): SqliteContext {
     savepoint: prepared('SAVEPOINT nested'),
     release: prepared('RELEASE nested'),
     rollbackToSavepoint: prepared('ROLLBACK TO nested'),
+    finalize: () => {
+      for (const statement of made.splice(0)) statement.finalize();
+    },
   };
   return {
     raw,

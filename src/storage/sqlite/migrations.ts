@@ -28,6 +28,7 @@ import containers from '../../../migrations/0018_containers.sql' with { type: 't
 import jobLeases from '../../../migrations/0021_job_leases.sql' with { type: 'text' };
 import importFile from '../../../migrations/0022_import_file.sql' with { type: 'text' };
 import factJobs from '../../../migrations/0023_fact_jobs.sql' with { type: 'text' };
+import removedPassages from '../../../migrations/0024_removed_passages.sql' with { type: 'text' };
 
 const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
@@ -51,6 +52,7 @@ const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Da
   { version: '0021_job_leases', sql: jobLeases },
   { version: '0022_import_file', sql: importFile },
   { version: '0023_fact_jobs', sql: factJobs },
+  { version: '0024_removed_passages', sql: removedPassages },
 ];
 
 /** The stemmed index of a rebuild still under way (0008) deletes securely too once it takes over. */

@@ -118,6 +118,32 @@ export function passagesRepository({ db, raw, atomic }: SqliteContext): Synchron
        ORDER BY p.id LIMIT ?3`)
         .all(tier, afterPassageId, limit),
 
+    // The containers first by their place in the list (json_each's key), then the person's own writing
+    // before imports', newest first. One pass over the passages without vectors, sorted.
+    listForRefinement: (tier, containersFirst, { after, upTo }, limit) =>
+      raw
+        .query<{ id: number }, [VectorTier, string, number, number, number]>(`
+      SELECT p.id FROM passages p
+        LEFT JOIN documents d ON d.id = p.document_id LEFT JOIN memories m ON m.id = p.memory_id
+       WHERE p.id > ?4 AND p.id <= ?5
+         AND NOT EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ?1 AND v.unit = 0)
+       ORDER BY coalesce((SELECT key FROM json_each(?2) WHERE value = p.container_id), 1e9),
+                EXISTS (SELECT 1 FROM import_origins o WHERE o.document_id = p.document_id)
+                  OR EXISTS (SELECT 1 FROM import_origins o WHERE o.memory_id = p.memory_id),
+                coalesce(d.created_at, m.created_at) DESC, p.document_id, p.id
+       LIMIT ?3`)
+        .all(tier, JSON.stringify(containersFirst), limit, after, upTo)
+        .map((r) => r.id),
+
+    getTexts: (passageIds) =>
+      passageIds.length
+        ? raw
+            .query<PassageText, [string]>(
+              'SELECT id, title, content FROM passages WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
+            )
+            .all(JSON.stringify(passageIds))
+        : [],
+
     lastId: () =>
       raw.query<{ seq: number }, []>("SELECT seq FROM sqlite_sequence WHERE name = 'passages'").get()?.seq ?? 0,
   };

@@ -5,6 +5,7 @@
  * batches), each place saying why.
  */
 import type { Database } from 'bun:sqlite';
+import type { PassageRemoval } from '../passage-removals';
 import type { Repositories, Store, Transaction } from '../store';
 import { eachMethodThrough } from '../each-method';
 import { accessLogRepository } from './access-log-repository';
@@ -131,7 +132,25 @@ export function openSqliteStore(raw: Database): SqliteStore {
       lock.run(() => {
         raw.query('SELECT 1').get();
       }),
-    close: () => lock.run(() => raw.close()),
+    close: () =>
+      lock.run(() => {
+        statements.finalize();
+        raw.close();
+      }),
     withConnection: (work) => lock.run(() => work(raw)),
+    removals: {
+      since: (after, limit) =>
+        lock.run(() =>
+          raw
+            .query<PassageRemoval, [number, number]>(
+              'SELECT seq, passage_id AS passageId FROM removed_passages WHERE seq > ? ORDER BY seq LIMIT ?',
+            )
+            .all(after, limit),
+        ),
+      prune: (seq) =>
+        lock.run(() => {
+          raw.query('DELETE FROM removed_passages WHERE seq <= ?').run(seq);
+        }),
+    },
   };
 }

@@ -27,7 +27,7 @@ describe('learning progress on /healthz', () => {
     expect((await call(server, 'GET', '/healthz', key)).body).toEqual({
       status: 'ok',
       database: 'ok',
-      learning: { queue: 0, passages: 0, refined: null },
+      learning: { queue: 0, passages: 0, refined: null, refining_per_second: null, full_quality_in_seconds: null },
     });
     await call(server, 'POST', '/v1/documents', key, { content: 'The boat is moored at the northern pier.' });
     await call(server, 'POST', '/v1/documents', key, { content: 'The spare key hangs in the shed.' });
@@ -35,10 +35,12 @@ describe('learning progress on /healthz', () => {
       queue: 2,
       passages: 0,
       refined: null,
+      refining_per_second: null,
+      full_quality_in_seconds: null,
     });
     await server.learning.drain();
     const after = await call(server, 'GET', '/healthz', key);
-    expect(after.body.learning).toEqual({ queue: 0, passages: 2, refined: null });
+    expect(after.body.learning).toMatchObject({ queue: 0, passages: 2, refined: null });
     expect(JSON.stringify(after.body)).not.toContain(container);
   });
 
@@ -73,6 +75,8 @@ describe('learning progress on /healthz', () => {
       queue: 0,
       passages: 2,
       refined: null,
+      refining_per_second: null,
+      full_quality_in_seconds: null,
     });
     const app = await ownerWithBrowser(server);
     const { access_token } = await connect(server, app, { containers: [app.containers.work!] });
@@ -80,6 +84,8 @@ describe('learning progress on /healthz', () => {
       queue: 0,
       passages: 2,
       refined: null,
+      refining_per_second: null,
+      full_quality_in_seconds: null,
     });
   });
 });

@@ -81,12 +81,15 @@ async function learnedDocument(
   accountId: string,
   containerId: string,
   passages: string[],
+  fields: Partial<DocumentRow> = {},
 ): Promise<DocumentRow> {
   const { document } = await insertDocument(
     store,
-    documentRow(accountId, containerId, { content: passages.join('\n\n') }),
+    documentRow(accountId, containerId, { content: passages.join('\n\n'), ...fields }),
   );
-  const [job] = (await store.jobs.claim(2_000, 100)).filter((j) => j.documentId === document.id);
+  const [job] = (await store.jobs.claim(Math.max(2_000, document.createdAt), 100)).filter(
+    (j) => j.documentId === document.id,
+  );
   await completeDocument(
     store,
     job!,
@@ -345,6 +348,59 @@ export function contractCases(factory: StoreFactory): void {
         expect(await store.importOrigins.of(accountId, 'fact', said.id)).toBeNull();
         const other = await addAccount(store);
         expect(await store.importOrigins.of(other, 'fact', imported.id)).toBeNull();
+      });
+    });
+
+    describe('refinement', () => {
+      it("lists passages without the tier's vectors in the order a person searches: containers searched, their own writing, newest", async () => {
+        const [c1, c2] = [await addContainer(store, accountId), await addContainer(store, accountId)];
+        const old = await learnedDocument(store, accountId, c1.id, ['Old one.', 'Old two.'], { createdAt: 1_000 });
+        await learnedDocument(store, accountId, c1.id, ['Recent.'], { createdAt: 3_000 });
+        const imported = await learnedDocument(store, accountId, c2.id, ['Imported.'], { createdAt: 2_000 });
+        await store.importOrigins.insert({
+          accountId,
+          source: 'chatgpt',
+          kind: 'document',
+          exportedId: 'conversation-1',
+          localId: imported.id,
+          importedAt: 5_000,
+          file: 'conversations.json',
+        });
+        const fact = factRow(accountId, c1.id, 'A fact said in between.', { createdAt: 2_500 });
+        await insertFact(store, fact);
+        const texts = async (ids: number[]) => (await store.passages.getTexts(ids)).map((p) => p.content);
+        const everything = { after: 0, upTo: Number.MAX_SAFE_INTEGER };
+        const order = async (first: string[], limit = 10) => {
+          const ids = await store.passages.listForRefinement('strong', first, everything, limit);
+          const byId = new Map((await store.passages.getTexts(ids)).map((p) => [p.id, p.content]));
+          return ids.map((id) => byId.get(id));
+        };
+        expect(await order([])).toEqual(['Recent.', 'A fact said in between.', 'Old one.', 'Old two.', 'Imported.']);
+        expect(await order([c2.id, c1.id])).toEqual([
+          'Imported.',
+          'Recent.',
+          'A fact said in between.',
+          'Old one.',
+          'Old two.',
+        ]);
+        expect(await order([], 2)).toEqual(['Recent.', 'A fact said in between.']);
+        // Refined passages leave the list; a deleted one is no longer read.
+        const [recentPassage] = await store.passages.listForRefinement('strong', [], everything, 1);
+        await store.vectors.put('strong', [{ passageId: recentPassage!, vectors: [new Float32Array([1, 0])] }]);
+        expect(await order([])).toEqual(['A fact said in between.', 'Old one.', 'Old two.', 'Imported.']);
+        const ids = await store.passages.listForRefinement('strong', [], everything, 10);
+        // Within a range of ids only: the fact's passage is the newest stored.
+        const last = await store.passages.lastId();
+        expect(await store.passages.listForRefinement('strong', [], { after: last - 1, upTo: last }, 10)).toEqual([
+          last,
+        ]);
+        expect(await store.passages.listForRefinement('strong', [], { after: 0, upTo: last - 1 }, 10)).not.toContain(
+          last,
+        );
+        await store.forgetting.forget(accountId, { documentId: old.id }, []);
+        expect(await texts(ids)).toEqual(['Imported.', 'A fact said in between.']); // by id
+        // Each tier's own list: no passage left has fast vectors.
+        expect(await store.passages.listForRefinement('fast', [], everything, 10)).toHaveLength(3);
       });
     });
 

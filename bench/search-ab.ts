@@ -1,0 +1,74 @@
+/**
+ * Default search latency of source trees against each other, alternated on one host (old, new,
+ * old, new, ...), as the figures of docs/performance.md's regression were taken: each tree's server
+ * on its own copy of one seeded store (`bench/search-latency.ts --keep DIR` seeds one; seed it with
+ * the oldest tree, since a newer one migrates the store it opens), 50 searches to warm, then
+ * `--queries` one at a time. Printed a run: the server's CPU a search (from /proc, the steadier
+ * figure on a shared host), p50 and p95, and the load average; then each tree's medians.
+ *
+ *   bun bench/search-ab.ts --store DIR [--rounds 3] [--queries 300] TREE...
+ */
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { sweepThenRemove } from '../test/helpers/secret-sweep';
+import { percentile, query, seeded } from './lib/corpus';
+import { searchOnce, spawnServer } from './lib/engram-process';
+
+const { values, positionals: trees } = parseArgs({
+  options: {
+    store: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+    queries: { type: 'string', default: '300' },
+  },
+  allowPositionals: true,
+});
+if (!values.store || trees.length < 2) throw new Error('usage: bun bench/search-ab.ts --store DIR TREE TREE...');
+const key = readFileSync(join(values.store, 'bench-key'), 'utf8').trim();
+const work = mkdtempSync(join(tmpdir(), 'engram-search-ab-'));
+const copies = trees.map((_, i) => {
+  const copy = join(work, `tree-${i}`);
+  cpSync(values.store!, copy, { recursive: true });
+  return copy;
+});
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+const runs = trees.map(() => ({ cpu: [] as number[], p50: [] as number[], p95: [] as number[] }));
+const queries = Number(values.queries);
+
+for (let round = 0; round < Number(values.rounds); round++) {
+  for (const [i, tree] of trees.entries()) {
+    const server = await spawnServer(copies[i]!, { ENGRAM_EMBEDDER: 'builtin' }, 'inherit', [], tree);
+    const random = seeded(7);
+    for (let q = 0; q < 50; q++) await searchOnce(server.url, key, query(random));
+    const times: number[] = [];
+    const cpu0 = cpuSeconds(server.proc.pid);
+    for (let q = 0; q < queries; q++) {
+      const t = performance.now();
+      await searchOnce(server.url, key, query(random));
+      times.push(performance.now() - t);
+    }
+    const cpu = ((cpuSeconds(server.proc.pid) - cpu0) * 1000) / queries;
+    server.proc.kill('SIGTERM');
+    await server.proc.exited;
+    times.sort((a, b) => a - b);
+    const run = runs[i]!;
+    run.cpu.push(cpu);
+    run.p50.push(percentile(times, 50));
+    run.p95.push(percentile(times, 95));
+    console.log(
+      `round ${round + 1} ${tree}: server CPU ${cpu.toFixed(2)} ms a search, p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms (load ${load()})`,
+    );
+  }
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(2);
+for (const [i, tree] of trees.entries())
+  console.log(
+    `${tree}: medians: server CPU ${median(runs[i]!.cpu)} ms a search, p50 ${median(runs[i]!.p50)} ms, p95 ${median(runs[i]!.p95)} ms`,
+  );
+// `bench-key` is the seeding's, kept there on purpose (bench/lib/seed.ts).
+sweepThenRemove({ harness: 'bench:search-ab', stores: copies, exclude: ['bench-key'] }, work);
