@@ -82,7 +82,12 @@ for (const set of sets) {
   /** The engines opened, whose indexes stop following the store before it closes. */
   const engines: Promise<SearchEngine>[] = [];
   const server = (e: Embedder | null): Variant => {
-    const opened = SearchEngine.open(corpus.store, createLogger('warn'), { fast, strong: e }, scratchDir());
+    const opened = SearchEngine.open({
+      store: corpus.store,
+      log: createLogger('warn'),
+      embedders: { fast, strong: e },
+      dataDir: scratchDir(),
+    });
     engines.push(opened);
     return async (q) =>
       (await (await opened).search(ACCOUNT, [CONTAINER], q, 10, 'bench')).hits.map(

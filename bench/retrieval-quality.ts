@@ -273,7 +273,8 @@ for (const set of sets) {
   const results = await evaluate(set, present, corpus.keyOf);
   if (values.misses) await writeMisses(set, lever({}), corpus.keyOf);
   if (embedders.strong)
-    for (const share of refinedShares) Object.assign(results, await partlyRefined(share, set, corpus, embedders, server));
+    for (const share of refinedShares)
+      Object.assign(results, await partlyRefined(share, set, corpus, embedders, server));
   for (const engine of engines) await (await engine).indexes.settle();
   await corpus.close();
   console.log(
@@ -329,11 +330,7 @@ async function partlyRefined(
         `DELETE FROM passage_vectors WHERE tier = 'strong' AND passage_id IN (${drop.slice(i, i + 500).join(',')})`,
       );
   });
-  return evaluate(
-    set,
-    { [`the server, both tiers, ${share} % refined (SearchEngine)`]: server(tiers) },
-    corpus.keyOf,
-  );
+  return evaluate(set, { [`the server, both tiers, ${share} % refined (SearchEngine)`]: server(tiers) }, corpus.keyOf);
 }
 
 /**

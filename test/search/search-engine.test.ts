@@ -232,12 +232,12 @@ describe('search while refinement has reached only some passages', () => {
       'strong',
       passages.slice(0, 7).map((p) => ({ passageId: p.id, vectors: [unit(STRONG_DIMENSIONS, [1])] })),
     );
-    const engine = await SearchEngine.open(
+    const engine = await SearchEngine.open({
       store,
-      createLogger('silent'),
-      { fast: axis('test:fast', 64), strong: axis('test:strong', STRONG_DIMENSIONS) },
-      scratchDir(),
-    );
+      log: createLogger('silent'),
+      embedders: { fast: axis('test:fast', 64), strong: axis('test:strong', STRONG_DIMENSIONS) },
+      dataDir: scratchDir(),
+    });
     const [container] = await store.containers.list(h.owner.accountId);
     const res = await engine.search(h.owner.accountId, [container!], 'Onfido', 10, 'tr_test');
     // Weighed as a refined passage is, it scored 0.3 + 0.2 = 0.5 under each refined note's 0.6: rank 8.
