@@ -9,7 +9,7 @@ import type { Logger } from '../log';
 import type { PassageRemovals } from '../storage/passage-removals';
 
 /** How often the record is read while the server runs. */
-const FOLLOW_MS = 1000;
+export const FOLLOW_MS = 1000;
 /** Deletions read at a time (a container of a million passages forgotten is read in pages). */
 const PAGE = 10_000;
 

@@ -77,7 +77,9 @@ export class VectorIndexes {
       this.follower = new FeedFollower(feed.feed, followed, store, log, feed.commit);
       this.restoredFrom = opened.restored.size ? feed.commit : null;
     }
-    if (!feed && store.removals)
+    // Only a process with indexes follows (and so drains) the record of deleted passages: a command
+    // (`engram import` beside the server) has none, and draining it would hide them from the server.
+    if (!feed && store.removals && TIERS.some((tier) => this.tiers[tier]))
       this.removals = new RemovalFollower(store.removals, (ids) => this.forgetPassages(ids), log);
     const stamp: Stamp = feed ? { feedId: feed.id, commit: () => this.follower!.applied } : { store };
     this.saver = new IndexSaver({

@@ -23,6 +23,7 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { loadStaticEmbedder } from '../../src/embedders/static-embedder';
 import { createLogger } from '../../src/log';
 import type { Store } from '../../src/storage/store';
+import { FOLLOW_MS } from '../../src/search/removal-follower';
 import { SearchEngine } from '../../src/search/search-engine';
 import { VectorIndex } from '../../src/search/vector-index';
 import { quantize } from '../../src/storage/stored-vector';
@@ -291,6 +292,34 @@ describe('the search engine across a stop and a start', () => {
     } finally {
       await second.close();
     }
+  });
+
+  it("leaves the record of deleted passages to the server: a command's engine has no index to drop them from", async () => {
+    const removals = corpus.store.removals!;
+    const pending = async () => (await removals.since(0, 1_000_000)).map((r) => r.passageId);
+    const [victim] = (await corpus.store.vectors.list('fast', 0, 1)).map((v) => v.passageId);
+    const db = new Database(join(corpus.dir, 'engram.db'));
+    db.run('PRAGMA foreign_keys = ON');
+    try {
+      db.run('DELETE FROM passages WHERE id = ?', [victim!]);
+    } finally {
+      db.close();
+    }
+    expect(await pending()).toContain(victim!);
+    // As `engram import` beside the server opens its services: no embedders, keyword search only.
+    const command = await SearchEngine.open({
+      store: corpus.store,
+      log: createLogger('silent'),
+      embedders: { fast: null, strong: null },
+      dataDir: scratchDir(),
+    });
+    await Bun.sleep(FOLLOW_MS * 1.5);
+    await command.close();
+    expect(await pending()).toContain(victim!);
+    // The server, which has the indexes, drops the passage and then the record.
+    const server = await open(scratchDir());
+    await until(async () => !(await pending()).includes(victim!));
+    await server.close();
   });
 
   // Needs root to mount a tmpfs.
