@@ -43,21 +43,23 @@ export class Refiner {
   private caughtUp = false;
 
   private readonly batch: number;
+  private readonly planSize: number;
   private readonly windowSize: number;
   private readonly containersFirst: () => string[];
 
   /**
    * `containersFirst` says which containers were searched lately, most recent first
-   * (search/search-activity.ts): their passages are refined first. `batch` and `window` are
-   * REFINE_BATCH's and WINDOW's unless told (benchmarks and tests).
+   * (search/search-activity.ts): their passages are refined first. `batch`, `plan` and `window` are
+   * REFINE_BATCH's, PLAN's and WINDOW's unless told (benchmarks and tests).
    */
   constructor(
     private readonly store: Store,
     private readonly embedder: Embedder,
     private readonly onRefined: (passageIds: number[]) => void | Promise<void>,
-    options: { batch?: number; window?: number; containersFirst?: () => string[] } = {},
+    options: { batch?: number; plan?: number; window?: number; containersFirst?: () => string[] } = {},
   ) {
     this.batch = options.batch ?? REFINE_BATCH;
+    this.planSize = options.plan ?? PLAN;
     this.windowSize = options.window ?? WINDOW;
     this.containersFirst = options.containersFirst ?? (() => []);
   }
@@ -95,11 +97,14 @@ export class Refiner {
         'strong',
         first,
         { after: this.seen, upTo: last },
-        PLAN,
+        this.planSize,
       );
       this.plan = [...fresh, ...this.plan];
       this.seen = last;
       if (fresh.length) this.caughtUp = false;
+      // More were stored than a plan holds (an import learned in one go): once this plan runs out,
+      // the windows are walked again from the newest down, so that none above the old window is left out.
+      if (fresh.length === this.planSize) this.window = { from: Math.max(0, last - this.windowSize), to: last };
     }
     if (
       !planned &&
@@ -131,7 +136,7 @@ export class Refiner {
     const above = this.plan.filter((id) => id > to);
     this.plan = [
       ...above,
-      ...(await this.store.passages.listForRefinement('strong', first, { after: from, upTo: to }, PLAN)),
+      ...(await this.store.passages.listForRefinement('strong', first, { after: from, upTo: to }, this.planSize)),
     ];
     [this.plannedFirst, this.plannedAt] = [first.join('\n'), Date.now()];
   }

@@ -108,6 +108,21 @@ describe('refinement', () => {
     expect(await h.services.store.passages.listWithoutVectors('strong', 0, 10)).toEqual([]);
   });
 
+  it('refines all that was learned in one go, even more than a plan holds', async () => {
+    // Two a plan: four learned while it was idle are more than the plan after them takes.
+    const small = new Refiner(store, embedder, () => {}, { batch: 10, plan: 2 });
+    while ((await small.step()) > 0);
+    for (const content of [
+      'The boiler was serviced.',
+      'Ana starts school in September.',
+      'We sold the car.',
+      'The roof needs new tiles.',
+    ])
+      await learn('notes', content);
+    while ((await small.step()) > 0);
+    expect(await h.services.store.passages.listWithoutVectors('strong', 0, 10)).toEqual([]);
+  });
+
   it('starts a new run with a plan, and finds nothing left', async () => {
     plans.length = 0;
     const fresh = new Refiner(store, embedder, () => {});
