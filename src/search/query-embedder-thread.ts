@@ -3,8 +3,8 @@
  * synchronously, so on the HTTP thread every search would hold every other request for the
  * model's few milliseconds; here it holds only this thread. The session it opens is the process's
  * one: the learning thread runs it too (query-embedder.ts), and this thread frees it when told to
- * close. Once the search engine asks, it also scans part of the strong tier's index for each
- * search while it is otherwise idle (shared-scan.ts). A model that fails to load, or is not the
+ * close. Once the search engine asks, it also scans part of each tier's index for each search
+ * while it is otherwise idle (shared-scan.ts). A model that fails to load, or is not the
  * one the server was started with, throws here, which ends the thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';

@@ -3,7 +3,7 @@
  * Embedder interface: search awaits a vector while the HTTP thread goes on answering. The thread
  * loads the model after the server has started; queries sent meanwhile wait in its port. Its session
  * is the process's only one: `shared()` hands it to the learning thread, which refines with it.
- * Between queries the thread helps scan the strong tier's index (`helpScans`, shared-scan.ts).
+ * Between queries the thread helps scan both tiers' indexes (`helpScans`, shared-scan.ts).
  */
 import { Worker } from 'node:worker_threads';
 import type { Embedder } from '../embedders/embedder';

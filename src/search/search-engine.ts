@@ -93,7 +93,7 @@ export class SearchEngine {
 
   /**
    * The indexes opened for the embedders' tiers (see VectorIndexes.open) and the engine over them.
-   * With a strong model on a thread of its own, that thread helps scan the strong index once loaded.
+   * With a strong model on a thread of its own, that thread helps scan both tiers' indexes once loaded.
    * With a shared store's `feed`, the indexes follow what every process stores and forgets.
    */
   static async open({
@@ -177,8 +177,9 @@ export class SearchEngine {
     const reachable = searched.filter((s) => !s.failed).map((s) => s.container.id);
     // Rare: a container's keyword search failed, so its passages are left out of this search altogether.
     if (reachable.length < containers.length) vector = await this.nearest(vectors, reachable, depth);
-    // A passage the strong tier has not reached yet is weighed as the fast tier alone weighs it (fusion.ts).
-    const weights = indexes.count('strong')
+    // A passage the strong tier has not reached yet is weighed as the fast tier alone weighs it
+    // (fusion.ts); so is every passage when this search has no strong query vector (its model failed).
+    const weights = (await strong)
       ? fairWeights((id: number) => indexes.holds('strong', id), FUSION_WEIGHTS.withStrong, FUSION_WEIGHTS.fastOnly)
       : FUSION_WEIGHTS.fastOnly;
     const fused = convexFusion([

@@ -245,4 +245,36 @@ describe('search while refinement has reached only some passages', () => {
     await engine.close();
     await h.close();
   });
+
+  it("weighs every passage as the fast tier alone does when this search's strong query vector failed", async () => {
+    const h = await openHarness(['notes']);
+    const { store } = h.services;
+    const notes = [
+      'Onfido: the bank checks my identity with Onfido, and Onfido keeps the scan.',
+      'The bank used Onfido for my passport.',
+      `A long note on many things: the garden, the roof, the car, the school run, and once Onfido.${' More words here.'.repeat(20)}`,
+    ];
+    for (const content of notes) await h.run(ops.addDocument, h.owner, { container: h.containers.notes, content });
+    await h.learn();
+    const passages = await store.passages.listWithoutVectors('fast', 0, 100);
+    // The first is the best on keywords and the fast tier, and refined; the second nearly as good on both, not refined.
+    const fastOf = [[1], [0.95, 0.31], [0.3, 0.95]];
+    await store.vectors.put(
+      'fast',
+      passages.map((p, i) => ({ passageId: p.id, vectors: [unit(64, fastOf[i]!)] })),
+    );
+    await store.vectors.put('strong', [{ passageId: passages[0]!.id, vectors: [unit(STRONG_DIMENSIONS, [1])] }]);
+    const engine = await SearchEngine.open({
+      store,
+      log: createLogger('silent'),
+      embedders: { fast: axis('test:fast', 64), strong: failing('rejects') },
+      dataDir: scratchDir(),
+    });
+    const [container] = await store.containers.list(h.owner.accountId);
+    const res = await engine.search(h.owner.accountId, [container!], 'Onfido', 10, 'tr_test');
+    // Weighed as refined without a strong list, it scored at most 0.3 + 0.3 under the second's 0.4 and 0.6 shares.
+    expect(res.hits.map((hit) => hit.content)).toEqual(notes);
+    await engine.close();
+    await h.close();
+  });
 });
