@@ -176,6 +176,15 @@ describe.skipIf(!mounted)('a full disk', () => {
       model.delayMs = MODEL_DELAY_MS;
       const inFlight = [(await addDocument()).body.id, (await addDocument()).body.id];
       await until('extraction started', () => model.requests.length > 4, 10_000);
+      // Their answers wait for the disk's first refusal, so that saving their facts meets the full disk
+      // however long filling it takes on a busy machine (the store's last free pages could take them).
+      let refusedOnce!: () => void;
+      const diskRefused = new Promise<void>((resolve) => (refusedOnce = resolve));
+      const answer = model.fixture;
+      model.fixture = async (req) => {
+        await diskRefused;
+        return answer(req);
+      };
       fillDisk();
 
       // Writes that still fit in the store's preallocated pages are acknowledged; then they are refused.
@@ -186,6 +195,7 @@ describe.skipIf(!mounted)('a full disk', () => {
         else expect([201, 202]).toContain(a.status);
       }
       expectStorageFull(firstRefusal!);
+      refusedOnce();
       const fullAt = performance.now();
 
       // The same refusal through MCP and through the TypeScript client (which retries it, then raises).
