@@ -32,3 +32,56 @@ export async function readItems(reader: ImportReader | Promise<ImportReader>): P
   }
   return items;
 }
+
+/** One line of each kind an Engram export (version 2) holds, as `engram export` writes them. */
+export const EXPORT_HEADER = {
+  type: 'header',
+  format: 'engram-export',
+  version: 2,
+  exported_at: '2026-01-01T00:00:00Z',
+  account: 'acc_elsewhere',
+};
+export const EXPORT_CONTAINER = {
+  type: 'container',
+  id: 'ctr_x',
+  name: 'Notes',
+  description: '',
+  created_at: 1,
+  updated_at: 1,
+};
+export const EXPORT_FACT = {
+  type: 'fact',
+  id: 'mem_x',
+  container: 'ctr_x',
+  content: 'Lives in Berlin.',
+  title: null,
+  static: false,
+  created_at: 1,
+  updated_at: 2,
+  source: null,
+  history: [],
+  reviewed_at: null,
+};
+export const EXPORT_DOCUMENT = {
+  type: 'document',
+  id: 'doc_x',
+  container: 'ctr_x',
+  title: 'Boiler',
+  content: 'The boiler was serviced in May.',
+  url: null,
+  custom_id: null,
+  metadata: null,
+  status: 'learned',
+  error: null,
+  created_at: 1,
+  updated_at: 1,
+  learned_at: 1,
+  passages: null,
+};
+export const EXPORT_RULE = {
+  type: 'rule',
+  id: 'rul_x',
+  text: 'Never share notes with shopping apps.',
+  credential_id: null,
+  created_at: 1,
+};

@@ -8,53 +8,15 @@ import { describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
 import { openEngramExport } from '../../src/importers/engram';
 import type { ImportItem } from '../../src/importers/items';
-import { readItems } from '../helpers/imports';
+import {
+  EXPORT_CONTAINER as container,
+  EXPORT_DOCUMENT as document,
+  EXPORT_FACT as fact,
+  EXPORT_HEADER as header,
+  EXPORT_RULE as rule,
+  readItems,
+} from '../helpers/imports';
 import { scratchDir } from '../helpers/scratch';
-
-const header = {
-  type: 'header',
-  format: 'engram-export',
-  version: 2,
-  exported_at: '2026-01-01T00:00:00Z',
-  account: 'acc_elsewhere',
-};
-const container = { type: 'container', id: 'ctr_x', name: 'Notes', description: '', created_at: 1, updated_at: 1 };
-const fact = {
-  type: 'fact',
-  id: 'mem_x',
-  container: 'ctr_x',
-  content: 'Lives in Berlin.',
-  title: null,
-  static: false,
-  created_at: 1,
-  updated_at: 2,
-  source: null,
-  history: [],
-  reviewed_at: null,
-};
-const document = {
-  type: 'document',
-  id: 'doc_x',
-  container: 'ctr_x',
-  title: 'Boiler',
-  content: 'The boiler was serviced in May.',
-  url: null,
-  custom_id: null,
-  metadata: null,
-  status: 'learned',
-  error: null,
-  created_at: 1,
-  updated_at: 1,
-  learned_at: 1,
-  passages: null,
-};
-const rule = {
-  type: 'rule',
-  id: 'rul_x',
-  text: 'Never share notes with shopping apps.',
-  credential_id: null,
-  created_at: 1,
-};
 
 /** Writes `lines` (objects as JSON, strings as they are) as export.jsonl; returns the reader opened on it. */
 async function exportOf(lines: (string | object)[]) {

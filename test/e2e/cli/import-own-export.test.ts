@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'bun:test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EXPORT_CONTAINER as container, EXPORT_FACT as fact, EXPORT_HEADER as header } from '../../helpers/imports';
 import { sweepThenRemove } from '../../helpers/secret-sweep';
 import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
 import { engram, holdings, importInto, normalized } from './engram-command';
@@ -83,27 +84,6 @@ describe("an account's own export imported into its own store", () => {
 });
 
 describe('what an export line must not get away with', () => {
-  const header = {
-    type: 'header',
-    format: 'engram-export',
-    version: 2,
-    exported_at: '2026-01-01T00:00:00Z',
-    account: 'acc_elsewhere',
-  };
-  const container = { type: 'container', id: 'ctr_x', name: 'Notes', description: '', created_at: 1, updated_at: 1 };
-  const fact = {
-    type: 'fact',
-    id: 'mem_x',
-    container: 'ctr_x',
-    content: 'Lives in Berlin.',
-    title: null,
-    static: false,
-    created_at: 1,
-    updated_at: 2,
-    source: null,
-    reviewed_at: null,
-  };
-
   async function refused(server: TestServer, lines: unknown[], message: string) {
     const run = importInto(server, await writeFile(lines));
     expect(run.stderr).toContain(message);
