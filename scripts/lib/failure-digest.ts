@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 
 const LINES = 8;
 
-const unescape = (text: string) =>
+const decodeEntities = (text: string) =>
   text
     .replace(/&#(\d+);/g, (_, code) => String.fromCharCode(Number(code)))
     .replace(/&quot;/g, '"')
@@ -18,7 +18,8 @@ const unescape = (text: string) =>
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
 
-const attribute = (tag: string, name: string) => unescape(new RegExp(`\\b${name}="([^"]*)"`).exec(tag)?.[1] ?? '');
+const attribute = (tag: string, name: string) =>
+  decodeEntities(new RegExp(`\\b${name}="([^"]*)"`).exec(tag)?.[1] ?? '');
 
 let failed = 0;
 for (const report of Bun.argv.slice(2).filter((path) => existsSync(path))) {
@@ -29,7 +30,7 @@ for (const report of Bun.argv.slice(2).filter((path) => existsSync(path))) {
     failed++;
     const where = [attribute(tag!, 'file'), attribute(tag!, 'classname'), attribute(tag!, 'name')].filter(Boolean);
     console.log(`\n(fail) ${where.join(' > ')}`);
-    for (const line of unescape(failure[1]!).trim().split('\n').slice(0, LINES)) console.log(`    ${line}`);
+    for (const line of decodeEntities(failure[1]!).trim().split('\n').slice(0, LINES)) console.log(`    ${line}`);
   }
 }
 console.log(failed ? `\n${failed} failed tests, with their errors above` : 'no failed test in the JUnit reports');
