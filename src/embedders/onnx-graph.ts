@@ -107,7 +107,9 @@ const TENSOR_DATA_TYPE = 2;
 const TENSOR_FLOAT_DATA = 4;
 const TENSOR_NAME = 8;
 const TENSOR_RAW_DATA = 9;
-const FLOAT = 1;
+/** TensorProto.DataType of float32 and int8 values. */
+export const FLOAT = 1;
+export const INT8 = 3;
 
 interface Node {
   readonly field: Field;
@@ -150,8 +152,9 @@ function readNode(buf: Uint8Array, field: Field): Node {
 function initializers(
   buf: Uint8Array,
   graph: readonly Field[],
-): { dims: Map<string, number[]>; scalars: Map<string, number> } {
+): { dims: Map<string, number[]>; types: Map<string, number>; scalars: Map<string, number> } {
   const dims = new Map<string, number[]>();
+  const types = new Map<string, number>();
   const scalars = new Map<string, number>();
   for (const f of graph) {
     if (f.no !== GRAPH_INITIALIZER) continue;
@@ -175,10 +178,11 @@ function initializers(
       }
     }
     dims.set(name, shape);
+    types.set(name, type);
     if (type === FLOAT && value && shape.every((d) => d === 1))
       scalars.set(name, new DataView(value.buffer).getFloat32(0, true));
   }
-  return { dims, scalars };
+  return { dims, types, scalars };
 }
 
 /** An AttributeProto's integer value (absent: the default). */
@@ -218,6 +222,8 @@ export interface Graph {
   readonly nodes: readonly Node[];
   /** Each initializer's dims, by name. */
   readonly dims: ReadonlyMap<string, number[]>;
+  /** Each initializer's element type (onnx.proto's TensorProto.DataType: 1 float, 3 int8, …), by name. */
+  readonly types: ReadonlyMap<string, number>;
   /** The value of each float32 initializer that holds one value, by name. */
   readonly scalars: ReadonlyMap<string, number>;
   /** How many nodes read each value; a graph output counts as infinitely many (its value must stay). */
