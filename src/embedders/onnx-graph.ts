@@ -2,7 +2,7 @@
  * Just enough of ONNX's protobuf encoding to rewrite a model's graph in memory: its nodes are
  * decoded (inputs, outputs, operator, attributes), a rewrite drops or replaces some of them, and
  * every other byte of the model is copied as it was. Used by the load-time rewrites beside it
- * (onnx-gather-first.ts, onnx-softmax-guard.ts, onnx-gelu.ts).
+ * (onnx-gather-first.ts, onnx-int8-matmul.ts, onnx-softmax-guard.ts, onnx-gelu.ts).
  */
 
 /** One field of a protobuf message: its number, wire type, and where its bytes lie. */
@@ -111,7 +111,7 @@ const TENSOR_RAW_DATA = 9;
 export const FLOAT = 1;
 export const INT8 = 3;
 
-interface Node {
+export interface Node {
   readonly field: Field;
   readonly name: string;
   readonly inputs: string[];
@@ -241,6 +241,22 @@ export interface GraphEdit {
   readonly replaced: Map<Node, Uint8Array>;
   /** Operator set versions by domain, imported unless the model imports the domain already. */
   readonly imports: Map<string, number>;
+}
+
+/**
+ * How `value` is computed when it is a weight dequantised in the graph, `Mul(Cast(Q), S)`, read by
+ * one node, the Cast read only by the Mul: its nodes, Q and S. Otherwise undefined.
+ */
+export function dequantized(
+  { producer, readers }: Graph,
+  value: string,
+): { mul: Node; cast: Node; quantized: string; scale: string } | undefined {
+  const mul = producer.get(value);
+  if (mul?.opType !== 'Mul' || mul.domain !== '' || readers.get(value) !== 1) return undefined;
+  const cast = mul.inputs.map((i) => producer.get(i)).find((p) => p?.opType === 'Cast' && p.domain === '');
+  if (!cast || readers.get(cast.outputs[0]!) !== 1) return undefined;
+  const scale = mul.inputs.find((i) => i !== cast.outputs[0]);
+  return scale === undefined ? undefined : { mul, cast, quantized: cast.inputs[0]!, scale };
 }
 
 /**

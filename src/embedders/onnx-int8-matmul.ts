@@ -7,7 +7,7 @@
  * floats. The weights are the file's own, unchanged; what moves the vectors is rounding x to 8 bits
  * (docs/embedding-model.md, "Int8 arithmetic").
  */
-import { encodeNode, FLOAT, INT8, rewriteGraph } from './onnx-graph';
+import { dequantized, encodeNode, FLOAT, INT8, rewriteGraph } from './onnx-graph';
 
 const MICROSOFT = 'com.microsoft';
 
@@ -18,28 +18,26 @@ const MICROSOFT = 'com.microsoft';
  * model without that pattern is returned as is.
  */
 export function int8MatMul(model: Uint8Array): Uint8Array {
-  return rewriteGraph(model, ({ nodes, dims, types, readers, producer }, { dropped, replaced, imports }) => {
+  return rewriteGraph(model, (graph, { dropped, replaced, imports }) => {
+    const { nodes, dims, types, readers } = graph;
     const readerOf = new Map(nodes.flatMap((n) => n.inputs.map((i) => [i, n] as const)));
     for (const matmul of nodes) {
       if (matmul.opType !== 'MatMul' || matmul.domain !== '' || matmul.inputs.length !== 2) continue;
       const [x, weight] = matmul.inputs as [string, string];
-      const mul = producer.get(weight);
-      if (mul?.opType !== 'Mul' || mul.domain !== '' || readers.get(weight) !== 1) continue;
-      const cast = mul.inputs.map((i) => producer.get(i)).find((p) => p?.opType === 'Cast' && p.domain === '');
-      if (!cast || readers.get(cast.outputs[0]!) !== 1) continue;
-      const scale = mul.inputs.find((i) => i !== cast.outputs[0]);
-      const quantized = cast.inputs[0]!;
-      const columns = dims.get(quantized)?.[1];
-      const scaleDims = scale === undefined ? undefined : dims.get(scale);
-      if (types.get(quantized) !== INT8 || dims.get(quantized)?.length !== 2 || columns === undefined || !scaleDims)
-        continue;
+      const dequant = dequantized(graph, weight);
+      if (!dequant) continue;
+      const { mul, cast, quantized, scale } = dequant;
+      const shape = dims.get(quantized);
+      const columns = shape?.[1];
+      const scaleDims = dims.get(scale);
+      if (types.get(quantized) !== INT8 || shape?.length !== 2 || !scaleDims) continue;
       if (scaleDims.at(-1) !== columns || scaleDims.slice(0, -1).some((d) => d !== 1)) continue;
       // A bias added to the product alone is added by the same kernel, saving a pass over its output.
       const product = matmul.outputs[0]!;
       const add = readers.get(product) === 1 ? readerOf.get(product) : undefined;
       const bias = add?.opType === 'Add' && add.domain === '' ? add.inputs.find((i) => i !== product) : undefined;
       const biased = bias !== undefined && types.get(bias) === FLOAT && `${dims.get(bias)}` === `${columns}`;
-      const inputs = [x, quantized, scale!, ...(biased ? ['', bias] : [])];
+      const inputs = [x, quantized, scale, ...(biased ? ['', bias] : [])];
       const outputs = biased ? add!.outputs : matmul.outputs;
       replaced.set(matmul, encodeNode(`${matmul.name}/int8`, 'DynamicQuantizeMatMul', inputs, outputs, [], MICROSOFT));
       dropped.add(mul).add(cast);

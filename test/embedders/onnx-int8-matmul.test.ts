@@ -7,19 +7,10 @@
 import { describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
 import { DEFAULT_ONNX_MODEL_DIR } from '../../src/embedders/onnx-embedder';
-import { rewriteGraph } from '../../src/embedders/onnx-graph';
 import { int8MatMul } from '../../src/embedders/onnx-int8-matmul';
-import { hiddenStates, PADDED_ROWS } from './fixtures/hidden-states';
+import { hiddenStates, operators, PADDED_ROWS } from './fixtures/hidden-states';
 
 const model = await Bun.file(join(DEFAULT_ONNX_MODEL_DIR, 'model.onnx')).bytes();
-/** How many nodes of each `domain:opType` a model has. */
-function operators(bytes: Uint8Array): Map<string, number> {
-  const ops = new Map<string, number>();
-  rewriteGraph(bytes, ({ nodes }) => {
-    for (const n of nodes) ops.set(`${n.domain}:${n.opType}`, (ops.get(`${n.domain}:${n.opType}`) ?? 0) + 1);
-  });
-  return ops;
-}
 
 /** Each row's mean over its real tokens (id ≠ 0), L2-normalised: the embedder's pooling. */
 function pooled(hidden: Float32Array, rows: number[][]): Float64Array[] {
