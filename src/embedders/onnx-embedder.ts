@@ -13,6 +13,7 @@ import defaultModelFile from '../../models/minilm-l6-int8/model.onnx' with { typ
 import type { Embedder } from './embedder';
 import { gatherBeforeDequantize } from './onnx-gather-first';
 import { fuseGelu } from './onnx-gelu';
+import { int8MatMul } from './onnx-int8-matmul';
 import { attachOnnxSession, type OnnxSession, openOnnxSession, type SharedOnnxSession } from './onnx-runtime';
 import { dropSoftmaxNanGuard } from './onnx-softmax-guard';
 import { WordPieceTokenizer, type WordPieceOptions } from './wordpiece';
@@ -90,6 +91,12 @@ export interface OnnxLane {
 }
 
 const DEFAULT_BATCH_TOKENS = 256;
+
+/**
+ * How the model's products are computed (int8MatMul at load), hashed into the id with the files:
+ * the vectors differ from float arithmetic's, so a store's float-made vectors are redone.
+ */
+const ARITHMETIC = 'int8-matmul';
 
 /**
  * ONNX Runtime fuses each residual Add with the LayerNormalization after it into one
@@ -340,19 +347,20 @@ async function readModel(source: string | OnnxModelFiles, knownId?: string) {
   // Read as bytes, not handed over as a path: inside the executable the file is not on disk.
   const model = await Bun.file(files.model).bytes();
   const known = knownId?.startsWith(`onnx:${config.name}:`) ? knownId.slice(`onnx:${config.name}:`.length) : null;
-  const fingerprint = known ?? new Bun.CryptoHasher('sha256').update(model).update(vocab).digest('hex').slice(0, 12);
+  const fingerprint =
+    known ?? new Bun.CryptoHasher('sha256').update(model).update(vocab).update(ARITHMETIC).digest('hex').slice(0, 12);
   return { config, vocab, model, fingerprint };
 }
 
 /**
- * The model read and rewritten for loading: its embedding tables stay int8 in memory (~34 MiB less
- * a session: onnx-gather-first.ts), the exporter's NaN guards go, which never change a value here
- * (onnx-softmax-guard.ts), and its GELUs become one operator each (onnx-gelu.ts). Only the
- * rewritten bytes outlive the call.
+ * The model read and rewritten for loading: its matrix products run in int8 (onnx-int8-matmul.ts),
+ * its embedding tables stay int8 in memory (~34 MiB less a session: onnx-gather-first.ts), the
+ * exporter's NaN guards go, which never change a value here (onnx-softmax-guard.ts), and its GELUs
+ * become one operator each (onnx-gelu.ts). Only the rewritten bytes outlive the call.
  */
 async function loadableModel(source: string | OnnxModelFiles, knownId?: string) {
   const read = await readModel(source, knownId);
-  return { ...read, model: fuseGelu(dropSoftmaxNanGuard(gatherBeforeDequantize(read.model))) };
+  return { ...read, model: fuseGelu(dropSoftmaxNanGuard(gatherBeforeDequantize(int8MatMul(read.model)))) };
 }
 
 async function filesInDirectory(dir: string): Promise<OnnxModelFiles> {
