@@ -13,6 +13,7 @@ import defaultModelFile from '../../models/minilm-l6-int8/model.onnx' with { typ
 import type { Embedder } from './embedder';
 import { gatherBeforeDequantize } from './onnx-gather-first';
 import { fuseGelu } from './onnx-gelu';
+import { int8ProductsExact } from './int8-support';
 import { int8MatMul } from './onnx-int8-matmul';
 import { attachOnnxSession, type OnnxSession, openOnnxSession, type SharedOnnxSession } from './onnx-runtime';
 import { dropSoftmaxNanGuard } from './onnx-softmax-guard';
@@ -92,11 +93,14 @@ export interface OnnxLane {
 
 const DEFAULT_BATCH_TOKENS = 256;
 
+/** Whether the products run in int8 here (int8-support.ts says where they would saturate). */
+const INT8 = int8ProductsExact();
 /**
- * How the model's products are computed (int8MatMul at load), hashed into the id with the files:
- * the vectors differ from float arithmetic's, so a store's float-made vectors are redone.
+ * How the model's products are computed (int8MatMul at load, or the file's float arithmetic),
+ * hashed into the id with the files: the vectors differ, so a store's vectors made the other way
+ * are redone (float keeps the id it had before int8 came).
  */
-const ARITHMETIC = 'int8-matmul';
+const ARITHMETIC = INT8 ? 'int8-matmul' : '';
 
 /**
  * ONNX Runtime fuses each residual Add with the LayerNormalization after it into one
@@ -353,14 +357,16 @@ async function readModel(source: string | OnnxModelFiles, knownId?: string) {
 }
 
 /**
- * The model read and rewritten for loading: its matrix products run in int8 (onnx-int8-matmul.ts),
- * its embedding tables stay int8 in memory (~34 MiB less a session: onnx-gather-first.ts), the
- * exporter's NaN guards go, which never change a value here (onnx-softmax-guard.ts), and its GELUs
- * become one operator each (onnx-gelu.ts). Only the rewritten bytes outlive the call.
+ * The model read and rewritten for loading: its matrix products run in int8 where the CPU allows it
+ * (onnx-int8-matmul.ts), its embedding tables stay int8 in memory (~34 MiB less a session:
+ * onnx-gather-first.ts), the exporter's NaN guards go, which never change a value here
+ * (onnx-softmax-guard.ts), and its GELUs become one operator each (onnx-gelu.ts). Only the
+ * rewritten bytes outlive the call.
  */
 async function loadableModel(source: string | OnnxModelFiles, knownId?: string) {
   const read = await readModel(source, knownId);
-  return { ...read, model: fuseGelu(dropSoftmaxNanGuard(gatherBeforeDequantize(int8MatMul(read.model)))) };
+  const products = INT8 ? int8MatMul(read.model) : read.model;
+  return { ...read, model: fuseGelu(dropSoftmaxNanGuard(gatherBeforeDequantize(products))) };
 }
 
 async function filesInDirectory(dir: string): Promise<OnnxModelFiles> {
