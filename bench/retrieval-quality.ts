@@ -23,6 +23,8 @@
  * vectors are read from DIR (bench/lib/vectors-file.ts), made by bench/candidate-embed.py from the
  * texts a first run writes there.
  *
+ * VARIANTS=PATTERN in the environment runs only the rows whose name matches it (a regular expression).
+ *
  * --misses FILE writes, for the server's default search, every question whose evidence is not all in
  * the top 10, with what was found instead (JSON lines), for looking at what kind of miss each is.
  */
@@ -77,7 +79,11 @@ const STRENGTHS: Record<keyof SearchTuning, number[]> = {
   contentPoor: [0.2, 0.4, 0.6],
   asking: [0.1, 0.2, 0.4],
   dated: [0.1, 0.2, 0.4],
+  feedback: [0.1, 0.2, 0.4],
 };
+
+/** VARIANTS=PATTERN: only the rows whose name matches (e.g. `^levers:`), for a shorter run. */
+const only = new RegExp(process.env.VARIANTS ?? '');
 
 const DEPTH = CANDIDATES; // candidates each side, as the server takes
 
@@ -269,7 +275,9 @@ for (const set of sets) {
     'the server, both tiers, all refined (SearchEngine)': embedders.strong && server(embedders),
     ...leverVariants(lever),
   };
-  const present = Object.fromEntries(Object.entries(variants).filter((e): e is [string, Variant] => e[1] !== null));
+  const present = Object.fromEntries(
+    Object.entries(variants).filter((e): e is [string, Variant] => e[1] !== null && only.test(e[0])),
+  );
   const results = await evaluate(set, present, corpus.keyOf);
   if (values.misses) await writeMisses(set, lever({}), corpus.keyOf);
   if (embedders.strong)
@@ -339,7 +347,7 @@ async function partlyRefined(
  * docs/performance.md's lever table.
  */
 function leverVariants(lever: (change: Partial<SearchTuning>) => Variant): Record<string, Variant> {
-  const none: SearchTuning = { contentPoor: 0, asking: 0, dated: 0 };
+  const none: SearchTuning = { contentPoor: 0, asking: 0, dated: 0, feedback: 0 };
   const rows: Record<string, Variant> = { 'levers: none': lever(none) };
   for (const [name, strengths] of Object.entries(STRENGTHS)) {
     for (const strength of strengths) rows[`levers: ${name} ${strength} alone`] = lever({ ...none, [name]: strength });
