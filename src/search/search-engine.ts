@@ -15,7 +15,6 @@ import type { VectorFeed } from '../storage/vector-feed';
 import { stepDownAsking } from './asking';
 import { ownWords, stepDownContentPoor } from './content-poor';
 import { daysNamed, stepUpDated } from './dated';
-import { expansionQuery, FEEDBACK_PASSAGES } from './feedback';
 import { convexFusion, fairWeights, type FusionWeights, type Scored } from './fusion';
 import { QueryEmbedder } from './query-embedder';
 import { SearchActivity } from './search-activity';
@@ -183,16 +182,11 @@ export class SearchEngine {
     const weights = (await strong)
       ? fairWeights((id: number) => indexes.holds('strong', id), FUSION_WEIGHTS.withStrong, FUSION_WEIGHTS.fastOnly)
       : FUSION_WEIGHTS.fastOnly;
-    const lists = [
+    const fused = convexFusion([
       { hits: keyword, weight: weights.keyword },
       { hits: vector.fast, weight: weights.fast },
       { hits: vector.strong, weight: weights.strong },
-    ];
-    let fused = convexFusion(lists);
-    if (tuning.feedback) {
-      const again = await this.feedbackResults(accountId, reachable, q, fused, depth);
-      if (again.length) fused = convexFusion([...lists, { hits: again, weight: tuning.feedback }]);
-    }
+    ]);
     // Only the page's passages are read in full: with a lever on, the pool it is picked from; when
     // the question names a day, every candidate, for the passages of that day.
     const days = tuning.dated ? daysNamed(q) : [];
@@ -225,35 +219,6 @@ export class SearchEngine {
         return { ...hit, score, container: byContainer.get(hit.containerId)! };
       });
     return { hits, containers: searched };
-  }
-
-  /** The keyword hits of `reachable` for the words of the best of `ranked` (feedback.ts); none when there are none. */
-  private async feedbackResults(
-    accountId: string,
-    reachable: string[],
-    q: string,
-    ranked: Scored<number>[],
-    depth: number,
-  ): Promise<Scored<number>[]> {
-    const best = ranked.slice(0, FEEDBACK_PASSAGES);
-    const texts = new Map(
-      (
-        await this.store.passages.getHits(
-          accountId,
-          best.map((f) => f.item),
-        )
-      ).map((h) => [h.passageId, h.content]),
-    );
-    const again = expansionQuery(q, best, (id) => texts.get(id));
-    if (!again) return [];
-    const answers = await Promise.allSettled(
-      reachable.map((c) => this.store.passages.search(accountId, c, again, depth)),
-    );
-    return answers
-      .flatMap((a) => (a.status === 'fulfilled' ? a.value : []))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, depth)
-      .map((h) => ({ item: h.passageId, score: h.score }));
   }
 
   /**

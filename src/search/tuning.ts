@@ -15,8 +15,6 @@ export interface SearchTuning {
   asking: number;
   /** Passages dated on a day the question names, or the day after, step up (dated.ts): by how much. */
   dated: number;
-  /** The keyword search for the best passages' words (feedback.ts): that list's weight in the fusion. */
-  feedback: number;
 }
 
-export const DEFAULT_TUNING: SearchTuning = { contentPoor: 0.4, asking: 0.1, dated: 0.2, feedback: 0 };
+export const DEFAULT_TUNING: SearchTuning = { contentPoor: 0.4, asking: 0.1, dated: 0.2 };

@@ -54,7 +54,7 @@ describe('content-poor passages', () => {
 });
 
 describe('levers in the engine', () => {
-  const OFF: SearchTuning = { contentPoor: 0, asking: 0, dated: 0, feedback: 0 };
+  const OFF: SearchTuning = { contentPoor: 0, asking: 0, dated: 0 };
   const fast = loadStaticEmbedder();
   let h: Harness;
 
