@@ -27,7 +27,8 @@
  * document's neighbouring turns (the turns before and after it in the container, sent within six
  * hours, or on the same day when a header gives only the day) join its keyword index text (at the
  * weight of a title, half a content word's) or, with `fast` or `strong`, one more embedding unit
- * of that tier only (the turn between its neighbours). Every row is run before and after.
+ * of that tier only (the turn between its neighbours). With `keywords` every row is run before and
+ * after; with `fast` or `strong` the rows are the store's with the unit added.
  *
  * VARIANTS=PATTERN in the environment runs only the rows whose name matches it (a regular expression).
  *
@@ -480,11 +481,12 @@ async function exchangeVectors(
  */
 function neighbours(set: EvalSet): Map<string, [string | undefined, string | undefined]> {
   const at = new Map((set as Partial<RealtalkSet>).turns?.map((t) => [t.key, t.at]));
-  const day = (key: string) => /^\[([^\]]*)\]/.exec(textOf(key))?.[1];
-  const byKey = new Map(set.documents.map((d) => [d.key, d.text]));
-  const textOf = (key: string) => byKey.get(key)!;
+  const day = new Map(set.documents.map((d) => [d.key, /^\[([^\]]*)\]/.exec(d.text)?.[1]]));
+  // A document without a dated header is no chat message: it has no neighbours.
   const close = (a: string, b: string) =>
-    at.size ? Math.abs(at.get(a)! - at.get(b)!) <= 6 * 3_600_000 : day(a) === day(b);
+    at.size
+      ? Math.abs(at.get(a)! - at.get(b)!) <= 6 * 3_600_000
+      : day.get(a) !== undefined && day.get(a) === day.get(b);
   const keys = set.documents.map((d) => d.key);
   return new Map(
     keys.map((key, i) => {
