@@ -88,6 +88,8 @@ export interface OnnxEmbedderOptions {
 /** A thread that runs batches of encoded texts (`OnnxEmbedder.runEncoded`) on the same session. */
 export interface OnnxLane {
   run(rows: number[][]): Promise<Float32Array[]>;
+  /** True once the lane can run nothing more (its thread died); a lane that refused one batch is not. */
+  readonly dead: boolean;
   close(): void;
 }
 
@@ -270,10 +272,13 @@ export class OnnxEmbedder implements Embedder {
           vectors = await run(batch.map((i) => encoded[i]!));
         } catch (err) {
           if (!other) throw err;
-          // Another lane that fails (its thread died) is let go: this thread runs its batch instead.
+          // This thread runs the batch instead (and fails as the call's own if it fails here too).
+          // A lane whose thread died is let go; one that refused only this batch takes the next call's.
           batches.unshift(batch);
-          this.lanes.splice(this.lanes.indexOf(other), 1);
-          other.close();
+          if (other.dead) {
+            this.lanes.splice(this.lanes.indexOf(other), 1);
+            other.close();
+          }
           return;
         }
         for (const [k, i] of batch.entries()) out[i] = vectors[k]!;
