@@ -17,6 +17,7 @@ import type {
   VectorTier,
 } from '../storage/store';
 import type { EmbedderTiers } from '../embedders/create-embedders';
+import { relinkLearned } from './exchange';
 
 /**
  * What learning does with a newly inserted document. `learn` (every document an app adds): read
@@ -98,7 +99,8 @@ export function rewordFact(
 
 /**
  * A learn_document job's end: the document's passages (and their fast vectors, when an embedder
- * runs) stored, the document learned and the job done, together; with `extractFacts` (a language
+ * runs) stored, the keyword context of a chat turn and of the turns beside it written
+ * (exchange.ts), the document learned and the job done, together; with `extractFacts` (a language
  * model learns facts) and unless the document is rebuilt, its extract_facts job queued in the same
  * commit, so that it is queued exactly once. A document deleted meanwhile only ends its job.
  * Returns the new passages' ids.
@@ -116,6 +118,7 @@ export function completeDocument(
     let ids: number[] = [];
     if (doc) {
       ids = await tx.passages.replaceForDocument(doc, passages);
+      await relinkLearned(tx, doc.accountId, doc.id);
       if (vectors)
         await tx.vectors.put(
           'fast',

@@ -10,6 +10,24 @@ export interface PassageInput {
   content: string;
 }
 
+/**
+ * How keyword search weighs a word by where it stands in a passage: its own text, its title, and
+ * its context (a chat turn's neighbouring turns, src/learning/exchange.ts). SQLite's BM25 takes
+ * them as column weights, PostgreSQL's ts_rank as the weights of the tsvector's labels.
+ */
+export const KEYWORD_WEIGHTS = { content: 1, title: 0.5, context: 0.25 } as const;
+
+/**
+ * A document beside another in its container, in the order added, with its passage when it was
+ * learned as exactly one (what may be a chat turn: src/learning/exchange.ts).
+ */
+export interface TurnCandidate {
+  documentId: string;
+  /** When the document was added (ms). */
+  addedAt: number;
+  passage: { id: number; content: string; context: string | null } | null;
+}
+
 /** A passage keyword search found, before its text is read (only the fused best few are). */
 export interface KeywordHit {
   passageId: number;
@@ -79,6 +97,14 @@ export interface PassageRepository {
    * doubled), in one write of all of them; returns their new ids, in order.
    */
   replaceForDocument(doc: PassageOwner, passages: PassageInput[]): Promise<number[]>;
+  /**
+   * A document and up to `reach` documents each side of it among its container's, in the order
+   * added (added time, then the order stored), oldest first; null when the account holds no such
+   * document.
+   */
+  turnsAround(accountId: string, documentId: string, reach: number): Promise<TurnCandidate[] | null>;
+  /** Writes passages' context (the keyword index's third text), null for none. */
+  setContexts(contexts: { passageId: number; context: string | null }[]): Promise<void>;
   /** How many passages the server holds, every account together (a progress figure, no account data). */
   count(): Promise<number>;
   /** The memory's passage, for embedding a fact. */

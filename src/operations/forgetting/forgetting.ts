@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import { ServiceError } from '../../errors';
+import { forgetDocument } from '../../learning/exchange';
 import type { ForgetTarget, ForgettingDone, ForgettingPlan } from '../../storage/store';
 import type { Context } from '../operation';
 import type * as S from '../schemas';
@@ -20,7 +21,8 @@ export async function planFor(ctx: Context, target: ForgetTarget): Promise<Forge
 
 /**
  * Deletes the target with everything learned from it in one transaction, the reviewed facts named
- * in `alsoForget` too (the others are kept), drops its passages from the search indexes, and gives
+ * in `alsoForget` too (the others are kept), a document's words from the chat turns beside it,
+ * drops its passages from the search indexes, and gives
  * the answer's counts.
  */
 export async function forgetTarget(
@@ -28,7 +30,10 @@ export async function forgetTarget(
   target: ForgetTarget,
   alsoForget: string[] = [],
 ): Promise<z.infer<typeof S.Forgotten>> {
-  const done: ForgettingDone | null = await ctx.store.forgetting.forget(ctx.caller.accountId, target, alsoForget);
+  const done: ForgettingDone | null =
+    'documentId' in target
+      ? await forgetDocument(ctx.store, ctx.caller.accountId, target.documentId, alsoForget)
+      : await ctx.store.forgetting.forget(ctx.caller.accountId, target, alsoForget);
   if (!done) throw gone(target);
   ctx.indexes.forgetPassages(done.passageIds);
   return {

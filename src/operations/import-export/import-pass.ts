@@ -11,6 +11,7 @@ import type { ImportFormatName } from '../../importers/format-labels';
 import type { DocumentLine } from '../../importers/engram-format';
 import type { DocumentItem, FactItem, ImportItem, ImportReader } from '../../importers/items';
 import { SourceRefusal } from '../../importers/problem';
+import { forgetDocument } from '../../learning/exchange';
 import { insertDocument, insertFact } from '../../learning/queue';
 import type { DocumentRow, ImportedKind, Transaction } from '../../storage/store';
 import { addDocument, checkDocumentSource } from '../documents/add-document';
@@ -276,9 +277,7 @@ export class ImportPass implements LinePass {
     // A changed (or moved) version replaces the old: it goes as a delete goes (its passages, and the
     // facts learned from it that the owner has not reviewed).
     if (existing)
-      this.forgotten.push(
-        ...((await db.forgetting.forget(this.accountId, { documentId: existing.id }, []))?.passageIds ?? []),
-      );
+      this.forgotten.push(...((await forgetDocument(db, this.accountId, existing.id, []))?.passageIds ?? []));
     const { inserted, document } = await insertDocument(
       db,
       {

@@ -3,9 +3,21 @@
  * tsvector in the narrow `passage_keywords` table and its GIN index, kept by a trigger:
  * migrations/postgres/0004_passage_keywords.sql). Their vectors are vectors-repository.ts's.
  */
-import type { PassageHit, PassageRepository, PassageText } from '../passages';
+import {
+  KEYWORD_WEIGHTS,
+  type PassageHit,
+  type PassageRepository,
+  type PassageText,
+  type TurnCandidate,
+} from '../passages';
 import { numbers, type PostgresContext } from './context';
 import { keywordQuery } from './keyword-query';
+
+/**
+ * ts_rank's weights of the labels D, C, B, A: a passage's text is D, its context (a chat turn's
+ * neighbouring turns) C, its title B (migrations/postgres/0007_keyword_context.sql).
+ */
+const RANK_WEIGHTS = `{${KEYWORD_WEIGHTS.content}, ${KEYWORD_WEIGHTS.context}, ${KEYWORD_WEIGHTS.title}, 0}`;
 
 type PassageHitRow = Omit<PassageHit, 'source' | 'score'> & {
   sourceDocumentId: string | null;
@@ -22,7 +34,7 @@ export function passagesRepository({ sql, atomic }: PostgresContext): PassageRep
       // passage ranked once PostgreSQL ran the prepared statement's generic plan (from its sixth
       // run on), where the query text is a parameter: twice the time or more (docs/performance.md).
       const rows = await sql`
-        SELECT passage_id, ts_rank('{1.0, 0, 0.5, 0}', keywords, query) AS score
+        SELECT passage_id, ts_rank(${RANK_WEIGHTS}::real[], keywords, query) AS score
           FROM passage_keywords, to_tsquery('english', ${match}) AS query
          WHERE keywords @@ query AND container_id = ${containerId} AND account_id = ${accountId}
          ORDER BY score DESC, passage_id LIMIT ${limit}`;
@@ -40,6 +52,43 @@ export function passagesRepository({ sql, atomic }: PostgresContext): PassageRep
         const rows =
           await q`INSERT INTO passages ${q(passages.map((p) => ({ accountId: doc.accountId, containerId: doc.containerId, documentId: doc.id, ...p })))} RETURNING id`;
         return rows.map((r: { id: string }) => Number(r.id));
+      }),
+
+    async turnsAround(accountId, documentId, reach) {
+      const [doc] = await sql`
+        SELECT container_id, created_at, seq FROM documents WHERE account_id = ${accountId} AND id = ${documentId}`;
+      if (!doc) return null;
+      const [at, seq] = [Number(doc.createdAt), Number(doc.seq)];
+      // The order documents are listed in: added time, then the order stored (seq).
+      const before = await sql`SELECT id, created_at FROM documents
+             WHERE container_id = ${doc.containerId} AND account_id = ${accountId}
+               AND (created_at, seq) < (${at}, ${seq})
+             ORDER BY created_at DESC, seq DESC LIMIT ${reach}`;
+      const after = await sql`SELECT id, created_at FROM documents
+             WHERE container_id = ${doc.containerId} AND account_id = ${accountId}
+               AND (created_at, seq) > (${at}, ${seq})
+             ORDER BY created_at, seq LIMIT ${reach}`;
+      const window = [...[...before].reverse(), { id: documentId, createdAt: at }, ...after].map(
+        (d: { id: string; createdAt: unknown }) => ({ documentId: d.id, addedAt: Number(d.createdAt) }),
+      );
+      const ids = window.map((d) => d.documentId);
+      const rows = await sql`
+        SELECT document_id, id, content, context FROM passages p
+         WHERE document_id = ANY(${ids}::text[])
+           AND NOT EXISTS (SELECT 1 FROM passages o WHERE o.document_id = p.document_id AND o.position > 0)`;
+      const passages = new Map<string, NonNullable<TurnCandidate['passage']>>(
+        rows.map((r: { documentId: string; id: string; content: string; context: string | null }) => [
+          r.documentId,
+          { id: Number(r.id), content: r.content, context: r.context },
+        ]),
+      );
+      return window.map((d): TurnCandidate => ({ ...d, passage: passages.get(d.documentId) ?? null }));
+    },
+
+    setContexts: (contexts) =>
+      atomic(async (q) => {
+        for (const { passageId, context } of contexts)
+          await q`UPDATE passages SET context = ${context} WHERE id = ${passageId}`;
       }),
 
     count: async () => Number((await sql`SELECT count(*) AS n FROM passages`)[0].n),

@@ -1,7 +1,8 @@
 /**
- * Filling the stemmed keyword index that migration 0008 creates, and the switch that retires the
- * old one. A small store is reindexed inside the migration; a larger one in short batches by the
- * learning worker while the server answers, keyword search using the old index until the switch.
+ * Filling the keyword index that migration 0026 creates (stemmed, as 0008 first made it, with the
+ * turns' context as a third column), and the switch that retires the old one. A small store is
+ * reindexed inside the migration; a larger one in short batches by the learning worker while the
+ * server answers, keyword search using the old index until the switch.
  */
 import type { Database } from 'bun:sqlite';
 import type { Logger } from '../../log';
@@ -13,7 +14,7 @@ import type { Logger } from '../../log';
 export const REBUILD_BATCH = 200;
 
 /**
- * A store with at most this many passages to copy is reindexed inside migration 0008, at start:
+ * A store with at most this many passages to copy is reindexed inside migration 0026, at start:
  * about 0.15 s of CPU. Larger ones are rebuilt in the background.
  */
 export const INLINE_REBUILD_MAX = 2_000;
@@ -47,7 +48,7 @@ function copyBatch(db: Database, p: Progress, limit: number): number {
   // Fewer than `limit` left: this batch reaches the end of the range, whatever ids were deleted.
   const through = last === null || p.upto - p.done <= limit ? p.upto : last;
   db.run(
-    'INSERT INTO passages_stem_fts (rowid, title, content) SELECT id, title, content FROM passages WHERE id > ? AND id <= ? ORDER BY id',
+    'INSERT INTO passages_stem_fts (rowid, title, content, context) SELECT id, title, content, context FROM passages WHERE id > ? AND id <= ? ORDER BY id',
     [p.done, through],
   );
   db.run('UPDATE keyword_index_rebuild SET done = ?', [through]);
@@ -67,19 +68,21 @@ function switchIndex(db: Database): void {
     DROP TABLE keyword_index_rebuild;
     ALTER TABLE passages_stem_fts RENAME TO passages_fts;
     CREATE TRIGGER passages_ai AFTER INSERT ON passages BEGIN
-      INSERT INTO passages_fts(rowid, title, content) VALUES (new.id, new.title, new.content);
+      INSERT INTO passages_fts(rowid, title, content, context) VALUES (new.id, new.title, new.content, new.context);
     END;
     CREATE TRIGGER passages_ad AFTER DELETE ON passages BEGIN
-      INSERT INTO passages_fts(passages_fts, rowid, title, content) VALUES ('delete', old.id, old.title, old.content);
+      INSERT INTO passages_fts(passages_fts, rowid, title, content, context)
+        VALUES ('delete', old.id, old.title, old.content, old.context);
     END;
     CREATE TRIGGER passages_au AFTER UPDATE ON passages BEGIN
-      INSERT INTO passages_fts(passages_fts, rowid, title, content) VALUES ('delete', old.id, old.title, old.content);
-      INSERT INTO passages_fts(rowid, title, content) VALUES (new.id, new.title, new.content);
+      INSERT INTO passages_fts(passages_fts, rowid, title, content, context)
+        VALUES ('delete', old.id, old.title, old.content, old.context);
+      INSERT INTO passages_fts(rowid, title, content, context) VALUES (new.id, new.title, new.content, new.context);
     END;`);
 }
 
 /**
- * Migration 0008's second half, inside its transaction: a fresh or small store gets the whole new
+ * Migration 0026's second half, inside its transaction: a fresh or small store gets the whole new
  * index and the switch at once; a larger one is left for `KeywordIndexRebuild`.
  */
 export function rebuildSmallKeywordIndex(db: Database): void {

@@ -30,6 +30,7 @@ import importFile from '../../../migrations/0022_import_file.sql' with { type: '
 import factJobs from '../../../migrations/0023_fact_jobs.sql' with { type: 'text' };
 import removedPassages from '../../../migrations/0024_removed_passages.sql' with { type: 'text' };
 import jobIndexes from '../../../migrations/0025_job_indexes.sql' with { type: 'text' };
+import keywordContext from '../../../migrations/0026_keyword_context.sql' with { type: 'text' };
 
 const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
@@ -39,7 +40,8 @@ const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Da
   { version: '0005_fact_history', sql: factHistory },
   { version: '0006_fact_provenance', sql: factProvenance },
   { version: '0007_learning_rebuild', sql: learningRebuild },
-  { version: '0008_porter_fts', sql: porterFts, finish: rebuildSmallKeywordIndex },
+  // The index 0008 began is made again by 0026, with a column more, and filled there.
+  { version: '0008_porter_fts', sql: porterFts },
   { version: '0009_idempotency_keys', sql: idempotencyKeys },
   { version: '0010_passage_vectors', sql: passageVectors },
   { version: '0011_fact_review', sql: factReview },
@@ -55,6 +57,7 @@ const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Da
   { version: '0023_fact_jobs', sql: factJobs },
   { version: '0024_removed_passages', sql: removedPassages },
   { version: '0025_job_indexes', sql: jobIndexes },
+  { version: '0026_keyword_context', sql: keywordContext, finish: rebuildSmallKeywordIndex },
 ];
 
 /** The stemmed index of a rebuild still under way (0008) deletes securely too once it takes over. */

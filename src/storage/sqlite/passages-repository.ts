@@ -1,6 +1,14 @@
 /** The search index's passages: drizzle for rows, hand-written SQL for FTS5. Their vectors are vectors-repository.ts's. */
 import { and, eq } from 'drizzle-orm';
-import type { KeywordHit, PassageHit, PassageRepository, PassageText, VectorTier } from '../passages';
+import {
+  KEYWORD_WEIGHTS,
+  type KeywordHit,
+  type PassageHit,
+  type PassageRepository,
+  type PassageText,
+  type TurnCandidate,
+  type VectorTier,
+} from '../passages';
 import type { SqliteContext, Synchronous } from './context';
 import { ftsQuery } from './fts-query';
 import * as t from './schema';
@@ -14,6 +22,9 @@ const PASSAGE_HIT_ROWS = `SELECT p.id AS passageId, p.container_id AS containerI
              m.source_document_id AS sourceDocumentId, sd.custom_id AS sourceCustomId, m.source_position AS sourcePosition
         FROM passages p LEFT JOIN documents d ON d.id = p.document_id
         LEFT JOIN memories m ON m.id = p.memory_id LEFT JOIN documents sd ON sd.id = m.source_document_id`;
+
+/** BM25 with the index's columns weighed: title, content, context (migrations/0026_keyword_context.sql). */
+const BM25 = `bm25(passages_fts, ${KEYWORD_WEIGHTS.title}, ${KEYWORD_WEIGHTS.content}, ${KEYWORD_WEIGHTS.context})`;
 
 type PassageHitRow = Omit<PassageHit, 'source' | 'score'> & {
   sourceDocumentId: string | null;
@@ -37,7 +48,7 @@ export function passagesRepository({ db, raw, atomic }: SqliteContext): Synchron
       const quick = raw
         .query<KeywordHit, [string, number, string, string, number]>(`
         WITH best AS MATERIALIZED (
-          SELECT rowid AS id, -bm25(passages_fts, 0.5, 1.0) AS score FROM passages_fts
+          SELECT rowid AS id, -${BM25} AS score FROM passages_fts
            WHERE passages_fts MATCH ? ORDER BY score DESC LIMIT ?)
         SELECT best.id AS passageId, best.score AS score
           FROM best CROSS JOIN passages p ON p.id = best.id
@@ -47,7 +58,7 @@ export function passagesRepository({ db, raw, atomic }: SqliteContext): Synchron
       if (quick.length >= limit) return quick;
       return raw
         .query<KeywordHit, [string, string, string, number]>(`
-        SELECT p.id AS passageId, -bm25(passages_fts, 0.5, 1.0) AS score
+        SELECT p.id AS passageId, -${BM25} AS score
           FROM passages_fts
           CROSS JOIN passages p ON p.id = passages_fts.rowid
          WHERE passages_fts MATCH ? AND p.container_id = ? AND p.account_id = ?
@@ -83,6 +94,42 @@ export function passagesRepository({ db, raw, atomic }: SqliteContext): Synchron
           .all()
           .map((r) => r.id);
       }),
+
+    turnsAround(accountId, documentId, reach) {
+      const doc = raw
+        .query<{ containerId: string; addedAt: number; seq: number }, [string, string]>(
+          'SELECT container_id AS containerId, created_at AS addedAt, rowid AS seq FROM documents WHERE account_id = ? AND id = ?',
+        )
+        .get(accountId, documentId);
+      if (!doc) return null;
+      // The order documents are listed in: added time, then the order stored (the rowid).
+      const side = (op: '<' | '>', order: 'ASC' | 'DESC') =>
+        raw
+          .query<{ documentId: string; addedAt: number }, [string, string, number, number, number]>(`
+          SELECT id AS documentId, created_at AS addedAt FROM documents
+           WHERE container_id = ?1 AND account_id = ?2 AND (created_at, rowid) ${op} (?3, ?4)
+           ORDER BY created_at ${order}, rowid ${order} LIMIT ?5`)
+          .all(doc.containerId, accountId, doc.addedAt, doc.seq, reach);
+      const window = [...side('<', 'DESC').reverse(), { documentId, addedAt: doc.addedAt }, ...side('>', 'ASC')];
+      const passages = new Map(
+        raw
+          .query<{ documentId: string; id: number; content: string; context: string | null }, [string]>(`
+          SELECT document_id AS documentId, id, content, context FROM passages
+           WHERE document_id IN (SELECT value FROM json_each(?1))
+             AND document_id NOT IN (SELECT document_id FROM passages
+                                      WHERE document_id IN (SELECT value FROM json_each(?1)) AND position > 0)`)
+          .all(JSON.stringify(window.map((d) => d.documentId)))
+          .map(({ documentId, ...p }) => [documentId, p]),
+      );
+      return window.map((d): TurnCandidate => ({ ...d, passage: passages.get(d.documentId) ?? null }));
+    },
+
+    setContexts(contexts) {
+      atomic(() => {
+        for (const { passageId, context } of contexts)
+          db.update(t.passages).set({ context }).where(eq(t.passages.id, passageId)).run();
+      });
+    },
 
     count: () => raw.query<{ n: number }, []>('SELECT count(*) AS n FROM passages').get()!.n,
 

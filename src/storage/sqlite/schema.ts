@@ -68,6 +68,7 @@ export const passages = sqliteTable('passages', {
   position: integer('position').notNull(),
   title: text('title'),
   content: text('content').notNull(),
+  context: text('context'),
 });
 
 export const passageVectors = sqliteTable(

@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import { UniqueViolation } from '../../../src/errors';
 import { newId } from '../../../src/ids';
+import { forgetDocument } from '../../../src/learning/exchange';
 import { completeDocument, failJob, insertDocument, insertFact } from '../../../src/learning/queue';
 import type {
   AccessEntry,
@@ -304,6 +305,71 @@ export function contractCases(factory: StoreFactory): void {
         expect(await store.passages.search(accountId, c.id, 'Lisbon', 10)).toEqual([]);
         const [after] = await store.passages.search(accountId, c.id, 'Porto', 10);
         expect(after!.passageId).toBe(before!.passageId);
+      });
+    });
+
+    describe('the exchange', () => {
+      /** Chat turns learned in the order given, each added a millisecond after the one before. */
+      async function turns(containerId: string, texts: string[][]): Promise<DocumentRow[]> {
+        const docs: DocumentRow[] = [];
+        for (const [i, passages] of texts.entries())
+          docs.push(await learnedDocument(store, accountId, containerId, passages, { createdAt: 1_000 + i }));
+        return docs;
+      }
+
+      it('finds a chat turn by the words of the reply after it, below the reply itself, and no longer once the reply is deleted', async () => {
+        const c = await addContainer(store, accountId);
+        const [question, reply] = await turns(c.id, [
+          ['[3 May 2024, 18:02] Ann: Where did you go on holiday?'],
+          ['[3 May 2024, 18:09] Bo: Lisbon, with the kids.'],
+        ]);
+        const [own, beside] = await store.passages.search(accountId, c.id, 'Lisbon', 10);
+        const cited = await store.passages.getHits(accountId, [own!.passageId, beside!.passageId]);
+        expect(cited.find((h) => h.passageId === own!.passageId)!.documentId).toBe(reply!.id);
+        expect(cited.find((h) => h.passageId === beside!.passageId)!.documentId).toBe(question!.id);
+        expect(own!.score).toBeGreaterThan(beside!.score);
+        // And the reply by the question's words.
+        expect(await store.passages.search(accountId, c.id, 'holiday', 10)).toHaveLength(2);
+
+        expect(await forgetDocument(store, accountId, reply!.id, [])).not.toBeNull();
+        expect(await store.passages.search(accountId, c.id, 'Lisbon', 10)).toEqual([]);
+      });
+
+      it('links only turns: sent within six hours (the same day for a day alone), with a header, of one passage', async () => {
+        const c = await addContainer(store, accountId);
+        await turns(c.id, [
+          ['[3 May 2024, 08:00] Ann: Breakfast first.'],
+          ['[3 May 2024, 15:00] Bo: Kayaking later.'], // seven hours on: no exchange with breakfast
+          ['[4 May 2024] Ann: Marmalade on toast.'], // another day
+          ['A note without a header about walnuts.'],
+          ['[4 May 2024] Bo: Cherries and plums.'],
+          ['[4 May 2024] Ann: Apricots.', 'A second passage: no turn.'],
+          ['[4 May 2024] Bo: Figs in the market.'],
+        ]);
+        const found = async (q: string) => (await store.passages.search(accountId, c.id, q, 10)).length;
+        expect(await found('breakfast')).toBe(1);
+        expect(await found('kayaking')).toBe(1);
+        expect(await found('marmalade')).toBe(1);
+        expect(await found('walnuts')).toBe(1);
+        expect(await found('cherries')).toBe(1);
+        expect(await found('figs')).toBe(1);
+      });
+
+      it('joins the turns on each side of a deleted one, and reads the window in the order stored', async () => {
+        const c = await addContainer(store, accountId);
+        const [first, middle, last] = await turns(c.id, [
+          ['[3 May 2024] Ann: Swimming?'],
+          ['[3 May 2024] Bo: Not today.'],
+          ['[3 May 2024] Ann: Tennis then.'],
+        ]);
+        const window = await store.passages.turnsAround(accountId, middle!.id, 2);
+        expect(window!.map((d) => d.documentId)).toEqual([first!.id, middle!.id, last!.id]);
+        expect(await store.passages.turnsAround(accountId, 'doc_none', 2)).toBeNull();
+        expect(await store.passages.search(accountId, c.id, 'tennis', 10)).toHaveLength(2);
+        await forgetDocument(store, accountId, middle!.id, []);
+        // First and last are now each other's neighbours.
+        expect(await store.passages.search(accountId, c.id, 'tennis', 10)).toHaveLength(2);
+        expect(await store.passages.search(accountId, c.id, 'today', 10)).toEqual([]);
       });
     });
 
