@@ -23,12 +23,11 @@
  * vectors are read from DIR (bench/lib/vectors-file.ts), made by bench/candidate-embed.py from the
  * texts a first run writes there.
  *
- * --exchange keywords|fast|strong measures the exchange before it is built in: each one-turn
- * document's neighbouring turns (the turns before and after it in the container, sent within six
- * hours, or on the same day when a header gives only the day) join its keyword index text (at the
- * weight of a title, half a content word's) or, with `fast` or `strong`, one more embedding unit
- * of that tier only (the turn between its neighbours). With `keywords` every row is run before and
- * after; with `fast` or `strong` the rows are the store's with the unit added.
+ * --exchange fast|strong measures the exchange in one vector tier (dropped, docs/performance.md): each
+ * one-turn document with neighbouring turns (the turns before and after it in the container, sent
+ * within six hours, or on the same day when a header gives only the day) gets one more embedding
+ * unit of that tier, the turn between its neighbours. The exchange in the keyword index is the
+ * server's own (src/learning/exchange.ts): every row has it.
  *
  * VARIANTS=PATTERN in the environment runs only the rows whose name matches it (a regular expression).
  *
@@ -47,7 +46,6 @@ import { createLogger } from '../src/log';
 import { convexFusion, reciprocalRankFusion, type Scored } from '../src/search/fusion';
 import { CANDIDATES, FUSION_WEIGHTS, SearchEngine } from '../src/search/search-engine';
 import { DEFAULT_TUNING, type SearchTuning } from '../src/search/tuning';
-import { ownWords } from '../src/search/content-poor';
 import type { VectorIndex } from '../src/search/vector-index';
 import type { SqliteStore } from '../src/storage/sqlite/sqlite-store';
 import type { VectorTier } from '../src/storage/store';
@@ -291,11 +289,6 @@ for (const set of sets) {
     Object.entries(variants).filter((e): e is [string, Variant] => e[1] !== null && only.test(e[0])),
   );
   const results = await evaluate(set, present, corpus.keyOf);
-  if (values.exchange === 'keywords') {
-    await exchangeKeywords(set, corpus);
-    for (const [name, r] of Object.entries(await evaluate(set, present, corpus.keyOf)))
-      results[`${name}, with the exchange in its keywords`] = r;
-  }
   if (values.misses) await writeMisses(set, lever({}), corpus.keyOf);
   if (embedders.strong)
     for (const share of refinedShares)
@@ -397,36 +390,6 @@ async function writeMisses(
         `${JSON.stringify({ set: set.name, kind: q.kind, question: q.question, evidence: q.evidence, found })}\n`,
       );
   }
-}
-
-/**
- * --exchange keywords: each passage's keyword index row gains its document's neighbouring turns'
- * own words (their headers left out) in the title column, which keyword search weighs at half the
- * content's. The passages table is left as it was: only the index's text changes.
- */
-async function exchangeKeywords(set: EvalSet, corpus: LearnedCorpus): Promise<void> {
-  const wordsOf = new Map(set.documents.map((d) => [d.key, ownWords(d.text).join(' ')]));
-  const near = neighbours(set);
-  await (corpus.store as SqliteStore).withConnection((raw) => {
-    const rows = raw
-      .query<{ id: number; title: string | null; content: string }, []>('SELECT id, title, content FROM passages')
-      .all();
-    for (const r of rows) {
-      const key = corpus.keyOf(r.id);
-      const extra = (key ? near.get(key)! : []).flatMap((k) => (k ? [wordsOf.get(k)] : [])).join(' ');
-      if (!extra) continue;
-      raw.run("INSERT INTO passages_fts(passages_fts, rowid, title, content) VALUES ('delete', ?, ?, ?)", [
-        r.id,
-        r.title,
-        r.content,
-      ]);
-      raw.run('INSERT INTO passages_fts(rowid, title, content) VALUES (?, ?, ?)', [
-        r.id,
-        `${r.title ?? ''} ${extra}`,
-        r.content,
-      ]);
-    }
-  });
 }
 
 /** --exchange fast|strong: each passage with neighbours gains one more unit in that tier, its turn between them. */

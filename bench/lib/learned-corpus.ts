@@ -71,6 +71,8 @@ export async function learnCorpus(
     for (const [i, { key, text }] of documents.entries()) {
       const id = `doc_${i}`;
       keyOfDocument.set(id, key);
+      // Added one by one, as an app adds messages: the store's order of them is the set's.
+      clock.advance(1);
       await insertDocument(
         tx,
         queuedDocument({ id, accountId: ACCOUNT, containerId: CONTAINER.id, content: text }, clock.now()),
