@@ -70,8 +70,12 @@ describe('levers in the engine', () => {
       '[7 January 2024, 11:05] elise: Got water and breakfast bars at Walmart.',
     ])
       await add(h.containers.chat!, message);
-    await add(h.containers.jo!, 'Jo: Took Biscuit, my rabbit, to the vet today for her jabs and a nail trim.');
-    await add(h.containers.jo!, 'Jo: Love that.');
+    // A day apart, so not one exchange (src/learning/exchange.ts): each is indexed by its own words alone.
+    await add(
+      h.containers.jo!,
+      '[5 January 2024, 10:00] Jo: Took Biscuit, my rabbit, to the vet today for her jabs and a nail trim.',
+    );
+    await add(h.containers.jo!, '[6 January 2024, 10:00] Jo: Love that.');
     // A greeting whose header alone (day, time, a long display name) would make it look full.
     await add(h.containers.greet!, '[Friday 29 December 2023, 22:42] Jo Anne Smith: Hey Kate!');
     await add(
@@ -123,7 +127,9 @@ describe('levers in the engine', () => {
   });
 
   it('with the content-poor step on, an acknowledgement matching on the name alone steps below a passage that says something', async () => {
-    expect((await search({}, h.containers.jo!, 'Jo', 10, keywordOnly))[0]!.content).toBe('Jo: Love that.');
+    expect((await search({}, h.containers.jo!, 'Jo', 10, keywordOnly))[0]!.content).toBe(
+      '[6 January 2024, 10:00] Jo: Love that.',
+    );
     expect((await search({ contentPoor: 1 }, h.containers.jo!, 'Jo', 10, keywordOnly))[0]!.content).toContain(
       'Biscuit',
     );

@@ -227,6 +227,7 @@ if (server) {
         '0004_passage_keywords',
         '0005_import_file',
         '0006_fact_jobs',
+        '0007_keyword_context',
       ];
 
       it('are applied once when several processes open a new database at the same time', async () => {
