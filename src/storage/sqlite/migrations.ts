@@ -30,6 +30,7 @@ import importFile from '../../../migrations/0022_import_file.sql' with { type: '
 import factJobs from '../../../migrations/0023_fact_jobs.sql' with { type: 'text' };
 import removedPassages from '../../../migrations/0024_removed_passages.sql' with { type: 'text' };
 import jobIndexes from '../../../migrations/0025_job_indexes.sql' with { type: 'text' };
+import documentCustomIds from '../../../migrations/0027_document_custom_ids.sql' with { type: 'text' };
 
 const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
@@ -55,6 +56,7 @@ const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Da
   { version: '0023_fact_jobs', sql: factJobs },
   { version: '0024_removed_passages', sql: removedPassages },
   { version: '0025_job_indexes', sql: jobIndexes },
+  { version: '0027_document_custom_ids', sql: documentCustomIds },
 ];
 
 /** The stemmed index of a rebuild still under way (0008) deletes securely too once it takes over. */
