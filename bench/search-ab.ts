@@ -6,15 +6,8 @@
  * `--queries` one at a time. Printed a run: the server's CPU a search (from /proc, the steadier
  * figure on a shared host), p50 and p95, and the load average; then each tree's medians.
  *
- * A tree whose strong model has another id than the store's (358bb23's float products against
- * int8's since 9ab62e8) drops the store's strong vectors at start and refines them while it is
- * measured: its figures are then neither the strong tier's nor steady. `--keep-vectors` writes each
- * copy's strong model as its tree's, so the vectors stay: they are the other arithmetic's (cosine
- * ~0.99 to the tree's own), the same in number and cost, which is what this measures.
- *
- *   bun bench/search-ab.ts --store DIR [--rounds 3] [--queries 300] [--keep-vectors] TREE...
+ *   bun bench/search-ab.ts --store DIR [--rounds 3] [--queries 300] TREE...
  */
-import { Database } from 'bun:sqlite';
 import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,22 +15,29 @@ import { parseArgs } from 'node:util';
 import { sweepThenRemove } from '../test/helpers/secret-sweep';
 import { percentile, query, seeded } from './lib/corpus';
 import { searchOnce, spawnServer } from './lib/engram-process';
+import { claimStrongVectors } from './lib/synthetic-strong';
 
 const { values, positionals: trees } = parseArgs({
   options: {
+    'keep-vectors': { type: 'boolean', default: false },
     store: { type: 'string' },
     rounds: { type: 'string', default: '3' },
     queries: { type: 'string', default: '300' },
-    'keep-vectors': { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
 if (!values.store || trees.length < 2) throw new Error('usage: bun bench/search-ab.ts --store DIR TREE TREE...');
 const key = readFileSync(join(values.store, 'bench-key'), 'utf8').trim();
 const work = mkdtempSync(join(tmpdir(), 'engram-search-ab-'));
-/** The id of the strong model `tree` embeds with here (its own code, as its server would load it). */
-const strongModelOf = (tree: string) =>
-  Bun.spawnSync(
+const copies = trees.map((_, i) => {
+  const copy = join(work, `tree-${i}`);
+  cpSync(values.store!, copy, { recursive: true });
+  return copy;
+});
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+/** The strong model `tree` embeds with here (its own code, as its server would load it). */
+const strongModelOf = (tree: string): { id: string; dimensions: number } => {
+  const printed = Bun.spawnSync(
     [
       process.execPath,
       '-e',
@@ -48,22 +48,17 @@ const strongModelOf = (tree: string) =>
        process.exit(0);`,
     ],
     { cwd: tree, stderr: 'inherit' },
-  )
-    .stdout.toString()
-    .trim();
-const copies = trees.map((tree, i) => {
-  const copy = join(work, `tree-${i}`);
-  cpSync(values.store!, copy, { recursive: true });
-  if (values['keep-vectors']) {
-    const model = strongModelOf(tree);
-    if (!model.startsWith('{"id"')) throw new Error(`${tree} names no strong model: ${model}`);
-    const db = new Database(join(copy, 'engram.db'));
-    db.run("UPDATE settings SET value = ? WHERE key = 'embedding_model_strong'", [model]);
-    db.close();
-  }
-  return copy;
-});
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  ).stdout.toString();
+  if (!printed.startsWith('{"id"')) throw new Error(`${tree} names no strong model: ${printed}`);
+  return JSON.parse(printed);
+};
+// A tree whose strong model has another id than the store's (358bb23's float products against
+// int8's since 9ab62e8) drops the store's strong vectors at start and refines them while it is
+// measured: its figures are then a fast-tier store's, and not steady. --keep-vectors records each
+// copy's strong vectors as its tree's model's: the other arithmetic's (cosine ~0.99 to the tree's
+// own), the same in number and cost, which is what this measures.
+if (values['keep-vectors'])
+  for (const [i, tree] of trees.entries()) claimStrongVectors(copies[i]!, strongModelOf(tree));
 const cpuSeconds = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;

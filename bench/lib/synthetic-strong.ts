@@ -71,9 +71,10 @@ function project(matrix: Float32Array, unit: Int8Array): Float32Array {
 
 /**
  * Records `model` as the strong tier's of the store in `dataDir`, over whatever model it named: the
- * synthetic vectors belong to no model, and a server whose strong model has another id than the one
- * recorded (float products before int8's, 9ab62e8) would drop them at start and refine the store
- * while it is measured. Written with SQL, as fillStrongVectors writes.
+ * synthetic vectors belong to no model (nor, for a cost benchmark, do vectors of the same model made
+ * with other arithmetic), and a server whose strong model has another id than the one recorded
+ * (float products before int8's, 9ab62e8) would drop them at start and refine the store while it is
+ * measured. Written with SQL, as fillStrongVectors writes.
  */
 export function claimStrongVectors(dataDir: string, model: { id: string; dimensions: number }): void {
   const db = new Database(join(dataDir, 'engram.db'));
