@@ -44,7 +44,7 @@ import { sweepThenRemove } from '../test/helpers/secret-sweep';
 import { writeChatGptArchive } from './lib/chatgpt-export';
 import { percentile, query, seeded } from './lib/corpus';
 import { engram, type Served, spawnServer } from './lib/engram-process';
-import { fillStrongVectors } from './lib/synthetic-strong';
+import { claimStrongVectors, fillStrongVectors } from './lib/synthetic-strong';
 
 const { values } = parseArgs({
   options: {
@@ -167,6 +167,11 @@ async function build(built: Built): Promise<Built> {
 const saved = progress();
 const built = saved.phases.indexesBuilt ? saved : await build(saved);
 const { key } = built;
+// A store built by another tree may name another strong model: its vectors are this tree's too.
+const { strong } = await createEmbedders(
+  loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'builtin', ENGRAM_DATA_DIR: data }),
+);
+claimStrongVectors(data, { id: strong!.id, dimensions: strong!.dimensions });
 
 // Start to first search from the saved indexes (the stop above, or a kept store's last run, saved them).
 const spawned = performance.now();

@@ -68,3 +68,17 @@ function project(matrix: Float32Array, unit: Int8Array): Float32Array {
   }
   return out;
 }
+
+/**
+ * Records `model` as the strong tier's of the store in `dataDir`, over whatever model it named: the
+ * synthetic vectors belong to no model (nor, for a cost benchmark, do vectors of the same model made
+ * with other arithmetic), and a server whose strong model has another id than the one recorded
+ * (float products before int8's, 9ab62e8) would drop them at start and refine the store while it is
+ * measured. Written with SQL, as fillStrongVectors writes.
+ */
+export function claimStrongVectors(dataDir: string, model: { id: string; dimensions: number }): void {
+  const db = new Database(join(dataDir, 'engram.db'));
+  db.run('PRAGMA busy_timeout = 5000');
+  db.run("UPDATE settings SET value = ? WHERE key = 'embedding_model_strong'", [JSON.stringify(model)]);
+  db.close();
+}

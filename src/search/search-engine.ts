@@ -13,7 +13,7 @@ import type { Logger } from '../log';
 import type { Container, KeywordHit, PassageHit, Store, VectorTier } from '../storage/store';
 import type { VectorFeed } from '../storage/vector-feed';
 import { stepDownAsking } from './asking';
-import { ownWords, stepDownContentPoor } from './content-poor';
+import { ownContentWords, stepDownContentPoor } from './content-poor';
 import { daysNamed, stepUpDated } from './dated';
 import { convexFusion, fairWeights, type FusionWeights, type Scored } from './fusion';
 import { QueryEmbedder } from './query-embedder';
@@ -202,8 +202,11 @@ export class SearchEngine {
     );
     const text = (id: number) => byId.get(id)?.content;
     if (tuning.contentPoor) {
-      const words = new Map([...byId].map(([id, hit]) => [id, ownWords(hit.content)]));
-      pool = stepDownContentPoor(pool, (id) => words.get(id), tuning.contentPoor);
+      const counted = (id: number) => {
+        const content = text(id);
+        return content === undefined ? undefined : ownContentWords(content);
+      };
+      pool = stepDownContentPoor(pool, counted, tuning.contentPoor);
     }
     if (tuning.asking) pool = stepDownAsking(pool, text, tuning.asking);
     if (days.length) pool = stepUpDated(pool, days, text, tuning.dated);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { loadStaticEmbedder } from '../../src/embedders/static-embedder';
 import { createLogger } from '../../src/log';
 import * as ops from '../../src/operations/index';
-import { contentWords, ownWords, stepDownContentPoor, wordsIn } from '../../src/search/content-poor';
+import { contentWords, ownContentWords, ownWords, stepDownContentPoor, wordsIn } from '../../src/search/content-poor';
 import type { EmbedderTiers } from '../../src/embedders/create-embedders';
 import { SearchEngine } from '../../src/search/search-engine';
 import type { SearchTuning } from '../../src/search/tuning';
@@ -32,6 +32,19 @@ describe('content-poor passages', () => {
     expect(ownWords('No header here, just words.')).toEqual(['no', 'header', 'here', 'just', 'words']);
   });
 
+  it("counts a passage's own content words as far as a step needs (six), as the whole count would", () => {
+    const texts = [
+      '[8 May 2023] Tamsin: Love that.',
+      'Fahim Khan: ok',
+      '',
+      'İstanbul İzmir Ankara trip planned',
+      'Took Biscuit to the vet today, turns out my little rabbit is just a bit chubby.',
+      '[29 December 2023, 22:42] elise: Hey Kate! Moved to Lisbon in 2019, teaching Portuguese.',
+    ];
+    for (const text of texts) expect(ownContentWords(text)).toBe(Math.min(6, contentWords(ownWords(text))));
+    expect(texts.map(ownContentWords)).toEqual([1, 1, 0, 5, 6, 6]);
+  });
+
   it('steps a passage down by how few such words it has, up to the strength given, and leaves the rest as they were', () => {
     const texts: Record<number, string> = {
       1: 'Tell me about it.',
@@ -43,7 +56,7 @@ describe('content-poor passages', () => {
       { item: 2, score: 0.9 },
       { item: 3, score: 0.5 },
     ];
-    const words = (id: number) => (texts[id] === undefined ? undefined : wordsIn(texts[id]!));
+    const words = (id: number) => (texts[id] === undefined ? undefined : ownContentWords(texts[id]!));
     const out = stepDownContentPoor(ranked, words, 0.6);
     expect(out.map((o) => o.item)).toEqual([2, 1, 3]);
     expect(out[0]).toEqual({ item: 2, score: 0.9 });

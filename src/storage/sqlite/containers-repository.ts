@@ -7,17 +7,20 @@ import * as t from './schema';
 /** A container's columns but its compared name, which is how this store keeps names unique, not part of a container. */
 const { nameKey: _, ...columns } = getTableColumns(t.containers);
 
-export function containersRepository({ db }: SqliteContext): Synchronous<ContainerRepository> {
+export function containersRepository({ db, prepared }: SqliteContext): Synchronous<ContainerRepository> {
   const mine = (accountId: string, id: string) => and(eq(t.containers.accountId, accountId), eq(t.containers.id, id));
+  // Every call with a key reads its account's containers: prepared once (context.ts). rowid after
+  // created_at: containers made in the same millisecond stay oldest first.
+  const listed = prepared(
+    db
+      .select(columns)
+      .from(t.containers)
+      .where(eq(t.containers.accountId, sql.placeholder('accountId')))
+      .orderBy(t.containers.createdAt, sql`${t.containers}.rowid`)
+      .prepare(),
+  );
   return {
-    // rowid after created_at: containers made in the same millisecond stay oldest first.
-    list: (accountId) =>
-      db
-        .select(columns)
-        .from(t.containers)
-        .where(eq(t.containers.accountId, accountId))
-        .orderBy(t.containers.createdAt, sql`${t.containers}.rowid`)
-        .all(),
+    list: (accountId) => listed.all({ accountId }),
 
     get: (accountId, id) => db.select(columns).from(t.containers).where(mine(accountId, id)).get() ?? null,
 

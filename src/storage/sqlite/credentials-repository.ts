@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { ContainerRepository } from '../containers';
 import { type Credential, type CredentialRepository, storedKind } from '../credentials';
 import type { SqliteContext, Synchronous } from './context';
@@ -8,7 +8,7 @@ import * as t from './schema';
 type CredentialRow = typeof t.credentials.$inferSelect;
 
 export function credentialsRepository(
-  { db, atomic }: SqliteContext,
+  { db, atomic, prepared }: SqliteContext,
   containers: Synchronous<ContainerRepository>,
 ): Synchronous<CredentialRepository> {
   const mine = (accountId: string, id: string) => and(eq(t.credentials.accountId, accountId), eq(t.credentials.id, id));
@@ -28,7 +28,26 @@ export function credentialsRepository(
     });
 
   const one = (row: CredentialRow | undefined): Credential | null => (row ? withContainers([row])[0]! : null);
-  const byId = (id: string) => one(db.select().from(t.credentials).where(eq(t.credentials.id, id)).get());
+  // Every call with a key reads its credential and containers: prepared once (context.ts).
+  const credentialById = prepared(
+    db
+      .select()
+      .from(t.credentials)
+      .where(eq(t.credentials.id, sql.placeholder('id')))
+      .prepare(),
+  );
+  const credentialContainers = prepared(
+    db
+      .select({ containerId: t.credentialContainers.containerId })
+      .from(t.credentialContainers)
+      .where(eq(t.credentialContainers.credentialId, sql.placeholder('id')))
+      .orderBy(t.credentialContainers.containerId)
+      .prepare(),
+  );
+  const byId = (id: string): Credential | null => {
+    const row = credentialById.get({ id });
+    return row ? { ...row, containerIds: credentialContainers.all({ id }).map((l) => l.containerId) } : null;
+  };
 
   return {
     insert(credential) {

@@ -15,13 +15,15 @@ import * as t from './schema';
 
 /**
  * What a search hit reads of a passage (`p`) and its document (`d`), or for a learned fact's passage,
- * of the fact (`m`) and the document it came from (`sd`).
+ * of the fact (`m`) and the document it came from (`sd`). A document's custom id is read from
+ * documents_custom_ids (migration 0027), never from its row, which keeps it after the content.
  */
-const PASSAGE_HIT_ROWS = `SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
+export const PASSAGE_HIT_ROWS = `SELECT p.id AS passageId, p.container_id AS containerId, p.document_id AS documentId,
              p.memory_id AS memoryId, d.custom_id AS customId, p.position, p.title, p.content,
              m.source_document_id AS sourceDocumentId, sd.custom_id AS sourceCustomId, m.source_position AS sourcePosition
-        FROM passages p LEFT JOIN documents d ON d.id = p.document_id
-        LEFT JOIN memories m ON m.id = p.memory_id LEFT JOIN documents sd ON sd.id = m.source_document_id`;
+        FROM passages p LEFT JOIN documents d INDEXED BY documents_custom_ids ON d.id = p.document_id
+        LEFT JOIN memories m ON m.id = p.memory_id
+        LEFT JOIN documents sd INDEXED BY documents_custom_ids ON sd.id = m.source_document_id`;
 
 /** BM25 with the index's columns weighed: title, content, context (migrations/0026_keyword_context.sql). */
 const BM25 = `bm25(passages_fts, ${KEYWORD_WEIGHTS.title}, ${KEYWORD_WEIGHTS.content}, ${KEYWORD_WEIGHTS.context})`;
