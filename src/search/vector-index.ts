@@ -19,6 +19,7 @@
 import { HammingScan } from './hamming-scan';
 import { IndexRows } from './index-rows';
 import { readSnapshot, writeSnapshot } from './index-snapshot';
+import { InvertedLists, type ListsState } from './inverted-lists';
 import { PassageSlots } from './passage-slots';
 import type { ScanShare } from './shared-scan';
 
@@ -31,7 +32,7 @@ const RECENTER_UNTIL = 32_768;
  * Raised whenever codes are made differently or the state saved changes: a copy saved by another
  * release is then rebuilt.
  */
-const SAVED_FORMAT = 1;
+const SAVED_FORMAT = 2;
 
 /** What `save` writes before the arrays, and `restore` checks. */
 interface SavedHeader {
@@ -46,6 +47,7 @@ interface SavedHeader {
   containers: string[];
   /** Entries of the passage-to-slots table. */
   entries: number;
+  lists: ListsState;
 }
 
 export interface VectorHit {
@@ -75,6 +77,10 @@ export class VectorIndex {
   /** A passage's first slot and unit count, as first * 256 + count. */
   private slotsOf = new PassageSlots();
   private readonly groupOf = new Map<string, number>();
+  /** The codes' lists, once the index is large (inverted-lists.ts). */
+  private readonly inverted: InvertedLists;
+  /** Slots the last search scanned: every one, or its lists' and the tail's. */
+  lastScanned = 0;
 
   /** `rowsPath`: the file of int8 rows, made anew unless `keepRows` (a restored index's). */
   constructor(
@@ -83,6 +89,7 @@ export class VectorIndex {
     keepRows = false,
   ) {
     this.scanner = new HammingScan(dimensions, 1024);
+    this.inverted = new InvertedLists(this.scanner);
     this.rows = new IndexRows(dimensions, rowsPath, keepRows);
     this.center = new Float32Array(dimensions);
     this.sum = new Float64Array(dimensions);
@@ -143,6 +150,7 @@ export class VectorIndex {
         reader.next(ids);
         reader.next(values);
       });
+      index.inverted.restore(saved.lists, (section) => reader.next(section));
       index.size = size;
       index.dead = saved.dead;
       index.summed = saved.summed;
@@ -161,6 +169,7 @@ export class VectorIndex {
    * flushed to their file and to disk first. Throws if a row cannot be written (a full disk).
    */
   save(statePath: string, token: string): void {
+    this.organize();
     this.rows.sync();
     const [ids, values] = this.slotsOf.entries();
     const { size, dead, summed, centeredAt } = this;
@@ -174,6 +183,7 @@ export class VectorIndex {
       centeredAt,
       containers: [...this.groupOf.keys()],
       entries: ids.length,
+      lists: this.inverted.state,
     };
     writeSnapshot(statePath, header, [
       this.ids.subarray(0, size),
@@ -184,7 +194,16 @@ export class VectorIndex {
       this.scanner.groups.subarray(0, size),
       ids,
       values,
+      ...this.inverted.sections(),
     ]);
+  }
+
+  /**
+   * Files the codes added since the last call in the inverted lists of a large index, or makes
+   * them (inverted-lists.ts): after building the index and before saving it.
+   */
+  organize(): void {
+    this.inverted.organize(this.size, this.units);
   }
 
   /** Lets go of the rows file (IndexRows.close). */
@@ -205,6 +224,11 @@ export class VectorIndex {
   /** The ids of the passages the index holds. */
   passageIds(): number[] {
     return this.slotsOf.passageIds();
+  }
+
+  /** How many inverted lists the index has: 0 unless it is large. */
+  get lists(): number {
+    return this.inverted.state.k;
   }
 
   /** How many unit vectors the index holds. */
@@ -236,7 +260,7 @@ export class VectorIndex {
     if (packed === undefined) return;
     const first = Math.floor(packed / 256);
     const count = packed % 256;
-    this.scanner.groups.fill(-1, first, first + count);
+    for (let slot = first; slot < first + count; slot++) this.scanner.groups[this.inverted.positionOf(slot)] = -1;
     this.slotsOf.delete(passageId);
     this.dead += count;
     // Replaced and removed units leave holes; once they are most of the index, close them.
@@ -263,9 +287,12 @@ export class VectorIndex {
     this.scanner.encodeQuery();
 
     // Hamming distances of the wanted slots (others marked unreachable), and a histogram of them
-    // to find the cut-off that leaves about `pool` candidates for rescoring.
+    // to find the cut-off that leaves about `pool` candidates for rescoring. A large index reads
+    // only the slots of its nearest lists.
     const unreachable = this.dimensions + 1;
-    this.scanner.scan(this.size, wanted, unreachable);
+    const ranges = this.inverted.probe(this.size);
+    if (ranges) this.scanner.scanRanges(ranges, wanted, unreachable);
+    else this.scanner.scan(this.size, wanted, unreachable);
     const { histogram } = this.scanner;
     // Every unit nearer than `cutoff`, and of those exactly at it only as many as fill the pool:
     // the bucket at the boundary can hold thousands. With fewer reachable units than the pool, all.
@@ -273,7 +300,11 @@ export class VectorIndex {
     let cutoff = 0;
     let nearer = 0;
     while (cutoff < this.dimensions && nearer + histogram[cutoff]! < pool) nearer += histogram[cutoff++]!;
-    const candidates = this.scanner.select(this.size, cutoff, pool - nearer, pool);
+    let scanned = this.size;
+    if (ranges) scanned = ranges.reduce((n, x, i) => n + (i % 2 ? x : -x), 0);
+    this.lastScanned = scanned;
+    const picked = this.scanner.select(scanned, cutoff, pool - nearer, pool);
+    const candidates = ranges ? this.slotsScanned(picked, ranges) : picked;
 
     const best = new Map<number, number>();
     const dims = this.dimensions;
@@ -288,6 +319,21 @@ export class VectorIndex {
     const hits = [...best].map(([passageId, score]) => ({ passageId, score }));
     hits.sort((a, b) => b.score - a.score);
     return hits.slice(0, k);
+  }
+
+  /** The slots of the `picked` scanned codes (in scan order) of a scan of `ranges` of positions. */
+  private slotsScanned(picked: Int32Array, ranges: Uint32Array): number[] {
+    const slots: number[] = [];
+    let r = 0;
+    let before = 0;
+    for (const i of picked) {
+      while (i >= before + ranges[r + 1]! - ranges[r]!) {
+        before += ranges[r + 1]! - ranges[r]!;
+        r += 2;
+      }
+      slots.push(this.inverted.slotAt(ranges[r]! + i - before));
+    }
+    return slots;
   }
 
   private fill(slot: number, passageId: number, group: number, vector: Int8Array): void {
@@ -333,6 +379,8 @@ export class VectorIndex {
   /** Moves the live units down over the dead ones, keeping each passage's units together. */
   private compact(): void {
     this.rows.flush();
+    // Every code back at its slot's position: they move with their slots; the next `organize` files them again.
+    this.inverted.unfile();
     const { codes, groups, words } = this.scanner;
     let to = 0;
     for (let from = 0; from < this.size; ) {

@@ -173,6 +173,7 @@ export class VectorIndexes {
           await turn();
           if (this.closing) return;
         }
+        index.organize();
       }
       if (this.tiers.fast)
         this.log.info('search indexes loaded', { ...this.figures(), ms: Math.round(performance.now() - started) });
