@@ -7,6 +7,11 @@
  * figure on a shared host), p50 and p95, and the load average; then each tree's medians.
  *
  *   bun bench/search-ab.ts --store DIR [--rounds 3] [--queries 300] TREE...
+ *
+ * A store too large to copy (archive-scale.ts's million passages) is given once a tree instead,
+ * searched where it is (a copy made beforehand for each): `--stores DIR,DIR… --key KEY` (the key in
+ * the store's built.json). Its first run in a tree that saves its indexes otherwise may rebuild them:
+ * run a round to warm before one that counts.
  */
 import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,17 +26,23 @@ const { values, positionals: trees } = parseArgs({
     store: { type: 'string' },
     rounds: { type: 'string', default: '3' },
     queries: { type: 'string', default: '300' },
+    stores: { type: 'string' },
+    key: { type: 'string' },
   },
   allowPositionals: true,
 });
-if (!values.store || trees.length < 2) throw new Error('usage: bun bench/search-ab.ts --store DIR TREE TREE...');
-const key = readFileSync(join(values.store, 'bench-key'), 'utf8').trim();
+const own = values.stores?.split(',');
+if ((!values.store && !own) || trees.length < 2 || (own && (own.length !== trees.length || !values.key)))
+  throw new Error('usage: bun bench/search-ab.ts (--store DIR | --stores DIR,DIR... --key KEY) TREE TREE...');
+const key = values.key ?? readFileSync(join(values.store!, 'bench-key'), 'utf8').trim();
 const work = mkdtempSync(join(tmpdir(), 'engram-search-ab-'));
-const copies = trees.map((_, i) => {
-  const copy = join(work, `tree-${i}`);
-  cpSync(values.store!, copy, { recursive: true });
-  return copy;
-});
+const copies =
+  own ??
+  trees.map((_, i) => {
+    const copy = join(work, `tree-${i}`);
+    cpSync(values.store!, copy, { recursive: true });
+    return copy;
+  });
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const cpuSeconds = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -71,4 +82,4 @@ for (const [i, tree] of trees.entries())
     `${tree}: medians: server CPU ${median(runs[i]!.cpu)} ms a search, p50 ${median(runs[i]!.p50)} ms, p95 ${median(runs[i]!.p95)} ms`,
   );
 // `bench-key` is the seeding's, kept there on purpose (bench/lib/seed.ts).
-sweepThenRemove({ harness: 'bench:search-ab', stores: copies, exclude: ['bench-key'] }, work);
+sweepThenRemove({ harness: 'bench:search-ab', stores: own ? [] : copies, exclude: ['bench-key'] }, work);

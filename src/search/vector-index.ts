@@ -206,6 +206,11 @@ export class VectorIndex {
     this.inverted.organize(this.size, this.units);
   }
 
+  /** `organize` in steps, each followed by `between` (which lets other work run). */
+  async organizeBetween(between: () => Promise<unknown>): Promise<void> {
+    for (const _ of this.inverted.organizing(this.size, this.units)) await between();
+  }
+
   /** Lets go of the rows file (IndexRows.close). */
   close(): void {
     this.rows.close();

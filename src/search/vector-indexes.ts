@@ -173,7 +173,9 @@ export class VectorIndexes {
           await turn();
           if (this.closing) return;
         }
-        index.organize();
+        // Seconds at a million passages: a step at a time, so the server answers meanwhile.
+        await index.organizeBetween(turn);
+        if (this.closing) return;
       }
       if (this.tiers.fast)
         this.log.info('search indexes loaded', { ...this.figures(), ms: Math.round(performance.now() - started) });
