@@ -13,7 +13,7 @@ const PAGE = 65_536;
 const align = (n: number) => Math.ceil(n / 16) * 16;
 /** The most lists an inverted file may have (inverted-lists.ts): their centres have room here. */
 export const MAX_LISTS = 4096;
-/** Codes `assign` hands the module at a time. */
+/** Codes `assignSlots` and `assignCodes` hand the module at a time. */
 const ASSIGN_CHUNK = 4096;
 
 type Region =
@@ -99,11 +99,6 @@ export class HammingScan {
   /** Makes `staged` (Hadamard-transformed) the code of a slot. */
   encode(slot: number): void {
     this.encodeFn(this.offsets.staged, this.padded, this.bits, this.offsets.codes + slot * this.words * 4);
-  }
-
-  /** The code the next scan compares with. */
-  get queryCode(): Uint32Array {
-    return this.query;
   }
 
   /** Makes `staged` (Hadamard-transformed) the code the next scan compares with. */

@@ -12,6 +12,9 @@
  * search 0.60 → 0.88 at 100k generated passages, fast tier). The mean is re-estimated, and every
  * code redone, each time the index doubles, up to RECENTER_UNTIL units.
  *
+ * A large index files its codes in inverted lists and scans only the lists nearest the query
+ * (inverted-lists.ts): `organize` makes and updates them, after a build and before a save.
+ *
  * The int8 copies live outside the heap, in a file of rows (index-rows.ts), kept with the rest of
  * the index's state by `save` for `restore` at the next start (saved-indexes.ts says when a saved
  * copy is trusted).
