@@ -162,7 +162,10 @@ export interface SaverOptions {
   saveAfterMs: number;
   /** Whether the indexes may be saved now: they hold every stored vector they should. */
   savable: () => boolean;
-  /** Brings the indexes up to date with what other connections deleted, before they are counted and saved. */
+  /**
+   * Brings the indexes up to date with what other connections deleted, and files their codes in
+   * their lists, before they are counted and saved.
+   */
   beforeSave?: () => Promise<void>;
   figures: () => { fast: number; strong: number };
 }

@@ -93,7 +93,11 @@ export class VectorIndexes {
       saveAfterMs,
       // On a shared store, indexes that missed passages are not saved: their next start builds them whole.
       savable: () => this.whole && !(feed && this.missed),
-      beforeSave: async () => this.removals?.catchUp(),
+      beforeSave: async () => {
+        await this.removals?.catchUp();
+        // Lists made or refiled a step at a time here, so that the save's own call has little left.
+        for (const tier of TIERS) await this.tiers[tier]?.organizeBetween(turn);
+      },
       figures: () => this.figures(),
     });
     this.loaded = this.load(opened.restored, opened.large);
