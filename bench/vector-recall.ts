@@ -108,7 +108,7 @@ for (const tier of tiers) {
   };
   measure('whole scan');
   const started = performance.now();
-  index.organize();
+  await index.organize();
   console.log(`${tier}: lists made in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   measure('through the lists');
   index.close();

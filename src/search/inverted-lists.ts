@@ -48,12 +48,15 @@ export class InvertedLists {
   private positions = new Uint32Array(0);
   /**
    * Each list's centre as the share of its sample members with each bit set, from −1 (none) to 1
-   * (all): a search ranks the lists by these against the query's transformed vector itself, finer
-   * than by Hamming distance to the centre's code.
+   * (all): a search ranks the lists by these against the query's transformed vector itself (at 58
+   * lists no better than by Hamming distance to the centres' codes, 0.836 against 0.835 of the
+   * whole scan's top 30; not compared at 4,096 lists, where it costs more).
    */
   private weights = new Float32Array(0);
   /** Calls of `unfile` so far. */
   private unfiled = 0;
+  /** The ranges of positions the last scan read, or null when it read every code. */
+  private scanned: Uint32Array | null = null;
 
   constructor(private readonly scanner: HammingScan) {}
 
@@ -80,7 +83,7 @@ export class InvertedLists {
   }
 
   /** The slot whose code is at `position`. */
-  slotAt(position: number): number {
+  private slotAt(position: number): number {
     return position < this.filed ? this.slots[position]! : position;
   }
 
@@ -153,11 +156,43 @@ export class InvertedLists {
   }
 
   /**
+   * Scans for the query just encoded (its transformed vector still `staged`) the codes of the
+   * nearest lists and the tail, or every code when the index has no lists or the tail is most of it
+   * (a whole scan is then as fast), as `HammingScan.scan` does; returns how many it scanned.
+   */
+  scan(size: number, wanted: Uint8Array, unreachable: number): number {
+    this.scanned = this.probe(size);
+    if (!this.scanned) {
+      this.scanner.scan(size, wanted, unreachable);
+      return size;
+    }
+    this.scanner.scanRanges(this.scanned, wanted, unreachable);
+    return this.scanned.reduce((n, x, i) => n + (i % 2 ? x : -x), 0);
+  }
+
+  /** The slots of the codes `picked` (by their place in the last scan's order, ascending). */
+  slotsScanned(picked: Int32Array): Iterable<number> {
+    const ranges = this.scanned;
+    if (!ranges) return picked;
+    const slots: number[] = [];
+    let r = 0;
+    let before = 0;
+    for (const i of picked) {
+      while (i >= before + ranges[r + 1]! - ranges[r]!) {
+        before += ranges[r + 1]! - ranges[r]!;
+        r += 2;
+      }
+      slots.push(this.slotAt(ranges[r]! + i - before));
+    }
+    return slots;
+  }
+
+  /**
    * The ranges of positions (start, end, …) a search of the query reads (the scanner's, just
    * encoded: its transformed vector still `staged`): the nearest lists' and the tail's; null when
    * the index has no lists or the tail is most of it (a whole scan is then as fast).
    */
-  probe(size: number): Uint32Array | null {
+  private probe(size: number): Uint32Array | null {
     if (!this.k || size - this.filed > this.filed) return null;
     const { staged } = this.scanner;
     const bits = this.weights.length / this.k;

@@ -12,8 +12,7 @@
  * search 0.60 → 0.88 at 100k generated passages, fast tier). The mean is re-estimated, and every
  * code redone, each time the index doubles, up to RECENTER_UNTIL units.
  *
- * A large index files its codes in inverted lists and scans only the lists nearest the query
- * (inverted-lists.ts): `organize` makes and updates them, after a build and before a save.
+ * A large index scans only the nearest of its inverted lists of codes (inverted-lists.ts).
  *
  * The int8 copies live outside the heap, in a file of rows (index-rows.ts), kept with the rest of
  * the index's state by `save` for `restore` at the next start (saved-indexes.ts says when a saved
@@ -172,7 +171,7 @@ export class VectorIndex {
    * flushed to their file and to disk first. Throws if a row cannot be written (a full disk).
    */
   save(statePath: string, token: string): void {
-    this.organize();
+    this.inverted.organize(this.size, this.units);
     this.rows.sync();
     const [ids, values] = this.slotsOf.entries();
     const { size, dead, summed, centeredAt } = this;
@@ -201,16 +200,8 @@ export class VectorIndex {
     ]);
   }
 
-  /**
-   * Files the codes added since the last call in the inverted lists of a large index, or makes
-   * them (inverted-lists.ts): after building the index and before saving it.
-   */
-  organize(): void {
-    this.inverted.organize(this.size, this.units);
-  }
-
-  /** `organize` in steps, each followed by `between` (which lets other work run). */
-  async organizeBetween(between: () => Promise<unknown>): Promise<void> {
+  /** Makes or updates a large index's lists (inverted-lists.ts) a step at a time, each followed by `between`. */
+  async organize(between: () => Promise<unknown> = async () => {}): Promise<void> {
     for (const _ of this.inverted.organizing(this.size, this.units)) await between();
   }
 
@@ -298,9 +289,7 @@ export class VectorIndex {
     // to find the cut-off that leaves about `pool` candidates for rescoring. A large index reads
     // only the slots of its nearest lists.
     const unreachable = this.dimensions + 1;
-    const ranges = this.inverted.probe(this.size);
-    if (ranges) this.scanner.scanRanges(ranges, wanted, unreachable);
-    else this.scanner.scan(this.size, wanted, unreachable);
+    const scanned = this.inverted.scan(this.size, wanted, unreachable);
     const { histogram } = this.scanner;
     // Every unit nearer than `cutoff`, and of those exactly at it only as many as fill the pool:
     // the bucket at the boundary can hold thousands. With fewer reachable units than the pool, all.
@@ -308,11 +297,8 @@ export class VectorIndex {
     let cutoff = 0;
     let nearer = 0;
     while (cutoff < this.dimensions && nearer + histogram[cutoff]! < pool) nearer += histogram[cutoff++]!;
-    let scanned = this.size;
-    if (ranges) scanned = ranges.reduce((n, x, i) => n + (i % 2 ? x : -x), 0);
     this.lastScanned = scanned;
-    const picked = this.scanner.select(scanned, cutoff, pool - nearer, pool);
-    const candidates = ranges ? this.slotsScanned(picked, ranges) : picked;
+    const candidates = this.inverted.slotsScanned(this.scanner.select(scanned, cutoff, pool - nearer, pool));
 
     const best = new Map<number, number>();
     const dims = this.dimensions;
@@ -327,21 +313,6 @@ export class VectorIndex {
     const hits = [...best].map(([passageId, score]) => ({ passageId, score }));
     hits.sort((a, b) => b.score - a.score);
     return hits.slice(0, k);
-  }
-
-  /** The slots of the `picked` scanned codes (in scan order) of a scan of `ranges` of positions. */
-  private slotsScanned(picked: Int32Array, ranges: Uint32Array): number[] {
-    const slots: number[] = [];
-    let r = 0;
-    let before = 0;
-    for (const i of picked) {
-      while (i >= before + ranges[r + 1]! - ranges[r]!) {
-        before += ranges[r + 1]! - ranges[r]!;
-        r += 2;
-      }
-      slots.push(this.inverted.slotAt(ranges[r]! + i - before));
-    }
-    return slots;
   }
 
   private fill(slot: number, passageId: number, group: number, vector: Int8Array): void {

@@ -96,7 +96,7 @@ export class VectorIndexes {
       beforeSave: async () => {
         await this.removals?.catchUp();
         // Lists made or refiled a step at a time here, so that the save's own call has little left.
-        for (const tier of TIERS) await this.tiers[tier]?.organizeBetween(turn);
+        for (const tier of TIERS) await this.tiers[tier]?.organize(turn);
       },
       figures: () => this.figures(),
     });
@@ -178,7 +178,7 @@ export class VectorIndexes {
           if (this.closing) return;
         }
         // Seconds at a million passages: a step at a time, so the server answers meanwhile.
-        await index.organizeBetween(turn);
+        await index.organize(turn);
         if (this.closing) return;
       }
       if (this.tiers.fast)

@@ -61,12 +61,12 @@ function exact(query: Float32Array, k: number, skip = new Set<number>()): number
 const overlap = (a: number[], b: number[]) => a.filter((x) => b.includes(x)).length / b.length;
 
 describe('the inverted lists of a large vector index', () => {
-  it('read about a fifth of the codes and find most of what the whole scan finds', () => {
+  it('read about a fifth of the codes and find most of what the whole scan finds', async () => {
     const index = built(scratchDir());
     const queries = Array.from({ length: 30 }, member);
     const whole = queries.map((q) => index.search(q, ['c'], 30).map((h) => h.passageId));
     expect(index.lists).toBe(0);
-    index.organize();
+    await index.organize();
     expect(index.lists).toBeGreaterThan(50);
     let kept = 0;
     let listed = 0;
@@ -86,16 +86,16 @@ describe('the inverted lists of a large vector index', () => {
     index.close();
   }, 120_000);
 
-  it('find passages added after the lists were made, and again once filed; forget removed ones, through a compaction', () => {
+  it('find passages added after the lists were made, and again once filed; forget removed ones, through a compaction', async () => {
     const index = built(scratchDir());
-    index.organize();
+    await index.organize();
     const added = Array.from({ length: 500 }, () => [member()]);
     for (const [i, u] of added.entries()) index.add(passages + i, 'c', u.map(quantize));
     const findsAdded = () => {
       for (const i of [0, 123, 499]) expect(index.search(added[i]![0]!, ['c'], 1)[0]!.passageId).toBe(passages + i);
     };
     findsAdded();
-    index.organize();
+    await index.organize();
     findsAdded();
     expect(index.lastScanned).toBeLessThan(0.3 * index.units);
     // Most passages removed: the index closes the holes, its lists follow.
@@ -108,10 +108,10 @@ describe('the inverted lists of a large vector index', () => {
     index.close();
   }, 120_000);
 
-  it('are saved and restored with the index, and a copy saved before them is refused', () => {
+  it('are saved and restored with the index, and a copy saved before them is refused', async () => {
     const dir = scratchDir();
     const index = built(dir);
-    index.organize();
+    await index.organize();
     const state = join(dir, 'state');
     index.save(state, 'token');
     const queries = Array.from({ length: 10 }, member);
