@@ -173,7 +173,8 @@ export class InvertedLists {
   /** The slots of the codes `picked` (by their place in the last scan's order, ascending). */
   slotsScanned(picked: Int32Array): Iterable<number> {
     const ranges = this.scanned;
-    if (!ranges) return picked;
+    // A whole scan of filed codes (a tail larger than them) read them at their filed positions too.
+    if (!ranges) return this.filed ? Array.from(picked, (p) => this.slotAt(p)) : picked;
     const slots: number[] = [];
     let r = 0;
     let before = 0;

@@ -95,6 +95,12 @@ describe('the inverted lists of a large vector index', () => {
       for (const i of [0, 123, 499]) expect(index.search(added[i]![0]!, ['c'], 1)[0]!.passageId).toBe(passages + i);
     };
     findsAdded();
+    // More added than filed: the whole index is scanned, the filed codes where their lists put them.
+    const more = Array.from({ length: passages + 1000 }, () => [member(), member()]);
+    for (const [i, u] of more.entries()) index.add(2 * passages + i, 'c', u.map(quantize));
+    expect(index.search(units[77]![0]!, ['c'], 1)[0]!.passageId).toBe(77);
+    expect(index.lastScanned).toBe(index.units);
+    for (let i = 0; i < more.length; i++) index.remove(2 * passages + i);
     await index.organize();
     findsAdded();
     expect(index.lastScanned).toBeLessThan(0.3 * index.units);
