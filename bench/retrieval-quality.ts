@@ -23,6 +23,15 @@
  * vectors are read from DIR (bench/lib/vectors-file.ts), made by bench/candidate-embed.py from the
  * texts a first run writes there.
  *
+ * --exchange keywords|fast|strong measures the exchange before it is built in: each one-turn
+ * document's neighbouring turns (the turns before and after it in the container, sent within six
+ * hours, or on the same day when a header gives only the day) join its keyword index text (at the
+ * weight of a title, half a content word's) or, with `fast` or `strong`, one more embedding unit
+ * of that tier only (the turn between its neighbours). With `keywords` every row is run before and
+ * after; with `fast` or `strong` the rows are the store's with the unit added.
+ *
+ * VARIANTS=PATTERN in the environment runs only the rows whose name matches it (a regular expression).
+ *
  * --misses FILE writes, for the server's default search, every question whose evidence is not all in
  * the top 10, with what was found instead (JSON lines), for looking at what kind of miss each is.
  */
@@ -38,6 +47,7 @@ import { createLogger } from '../src/log';
 import { convexFusion, reciprocalRankFusion, type Scored } from '../src/search/fusion';
 import { CANDIDATES, FUSION_WEIGHTS, SearchEngine } from '../src/search/search-engine';
 import { DEFAULT_TUNING, type SearchTuning } from '../src/search/tuning';
+import { ownWords } from '../src/search/content-poor';
 import type { VectorIndex } from '../src/search/vector-index';
 import type { SqliteStore } from '../src/storage/sqlite/sqlite-store';
 import type { VectorTier } from '../src/storage/store';
@@ -48,8 +58,9 @@ import { generateConversations, turnDocument } from './conversations/generate';
 import { documentText, seeded } from './lib/corpus';
 import { ACCOUNT, CONTAINER, type LearnedCorpus, learnCorpus, tierIndex } from './lib/learned-corpus';
 import { PERLTQA_HOWTO, perltqaFolder, perltqaSet } from './lib/perltqa';
-import { REALTALK_HOWTO, realtalkSet } from './lib/realtalk';
+import { REALTALK_HOWTO, type RealtalkSet, realtalkSet } from './lib/realtalk';
 import { vectorsFile } from './lib/vectors-file';
+import { storedVector } from '../src/storage/stored-vector';
 import { type EvalSet, evaluate, formatScores, scoreRanking, type Variant } from './lib/retrieval-eval';
 
 const { values } = parseArgs({
@@ -64,6 +75,7 @@ const { values } = parseArgs({
     misses: { type: 'string' },
     extract: { type: 'boolean', default: false },
     refined: { type: 'string' },
+    exchange: { type: 'string' },
   },
 });
 /** --refined 0,50,100: the server's search over the store with only these percentages of passages refined. */
@@ -78,6 +90,9 @@ const STRENGTHS: Record<keyof SearchTuning, number[]> = {
   asking: [0.1, 0.2, 0.4],
   dated: [0.1, 0.2, 0.4],
 };
+
+/** VARIANTS=PATTERN: only the rows whose name matches (e.g. `^levers:`), for a shorter run. */
+const only = new RegExp(process.env.VARIANTS ?? '');
 
 const DEPTH = CANDIDATES; // candidates each side, as the server takes
 
@@ -167,6 +182,9 @@ for (const set of sets) {
     );
   }
   const { store } = corpus;
+  const exchangeTier = values.exchange === 'fast' || values.exchange === 'strong' ? values.exchange : null;
+  if (exchangeTier && embedders[exchangeTier])
+    await exchangeVectors(set, corpus, exchangeTier, embedders[exchangeTier]);
 
   // Each list is made once a question and shared by the variants that fuse it.
   const memo = <T>(f: (q: string) => Promise<T>) => {
@@ -269,8 +287,15 @@ for (const set of sets) {
     'the server, both tiers, all refined (SearchEngine)': embedders.strong && server(embedders),
     ...leverVariants(lever),
   };
-  const present = Object.fromEntries(Object.entries(variants).filter((e): e is [string, Variant] => e[1] !== null));
+  const present = Object.fromEntries(
+    Object.entries(variants).filter((e): e is [string, Variant] => e[1] !== null && only.test(e[0])),
+  );
   const results = await evaluate(set, present, corpus.keyOf);
+  if (values.exchange === 'keywords') {
+    await exchangeKeywords(set, corpus);
+    for (const [name, r] of Object.entries(await evaluate(set, present, corpus.keyOf)))
+      results[`${name}, with the exchange in its keywords`] = r;
+  }
   if (values.misses) await writeMisses(set, lever({}), corpus.keyOf);
   if (embedders.strong)
     for (const share of refinedShares)
@@ -372,4 +397,102 @@ async function writeMisses(
         `${JSON.stringify({ set: set.name, kind: q.kind, question: q.question, evidence: q.evidence, found })}\n`,
       );
   }
+}
+
+/**
+ * --exchange keywords: each passage's keyword index row gains its document's neighbouring turns'
+ * own words (their headers left out) in the title column, which keyword search weighs at half the
+ * content's. The passages table is left as it was: only the index's text changes.
+ */
+async function exchangeKeywords(set: EvalSet, corpus: LearnedCorpus): Promise<void> {
+  const wordsOf = new Map(set.documents.map((d) => [d.key, ownWords(d.text).join(' ')]));
+  const near = neighbours(set);
+  await (corpus.store as SqliteStore).withConnection((raw) => {
+    const rows = raw
+      .query<{ id: number; title: string | null; content: string }, []>('SELECT id, title, content FROM passages')
+      .all();
+    for (const r of rows) {
+      const key = corpus.keyOf(r.id);
+      const extra = (key ? near.get(key)! : []).flatMap((k) => (k ? [wordsOf.get(k)] : [])).join(' ');
+      if (!extra) continue;
+      raw.run("INSERT INTO passages_fts(passages_fts, rowid, title, content) VALUES ('delete', ?, ?, ?)", [
+        r.id,
+        r.title,
+        r.content,
+      ]);
+      raw.run('INSERT INTO passages_fts(rowid, title, content) VALUES (?, ?, ?)', [
+        r.id,
+        `${r.title ?? ''} ${extra}`,
+        r.content,
+      ]);
+    }
+  });
+}
+
+/** --exchange fast|strong: each passage with neighbours gains one more unit in that tier, its turn between them. */
+async function exchangeVectors(
+  set: EvalSet,
+  corpus: LearnedCorpus,
+  tier: VectorTier,
+  embedder: Embedder,
+): Promise<void> {
+  const textOf = new Map(set.documents.map((d) => [d.key, d.text]));
+  const near = neighbours(set);
+  const sqlite = corpus.store as SqliteStore;
+  const rows = await sqlite.withConnection((raw) =>
+    raw
+      .query<{ id: number; content: string; units: number | null }, [string]>(
+        'SELECT p.id, p.content, (SELECT max(unit) + 1 FROM passage_vectors v WHERE v.passage_id = p.id AND v.tier = ?) AS units FROM passages p',
+      )
+      .all(tier),
+  );
+  const units = rows.flatMap((r) => {
+    const key = corpus.keyOf(r.id);
+    const [before, after] = key ? near.get(key)! : [];
+    if (r.units === null || !(before || after)) return [];
+    return [
+      {
+        id: r.id,
+        unit: r.units,
+        text: [before && textOf.get(before), r.content, after && textOf.get(after)].filter(Boolean).join('\n'),
+      },
+    ];
+  });
+  for (let i = 0; i < units.length; i += 64) {
+    const batch = units.slice(i, i + 64);
+    const vectors = await embedder.embed(batch.map((u) => u.text));
+    await sqlite.withConnection((raw) => {
+      for (const [j, u] of batch.entries())
+        raw.run('INSERT INTO passage_vectors (passage_id, tier, unit, embedding) VALUES (?, ?, ?, ?)', [
+          u.id,
+          tier,
+          u.unit,
+          storedVector(vectors[j]!),
+        ]);
+    });
+  }
+}
+
+/**
+ * Each document's turns before and after it, as a server could tell them: the documents next to it
+ * in the order added, sent within six hours of it (REALTALK's times), or on the same day (the
+ * generated set's headers give only the day). Turns of other conversations of the container, sent
+ * in between, count too: nothing in a document says which conversation it is of.
+ */
+function neighbours(set: EvalSet): Map<string, [string | undefined, string | undefined]> {
+  const at = new Map((set as Partial<RealtalkSet>).turns?.map((t) => [t.key, t.at]));
+  const day = new Map(set.documents.map((d) => [d.key, /^\[([^\]]*)\]/.exec(d.text)?.[1]]));
+  // A document without a dated header is no chat message: it has no neighbours.
+  const close = (a: string, b: string) =>
+    at.size
+      ? Math.abs(at.get(a)! - at.get(b)!) <= 6 * 3_600_000
+      : day.get(a) !== undefined && day.get(a) === day.get(b);
+  const keys = set.documents.map((d) => d.key);
+  return new Map(
+    keys.map((key, i) => {
+      const before = keys[i - 1];
+      const after = keys[i + 1];
+      return [key, [before && close(before, key) ? before : undefined, after && close(after, key) ? after : undefined]];
+    }),
+  );
 }

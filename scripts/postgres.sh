@@ -3,12 +3,18 @@
 #   scripts/postgres.sh ensure               installs Debian's postgresql with apt-get where no server binaries are
 #   scripts/postgres.sh bindir               prints the newest server's bin directory; exits 1 when there is none
 #   scripts/postgres.sh start DIR [k=v]…     initdb into DIR (made if missing; as root, its parent must let the
-#                                            postgres user through, as /tmp does), start with those settings on a
-#                                            free port of 127.0.0.1 only, and print its URL (superuser postgres, trust)
+#                                            postgres user through, as /tmp does), start with a throwaway server's
+#                                            settings (THROWAWAY below) and then those, on a free port of 127.0.0.1
+#                                            only, and print its URL (superuser postgres, trust)
 #   scripts/postgres.sh stop DIR             stops the server of DIR (immediately: it is thrown away)
 #   scripts/postgres.sh resume DIR           starts the stopped server of DIR again, on its port and with its settings
 # initdb and the server refuse to run as root: as root they run as the `postgres` user, which owns DIR.
 set -euo pipefail
+
+# Durability is not what a throwaway server is for: fsync costs tests most of their time. Its write-ahead
+# log is kept small: left to its default 1 GB, a full run's log (every test's CREATE DATABASE writes its
+# template into it) grew the server's folder to 700 MB, on machines whose disk is sometimes nearly full.
+THROWAWAY="fsync=off synchronous_commit=off full_page_writes=off max_wal_size=64MB min_wal_size=32MB"
 
 bindir() {
   local dir
@@ -71,7 +77,7 @@ case "${1:-}" in
     as_owner "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
       || { cat "$dir/initdb.log" >&2; exit 5; }
     opts="-p $port -k $dir -c listen_addresses=127.0.0.1"
-    for setting in "$@"; do opts="$opts -c $setting"; done
+    for setting in $THROWAWAY "$@"; do opts="$opts -c $setting"; done
     echo "$opts" >"$dir/options"
     as_owner "$bin/pg_ctl" -D "$dir/data" -o "$opts" -l "$dir/server.log" -w -t 60 start >/dev/null \
       || { cat "$dir/server.log" >&2; exit 5; }

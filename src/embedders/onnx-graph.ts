@@ -2,7 +2,7 @@
  * Just enough of ONNX's protobuf encoding to rewrite a model's graph in memory: its nodes are
  * decoded (inputs, outputs, operator, attributes), a rewrite drops or replaces some of them, and
  * every other byte of the model is copied as it was. Used by the load-time rewrites beside it
- * (onnx-gather-first.ts, onnx-softmax-guard.ts, onnx-gelu.ts).
+ * (onnx-gather-first.ts, onnx-int8-matmul.ts, onnx-softmax-guard.ts, onnx-gelu.ts).
  */
 
 /** One field of a protobuf message: its number, wire type, and where its bytes lie. */
@@ -107,9 +107,11 @@ const TENSOR_DATA_TYPE = 2;
 const TENSOR_FLOAT_DATA = 4;
 const TENSOR_NAME = 8;
 const TENSOR_RAW_DATA = 9;
-const FLOAT = 1;
+/** TensorProto.DataType of float32 and int8 values. */
+export const FLOAT = 1;
+export const INT8 = 3;
 
-interface Node {
+export interface Node {
   readonly field: Field;
   readonly name: string;
   readonly inputs: string[];
@@ -150,8 +152,9 @@ function readNode(buf: Uint8Array, field: Field): Node {
 function initializers(
   buf: Uint8Array,
   graph: readonly Field[],
-): { dims: Map<string, number[]>; scalars: Map<string, number> } {
+): { dims: Map<string, number[]>; types: Map<string, number>; scalars: Map<string, number> } {
   const dims = new Map<string, number[]>();
+  const types = new Map<string, number>();
   const scalars = new Map<string, number>();
   for (const f of graph) {
     if (f.no !== GRAPH_INITIALIZER) continue;
@@ -175,10 +178,11 @@ function initializers(
       }
     }
     dims.set(name, shape);
+    types.set(name, type);
     if (type === FLOAT && value && shape.every((d) => d === 1))
       scalars.set(name, new DataView(value.buffer).getFloat32(0, true));
   }
-  return { dims, scalars };
+  return { dims, types, scalars };
 }
 
 /** An AttributeProto's integer value (absent: the default). */
@@ -218,6 +222,8 @@ export interface Graph {
   readonly nodes: readonly Node[];
   /** Each initializer's dims, by name. */
   readonly dims: ReadonlyMap<string, number[]>;
+  /** Each initializer's element type (onnx.proto's TensorProto.DataType: 1 float, 3 int8, …), by name. */
+  readonly types: ReadonlyMap<string, number>;
   /** The value of each float32 initializer that holds one value, by name. */
   readonly scalars: ReadonlyMap<string, number>;
   /** How many nodes read each value; a graph output counts as infinitely many (its value must stay). */
@@ -235,6 +241,22 @@ export interface GraphEdit {
   readonly replaced: Map<Node, Uint8Array>;
   /** Operator set versions by domain, imported unless the model imports the domain already. */
   readonly imports: Map<string, number>;
+}
+
+/**
+ * How `value` is computed when it is a weight dequantised in the graph, `Mul(Cast(Q), S)`, read by
+ * one node, the Cast read only by the Mul: its nodes, Q and S. Otherwise undefined.
+ */
+export function dequantized(
+  { producer, readers }: Graph,
+  value: string,
+): { mul: Node; cast: Node; quantized: string; scale: string } | undefined {
+  const mul = producer.get(value);
+  if (mul?.opType !== 'Mul' || mul.domain !== '' || readers.get(value) !== 1) return undefined;
+  const cast = mul.inputs.map((i) => producer.get(i)).find((p) => p?.opType === 'Cast' && p.domain === '');
+  if (!cast || readers.get(cast.outputs[0]!) !== 1) return undefined;
+  const scale = mul.inputs.find((i) => i !== cast.outputs[0]);
+  return scale === undefined ? undefined : { mul, cast, quantized: cast.inputs[0]!, scale };
 }
 
 /**

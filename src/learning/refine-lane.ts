@@ -53,6 +53,10 @@ class RefineLane implements OnnxLane {
     this.worker.on('exit', (code) => fail(new Error(`the refinement lane exited with code ${code}`)));
   }
 
+  get dead(): boolean {
+    return this.failure !== null;
+  }
+
   run(rows: number[][]): Promise<Float32Array[]> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.next++;

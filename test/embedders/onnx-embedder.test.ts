@@ -1,12 +1,14 @@
 /**
  * The strong embedder against the model's Python reference (fixtures/onnx-parity.json, made by
  * models/minilm-l6-int8/make_fixtures.py with HF tokenizers and Python's onnxruntime): identical
- * token ids, cosine ≥ 0.999; plus batching, the id, and writing the runtime to a cache folder.
+ * token ids, vectors near the same int8 arithmetic's and within cosine 0.97 of the file's float ones;
+ * plus batching, the id, and writing the runtime to a cache folder.
  */
 import { beforeAll, describe, expect, it } from 'bun:test';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { int8ProductsExact } from '../../src/embedders/int8-support';
 import { DEFAULT_ONNX_MODEL_DIR, loadOnnxEmbedder, OnnxEmbedder } from '../../src/embedders/onnx-embedder';
 import { isRuntimeFile, materializeOnnxRuntime, packagedOnnxRuntimeDir } from '../../src/embedders/onnx-library';
 import pkg from '../../node_modules/onnxruntime-node/package.json' with { type: 'json' };
@@ -14,12 +16,17 @@ import pkg from '../../node_modules/onnxruntime-node/package.json' with { type: 
 interface ParityCase {
   readonly text: string;
   readonly ids: number[];
+  /** The file's float arithmetic. */
   readonly vector: number[];
+  /** Its products in int8, as the embedder runs them (onnx-int8-matmul.ts). */
+  readonly int8_vector: number[];
 }
 const fixture = JSON.parse(readFileSync(join(import.meta.dir, 'fixtures', 'onnx-parity.json'), 'utf8')) as {
   cases: ParityCase[];
 };
 
+/** This CPU's arithmetic: int8 products where they cannot saturate (int8-support.ts), else float. */
+const INT8 = int8ProductsExact();
 const cosine = (a: ArrayLike<number>, b: ArrayLike<number>) => {
   let dot = 0,
     na = 0,
@@ -45,21 +52,36 @@ describe('the ONNX MiniLM embedder', () => {
       expect({ text: c.text, ids: embedder.encode(c.text) }).toEqual({ text: c.text, ids: c.ids });
   });
 
-  it('gives each reference text a unit vector within cosine 0.999 of the Python reference, one at a time', async () => {
+  it('gives each reference text a unit vector as the Python reference computes it, one at a time', async () => {
+    const same: number[] = [];
     for (const c of fixture.cases) {
       const [v] = await embedder.embed([c.text]);
       expect(v!.length).toBe(384);
       expect(Math.abs(cosine(v!, v!) - 1)).toBeLessThan(1e-5);
-      expect({ text: c.text, ok: cosine(v!, c.vector) >= 0.999 }).toEqual({ text: c.text, ok: true });
+      same.push(cosine(v!, INT8 ? c.int8_vector : c.vector));
+      // Activations rounded to 8 bits: the load-time rewrites' float rounding (~1e-7) can move a
+      // value across a step, which the later layers carry (0.993 at worst here).
+      expect({ text: c.text, ok: cosine(v!, c.int8_vector) >= (INT8 ? 0.99 : 0.97) }).toEqual({
+        text: c.text,
+        ok: true,
+      });
+      // What int8 products cost against the file's float arithmetic (0.977–0.997 here).
+      expect({ text: c.text, ok: cosine(v!, c.vector) >= (INT8 ? 0.97 : 0.999) }).toEqual({ text: c.text, ok: true });
     }
+    // Most texts meet no such step: the same pipeline, to float rounding.
+    expect(same.sort((a, b) => a - b)[same.length >> 1]!).toBeGreaterThan(0.99999);
   }, 60_000);
 
-  it('gives the same vectors when texts of many lengths go in one call (padded batches, order kept)', async () => {
+  it('gives near the same vectors when texts of many lengths go in one call (padded batches, order kept)', async () => {
     const texts = fixture.cases.map((c) => c.text);
     const shuffled = texts.map((t, i) => ({ t, i })).sort((a, b) => ((a.i * 7919) % 23) - ((b.i * 7919) % 23));
     const vectors = await embedder.embed(shuffled.map((s) => s.t));
-    for (const [k, s] of shuffled.entries())
-      expect(cosine(vectors[k]!, fixture.cases[s.i]!.vector)).toBeGreaterThanOrEqual(0.999);
+    // A batch shares one 8-bit scale for its activations, so a text's vector depends a little on its
+    // batch: 0.96 at worst here, for texts of two to four tokens.
+    for (const [k, s] of shuffled.entries()) {
+      expect(cosine(vectors[k]!, fixture.cases[s.i]!.int8_vector)).toBeGreaterThanOrEqual(0.95);
+      expect(cosine(vectors[k]!, fixture.cases[s.i]!.vector)).toBeGreaterThanOrEqual(0.95);
+    }
     expect(await embedder.embed([])).toEqual([]);
   }, 60_000);
 

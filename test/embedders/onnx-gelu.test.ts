@@ -8,20 +8,11 @@ import { describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
 import { DEFAULT_ONNX_MODEL_DIR } from '../../src/embedders/onnx-embedder';
 import { fuseGelu } from '../../src/embedders/onnx-gelu';
-import { rewriteGraph } from '../../src/embedders/onnx-graph';
-import { hiddenStates, PADDED_ROWS, sameBits } from './fixtures/hidden-states';
+import { hiddenStates, operators, PADDED_ROWS, sameBits } from './fixtures/hidden-states';
 
 const model = await Bun.file(join(DEFAULT_ONNX_MODEL_DIR, 'model.onnx')).bytes();
 const count = (bytes: Uint8Array, s: string) =>
   Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1').split(s).length - 1;
-/** How many nodes of each `domain:opType` a model has. */
-function operators(bytes: Uint8Array): Map<string, number> {
-  const ops = new Map<string, number>();
-  rewriteGraph(bytes, ({ nodes }) => {
-    for (const n of nodes) ops.set(`${n.domain}:${n.opType}`, (ops.get(`${n.domain}:${n.opType}`) ?? 0) + 1);
-  });
-  return ops;
-}
 
 describe('fuseGelu', () => {
   it('turns each of the six spelled-out GELUs into one com.microsoft Gelu, and nothing else', () => {

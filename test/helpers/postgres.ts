@@ -64,12 +64,7 @@ function start(): TestPostgres | string {
   }
   // Right in the temporary folder: as root, the server runs as `postgres`, which must reach it.
   const dir = mkdtempSync(join(tmpdir(), 'engram-pg-'));
-  // A throwaway server: durability is not what these tests check, and fsync costs them most of their time.
-  const launched = spawnSync(
-    'bash',
-    [SCRIPT, 'start', dir, 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300'],
-    { encoding: 'utf8' },
-  );
+  const launched = spawnSync('bash', [SCRIPT, 'start', dir, 'max_connections=300'], { encoding: 'utf8' });
   if (launched.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
     return `the PostgreSQL server did not start: ${launched.stderr.trim()}`;
@@ -118,7 +113,8 @@ export interface OwnPostgres {
 export async function ownPostgres(): Promise<OwnPostgres | null> {
   if (spawnSync('bash', [SCRIPT, 'bindir']).status !== 0) return null;
   const dir = mkdtempSync(join(tmpdir(), 'engram-pg-own-'));
-  const launched = spawnSync('bash', [SCRIPT, 'start', dir, 'fsync=off'], { encoding: 'utf8' });
+  // Commits reach the log before they are answered: a stop here is a crash, and what was answered stays.
+  const launched = spawnSync('bash', [SCRIPT, 'start', dir, 'synchronous_commit=on'], { encoding: 'utf8' });
   if (launched.status !== 0) throw new Error(`the PostgreSQL server did not start: ${launched.stderr}`);
   const close = () => {
     spawnSync('bash', [SCRIPT, 'stop', dir]);

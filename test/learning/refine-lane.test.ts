@@ -1,7 +1,8 @@
 /**
  * Refinement on more than one thread: lanes (refine-lane.ts) run batches of the session the caller
  * took up, on threads of their own, and the vectors are those the caller alone makes; a lane that
- * fails is let go and its batch run by the caller; each run still waits for the caller's quiet.
+ * died is let go and its batch run by the caller, one that refused a batch is kept; each run still
+ * waits for the caller's quiet.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { loadOnnxEmbedder, OnnxEmbedder, type OnnxLane } from '../../src/embedders/onnx-embedder';
@@ -31,6 +32,9 @@ describe('refinement lanes', () => {
           ran++;
           return lane.run(rows);
         },
+        get dead() {
+          return lane.dead;
+        },
         close: () => lane.close(),
       }),
     );
@@ -45,16 +49,43 @@ describe('refinement lanes', () => {
       expect(Math.max(...v.map((x, d) => Math.abs(x - alone[i]![d]!)))).toBeLessThan(1e-5);
   }, 60_000);
 
-  it('let a lane that fails go, and run its batches on the calling thread', async () => {
+  it('let a lane that died go, and run its batches on the calling thread', async () => {
     let closed = 0;
-    const broken: OnnxLane = { run: () => Promise.reject(new Error('the lane died')), close: () => void closed++ };
+    const broken: OnnxLane = {
+      run: () => Promise.reject(new Error('the lane died')),
+      dead: true,
+      close: () => void closed++,
+    };
     const taker = await OnnxEmbedder.attach(owner.share(), { lanes: () => [broken] });
     expect(await taker.embed(texts)).toEqual(alone);
     expect(closed).toBe(1);
-    // Let go for good: the next call runs everything here.
-    expect(await taker.embed(texts.slice(0, 3))).toEqual(alone.slice(0, 3));
+    // Let go for good: the next call runs everything here. (Compared with the same call on the
+    // caller: a batch shares its 8-bit activation scale, so three texts alone batch otherwise.)
+    expect(await taker.embed(texts.slice(0, 3))).toEqual(await owner.embed(texts.slice(0, 3)));
     taker.close();
     expect(closed).toBe(1);
+  }, 60_000);
+
+  it("keep a lane that refused one batch: the calling thread runs that batch, the lane the next call's", async () => {
+    let refused = 0;
+    let ran = 0;
+    const lane = refineLanes(owner.share(), 2)[0]!;
+    const moody: OnnxLane = {
+      run: (rows) => {
+        if (refused++ === 0) return Promise.reject(new Error('this batch was refused'));
+        ran++;
+        return lane.run(rows);
+      },
+      get dead() {
+        return lane.dead;
+      },
+      close: () => lane.close(),
+    };
+    const taker = await OnnxEmbedder.attach(owner.share(), { lanes: () => [moody] });
+    expect(await taker.embed(texts)).toEqual(alone);
+    expect(await taker.embed(texts)).toEqual(alone);
+    taker.close();
+    expect(ran).toBeGreaterThan(0);
   }, 60_000);
 
   it('are none when refinement runs on one thread', () => {

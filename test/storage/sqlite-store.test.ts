@@ -3,10 +3,12 @@
  * shared by a thread's requests, kept whole by its lock, and work that waits for a commit.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
+import { drizzle } from 'drizzle-orm/bun-sqlite';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { newId } from '../../src/ids';
 import { completeDocument, insertDocument } from '../../src/learning/queue';
+import { readyJobs } from '../../src/storage/sqlite/jobs-repository';
 import { DB_FILE, openDatabase } from '../../src/storage/sqlite/open';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { scratchDir } from '../helpers/scratch';
@@ -172,5 +174,23 @@ describe('the record of deleted passages', () => {
     const third = await learned('The hose is in the garage.');
     await store.forgetting.forget(accountId, { documentId: third.documentId }, []);
     expect((await store.removals!.since(0, 10))[0]!.seq).toBeGreaterThan(removed[2]!.seq);
+  });
+});
+
+describe('claiming jobs', () => {
+  it('reads the ready jobs from their index in claim order, without sorting every ready job', () => {
+    const raw = openDatabase(scratchDir(), Date.now());
+    try {
+      const query = readyJobs(drizzle(raw), 1_000, 8, 'index').toSQL();
+      const plan = raw
+        .query<{ detail: string }, (string | number)[]>(`EXPLAIN QUERY PLAN ${query.sql}`)
+        .all(...(query.params as (string | number)[]))
+        .map((row) => row.detail);
+      // With a million jobs queued, a sort of every ready one took 0.1 s a claim.
+      expect(plan.join(' | ')).toContain('USING INDEX jobs_ready');
+      expect(plan.join(' | ')).not.toContain('TEMP B-TREE');
+    } finally {
+      raw.close();
+    }
   });
 });

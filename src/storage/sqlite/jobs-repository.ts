@@ -5,13 +5,32 @@
  */
 import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import { claimOrder, JOB_LEASE_MS, type JobLane, type JobRepository, LANE_KINDS } from '../jobs';
+import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
 import type { SqliteContext, Synchronous } from './context';
 import * as t from './schema';
 
 const j = t.jobs;
-const pending = inArray(j.state, ['queued', 'running']);
+/** In the literals of the partial indexes' WHEREs (0025): with bound values SQLite would not read them. */
+const pending = sql`${j.state} IN ('queued', 'running')`;
+const failed = sql`${j.state} = 'failed'`;
 /** The lane's jobs; every job when no lane is given. */
 const inLane = (lane: JobLane | undefined) => lane && inArray(j.kind, LANE_KINDS[lane]);
+
+/** The ready jobs a claim takes, in claim order: the index jobs_ready (0025) reads them in that order. */
+export function readyJobs(db: BunSQLiteDatabase, now: number, limit: number, lane?: JobLane) {
+  return db
+    .select({ id: j.id })
+    .from(j)
+    .where(
+      and(
+        pending,
+        or(and(eq(j.state, 'queued'), lte(j.runAfter, now)), and(eq(j.state, 'running'), lte(j.leaseUntil, now))),
+        inLane(lane),
+      ),
+    )
+    .orderBy(j.bulk, j.runAfter, j.id)
+    .limit(limit);
+}
 
 export function jobsRepository({ db }: SqliteContext): Synchronous<JobRepository> {
   return {
@@ -34,17 +53,7 @@ export function jobsRepository({ db }: SqliteContext): Synchronous<JobRepository
     },
 
     claim(now, limit, leaseMs = JOB_LEASE_MS, lane) {
-      const ready = db
-        .select({ id: j.id })
-        .from(j)
-        .where(
-          and(
-            or(and(eq(j.state, 'queued'), lte(j.runAfter, now)), and(eq(j.state, 'running'), lte(j.leaseUntil, now))),
-            inLane(lane),
-          ),
-        )
-        .orderBy(j.bulk, j.runAfter, j.id)
-        .limit(limit);
+      const ready = readyJobs(db, now, limit, lane);
       return db
         .update(j)
         .set({ state: 'running', attempts: sql`${j.attempts} + 1`, updatedAt: now, leaseUntil: now + leaseMs })
@@ -128,7 +137,7 @@ export function jobsRepository({ db }: SqliteContext): Synchronous<JobRepository
       db
         .select({ n: sql<number>`count(*)` })
         .from(j)
-        .where(and(eq(j.state, 'failed'), inLane(lane)))
+        .where(and(failed, inLane(lane)))
         .get()!.n,
   };
 }

@@ -29,6 +29,7 @@ import jobLeases from '../../../migrations/0021_job_leases.sql' with { type: 'te
 import importFile from '../../../migrations/0022_import_file.sql' with { type: 'text' };
 import factJobs from '../../../migrations/0023_fact_jobs.sql' with { type: 'text' };
 import removedPassages from '../../../migrations/0024_removed_passages.sql' with { type: 'text' };
+import jobIndexes from '../../../migrations/0025_job_indexes.sql' with { type: 'text' };
 
 const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
@@ -53,6 +54,7 @@ const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Da
   { version: '0022_import_file', sql: importFile },
   { version: '0023_fact_jobs', sql: factJobs },
   { version: '0024_removed_passages', sql: removedPassages },
+  { version: '0025_job_indexes', sql: jobIndexes },
 ];
 
 /** The stemmed index of a rebuild still under way (0008) deletes securely too once it takes over. */

@@ -168,30 +168,40 @@ describe('refinement by the strong tier', () => {
   it('waits while searches come back to back, and catches up once they stop', async () => {
     const url = served!.url;
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
-    // 24 documents: refinement may take some as soon as each is learned, before the queue is seen
-    // empty (with 12, only 8 passages were left to refine once, in a full suite at load 7).
-    for (let i = 100; i < 124; i++) {
-      await fetch(`${url}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content: entry(i) }) });
-    }
-    const before = await until('the new documents to be learned', async () => {
-      const h = await health(url);
-      return h.queue === 0 ? h : null;
-    });
-    const pending = before.passages - before.refined!;
-    // Unhindered, the learning thread refines these in a second or two.
-    const searchUntil = Date.now() + 3_000;
+    // Searches back to back from before the documents come: without them, the learning thread
+    // refines passages as each document is learned, and on a busy host the queue emptied with none
+    // left to refine.
+    let searching = true;
     let searches = 0;
-    while (Date.now() < searchUntil) {
-      const res = await fetch(`${url}/v1/search`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ q: 'what did I write about the garden' }),
+    const searcher = (async () => {
+      while (searching) {
+        const res = await fetch(`${url}/v1/search`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ q: 'what did I write about the garden' }),
+        });
+        expect(res.status).toBe(200);
+        await res.json();
+        searches++;
+      }
+    })();
+    let before, after;
+    try {
+      for (let i = 100; i < 124; i++) {
+        await fetch(`${url}/v1/documents`, { method: 'POST', headers, body: JSON.stringify({ content: entry(i) }) });
+      }
+      before = await until('the new documents to be learned', async () => {
+        const h = await health(url);
+        return h.queue === 0 ? h : null;
       });
-      expect(res.status).toBe(200);
-      await res.json();
-      searches++;
+      await Bun.sleep(3_000);
+      after = await health(url);
+    } finally {
+      searching = false;
+      await searcher;
     }
-    const meanwhile = (await health(url)).refined! - before.refined!;
+    const pending = before.passages - before.refined!;
+    const meanwhile = after.refined! - before.refined!;
     expect(pending).toBeGreaterThan(12);
     expect(meanwhile).toBeLessThan(pending / 2);
     const caughtUp = performance.now();
@@ -204,7 +214,7 @@ describe('refinement by the strong tier', () => {
       30_000,
     );
     console.log(
-      `refinement beside ${searches} searches in 3 s: ${meanwhile} of ${pending} passages; the rest ${((performance.now() - caughtUp) / 1000).toFixed(1)} s after`,
+      `refinement beside ${searches} searches: ${pending} passages waiting once learned, ${meanwhile} refined in the next 3 s; the rest ${((performance.now() - caughtUp) / 1000).toFixed(1)} s after`,
     );
   }, 60_000);
 });

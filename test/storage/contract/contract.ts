@@ -576,9 +576,12 @@ export function contractCases(factory: StoreFactory): void {
         // Both connections made before they race: a first query that also connects would start far behind.
         await Promise.all([store.jobs.countPending(), second.jobs.countPending()]);
         const claimed: string[][] = [[], []];
+        // The first claims are sent together, so that they race even on a busy host (there one
+        // connection's loop could take all 40 before the other's first claim was read).
+        const first = await Promise.all([store.jobs.claim(5_000, 7), second.jobs.claim(5_000, 7)]);
         await Promise.all(
           [store, second].map(async (s, i) => {
-            for (let batch = await s.jobs.claim(5_000, 7); batch.length; batch = await s.jobs.claim(5_000, 7)) {
+            for (let batch = first[i]!; batch.length; batch = await s.jobs.claim(5_000, 7)) {
               claimed[i]!.push(...batch.map((j) => j.documentId!));
               await Bun.sleep(0);
             }
