@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { EXTRACT_SYSTEM } from '../../../src/learning/fact-extractor';
 import { MERGE_SYSTEM } from '../../../src/agent/merge-static-fact';
 import { type ChatRequest, startFakeModel } from '../../agent/fake-model';
+import { EXPORT_CONTAINER, EXPORT_DOCUMENT, EXPORT_FACT, EXPORT_HEADER } from '../../helpers/imports';
 import { sweepThenRemove } from '../../helpers/secret-sweep';
 import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
 import { engram, importInto, normalized, parse } from './engram-command';
@@ -543,29 +544,10 @@ describe('export and import', () => {
     });
     afterAll(() => server.close());
 
-    const header = (version: number) => ({
-      type: 'header',
-      format: 'engram-export',
-      version,
-      exported_at: '2026-01-01T00:00:00Z',
-    });
-    const container = { type: 'container', id: 'ctr_x', name: 'Kept?', description: '', created_at: 1, updated_at: 1 };
-    const document = {
-      type: 'document',
-      id: 'doc_x',
-      container: 'ctr_x',
-      title: null,
-      content: 'Kept?',
-      url: null,
-      custom_id: null,
-      metadata: null,
-      status: 'learned',
-      error: null,
-      created_at: 1,
-      updated_at: 1,
-      learned_at: 1,
-      passages: null,
-    };
+    // The shared export lines (test/helpers/imports.ts), each refusal changing one thing.
+    const header = (version: number) => ({ ...EXPORT_HEADER, version });
+    const container = EXPORT_CONTAINER;
+    const document = EXPORT_DOCUMENT;
 
     async function refused(lines: string | unknown[], message: string) {
       const run = importInto(server, await writeFile('bad.jsonl', lines));
@@ -608,17 +590,7 @@ describe('export and import', () => {
     it('when a later line is not what its version says, or names a container the file did not list', async () => {
       const { status: _, ...unstated } = document;
       await refused([header(2), container, unstated], 'bad.jsonl:3:1: not a valid document line: status');
-      const fact = {
-        type: 'fact',
-        container: 'ctr_other',
-        content: 'x',
-        title: null,
-        static: false,
-        created_at: 1,
-        updated_at: 1,
-        source: null,
-        history: [],
-      };
+      const fact = { ...EXPORT_FACT, container: 'ctr_other' };
       await refused(
         [header(2), container, document, fact],
         'bad.jsonl:4:1: names a container the export did not list: ctr_other.',
