@@ -13,7 +13,9 @@
  * the store: a random unit's vector with noise half its length (for a tier whose stored vectors are
  * not its model's: archive-scale.ts and peak-memory.ts write synthetic strong vectors).
  *
- *   bun bench/vector-recall.ts --store DIR [--queries 100] [--tier fast|strong] [--stored-queries]
+ * --shares tries other shares of a large index's codes read through its lists.
+ *
+ *   bun bench/vector-recall.ts --store DIR [--queries 100] [--tier fast|strong] [--stored-queries] [--shares 0.2,0.3]
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -32,6 +34,7 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '100' },
     tier: { type: 'string' },
     'stored-queries': { type: 'boolean', default: false },
+    shares: { type: 'string', default: '0.2' },
   },
 });
 if (!values.store) throw new Error('--store DIR: a data directory a benchmark kept');
@@ -110,7 +113,10 @@ for (const tier of tiers) {
   const started = performance.now();
   await index.organize();
   console.log(`${tier}: lists made in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  measure('through the lists');
+  for (const share of values.shares.split(',').map(Number)) {
+    index.inverted.probedShare = share;
+    measure(`through the lists, ${share * 100} % read`);
+  }
   index.close();
 }
 await embedders.strong?.close?.();

@@ -24,8 +24,8 @@ const SAMPLE_A_LIST = 32;
 const ROUNDS = 6;
 /** The share of the filed units a search scans at least, nearest lists first. */
 const PROBED_SHARE = 0.2;
-/** Codes filed in one step of `organizing`: under 0.1 s with 4,096 lists on a quiet host. */
-const ASSIGN_STEP = 4096;
+/** Codes compared with the centres in one step of `organizing`: ~25 ms with 4,096 lists on a quiet host. */
+const ASSIGN_STEP = 1024;
 
 /** What `save` keeps of the lists, and `restore` takes back. */
 export interface ListsState {
@@ -57,6 +57,10 @@ export class InvertedLists {
   private unfiled = 0;
   /** The ranges of positions the last scan read, or null when it read every code. */
   private scanned: Uint32Array | null = null;
+  /** The share of the filed units a search reads (PROBED_SHARE; bench/vector-recall.ts tries others). */
+  probedShare = PROBED_SHARE;
+  /** Codes the last search scanned: every one, or its lists' and the tail's. */
+  lastScanned = 0;
 
   constructor(private readonly scanner: HammingScan) {}
 
@@ -95,13 +99,9 @@ export class InvertedLists {
   /**
    * Brings the lists up to the index's `size` slots (`live` units): trains centres when the index
    * has grown past LISTED_FROM or doubled since they were trained, and files every slot not filed
-   * yet. Seconds at a million passages: called when the index is built or saved, not per search.
+   * yet. Minutes of one core at a million passages, in steps of a few hundredths of a second (the
+   * codes change places only in the last), for a caller that answers searches between them.
    */
-  organize(size: number, live: number): void {
-    for (const _ of this.organizing(size, live));
-  }
-
-  /** `organize` in steps of a few tenths of a second at most, for a caller that lets others run between them. */
   *organizing(size: number, live: number): Generator<void> {
     if (live < LISTED_FROM) {
       if (this.k) this.unfile();
@@ -110,12 +110,14 @@ export class InvertedLists {
     }
     if (!this.k || live >= 2 * this.trainedAt) {
       this.unfile();
-      yield* this.train(size, live);
+      // No lists until trained: a save meanwhile keeps none, and searches scan every code.
+      this.k = 0;
     }
-    if (this.filed === size) return;
     // The index may change between steps: added slots wait for the next call; moved ones (a
     // compaction, which unfiles the codes) end this one.
     const moves = this.unfiled;
+    if (!this.k) yield* this.train(size, live);
+    if (this.filed === size || this.unfiled !== moves) return;
     // Each slot's list: the filed ones' as they are, the tail's the nearest centre's.
     const listOf = new Uint16Array(size);
     for (let l = 0; l < this.k; l++)
@@ -162,12 +164,10 @@ export class InvertedLists {
    */
   scan(size: number, wanted: Uint8Array, unreachable: number): number {
     this.scanned = this.probe(size);
-    if (!this.scanned) {
-      this.scanner.scan(size, wanted, unreachable);
-      return size;
-    }
-    this.scanner.scanRanges(this.scanned, wanted, unreachable);
-    return this.scanned.reduce((n, x, i) => n + (i % 2 ? x : -x), 0);
+    if (!this.scanned) this.scanner.scan(size, wanted, unreachable);
+    else this.scanner.scanRanges(this.scanned, wanted, unreachable);
+    this.lastScanned = this.scanned?.reduce((n, x, i) => n + (i % 2 ? x : -x), 0) ?? size;
+    return this.lastScanned;
   }
 
   /** The slots of the codes `picked` (by their place in the last scan's order, ascending). */
@@ -206,7 +206,7 @@ export class InvertedLists {
       near[l] = score;
     }
     const order = Uint32Array.from({ length: this.k }, (_, l) => l).sort((a, b) => near[b]! - near[a]!);
-    const wanted = PROBED_SHARE * this.filed;
+    const wanted = this.probedShare * this.filed;
     const ranges: number[] = [];
     let n = 0;
     for (const l of order) {
@@ -260,8 +260,11 @@ export class InvertedLists {
     const ones = new Uint32Array(k * bits);
     const counts = new Uint32Array(k);
     for (let round = 0; round < ROUNDS; round++) {
-      scanner.assignCodes(sample, k, listOf);
-      yield;
+      for (let i = 0; i < picked.length; i += ASSIGN_STEP) {
+        const end = Math.min(picked.length, i + ASSIGN_STEP);
+        scanner.assignCodes(sample.subarray(i * words, end * words), k, listOf.subarray(i, end));
+        yield;
+      }
       ones.fill(0);
       counts.fill(0);
       for (let i = 0; i < picked.length; i++) {

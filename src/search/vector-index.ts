@@ -32,7 +32,8 @@ const RECENTER_UNTIL = 32_768;
 
 /**
  * Raised whenever codes are made differently or the state saved changes: a copy saved by another
- * release is then rebuilt.
+ * release is then rebuilt. A copy of format 1 (before the inverted lists) is read without lists,
+ * which are filed after the start (vector-indexes.ts).
  */
 const SAVED_FORMAT = 2;
 
@@ -49,7 +50,8 @@ interface SavedHeader {
   containers: string[];
   /** Entries of the passage-to-slots table. */
   entries: number;
-  lists: ListsState;
+  /** Absent from a copy of format 1. */
+  lists?: ListsState;
 }
 
 export interface VectorHit {
@@ -79,10 +81,8 @@ export class VectorIndex {
   /** A passage's first slot and unit count, as first * 256 + count. */
   private slotsOf = new PassageSlots();
   private readonly groupOf = new Map<string, number>();
-  /** The codes' lists, once the index is large (inverted-lists.ts). */
-  private readonly inverted: InvertedLists;
-  /** Slots the last search scanned: every one, or its lists' and the tail's. */
-  lastScanned = 0;
+  /** The codes' lists, once the index is large (inverted-lists.ts): `state.k` of them, 0 below. */
+  readonly inverted: InvertedLists;
 
   /** `rowsPath`: the file of int8 rows, made anew unless `keepRows` (a restored index's). */
   constructor(
@@ -132,7 +132,8 @@ export class VectorIndex {
     let index: VectorIndex | null = null;
     try {
       const saved = reader.header as unknown as SavedHeader;
-      if (saved.format !== SAVED_FORMAT || saved.token !== token || saved.dimensions !== dimensions) return null;
+      if (![1, SAVED_FORMAT].includes(saved.format) || saved.token !== token || saved.dimensions !== dimensions)
+        return null;
       index = new VectorIndex(dimensions, rowsPath, true);
       if (index.rows.stored < saved.size) throw new Error('the rows file is short');
       const { size } = saved;
@@ -152,7 +153,7 @@ export class VectorIndex {
         reader.next(ids);
         reader.next(values);
       });
-      index.inverted.restore(saved.lists, (section) => reader.next(section));
+      if (saved.format === SAVED_FORMAT) index.inverted.restore(saved.lists!, (section) => reader.next(section));
       index.size = size;
       index.dead = saved.dead;
       index.summed = saved.summed;
@@ -168,10 +169,10 @@ export class VectorIndex {
 
   /**
    * Writes the index's state to `statePath` for `restore`, which must present `token`; its rows are
-   * flushed to their file and to disk first. Throws if a row cannot be written (a full disk).
+   * flushed to their file and to disk first; its lists as they are (filed by `organize`, not here:
+   * minutes at a million passages). Throws if a row cannot be written (a full disk).
    */
   save(statePath: string, token: string): void {
-    this.inverted.organize(this.size, this.units);
     this.rows.sync();
     const [ids, values] = this.slotsOf.entries();
     const { size, dead, summed, centeredAt } = this;
@@ -200,9 +201,15 @@ export class VectorIndex {
     ]);
   }
 
-  /** Makes or updates a large index's lists (inverted-lists.ts) a step at a time, each followed by `between`. */
-  async organize(between: () => Promise<unknown> = async () => {}): Promise<void> {
-    for (const _ of this.inverted.organizing(this.size, this.units)) await between();
+  /**
+   * Makes or updates a large index's lists (inverted-lists.ts) a step at a time, each followed by
+   * `between`, until done or `stop` says so.
+   */
+  async organize(between: () => Promise<unknown> = async () => {}, stop = () => false): Promise<void> {
+    for (const _ of this.inverted.organizing(this.size, this.units)) {
+      await between();
+      if (stop()) return;
+    }
   }
 
   /** Lets go of the rows file (IndexRows.close). */
@@ -223,11 +230,6 @@ export class VectorIndex {
   /** The ids of the passages the index holds. */
   passageIds(): number[] {
     return this.slotsOf.passageIds();
-  }
-
-  /** How many inverted lists the index has: 0 unless it is large. */
-  get lists(): number {
-    return this.inverted.state.k;
   }
 
   /** How many unit vectors the index holds. */
@@ -297,7 +299,6 @@ export class VectorIndex {
     let cutoff = 0;
     let nearer = 0;
     while (cutoff < this.dimensions && nearer + histogram[cutoff]! < pool) nearer += histogram[cutoff++]!;
-    this.lastScanned = scanned;
     const candidates = this.inverted.slotsScanned(this.scanner.select(scanned, cutoff, pool - nearer, pool));
 
     const best = new Map<number, number>();

@@ -1,13 +1,22 @@
 /**
  * A large vector index's inverted lists (inverted-lists.ts): a search reads the nearest lists only,
  * finds nearly what the whole scan finds, follows adds and removals, and survives a save and a
- * restore; a copy saved in the format before the lists is refused (and so rebuilt from the store).
+ * restore; a copy saved in the format before the lists is read without them, and the server files
+ * them after its start, answering by the whole scan meanwhile.
  */
 import { describe, expect, it } from 'bun:test';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createLogger } from '../../src/log';
 import { LISTED_FROM } from '../../src/search/inverted-lists';
+import { indexFiles } from '../../src/search/saved-indexes';
+import { SearchActivity } from '../../src/search/search-activity';
+import { turn } from '../../src/search/store-pages';
 import { VectorIndex } from '../../src/search/vector-index';
+import { VectorIndexes } from '../../src/search/vector-indexes';
+import { VECTOR_SNAPSHOT_SETTING } from '../../src/storage/settings';
+import { openDatabase } from '../../src/storage/sqlite/open';
+import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { quantize } from '../../src/storage/stored-vector';
 import { scratchDir } from '../helpers/scratch';
 
@@ -32,8 +41,8 @@ const member = () => normal(falling(0.4).map((x, i) => x + centres[Math.floor(ra
 const passages = Math.ceil(LISTED_FROM / 2) + 2000;
 const units = Array.from({ length: passages }, () => [member(), member()]);
 
-function built(dir: string): VectorIndex {
-  const index = new VectorIndex(dims, join(dir, 'rows'));
+function built(dir: string, rows = join(dir, 'rows')): VectorIndex {
+  const index = new VectorIndex(dims, rows);
   index.reserve(passages * 2);
   for (const [i, u] of units.entries()) index.add(i, 'c', u.map(quantize));
   return index;
@@ -65,15 +74,15 @@ describe('the inverted lists of a large vector index', () => {
     const index = built(scratchDir());
     const queries = Array.from({ length: 30 }, member);
     const whole = queries.map((q) => index.search(q, ['c'], 30).map((h) => h.passageId));
-    expect(index.lists).toBe(0);
+    expect(index.inverted.state.k).toBe(0);
     await index.organize();
-    expect(index.lists).toBeGreaterThan(50);
+    expect(index.inverted.state.k).toBeGreaterThan(50);
     let kept = 0;
     let listed = 0;
     let truth = 0;
     for (const [i, q] of queries.entries()) {
       const found = index.search(q, ['c'], 30).map((h) => h.passageId);
-      expect(index.lastScanned).toBeLessThan(0.3 * index.units);
+      expect(index.inverted.lastScanned).toBeLessThan(0.3 * index.units);
       kept += overlap(found, whole[i]!);
       const best = exact(q, 30);
       listed += overlap(found, best);
@@ -99,11 +108,11 @@ describe('the inverted lists of a large vector index', () => {
     const more = Array.from({ length: passages + 1000 }, () => [member(), member()]);
     for (const [i, u] of more.entries()) index.add(2 * passages + i, 'c', u.map(quantize));
     expect(index.search(units[77]![0]!, ['c'], 1)[0]!.passageId).toBe(77);
-    expect(index.lastScanned).toBe(index.units);
+    expect(index.inverted.lastScanned).toBe(index.units);
     for (let i = 0; i < more.length; i++) index.remove(2 * passages + i);
     await index.organize();
     findsAdded();
-    expect(index.lastScanned).toBeLessThan(0.3 * index.units);
+    expect(index.inverted.lastScanned).toBeLessThan(0.3 * index.units);
     // Most passages removed: the index closes the holes, its lists follow.
     for (let i = 0; i < passages - 20_000; i++) index.remove(i);
     expect(index.count).toBe(20_500);
@@ -114,7 +123,7 @@ describe('the inverted lists of a large vector index', () => {
     index.close();
   }, 120_000);
 
-  it('are saved and restored with the index, and a copy saved before them is refused', async () => {
+  it('are saved and restored with the index', async () => {
     const dir = scratchDir();
     const index = built(dir);
     await index.organize();
@@ -122,17 +131,52 @@ describe('the inverted lists of a large vector index', () => {
     index.save(state, 'token');
     const queries = Array.from({ length: 10 }, member);
     const before = queries.map((q) => index.search(q, ['c'], 10));
-    const lists = index.lists;
+    const lists = index.inverted.state.k;
     index.close();
     const restored = VectorIndex.restore(dims, join(dir, 'rows'), state, 'token')!;
-    expect(restored.lists).toBe(lists);
+    expect(restored.inverted.state.k).toBe(lists);
     expect(queries.map((q) => restored.search(q, ['c'], 10))).toEqual(before);
     restored.close();
-    // The same state stamped with the format before the lists (1) is not read as if it had them.
-    const bytes = readFileSync(state);
-    const text = bytes.toString('latin1');
-    writeFileSync(state, Buffer.from(text.replace('"format":2', '"format":1'), 'latin1'));
-    expect(readFileSync(state).equals(bytes)).toBe(false);
-    expect(VectorIndex.restore(dims, join(dir, 'rows'), state, 'token')).toBeNull();
+  }, 120_000);
+
+  it('are filed after a start from a copy saved before them, searches answering meanwhile as by the whole scan', async () => {
+    const dir = scratchDir();
+    const files = indexFiles(dir, 'fast');
+    mkdirSync(dirname(files.state), { recursive: true });
+    const index = built(dir, files.rows);
+    const queries = Array.from({ length: 20 }, member);
+    const whole = queries.map((q) => index.search(q, ['c'], 30));
+    // Saved as the release before the lists saved it: format 1 (its lists, none, are not read).
+    index.save(files.state, 'token');
+    index.close();
+    const text = readFileSync(files.state).toString('latin1');
+    writeFileSync(files.state, Buffer.from(text.replace('"format":2', '"format":1'), 'latin1'));
+    const store = openSqliteStore(openDatabase(dir, Date.now()));
+    await store.settings.set(VECTOR_SNAPSHOT_SETTING, 'token');
+    const lines: string[] = [];
+    const log = createLogger('info', (line) => lines.push(line));
+    const indexes = await VectorIndexes.open(store, log, { fast: dims, strong: null }, dir, new SearchActivity());
+    try {
+      let filed = false;
+      void indexes.listsFiled().then(() => (filed = true));
+      let during = 0;
+      for (let i = 0; !filed; i++, during++) {
+        expect(indexes.nearest('fast', queries[i % 20]!, ['c'], 30)).toEqual(whole[i % 20]!);
+        await turn();
+      }
+      expect(during).toBeGreaterThan(20);
+      const said = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'search indexes filed in lists');
+      expect(said.fast).toBeGreaterThan(50);
+      // Through the lists now.
+      let kept = 0;
+      for (const [i, q] of queries.entries()) {
+        const ids = (hits: { passageId: number }[]) => hits.map((h) => h.passageId);
+        kept += overlap(ids(indexes.nearest('fast', q, ['c'], 30)), ids(whole[i]!)) / queries.length;
+      }
+      expect(kept).toBeGreaterThanOrEqual(0.85);
+    } finally {
+      await indexes.close();
+      await store.close();
+    }
   }, 120_000);
 });
