@@ -61,7 +61,7 @@ export class VectorIndexes {
   private constructor(
     private readonly store: Store,
     private readonly log: Logger,
-    activity: SearchActivity,
+    private readonly activity: SearchActivity,
     dataDir: string,
     saveAfterMs: number,
     opened: Opened,
@@ -199,7 +199,8 @@ export class VectorIndexes {
    * Files a large index's codes in its inverted lists (inverted-lists.ts), a step at a time between
    * requests, once the indexes are whole and before a save: minutes of one core at a million
    * passages built from the store or read from a copy saved before the lists, while searches
-   * answer by the whole scan, and then through the lists. One filing at a time; stops at `settle`.
+   * answer by the whole scan, and then through the lists. Searches sent back to back slow it to a
+   * step a second (SearchActivity.quiet). One filing at a time; stops at `settle`.
    * Lists filed anew are saved once the indexes are quiet (IndexSaver.refiled).
    */
   private fileLists(): Promise<void> {
@@ -211,7 +212,13 @@ export class VectorIndexes {
           const index = this.tiers[tier];
           if (!index || this.closing) continue;
           const before = JSON.stringify(index.inverted.state);
-          await index.organize(turn, () => this.closing);
+          // Between steps, requests are answered, and a search in flight ends first (its every
+          // await would otherwise wait a step: seconds a search at a million passages).
+          const between = async () => {
+            await turn();
+            await this.activity.quiet();
+          };
+          await index.organize(between, () => this.closing);
           refiled ||= JSON.stringify(index.inverted.state) !== before;
         }
       } catch (err) {
