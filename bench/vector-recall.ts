@@ -1,15 +1,23 @@
 /**
  * How much of the exact nearest neighbours the vector index finds: its Hamming scan over 1-bit
  * codes picks candidates and only those are rescored, so a true neighbour whose code looks far is
- * missed. On a store made by another benchmark (search-latency.ts or peak-memory.ts with --keep),
- * each tier's stored vectors are loaded into a VectorIndex as the server loads them, and also kept
- * whole for an exact max-sim ranking of every passage. Queries are generated, embedded by the
- * tier's own model. Prints recall@10 and @50 of the index against the exact ranking, and the index's
- * search time. A tier whose stored vectors are not its model's (peak-memory.ts writes random strong
- * vectors) measures nothing useful: use a store refined for real (search-latency.ts --refine).
+ * missed; a large index (inverted-lists.ts) scans only the lists nearest the query, and misses
+ * what sits in the others. On a store made by another benchmark (search-latency.ts, peak-memory.ts
+ * or archive-scale.ts with --keep), each tier's stored vectors are loaded into a VectorIndex as the
+ * server loads them, and kept whole (int8) for an exact max-sim ranking of every passage. Each
+ * query is searched twice: by the whole scan (before the lists are made) and, where the index is
+ * large enough to have them, through its lists. Prints recall@10, @30 and @50 of each against the
+ * exact ranking, and the index's search time.
  *
- *   bun bench/vector-recall.ts --store DIR [--queries 100] [--tier fast|strong]
+ * Queries are generated and embedded by the tier's own model, or with --stored-queries taken from
+ * the store: a random unit's vector with noise half its length (for a tier whose stored vectors are
+ * not its model's: archive-scale.ts and peak-memory.ts write synthetic strong vectors).
+ *
+ * --shares tries other shares of a large index's codes read through its lists.
+ *
+ *   bun bench/vector-recall.ts --store DIR [--queries 100] [--tier fast|strong] [--stored-queries] [--shares 0.2,0.3]
  */
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { createEmbedders } from '../src/embedders/create-embedders';
@@ -21,7 +29,13 @@ import { percentile, query, seeded } from './lib/corpus';
 import { scratchIndex } from '../test/helpers/scratch';
 
 const { values } = parseArgs({
-  options: { store: { type: 'string' }, queries: { type: 'string', default: '100' }, tier: { type: 'string' } },
+  options: {
+    store: { type: 'string' },
+    queries: { type: 'string', default: '100' },
+    tier: { type: 'string' },
+    'stored-queries': { type: 'boolean', default: false },
+    shares: { type: 'string', default: '0.2' },
+  },
 });
 if (!values.store) throw new Error('--store DIR: a data directory a benchmark kept');
 const store = openSqliteStore(openDatabase(values.store, Date.now()));
@@ -31,53 +45,95 @@ const embedders = await createEmbedders(
 );
 const tiers = (values.tier ? [values.tier] : ['fast', 'strong']) as VectorTier[];
 
+const KS = [10, 30, 50] as const;
+
 for (const tier of tiers) {
   const embedder = embedders[tier]!;
   const index = scratchIndex(embedder.dimensions);
   index.reserve(await store.vectors.countUnits(tier));
-  const passages: { id: number; units: Float32Array[] }[] = [];
+  // Every unit's int8 vector and its passage, for the exact ranking.
+  const ids: number[] = [];
+  const rows: Int8Array[] = [];
+  const inverse: number[] = [];
   let container = '';
   for await (const page of storedVectorPages(store.vectors, tier, 5000)) {
     for (const p of page) {
       index.add(p.passageId, p.containerId, p.vectors);
       container = p.containerId;
-      passages.push({ id: p.passageId, units: p.vectors.map((v) => normalised(v)) });
+      for (const v of p.vectors) {
+        ids.push(p.passageId);
+        rows.push(v);
+        inverse.push(1 / (Math.hypot(...v) || 1));
+      }
     }
   }
   const random = seeded(99);
-  const found = { 10: 0, 50: 0 };
-  const times: number[] = [];
   const n = Number(values.queries);
+  const queries: Float32Array[] = [];
   for (let q = 0; q < n; q++) {
-    const [vector] = await embedder.embed([query(random)]);
-    const exact = passages
-      .map((p) => ({ id: p.id, score: Math.max(...p.units.map((u) => dot(u, vector!))) }))
-      .sort((a, b) => b.score - a.score);
-    const started = performance.now();
-    const hits = index.search(vector!, [container], 50);
-    times.push(performance.now() - started);
-    for (const k of [10, 50] as const) {
-      const truth = new Set(exact.slice(0, k).map((e) => e.id));
-      found[k] += hits.slice(0, k).filter((h) => truth.has(h.passageId)).length;
+    if (!values['stored-queries']) {
+      queries.push((await embedder.embed([query(random)]))[0]!);
+      continue;
     }
+    const u = Math.floor(random() * rows.length);
+    // Uniform noise of variance 1 / (4 × dimensions) a dimension: a vector about half the unit's length.
+    const spread = Math.sqrt(3 / embedder.dimensions);
+    const noisy = Float32Array.from(rows[u]!, (x) => x * inverse[u]! + (random() - 0.5) * spread);
+    const norm = Math.hypot(...noisy);
+    queries.push(noisy.map((x) => x / norm));
+  }
+  const truths = queries.map((vector) => exactRanking(vector, ids, rows, inverse));
+  /** What the whole scan found for each query, to compare the lists' with. */
+  const scanned: number[][] = [];
+  const measure = (label: string) => {
+    const found = { 10: 0, 30: 0, 50: 0 };
+    const same = { 10: 0, 30: 0, 50: 0 };
+    const times: number[] = [];
+    for (const [q, vector] of queries.entries()) {
+      const started = performance.now();
+      const hits = index.search(vector, [container], 50);
+      times.push(performance.now() - started);
+      const ids = hits.map((h) => h.passageId);
+      if (scanned.length < queries.length) scanned.push(ids);
+      for (const k of KS) {
+        const truth = new Set(truths[q]!.slice(0, k));
+        found[k] += ids.slice(0, k).filter((id) => truth.has(id)).length;
+        const whole = new Set(scanned[q]!.slice(0, k));
+        same[k] += ids.slice(0, k).filter((id) => whole.has(id)).length;
+      }
+    }
+    times.sort((a, b) => a - b);
+    const recall = KS.map((k) => `@${k} ${(found[k] / (k * n)).toFixed(3)}`).join(', ');
+    const kept = KS.map((k) => `@${k} ${(same[k] / (k * n)).toFixed(3)}`).join(', ');
+    console.log(
+      `${tier}, ${label}: ${index.count} passages, ${rows.length} units; recall against exact max-sim ${recall}, against the whole scan ${kept}; index search p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms (${n} queries, load ${loadavg()[0]!.toFixed(1)})`,
+    );
+  };
+  measure('whole scan');
+  const started = performance.now();
+  await index.organize();
+  console.log(`${tier}: lists made in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  for (const share of values.shares.split(',').map(Number)) {
+    index.inverted.probedShare = share;
+    measure(`through the lists, ${share * 100} % read`);
   }
   index.close();
-  times.sort((a, b) => a - b);
-  const units = passages.reduce((sum, p) => sum + p.units.length, 0);
-  console.log(
-    `${tier}: ${passages.length} passages, ${units} units; recall against exact max-sim @10 ${(found[10] / (10 * n)).toFixed(3)}, @50 ${(found[50] / (50 * n)).toFixed(3)}; index search p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms (${n} queries)`,
-  );
 }
 await embedders.strong?.close?.();
 await store.close();
 
-function normalised(v: Int8Array): Float32Array {
-  const norm = Math.hypot(...v) || 1;
-  return Float32Array.from(v, (x) => x / norm);
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
+/** The ids of the 50 passages nearest `query` by their best unit's cosine. */
+function exactRanking(query: Float32Array, ids: number[], rows: Int8Array[], inverse: number[]): number[] {
+  const best = new Map<number, number>();
+  for (let u = 0; u < rows.length; u++) {
+    const row = rows[u]!;
+    let s = 0;
+    for (let i = 0; i < row.length; i++) s += row[i]! * query[i]!;
+    s *= inverse[u]!;
+    if (s > (best.get(ids[u]!) ?? -Infinity)) best.set(ids[u]!, s);
+  }
+  return [...best]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 50)
+    .map(([id]) => id);
 }

@@ -11,6 +11,10 @@ import { type ScanShare, SharedScanJobs } from './shared-scan';
 const module = new WebAssembly.Module(Buffer.from(HAMMING_WASM, 'base64'));
 const PAGE = 65_536;
 const align = (n: number) => Math.ceil(n / 16) * 16;
+/** The most lists an inverted file may have (inverted-lists.ts): their centres have room here. */
+export const MAX_LISTS = 4096;
+/** Codes `assignSlots` and `assignCodes` hand the module at a time. */
+const ASSIGN_CHUNK = 4096;
 
 type Region =
   | 'staged'
@@ -18,6 +22,9 @@ type Region =
   | 'histogram'
   | 'helperHistogram'
   | 'wanted'
+  | 'centres'
+  | 'work'
+  | 'assigned'
   | 'codes'
   | 'groups'
   | 'distances'
@@ -35,9 +42,13 @@ export class HammingScan {
   groups!: Int32Array;
   distances!: Uint16Array;
   histogram!: Uint32Array;
+  /** The codes of an inverted file's list centres (inverted-lists.ts), up to MAX_LISTS. */
+  centres!: Uint32Array;
   /** A helper thread's histogram, added to `histogram` at the end of a scan it took part in. */
   private helperHistogram!: Uint32Array;
   private candidates!: Int32Array;
+  private work!: Uint32Array;
+  private assigned!: Uint16Array;
   private query!: Uint32Array;
   private wanted!: Uint8Array;
   private readonly memory: WebAssembly.Memory;
@@ -46,6 +57,7 @@ export class HammingScan {
   readonly jobs = new SharedScanJobs();
   private readonly selectFn: (...args: number[]) => number;
   private readonly encodeFn: (...args: number[]) => void;
+  private readonly nearestFn: (...args: number[]) => void;
   private capacity = 0;
   private groupCapacity = 0;
   private candidateCapacity = 0;
@@ -64,6 +76,7 @@ export class HammingScan {
     this.scanFn = instance.exports.scan as (...args: number[]) => void;
     this.selectFn = instance.exports.select as (...args: number[]) => number;
     this.encodeFn = instance.exports.encode as (...args: number[]) => void;
+    this.nearestFn = instance.exports.nearest as (...args: number[]) => void;
     this.layout(capacity, 64, 1024);
   }
 
@@ -124,6 +137,60 @@ export class HammingScan {
   }
 
   /**
+   * As `scan`, for the slots of the given ranges (start, end, start, end, …) one after the other, on
+   * this thread alone: the i-th slot scanned gets `distances[i]`.
+   */
+  scanRanges(ranges: Uint32Array, wanted: Uint8Array, unreachable: number): void {
+    this.wanted.fill(0);
+    this.wanted.set(wanted);
+    this.histogram.fill(0);
+    const o = this.offsets;
+    const stride = this.words * 4;
+    for (let r = 0, n = 0; r < ranges.length; r += 2) {
+      const [start, end] = [ranges[r]!, ranges[r + 1]!];
+      this.scanFn(
+        o.codes + start * stride,
+        end - start,
+        this.words / 4,
+        o.query,
+        o.groups + start * 4,
+        o.wanted,
+        o.distances + n * 2,
+        o.histogram,
+        unreachable,
+      );
+      n += end - start;
+    }
+  }
+
+  /** Writes to `out` the nearest of the first `k` `centres` to each code of slots `first`…`first + out.length − 1`. */
+  assignSlots(first: number, k: number, out: Uint16Array): void {
+    for (let i = 0; i < out.length; i += ASSIGN_CHUNK) {
+      const n = Math.min(ASSIGN_CHUNK, out.length - i);
+      this.nearestFn(
+        this.offsets.codes + (first + i) * this.words * 4,
+        n,
+        this.words / 4,
+        this.offsets.centres,
+        k,
+        this.offsets.assigned,
+      );
+      out.set(this.assigned.subarray(0, n), i);
+    }
+  }
+
+  /** As `assignSlots`, for codes given one after the other in `codes` (`words` words each). */
+  assignCodes(codes: Uint32Array, k: number, out: Uint16Array): void {
+    const per = ASSIGN_CHUNK * this.words;
+    for (let i = 0; i < out.length; i += ASSIGN_CHUNK) {
+      const n = Math.min(ASSIGN_CHUNK, out.length - i);
+      this.work.set(codes.subarray(i * this.words, i * this.words + Math.min(per, n * this.words)));
+      this.nearestFn(this.offsets.work, n, this.words / 4, this.offsets.centres, k, this.offsets.assigned);
+      out.set(this.assigned.subarray(0, n), i);
+    }
+  }
+
+  /**
    * The slots of the last scan nearer than `cutoff`, and of those at it the first `atCutoff`, in
    * slot order (at most `most` of them, which the two must not exceed). A view, valid until the next call.
    */
@@ -134,17 +201,35 @@ export class HammingScan {
   }
 
   private layout(capacity: number, groupCapacity: number, candidateCapacity: number): void {
-    const keep = this.capacity ? { codes: this.codes.slice(), groups: this.groups.slice() } : null;
+    const keep = this.capacity
+      ? { codes: this.codes.slice(), groups: this.groups.slice(), centres: this.centres.slice() }
+      : null;
     const query = this.padded * 4;
     const histogram = query + align(this.words * 4);
     const helperHistogram = histogram + align((this.bits + 2) * 4);
     const wanted = helperHistogram + align((this.bits + 2) * 4);
-    const codes = wanted + align(groupCapacity);
+    const centres = wanted + align(groupCapacity);
+    const work = centres + MAX_LISTS * this.words * 4;
+    const assigned = work + ASSIGN_CHUNK * this.words * 4;
+    const codes = assigned + ASSIGN_CHUNK * 2;
     const groups = codes + capacity * this.words * 4;
     const distances = groups + capacity * 4;
     // `select` reads distances eight at a time: 16 bytes of room past the last slot.
     const candidates = distances + align(capacity * 2 + 16);
-    const o: Offsets = { staged: 0, query, histogram, helperHistogram, wanted, codes, groups, distances, candidates };
+    const o: Offsets = {
+      staged: 0,
+      query,
+      histogram,
+      helperHistogram,
+      wanted,
+      centres,
+      work,
+      assigned,
+      codes,
+      groups,
+      distances,
+      candidates,
+    };
     const bytes = o.candidates + candidateCapacity * 4;
     if (bytes > this.memory.buffer.byteLength)
       this.memory.grow(Math.ceil((bytes - this.memory.buffer.byteLength) / PAGE));
@@ -158,7 +243,11 @@ export class HammingScan {
     this.groups = new Int32Array(buffer, o.groups, capacity);
     this.distances = new Uint16Array(buffer, o.distances, capacity);
     this.candidates = new Int32Array(buffer, o.candidates, candidateCapacity);
+    this.centres = new Uint32Array(buffer, o.centres, MAX_LISTS * this.words);
+    this.work = new Uint32Array(buffer, o.work, ASSIGN_CHUNK * this.words);
+    this.assigned = new Uint16Array(buffer, o.assigned, ASSIGN_CHUNK);
     if (keep) {
+      this.centres.set(keep.centres);
       this.codes.set(keep.codes);
       this.groups.set(keep.groups);
     }

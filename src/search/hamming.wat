@@ -115,6 +115,43 @@
         (local.set $s (i32.add (local.get $s) (i32.const 1)))
         (br $slots))))
 
+;; The Hamming distance between the codes at `a` and `b`, of `vecs` 128-bit steps, 64 bits at a
+  ;; time: for filing codes in inverted lists (inverted-lists.ts).
+  (func $distance (param $a i32) (param $b i32) (param $vecs i32) (result i32)
+    (local $end i32) (local $x i64)
+    (local.set $end (i32.add (local.get $a) (i32.shl (local.get $vecs) (i32.const 4))))
+    (loop $steps
+      (local.set $x (i64.add (local.get $x) (i64.add
+        (i64.popcnt (i64.xor (i64.load (local.get $a)) (i64.load (local.get $b))))
+        (i64.popcnt (i64.xor (i64.load offset=8 (local.get $a)) (i64.load offset=8 (local.get $b)))))))
+      (local.set $a (i32.add (local.get $a) (i32.const 16)))
+      (local.set $b (i32.add (local.get $b) (i32.const 16)))
+      (br_if $steps (i32.lt_u (local.get $a) (local.get $end))))
+    (i32.wrap_i64 (local.get $x)))
+
+  ;; Writes to `out` (i16) for each of the `count` codes from `codes` the nearest of the `k` codes at
+  ;; `centres`: the list each slot joins.
+  (func (export "nearest")
+    (param $codes i32) (param $count i32) (param $vecs i32) (param $centres i32) (param $k i32) (param $out i32)
+    (local $i i32) (local $j i32) (local $c i32) (local $d i32) (local $best i32) (local $at i32) (local $stride i32)
+    (local.set $stride (i32.shl (local.get $vecs) (i32.const 4)))
+    (block $done
+      (loop $codesLoop
+        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
+        (local.set $c (i32.add (local.get $codes) (i32.mul (local.get $i) (local.get $stride))))
+        (local.set $best (i32.const 0x7fffffff))
+        (local.set $j (i32.const 0))
+        (loop $centresLoop
+          (local.set $d (call $distance
+            (i32.add (local.get $centres) (i32.mul (local.get $j) (local.get $stride))) (local.get $c) (local.get $vecs)))
+          (if (i32.lt_u (local.get $d) (local.get $best))
+            (then (local.set $best (local.get $d)) (local.set $at (local.get $j))))
+          (local.set $j (i32.add (local.get $j) (i32.const 1)))
+          (br_if $centresLoop (i32.lt_u (local.get $j) (local.get $k))))
+        (i32.store16 (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 1))) (local.get $at))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $codesLoop))))
+
   ;; Writes to `out` the slots nearer than `cutoff`, and of those at it the first `atCutoff`, in slot
   ;; order; returns how many. Eight distances are compared at a time: most blocks hold none.
   (func (export "select")

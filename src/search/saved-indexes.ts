@@ -29,7 +29,7 @@ const SAVE_IDLE_MS = 1000;
 const SAVE_SPACING = 10;
 
 /** Each tier's rows file, and its state saved for the next start. */
-const indexFiles = (dataDir: string, tier: VectorTier) => ({
+export const indexFiles = (dataDir: string, tier: VectorTier) => ({
   rows: join(dataDir, INDEX_DIR, `${tier}.rows`),
   state: join(dataDir, INDEX_DIR, `${tier}.state`),
 });
@@ -162,7 +162,10 @@ export interface SaverOptions {
   saveAfterMs: number;
   /** Whether the indexes may be saved now: they hold every stored vector they should. */
   savable: () => boolean;
-  /** Brings the indexes up to date with what other connections deleted, before they are counted and saved. */
+  /**
+   * Brings the indexes up to date with what other connections deleted, and files their codes in
+   * their lists, before they are counted and saved.
+   */
   beforeSave?: () => Promise<void>;
   figures: () => { fast: number; strong: number };
 }
@@ -206,6 +209,16 @@ export class IndexSaver {
     this.savedToken = null;
     this.changedAt = Date.now();
     if (this.stateOnDisk) this.dropState();
+    this.scheduleSave(this.o.saveAfterMs);
+  }
+
+  /**
+   * Called when indexes still as saved have been filed in lists their copy lacks (a copy saved
+   * before the lists, or before the filing ended): they are saved again once quiet, or at the stop,
+   * and the copy stays good meanwhile.
+   */
+  refiled(): void {
+    this.savedToken = null;
     this.scheduleSave(this.o.saveAfterMs);
   }
 

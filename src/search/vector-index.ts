@@ -12,6 +12,8 @@
  * search 0.60 → 0.88 at 100k generated passages, fast tier). The mean is re-estimated, and every
  * code redone, each time the index doubles, up to RECENTER_UNTIL units.
  *
+ * A large index scans only the nearest of its inverted lists of codes (inverted-lists.ts).
+ *
  * The int8 copies live outside the heap, in a file of rows (index-rows.ts), kept with the rest of
  * the index's state by `save` for `restore` at the next start (saved-indexes.ts says when a saved
  * copy is trusted).
@@ -19,6 +21,7 @@
 import { HammingScan } from './hamming-scan';
 import { IndexRows } from './index-rows';
 import { readSnapshot, writeSnapshot } from './index-snapshot';
+import { InvertedLists, type ListsState } from './inverted-lists';
 import { PassageSlots } from './passage-slots';
 import type { ScanShare } from './shared-scan';
 
@@ -29,9 +32,10 @@ const RECENTER_UNTIL = 32_768;
 
 /**
  * Raised whenever codes are made differently or the state saved changes: a copy saved by another
- * release is then rebuilt.
+ * release is then rebuilt. A copy of format 1 (before the inverted lists) is read without lists,
+ * which are filed after the start (vector-indexes.ts).
  */
-const SAVED_FORMAT = 1;
+const SAVED_FORMAT = 2;
 
 /** What `save` writes before the arrays, and `restore` checks. */
 interface SavedHeader {
@@ -46,6 +50,8 @@ interface SavedHeader {
   containers: string[];
   /** Entries of the passage-to-slots table. */
   entries: number;
+  /** Absent from a copy of format 1. */
+  lists?: ListsState;
 }
 
 export interface VectorHit {
@@ -75,6 +81,8 @@ export class VectorIndex {
   /** A passage's first slot and unit count, as first * 256 + count. */
   private slotsOf = new PassageSlots();
   private readonly groupOf = new Map<string, number>();
+  /** The codes' lists, once the index is large (inverted-lists.ts): `state.k` of them, 0 below. */
+  readonly inverted: InvertedLists;
 
   /** `rowsPath`: the file of int8 rows, made anew unless `keepRows` (a restored index's). */
   constructor(
@@ -83,6 +91,7 @@ export class VectorIndex {
     keepRows = false,
   ) {
     this.scanner = new HammingScan(dimensions, 1024);
+    this.inverted = new InvertedLists(this.scanner);
     this.rows = new IndexRows(dimensions, rowsPath, keepRows);
     this.center = new Float32Array(dimensions);
     this.sum = new Float64Array(dimensions);
@@ -123,7 +132,8 @@ export class VectorIndex {
     let index: VectorIndex | null = null;
     try {
       const saved = reader.header as unknown as SavedHeader;
-      if (saved.format !== SAVED_FORMAT || saved.token !== token || saved.dimensions !== dimensions) return null;
+      if (![1, SAVED_FORMAT].includes(saved.format) || saved.token !== token || saved.dimensions !== dimensions)
+        return null;
       index = new VectorIndex(dimensions, rowsPath, true);
       if (index.rows.stored < saved.size) throw new Error('the rows file is short');
       const { size } = saved;
@@ -143,6 +153,7 @@ export class VectorIndex {
         reader.next(ids);
         reader.next(values);
       });
+      if (saved.format === SAVED_FORMAT) index.inverted.restore(saved.lists!, (section) => reader.next(section));
       index.size = size;
       index.dead = saved.dead;
       index.summed = saved.summed;
@@ -158,7 +169,8 @@ export class VectorIndex {
 
   /**
    * Writes the index's state to `statePath` for `restore`, which must present `token`; its rows are
-   * flushed to their file and to disk first. Throws if a row cannot be written (a full disk).
+   * flushed to their file and to disk first; its lists as they are (filed by `organize`, not here:
+   * minutes at a million passages). Throws if a row cannot be written (a full disk).
    */
   save(statePath: string, token: string): void {
     this.rows.sync();
@@ -174,6 +186,7 @@ export class VectorIndex {
       centeredAt,
       containers: [...this.groupOf.keys()],
       entries: ids.length,
+      lists: this.inverted.state,
     };
     writeSnapshot(statePath, header, [
       this.ids.subarray(0, size),
@@ -184,7 +197,19 @@ export class VectorIndex {
       this.scanner.groups.subarray(0, size),
       ids,
       values,
+      ...this.inverted.sections(),
     ]);
+  }
+
+  /**
+   * Makes or updates a large index's lists (inverted-lists.ts) a step at a time, each followed by
+   * `between`, until done or `stop` says so.
+   */
+  async organize(between: () => Promise<unknown> = async () => {}, stop = () => false): Promise<void> {
+    for (const _ of this.inverted.organizing(this.size, this.units)) {
+      await between();
+      if (stop()) return;
+    }
   }
 
   /** Lets go of the rows file (IndexRows.close). */
@@ -236,7 +261,7 @@ export class VectorIndex {
     if (packed === undefined) return;
     const first = Math.floor(packed / 256);
     const count = packed % 256;
-    this.scanner.groups.fill(-1, first, first + count);
+    for (let slot = first; slot < first + count; slot++) this.scanner.groups[this.inverted.positionOf(slot)] = -1;
     this.slotsOf.delete(passageId);
     this.dead += count;
     // Replaced and removed units leave holes; once they are most of the index, close them.
@@ -263,9 +288,10 @@ export class VectorIndex {
     this.scanner.encodeQuery();
 
     // Hamming distances of the wanted slots (others marked unreachable), and a histogram of them
-    // to find the cut-off that leaves about `pool` candidates for rescoring.
+    // to find the cut-off that leaves about `pool` candidates for rescoring. A large index reads
+    // only the slots of its nearest lists.
     const unreachable = this.dimensions + 1;
-    this.scanner.scan(this.size, wanted, unreachable);
+    const scanned = this.inverted.scan(this.size, wanted, unreachable);
     const { histogram } = this.scanner;
     // Every unit nearer than `cutoff`, and of those exactly at it only as many as fill the pool:
     // the bucket at the boundary can hold thousands. With fewer reachable units than the pool, all.
@@ -273,7 +299,7 @@ export class VectorIndex {
     let cutoff = 0;
     let nearer = 0;
     while (cutoff < this.dimensions && nearer + histogram[cutoff]! < pool) nearer += histogram[cutoff++]!;
-    const candidates = this.scanner.select(this.size, cutoff, pool - nearer, pool);
+    const candidates = this.inverted.slotsScanned(this.scanner.select(scanned, cutoff, pool - nearer, pool));
 
     const best = new Map<number, number>();
     const dims = this.dimensions;
@@ -333,6 +359,8 @@ export class VectorIndex {
   /** Moves the live units down over the dead ones, keeping each passage's units together. */
   private compact(): void {
     this.rows.flush();
+    // Every code back at its slot's position: they move with their slots; the next `organize` files them again.
+    this.inverted.unfile();
     const { codes, groups, words } = this.scanner;
     let to = 0;
     for (let from = 0; from < this.size; ) {

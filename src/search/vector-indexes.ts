@@ -43,6 +43,8 @@ export class VectorIndexes {
   /** Whether the indexes hold every stored vector: not when their load failed or was cut short. */
   private whole = false;
   private closing = false;
+  /** The lists' filing under way, or done (see `fileLists`). */
+  private filing = Promise.resolve();
   /** Whether passages could not be added (see `indexPassages`): the indexes are then not saved on a shared store. */
   private missed = false;
   private readonly tiers: TierIndexes;
@@ -59,7 +61,7 @@ export class VectorIndexes {
   private constructor(
     private readonly store: Store,
     private readonly log: Logger,
-    activity: SearchActivity,
+    private readonly activity: SearchActivity,
     dataDir: string,
     saveAfterMs: number,
     opened: Opened,
@@ -93,10 +95,14 @@ export class VectorIndexes {
       saveAfterMs,
       // On a shared store, indexes that missed passages are not saved: their next start builds them whole.
       savable: () => this.whole && !(feed && this.missed),
-      beforeSave: async () => this.removals?.catchUp(),
+      beforeSave: async () => {
+        await this.removals?.catchUp();
+        await this.fileLists();
+      },
       figures: () => this.figures(),
     });
     this.loaded = this.load(opened.restored, opened.large);
+    void this.loaded.then(() => (this.whole ? this.fileLists() : undefined));
     // Once whole: a passage deleted while the store's pages were read could otherwise come back with a page read before.
     const follower = this.follower ?? this.removals;
     if (follower) void this.loaded.then(() => (this.closing || !this.whole ? undefined : follower.start()));
@@ -187,6 +193,54 @@ export class VectorIndexes {
         this.tiers[tier] = null;
       }
     }
+  }
+
+  /**
+   * Files a large index's codes in its inverted lists (inverted-lists.ts), a step at a time between
+   * requests, once the indexes are whole and before a save: minutes of one core at a million
+   * passages built from the store or read from a copy saved before the lists, while searches
+   * answer by the whole scan, and then through the lists. Searches sent back to back slow it to a
+   * step a second (SearchActivity.quiet). One filing at a time; stops at `settle`.
+   * Lists filed anew are saved once the indexes are quiet (IndexSaver.refiled).
+   */
+  private fileLists(): Promise<void> {
+    this.filing = this.filing.then(async () => {
+      const started = performance.now();
+      let refiled = false;
+      try {
+        for (const tier of TIERS) {
+          const index = this.tiers[tier];
+          if (!index || this.closing) continue;
+          const before = JSON.stringify(index.inverted.state);
+          // Between steps, requests are answered, and a search in flight ends first (its every
+          // await would otherwise wait a step: seconds a search at a million passages).
+          const between = async () => {
+            await turn();
+            await this.activity.quiet();
+          };
+          await index.organize(between, () => this.closing);
+          refiled ||= JSON.stringify(index.inverted.state) !== before;
+        }
+      } catch (err) {
+        this.log.warn('the search indexes could not be filed in lists; every search scans them whole', {
+          error: String(err),
+        });
+      }
+      if (!refiled) return;
+      const lists = (tier: VectorTier) => this.tiers[tier]?.inverted.state.k ?? 0;
+      this.log.info('search indexes filed in lists', {
+        fast: lists('fast'),
+        strong: lists('strong'),
+        ms: Math.round(performance.now() - started),
+      });
+      if (this.saver.unchanged) this.saver.refiled();
+    });
+    return this.filing;
+  }
+
+  /** Resolves once the lists' filing under way (or the last) has ended. */
+  listsFiled(): Promise<void> {
+    return this.filing;
   }
 
   /**
@@ -282,7 +336,7 @@ export class VectorIndexes {
     this.closing = true;
     const stopping = Promise.all([this.saver.stop(), this.follower?.stop(), this.removals?.stop()]);
     await this.loaded;
-    await stopping;
+    await Promise.all([stopping, this.filing]);
   }
 
   /**
