@@ -176,6 +176,13 @@ describe.skipIf(!mounted)('a full disk', () => {
       model.delayMs = MODEL_DELAY_MS;
       const inFlight = [(await addDocument()).body.id, (await addDocument()).body.id];
       await until('extraction started', () => model.requests.length > 4, 10_000);
+      // Both indexed before the disk fills (only their facts are to meet it): on a busy machine the
+      // second could otherwise still be queued, and be learned only once space is freed.
+      await until(
+        'the documents in flight learned',
+        () => readStore((db) => inFlight.every((id) => docState(db, id)?.status === 'learned')),
+        15_000,
+      );
       // Their answers wait for the disk's first refusal, so that saving their facts meets the full disk
       // however long filling it takes on a busy machine (the store's last free pages could take them).
       let refusedOnce!: () => void;
