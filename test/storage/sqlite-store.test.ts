@@ -153,7 +153,7 @@ describe('closing', () => {
     }
     expect(existsSync(join(dir, 'other', `${DB_FILE}-wal`))).toBe(false);
     expect(existsSync(join(dir, 'other', `${DB_FILE}-shm`))).toBe(false);
-  });
+  }, 15_000);
 });
 
 describe('the record of deleted passages', () => {
