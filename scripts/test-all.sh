@@ -6,6 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bun=node_modules/.bin/bun
+# Each test and hook without a timeout of its own may take this long: Bun 1.4.5 ignores bunfig's
+# [test] timeout, and its 5 s default cut tests that start servers on a loaded CI machine.
+TEST_TIMEOUT_MS=30000
 
 # Secret hygiene: every harness below sweeps its stores and logs for raw credentials when it
 # removes them (test/helpers/secret-sweep.ts) and adds a line to this ledger; the last step reads it.
@@ -42,12 +45,12 @@ ENGRAM_TEST_DATABASE_URL="$(bash scripts/postgres.sh start "$pg_dir" max_connect
 export ENGRAM_TEST_DATABASE_URL
 
 echo "== server (bun test)"
-"$bun" test --reporter=junit --reporter-outfile="$hygiene/junit-server.xml"
+"$bun" test --timeout "$TEST_TIMEOUT_MS" --reporter=junit --reporter-outfile="$hygiene/junit-server.xml"
 
 echo "== the operation tier, the REST and MCP doors (in process and end to end) and fact extraction again, on PostgreSQL (test/helpers/postgres-preload.ts)"
 # Two suites read the SQLite file itself to show what it keeps (a forgetting's bytes, the access log's
 # rows); what PostgreSQL keeps is test/storage's to show.
-"$bun" test --reporter=junit --reporter-outfile="$hygiene/junit-postgres.xml" \
+"$bun" test --timeout "$TEST_TIMEOUT_MS" --reporter=junit --reporter-outfile="$hygiene/junit-postgres.xml" \
   --preload ./test/helpers/postgres-preload.ts test/operations test/http test/mcp test/e2e/rest test/e2e/mcp \
   test/agent/fact-lane.test.ts test/agent/extraction.test.ts \
   --path-ignore-patterns='test/e2e/rest/forgetting.test.ts' --path-ignore-patterns='test/e2e/rest/access-log.test.ts'

@@ -6,6 +6,9 @@
 # which CI runs. Timed on a clean clone by bench/test-tiers.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each test and hook without a timeout of its own may take this long: Bun 1.4.5 ignores bunfig's
+# [test] timeout, and its 5 s default cut tests that start servers on a loaded CI machine.
+TEST_TIMEOUT_MS=30000
 
 # What only `npm run test:all` runs, one glob each (bun test --path-ignore-patterns), and the only
 # list of it: the end-to-end suites, which start whole servers, commands and processes (test/e2e,
@@ -40,4 +43,4 @@ fi
 # temporary root and cleanup: test/helpers/hygiene-preload.ts): both cores work, and one file's
 # waits (a process it starts, a timer, the disk) are the other's time to run.
 echo "== server (bun test, two files at a time, without: ${slow[*]})"
-node_modules/.bin/bun test --parallel=2 "${slow[@]/#/--path-ignore-patterns=}"
+node_modules/.bin/bun test --timeout "$TEST_TIMEOUT_MS" --parallel=2 "${slow[@]/#/--path-ignore-patterns=}"
