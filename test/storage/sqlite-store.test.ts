@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { newId } from '../../src/ids';
 import { completeDocument, insertDocument } from '../../src/learning/queue';
 import { readyJobs } from '../../src/storage/sqlite/jobs-repository';
-import { DB_FILE, openDatabase } from '../../src/storage/sqlite/open';
+import { DB_FILE, openDatabase, PAGE_CACHE_KIB } from '../../src/storage/sqlite/open';
 import { PASSAGE_HIT_ROWS } from '../../src/storage/sqlite/passages-repository';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { scratchDir } from '../helpers/scratch';
@@ -210,6 +210,20 @@ describe('reading search hits back', () => {
       // An imported conversation's row spans overflow pages before its custom id: at 100,000 passages
       // walking them was three quarters of reading a search's candidates.
       expect(plan.filter((step) => step.includes('USING COVERING INDEX documents_custom_ids'))).toHaveLength(2);
+    } finally {
+      raw.close();
+    }
+  });
+});
+
+describe('the page cache', () => {
+  it("holds the keyword index's sizes table of a million passages, which keyword search reads whole", () => {
+    const raw = openDatabase(scratchDir(), Date.now());
+    try {
+      const { cache } = raw.query<{ cache: number }, []>('SELECT cache_size AS cache FROM pragma_cache_size').get()!;
+      // Negative: KiB. The sizes table is 11 MiB at 974,800 passages; SQLite's default is 2 MiB.
+      expect(-cache).toBe(PAGE_CACHE_KIB);
+      expect(-cache).toBeGreaterThanOrEqual(16 * 1024);
     } finally {
       raw.close();
     }

@@ -21,6 +21,9 @@ const ENGRAM_FILE = new RegExp(
   String.raw`^((engram\.db(\.restoring)?|server\.lock)(-wal|-shm|-journal)?|${INDEX_DIR}|${IMPORTS_DIR})$`,
 );
 
+/** The store's page cache, in KiB: the keyword index's sizes table of a few million passages fits. */
+export const PAGE_CACHE_KIB = 64 * 1024;
+
 /**
  * Opens (creating if needed) the store's file with durable settings and applies migrations.
  * Throws a `storage_full` ServiceError when the disk has no room for that, and NewerStoreError
@@ -38,6 +41,12 @@ export function openDatabase(dataDir: string, now: number): Database {
     // Deleted rows and freed pages are overwritten with zeros: what the owner forgets leaves no bytes behind.
     db.run('PRAGMA secure_delete = ON');
     db.run('PRAGMA busy_timeout = 5000');
+    // Keyword search reads the size of every row that holds a query word (BM25's length
+    // normalization), in rowid order across the keyword index's sizes table (12 bytes a passage,
+    // 11 MiB at a million): through SQLite's default 2 MiB cache each search read it all from the
+    // OS again, ~2,800 pages at a million passages (docs/performance.md, issue 40). The cache fills
+    // only as far as pages are read.
+    db.run(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
     loadVectorExtension(db);
     migrate(db, now);
     return db;
