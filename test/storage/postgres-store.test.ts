@@ -228,6 +228,7 @@ if (server) {
         '0005_import_file',
         '0006_fact_jobs',
         '0007_keyword_context',
+        '0008_exchange_backfill',
       ];
 
       it('are applied once when several processes open a new database at the same time', async () => {
