@@ -102,7 +102,7 @@ for (let after = 0; after < 100; ) {
   });
   await res.json();
   if (!res.ok) throw new Error(`search answered ${res.status}`);
-  (times[now] ??= []).push(performance.now() - t0);
+  times[now] = [...(times[now] ?? []), performance.now() - t0];
   if (now === 'after') after++;
   else await Bun.sleep(200);
   if (performance.now() - started > 3_600_000) throw new Error('the backfill took over an hour');
