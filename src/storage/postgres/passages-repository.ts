@@ -105,11 +105,12 @@ export function passagesRepository({ sql, atomic }: PostgresContext): PassageRep
       for (;;) {
         const { containerId } = at;
         if (containerId === null) return null;
-        await holdTurns(containerId);
         // The order documents are listed in, as turnsAround reads them.
-        const after = await sql`SELECT id, created_at, seq FROM documents
+        const next = (n: number) => sql`SELECT id, created_at, seq FROM documents
                WHERE container_id = ${containerId} AND (created_at, seq) > (${at.addedAt}, ${at.seq})
-               ORDER BY created_at, seq LIMIT ${limit + 1}`;
+               ORDER BY created_at, seq LIMIT ${n}`;
+        // Held only where there is work, then read again: a container passed over holds nothing.
+        const after = (await next(1)).length ? await holdTurns(containerId).then(() => next(limit + 1)) : [];
         if (after.length === 0) {
           at = { containerId: await firstAfter(containerId), addedAt: -1, seq: -1 };
           continue;
