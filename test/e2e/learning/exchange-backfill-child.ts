@@ -17,6 +17,6 @@ const store = where!.startsWith('postgres')
 const step = exchangeBackfill(store, createLogger('silent'), Number(batch));
 while (await step()) {
   process.stdout.write('batch\n');
-  await Bun.sleep(20);
+  await Bun.sleep(100); // time for the test to kill it mid-way on a loaded host
 }
 process.stdout.write('finished\n');
