@@ -44,9 +44,8 @@ const together = (a: Sent, b: Sent): boolean =>
     ? Math.floor(a.at / DAY_MS) === Math.floor(b.at / DAY_MS)
     : Math.abs(a.at - b.at) <= EXCHANGE_MS;
 
-/** The context of `window[i]` from the turns beside it in `window`; null when it is no turn or has none. */
-function contextAt(window: TurnCandidate[], i: number): string | null {
-  const sent = window.map((d) => d.passage && sentAt(d.passage.content, d.addedAt));
+/** The context of turn `i` from the turns beside it; null when it is no turn or has none. */
+function contextAt(window: TurnCandidate[], sent: (Sent | null)[], i: number): string | null {
   const own = sent[i];
   if (!own) return null;
   const words = [i - 1, i + 1]
@@ -56,14 +55,19 @@ function contextAt(window: TurnCandidate[], i: number): string | null {
   return words.length ? words.join(' ') : null;
 }
 
-/** Writes the context of the documents at `targets` in `window`, where it changed. */
-async function relink(tx: Transaction, window: TurnCandidate[], targets: number[]): Promise<void> {
+/**
+ * Writes the context of the documents at `targets` in `window`, where it changed; returns how many
+ * it wrote. The backfill of a store from before the exchange (exchange-backfill.ts) writes with it.
+ */
+export async function relink(tx: Transaction, window: TurnCandidate[], targets: number[]): Promise<number> {
+  const sent = window.map((d) => d.passage && sentAt(d.passage.content, d.addedAt));
   const changed = targets.flatMap((i) => {
     const passage = window[i]?.passage;
-    const context = contextAt(window, i);
+    const context = contextAt(window, sent, i);
     return passage && passage.context !== context ? [{ passageId: passage.id, context }] : [];
   });
   if (changed.length) await tx.passages.setContexts(changed);
+  return changed.length;
 }
 
 /** After a document's passages are stored: its context, and the context of the turns on each side. */

@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { FactExtractor } from './fact-extractor';
+import { exchangeBackfill } from './exchange-backfill';
 import { feedPruning } from './feed-pruning';
 import { ModelClient } from '../language-model/model-client';
 import { systemClock } from '../clock';
@@ -34,17 +35,28 @@ useEmbeddedOnnxRuntime(onnxRuntime);
 const log = createLogger(config.logLevel);
 /**
  * The SQLite file, with its keyword index's rebuild as upkeep between rounds; or the shared
- * PostgreSQL store, whose keyword index is the server's own, with its vector feed's pruning.
+ * PostgreSQL store, whose keyword index is the server's own, with its vector feed's pruning. Then,
+ * on either, the exchange's backfill.
  */
-async function open(): Promise<{ store: Store; upkeep?: () => Promise<boolean> }> {
+async function open(): Promise<{ store: Store; upkeep: () => Promise<boolean> }> {
   if (config.databaseUrl) {
     const { store, feed } = await openStore(config, systemClock.now(), { connections: 4 });
-    return { store, upkeep: feedPruning(feed!, log) };
+    return { store, upkeep: inTurn(feedPruning(feed!, log), exchangeBackfill(store, log)) };
   }
   const db = openDatabase(config.dataDir, systemClock.now());
   const sqlite = openSqliteStore(db);
   const keywordIndex = new KeywordIndexRebuild(db, log);
-  return { store: sqlite, upkeep: () => sqlite.withConnection(() => keywordIndex.step()) };
+  return {
+    store: sqlite,
+    upkeep: inTurn(() => sqlite.withConnection(() => keywordIndex.step()), exchangeBackfill(sqlite, log)),
+  };
+}
+/** Upkeep steps one after another: each runs once those before it have no more work. */
+function inTurn(...steps: (() => Promise<boolean>)[]): () => Promise<boolean> {
+  return async () => {
+    for (const step of steps) if (await step()) return true;
+    return false;
+  };
 }
 const { store, upkeep } = await open();
 // Only where this process owns the store: on a shared one, other learners' jobs are running too, and

@@ -28,6 +28,27 @@ export interface TurnCandidate {
   passage: { id: number; content: string; context: string | null } | null;
 }
 
+/** Where a document stands in the order the exchange's backfill goes: container by container, each in the order added. */
+export interface TurnMark {
+  containerId: string;
+  addedAt: number;
+  /** The order stored, among documents added at the same time. */
+  seq: number;
+}
+
+/**
+ * The next documents of one container after a mark (`turnsAfter`), with the one before them when
+ * there is one (`window[0]`, then `first` is 1) and the one after them when the container has more
+ * (then `last` is the one before it). The backfill relinks those from `first` to `last`.
+ */
+export interface TurnRun {
+  window: TurnCandidate[];
+  first: number;
+  last: number;
+  /** Where the last relinked document stands: the next run starts after it. */
+  mark: TurnMark;
+}
+
 /** A passage keyword search found, before its text is read (only the fused best few are). */
 export interface KeywordHit {
   passageId: number;
@@ -100,9 +121,18 @@ export interface PassageRepository {
   /**
    * A document and up to `reach` documents each side of it among its container's, in the order
    * added (added time, then the order stored), oldest first; null when the account holds no such
-   * document.
+   * document. On a shared store it holds the container's turns until the transaction ends: the
+   * relinks of two learners, or of a learner and the backfill, take turns, each reading what the
+   * other wrote.
    */
   turnsAround(accountId: string, documentId: string, reach: number): Promise<TurnCandidate[] | null>;
+  /**
+   * Up to `limit` documents after `mark` (from the first container's first when null), in one
+   * container, as `TurnRun` says; when the mark's container has none left, those of the next
+   * container; null when none is left. On a shared store the container's turns are held until the
+   * transaction ends, as `turnsAround` holds them.
+   */
+  turnsAfter(mark: TurnMark | null, limit: number): Promise<TurnRun | null>;
   /** Writes passages' context (the keyword index's third text), null for none. */
   setContexts(contexts: { passageId: number; context: string | null }[]): Promise<void>;
   /** How many passages the server holds, every account together (a progress figure, no account data). */

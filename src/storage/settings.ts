@@ -6,6 +6,12 @@ export interface SettingsRepository {
   set(key: string, value: string): Promise<void>;
   /** The value of a setting; null when there is none. */
   get(key: string): Promise<string | null>;
+  /**
+   * The value of a setting, held by the caller's transaction until it ends, for work one process
+   * at a time does (the exchange's backfill): null when there is none, or when another transaction
+   * holds it on a shared store (SQLite's write transaction holds the whole store).
+   */
+  claim(key: string): Promise<string | null>;
 }
 
 /**

@@ -27,7 +27,7 @@ export interface TestServer extends RunningServer {
    */
   close(): Promise<void>;
   /** Stops and starts again on the same data directory (and the same clock), with any options changed. */
-  restart(changes?: Pick<TestServerOptions, 'env'>): Promise<TestServer>;
+  restart(changes?: Pick<TestServerOptions, 'env' | 'manualLearning'>): Promise<TestServer>;
 }
 
 export interface TestServerOptions {

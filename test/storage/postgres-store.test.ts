@@ -218,6 +218,47 @@ if (server) {
         expect({ table, vacuumed: after[table]! > (before[table] ?? 0) }).toEqual({ table, vacuumed: true });
     });
 
+    describe("the exchange's backfill beside other processes", () => {
+      it("holds a container's turns for the transaction that read them: another's relink waits for it", async () => {
+        const [passage] = await learned(store, 1);
+        const doc = (await store.passages.getHits(ACCOUNT, [passage!]))[0]!.documentId!;
+        const read = Promise.withResolvers<void>();
+        const release = Promise.withResolvers<void>();
+        const batch = store.transaction(async (tx) => {
+          expect((await tx.passages.turnsAfter(null, 10))!.window.map((d) => d.documentId)).toEqual([doc]);
+          read.resolve();
+          await release.promise;
+        });
+        await read.promise;
+        let relinked = false;
+        const relink = other.transaction(async (tx) => {
+          await tx.passages.turnsAround(ACCOUNT, doc, 2);
+          relinked = true;
+        });
+        await Bun.sleep(300);
+        expect(relinked).toBe(false);
+        release.resolve();
+        await Promise.all([batch, relink]);
+        expect(relinked).toBe(true);
+      });
+
+      it("lets one process at a time hold the backfill's mark; the others skip it meanwhile", async () => {
+        await store.settings.set('exchange_backfill', '');
+        const held = Promise.withResolvers<void>();
+        const release = Promise.withResolvers<void>();
+        const holding = store.transaction(async (tx) => {
+          expect(await tx.settings.claim('exchange_backfill')).toBe('');
+          held.resolve();
+          await release.promise;
+        });
+        await held.promise;
+        expect(await other.transaction((tx) => tx.settings.claim('exchange_backfill'))).toBeNull();
+        release.resolve();
+        await holding;
+        expect(await other.transaction((tx) => tx.settings.claim('exchange_backfill'))).toBe('');
+      });
+    });
+
     describe('migrations', () => {
       /** This release's migrations, in order. */
       const MIGRATIONS = [
@@ -228,6 +269,7 @@ if (server) {
         '0005_import_file',
         '0006_fact_jobs',
         '0007_keyword_context',
+        '0008_exchange_backfill',
       ];
 
       it('are applied once when several processes open a new database at the same time', async () => {

@@ -12,6 +12,7 @@ import passageKeywords from '../../../migrations/postgres/0004_passage_keywords.
 import importFile from '../../../migrations/postgres/0005_import_file.sql' with { type: 'text' };
 import factJobs from '../../../migrations/postgres/0006_fact_jobs.sql' with { type: 'text' };
 import keywordContext from '../../../migrations/postgres/0007_keyword_context.sql' with { type: 'text' };
+import exchangeBackfill from '../../../migrations/postgres/0008_exchange_backfill.sql' with { type: 'text' };
 import { NewerStoreError } from '../newer-store';
 
 const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
@@ -22,6 +23,7 @@ const MIGRATIONS: ReadonlyArray<{ version: string; sql: string }> = [
   { version: '0005_import_file', sql: importFile },
   { version: '0006_fact_jobs', sql: factJobs },
   { version: '0007_keyword_context', sql: keywordContext },
+  { version: '0008_exchange_backfill', sql: exchangeBackfill },
 ];
 
 /** Applies every migration not yet recorded; returns the versions it applied. Throws NewerStoreError for a database a newer release migrated. */

@@ -26,6 +26,31 @@ type PassageHitRow = Omit<PassageHit, 'source' | 'score'> & {
 };
 
 export function passagesRepository({ sql, atomic }: PostgresContext): PassageRepository {
+  /**
+   * Holds a container's turns until the transaction ends, so that relinks in it take turns
+   * (`turnsAround`): a relink that read the turns before another's commit would write contexts
+   * without that commit's turn, or with a deleted one's words.
+   */
+  const holdTurns = async (containerId: string) =>
+    sql`SELECT pg_advisory_xact_lock(hashtext(${`engram_turns:${containerId}`}))`;
+
+  /** Documents in order, each with its passage when it was learned as exactly one (a turn, maybe). */
+  async function withPassages(docs: { id: string; createdAt: unknown }[]): Promise<TurnCandidate[]> {
+    const window = docs.map((d) => ({ documentId: d.id, addedAt: Number(d.createdAt) }));
+    const ids = window.map((d) => d.documentId);
+    const rows = await sql`
+      SELECT document_id, id, content, context FROM passages p
+       WHERE document_id = ANY(${ids}::text[])
+         AND NOT EXISTS (SELECT 1 FROM passages o WHERE o.document_id = p.document_id AND o.position > 0)`;
+    const passages = new Map<string, NonNullable<TurnCandidate['passage']>>(
+      rows.map((r: { documentId: string; id: string; content: string; context: string | null }) => [
+        r.documentId,
+        { id: Number(r.id), content: r.content, context: r.context },
+      ]),
+    );
+    return window.map((d): TurnCandidate => ({ ...d, passage: passages.get(d.documentId) ?? null }));
+  }
+
   return {
     async search(accountId, containerId, query, limit) {
       const match = keywordQuery(query);
@@ -58,6 +83,7 @@ export function passagesRepository({ sql, atomic }: PostgresContext): PassageRep
       const [doc] = await sql`
         SELECT container_id, created_at, seq FROM documents WHERE account_id = ${accountId} AND id = ${documentId}`;
       if (!doc) return null;
+      await holdTurns(doc.containerId);
       const [at, seq] = [Number(doc.createdAt), Number(doc.seq)];
       // The order documents are listed in: added time, then the order stored (seq).
       const before = await sql`SELECT id, created_at FROM documents
@@ -68,21 +94,35 @@ export function passagesRepository({ sql, atomic }: PostgresContext): PassageRep
              WHERE container_id = ${doc.containerId} AND account_id = ${accountId}
                AND (created_at, seq) > (${at}, ${seq})
              ORDER BY created_at, seq LIMIT ${reach}`;
-      const window = [...[...before].reverse(), { id: documentId, createdAt: at }, ...after].map(
-        (d: { id: string; createdAt: unknown }) => ({ documentId: d.id, addedAt: Number(d.createdAt) }),
-      );
-      const ids = window.map((d) => d.documentId);
-      const rows = await sql`
-        SELECT document_id, id, content, context FROM passages p
-         WHERE document_id = ANY(${ids}::text[])
-           AND NOT EXISTS (SELECT 1 FROM passages o WHERE o.document_id = p.document_id AND o.position > 0)`;
-      const passages = new Map<string, NonNullable<TurnCandidate['passage']>>(
-        rows.map((r: { documentId: string; id: string; content: string; context: string | null }) => [
-          r.documentId,
-          { id: Number(r.id), content: r.content, context: r.context },
-        ]),
-      );
-      return window.map((d): TurnCandidate => ({ ...d, passage: passages.get(d.documentId) ?? null }));
+      return withPassages([...[...before].reverse(), { id: documentId, createdAt: at }, ...after]);
+    },
+
+    async turnsAfter(mark, limit) {
+      const firstAfter = async (containerId: string): Promise<string | null> =>
+        (await sql`SELECT min(container_id) AS id FROM documents WHERE container_id > ${containerId}`)[0].id;
+      // A container's start: before its first document.
+      let at = mark ?? { containerId: await firstAfter(''), addedAt: -1, seq: -1 };
+      for (;;) {
+        const { containerId } = at;
+        if (containerId === null) return null;
+        // The order documents are listed in, as turnsAround reads them.
+        const next = (n: number) => sql`SELECT id, created_at, seq FROM documents
+               WHERE container_id = ${containerId} AND (created_at, seq) > (${at.addedAt}, ${at.seq})
+               ORDER BY created_at, seq LIMIT ${n}`;
+        // Held only where there is work, then read again: a container passed over holds nothing.
+        const after = (await next(1)).length ? await holdTurns(containerId).then(() => next(limit + 1)) : [];
+        if (after.length === 0) {
+          at = { containerId: await firstAfter(containerId), addedAt: -1, seq: -1 };
+          continue;
+        }
+        const before = await sql`SELECT id, created_at, seq FROM documents
+               WHERE container_id = ${containerId} AND (created_at, seq) <= (${at.addedAt}, ${at.seq})
+               ORDER BY created_at DESC, seq DESC LIMIT 1`;
+        const docs = [...before, ...after];
+        const last = docs.length - (after.length > limit ? 2 : 1);
+        const mark = { containerId, addedAt: Number(docs[last].createdAt), seq: Number(docs[last].seq) };
+        return { window: await withPassages(docs), first: before.length, last, mark };
+      }
     },
 
     setContexts: (contexts) =>

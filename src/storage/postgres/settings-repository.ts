@@ -33,5 +33,7 @@ export function settingsRepository({ sql }: PostgresContext): SettingsRepository
     },
     set: (key, value) => writeSetting(sql, key, value),
     get: (key) => readSetting(sql, key),
+    claim: async (key) =>
+      (await sql`SELECT value FROM settings WHERE key = ${key} FOR UPDATE SKIP LOCKED`)[0]?.value ?? null,
   };
 }

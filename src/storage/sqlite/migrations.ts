@@ -32,6 +32,7 @@ import removedPassages from '../../../migrations/0024_removed_passages.sql' with
 import jobIndexes from '../../../migrations/0025_job_indexes.sql' with { type: 'text' };
 import keywordContext from '../../../migrations/0026_keyword_context.sql' with { type: 'text' };
 import documentCustomIds from '../../../migrations/0027_document_custom_ids.sql' with { type: 'text' };
+import exchangeBackfill from '../../../migrations/0028_exchange_backfill.sql' with { type: 'text' };
 
 const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Database) => void }> = [
   { version: '0001_init', sql: init },
@@ -60,6 +61,7 @@ const MIGRATIONS: ReadonlyArray<{ version: string; sql: string; finish?: (db: Da
   { version: '0025_job_indexes', sql: jobIndexes },
   { version: '0026_keyword_context', sql: keywordContext, finish: rebuildSmallKeywordIndex },
   { version: '0027_document_custom_ids', sql: documentCustomIds },
+  { version: '0028_exchange_backfill', sql: exchangeBackfill },
 ];
 
 /** The stemmed index of a rebuild still under way (0008) deletes securely too once it takes over. */

@@ -26,5 +26,6 @@ export function settingsRepository({ db, atomic }: SqliteContext): Synchronous<S
       }),
     set: (key, value) => writeSetting(db, key, value),
     get: (key) => readSetting(db, key),
+    claim: (key) => readSetting(db, key),
   };
 }

@@ -1,0 +1,91 @@
+/**
+ * The exchange's backfill: on a store that holds turns learned before the exchange (migration
+ * 0026), every turn's context is written in the background after start, as learning the turns in
+ * order would have written it (`relink`, the one rule). The learning runner calls it between
+ * rounds (its upkeep); each call is one short transaction of a batch of documents, its contexts
+ * and its progress mark (the setting migration 0028 adds) committing together, so a kill loses
+ * nothing and a restart goes on from the mark. On a shared store the mark's row elects the
+ * process that runs a batch (`settings.claim`), and relinks of the same container take turns with
+ * it (`passages.turnsAround`), so a turn learned or deleted meanwhile ends with the right context.
+ */
+import type { Logger } from '../log';
+import type { TurnMark } from '../storage/passages';
+import type { Store } from '../storage/store';
+import { relink } from './exchange';
+
+/** The backfill's progress mark: '' before it starts, a `TurnMark` as JSON, then 'done'. */
+export const EXCHANGE_BACKFILL_SETTING = 'exchange_backfill';
+const DONE = 'done';
+
+/** Documents relinked in one transaction: a few milliseconds of a writer's wait. */
+const BACKFILL_BATCH = 200;
+
+/** How often the backfill logs how far it got. */
+const REPORT_EVERY_MS = 10_000;
+
+type Outcome = 'elsewhere' | 'done' | { documents: number; written: number; from: string; finished: boolean };
+
+/** One batch in its own transaction. */
+function runBatch(store: Store, batch: number): Promise<Outcome> {
+  return store.transaction(async (tx): Promise<Outcome> => {
+    const from = await tx.settings.claim(EXCHANGE_BACKFILL_SETTING);
+    if (from === null) return 'elsewhere';
+    if (from === DONE) return 'done';
+    const run = await tx.passages.turnsAfter(from ? (JSON.parse(from) as TurnMark) : null, batch);
+    if (!run) {
+      await tx.settings.set(EXCHANGE_BACKFILL_SETTING, DONE);
+      return { documents: 0, written: 0, from, finished: true };
+    }
+    const targets = Array.from({ length: run.last - run.first + 1 }, (_, i) => run.first + i);
+    const written = await relink(tx, run.window, targets);
+    await tx.settings.set(EXCHANGE_BACKFILL_SETTING, JSON.stringify(run.mark));
+    return { documents: targets.length, written, from, finished: false };
+  });
+}
+
+/**
+ * The runner's upkeep step: one batch; true while work remains. Logs when it starts (or resumes),
+ * how far it got every ten seconds, and when it is done. A batch that fails (a busy store, a
+ * deadlock PostgreSQL broke) is logged and tried at a later round; while another process runs the
+ * backfill, this one waits a round.
+ */
+export function exchangeBackfill(store: Store, log: Logger, batch = BACKFILL_BATCH): () => Promise<boolean> {
+  let finished = false;
+  let startedAt = 0;
+  let reportedAt = 0;
+  const done = { documents: 0, contexts: 0 };
+  return async () => {
+    if (finished) return false;
+    let outcome: Outcome;
+    try {
+      outcome = await runBatch(store, batch);
+    } catch (err) {
+      log.warn('the exchange backfill: a batch failed and will be tried again', { error: String(err) });
+      return false;
+    }
+    if (outcome === 'elsewhere') return false;
+    if (outcome === 'done') {
+      finished = true;
+      return false;
+    }
+    const now = Date.now();
+    if (!startedAt) {
+      startedAt = reportedAt = now;
+      log.info(
+        outcome.from
+          ? 'the exchange backfill resumes: the contexts of turns learned before the exchange'
+          : 'the exchange backfill starts: the contexts of turns learned before the exchange, in the background',
+      );
+    }
+    done.documents += outcome.documents;
+    done.contexts += outcome.written;
+    if (outcome.finished) {
+      finished = true;
+      log.info('the exchange backfill is done', { ...done, seconds: (now - startedAt) / 1000 });
+    } else if (now - reportedAt >= REPORT_EVERY_MS) {
+      reportedAt = now;
+      log.info('the exchange backfill goes on', done);
+    }
+    return !finished;
+  };
+}
