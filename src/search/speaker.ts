@@ -9,20 +9,13 @@
 import { MESSAGE_HEADER, wordsIn } from './content-poor';
 import type { Scored } from './fusion';
 
-/** The speaker a chat message's header names, as words (lower-cased); null for a passage without one. */
-export function speakerOf(text: string): string[] | null {
-  const name = MESSAGE_HEADER.exec(text)?.groups?.speaker;
-  return name ? wordsIn(name) : null;
-}
-
 /**
- * Whether `question` (its words, as `wordsIn` gives them) names `speaker` (likewise): the whole name,
- * or its first word alone (a display name "Fahim Khan" is asked about as "Fahim").
+ * The first name of the speaker a chat message's header names, lower-cased (a display name "Fahim
+ * Khan" is asked about as "Fahim"); null for a passage without one.
  */
-export function namesSpeaker(question: string[], speaker: string[]): boolean {
-  if (speaker.length === 0) return false;
-  if (question.includes(speaker[0]!)) return true;
-  return question.some((_, i) => speaker.every((w, j) => question[i + j] === w));
+export function speakerOf(text: string): string | null {
+  const name = MESSAGE_HEADER.exec(text)?.groups?.speaker;
+  return (name && wordsIn(name)[0]) ?? null;
 }
 
 /**
@@ -36,12 +29,13 @@ export function stepUpSpoken(
   textOf: (id: number) => string | undefined,
   strength: number,
 ): Scored<number>[] {
-  const words = wordsIn(question);
+  // Named: the speaker's first name is one of the question's words (any case, whole words).
+  const words = new Set(wordsIn(question));
   const spoken = new Map<number, string>();
   for (const { item } of ranked) {
     const text = textOf(item);
     const speaker = text === undefined ? null : speakerOf(text);
-    if (speaker && namesSpeaker(words, speaker)) spoken.set(item, speaker.join(' '));
+    if (speaker && words.has(speaker)) spoken.set(item, speaker);
   }
   const named = new Set(spoken.values());
   if (named.size !== 1) return ranked;
