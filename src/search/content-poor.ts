@@ -14,9 +14,9 @@ const CONTENT_WORDS = 6;
 /**
  * A chat message's header: a bracketed time, a speaker's name before a colon, or both
  * (`[29 December 2023, 22:42] elise: `). Unlike learning's leading context, a name written in lower
- * case counts: people type their display names so.
+ * case counts: people type their display names so. Its `speaker` group is the name (speaker.ts).
  */
-export const MESSAGE_HEADER = /^(?:\[[^\]\n]{1,40}\]\s*)?(?:[\p{L}\p{N}][\p{L}\p{N}.' -]{0,38}:\s+)?/u;
+export const MESSAGE_HEADER = /^(?:\[[^\]\n]{1,40}\]\s*)?(?:(?<speaker>[\p{L}\p{N}][\p{L}\p{N}.' -]{0,38}):\s+)?/u;
 
 /** A text's words, lower-cased, in order. */
 export const wordsIn = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];

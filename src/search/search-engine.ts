@@ -15,6 +15,7 @@ import type { VectorFeed } from '../storage/vector-feed';
 import { stepDownAsking } from './asking';
 import { ownContentWords, stepDownContentPoor } from './content-poor';
 import { daysNamed, stepUpDated } from './dated';
+import { stepUpSpoken } from './speaker';
 import { convexFusion, fairWeights, type FusionWeights, type Scored } from './fusion';
 import { QueryEmbedder } from './query-embedder';
 import { SearchActivity } from './search-activity';
@@ -190,7 +191,7 @@ export class SearchEngine {
     // Only the page's passages are read in full: with a lever on, the pool it is picked from; when
     // the question names a day, every candidate, for the passages of that day.
     const days = tuning.dated ? daysNamed(q) : [];
-    const picking = tuning.contentPoor || tuning.asking || days.length;
+    const picking = tuning.contentPoor || tuning.asking || tuning.speaker || days.length;
     let pool = days.length ? fused : fused.slice(0, picking ? limit * PAGE_POOL : limit);
     const byId = new Map(
       (
@@ -210,6 +211,7 @@ export class SearchEngine {
     }
     if (tuning.asking) pool = stepDownAsking(pool, text, tuning.asking);
     if (days.length) pool = stepUpDated(pool, days, text, tuning.dated);
+    if (tuning.speaker) pool = stepUpSpoken(pool, q, text, tuning.speaker);
     // A vector of a passage deleted since it was indexed is dropped here, and from the index.
     const gone = pool.filter((f) => !byId.has(f.item)).map((f) => f.item);
     if (gone.length) indexes.forgetPassages(gone);

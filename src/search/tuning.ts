@@ -15,6 +15,8 @@ export interface SearchTuning {
   asking: number;
   /** Passages dated on a day the question names, or the day after, step up (dated.ts): by how much. */
   dated: number;
+  /** Passages spoken by the one person the question names step up (speaker.ts): by how much. */
+  speaker: number;
 }
 
-export const DEFAULT_TUNING: SearchTuning = { contentPoor: 0.4, asking: 0.1, dated: 0.2 };
+export const DEFAULT_TUNING: SearchTuning = { contentPoor: 0.4, asking: 0.1, dated: 0.2, speaker: 0.2 };

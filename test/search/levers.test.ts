@@ -67,12 +67,12 @@ describe('content-poor passages', () => {
 });
 
 describe('levers in the engine', () => {
-  const OFF: SearchTuning = { contentPoor: 0, asking: 0, dated: 0 };
+  const OFF: SearchTuning = { contentPoor: 0, asking: 0, dated: 0, speaker: 0 };
   const fast = loadStaticEmbedder();
   let h: Harness;
 
   beforeAll(async () => {
-    h = await openHarness(['chat', 'jo', 'greet']);
+    h = await openHarness(['chat', 'jo', 'greet', 'gym']);
     const add = (container: string, content: string) => h.run(ops.addDocument, h.owner, { container, content });
     // Messages of a chat, one document each, as an app adding them one by one writes them.
     for (const message of [
@@ -95,6 +95,9 @@ describe('levers in the engine', () => {
       h.containers.greet!,
       '[Saturday 30 December 2023, 10:00] Jo Anne Smith: Kate lent me her bike for the ride out to the lake this morning.',
     );
+    // A day apart, as above: the turn that names Kevin twice, and his own that does not name him.
+    await add(h.containers.gym!, '[8 January 2024, 09:00] Paola: Kevin, is the gym busy? Kevin, you go every day.');
+    await add(h.containers.gym!, '[9 January 2024, 09:00] Kevin: Benched 100 kg at the gym today.');
     await h.learn(fast);
   });
   afterAll(() => h.close());
@@ -153,5 +156,11 @@ describe('levers in the engine', () => {
     expect((await search({ contentPoor: 1 }, h.containers.greet!, 'Kate', 10, keywordOnly))[0]!.content).toContain(
       'bike',
     );
+  });
+
+  it('with the speaker step on, the turn spoken by the person the question names outranks one that only names them', async () => {
+    const q = 'Does Kevin go to the gym?';
+    expect((await search({}, h.containers.gym!, q, 10, keywordOnly))[0]!.content).toContain('Paola');
+    expect((await search({ speaker: 1 }, h.containers.gym!, q, 10, keywordOnly))[0]!.content).toContain('Benched');
   });
 });
