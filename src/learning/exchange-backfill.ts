@@ -17,8 +17,11 @@ import { relink } from './exchange';
 export const EXCHANGE_BACKFILL_SETTING = 'exchange_backfill';
 const DONE = 'done';
 
-/** Documents relinked in one transaction: a few milliseconds of a writer's wait. */
-const BACKFILL_BATCH = 200;
+/**
+ * Documents relinked in one transaction: a turn's context costs SQLite ~15 ms (its keyword entry
+ * replaced with secure-delete), so a batch holds the store's writers back ~0.3 s at most.
+ */
+const BACKFILL_BATCH = 20;
 
 /** How often the backfill logs how far it got. */
 const REPORT_EVERY_MS = 10_000;

@@ -1,5 +1,5 @@
 /** The search index's passages: drizzle for rows, hand-written SQL for FTS5. Their vectors are vectors-repository.ts's. */
-import { and, eq, isNotNull, type SQL, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import {
   KEYWORD_WEIGHTS,
   type KeywordHit,
@@ -36,20 +36,13 @@ type PassageHitRow = Omit<PassageHit, 'source' | 'score'> & {
 };
 
 export function passagesRepository({ db, raw, atomic, prepared }: SqliteContext): Synchronous<PassageRepository> {
-  const setContextWhere = (had: SQL) =>
-    prepared(
-      db
-        .update(t.passages)
-        .set({ context: sql`${sql.placeholder('context')}` })
-        .where(and(eq(t.passages.id, sql.placeholder('passageId')), had))
-        .prepare(),
-    );
-  const replaceContext = setContextWhere(isNotNull(t.passages.context));
-  const firstContext = setContextWhere(
-    sql`${t.passages.context} IS NULL AND ${sql.placeholder('context')} IS NOT NULL`,
+  const setContext = prepared(
+    db
+      .update(t.passages)
+      .set({ context: sql`${sql.placeholder('context')}` })
+      .where(eq(t.passages.id, sql.placeholder('passageId')))
+      .prepare(),
   );
-  const secureDelete = (on: 0 | 1) =>
-    raw.query("INSERT INTO passages_fts (passages_fts, rank) VALUES ('secure-delete', ?)").run(on);
 
   /** Documents in order, each with its passage when it was learned as exactly one (a turn, maybe). */
   function withPassages(window: { documentId: string; addedAt: number }[]): TurnCandidate[] {
@@ -192,20 +185,13 @@ export function passagesRepository({ db, raw, atomic, prepared }: SqliteContext)
     },
 
     /**
-     * A passage that had no context leaves in the index, as its entry is replaced, only its own
-     * title and text, which it keeps: that replacement skips secure-delete (0013), which costs
-     * 15 ms a passage, thirty times the write (a backfill batch of 200: 3 s against 0.1 s). One
-     * that had a context has it scrubbed, as any forgotten word is.
+     * Each replaces the passage's entry in the keyword index with secure-delete on (0013), ~15 ms a
+     * passage at 100,000: skipping it would leave the old entry's words in the index's pages, and a
+     * forget of the passage later would not reach them (test/e2e/rest/forgetting.test.ts).
      */
     setContexts(contexts) {
       atomic(() => {
-        for (const values of contexts) replaceContext.run(values);
-        secureDelete(0);
-        try {
-          for (const values of contexts) firstContext.run(values);
-        } finally {
-          secureDelete(1);
-        }
+        for (const values of contexts) setContext.run(values);
       });
     },
 

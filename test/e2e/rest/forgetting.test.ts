@@ -8,7 +8,7 @@ import { Database } from 'bun:sqlite';
 import { afterEach, beforeEach, describe, expect, it, setDefaultTimeout } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, makeOwner, startTestServer } from '../../helpers/server';
+import { call, makeContainer, makeKey, makeOwner, startTestServer } from '../../helpers/server';
 import { allFacts, forgettingWorld, type ForgettingWorld, SECRET_WORDS } from '../fixtures/forgetting';
 
 // Each test starts a server with a model and learns a document first; CLI runs on top: room for a busy machine.
@@ -33,8 +33,8 @@ function passagesIn(
 }
 
 /** Checkpoints the WAL into the file (as the issue asks a reader to) and returns the file's bytes as text. */
-function fileBytesAfterCheckpoint(w: ForgettingWorld): string {
-  const file = join(w.server.dataDir, 'engram.db');
+function fileBytesAfterCheckpoint(dataDir: string): string {
+  const file = join(dataDir, 'engram.db');
   const db = new Database(file);
   try {
     db.run('PRAGMA wal_checkpoint(TRUNCATE)');
@@ -136,7 +136,7 @@ describe('deleting a document through REST', () => {
     expect((await searchFor(w, 'garden gate')).results[0].document_id).toBe(w.keeper);
 
     const exported = exportOf(w).toLowerCase();
-    const bytes = fileBytesAfterCheckpoint(w);
+    const bytes = fileBytesAfterCheckpoint(w.server.dataDir);
     expect(found(exported, ['garden gate', ...SECRET_WORDS])).toEqual(['garden gate']);
     expect(found(bytes, ['garden gate', ...SECRET_WORDS])).toEqual(['garden gate']);
   });
@@ -188,7 +188,7 @@ describe('forgetting one fact through REST', () => {
     expect(found(walBytes(w), ['plumbagoric'])).toEqual([]);
     expect(w.server.services.search.indexes.figures().fast).toBe(indexed - 1);
     expect((await searchFor(w, 'plumbagoric')).results).toEqual([]);
-    expect(found(fileBytesAfterCheckpoint(w), ['plumbagoric', 'garden gate'])).toEqual(['garden gate']);
+    expect(found(fileBytesAfterCheckpoint(w.server.dataDir), ['plumbagoric', 'garden gate'])).toEqual(['garden gate']);
   });
 });
 
@@ -263,6 +263,44 @@ describe('deleting a container through REST', () => {
     expect(passagesIn(w)).toEqual([]);
     expect(w.server.services.search.indexes.figures().fast).toBe(0);
     expect(found(exportOf(w).toLowerCase(), [...SECRET_WORDS, 'garden gate'])).toEqual([]);
-    expect(found(fileBytesAfterCheckpoint(w), [...SECRET_WORDS, 'garden gate'])).toEqual([]);
+    expect(found(fileBytesAfterCheckpoint(w.server.dataDir), [...SECRET_WORDS, 'garden gate'])).toEqual([]);
+  });
+});
+
+describe('deleting a chat turn through REST', () => {
+  it('takes its words out of the turns beside it, in the keyword index and the file', async () => {
+    // Keyword search alone: the turns' context (the exchange, src/learning/exchange.ts) is what is looked at.
+    const server = await startTestServer({ env: { ENGRAM_EMBEDDER: 'none' } });
+    try {
+      const owner = (await makeOwner(server)).token;
+      const container = await makeContainer(server, owner, 'Chats');
+      const { key } = await makeKey(server, owner, { level: 'manage', all_views: true });
+      const say = async (content: string): Promise<string> => {
+        server.clock.advance(60_000);
+        const res = await call(server, 'POST', '/v1/documents', key, { container, content });
+        expect(res.status).toBe(202);
+        await server.learning.drain();
+        return res.body.id;
+      };
+      const hits = async (q: string): Promise<number> =>
+        (await call(server, 'POST', '/v1/search', key, { q, container })).body.results.length;
+      const forget = async (id: string) =>
+        expect((await call(server, 'DELETE', `/v1/documents/${id}?confirm=true`, key)).status).toBe(200);
+      // Each turn's keyword entry is rewritten as the turns beside it come (their words, its context).
+      const question = await say('[3 May 2024, 18:02] Ann: Where did you leave the wvxqrt parcel?');
+      const reply = await say('[3 May 2024, 18:05] Bo: Behind the qzxvorl planter.');
+      await say('[3 May 2024, 18:09] Ann: Thanks!');
+      expect([await hits('qzxvorl'), await hits('wvxqrt')]).toEqual([3, 2]);
+
+      // The turns beside the reply drop its words from their context, and its own entries go.
+      await forget(reply);
+      expect(await hits('qzxvorl')).toBe(0);
+      expect(found(fileBytesAfterCheckpoint(server.dataDir), ['qzxvorl', 'wvxqrt'])).toEqual(['wvxqrt']);
+      // A turn's entries from before it had a context went too (rewritten, then forgotten).
+      await forget(question);
+      expect(found(fileBytesAfterCheckpoint(server.dataDir), ['qzxvorl', 'wvxqrt', 'thanks'])).toEqual(['thanks']);
+    } finally {
+      await server.close();
+    }
   });
 });
