@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
 import { join } from 'node:path';
 import { EXCHANGE_BACKFILL_SETTING } from '../../../src/learning/exchange-backfill';
 import { postgresOrSkip } from '../../helpers/postgres';
-import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
+import { foundIn, startChatServer } from '../../helpers/chats';
+import { call, makeContainer, type TestServer } from '../../helpers/server';
 
 const postgres = postgresOrSkip('the exchange backfill on PostgreSQL');
 
@@ -66,20 +67,13 @@ for (const engine of ['SQLite', ...(postgres ? ['PostgreSQL'] : [])]) {
       for (let i = 0; i < 600 && (await mark()) !== 'done'; i++) await Bun.sleep(50);
       expect(await mark()).toBe('done');
     }
-    const found = async (q: string): Promise<string[]> => {
-      const res = await call(server, 'POST', '/v1/search', key, { q, container });
-      expect(res.status).toBe(200);
-      return res.body.results.map((r: { document_id: string }) => r.document_id);
-    };
+    const found = (q: string) => foundIn(server, key, container, q);
 
     beforeAll(async () => {
-      const env: Record<string, string> = { ENGRAM_EMBEDDER: 'none' };
-      if (engine === 'PostgreSQL') env.ENGRAM_DATABASE_URL = await postgres!.createDatabase();
-      server = await startTestServer({ env });
-      const owner = (await makeOwner(server)).token;
-      container = await makeContainer(server, owner, 'Chats');
+      const database = engine === 'PostgreSQL' ? await postgres!.createDatabase() : undefined;
+      let owner: string;
+      ({ server, owner, key, container } = await startChatServer(database));
       const work = await makeContainer(server, owner, 'Work chat');
-      key = (await makeKey(server, owner, { level: 'manage', all_views: true })).key;
       const add = async (content: string, into = container) => {
         server.clock.advance(60_000);
         const res = await call(server, 'POST', '/v1/documents', key, { container: into, content });

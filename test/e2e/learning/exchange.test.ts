@@ -4,8 +4,9 @@
  * the turns beside it. Keyword search alone (no embedder), so that only the keyword index answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test';
+import { foundIn, startChatServer } from '../../helpers/chats';
 import { postgresOrSkip } from '../../helpers/postgres';
-import { call, makeContainer, makeKey, makeOwner, startTestServer, type TestServer } from '../../helpers/server';
+import { call, type TestServer } from '../../helpers/server';
 
 const postgres = postgresOrSkip('the exchange on PostgreSQL');
 
@@ -24,19 +25,11 @@ for (const engine of ['SQLite', ...(postgres ? ['PostgreSQL'] : [])]) {
       await server.learning.drain();
       ids[name] = res.body.id;
     }
-    const found = async (q: string): Promise<string[]> => {
-      const res = await call(server, 'POST', '/v1/search', key, { q, container });
-      expect(res.status).toBe(200);
-      return res.body.results.map((r: { document_id: string }) => r.document_id);
-    };
+    const found = (q: string) => foundIn(server, key, container, q);
 
     beforeAll(async () => {
-      const env: Record<string, string> = { ENGRAM_EMBEDDER: 'none' };
-      if (engine === 'PostgreSQL') env.ENGRAM_DATABASE_URL = await postgres!.createDatabase();
-      server = await startTestServer({ env });
-      const owner = (await makeOwner(server)).token;
-      container = await makeContainer(server, owner, 'Chats');
-      key = (await makeKey(server, owner, { level: 'manage', all_views: true })).key;
+      const database = engine === 'PostgreSQL' ? await postgres!.createDatabase() : undefined;
+      ({ server, key, container } = await startChatServer(database));
       await say('question', '[3 May 2024, 18:02] Ann: How did the appointment with the vet go?');
       await say('reply', '[3 May 2024, 18:09] Bo: Sprained paw, nothing broken.');
       await say('after', '[3 May 2024, 18:15] Ann: Poor Rex!');

@@ -8,7 +8,8 @@ import { Database } from 'bun:sqlite';
 import { afterEach, beforeEach, describe, expect, it, setDefaultTimeout } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, makeContainer, makeKey, makeOwner, startTestServer } from '../../helpers/server';
+import { foundIn, startChatServer } from '../../helpers/chats';
+import { call, makeOwner, startTestServer } from '../../helpers/server';
 import { allFacts, forgettingWorld, type ForgettingWorld, SECRET_WORDS } from '../fixtures/forgetting';
 
 // Each test starts a server with a model and learns a document first; CLI runs on top: room for a busy machine.
@@ -270,11 +271,8 @@ describe('deleting a container through REST', () => {
 describe('deleting a chat turn through REST', () => {
   it('takes its words out of the turns beside it, in the keyword index and the file', async () => {
     // Keyword search alone: the turns' context (the exchange, src/learning/exchange.ts) is what is looked at.
-    const server = await startTestServer({ env: { ENGRAM_EMBEDDER: 'none' } });
+    const { server, key, container } = await startChatServer();
     try {
-      const owner = (await makeOwner(server)).token;
-      const container = await makeContainer(server, owner, 'Chats');
-      const { key } = await makeKey(server, owner, { level: 'manage', all_views: true });
       const say = async (content: string): Promise<string> => {
         server.clock.advance(60_000);
         const res = await call(server, 'POST', '/v1/documents', key, { container, content });
@@ -282,8 +280,7 @@ describe('deleting a chat turn through REST', () => {
         await server.learning.drain();
         return res.body.id;
       };
-      const hits = async (q: string): Promise<number> =>
-        (await call(server, 'POST', '/v1/search', key, { q, container })).body.results.length;
+      const hits = async (q: string): Promise<number> => (await foundIn(server, key, container, q)).length;
       const forget = async (id: string) =>
         expect((await call(server, 'DELETE', `/v1/documents/${id}?confirm=true`, key)).status).toBe(200);
       // Each turn's keyword entry is rewritten as the turns beside it come (their words, its context).
