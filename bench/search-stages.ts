@@ -6,7 +6,10 @@
  * stage's wall time (the strong query vector's is its thread's round trip), with the load average.
  * Run it from two trees on copies of one store, alternated, to compare them.
  *
- *   bun bench/search-stages.ts --store DIR [--queries 400]
+ * Keyword search runs on the store's reader thread, as in the server; `--in-thread` runs it on the
+ * searching thread instead (the tree before it).
+ *
+ *   bun bench/search-stages.ts --store DIR [--queries 400] [--in-thread]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,13 +27,15 @@ import { openStore } from '../src/storage/open-store';
 import { query, seeded } from './lib/corpus';
 
 const { values } = parseArgs({
-  options: { store: { type: 'string' }, queries: { type: 'string', default: '400' } },
+  options: { store: { type: 'string' }, queries: { type: 'string', default: '400' }, 'in-thread': { type: 'boolean' } },
 });
 if (!values.store) throw new Error('usage: bun bench/search-stages.ts --store DIR');
 const dir = values.store;
 const key = readFileSync(join(dir, 'bench-key'), 'utf8').trim();
 const config = loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'builtin', ENGRAM_DATA_DIR: dir });
-const { store } = await openStore(config, Date.now());
+const { store } = await openStore(config, Date.now(), {
+  keywordReader: values['in-thread'] ? undefined : createLogger('warn'),
+});
 const embedders = await createEmbedders(config, { strong: (id) => new QueryEmbedder(id) });
 const engine = await SearchEngine.open({ store, log: createLogger('warn'), embedders, dataDir: dir });
 await engine.indexes.loaded;
@@ -77,7 +82,9 @@ for (const q of queries) {
 }
 const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const each = (ms: number) => `${(ms / queries.length).toFixed(3)} ms`;
-console.log(`${queries.length} queries (load ${load}): process CPU a whole search ${cpuPerSearch.toFixed(2)} ms`);
+console.log(
+  `${queries.length} queries, keyword search ${values['in-thread'] ? 'in-thread' : 'on its reader thread'} (load ${load}): process CPU a whole search ${cpuPerSearch.toFixed(2)} ms`,
+);
 for (const [stage, ms] of spent) console.log(`${stage}: ${each(ms)}`);
 await engine.close();
 await store.close();

@@ -57,6 +57,7 @@ const result = Bun.spawnSync(
     join(root, 'src/learning/learning-thread.ts'),
     join(root, 'src/search/query-embedder-thread.ts'),
     join(root, 'src/learning/refine-lane-thread.ts'),
+    join(root, 'src/storage/sqlite/keyword-reader-thread.ts'),
     '--outfile',
     outfile,
   ],

@@ -65,7 +65,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const lock = lockDataDir(config.dataDir);
   let opened: OpenedStore;
   try {
-    opened = await openStore(config, clock.now());
+    opened = await openStore(config, clock.now(), { keywordReader: log });
   } catch (err) {
     lock.release();
     throw err;

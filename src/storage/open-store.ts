@@ -4,6 +4,7 @@
  * owns. Every command and the server open their store here.
  */
 import type { Config } from '../config';
+import type { Logger } from '../log';
 import type { Store } from './store';
 import type { SharedLimits } from './shared-limits';
 import type { VectorFeed } from './vector-feed';
@@ -36,15 +37,24 @@ export interface OpenedStore {
 export async function openStore(
   config: Config,
   now: number,
-  /** `connections`: the pool's size, for a process that does not answer requests (ENGRAM_DATABASE_CONNECTIONS unless told). */
-  options: { connections?: number } = {},
+  /**
+   * `connections`: the pool's size, for a process that does not answer requests
+   * (ENGRAM_DATABASE_CONNECTIONS unless told). `keywordReader`: the server's log; SQLite then runs
+   * keyword search on a thread of its own (sqlite/keyword-reader.ts).
+   */
+  options: { connections?: number; keywordReader?: Logger } = {},
 ): Promise<OpenedStore> {
   if (!config.databaseUrl) {
     const [{ openDatabase }, { openSqliteStore }] = await Promise.all([
       import('./sqlite/open'),
       import('./sqlite/sqlite-store'),
     ]);
-    return { store: openSqliteStore(openDatabase(config.dataDir, now)), engine: 'sqlite', feed: null, limits: null };
+    return {
+      store: openSqliteStore(openDatabase(config.dataDir, now), { keywordReader: options.keywordReader }),
+      engine: 'sqlite',
+      feed: null,
+      limits: null,
+    };
   }
   const { openPostgresStore } = await import('./postgres/postgres-store');
   try {

@@ -8,7 +8,9 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { newId } from '../../src/ids';
 import { completeDocument, insertDocument } from '../../src/learning/queue';
+import { createLogger } from '../../src/log';
 import { readyJobs } from '../../src/storage/sqlite/jobs-repository';
+import { KeywordReader } from '../../src/storage/sqlite/keyword-reader';
 import { DB_FILE, openDatabase, PAGE_CACHE_KIB } from '../../src/storage/sqlite/open';
 import { PASSAGE_HIT_ROWS } from '../../src/storage/sqlite/passages-repository';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqlite-store';
@@ -138,19 +140,83 @@ describe('work after the commit', () => {
   });
 });
 
+/**
+ * Waits for SQLite to remove the WAL of `storeDir` once every connection to it has closed, which
+ * is when what drizzle prepared is collected. A collection may keep what the stack still points at:
+ * a few, a moment apart, for up to 10 s (20 in 200 ms were too few once in a full suite run beside
+ * other work, at load 7; 100 in 2 s once in CI, two files at a time).
+ */
+async function walGone(storeDir: string): Promise<void> {
+  for (let i = 0; i < 500 && existsSync(join(storeDir, `${DB_FILE}-wal`)); i++) {
+    Bun.gc(true);
+    await Bun.sleep(20);
+  }
+}
+
+describe('keyword search on a reader thread', () => {
+  const reopen = async (lines: string[] = []) => {
+    await store.close();
+    store = openSqliteStore(openDatabase(dir, Date.now()), {
+      keywordReader: createLogger('warn', (l) => lines.push(l)),
+    });
+  };
+  const search = (q: string) => store.passages.search(accountId, containerId, q, 10);
+
+  it("answers while a transaction holds the store's connection, from the last commit, and closes with the store", async () => {
+    await reopen();
+    const { documentId } = await learned('Bees swarmed in the orchard.', 'The orchard gate is green.');
+    const pear = await learned('A pear tree by the gate.');
+    await store.forgetting.forget(accountId, { documentId }, []);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const writing = store.transaction(async (tx) => {
+      await tx.forgetting.forget(accountId, { documentId: pear.documentId }, []);
+      await held;
+    });
+    // On the store's connection the search would wait for the transaction to end.
+    const answer = await Promise.race([search('orchard gate pear'), Bun.sleep(2000).then(() => 'waited')]);
+    release();
+    await writing;
+    // The forgotten document's passages are not found; the pear's, deleted but not committed yet, are.
+    expect(answer).toEqual([{ passageId: pear.passageIds[0]!, score: expect.any(Number) }]);
+    expect(await search('pear')).toEqual([]);
+    await store.close();
+    // The reader's connection closed too: SQLite removes the WAL when the last one closes.
+    await walGone(dir);
+    expect(existsSync(join(dir, `${DB_FILE}-wal`))).toBe(false);
+    store = openSqliteStore(openDatabase(dir, Date.now()));
+  });
+
+  it("answers on the store's connection once its thread has died, the searches it held too", async () => {
+    const lines: string[] = [];
+    await reopen(lines);
+    await learned('Bees swarmed in the orchard.');
+    const expected = await search('bees');
+    expect(expected).toHaveLength(1);
+    // A read-only connection cannot open a file that does not exist: the thread throws at its start.
+    const reader = new KeywordReader(
+      join(dir, 'missing.db'),
+      createLogger('warn', (l) => lines.push(l)),
+    );
+    const held = reader.search({ accountId, containerId, query: 'bees', limit: 10 }, () => search('bees'));
+    expect(await held).toEqual(expected);
+    expect(await reader.search({ accountId, containerId, query: 'bees', limit: 10 }, () => search('bees'))).toEqual(
+      expected,
+    );
+    await reader.close();
+    expect(lines.map((l) => JSON.parse(l).msg)).toEqual([
+      'the keyword reader thread stopped; keyword search runs on the request thread',
+    ]);
+  });
+});
+
 describe('closing', () => {
   it('closes the connection: SQLite removes the store side files once what drizzle prepared is collected', async () => {
     const other = openSqliteStore(openDatabase(join(dir, 'other'), Date.now()));
     await other.transaction(async (tx) => tx.settings.set('closing', '1'));
     expect(existsSync(join(dir, 'other', `${DB_FILE}-wal`))).toBe(true);
     await other.close();
-    // A collection may keep what the stack still points at: a few, a moment apart, for up to 10 s
-    // (20 in 200 ms were too few once in a full suite run beside other work, at load 7; 100 in 2 s
-    // once in CI, two files at a time).
-    for (let i = 0; i < 500 && existsSync(join(dir, 'other', `${DB_FILE}-wal`)); i++) {
-      Bun.gc(true);
-      await Bun.sleep(20);
-    }
+    await walGone(join(dir, 'other'));
     expect(existsSync(join(dir, 'other', `${DB_FILE}-wal`))).toBe(false);
     expect(existsSync(join(dir, 'other', `${DB_FILE}-shm`))).toBe(false);
   }, 15_000);

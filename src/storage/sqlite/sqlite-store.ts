@@ -11,6 +11,7 @@ import { eachMethodThrough } from '../each-method';
 import { accessLogRepository } from './access-log-repository';
 import { accountsRepository, sessionsRepository } from './accounts-repository';
 import { outsideUse } from '../transaction-scope';
+import type { Logger } from '../../log';
 import { ConnectionLock, settle } from './connection-lock';
 import { containersRepository } from './containers-repository';
 import { type SqliteContext, type Synchronous, sqliteContext } from './context';
@@ -21,6 +22,7 @@ import { forgettingRepository } from './forgetting-repository';
 import { idempotencyRepository } from './idempotency-repository';
 import { importsRepository } from './imports-repository';
 import { jobsRepository } from './jobs-repository';
+import { KeywordReader } from './keyword-reader';
 import { oauthRepository } from './oauth-repository';
 import { passagesRepository } from './passages-repository';
 import { rulesRepository } from './rules-repository';
@@ -70,9 +72,11 @@ export interface SqliteStore extends Store {
 /**
  * The Store over an open database (see `openDatabase`); closing the store closes the database.
  * Calls on the store run through the connection's lock (connection-lock.ts); calls through a
- * transaction's `tx` run at once, and only inside that transaction.
+ * transaction's `tx` run at once, and only inside that transaction. With `keywordReader` (the
+ * server's log), keyword search outside a transaction runs on a thread of its own
+ * (keyword-reader.ts), beside the vector scans.
  */
-export function openSqliteStore(raw: Database): SqliteStore {
+export function openSqliteStore(raw: Database, options: { keywordReader?: Logger } = {}): SqliteStore {
   const ctx = sqliteContext(raw);
   const repositories = sqliteRepositories(ctx);
   const lock = new ConnectionLock();
@@ -122,8 +126,16 @@ export function openSqliteStore(raw: Database): SqliteStore {
       }
     });
 
+  const outside = eachMethodThrough(repositories, (statement) => lock.run(statement));
+  const reader = options.keywordReader ? new KeywordReader(raw.filename, options.keywordReader) : null;
+  if (reader) {
+    const inThread = outside.passages.search;
+    outside.passages.search = (accountId, containerId, query, limit) =>
+      reader.search({ accountId, containerId, query, limit }, () => inThread(accountId, containerId, query, limit));
+  }
+
   return {
-    ...eachMethodThrough(repositories, (statement) => lock.run(statement)),
+    ...outside,
     transaction: (fn) => within('IMMEDIATE', fn),
     /** In WAL mode the first read fixes the snapshot, and writers on other connections go on meanwhile. */
     snapshot: (fn) => within('DEFERRED', fn),
@@ -132,11 +144,13 @@ export function openSqliteStore(raw: Database): SqliteStore {
       lock.run(() => {
         raw.query('SELECT 1').get();
       }),
-    close: () =>
-      lock.run(() => {
+    close: async () => {
+      await reader?.close();
+      await lock.run(() => {
         statements.finalize();
         raw.close();
-      }),
+      });
+    },
     withConnection: (work) => lock.run(() => work(raw)),
     removals: {
       since: (after, limit) =>
