@@ -93,7 +93,13 @@ export class HammingScan {
   /** Lends the scans a helper thread (which calls `helpWithScans` with this). */
   share(): ScanShare {
     this.jobs.helped = true;
-    return { module, memory: this.memory, control: this.jobs.control.buffer as SharedArrayBuffer };
+    const { control, chunks } = this.jobs;
+    return {
+      module,
+      memory: this.memory,
+      control: control.buffer as SharedArrayBuffer,
+      chunks: chunks.buffer as SharedArrayBuffer,
+    };
   }
 
   /** Makes `staged` (Hadamard-transformed) the code of a slot. */
@@ -118,6 +124,11 @@ export class HammingScan {
    * negative or not wanted), and their histogram, in `distances` and `histogram`.
    */
   scan(count: number, wanted: Uint8Array, unreachable: number): void {
+    this.scanRanges(Uint32Array.of(0, count), wanted, unreachable);
+  }
+
+  /** As `scan`, for the slots of the given ranges (start, end, start, end, …) one after the other: the i-th slot scanned gets `distances[i]`. */
+  scanRanges(ranges: Uint32Array, wanted: Uint8Array, unreachable: number): void {
     this.wanted.fill(0);
     this.wanted.set(wanted);
     this.histogram.fill(0);
@@ -133,34 +144,7 @@ export class HammingScan {
       helperHist: o.helperHistogram,
       unreachable,
     };
-    this.jobs.scan(this.scanFn, count, args, this.histogram, this.helperHistogram);
-  }
-
-  /**
-   * As `scan`, for the slots of the given ranges (start, end, start, end, …) one after the other, on
-   * this thread alone: the i-th slot scanned gets `distances[i]`.
-   */
-  scanRanges(ranges: Uint32Array, wanted: Uint8Array, unreachable: number): void {
-    this.wanted.fill(0);
-    this.wanted.set(wanted);
-    this.histogram.fill(0);
-    const o = this.offsets;
-    const stride = this.words * 4;
-    for (let r = 0, n = 0; r < ranges.length; r += 2) {
-      const [start, end] = [ranges[r]!, ranges[r + 1]!];
-      this.scanFn(
-        o.codes + start * stride,
-        end - start,
-        this.words / 4,
-        o.query,
-        o.groups + start * 4,
-        o.wanted,
-        o.distances + n * 2,
-        o.histogram,
-        unreachable,
-      );
-      n += end - start;
-    }
+    this.jobs.scan(this.scanFn, ranges, args, this.histogram, this.helperHistogram);
   }
 
   /** Writes to `out` the nearest of the first `k` `centres` to each code of slots `first`…`first + out.length − 1`. */
