@@ -9,7 +9,9 @@
  * Keyword search runs on the store's reader thread, as in the server; `--in-thread` runs it on the
  * searching thread instead (the tree before it).
  *
- *   bun bench/search-stages.ts --store DIR [--queries 400] [--in-thread]
+ *   bun bench/search-stages.ts --store DIR [--key KEY] [--queries 400] [--in-thread]
+ *
+ * The key is DIR/bench-key's (search-latency.ts writes it) unless given (archive-scale.ts keeps it in built.json).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,14 +26,19 @@ import { ownContentWords } from '../src/search/content-poor';
 import { QueryEmbedder } from '../src/search/query-embedder';
 import { SearchEngine } from '../src/search/search-engine';
 import { openStore } from '../src/storage/open-store';
-import { query, seeded } from './lib/corpus';
+import { percentile, query, seeded } from './lib/corpus';
 
 const { values } = parseArgs({
-  options: { store: { type: 'string' }, queries: { type: 'string', default: '400' }, 'in-thread': { type: 'boolean' } },
+  options: {
+    store: { type: 'string' },
+    key: { type: 'string' },
+    queries: { type: 'string', default: '400' },
+    'in-thread': { type: 'boolean' },
+  },
 });
 if (!values.store) throw new Error('usage: bun bench/search-stages.ts --store DIR');
 const dir = values.store;
-const key = readFileSync(join(dir, 'bench-key'), 'utf8').trim();
+const key = values.key ?? readFileSync(join(dir, 'bench-key'), 'utf8').trim();
 const config = loadConfig({ ...process.env, ENGRAM_EMBEDDER: 'builtin', ENGRAM_DATA_DIR: dir });
 const { store } = await openStore(config, Date.now(), {
   keywordReader: values['in-thread'] ? undefined : createLogger('warn'),
@@ -58,8 +65,14 @@ const time = async (stage: string, work: () => unknown) => {
   spent.set(stage, (spent.get(stage) ?? 0) + performance.now() - started);
 };
 const cpu0 = cpuMs();
-for (const q of queries) await time('whole search', () => search(q));
+const walls: number[] = [];
+for (const q of queries) {
+  const started = performance.now();
+  await time('whole search', () => search(q));
+  walls.push(performance.now() - started);
+}
 const cpuPerSearch = (cpuMs() - cpu0) / queries.length;
+walls.sort((a, b) => a - b);
 for (const q of queries) {
   await time('credential and containers (every call with a key)', () => authenticate(store, systemClock, key));
   await time('strong query vector (its thread, round trip)', () => embedders.strong!.embed([q]));
