@@ -96,7 +96,7 @@ for (const q of queries) {
 const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const each = (ms: number) => `${(ms / queries.length).toFixed(3)} ms`;
 console.log(
-  `${queries.length} queries, keyword search ${values['in-thread'] ? 'in-thread' : 'on its reader thread'} (load ${load}): process CPU a whole search ${cpuPerSearch.toFixed(2)} ms`,
+  `${queries.length} queries, keyword search ${values['in-thread'] ? 'in-thread' : 'on its reader thread'} (load ${load}): process CPU a whole search ${cpuPerSearch.toFixed(2)} ms, wall p50 / p95 / p99 ${[50, 95, 99].map((p) => percentile(walls, p).toFixed(1)).join(' / ')} ms`,
 );
 for (const [stage, ms] of spent) console.log(`${stage}: ${each(ms)}`);
 await engine.close();
