@@ -99,5 +99,8 @@ console.log(
   `${queries.length} queries, keyword search ${values['in-thread'] ? 'in-thread' : 'on its reader thread'} (load ${load}): process CPU a whole search ${cpuPerSearch.toFixed(2)} ms, wall p50 / p95 / p99 ${[50, 95, 99].map((p) => percentile(walls, p).toFixed(1)).join(' / ')} ms`,
 );
 for (const [stage, ms] of spent) console.log(`${stage}: ${each(ms)}`);
+console.log(
+  `peak memory (VmHWM): ${Number(readFileSync('/proc/self/status', 'utf8').match(/VmHWM:\s+(\d+)/)![1]) >> 10} MiB`,
+);
 await engine.close();
 await store.close();
