@@ -7,7 +7,7 @@
 import { Database } from 'bun:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { sqliteContext } from './context';
-import type { KeywordReply, KeywordRequest } from './keyword-reader';
+import type { KeywordReply, KeywordRequest } from './keyword-messages';
 import { PAGE_CACHE_KIB } from './open';
 import { passagesRepository } from './passages-repository';
 

@@ -9,24 +9,12 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../log';
 import type { KeywordHit } from '../passages';
+import type { KeywordReply, KeywordRequest, KeywordSearch } from './keyword-messages';
 
 /** In a compiled binary the thread is an entrypoint of its own (scripts/build.ts); from a checkout it sits beside this file. */
 const ENTRY = import.meta.url.includes('/$bunfs/')
   ? './src/storage/sqlite/keyword-reader-thread.ts'
   : new URL('./keyword-reader-thread.ts', import.meta.url);
-
-/** A keyword search as the repository takes it. */
-export interface KeywordSearch {
-  accountId: string;
-  containerId: string;
-  query: string;
-  limit: number;
-}
-
-/** A search to run, or the end. */
-export type KeywordRequest = ({ id: number } & KeywordSearch) | { close: true };
-/** A search's hits or why there are none, or the end. */
-export type KeywordReply = { id: number; hits: KeywordHit[] } | { id: number; error: string } | { closed: true };
 
 interface Waiting {
   resolve(hits: KeywordHit[] | Promise<KeywordHit[]>): void;
