@@ -6,7 +6,7 @@
  * (KEYWORD_WEIGHTS); its vectors are its own words only.
  *
  * A turn is a document learned as exactly one passage whose text opens with a chat message's
- * header (a bracketed time, a speaker before a colon, or both: `[29 December 2023, 22:42] Emi: `).
+ * header (a bracketed time, then the speaker if named: `[29 December 2023, 22:42] Emi: `).
  * Its neighbours are the documents just before and after it in its container, in the order added,
  * when they are turns sent within six hours of it (on the same day, when a header names only the
  * day). A turn is sent at its header's time; a header without a day leaves the document's added

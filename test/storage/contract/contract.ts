@@ -358,9 +358,9 @@ export function contractCases(factory: StoreFactory): void {
       it('takes the time a turn was added when its header names no day', async () => {
         const c = await addContainer(store, accountId);
         const hours = (h: number) => ({ createdAt: 1_000 + h * 3_600_000 });
-        await learnedDocument(store, accountId, c.id, ['Ann: Pancakes tonight?'], hours(0));
-        await learnedDocument(store, accountId, c.id, ['Bo: With syrup.'], hours(5));
-        await learnedDocument(store, accountId, c.id, ['Ann: Leftovers for lunch.'], hours(12));
+        await learnedDocument(store, accountId, c.id, ['[18:00] Ann: Pancakes tonight?'], hours(0));
+        await learnedDocument(store, accountId, c.id, ['[18:05] Bo: With syrup.'], hours(5));
+        await learnedDocument(store, accountId, c.id, ['[18:10] Ann: Leftovers for lunch.'], hours(12));
         const found = async (q: string) => (await store.passages.search(accountId, c.id, q, 10)).length;
         expect(await found('pancakes')).toBe(2);
         expect(await found('leftovers')).toBe(1);
