@@ -63,8 +63,8 @@ function runBatch(store: Store, batch: number): Promise<Outcome> {
  * how far it got every ten seconds, and when it is done. A batch that fails (a full disk, a busy
  * store, a deadlock PostgreSQL broke) is tried again after a wait that doubles while batches keep
  * failing (1 s to a minute), and logged once for each kind of failure, not at every try, until a
- * batch succeeds again, which says so. While another process runs the backfill,
- * this one waits a round.
+ * batch succeeds again, which says so. While another process runs the backfill, this one waits
+ * a round.
  */
 export function exchangeBackfill(
   store: Store,
