@@ -77,8 +77,8 @@ export async function relink(tx: Transaction, window: TurnCandidate[], targets: 
 /**
  * Stores a learned document's passages (`PassageRepository.replaceForDocument`) and returns their
  * ids. A turn's own context is written in the same insert as its passage, so only the turns beside
- * it have their keyword entries rewritten (each a replace with secure-delete, ~15 ms at 100,000
- * passages in SQLite).
+ * it have their keyword entries rewritten (each a replace with secure-delete, 6–15 ms at 100,000
+ * passages in SQLite: docs/performance.md).
  */
 export async function storeLearned(tx: Transaction, doc: PassageOwner, passages: PassageInput[]): Promise<number[]> {
   const window = await tx.passages.turnsAround(doc.accountId, doc.id, 2);
