@@ -27,15 +27,24 @@ describe('content-poor passages', () => {
   it("counts a chat message's own words: its time and speaker are not", () => {
     expect(ownWords('[8 May 2023] Tamsin: Love that.')).toEqual(['love', 'that']);
     expect(ownWords('[29 December 2023, 22:42] elise: Hey Kate!')).toEqual(['hey', 'kate']);
-    expect(ownWords('Fahim Khan: ok')).toEqual(['ok']);
-    expect(ownWords('Love that: the best part.')).toEqual(['the', 'best', 'part']);
+    expect(ownWords('[18:02] Fahim Khan: ok')).toEqual(['ok']);
+    expect(ownWords('[3 May 2024] ok')).toEqual(['ok']);
     expect(ownWords('No header here, just words.')).toEqual(['no', 'header', 'here', 'just', 'words']);
+  });
+
+  it("keeps a note's header-like first line as its own words: a chat message's header has its time first", () => {
+    expect(ownWords('Note: buy milk')).toEqual(['note', 'buy', 'milk']);
+    expect(ownWords('TODO: call the vet')).toEqual(['todo', 'call', 'the', 'vet']);
+    expect(ownWords('Re: the lease')).toEqual(['re', 'the', 'lease']);
+    expect(ownWords('Love that: the best part.')).toEqual(['love', 'that', 'the', 'best', 'part']);
+    expect(ownWords('[draft] Note: buy milk')).toEqual(['draft', 'note', 'buy', 'milk']);
+    expect(ownWords('[x] Re: the lease')).toEqual(['x', 're', 'the', 'lease']);
   });
 
   it("counts a passage's own content words as far as a step needs (six), as the whole count would", () => {
     const texts = [
       '[8 May 2023] Tamsin: Love that.',
-      'Fahim Khan: ok',
+      '[18:02] Fahim Khan: ok',
       '',
       'İstanbul İzmir Ankara trip planned',
       'Took Biscuit to the vet today, turns out my little rabbit is just a bit chubby.',
