@@ -45,7 +45,8 @@ describe('the compiled binary', () => {
       .stdout.toString()
       .trim();
     const port = freePort();
-    const server = Bun.spawn([binary, 'serve', '--port', String(port)], { env, stderr: 'pipe' });
+    // Started outside the checkout, as a user starts it: a thread's entry must come from the binary, not from src/.
+    const server = Bun.spawn([binary, 'serve', '--port', String(port)], { env, stderr: 'pipe', cwd: dir });
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 100 && Bun.spawnSync([binary, 'health', '--url', base]).exitCode !== 0; i++)
       await Bun.sleep(100);
