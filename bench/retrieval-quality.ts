@@ -88,6 +88,10 @@ const STRENGTHS: Record<keyof SearchTuning, number[]> = {
   asking: [0.1, 0.2, 0.4],
   dated: [0.1, 0.2, 0.4],
   speaker: [0.1, 0.2, 0.4],
+  feedback: [0.25, 0.5, 1],
+  feedbackRescore: [0.25, 0.5, 1],
+  focus: [0.05, 0.1, 0.2],
+  byRank: [0.25, 0.5, 1],
 };
 
 /** VARIANTS=PATTERN: only the rows whose name matches (e.g. `^levers:`), for a shorter run. */
@@ -358,7 +362,16 @@ async function partlyRefined(
  * docs/performance.md's lever table.
  */
 function leverVariants(lever: (change: Partial<SearchTuning>) => Variant): Record<string, Variant> {
-  const none: SearchTuning = { contentPoor: 0, asking: 0, dated: 0, speaker: 0 };
+  const none: SearchTuning = {
+    contentPoor: 0,
+    asking: 0,
+    dated: 0,
+    speaker: 0,
+    feedback: 0,
+    feedbackRescore: 0,
+    focus: 0,
+    byRank: 0,
+  };
   const rows: Record<string, Variant> = { 'levers: none': lever(none) };
   for (const [name, strengths] of Object.entries(STRENGTHS)) {
     for (const strength of strengths) rows[`levers: ${name} ${strength} alone`] = lever({ ...none, [name]: strength });

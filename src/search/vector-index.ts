@@ -232,6 +232,15 @@ export class VectorIndex {
     return this.slotsOf.passageIds();
   }
 
+  /** A passage's first unit (the whole passage) normalised, from its int8 row; null when not held. */
+  vectorOf(passageId: number): Float32Array | null {
+    const packed = this.slotsOf.get(passageId);
+    if (packed === undefined) return null;
+    const slot = Math.floor(packed / 256);
+    this.rows.flush();
+    return Float32Array.from(this.rows.read(slot), (v) => v * this.inverseNorms[slot]!);
+  }
+
   /** How many unit vectors the index holds. */
   get units(): number {
     return this.size - this.dead;

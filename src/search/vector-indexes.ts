@@ -276,6 +276,11 @@ export class VectorIndexes {
     return this.tiers[tier]?.search(query, containerIds, k) ?? [];
   }
 
+  /** A passage's whole-passage unit vector in a tier (vector-index.ts); null when the tier does not hold it. */
+  vectorOf(tier: VectorTier, passageId: number): Float32Array | null {
+    return this.tiers[tier]?.vectorOf(passageId) ?? null;
+  }
+
   /** A tier's scans, lent to a helper thread (shared-scan.ts); null when the tier is off. */
   shareScans(tier: VectorTier): ScanShare | null {
     return this.tiers[tier]?.shareScans() ?? null;

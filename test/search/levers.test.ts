@@ -67,7 +67,16 @@ describe('content-poor passages', () => {
 });
 
 describe('levers in the engine', () => {
-  const OFF: SearchTuning = { contentPoor: 0, asking: 0, dated: 0, speaker: 0 };
+  const OFF: SearchTuning = {
+    contentPoor: 0,
+    asking: 0,
+    dated: 0,
+    speaker: 0,
+    feedback: 0,
+    feedbackRescore: 0,
+    focus: 0,
+    byRank: 0,
+  };
   const fast = loadStaticEmbedder();
   let h: Harness;
 
