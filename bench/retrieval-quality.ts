@@ -88,8 +88,8 @@ const STRENGTHS: Record<keyof SearchTuning, number[]> = {
   asking: [0.1, 0.2, 0.4],
   dated: [0.1, 0.2, 0.4],
   speaker: [0.1, 0.2, 0.4],
-  feedback: [0.25, 0.5, 1],
-  feedbackRescore: [0.25, 0.5, 1],
+  feedback: [0.25, 0.5, 1, 2],
+  feedbackRescore: [0.25, 0.5, 1, 2],
   focus: [0.05, 0.1, 0.2],
   byRank: [0.25, 0.5, 1],
 };
