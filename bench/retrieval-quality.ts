@@ -88,10 +88,8 @@ const STRENGTHS: Record<keyof SearchTuning, number[]> = {
   asking: [0.1, 0.2, 0.4],
   dated: [0.1, 0.2, 0.4],
   speaker: [0.1, 0.2, 0.4],
-  feedback: [0.25, 0.5, 1, 2],
-  feedbackRescore: [0.25, 0.5, 1, 2],
-  focus: [0.05, 0.1, 0.2],
-  byRank: [0.25, 0.5, 1],
+  everyTier: [1],
+  byRank: [0.25],
 };
 
 /** VARIANTS=PATTERN: only the rows whose name matches (e.g. `^levers:`), for a shorter run. */
@@ -367,9 +365,7 @@ function leverVariants(lever: (change: Partial<SearchTuning>) => Variant): Recor
     asking: 0,
     dated: 0,
     speaker: 0,
-    feedback: 0,
-    feedbackRescore: 0,
-    focus: 0,
+    everyTier: 0,
     byRank: 0,
   };
   const rows: Record<string, Variant> = { 'levers: none': lever(none) };

@@ -15,8 +15,7 @@ import type { VectorFeed } from '../storage/vector-feed';
 import { stepDownAsking } from './asking';
 import { ownContentWords, stepDownContentPoor } from './content-poor';
 import { daysNamed, stepUpDated } from './dated';
-import { feedbackHits, movedQuery } from './feedback';
-import { stepDownOffFocus } from './focus';
+import { scoredByTier } from './every-tier';
 import { stepUpSpoken } from './speaker';
 import { convexFusion, fairWeights, type FusionWeights, mixedFusion, type Scored } from './fusion';
 import { QueryEmbedder } from './query-embedder';
@@ -194,20 +193,18 @@ export class SearchEngine {
       return tuning.byRank ? mixedFusion(lists, tuning.byRank) : convexFusion(lists);
     };
     let fused = fuse();
-    if (tuning.feedback || tuning.feedbackRescore) {
-      const moved = this.movedQueries(vectors, feedbackHits(fused), tuning.feedback || tuning.feedbackRescore);
-      vector = tuning.feedback
-        ? await this.nearest(moved, reachable, depth)
-        : await this.rescored(
-            moved,
-            fused.map((f) => f.item),
-          );
+    if (tuning.everyTier) {
+      vector = await this.scoredByEveryTier(
+        vectors,
+        vector,
+        fused.map((f) => f.item),
+      );
       fused = fuse();
     }
     // Only the page's passages are read in full: with a lever on, the pool it is picked from; when
     // the question names a day, every candidate, for the passages of that day.
     const days = tuning.dated ? daysNamed(q) : [];
-    const picking = tuning.contentPoor || tuning.asking || tuning.speaker || tuning.focus || days.length;
+    const picking = tuning.contentPoor || tuning.asking || tuning.speaker || days.length;
     let pool = days.length ? fused : fused.slice(0, picking ? limit * PAGE_POOL : limit);
     const byId = new Map(
       (
@@ -228,7 +225,6 @@ export class SearchEngine {
     if (tuning.asking) pool = stepDownAsking(pool, text, tuning.asking);
     if (days.length) pool = stepUpDated(pool, days, text, tuning.dated);
     if (tuning.speaker) pool = stepUpSpoken(pool, q, text, tuning.speaker);
-    if (tuning.focus) pool = stepDownOffFocus(pool, text, tuning.focus);
     // A vector of a passage deleted since it was indexed is dropped here, and from the index.
     const gone = pool.filter((f) => !byId.has(f.item)).map((f) => f.item);
     if (gone.length) indexes.forgetPassages(gone);
@@ -297,38 +293,17 @@ export class SearchEngine {
     }
   }
 
-  /** Each tier's query vector moved toward the vectors of the passages `shown` (feedback.ts). */
-  private movedQueries(
+  /** Each tier's list with the candidates `ids` it lacks scored by the tier (every-tier.ts). */
+  private async scoredByEveryTier(
     queries: Record<VectorTier, QueryVector>,
-    shown: number[],
-    strength: number,
-  ): Record<VectorTier, QueryVector> {
-    const moved = (tier: VectorTier): QueryVector =>
-      queries[tier]?.then((q) => {
-        const vectors = shown.map((id) => this.indexes.vectorOf(tier, id)).filter((v) => v !== null);
-        return q && movedQuery(q, vectors, strength);
-      }) ?? null;
-    return { fast: moved('fast'), strong: moved('strong') };
-  }
-
-  /** The candidates `ids` scored against each tier's query by cosine, above its floor, best first. */
-  private async rescored(
-    queries: Record<VectorTier, QueryVector>,
+    lists: Record<VectorTier, Scored<number>[]>,
     ids: number[],
   ): Promise<Record<VectorTier, Scored<number>[]>> {
     const score = async (tier: VectorTier): Promise<Scored<number>[]> => {
       const query = await queries[tier];
-      if (!query) return [];
-      const floor = this.embedders[tier]!.similarityFloor ?? 0;
-      const hits: Scored<number>[] = [];
-      for (const item of ids) {
-        const v = this.indexes.vectorOf(tier, item);
-        if (!v) continue;
-        let dot = 0;
-        for (let i = 0; i < v.length; i++) dot += v[i]! * query[i]!;
-        if (dot > floor) hits.push({ item, score: dot });
-      }
-      return hits.sort((a, b) => b.score - a.score);
+      const floor = this.embedders[tier]?.similarityFloor ?? 0;
+      const similarity = (id: number) => this.indexes.similarity(tier, id, query!);
+      return query ? scoredByTier(lists[tier], ids, similarity, floor) : lists[tier];
     };
     const [fast, strong] = await Promise.all([score('fast'), score('strong')]);
     return { fast, strong };

@@ -17,12 +17,8 @@ export interface SearchTuning {
   dated: number;
   /** Passages spoken by the one person the question names step up (speaker.ts): by how much. */
   speaker: number;
-  /** Each tier searched again with its query moved toward the best hits' vectors (feedback.ts): by how much. */
-  feedback: number;
-  /** The same, the fused candidates scored again instead of a second search. */
-  feedbackRescore: number;
-  /** Chat messages of speakers other than the best passages' step down (focus.ts): by how much. */
-  focus: number;
+  /** Each fused candidate scored by every tier that holds it (every-tier.ts): 1 on, 0 off. */
+  everyTier: number;
   /** Fusion by rank mixed into fusion by score (fusion.ts's mixedFusion): its share. */
   byRank: number;
 }
@@ -32,8 +28,6 @@ export const DEFAULT_TUNING: SearchTuning = {
   asking: 0.1,
   dated: 0.2,
   speaker: 0.2,
-  feedback: 0,
-  feedbackRescore: 0,
-  focus: 0,
+  everyTier: 1,
   byRank: 0,
 };

@@ -232,13 +232,13 @@ export class VectorIndex {
     return this.slotsOf.passageIds();
   }
 
-  /** A passage's first unit (the whole passage) normalised, from its int8 row; null when not held. */
-  vectorOf(passageId: number): Float32Array | null {
+  /** A passage's cosine with `query` (normalised): its best unit's, as `search` scores it; null when not held. */
+  similarity(passageId: number, query: Float32Array): number | null {
     const packed = this.slotsOf.get(passageId);
     if (packed === undefined) return null;
-    const slot = Math.floor(packed / 256);
     this.rows.flush();
-    return Float32Array.from(this.rows.read(slot), (v) => v * this.inverseNorms[slot]!);
+    const first = Math.floor(packed / 256);
+    return Math.max(...Array.from({ length: packed % 256 }, (_, unit) => this.cosine(first + unit, query)));
   }
 
   /** How many unit vectors the index holds. */
@@ -311,18 +311,22 @@ export class VectorIndex {
     const candidates = this.inverted.slotsScanned(this.scanner.select(scanned, cutoff, pool - nearer, pool));
 
     const best = new Map<number, number>();
-    const dims = this.dimensions;
     for (const s of candidates) {
-      const row = this.rows.read(s);
-      let dot = 0;
-      for (let i = 0; i < dims; i++) dot += row[i]! * query[i]!;
-      const score = dot * this.inverseNorms[s]!;
+      const score = this.cosine(s, query);
       const id = this.ids[s]!;
       if (score > (best.get(id) ?? -Infinity)) best.set(id, score);
     }
     const hits = [...best].map(([passageId, score]) => ({ passageId, score }));
     hits.sort((a, b) => b.score - a.score);
     return hits.slice(0, k);
+  }
+
+  /** A slot's cosine with a normalised query, from its int8 row. */
+  private cosine(slot: number, query: Float32Array): number {
+    const row = this.rows.read(slot);
+    let dot = 0;
+    for (let i = 0; i < this.dimensions; i++) dot += row[i]! * query[i]!;
+    return dot * this.inverseNorms[slot]!;
   }
 
   private fill(slot: number, passageId: number, group: number, vector: Int8Array): void {
