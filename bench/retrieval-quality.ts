@@ -89,7 +89,6 @@ const STRENGTHS: Record<keyof SearchTuning, number[]> = {
   dated: [0.1, 0.2, 0.4],
   speaker: [0.1, 0.2, 0.4],
   everyTier: [1],
-  byRank: [0.25],
 };
 
 /** VARIANTS=PATTERN: only the rows whose name matches (e.g. `^levers:`), for a shorter run. */
@@ -366,7 +365,6 @@ function leverVariants(lever: (change: Partial<SearchTuning>) => Variant): Recor
     dated: 0,
     speaker: 0,
     everyTier: 0,
-    byRank: 0,
   };
   const rows: Record<string, Variant> = { 'levers: none': lever(none) };
   for (const [name, strengths] of Object.entries(STRENGTHS)) {

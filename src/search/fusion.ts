@@ -36,27 +36,6 @@ export function convexFusion<T>(lists: { hits: Scored<T>[]; weight: number | ((i
   return [...scores].map(([item, score]) => ({ item, score })).sort((a, b) => b.score - a.score);
 }
 
-/**
- * Convex fusion mixed with fusion by rank: (1 − `byRank`) × the convex score + `byRank` × the
- * items' weighted reciprocal ranks, each list's first scoring its weight as convex fusion's best
- * does ((k + 1) / (k + rank)), so that both are on one scale. A list's scores then count only by
- * their order: a list whose scores bunch together (a short question's BM25) weighs as one that
- * spreads them.
- */
-export function mixedFusion<T>(
-  lists: { hits: Scored<T>[]; weight: number | ((item: T) => number) }[],
-  byRank: number,
-  k = 60,
-): Scored<T>[] {
-  const scores = new Map(convexFusion(lists).map((f) => [f.item, (1 - byRank) * f.score]));
-  for (const { hits, weight } of lists)
-    hits.forEach((h, rank) => {
-      const w = typeof weight === 'number' ? weight : weight(h.item);
-      scores.set(h.item, scores.get(h.item)! + (byRank * w * (k + 1)) / (k + rank + 1));
-    });
-  return [...scores].map(([item, score]) => ({ item, score })).sort((a, b) => b.score - a.score);
-}
-
 export interface FusionWeights {
   keyword: number;
   fast: number;

@@ -17,7 +17,7 @@ import { ownContentWords, stepDownContentPoor } from './content-poor';
 import { daysNamed, stepUpDated } from './dated';
 import { scoredByTier } from './every-tier';
 import { stepUpSpoken } from './speaker';
-import { convexFusion, fairWeights, type FusionWeights, mixedFusion, type Scored } from './fusion';
+import { convexFusion, fairWeights, type FusionWeights, type Scored } from './fusion';
 import { QueryEmbedder } from './query-embedder';
 import { SearchActivity } from './search-activity';
 import { TIERS } from './store-pages';
@@ -184,14 +184,12 @@ export class SearchEngine {
     const weights = (await strong)
       ? fairWeights((id: number) => indexes.holds('strong', id), FUSION_WEIGHTS.withStrong, FUSION_WEIGHTS.fastOnly)
       : FUSION_WEIGHTS.fastOnly;
-    const fuse = () => {
-      const lists = [
+    const fuse = () =>
+      convexFusion([
         { hits: keyword, weight: weights.keyword },
         { hits: vector.fast, weight: weights.fast },
         { hits: vector.strong, weight: weights.strong },
-      ];
-      return tuning.byRank ? mixedFusion(lists, tuning.byRank) : convexFusion(lists);
-    };
+      ]);
     let fused = fuse();
     if (tuning.everyTier) {
       vector = await this.scoredByEveryTier(

@@ -19,8 +19,6 @@ export interface SearchTuning {
   speaker: number;
   /** Each fused candidate scored by every tier that holds it (every-tier.ts): 1 on, 0 off. */
   everyTier: number;
-  /** Fusion by rank mixed into fusion by score (fusion.ts's mixedFusion): its share. */
-  byRank: number;
 }
 
 export const DEFAULT_TUNING: SearchTuning = {
@@ -29,5 +27,4 @@ export const DEFAULT_TUNING: SearchTuning = {
   dated: 0.2,
   speaker: 0.2,
   everyTier: 1,
-  byRank: 0,
 };

@@ -73,7 +73,6 @@ describe('levers in the engine', () => {
     dated: 0,
     speaker: 0,
     everyTier: 0,
-    byRank: 0,
   };
   const fast = loadStaticEmbedder();
   let h: Harness;
@@ -186,17 +185,5 @@ describe('levers in the engine', () => {
     expect(Object.keys(withIt).sort()).toEqual(Object.keys(without).sort());
     const changed = Object.keys(without).filter((id) => Math.abs(without[id]! - withIt[id]!) > 1e-9);
     expect(changed.length).toBeGreaterThan(0);
-  });
-
-  it('with fusion by rank mixed in, a hit below the first scores by its rank, not by how far its score trails', async () => {
-    // Keyword search alone: one list, weighed 0.4 (FUSION_WEIGHTS.fastOnly). By score the last of
-    // two hits rescales to 0; by rank it scores 0.4 × 61 / 62.
-    const q = 'gym Kevin';
-    const [first, second] = await search({}, h.containers.gym!, q, 10, keywordOnly);
-    expect([first!.score, second!.score]).toEqual([0.4, 0]);
-    const mixed = await search({ byRank: 0.5 }, h.containers.gym!, q, 10, keywordOnly);
-    expect(mixed.map((m) => m.passageId)).toEqual([first!.passageId, second!.passageId]);
-    expect(mixed[0]!.score).toBeCloseTo(0.4, 9);
-    expect(mixed[1]!.score).toBeCloseTo((0.5 * 0.4 * 61) / 62, 9);
   });
 });
