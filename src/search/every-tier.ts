@@ -1,9 +1,9 @@
 /**
  * Every candidate scored by every tier: fusion takes each list's first 50, and a passage one list
- * finds (keyword search, or one vector tier) is often missing from another's, below its 50th or
- * under its model's similarity floor, and fuses as if that tier had scored it 0. Scored by every
- * tier that holds it, each candidate fuses on all it has: on REALTALK-odd a third of the missed
- * evidence turns were fused while missing from a list (docs/performance.md, issue 39).
+ * finds (keyword search, or one vector tier) is often below another's 50th, and fuses as if that
+ * tier had scored it 0. Scored by every tier that holds it (above the tier's similarity floor, as
+ * its list), each candidate fuses on all it has (REALTALK-odd recall@10 0.510 → 0.530,
+ * docs/performance.md, issue 39).
  */
 import type { Scored } from './fusion';
 
