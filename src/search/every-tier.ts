@@ -7,6 +7,9 @@
  */
 import type { Scored } from './fusion';
 
+/** The fused candidates scored so, at most: twice a page's pool (the cost is a row read a unit). */
+export const EVERY_TIER_CANDIDATES = 60;
+
 /**
  * A tier's list with each of the candidates `ids` it lacks added, scored by `similarity` (its
  * cosine with the tier's query, null when the tier does not hold it) when above `floor`; best first.

@@ -15,7 +15,7 @@ import type { VectorFeed } from '../storage/vector-feed';
 import { stepDownAsking } from './asking';
 import { ownContentWords, stepDownContentPoor } from './content-poor';
 import { daysNamed, stepUpDated } from './dated';
-import { scoredByTier } from './every-tier';
+import { EVERY_TIER_CANDIDATES, scoredByTier } from './every-tier';
 import { stepUpSpoken } from './speaker';
 import { convexFusion, fairWeights, type FusionWeights, type Scored } from './fusion';
 import { QueryEmbedder } from './query-embedder';
@@ -195,7 +195,7 @@ export class SearchEngine {
       vector = await this.scoredByEveryTier(
         vectors,
         vector,
-        fused.map((f) => f.item),
+        fused.slice(0, EVERY_TIER_CANDIDATES).map((f) => f.item),
       );
       fused = fuse();
     }
