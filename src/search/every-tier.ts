@@ -2,7 +2,7 @@
  * Every candidate scored by every tier: fusion takes each list's first 50, and a passage one list
  * finds (keyword search, or one vector tier) is often below another's 50th, and fuses as if that
  * tier had scored it 0. Scored by every tier that holds it (above the tier's similarity floor, as
- * its list), each candidate fuses on all it has (REALTALK-odd recall@10 0.510 → 0.530,
+ * its list), each candidate fuses on all it has (REALTALK-odd recall@10 0.510 → 0.531,
  * docs/performance.md, issue 39).
  */
 import type { Scored } from './fusion';
