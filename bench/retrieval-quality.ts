@@ -88,6 +88,7 @@ const STRENGTHS: Record<keyof SearchTuning, number[]> = {
   asking: [0.1, 0.2, 0.4],
   dated: [0.1, 0.2, 0.4],
   speaker: [0.1, 0.2, 0.4],
+  everyTier: [1],
 };
 
 /** VARIANTS=PATTERN: only the rows whose name matches (e.g. `^levers:`), for a shorter run. */
@@ -358,7 +359,13 @@ async function partlyRefined(
  * docs/performance.md's lever table.
  */
 function leverVariants(lever: (change: Partial<SearchTuning>) => Variant): Record<string, Variant> {
-  const none: SearchTuning = { contentPoor: 0, asking: 0, dated: 0, speaker: 0 };
+  const none: SearchTuning = {
+    contentPoor: 0,
+    asking: 0,
+    dated: 0,
+    speaker: 0,
+    everyTier: 0,
+  };
   const rows: Record<string, Variant> = { 'levers: none': lever(none) };
   for (const [name, strengths] of Object.entries(STRENGTHS)) {
     for (const strength of strengths) rows[`levers: ${name} ${strength} alone`] = lever({ ...none, [name]: strength });

@@ -8,6 +8,7 @@
  * process that runs a batch (`settings.claim`), and relinks of the same container take turns with
  * it (`passages.turnsAround`), so a turn learned or deleted meanwhile ends with the right context.
  */
+import { isStorageFull } from '../errors';
 import type { Logger } from '../log';
 import type { TurnMark } from '../storage/passages';
 import type { Store } from '../storage/store';
@@ -25,6 +26,17 @@ const BACKFILL_BATCH = 20;
 
 /** How often the backfill logs how far it got. */
 const REPORT_EVERY_MS = 10_000;
+
+/** The wait after a failed batch; it doubles while batches keep failing, up to the cap. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
+
+/** What kind of failure a batch's is, as its warning names it: a full disk, or the store's error code. */
+function failureKind(err: unknown): string {
+  if (isStorageFull(err)) return 'storage_full';
+  const { code, errno, name } = (err ?? {}) as { code?: unknown; errno?: unknown; name?: unknown };
+  return String(code ?? errno ?? name ?? 'unknown');
+}
 
 type Outcome = 'elsewhere' | 'done' | { documents: number; written: number; from: string; finished: boolean };
 
@@ -48,32 +60,52 @@ function runBatch(store: Store, batch: number): Promise<Outcome> {
 
 /**
  * The runner's upkeep step: one batch; true while work remains. Logs when it starts (or resumes),
- * how far it got every ten seconds, and when it is done. A batch that fails (a busy store, a
- * deadlock PostgreSQL broke) is logged and tried at a later round; while another process runs the
- * backfill, this one waits a round.
+ * how far it got every ten seconds, and when it is done. A batch that fails (a full disk, a busy
+ * store, a deadlock PostgreSQL broke) is tried again after a wait that doubles while batches keep
+ * failing (1 s to a minute), and logged once for each kind of failure, not at every try, until a
+ * batch succeeds again, which says so. While another process runs the backfill, this one waits
+ * a round.
  */
-export function exchangeBackfill(store: Store, log: Logger, batch = BACKFILL_BATCH): () => Promise<boolean> {
+export function exchangeBackfill(
+  store: Store,
+  log: Logger,
+  batch = BACKFILL_BATCH,
+  now: () => number = Date.now,
+): () => Promise<boolean> {
   let finished = false;
   let startedAt = 0;
   let reportedAt = 0;
   const done = { documents: 0, contexts: 0 };
+  const failing = { tries: 0, retryAt: 0, kinds: new Set<string>() };
   return async () => {
-    if (finished) return false;
+    if (finished || now() < failing.retryAt) return false;
     let outcome: Outcome;
     try {
       outcome = await runBatch(store, batch);
     } catch (err) {
-      log.warn('the exchange backfill: a batch failed and will be tried again', { error: String(err) });
+      const kind = failureKind(err);
+      if (!failing.kinds.has(kind))
+        log.warn('the exchange backfill: a batch failed; it is tried again, less often while it keeps failing', {
+          kind,
+          error: String(err),
+        });
+      failing.tries++;
+      failing.kinds.add(kind);
+      failing.retryAt = now() + Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (failing.tries - 1));
       return false;
+    }
+    if (failing.tries) {
+      log.info('the exchange backfill goes on: a batch succeeded after failed tries', { tries: failing.tries });
+      Object.assign(failing, { tries: 0, retryAt: 0, kinds: new Set() });
     }
     if (outcome === 'elsewhere') return false;
     if (outcome === 'done') {
       finished = true;
       return false;
     }
-    const now = Date.now();
+    const at = now();
     if (!startedAt) {
-      startedAt = reportedAt = now;
+      startedAt = reportedAt = at;
       log.info(
         outcome.from
           ? 'the exchange backfill resumes: the contexts of turns learned before the exchange'
@@ -84,9 +116,9 @@ export function exchangeBackfill(store: Store, log: Logger, batch = BACKFILL_BAT
     done.contexts += outcome.written;
     if (outcome.finished) {
       finished = true;
-      log.info('the exchange backfill is done', { ...done, seconds: (now - startedAt) / 1000 });
-    } else if (now - reportedAt >= REPORT_EVERY_MS) {
-      reportedAt = now;
+      log.info('the exchange backfill is done', { ...done, seconds: (at - startedAt) / 1000 });
+    } else if (at - reportedAt >= REPORT_EVERY_MS) {
+      reportedAt = at;
       log.info('the exchange backfill goes on', done);
     }
     return !finished;

@@ -6,17 +6,17 @@
  * (KEYWORD_WEIGHTS); its vectors are its own words only.
  *
  * A turn is a document learned as exactly one passage whose text opens with a chat message's
- * header (a bracketed time, a speaker before a colon, or both: `[29 December 2023, 22:42] Emi: `).
+ * header (a bracketed time, then the speaker if named: `[29 December 2023, 22:42] Emi: `).
  * Its neighbours are the documents just before and after it in its container, in the order added,
  * when they are turns sent within six hours of it (on the same day, when a header names only the
  * day). A turn is sent at its header's time; a header without a day leaves the document's added
- * time. Learning a document rewrites its own context and its neighbours'; deleting one rewrites
- * its neighbours' (they may become each other's).
+ * time. Learning a document writes its own context with its passage and rewrites its neighbours';
+ * deleting one rewrites its neighbours' (they may become each other's).
  */
 import { DAY_MS } from '../clock';
 import { MESSAGE_HEADER, ownWords } from '../search/content-poor';
 import { daysNamed } from '../search/dated';
-import type { ForgettingDone, Transaction, TurnCandidate } from '../storage/store';
+import type { ForgettingDone, PassageInput, PassageOwner, Transaction, TurnCandidate } from '../storage/store';
 
 /** How far apart two turns may be sent and still be one exchange. */
 const EXCHANGE_MS = 6 * 3_600_000;
@@ -44,6 +44,10 @@ const together = (a: Sent, b: Sent): boolean =>
     ? Math.floor(a.at / DAY_MS) === Math.floor(b.at / DAY_MS)
     : Math.abs(a.at - b.at) <= EXCHANGE_MS;
 
+/** When each document of `window` was sent, null for one that is no turn. */
+const sentOf = (window: TurnCandidate[]): (Sent | null)[] =>
+  window.map((d) => d.passage && sentAt(d.passage.content, d.addedAt));
+
 /** The context of turn `i` from the turns beside it; null when it is no turn or has none. */
 function contextAt(window: TurnCandidate[], sent: (Sent | null)[], i: number): string | null {
   const own = sent[i];
@@ -60,7 +64,7 @@ function contextAt(window: TurnCandidate[], sent: (Sent | null)[], i: number): s
  * it wrote. The backfill of a store from before the exchange (exchange-backfill.ts) writes with it.
  */
 export async function relink(tx: Transaction, window: TurnCandidate[], targets: number[]): Promise<number> {
-  const sent = window.map((d) => d.passage && sentAt(d.passage.content, d.addedAt));
+  const sent = sentOf(window);
   const changed = targets.flatMap((i) => {
     const passage = window[i]?.passage;
     const context = contextAt(window, sent, i);
@@ -70,12 +74,23 @@ export async function relink(tx: Transaction, window: TurnCandidate[], targets: 
   return changed.length;
 }
 
-/** After a document's passages are stored: its context, and the context of the turns on each side. */
-export async function relinkLearned(tx: Transaction, accountId: string, documentId: string): Promise<void> {
-  const window = await tx.passages.turnsAround(accountId, documentId, 2);
-  if (!window) return;
-  const at = window.findIndex((d) => d.documentId === documentId);
-  await relink(tx, window, [at - 1, at, at + 1]);
+/**
+ * Stores a learned document's passages (`PassageRepository.replaceForDocument`) and returns their
+ * ids. A turn's own context is written in the same insert as its passage, so only the turns beside
+ * it have their keyword entries rewritten (each a replace with secure-delete, 6–15 ms at 100,000
+ * passages in SQLite: docs/performance.md).
+ */
+export async function storeLearned(tx: Transaction, doc: PassageOwner, passages: PassageInput[]): Promise<number[]> {
+  const window = await tx.passages.turnsAround(doc.accountId, doc.id, 2);
+  if (!window) return tx.passages.replaceForDocument(doc, passages);
+  const at = window.findIndex((d) => d.documentId === doc.id);
+  // The document as it is learned now, not as an earlier attempt left it: a turn when it is one passage.
+  const turn = passages.length === 1 ? passages[0]! : null;
+  window[at] = { ...window[at]!, passage: turn && { id: 0, content: turn.content, context: null } };
+  const context = turn && contextAt(window, sentOf(window), at);
+  const ids = await tx.passages.replaceForDocument(doc, turn ? [{ ...turn, context }] : passages);
+  await relink(tx, window, [at - 1, at + 1]);
+  return ids;
 }
 
 /**

@@ -17,7 +17,7 @@ import type {
   VectorTier,
 } from '../storage/store';
 import type { EmbedderTiers } from '../embedders/create-embedders';
-import { relinkLearned } from './exchange';
+import { storeLearned } from './exchange';
 
 /**
  * What learning does with a newly inserted document. `learn` (every document an app adds): read
@@ -117,8 +117,7 @@ export function completeDocument(
     const doc = job.accountId && job.documentId ? await tx.documents.get(job.accountId, job.documentId) : null;
     let ids: number[] = [];
     if (doc) {
-      ids = await tx.passages.replaceForDocument(doc, passages);
-      await relinkLearned(tx, doc.accountId, doc.id);
+      ids = await storeLearned(tx, doc, passages);
       if (vectors)
         await tx.vectors.put(
           'fast',

@@ -12,11 +12,15 @@ import type { Scored } from './fusion';
 const CONTENT_WORDS = 6;
 
 /**
- * A chat message's header: a bracketed time, a speaker's name before a colon, or both
- * (`[29 December 2023, 22:42] elise: `). Unlike learning's leading context, a name written in lower
- * case counts: people type their display names so. Its `speaker` group is the name (speaker.ts).
+ * A chat message's header: a bracketed time (a clock time or a year in it), then the speaker's
+ * name before a colon when there is one (`[29 December 2023, 22:42] elise: `), as a chat export
+ * and an app adding messages one by one write them. A name before a colon alone is no header: a
+ * note's first line reads so too ("Note: buy milk", "Re: the lease"). Unlike learning's leading
+ * context, a name written in lower case counts: people type their display names so. Its `speaker`
+ * group is the name (speaker.ts).
  */
-export const MESSAGE_HEADER = /^(?:\[[^\]\n]{1,40}\]\s*)?(?:(?<speaker>[\p{L}\p{N}][\p{L}\p{N}.' -]{0,38}):\s+)?/u;
+export const MESSAGE_HEADER =
+  /^\[(?=[^\]\n]*(?:\d:\d\d|\d{4}))[^\]\n]{1,40}\]\s*(?:(?<speaker>[\p{L}\p{N}][\p{L}\p{N}.' -]{0,38}):\s+)?/u;
 
 /** A text's words, lower-cased, in order. */
 export const wordsIn = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];

@@ -59,6 +59,14 @@ export class IndexRows {
     return this.row;
   }
 
+  /** A slot's row's dot product with `query`. */
+  dot(slot: number, query: Float32Array): number {
+    const row = this.read(slot);
+    let dot = 0;
+    for (let i = 0; i < this.dimensions; i++) dot += row[i]! * query[i]!;
+    return dot;
+  }
+
   /** Calls `each` with every row of slots 0…count−1, read back in long runs. */
   forEach(count: number, each: (slot: number, row: Int8Array) => void): void {
     this.flush();

@@ -15,6 +15,7 @@ import type { VectorFeed } from '../storage/vector-feed';
 import { stepDownAsking } from './asking';
 import { ownContentWords, stepDownContentPoor } from './content-poor';
 import { daysNamed, stepUpDated } from './dated';
+import { EVERY_TIER_CANDIDATES, scoredByTier } from './every-tier';
 import { stepUpSpoken } from './speaker';
 import { convexFusion, fairWeights, type FusionWeights, type Scored } from './fusion';
 import { QueryEmbedder } from './query-embedder';
@@ -183,11 +184,21 @@ export class SearchEngine {
     const weights = (await strong)
       ? fairWeights((id: number) => indexes.holds('strong', id), FUSION_WEIGHTS.withStrong, FUSION_WEIGHTS.fastOnly)
       : FUSION_WEIGHTS.fastOnly;
-    const fused = convexFusion([
-      { hits: keyword, weight: weights.keyword },
-      { hits: vector.fast, weight: weights.fast },
-      { hits: vector.strong, weight: weights.strong },
-    ]);
+    const fuse = () =>
+      convexFusion([
+        { hits: keyword, weight: weights.keyword },
+        { hits: vector.fast, weight: weights.fast },
+        { hits: vector.strong, weight: weights.strong },
+      ]);
+    let fused = fuse();
+    if (tuning.everyTier) {
+      vector = await this.scoredByEveryTier(
+        vectors,
+        vector,
+        fused.slice(0, EVERY_TIER_CANDIDATES).map((f) => f.item),
+      );
+      fused = fuse();
+    }
     // Only the page's passages are read in full: with a lever on, the pool it is picked from; when
     // the question names a day, every candidate, for the passages of that day.
     const days = tuning.dated ? daysNamed(q) : [];
@@ -278,6 +289,22 @@ export class SearchEngine {
     } catch (err) {
       return Promise.resolve(failed(err));
     }
+  }
+
+  /** Each tier's list with the candidates `ids` it lacks scored by the tier (every-tier.ts). */
+  private async scoredByEveryTier(
+    queries: Record<VectorTier, QueryVector>,
+    lists: Record<VectorTier, Scored<number>[]>,
+    ids: number[],
+  ): Promise<Record<VectorTier, Scored<number>[]>> {
+    const score = async (tier: VectorTier): Promise<Scored<number>[]> => {
+      const query = await queries[tier];
+      const floor = this.embedders[tier]?.similarityFloor ?? 0;
+      const similarity = (id: number) => this.indexes.similarity(tier, id, query!);
+      return query ? scoredByTier(lists[tier], ids, similarity, floor) : lists[tier];
+    };
+    const [fast, strong] = await Promise.all([score('fast'), score('strong')]);
+    return { fast, strong };
   }
 
   /**

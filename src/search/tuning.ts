@@ -17,6 +17,14 @@ export interface SearchTuning {
   dated: number;
   /** Passages spoken by the one person the question names step up (speaker.ts): by how much. */
   speaker: number;
+  /** Each fused candidate scored by every tier that holds it (every-tier.ts): 1 on, 0 off. */
+  everyTier: number;
 }
 
-export const DEFAULT_TUNING: SearchTuning = { contentPoor: 0.4, asking: 0.1, dated: 0.2, speaker: 0.2 };
+export const DEFAULT_TUNING: SearchTuning = {
+  contentPoor: 0.4,
+  asking: 0.1,
+  dated: 0.2,
+  speaker: 0.2,
+  everyTier: 1,
+};

@@ -12,11 +12,9 @@
  * search 0.60 → 0.88 at 100k generated passages, fast tier). The mean is re-estimated, and every
  * code redone, each time the index doubles, up to RECENTER_UNTIL units.
  *
- * A large index scans only the nearest of its inverted lists of codes (inverted-lists.ts).
- *
- * The int8 copies live outside the heap, in a file of rows (index-rows.ts), kept with the rest of
- * the index's state by `save` for `restore` at the next start (saved-indexes.ts says when a saved
- * copy is trusted).
+ * A large index scans only the nearest of its inverted lists of codes (inverted-lists.ts). The int8
+ * copies live outside the heap, in a file of rows (index-rows.ts), kept with the rest of the index's
+ * state by `save` for `restore` at the next start (saved-indexes.ts says when a saved copy is trusted).
  */
 import { HammingScan } from './hamming-scan';
 import { IndexRows } from './index-rows';
@@ -232,6 +230,15 @@ export class VectorIndex {
     return this.slotsOf.passageIds();
   }
 
+  /** A passage's cosine with `query` (normalised): its best unit's, as `search` scores it; null when not held. */
+  similarity(passageId: number, query: Float32Array): number | null {
+    const packed = this.slotsOf.get(passageId);
+    if (packed === undefined) return null;
+    this.rows.flush();
+    const slots = Array.from({ length: packed % 256 }, (_, unit) => Math.floor(packed / 256) + unit);
+    return Math.max(...slots.map((slot) => this.rows.dot(slot, query) * this.inverseNorms[slot]!));
+  }
+
   /** How many unit vectors the index holds. */
   get units(): number {
     return this.size - this.dead;
@@ -302,12 +309,8 @@ export class VectorIndex {
     const candidates = this.inverted.slotsScanned(this.scanner.select(scanned, cutoff, pool - nearer, pool));
 
     const best = new Map<number, number>();
-    const dims = this.dimensions;
     for (const s of candidates) {
-      const row = this.rows.read(s);
-      let dot = 0;
-      for (let i = 0; i < dims; i++) dot += row[i]! * query[i]!;
-      const score = dot * this.inverseNorms[s]!;
+      const score = this.rows.dot(s, query) * this.inverseNorms[s]!;
       const id = this.ids[s]!;
       if (score > (best.get(id) ?? -Infinity)) best.set(id, score);
     }
@@ -338,10 +341,7 @@ export class VectorIndex {
     this.scanner.encode(slot);
   }
 
-  /**
-   * Puts D·(vector × scale − mean) in the scanner's staging floats, zero-padded: the Hadamard step is
-   * the scanner's.
-   */
+  /** Puts D·(vector × scale − mean) in the scanner's staging floats, zero-padded (the scanner does the Hadamard). */
   private stage(vector: ArrayLike<number>, scale: number): void {
     const staged = this.scanner.staged;
     for (let i = 0; i < this.dimensions; i++) staged[i] = (vector[i]! * scale - this.center[i]!) * this.signs[i]!;

@@ -276,6 +276,11 @@ export class VectorIndexes {
     return this.tiers[tier]?.search(query, containerIds, k) ?? [];
   }
 
+  /** A passage's cosine with `query` in a tier (its best unit's); null when the tier does not hold it. */
+  similarity(tier: VectorTier, passageId: number, query: Float32Array): number | null {
+    return this.tiers[tier]?.similarity(passageId, query) ?? null;
+  }
+
   /** A tier's scans, lent to a helper thread (shared-scan.ts); null when the tier is off. */
   shareScans(tier: VectorTier): ScanShare | null {
     return this.tiers[tier]?.shareScans() ?? null;

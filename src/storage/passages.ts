@@ -115,9 +115,10 @@ export interface PassageRepository {
   list(accountId: string, documentId: string): Promise<PassageInput[]>;
   /**
    * Stores a document's passages, replacing those it had (an interrupted learning's are never
-   * doubled), in one write of all of them; returns their new ids, in order.
+   * doubled), in one write of all of them, each with its context when given (a chat turn's,
+   * src/learning/exchange.ts); returns their new ids, in order.
    */
-  replaceForDocument(doc: PassageOwner, passages: PassageInput[]): Promise<number[]>;
+  replaceForDocument(doc: PassageOwner, passages: (PassageInput & { context?: string | null })[]): Promise<number[]>;
   /**
    * A document and up to `reach` documents each side of it among its container's, in the order
    * added (added time, then the order stored), oldest first; null when the account holds no such

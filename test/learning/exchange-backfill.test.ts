@@ -4,8 +4,8 @@
  * release learned, side by side without context, the context learning gives them now, once.
  */
 import { Database } from 'bun:sqlite';
-import { afterAll, expect, it } from 'bun:test';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'bun:test';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXCHANGE_BACKFILL_SETTING, exchangeBackfill } from '../../src/learning/exchange-backfill';
@@ -38,10 +38,9 @@ function captureLog(): Logger & { lines: string[] } {
   return { lines, debug: at, info: at, warn: at, error: at };
 }
 
-it('gives the turns an earlier release learned their context, once', async () => {
-  const dir = dataDir();
+/** A store of the earlier release in `dir` holding TURNS as it learned them: a document and its one passage each, its schema's own. */
+function oldStoreWithTurns(dir: string): string {
   copyFileSync(join(FIXTURE, 'engram.db'), join(dir, 'engram.db'));
-  // The turns as that release learned them: a document and its one passage each, its schema's own.
   const old = new Database(join(dir, 'engram.db'));
   const accountId = old.query<{ id: string }, []>('SELECT id FROM accounts').get()!.id;
   const now = Date.now();
@@ -58,6 +57,12 @@ it('gives the turns an earlier release learned their context, once', async () =>
     ]);
   });
   old.close();
+  return accountId;
+}
+
+it('gives the turns an earlier release learned their context, once', async () => {
+  const dir = dataDir();
+  const accountId = oldStoreWithTurns(dir);
 
   const db = openDatabase(dir, Date.now());
   const store = openSqliteStore(db);
@@ -90,6 +95,81 @@ it('gives the turns an earlier release learned their context, once', async () =>
     await store.close();
   }
 });
+
+describe('a batch that keeps failing', () => {
+  // A full disk, for real: a small tmpfs the test fills (mounting needs root: skipped, saying so, where refused).
+  const home = mkdtempSync(join(tmpdir(), 'engram-backfill-full-'));
+  const disk = join(home, 'disk');
+  mkdirSync(disk);
+  const mount = Bun.spawnSync(['mount', '-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', disk]);
+  if (mount.exitCode !== 0)
+    console.warn(
+      `the backfill's full-disk test SKIPPED: \`mount -t tmpfs\` was refused: ${mount.stderr.toString().trim()}`,
+    );
+  afterAll(() => {
+    // Lazily: the closed store's files are let go once what drizzle prepared on them is collected.
+    if (mount.exitCode === 0) Bun.spawnSync(['umount', '--lazy', disk]);
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it.skipIf(mount.exitCode !== 0)('is logged once, tried less often, and goes on once space is freed', async () => {
+    oldStoreWithTurns(disk);
+    const db = openDatabase(disk, Date.now());
+    const store = openSqliteStore(db);
+    const filler = join(disk, 'filler');
+    try {
+      fillDisk(filler);
+      let clock = 0;
+      const log = captureLog();
+      const step = exchangeBackfill(store, log, 2, () => clock);
+      for (let i = 0; i < 6; i++) {
+        expect(await step()).toBe(false);
+        clock += 120_000; // past the longest wait
+      }
+      const warning = 'the exchange backfill: a batch failed; it is tried again, less often while it keeps failing';
+      expect(log.lines).toEqual([warning]);
+
+      rmSync(filler);
+      expect(await step()).toBe(true);
+      // A new run of failures, logged again; the wait after its first is a second.
+      fillDisk(filler);
+      expect(await step()).toBe(false);
+      rmSync(filler);
+      expect(await step()).toBe(false);
+      clock += 999;
+      expect(await step()).toBe(false);
+      clock += 1;
+      while (await step());
+      expect(log.lines).toEqual([
+        warning,
+        'the exchange backfill goes on: a batch succeeded after failed tries',
+        'the exchange backfill starts: the contexts of turns learned before the exchange, in the background',
+        warning,
+        'the exchange backfill goes on: a batch succeeded after failed tries',
+        'the exchange backfill is done',
+      ]);
+      expect(db.query('SELECT count(*) AS n FROM passages WHERE context IS NOT NULL').get()).toEqual({ n: 3 });
+      expect(await store.settings.get(EXCHANGE_BACKFILL_SETTING)).toBe('done');
+    } finally {
+      rmSync(filler, { force: true });
+      await store.close();
+    }
+  });
+});
+
+/** Fills the disk `file` is on to the last byte. */
+function fillDisk(file: string): void {
+  const fd = openSync(file, 'w');
+  try {
+    for (const size of [1 << 20, 1 << 12, 1]) {
+      try {
+        for (;;) writeSync(fd, Buffer.alloc(size, 7));
+      } catch {}
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
 
 it('owes no backfill to a new store', async () => {
   const store = openSqliteStore(openDatabase(dataDir(), Date.now()));

@@ -27,15 +27,24 @@ describe('content-poor passages', () => {
   it("counts a chat message's own words: its time and speaker are not", () => {
     expect(ownWords('[8 May 2023] Tamsin: Love that.')).toEqual(['love', 'that']);
     expect(ownWords('[29 December 2023, 22:42] elise: Hey Kate!')).toEqual(['hey', 'kate']);
-    expect(ownWords('Fahim Khan: ok')).toEqual(['ok']);
-    expect(ownWords('Love that: the best part.')).toEqual(['the', 'best', 'part']);
+    expect(ownWords('[18:02] Fahim Khan: ok')).toEqual(['ok']);
+    expect(ownWords('[3 May 2024] ok')).toEqual(['ok']);
     expect(ownWords('No header here, just words.')).toEqual(['no', 'header', 'here', 'just', 'words']);
+  });
+
+  it("keeps a note's header-like first line as its own words: a chat message's header has its time first", () => {
+    expect(ownWords('Note: buy milk')).toEqual(['note', 'buy', 'milk']);
+    expect(ownWords('TODO: call the vet')).toEqual(['todo', 'call', 'the', 'vet']);
+    expect(ownWords('Re: the lease')).toEqual(['re', 'the', 'lease']);
+    expect(ownWords('Love that: the best part.')).toEqual(['love', 'that', 'the', 'best', 'part']);
+    expect(ownWords('[draft] Note: buy milk')).toEqual(['draft', 'note', 'buy', 'milk']);
+    expect(ownWords('[x] Re: the lease')).toEqual(['x', 're', 'the', 'lease']);
   });
 
   it("counts a passage's own content words as far as a step needs (six), as the whole count would", () => {
     const texts = [
       '[8 May 2023] Tamsin: Love that.',
-      'Fahim Khan: ok',
+      '[18:02] Fahim Khan: ok',
       '',
       'İstanbul İzmir Ankara trip planned',
       'Took Biscuit to the vet today, turns out my little rabbit is just a bit chubby.',
@@ -67,12 +76,18 @@ describe('content-poor passages', () => {
 });
 
 describe('levers in the engine', () => {
-  const OFF: SearchTuning = { contentPoor: 0, asking: 0, dated: 0, speaker: 0 };
+  const OFF: SearchTuning = {
+    contentPoor: 0,
+    asking: 0,
+    dated: 0,
+    speaker: 0,
+    everyTier: 0,
+  };
   const fast = loadStaticEmbedder();
   let h: Harness;
 
   beforeAll(async () => {
-    h = await openHarness(['chat', 'jo', 'greet', 'gym']);
+    h = await openHarness(['chat', 'jo', 'greet', 'gym', 'many']);
     const add = (container: string, content: string) => h.run(ops.addDocument, h.owner, { container, content });
     // Messages of a chat, one document each, as an app adding them one by one writes them.
     for (const message of [
@@ -98,6 +113,10 @@ describe('levers in the engine', () => {
     // A day apart, as above: the turn that names Kevin twice, and his own that does not name him.
     await add(h.containers.gym!, '[8 January 2024, 09:00] Paola: Kevin, is the gym busy? Kevin, you go every day.');
     await add(h.containers.gym!, '[9 January 2024, 09:00] Kevin: Benched 100 kg at the gym today.');
+    // More gym talk than the fast tier's list holds (CANDIDATES, 50), and one message keyword search finds first.
+    for (let i = 0; i < 55; i++)
+      await add(h.containers.many!, `Gym session ${i}: squats, deadlifts, bench press and a long workout at the gym.`);
+    await add(h.containers.many!, 'Booked the Zanzibar trip; the hotel has a gym for squats.');
     await h.learn(fast);
   });
   afterAll(() => h.close());
@@ -162,5 +181,18 @@ describe('levers in the engine', () => {
     const q = 'Does Kevin go to the gym?';
     expect((await search({}, h.containers.gym!, q, 10, keywordOnly))[0]!.content).toContain('Paola');
     expect((await search({ speaker: 1 }, h.containers.gym!, q, 10, keywordOnly))[0]!.content).toContain('Benched');
+  });
+
+  it("with every tier scoring every candidate, the messages below the fast tier's 50 fuse with their cosine too", async () => {
+    // 56 candidates from keyword search, of which the fast tier's list holds 50 (a page of 10): with
+    // the lever the other 6 join it, its lowest score falls, and the page's fused scores change.
+    const q = 'Zanzibar squats deadlifts bench press workout';
+    const scores = async (tuning: Partial<SearchTuning>) =>
+      Object.fromEntries((await search(tuning, h.containers.many!, q)).map((x) => [x.passageId, x.score]));
+    const without = await scores({});
+    const withIt = await scores({ everyTier: 1 });
+    expect(Object.keys(withIt).sort()).toEqual(Object.keys(without).sort());
+    const changed = Object.keys(without).filter((id) => Math.abs(without[id]! - withIt[id]!) > 1e-9);
+    expect(changed.length).toBeGreaterThan(0);
   });
 });

@@ -9,10 +9,16 @@ import { speakerOf, stepUpSpoken } from '../../src/search/speaker';
 describe('the speaker of a passage', () => {
   it("is the first name of a chat message's header's speaker, as learning's exchange reads the header; a passage without one has none", () => {
     expect(speakerOf('[29 December 2023, 22:42] Fahim Khan: Morning!')).toBe('fahim');
-    expect(speakerOf('elise: I am from Houston, Texas')).toBe('elise');
+    expect(speakerOf('[22:42] elise: I am from Houston, Texas')).toBe('elise');
     expect(speakerOf('[7 January 2024] Emi:  hi')).toBe('emi');
     expect(speakerOf('No header here, just words.')).toBeNull();
     expect(speakerOf('[7 January 2024, 18:02] went to the shop')).toBeNull();
+  });
+
+  it("is no one for a note's header-like first line: a chat message's header has its time first", () => {
+    for (const note of ['Note: buy milk', 'TODO: call the vet', 'Re: the lease', 'elise: I am from Houston, Texas'])
+      expect(speakerOf(note)).toBeNull();
+    expect(speakerOf('[draft] Note: buy milk')).toBeNull();
   });
 });
 

@@ -295,3 +295,34 @@ describe('the page cache', () => {
     }
   });
 });
+
+describe('learning a chat turn', () => {
+  it("writes the turn's context in its passage's insert: only the turn before it has its keyword entry rewritten", async () => {
+    const rewritten = () =>
+      store.withConnection((raw) =>
+        raw
+          .query<{ id: number }, []>('SELECT id FROM temp.rewritten')
+          .all()
+          .map((r) => r.id),
+      );
+    // Each rewrite of a context is a replace of the passage's entry with secure-delete, ~15 ms at 100,000 passages.
+    await store.withConnection((raw) => {
+      raw.run('CREATE TEMP TABLE rewritten (id INTEGER)');
+      raw.run(
+        'CREATE TEMP TRIGGER context_rewritten AFTER UPDATE OF context ON main.passages BEGIN INSERT INTO rewritten VALUES (new.id); END',
+      );
+    });
+    const say = async (content: string) => (await learned(content)).passageIds[0]!;
+    const question = await say('[3 May 2024, 18:02] Ann: How did the appointment with the vet go?');
+    expect(await rewritten()).toEqual([]);
+    const reply = await say('[3 May 2024, 18:09] Bo: Sprained paw, nothing broken.');
+    expect(await rewritten()).toEqual([question]);
+    const contexts = await store.withConnection((raw) =>
+      raw.query<{ id: number; context: string | null }, []>('SELECT id, context FROM passages ORDER BY id').all(),
+    );
+    expect(contexts).toEqual([
+      { id: question, context: 'sprained paw nothing broken' },
+      { id: reply, context: 'how did the appointment with the vet go' },
+    ]);
+  });
+});

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test';
 import { UniqueViolation } from '../../../src/errors';
 import { newId } from '../../../src/ids';
-import { forgetDocument } from '../../../src/learning/exchange';
+import { forgetDocument, relink } from '../../../src/learning/exchange';
 import { completeDocument, failJob, insertDocument, insertFact } from '../../../src/learning/queue';
 import type {
   AccessEntry,
@@ -335,6 +335,23 @@ export function contractCases(factory: StoreFactory): void {
         expect(await store.passages.search(accountId, c.id, 'Lisbon', 10)).toEqual([]);
       });
 
+      it("writes each turn's context as the rule gives it: its own with its passage, the turn before it's again", async () => {
+        const c = await addContainer(store, accountId);
+        const [first, middle, last] = await turns(c.id, [
+          ['[3 May 2024, 18:02] Ann: Swimming tomorrow?'],
+          ['[3 May 2024, 18:03] Bo: Not today.'],
+          ['[3 May 2024, 18:05] Ann: Tennis then.'],
+        ]);
+        const window = await store.passages.turnsAround(accountId, middle!.id, 2);
+        expect(window!.map((d) => [d.documentId, d.passage!.context])).toEqual([
+          [first!.id, 'not today'],
+          [middle!.id, 'swimming tomorrow tennis then'],
+          [last!.id, 'not today'],
+        ]);
+        // The rule over the whole window writes nothing more.
+        expect(await store.transaction((tx) => relink(tx, window!, [0, 1, 2]))).toBe(0);
+      });
+
       it('links only turns: sent within six hours (the same day for a day alone), with a header, of one passage', async () => {
         const c = await addContainer(store, accountId);
         await turns(c.id, [
@@ -358,9 +375,9 @@ export function contractCases(factory: StoreFactory): void {
       it('takes the time a turn was added when its header names no day', async () => {
         const c = await addContainer(store, accountId);
         const hours = (h: number) => ({ createdAt: 1_000 + h * 3_600_000 });
-        await learnedDocument(store, accountId, c.id, ['Ann: Pancakes tonight?'], hours(0));
-        await learnedDocument(store, accountId, c.id, ['Bo: With syrup.'], hours(5));
-        await learnedDocument(store, accountId, c.id, ['Ann: Leftovers for lunch.'], hours(12));
+        await learnedDocument(store, accountId, c.id, ['[18:00] Ann: Pancakes tonight?'], hours(0));
+        await learnedDocument(store, accountId, c.id, ['[18:05] Bo: With syrup.'], hours(5));
+        await learnedDocument(store, accountId, c.id, ['[18:10] Ann: Leftovers for lunch.'], hours(12));
         const found = async (q: string) => (await store.passages.search(accountId, c.id, q, 10)).length;
         expect(await found('pancakes')).toBe(2);
         expect(await found('leftovers')).toBe(1);
