@@ -51,8 +51,9 @@ export class IndexRows {
     this.pending = 0;
   }
 
-  /** A slot's row: a view valid until the next read. */
+  /** A slot's row (rows still batched are written first): a view valid until the next read. */
   read(slot: number): Int8Array {
+    this.flush();
     const spilled = this.spilled.size ? this.spilled.get(slot) : undefined;
     if (spilled) return spilled;
     readSync(this.fd, this.row, 0, this.dimensions, slot * this.dimensions);

@@ -292,40 +292,45 @@ export class SearchEngine {
   }
 
   /** Each tier's list with the candidates `ids` it lacks scored by the tier (every-tier.ts). */
-  private async scoredByEveryTier(
+  private scoredByEveryTier(
     queries: Record<VectorTier, QueryVector>,
     lists: Record<VectorTier, Scored<number>[]>,
     ids: number[],
   ): Promise<Record<VectorTier, Scored<number>[]>> {
-    const score = async (tier: VectorTier): Promise<Scored<number>[]> => {
-      const query = await queries[tier];
-      const floor = this.embedders[tier]?.similarityFloor ?? 0;
-      const similarity = (id: number) => this.indexes.similarity(tier, id, query!);
-      return query ? scoredByTier(lists[tier], ids, similarity, floor) : lists[tier];
-    };
-    const [fast, strong] = await Promise.all([score('fast'), score('strong')]);
-    return { fast, strong };
+    return this.eachTier(queries, (tier, query, floor) =>
+      query ? scoredByTier(lists[tier], ids, (id) => this.indexes.similarity(tier, id, query), floor) : lists[tier],
+    );
   }
 
   /**
    * Each tier's nearest passages in `containerIds` by cosine, above its model's similarity floor;
-   * empty lists when keyword-only. Each tier is scanned as soon as its query vector is there.
+   * empty lists when keyword-only.
    */
-  private async nearest(
+  private nearest(
     queries: Record<VectorTier, QueryVector>,
     containerIds: string[],
     k: number,
   ): Promise<Record<VectorTier, Scored<number>[]>> {
-    const nearest = async (tier: VectorTier): Promise<Scored<number>[]> => {
-      const query = await queries[tier];
-      if (!query || containerIds.length === 0) return [];
-      const floor = this.embedders[tier]!.similarityFloor ?? 0;
-      return this.indexes
-        .nearest(tier, query, containerIds, k)
-        .filter((h) => h.score > floor)
-        .map((h) => ({ item: h.passageId, score: h.score }));
-    };
-    const [fast, strong] = await Promise.all([nearest('fast'), nearest('strong')]);
+    return this.eachTier(queries, (tier, query, floor) =>
+      query && containerIds.length
+        ? this.indexes
+            .nearest(tier, query, containerIds, k)
+            .filter((h) => h.score > floor)
+            .map((h) => ({ item: h.passageId, score: h.score }))
+        : [],
+    );
+  }
+
+  /**
+   * `list` run for each tier as soon as its query vector is there (null when the tier is not
+   * searched or its embedding failed), with the tier's similarity floor.
+   */
+  private async eachTier(
+    queries: Record<VectorTier, QueryVector>,
+    list: (tier: VectorTier, query: Float32Array | null, floor: number) => Scored<number>[],
+  ): Promise<Record<VectorTier, Scored<number>[]>> {
+    const run = async (tier: VectorTier) => list(tier, await queries[tier], this.embedders[tier]?.similarityFloor ?? 0);
+    const [fast, strong] = await Promise.all([run('fast'), run('strong')]);
     return { fast, strong };
   }
 }

@@ -234,7 +234,6 @@ export class VectorIndex {
   similarity(passageId: number, query: Float32Array): number | null {
     const packed = this.slotsOf.get(passageId);
     if (packed === undefined) return null;
-    this.rows.flush();
     const slots = Array.from({ length: packed % 256 }, (_, unit) => Math.floor(packed / 256) + unit);
     return Math.max(...slots.map((slot) => this.rows.dot(slot, query) * this.inverseNorms[slot]!));
   }
@@ -290,7 +289,6 @@ export class VectorIndex {
       any = true;
     }
     if (!any || k <= 0) return [];
-    this.rows.flush();
     this.stage(query, 1);
     this.scanner.encodeQuery();
 
