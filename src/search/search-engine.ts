@@ -161,8 +161,8 @@ export class SearchEngine {
     const depth = Math.max(limit, CANDIDATES);
     // Asked first: the strong model embeds the query on its own thread while keyword search runs.
     const strong = this.embedQuery('strong', q, containers.length, traceId);
-    // Every container's keyword search asked at once: a store in another process (PostgreSQL) ranks
-    // while this one embeds the query and scans the vectors; an in-process one (SQLite) answers here.
+    // Every container's keyword search asked at once: a store in another process (PostgreSQL) or on
+    // another thread (SQLite's keyword reader) ranks while this one scans the vectors.
     const asked = containers.map((c) => this.store.passages.search(accountId, c.id, q, depth));
     const answered = Promise.allSettled(asked);
     // A re-embedding of the fast tier under way leaves its vectors partial meanwhile: that tier is not searched.
@@ -175,6 +175,8 @@ export class SearchEngine {
       containers.map((c) => c.id),
       depth,
     );
+    // Scans done: a keyword search its thread has not begun (that core busy elsewhere) runs here now.
+    this.store.keywordSearchesHere?.();
     const { keyword, searched } = this.keywordResults(containers, await answered, depth, traceId);
     const reachable = searched.filter((s) => !s.failed).map((s) => s.container.id);
     // Rare: a container's keyword search failed, so its passages are left out of this search altogether.

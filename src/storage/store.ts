@@ -101,4 +101,10 @@ export interface Store extends Transaction {
    * indexes to drop; absent on a shared store, whose vector feed carries them.
    */
   readonly removals?: PassageRemovals;
+  /**
+   * Where keyword search runs on a thread of its own (SQLite's keyword reader), runs on the caller's
+   * thread the searches that thread has not begun: a search whose own work is done then never waits
+   * on a thread that waits for a core. Absent elsewhere.
+   */
+  readonly keywordSearchesHere?: () => void;
 }

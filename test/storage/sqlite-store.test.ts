@@ -187,6 +187,28 @@ describe('keyword search on a reader thread', () => {
     store = openSqliteStore(openDatabase(dir, Date.now()));
   });
 
+  it('runs a search taken back before its thread began it here, and the thread answers the next itself', async () => {
+    await learned('Bees swarmed in the orchard.');
+    const expected = await search('bees');
+    expect(expected).toHaveLength(1);
+    const reader = new KeywordReader(join(dir, DB_FILE), createLogger('warn'));
+    let here = 0;
+    const inThread = () => {
+      here++;
+      return search('bees');
+    };
+    const bees = { accountId, containerId, query: 'bees', limit: 10 };
+    // The thread is still starting (loading its code, opening its connection): the query waits in its port.
+    const taken = reader.search(bees, inThread);
+    reader.takeBack();
+    expect(here).toBe(1);
+    expect(await taken).toEqual(expected);
+    // The thread skips the query taken back, and answers the next one itself.
+    expect(await reader.search(bees, inThread)).toEqual(expected);
+    expect(here).toBe(1);
+    await reader.close();
+  });
+
   it("answers on the store's connection once its thread has died, the searches it held too", async () => {
     const lines: string[] = [];
     await reopen(lines);

@@ -152,6 +152,7 @@ export function openSqliteStore(raw: Database, options: { keywordReader?: Logger
       });
     },
     withConnection: (work) => lock.run(() => work(raw)),
+    keywordSearchesHere: reader ? () => reader.takeBack() : undefined,
     removals: {
       since: (after, limit) =>
         lock.run(() =>
