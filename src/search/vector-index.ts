@@ -300,7 +300,8 @@ export class VectorIndex {
     const { histogram } = this.scanner;
     // Every unit nearer than `cutoff`, and of those exactly at it only as many as fill the pool:
     // the bucket at the boundary can hold thousands. With fewer reachable units than the pool, all.
-    const pool = Math.max(RESCORE_MIN, k * 10);
+    // Ten units a passage asked for; through lists, the lists' own number (they read fewer codes).
+    const pool = Math.max(RESCORE_MIN, k * (this.inverted.lastListed ? this.inverted.rescoredAPassage : 10));
     let cutoff = 0;
     let nearer = 0;
     while (cutoff < this.dimensions && nearer + histogram[cutoff]! < pool) nearer += histogram[cutoff++]!;
