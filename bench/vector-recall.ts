@@ -93,6 +93,7 @@ for (const tier of tiers) {
     const same = { 10: 0, 30: 0, 50: 0 };
     const times: number[] = [];
     let codes = 0;
+    const cpu = process.cpuUsage();
     for (const [q, vector] of queries.entries()) {
       const started = performance.now();
       const hits = index.search(vector, [container], 50);
@@ -107,11 +108,12 @@ for (const tier of tiers) {
         same[k] += ids.slice(0, k).filter((id) => whole.has(id)).length;
       }
     }
+    const { user, system } = process.cpuUsage(cpu);
     times.sort((a, b) => a - b);
     const recall = KS.map((k) => `@${k} ${(found[k] / (k * n)).toFixed(3)}`).join(', ');
     const kept = KS.map((k) => `@${k} ${(same[k] / (k * n)).toFixed(3)}`).join(', ');
     console.log(
-      `${tier}, ${label}: ${index.count} passages, ${rows.length} units, ${Math.round(codes / n)} codes scanned a search; recall against exact max-sim ${recall}, against the whole scan ${kept}; index search p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms (${n} queries, load ${loadavg()[0]!.toFixed(1)})`,
+      `${tier}, ${label}: ${index.count} passages, ${rows.length} units, ${Math.round(codes / n)} codes scanned a search; recall against exact max-sim ${recall}, against the whole scan ${kept}; index search p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, CPU ${((user + system) / 1000 / n).toFixed(2)} ms a search (${n} queries, load ${loadavg()[0]!.toFixed(1)})`,
     );
   };
   measure('whole scan, 10 rescored a passage');
