@@ -2,12 +2,13 @@
  * An inverted file over a large vector index's codes, so that a search reads a few lists of them
  * rather than every code: the codes are split into lists around centres (binary k-means on a
  * sample: a centre is its members' majority bit), and a search scans only the lists whose centres
- * are nearest the query, then rescores as the whole scan does. A list's codes sit together in the
- * scanner's memory, so that its scan streams through them as the whole scan does (read slot by
- * slot, scattered, a fifth of the codes took twice as long as all of them in a row): positions
- * 0…filed−1 hold the filed slots' codes and groups list after list, and `slotAt` / `positionOf`
- * translate. Slots added since (the tail, at their own positions) are scanned whole until the next
- * `organize` files them in their nearest list; removed slots stay, marked dead in their groups.
+ * are nearest the query, then rescores as the whole scan does (more candidates: PROBED_SHARE). A
+ * list's codes sit together in the scanner's memory, so that its scan streams through them as the
+ * whole scan does (read slot by slot, scattered, a fifth of the codes took twice as long as all of
+ * them in a row): positions 0…filed−1 hold the filed slots' codes and groups list after list, and
+ * `slotAt` / `positionOf` translate. Slots added since (the tail, at their own positions) are
+ * scanned whole until the next `organize` files them in their nearest list; removed slots stay,
+ * marked dead in their groups.
  *
  * Only an index of more than LISTED_FROM units has lists: below it the whole scan is fast, and
  * search exactly what it was. docs/performance.md has what the lists cost in recall and what they
@@ -25,12 +26,12 @@ const ROUNDS = 6;
 /**
  * The share of the filed units a search scans at least, nearest lists first, and the candidate
  * units it rescores for each passage asked for (a whole scan rescores 10), chosen together by
- * recall against exact max-sim (bench/vector-recall.ts --shares --rescored): among the hundreds of
- * thousands of codes of an index with lists, 1-bit distances misplace more of the nearest than the
- * lists miss, and 500 more rows cost ~0.5 ms of CPU where each 1 % of a million codes costs ~1.
- * At 100,000 passages, recall@10 / @30: fast tier whole scan 0.884 / 0.793, 35 % and 10 a passage
- * (before) 0.885 / 0.793, 15 % and 20 0.898 / 0.838; strong (synthetic) 0.611 / 0.464, 0.606 /
- * 0.468, 0.666 / 0.564.
+ * recall against exact max-sim (bench/vector-recall.ts --shares --rescored): the 1-bit distances
+ * of hundreds of thousands of codes misplace more of the nearest than the lists miss. Recall@10 /
+ * @30 before (35 %, 10) → now, fast tier: a million passages 0.805 / 0.690 → 0.889 / 0.790, 100,000
+ * 0.885 / 0.793 → 0.898 / 0.838 (the whole scan's 0.799 / 0.684 and 0.884 / 0.793). The index's CPU
+ * a search at a million ~39 → ~27 ms a tier (the larger pool takes back ~4 of it), at 100,000
+ * ~0.6 ms more. docs/performance.md (issue 40) has both tiers and the other settings tried.
  */
 const PROBED_SHARE = 0.15;
 const RESCORED_A_PASSAGE = 20;
