@@ -2,13 +2,12 @@
  * An inverted file over a large vector index's codes, so that a search reads a few lists of them
  * rather than every code: the codes are split into lists around centres (binary k-means on a
  * sample: a centre is its members' majority bit), and a search scans only the lists whose centres
- * are nearest the query, then rescores as the whole scan does (more candidates: PROBED_SHARE). A
- * list's codes sit together in the scanner's memory, so that its scan streams through them as the
- * whole scan does (read slot by slot, scattered, a fifth of the codes took twice as long as all of
- * them in a row): positions 0…filed−1 hold the filed slots' codes and groups list after list, and
- * `slotAt` / `positionOf` translate. Slots added since (the tail, at their own positions) are
- * scanned whole until the next `organize` files them in their nearest list; removed slots stay,
- * marked dead in their groups.
+ * are nearest the query, then rescores as the whole scan does. A list's codes sit together in the
+ * scanner's memory, so that its scan streams through them as the whole scan does (read slot by
+ * slot, scattered, a fifth of the codes took twice as long as all of them in a row): positions
+ * 0…filed−1 hold the filed slots' codes and groups list after list, and `slotAt` / `positionOf`
+ * translate. Slots added since (the tail, at their own positions) are scanned whole until the next
+ * `organize` files them in their nearest list; removed slots stay, marked dead in their groups.
  *
  * Only an index of more than LISTED_FROM units has lists: below it the whole scan is fast, and
  * search exactly what it was. docs/performance.md has what the lists cost in recall and what they
@@ -24,17 +23,21 @@ const UNITS_A_LIST = 1024;
 const SAMPLE_A_LIST = 32;
 const ROUNDS = 6;
 /**
- * The share of the filed units a search scans at least, nearest lists first, and the candidate
- * units it rescores for each passage asked for (a whole scan rescores 10), chosen together by
- * recall against exact max-sim (bench/vector-recall.ts --shares --rescored): the 1-bit distances
- * of hundreds of thousands of codes misplace more of the nearest than the lists miss. Recall@10 /
- * @30 before (35 %, 10) → now, fast tier: a million passages 0.805 / 0.690 → 0.889 / 0.790, 100,000
- * 0.885 / 0.793 → 0.898 / 0.838 (the whole scan's 0.799 / 0.684 and 0.884 / 0.793). The index's CPU
- * a search at a million ~39 → ~27 ms a tier (the larger pool takes back ~4 of it), at 100,000
- * ~0.6 ms more. docs/performance.md (issue 40) has both tiers and the other settings tried.
+ * The share of the filed units a search scans at least, nearest lists first, and the least codes it
+ * scans, chosen by recall against exact max-sim (bench/vector-recall.ts --shares), not against the
+ * whole scan's list, a noisy target. At a million passages 15 % finds what the whole scan does
+ * (recall@10 / @30, fast tier 0.802 / 0.689 against 0.799 / 0.684; 35 % 0.805 / 0.690), at ~34 ms
+ * less CPU a search for both tiers' indexes; at 100,000 (~440 lists) 15 % loses 0.02–0.04 and 35 %, 157,409
+ * codes, does not: hence the least.
  */
 const PROBED_SHARE = 0.15;
-const RESCORED_A_PASSAGE = 20;
+const PROBED_LEAST = 160_000;
+/**
+ * Candidate units a search through the lists rescores for each passage asked for, as the whole
+ * scan: 20 raises recall@10 / @30 by 0.05–0.1 (the fast tier at a million 0.889 / 0.790), but a row
+ * is a read of its own, and at 100,000 passages it cost ~7 ms more a search over HTTP.
+ */
+const RESCORED_A_PASSAGE = 10;
 /** Codes compared with the centres in one step of `organizing`: ~6 ms with 4,096 lists on a quiet host. */
 const ASSIGN_STEP = 256;
 
@@ -68,8 +71,9 @@ export class InvertedLists {
   private unfiled = 0;
   /** The ranges of positions the last scan read, or null when it read every code. */
   private scanned: Uint32Array | null = null;
-  /** The share of the filed units a search reads, and what it rescores (bench/vector-recall.ts tries others). */
+  /** The share of the filed units a search reads, the least, and what it rescores (bench/vector-recall.ts tries others). */
   probedShare = PROBED_SHARE;
+  probedLeast = PROBED_LEAST;
   rescoredAPassage = RESCORED_A_PASSAGE;
   /** Codes the last search scanned: every one, or its lists' and the tail's. */
   lastScanned = 0;
@@ -223,7 +227,7 @@ export class InvertedLists {
       near[l] = score;
     }
     const order = Uint32Array.from({ length: this.k }, (_, l) => l).sort((a, b) => near[b]! - near[a]!);
-    const wanted = this.probedShare * this.filed;
+    const wanted = Math.max(this.probedShare * this.filed, this.probedLeast);
     const ranges: number[] = [];
     let n = 0;
     for (const l of order) {
