@@ -13,11 +13,12 @@
  * the store: a random unit's vector with noise half its length (for a tier whose stored vectors are
  * not its model's: archive-scale.ts and peak-memory.ts write synthetic strong vectors).
  *
- * --shares tries other shares of a large index's codes read through its lists, --rescored other
- * numbers of candidate units rescored through them for each of the 50 passages asked for (the
- * whole scan rescores 10 a passage). Each line prints the codes a search scanned.
+ * --shares tries other shares of a large index's codes read through its lists (--least 0 drops the
+ * least number of codes a search reads, which at 100,000 passages is over a third), --rescored
+ * other numbers of candidate units rescored through them for each of the 50 passages asked for.
+ * Each line prints the codes a search scanned.
  *
- *   bun bench/vector-recall.ts --store DIR [--queries 100] [--tier fast|strong] [--stored-queries] [--shares 0.15,0.35] [--rescored 10,20]
+ *   bun bench/vector-recall.ts --store DIR [--queries 100] [--tier fast|strong] [--stored-queries] [--shares 0.15,0.35] [--least 0] [--rescored 10,20]
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -37,7 +38,8 @@ const { values } = parseArgs({
     tier: { type: 'string' },
     'stored-queries': { type: 'boolean', default: false },
     shares: { type: 'string', default: '0.15' },
-    rescored: { type: 'string', default: '20' },
+    least: { type: 'string' },
+    rescored: { type: 'string', default: '10' },
   },
 });
 if (!values.store) throw new Error('--store DIR: a data directory a benchmark kept');
@@ -120,6 +122,7 @@ for (const tier of tiers) {
   const started = performance.now();
   await index.organize();
   console.log(`${tier}: lists made in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (values.least) index.inverted.probedLeast = Number(values.least);
   for (const share of values.shares.split(',').map(Number)) {
     index.inverted.probedShare = share;
     for (const rescored of values.rescored.split(',').map(Number)) {
