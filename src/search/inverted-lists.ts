@@ -27,17 +27,12 @@ const ROUNDS = 6;
  * scans, chosen by recall against exact max-sim (bench/vector-recall.ts --shares), not against the
  * whole scan's list, a noisy target. At a million passages 15 % finds what the whole scan does
  * (recall@10 / @30, fast tier 0.802 / 0.689 against 0.799 / 0.684; 35 % 0.805 / 0.690), at ~34 ms
- * less CPU a search for both tiers' indexes; at 100,000 (~440 lists) 15 % loses 0.02–0.04 and 35 %, 157,409
- * codes, does not: hence the least.
+ * less CPU a search for both tiers' indexes; at 100,000 (~440 lists) 15 % loses 0.02–0.04 where
+ * 35 %, 157,409 codes, does not: hence the least. Rescoring twice the pool would raise recall by
+ * 0.05–0.1, but a row is a read of its own: it cost ~7 ms more a search over HTTP at 100,000.
  */
 const PROBED_SHARE = 0.15;
 const PROBED_LEAST = 160_000;
-/**
- * Candidate units a search through the lists rescores for each passage asked for, as the whole
- * scan: 20 raises recall@10 / @30 by 0.05–0.1 (the fast tier at a million 0.889 / 0.790), but a row
- * is a read of its own, and at 100,000 passages it cost ~7 ms more a search over HTTP.
- */
-const RESCORED_A_PASSAGE = 10;
 /** Codes compared with the centres in one step of `organizing`: ~6 ms with 4,096 lists on a quiet host. */
 const ASSIGN_STEP = 256;
 
@@ -71,10 +66,9 @@ export class InvertedLists {
   private unfiled = 0;
   /** The ranges of positions the last scan read, or null when it read every code. */
   private scanned: Uint32Array | null = null;
-  /** The share of the filed units a search reads, the least, and what it rescores (bench/vector-recall.ts tries others). */
+  /** The share of the filed units a search reads, and the least (bench/vector-recall.ts tries others). */
   probedShare = PROBED_SHARE;
   probedLeast = PROBED_LEAST;
-  rescoredAPassage = RESCORED_A_PASSAGE;
   /** Codes the last search scanned: every one, or its lists' and the tail's. */
   lastScanned = 0;
 
@@ -184,11 +178,6 @@ export class InvertedLists {
     else this.scanner.scanRanges(this.scanned, wanted, unreachable);
     this.lastScanned = this.scanned?.reduce((n, x, i) => n + (i % 2 ? x : -x), 0) ?? size;
     return this.lastScanned;
-  }
-
-  /** Whether the last scan read the nearest lists rather than every code. */
-  get lastListed(): boolean {
-    return this.scanned !== null;
   }
 
   /** The slots of the codes `picked` (by their place in the last scan's order, ascending). */

@@ -300,8 +300,7 @@ export class VectorIndex {
     const { histogram } = this.scanner;
     // Every unit nearer than `cutoff`, and of those exactly at it only as many as fill the pool:
     // the bucket at the boundary can hold thousands. With fewer reachable units than the pool, all.
-    // Ten units a passage asked for, or the lists' own number (RESCORED_A_PASSAGE, inverted-lists.ts).
-    const pool = Math.max(RESCORE_MIN, k * (this.inverted.lastListed ? this.inverted.rescoredAPassage : 10));
+    const pool = Math.max(RESCORE_MIN, k * 10);
     let cutoff = 0;
     let nearer = 0;
     while (cutoff < this.dimensions && nearer + histogram[cutoff]! < pool) nearer += histogram[cutoff++]!;
