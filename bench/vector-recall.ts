@@ -13,9 +13,13 @@
  * the store: a random unit's vector with noise half its length (for a tier whose stored vectors are
  * not its model's: archive-scale.ts and peak-memory.ts write synthetic strong vectors).
  *
- * --shares tries other shares of a large index's codes read through its lists.
+ * --shares tries other shares of a large index's codes read through its lists (--least 0 drops the
+ * least number of codes a search reads, which at 100,000 passages is over a third), --pools other
+ * numbers of candidate units rescored (a search rescores 10 a passage asked for: asking for more
+ * than the engine's 50 and keeping the top 50 is a larger pool). Each line prints the codes a
+ * search scanned.
  *
- *   bun bench/vector-recall.ts --store DIR [--queries 100] [--tier fast|strong] [--stored-queries] [--shares 0.2,0.3]
+ *   bun bench/vector-recall.ts --store DIR [--queries 100] [--tier fast|strong] [--stored-queries] [--shares 0.15,0.35] [--least 0] [--pools 500,1000]
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -34,7 +38,9 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '100' },
     tier: { type: 'string' },
     'stored-queries': { type: 'boolean', default: false },
-    shares: { type: 'string', default: '0.2' },
+    shares: { type: 'string', default: '0.15' },
+    least: { type: 'string' },
+    pools: { type: 'string', default: '500' },
   },
 });
 if (!values.store) throw new Error('--store DIR: a data directory a benchmark kept');
@@ -46,6 +52,7 @@ const embedders = await createEmbedders(
 const tiers = (values.tier ? [values.tier] : ['fast', 'strong']) as VectorTier[];
 
 const KS = [10, 30, 50] as const;
+const pools = values.pools.split(',').map(Number);
 
 for (const tier of tiers) {
   const embedder = embedders[tier]!;
@@ -85,14 +92,17 @@ for (const tier of tiers) {
   const truths = queries.map((vector) => exactRanking(vector, ids, rows, inverse));
   /** What the whole scan found for each query, to compare the lists' with. */
   const scanned: number[][] = [];
-  const measure = (label: string) => {
+  const measure = (label: string, pool: number) => {
     const found = { 10: 0, 30: 0, 50: 0 };
     const same = { 10: 0, 30: 0, 50: 0 };
     const times: number[] = [];
+    let codes = 0;
+    const cpu = process.cpuUsage();
     for (const [q, vector] of queries.entries()) {
       const started = performance.now();
-      const hits = index.search(vector, [container], 50);
+      const hits = index.search(vector, [container], Math.max(50, pool / 10)).slice(0, 50);
       times.push(performance.now() - started);
+      codes += index.inverted.lastScanned;
       const ids = hits.map((h) => h.passageId);
       if (scanned.length < queries.length) scanned.push(ids);
       for (const k of KS) {
@@ -102,20 +112,22 @@ for (const tier of tiers) {
         same[k] += ids.slice(0, k).filter((id) => whole.has(id)).length;
       }
     }
+    const { user, system } = process.cpuUsage(cpu);
     times.sort((a, b) => a - b);
     const recall = KS.map((k) => `@${k} ${(found[k] / (k * n)).toFixed(3)}`).join(', ');
     const kept = KS.map((k) => `@${k} ${(same[k] / (k * n)).toFixed(3)}`).join(', ');
     console.log(
-      `${tier}, ${label}: ${index.count} passages, ${rows.length} units; recall against exact max-sim ${recall}, against the whole scan ${kept}; index search p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms (${n} queries, load ${loadavg()[0]!.toFixed(1)})`,
+      `${tier}, ${label}, ${pool} rescored: ${index.count} passages, ${rows.length} units, ${Math.round(codes / n)} codes scanned a search; recall against exact max-sim ${recall}, against the whole scan ${kept}; index search p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, CPU ${((user + system) / 1000 / n).toFixed(2)} ms a search (${n} queries, load ${loadavg()[0]!.toFixed(1)})`,
     );
   };
-  measure('whole scan');
+  for (const pool of pools) measure('whole scan', pool);
   const started = performance.now();
   await index.organize();
   console.log(`${tier}: lists made in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (values.least) index.inverted.probedLeast = Number(values.least);
   for (const share of values.shares.split(',').map(Number)) {
     index.inverted.probedShare = share;
-    measure(`through the lists, ${share * 100} % read`);
+    for (const pool of pools) measure(`through the lists, ${share * 100} % read`, pool);
   }
   index.close();
 }

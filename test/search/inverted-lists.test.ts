@@ -70,34 +70,34 @@ function exact(query: Float32Array, k: number, skip = new Set<number>()): number
 const overlap = (a: number[], b: number[]) => a.filter((x) => b.includes(x)).length / b.length;
 
 describe('the inverted lists of a large vector index', () => {
-  it('read about a third of the codes and find most of what the whole scan finds', async () => {
+  it('read a fraction of the codes and find about as much of the exact nearest as the whole scan', async () => {
     const index = built(scratchDir());
     const queries = Array.from({ length: 30 }, member);
     const whole = queries.map((q) => index.search(q, ['c'], 30).map((h) => h.passageId));
     expect(index.inverted.state.k).toBe(0);
     await index.organize();
     expect(index.inverted.state.k).toBeGreaterThan(50);
-    let kept = 0;
+    // Just past LISTED_FROM, the least a search reads would be most of the codes.
+    index.inverted.probedLeast = 0;
     let listed = 0;
     let truth = 0;
     for (const [i, q] of queries.entries()) {
       const found = index.search(q, ['c'], 30).map((h) => h.passageId);
-      expect(index.inverted.lastScanned).toBeLessThan(0.45 * index.units);
-      kept += overlap(found, whole[i]!);
+      expect(index.inverted.lastScanned).toBeLessThan(0.25 * index.units);
       const best = exact(q, 30);
       listed += overlap(found, best);
       truth += overlap(whole[i]!, best);
     }
-    // 64 dimensions, 64-bit codes: coarser than a model's (bench/vector-recall.ts measures those).
-    expect(kept / queries.length).toBeGreaterThanOrEqual(0.85);
-    // Against the exact ranking, within a little of the whole scan's own recall.
-    expect(listed / queries.length).toBeGreaterThanOrEqual(truth / queries.length - 0.05);
+    // Against the exact ranking, within a little of the whole scan's own recall (64-bit codes,
+    // coarser than a model's: 0.353 against 0.354).
+    expect(listed / queries.length).toBeGreaterThanOrEqual(truth / queries.length - 0.03);
     index.close();
   }, 120_000);
 
   it('find passages added after the lists were made, and again once filed; forget removed ones, through a compaction', async () => {
     const index = built(scratchDir());
     await index.organize();
+    index.inverted.probedLeast = 0;
     const added = Array.from({ length: 500 }, () => [member()]);
     for (const [i, u] of added.entries()) index.add(passages + i, 'c', u.map(quantize));
     const findsAdded = () => {
@@ -167,13 +167,16 @@ describe('the inverted lists of a large vector index', () => {
       expect(during).toBeGreaterThan(20);
       const said = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'search indexes filed in lists');
       expect(said.fast).toBeGreaterThan(50);
-      // Through the lists now.
-      let kept = 0;
+      // Through the lists now: at least the whole scan's recall of the exact nearest.
+      let listed = 0;
+      let truth = 0;
       for (const [i, q] of queries.entries()) {
         const ids = (hits: { passageId: number }[]) => hits.map((h) => h.passageId);
-        kept += overlap(ids(indexes.nearest('fast', q, ['c'], 30)), ids(whole[i]!)) / queries.length;
+        const best = exact(q, 30);
+        listed += overlap(ids(indexes.nearest('fast', q, ['c'], 30)), best);
+        truth += overlap(ids(whole[i]!), best);
       }
-      expect(kept).toBeGreaterThanOrEqual(0.85);
+      expect(listed).toBeGreaterThanOrEqual(truth);
     } finally {
       await indexes.close();
       await store.close();
