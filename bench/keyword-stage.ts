@@ -77,12 +77,12 @@ const stage = (name: string, work: () => void) => {
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   return `${name}: CPU ${cpu} ms, wall ${wall} ms, ${reads} read calls, ${kib} KiB and ${faults} major faults from disk (load ${load})`;
 };
-for (const side of sides) for (const q of queries.slice(0, 20)) side.passages.search(accountId, containerId, q, 50);
+for (const side of sides) for (const q of queries.slice(0, 20)) side.passages.search(accountId, [containerId], q, 50);
 for (let round = 1; round <= Number(values.rounds); round++) {
   sides.forEach(({ name, passages }, n) => {
     const digest = createHash('sha256');
     const keyword = stage('keyword search', () => {
-      for (const q of queries) digest.update(JSON.stringify(passages.search(accountId, containerId, q, 50)));
+      for (const q of queries) digest.update(JSON.stringify(passages.search(accountId, [containerId], q, 50)));
     });
     // Each side its own passages, so neither reads what the other just brought into the OS's cache.
     const ids = pools(round * 10 + n);

@@ -78,7 +78,7 @@ for (const q of queries) {
   await time('strong query vector (its thread, round trip)', () => embedders.strong!.embed([q]));
   await time('fast query vector', () => embedders.fast!.embed([q]));
   await time('keyword search, every container', () =>
-    Promise.all(ids.map((id) => store.passages.search(caller.accountId, id, q, 50))),
+    Promise.all(ids.map((id) => store.passages.search(caller.accountId, [id], q, 50))),
   );
   const [fast] = await embedders.fast!.embed([q]);
   const [strong] = await embedders.strong!.embed([q]);
