@@ -5,8 +5,7 @@
  * found by the fast tier as soon as it is learned, and by the strong tier too once refined: the two
  * tiers' lists together beat either alone. Keyword search asks one query for all the containers;
  * when it fails, every container is reported as failed instead of looking like an empty memory
- * (docs/decisions.md). Without an embedder, or while a
- * re-embedding runs, search is keyword-only. The answer is the domain's (passages and containers);
+ * (docs/decisions.md). Without an embedder, or while a re-embedding runs, search is keyword-only. The answer is the domain's (passages and containers);
  * the operations give it the contract's shape (docs/protocol.md). The indexes' life is vector-indexes.ts's.
  */
 import type { EmbedderTiers } from '../embedders/create-embedders';
@@ -191,8 +190,9 @@ export class SearchEngine {
     const searched = containers.map((container): SearchedContainer => ({ container, failed }));
     const keyword = failed ? [] : answer.hits.map((h) => ({ item: h.passageId, score: h.score }));
     if (failed) {
-      // Rare: the keyword search failed, so every container's passages are left out of this search
-      // altogether, each reported failed (docs/decisions.md), as a container whose search failed was.
+      // Rare: the keyword search failed. Every container is reported failed and none of its passages
+      // is returned, the vectors' neither: a search that could not look must not read as one that
+      // found little (docs/decisions.md).
       this.log.error('keyword search failed', {
         trace_id: traceId,
         containers: containers.map((c) => c.id),
