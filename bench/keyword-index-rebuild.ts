@@ -84,7 +84,7 @@ async function searches(stores: Store[], n: number, until?: () => boolean): Prom
     for (let k = 0; k < stores.length; k++) {
       const which = (k + i) % stores.length;
       const t = performance.now();
-      await stores[which]!.passages.search(account!.id, container!.id, q, limit);
+      await stores[which]!.passages.search(account!.id, [container!.id], q, limit);
       times[which]!.push(performance.now() - t);
     }
     // Let the child's result in, as an HTTP thread would between requests.

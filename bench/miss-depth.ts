@@ -100,7 +100,7 @@ function missKinds(question: string, evidence: string[], missed: string[], top: 
 for (const q of set.questions) {
   const top = (await engine.search(ACCOUNT, [CONTAINER], q.question, 10, 'bench')).hits.map((h) => keyOf(h.passageId));
   const deep = {
-    keyword: (await store.passages.search(ACCOUNT, CONTAINER.id, q.question, DEEP)).map((h) => ({
+    keyword: (await store.passages.search(ACCOUNT, [CONTAINER.id], q.question, DEEP)).map((h) => ({
       item: h.passageId,
       score: h.score,
     })),

@@ -110,7 +110,7 @@ async function storeClient(url: string): Promise<Client> {
   const store: PostgresStore = await openPostgresStore(url);
   return {
     get: (id) => store.documents.get(ACCOUNT, id),
-    search: async (q) => (await store.passages.search(ACCOUNT, CONTAINER, q, 10)).map((h) => h.passageId),
+    search: async (q) => (await store.passages.search(ACCOUNT, [CONTAINER], q, 10)).map((h) => h.passageId),
     learn: (job, random) =>
       store.transaction(async (tx) => {
         await completeDocument(

@@ -112,7 +112,7 @@ for (const set of sets) {
     };
   const variants: Record<string, Variant> = {
     'PostgreSQL ts_rank, weights title 0.5 text 1.0 (the store)': async (q) =>
-      (await pg.passages.search(ACCOUNT, CONTAINER.id, q, DEPTH)).map((h) => h.passageId),
+      (await pg.passages.search(ACCOUNT, [CONTAINER.id], q, DEPTH)).map((h) => h.passageId),
     'PostgreSQL ts_rank, normalised by 1 + log(length)': sqlRank("ts_rank('{1.0, 0, 0.5, 0}', keywords, q, 1)"),
     'PostgreSQL ts_rank_cd': sqlRank("ts_rank_cd('{1.0, 0, 0.5, 0}', keywords, q)"),
     'PostgreSQL BM25 from term statistics, in SQL': async (q) => {
@@ -125,7 +125,7 @@ for (const set of sets) {
     set,
     {
       'SQLite FTS5 BM25 (the store)': async (q) =>
-        (await corpus.store.passages.search(ACCOUNT, CONTAINER.id, q, DEPTH)).map((h) => h.passageId),
+        (await corpus.store.passages.search(ACCOUNT, [CONTAINER.id], q, DEPTH)).map((h) => h.passageId),
     },
     corpus.keyOf,
   );

@@ -195,7 +195,10 @@ for (const set of sets) {
     };
   };
   const keyword = memo(async (q) =>
-    (await store.passages.search(ACCOUNT, CONTAINER.id, q, DEPTH)).map((h) => ({ item: h.passageId, score: h.score })),
+    (await store.passages.search(ACCOUNT, [CONTAINER.id], q, DEPTH)).map((h) => ({
+      item: h.passageId,
+      score: h.score,
+    })),
   );
   /** The vector half of search with one tier: its cosine above the model's floor, best first. */
   const vectorSearch = (tier: VectorTier, embedder: Embedder) => {

@@ -77,9 +77,7 @@ for (const q of queries) {
   await time('credential and containers (every call with a key)', () => authenticate(store, systemClock, key));
   await time('strong query vector (its thread, round trip)', () => embedders.strong!.embed([q]));
   await time('fast query vector', () => embedders.fast!.embed([q]));
-  await time('keyword search, every container', () =>
-    Promise.all(ids.map((id) => store.passages.search(caller.accountId, id, q, 50))),
-  );
+  await time('keyword search, every container (one query)', () => store.passages.search(caller.accountId, ids, q, 50));
   const [fast] = await embedders.fast!.embed([q]);
   const [strong] = await embedders.strong!.embed([q]);
   await time('fast scan', () => engine.indexes.nearest('fast', fast!, ids, 50));

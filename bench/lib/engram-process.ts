@@ -35,12 +35,16 @@ export interface Served {
   startMs: number;
 }
 
-/** One search of ten hits over HTTP, as an app asks it; throws when it is not answered 200. */
+/**
+ * One search of ten hits over HTTP of every container in the key's reach, as an app asks it (a
+ * store spread over several containers by bench/spread-containers.ts too); throws when it is not
+ * answered 200.
+ */
 export async function searchOnce(url: string, key: string, q: string): Promise<void> {
   const res = await fetch(`${url}/v1/search`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ q, limit: 10 }),
+    body: JSON.stringify({ q, container: '*', limit: 10 }),
   });
   if (!res.ok) throw new Error(`search answered ${res.status}`);
   await res.json();

@@ -3,14 +3,14 @@
  * embedding tier's vector index (see embedding-units.ts and learning/refiner.ts), fused by a convex
  * combination of normalised scores, then the page picked by the levers (tuning.ts). A document is
  * found by the fast tier as soon as it is learned, and by the strong tier too once refined: the two
- * tiers' lists together beat either alone. Keyword search runs per container, so one that fails is
- * reported as failed instead of looking like an empty memory. Without an embedder, or while a
- * re-embedding runs, search is keyword-only. The answer is the domain's (passages and containers);
+ * tiers' lists together beat either alone. Keyword search asks one query for all the containers;
+ * when it fails, every container is reported as failed instead of looking like an empty memory
+ * (docs/decisions.md). Without an embedder, or while a re-embedding runs, search is keyword-only. The answer is the domain's (passages and containers);
  * the operations give it the contract's shape (docs/protocol.md). The indexes' life is vector-indexes.ts's.
  */
 import type { EmbedderTiers } from '../embedders/create-embedders';
 import type { Logger } from '../log';
-import type { Container, KeywordHit, PassageHit, Store, VectorTier } from '../storage/store';
+import type { Container, PassageHit, Store, VectorTier } from '../storage/store';
 import type { VectorFeed } from '../storage/vector-feed';
 import { stepDownAsking } from './asking';
 import { ownContentWords, stepDownContentPoor } from './content-poor';
@@ -161,15 +161,23 @@ export class SearchEngine {
     const depth = Math.max(limit, CANDIDATES);
     // Asked first: the strong model embeds the query on its own thread while keyword search runs.
     const strong = this.embedQuery('strong', q, containers.length, traceId);
-    // Every container's keyword search asked at once: a store in another process (PostgreSQL) or on
-    // another thread (SQLite's keyword reader) ranks while this one scans the vectors.
-    const asked = containers.map((c) => this.store.passages.search(accountId, c.id, q, depth));
-    const answered = Promise.allSettled(asked);
+    // Keyword search asked at once, one query for every container: a store in another process
+    // (PostgreSQL) or on another thread (SQLite's keyword reader) ranks while this one scans the vectors.
+    const asked = this.store.passages.search(
+      accountId,
+      containers.map((c) => c.id),
+      q,
+      depth,
+    );
+    const answered = asked.then(
+      (hits) => ({ hits }),
+      (err: unknown) => ({ err }),
+    );
     // A re-embedding of the fast tier under way leaves its vectors partial meanwhile: that tier is not searched.
     const reembedding = indexes.count('fast') > 0 && (await indexes.fastTierPartial());
     const vectors = { fast: reembedding ? null : this.embedQuery('fast', q, containers.length, traceId), strong };
     // The database driver sends a query only when the event loop turns, and the scan holds this thread.
-    if (asked.some((p) => Bun.peek.status(p) === 'pending')) await new Promise((resolve) => setImmediate(resolve));
+    if (Bun.peek.status(asked) === 'pending') await new Promise((resolve) => setImmediate(resolve));
     let vector = await this.nearest(
       vectors,
       containers.map((c) => c.id),
@@ -177,10 +185,21 @@ export class SearchEngine {
     );
     // Scans done: a keyword search its thread has not begun (that core busy elsewhere) runs here now.
     this.store.keywordSearchesHere?.();
-    const { keyword, searched } = this.keywordResults(containers, await answered, depth, traceId);
-    const reachable = searched.filter((s) => !s.failed).map((s) => s.container.id);
-    // Rare: a container's keyword search failed, so its passages are left out of this search altogether.
-    if (reachable.length < containers.length) vector = await this.nearest(vectors, reachable, depth);
+    const answer = await answered;
+    const failed = 'err' in answer;
+    const searched = containers.map((container): SearchedContainer => ({ container, failed }));
+    const keyword = failed ? [] : answer.hits.map((h) => ({ item: h.passageId, score: h.score }));
+    if (failed) {
+      // Rare: the keyword search failed. Every container is reported failed and none of its passages
+      // is returned, the vectors' neither: a search that could not look must not read as one that
+      // found little (docs/decisions.md).
+      this.log.error('keyword search failed', {
+        trace_id: traceId,
+        containers: containers.map((c) => c.id),
+        error: String(answer.err),
+      });
+      vector = { fast: [], strong: [] };
+    }
     // A passage the strong tier has not reached yet is weighed as the fast tier alone weighs it
     // (fusion.ts); so is every passage when this search has no strong query vector (its model failed).
     const weights = (await strong)
@@ -237,37 +256,6 @@ export class SearchEngine {
         return { ...hit, score, container: byContainer.get(hit.containerId)! };
       });
     return { hits, containers: searched };
-  }
-
-  /**
-   * The containers' keyword hits together, best first; a container whose search failed is reported
-   * in `searched` instead of looking like an empty memory.
-   */
-  private keywordResults(
-    containers: Container[],
-    answers: PromiseSettledResult<KeywordHit[]>[],
-    depth: number,
-    traceId: string,
-  ): { keyword: Scored<number>[]; searched: SearchedContainer[] } {
-    const hits: KeywordHit[] = [];
-    const searched = containers.map((container, i): SearchedContainer => {
-      const answer = answers[i]!;
-      if (answer.status === 'fulfilled') {
-        hits.push(...answer.value);
-        return { container, failed: false };
-      }
-      this.log.error('search failed in a container', {
-        trace_id: traceId,
-        container: container.id,
-        error: String(answer.reason),
-      });
-      return { container, failed: true };
-    });
-    const keyword = hits
-      .sort((a, b) => b.score - a.score)
-      .slice(0, depth)
-      .map((h) => ({ item: h.passageId, score: h.score }));
-    return { keyword, searched };
   }
 
   /**

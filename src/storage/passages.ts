@@ -109,8 +109,12 @@ export interface PassageOwner {
 }
 
 export interface PassageRepository {
-  /** BM25 full-text search over one container's passages, best first; `query` is plain text, never FTS syntax. */
-  search(accountId: string, containerId: string, query: string, limit: number): Promise<KeywordHit[]>;
+  /**
+   * BM25 full-text search over the passages of `containerIds` together, best first: the `limit`
+   * best of them all, each scored as a search of its container alone would score it, in one query
+   * for every container of a search. `query` is plain text, never FTS syntax.
+   */
+  search(accountId: string, containerIds: string[], query: string, limit: number): Promise<KeywordHit[]>;
   /** A document's passages, in order. */
   list(accountId: string, documentId: string): Promise<PassageInput[]>;
   /**

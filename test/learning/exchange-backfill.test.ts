@@ -71,7 +71,7 @@ it('gives the turns an earlier release learned their context, once', async () =>
       .query<{ documentId: string }, [string]>(
         'SELECT document_id AS documentId FROM passages WHERE id IN (SELECT value FROM json_each(?)) ORDER BY document_id',
       )
-      .all(JSON.stringify((await store.passages.search(accountId, containers.Work, q, 10)).map((h) => h.passageId)))
+      .all(JSON.stringify((await store.passages.search(accountId, [containers.Work], q, 10)).map((h) => h.passageId)))
       .map((r) => r.documentId);
   try {
     expect(await store.settings.get(EXCHANGE_BACKFILL_SETTING)).toBe('');

@@ -189,7 +189,7 @@ describe('delete_container', () => {
     expect(await h.store.containers.get(h.owner.accountId, id)).toBeNull();
     expect(await h.store.documents.get(h.owner.accountId, doc)).toBeNull();
     expect(await h.store.facts.get(h.owner.accountId, fact)).toBeNull();
-    expect(await h.store.passages.search(h.owner.accountId, id, 'boiler', 10)).toEqual([]);
+    expect(await h.store.passages.search(h.owner.accountId, [id], 'boiler', 10)).toEqual([]);
   });
 
   it('refuses a write that lost the race with the deletion as a retryable 409, writing nothing', async () => {

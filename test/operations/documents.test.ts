@@ -90,7 +90,7 @@ describe('learning a document', () => {
     expect(await h.store.passages.list(h.owner.accountId, id)).toEqual([
       expect.objectContaining({ content: 'The plumber comes on Thursday at nine.' }),
     ]);
-    expect(await h.store.passages.search(h.owner.accountId, notes, 'plumber', 10)).toHaveLength(1);
+    expect(await h.store.passages.search(h.owner.accountId, [notes], 'plumber', 10)).toHaveLength(1);
   });
 });
 

@@ -148,7 +148,7 @@ describe('forget_memory', () => {
       id,
     });
     expect(await h.store.facts.get(h.owner.accountId, id)).toBeNull();
-    expect(await h.store.passages.search(h.owner.accountId, notes, 'chess', 10)).toEqual([]);
+    expect(await h.store.passages.search(h.owner.accountId, [notes], 'chess', 10)).toEqual([]);
     expect((await h.run(ops.searchMemories, h.owner, { q: 'chess', container: notes })).results).toEqual([]);
   });
 

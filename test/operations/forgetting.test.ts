@@ -89,7 +89,7 @@ describe('delete_document', () => {
       content: 'Lives in Hamburg.',
       sourceDocumentId: null,
     });
-    expect(await h.store.passages.search(h.owner.accountId, notes, 'balcony', 10)).toEqual([]);
+    expect(await h.store.passages.search(h.owner.accountId, [notes], 'balcony', 10)).toEqual([]);
     expect(
       (await h.run(ops.searchMemories, h.owner, { q: 'Hamburg', container: notes })).results.map(
         (r: { memory_id: string }) => r.memory_id,

@@ -85,7 +85,7 @@ function accountOf(db: Database): string {
 
 /** Ids of passages the store finds for `q` in a container (up to 100). */
 async function found(store: Store, accountId: string, containerId: string, q: string): Promise<number[]> {
-  return (await store.passages.search(accountId, containerId, q, 100)).map((h) => h.passageId);
+  return (await store.passages.search(accountId, [containerId], q, 100)).map((h) => h.passageId);
 }
 
 /** The keyword index's schema as it should be once switched: the stemmed index alone, under the old name. */

@@ -160,7 +160,7 @@ describe('keyword search on a reader thread', () => {
       keywordReader: createLogger('warn', (l) => lines.push(l)),
     });
   };
-  const search = (q: string) => store.passages.search(accountId, containerId, q, 10);
+  const search = (q: string) => store.passages.search(accountId, [containerId], q, 10);
 
   it("answers while a transaction holds the store's connection, from the last commit, and closes with the store", async () => {
     await reopen();
@@ -197,7 +197,7 @@ describe('keyword search on a reader thread', () => {
       here++;
       return search('bees');
     };
-    const bees = { accountId, containerId, query: 'bees', limit: 10 };
+    const bees = { accountId, containerIds: [containerId], query: 'bees', limit: 10 };
     // The thread is still starting (loading its code, opening its connection): the query waits in its port.
     const taken = reader.search(bees, inThread);
     reader.takeBack();
@@ -220,11 +220,13 @@ describe('keyword search on a reader thread', () => {
       join(dir, 'missing.db'),
       createLogger('warn', (l) => lines.push(l)),
     );
-    const held = reader.search({ accountId, containerId, query: 'bees', limit: 10 }, () => search('bees'));
-    expect(await held).toEqual(expected);
-    expect(await reader.search({ accountId, containerId, query: 'bees', limit: 10 }, () => search('bees'))).toEqual(
-      expected,
+    const held = reader.search({ accountId, containerIds: [containerId], query: 'bees', limit: 10 }, () =>
+      search('bees'),
     );
+    expect(await held).toEqual(expected);
+    expect(
+      await reader.search({ accountId, containerIds: [containerId], query: 'bees', limit: 10 }, () => search('bees')),
+    ).toEqual(expected);
     await reader.close();
     expect(lines.map((l) => JSON.parse(l).msg)).toEqual([
       'the keyword reader thread stopped; keyword search runs on the request thread',

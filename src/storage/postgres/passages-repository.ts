@@ -52,16 +52,16 @@ export function passagesRepository({ sql, atomic }: PostgresContext): PassageRep
   }
 
   return {
-    async search(accountId, containerId, query, limit) {
+    async search(accountId, containerIds, query, limit) {
       const match = keywordQuery(query);
-      if (!match) return [];
+      if (!match || containerIds.length === 0) return [];
       // The tsquery is made once, in FROM. Written inside ts_rank, it was made again for every
       // passage ranked once PostgreSQL ran the prepared statement's generic plan (from its sixth
       // run on), where the query text is a parameter: twice the time or more (docs/performance.md).
       const rows = await sql`
         SELECT passage_id, ts_rank(${RANK_WEIGHTS}::real[], keywords, query) AS score
           FROM passage_keywords, to_tsquery('english', ${match}) AS query
-         WHERE keywords @@ query AND container_id = ${containerId} AND account_id = ${accountId}
+         WHERE keywords @@ query AND container_id = ANY(${containerIds}::text[]) AND account_id = ${accountId}
          ORDER BY score DESC, passage_id LIMIT ${limit}`;
       return rows.map((r: Record<string, unknown>) => numbers(r, 'passageId'));
     },

@@ -4,7 +4,7 @@ import type { KeywordHit } from '../passages';
 /** A keyword search as the repository takes it. */
 export interface KeywordSearch {
   accountId: string;
-  containerId: string;
+  containerIds: string[];
   query: string;
   limit: number;
 }

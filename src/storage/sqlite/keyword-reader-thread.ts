@@ -28,10 +28,10 @@ port.on('message', (request: KeywordRequest) => {
     port.postMessage({ closed: true } satisfies KeywordReply);
     return;
   }
-  const { id, accountId, containerId, query, limit } = request;
+  const { id, accountId, containerIds, query, limit } = request;
   if (Atomics.compareExchange(claims, id % CLAIMS, id, BEGUN) !== id) return;
   try {
-    port.postMessage({ id, hits: passages.search(accountId, containerId, query, limit) } satisfies KeywordReply);
+    port.postMessage({ id, hits: passages.search(accountId, containerIds, query, limit) } satisfies KeywordReply);
   } catch (err) {
     port.postMessage({ id, error: err instanceof Error ? err.message : String(err) } satisfies KeywordReply);
   }

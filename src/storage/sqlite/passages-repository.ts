@@ -66,15 +66,18 @@ export function passagesRepository({ db, raw, atomic, prepared }: SqliteContext)
   return {
     /**
      * BM25 ranks in the full-text index alone first: its best `limit × 10` passages of any container
-     * are looked up, and those in the container kept. When that leaves `limit` or more, they are
-     * exactly the container's best (every passage not looked up ranks below them); otherwise the
-     * exact query ranks every match of the container. The first step spares reading the rows of
-     * thousands of matches that cannot make the page. (CROSS JOIN keeps SQLite from driving the
-     * join from the container's every passage instead.)
+     * are looked up, and those in the containers kept. When that leaves `limit` or more, they are
+     * exactly the containers' best (every passage not looked up ranks below them); otherwise the
+     * exact query ranks every match of the containers. The first step spares reading the rows of
+     * thousands of matches that cannot make the page. One query for all the containers: each
+     * ranks the whole index, so a query per container cost that many times as much. BM25 weighs
+     * words by the whole index, so a passage scores as in a search of its container alone.
+     * (CROSS JOIN keeps SQLite from driving the join from the containers' every passage instead.)
      */
-    search(accountId, containerId, query, limit) {
+    search(accountId, containerIds, query, limit) {
       const match = ftsQuery(query);
-      if (!match) return [];
+      if (!match || containerIds.length === 0) return [];
+      const containers = JSON.stringify(containerIds);
       const quick = raw
         .query<KeywordHit, [string, number, string, string, number]>(`
         WITH best AS MATERIALIZED (
@@ -82,19 +85,19 @@ export function passagesRepository({ db, raw, atomic, prepared }: SqliteContext)
            WHERE passages_fts MATCH ? ORDER BY score DESC LIMIT ?)
         SELECT best.id AS passageId, best.score AS score
           FROM best CROSS JOIN passages p ON p.id = best.id
-         WHERE p.container_id = ? AND p.account_id = ?
+         WHERE p.container_id IN (SELECT value FROM json_each(?)) AND p.account_id = ?
          ORDER BY best.score DESC LIMIT ?`)
-        .all(match, limit * 10, containerId, accountId, limit);
+        .all(match, limit * 10, containers, accountId, limit);
       if (quick.length >= limit) return quick;
       return raw
         .query<KeywordHit, [string, string, string, number]>(`
         SELECT p.id AS passageId, -${BM25} AS score
           FROM passages_fts
           CROSS JOIN passages p ON p.id = passages_fts.rowid
-         WHERE passages_fts MATCH ? AND p.container_id = ? AND p.account_id = ?
+         WHERE passages_fts MATCH ? AND p.container_id IN (SELECT value FROM json_each(?)) AND p.account_id = ?
          ORDER BY score DESC
          LIMIT ?`)
-        .all(match, containerId, accountId, limit);
+        .all(match, containers, accountId, limit);
     },
 
     list: (accountId, documentId) =>

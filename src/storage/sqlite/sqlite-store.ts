@@ -130,8 +130,8 @@ export function openSqliteStore(raw: Database, options: { keywordReader?: Logger
   const reader = options.keywordReader ? new KeywordReader(raw.filename, options.keywordReader) : null;
   if (reader) {
     const inThread = outside.passages.search;
-    outside.passages.search = (accountId, containerId, query, limit) =>
-      reader.search({ accountId, containerId, query, limit }, () => inThread(accountId, containerId, query, limit));
+    outside.passages.search = (accountId, containerIds, query, limit) =>
+      reader.search({ accountId, containerIds, query, limit }, () => inThread(accountId, containerIds, query, limit));
   }
 
   return {

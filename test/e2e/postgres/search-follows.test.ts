@@ -50,7 +50,7 @@ if (server) {
     /** The learned passage of a document, found by one of its words in the store (keyword search is the database's own). */
     const passageOf = async (word: string) => {
       const { store } = learner.services;
-      const [hit] = await store.passages.search((await store.accounts.list())[0]!.id, container, word, 1);
+      const [hit] = await store.passages.search((await store.accounts.list())[0]!.id, [container], word, 1);
       return hit!.passageId;
     };
 

@@ -226,10 +226,10 @@ export function contractCases(factory: StoreFactory): void {
         expect(await store.facts.get(accountId, fact.id)).toBeNull();
         expect(await store.rules.get(accountId, rule.id)).toBeNull();
         expect(await store.passages.list(accountId, doc.id)).toEqual([]);
-        const [hit] = await store.passages.search(other, theirs.id, 'orchids', 10);
+        const [hit] = await store.passages.search(other, [theirs.id], 'orchids', 10);
         expect(hit).toBeDefined();
         expect(await store.passages.getHits(accountId, [hit!.passageId])).toEqual([]);
-        expect(await store.passages.search(accountId, theirs.id, 'orchids', 10)).toEqual([]);
+        expect(await store.passages.search(accountId, [theirs.id], 'orchids', 10)).toEqual([]);
         expect(await store.documents.list(accountId, [theirs.id], 10, null)).toEqual({ documents: [], next: null });
         expect(await store.forgetting.plan(accountId, { documentId: doc.id })).toBeNull();
         expect(await store.forgetting.forget(accountId, { containerId: theirs.id }, [])).toBeNull();
@@ -284,7 +284,7 @@ export function contractCases(factory: StoreFactory): void {
           'Bees, bees and more bees in the orchard hives.',
         ]);
         await learnedDocument(store, accountId, b.id, ['The orchard in the other container.']);
-        const hits = await store.passages.search(accountId, a.id, 'bees orchard', 10);
+        const hits = await store.passages.search(accountId, [a.id], 'bees orchard', 10);
         expect(hits).toHaveLength(2);
         expect(hits[0]!.score).toBeGreaterThanOrEqual(hits[1]!.score);
         const cited = await store.passages.getHits(
@@ -293,17 +293,64 @@ export function contractCases(factory: StoreFactory): void {
         );
         expect(cited.every((h) => h.containerId === a.id)).toBe(true);
         // Plain text, never query syntax.
-        expect(await store.passages.search(accountId, a.id, '"orchard* NEAR( -', 10)).toHaveLength(2);
+        expect(await store.passages.search(accountId, [a.id], '"orchard* NEAR( -', 10)).toHaveLength(2);
+      });
+
+      it("keyword search over several containers returns the best of their own searches merged, and none of another's", async () => {
+        const [a, b, other] = [
+          await addContainer(store, accountId),
+          await addContainer(store, accountId),
+          await addContainer(store, accountId),
+        ];
+        const words = ['apple', 'birch', 'cedar', 'damson', 'elder', 'fig', 'ginkgo', 'hazel'];
+        // Passages of one matching word among more and more others, so that no two score alike in BM25.
+        const passage = (word: string, i: number) => `${word} orchard ${words.slice(0, i).join(' ')}.`;
+        await learnedDocument(store, accountId, a.id, ['hives', 'pollen', 'swarm'].map(passage));
+        await learnedDocument(store, accountId, b.id, ['hives', 'pollen', 'queen', 'honey'].map(passage));
+        // Another container's passages rank above all of theirs for 'orchard', many times the page:
+        // the best of the whole index leaves too few of the containers asked (SQLite's quick path),
+        // so the search must rank every match of theirs.
+        await learnedDocument(store, accountId, other.id, [
+          ...Array.from({ length: 40 }, (_, i) => `Orchard orchard ${i}.`),
+          ...Array.from({ length: 60 }, (_, i) => `Nothing of that kind, note ${i}.`),
+        ]);
+        const merged = async (q: string, limit: number) =>
+          [
+            ...(await store.passages.search(accountId, [a.id], q, limit)),
+            ...(await store.passages.search(accountId, [b.id], q, limit)),
+          ]
+            // Equal scores (PostgreSQL's ts_rank weighs no length) in passage-id order (docs/decisions.md).
+            .sort((x, y) => y.score - x.score || x.passageId - y.passageId)
+            .slice(0, limit);
+        // Each query with a page, and how many passages of theirs it matches.
+        for (const [q, limit, matching] of [
+          ['orchard', 3, 7],
+          ['orchard', 10, 7],
+          ['hives pollen', 2, 4],
+          ['hives pollen swarm queen', 10, 6],
+        ] as const) {
+          const hits = await store.passages.search(accountId, [a.id, b.id], q, limit);
+          expect(hits).toEqual(await merged(q, limit));
+          expect(hits).toHaveLength(Math.min(limit, matching));
+          const cited = await store.passages.getHits(
+            accountId,
+            hits.map((h) => h.passageId),
+          );
+          expect(cited.map((h) => h.containerId).filter((id) => id !== a.id && id !== b.id)).toEqual([]);
+        }
+        // The other container alone fills a page; none asked finds nothing.
+        expect(await store.passages.search(accountId, [other.id, a.id], 'orchard', 40)).toHaveLength(40);
+        expect(await store.passages.search(accountId, [], 'orchard', 10)).toEqual([]);
       });
 
       it("keyword search finds a reworded fact's passage by its new words, and no longer by its old", async () => {
         const c = await addContainer(store, accountId);
         const fact = factRow(accountId, c.id, 'Lives in Lisbon.');
         await insertFact(store, fact);
-        const [before] = await store.passages.search(accountId, c.id, 'Lisbon', 10);
+        const [before] = await store.passages.search(accountId, [c.id], 'Lisbon', 10);
         expect(await store.facts.updateContent(accountId, fact.id, 'Lives in Porto.', 600)).toBe(true);
-        expect(await store.passages.search(accountId, c.id, 'Lisbon', 10)).toEqual([]);
-        const [after] = await store.passages.search(accountId, c.id, 'Porto', 10);
+        expect(await store.passages.search(accountId, [c.id], 'Lisbon', 10)).toEqual([]);
+        const [after] = await store.passages.search(accountId, [c.id], 'Porto', 10);
         expect(after!.passageId).toBe(before!.passageId);
       });
     });
@@ -323,16 +370,16 @@ export function contractCases(factory: StoreFactory): void {
           ['[3 May 2024, 18:02] Ann: Where did you go on holiday?'],
           ['[3 May 2024, 18:09] Bo: Lisbon, with the kids.'],
         ]);
-        const [own, beside] = await store.passages.search(accountId, c.id, 'Lisbon', 10);
+        const [own, beside] = await store.passages.search(accountId, [c.id], 'Lisbon', 10);
         const cited = await store.passages.getHits(accountId, [own!.passageId, beside!.passageId]);
         expect(cited.find((h) => h.passageId === own!.passageId)!.documentId).toBe(reply!.id);
         expect(cited.find((h) => h.passageId === beside!.passageId)!.documentId).toBe(question!.id);
         expect(own!.score).toBeGreaterThan(beside!.score);
         // And the reply by the question's words.
-        expect(await store.passages.search(accountId, c.id, 'holiday', 10)).toHaveLength(2);
+        expect(await store.passages.search(accountId, [c.id], 'holiday', 10)).toHaveLength(2);
 
         expect(await forgetDocument(store, accountId, reply!.id, [])).not.toBeNull();
-        expect(await store.passages.search(accountId, c.id, 'Lisbon', 10)).toEqual([]);
+        expect(await store.passages.search(accountId, [c.id], 'Lisbon', 10)).toEqual([]);
       });
 
       it("writes each turn's context as the rule gives it: its own with its passage, the turn before it's again", async () => {
@@ -363,7 +410,7 @@ export function contractCases(factory: StoreFactory): void {
           ['[4 May 2024] Ann: Apricots.', 'A second passage: no turn.'],
           ['[4 May 2024] Bo: Figs in the market.'],
         ]);
-        const found = async (q: string) => (await store.passages.search(accountId, c.id, q, 10)).length;
+        const found = async (q: string) => (await store.passages.search(accountId, [c.id], q, 10)).length;
         expect(await found('breakfast')).toBe(1);
         expect(await found('kayaking')).toBe(1);
         expect(await found('marmalade')).toBe(1);
@@ -378,7 +425,7 @@ export function contractCases(factory: StoreFactory): void {
         await learnedDocument(store, accountId, c.id, ['[18:00] Ann: Pancakes tonight?'], hours(0));
         await learnedDocument(store, accountId, c.id, ['[18:05] Bo: With syrup.'], hours(5));
         await learnedDocument(store, accountId, c.id, ['[18:10] Ann: Leftovers for lunch.'], hours(12));
-        const found = async (q: string) => (await store.passages.search(accountId, c.id, q, 10)).length;
+        const found = async (q: string) => (await store.passages.search(accountId, [c.id], q, 10)).length;
         expect(await found('pancakes')).toBe(2);
         expect(await found('leftovers')).toBe(1);
       });
@@ -393,11 +440,11 @@ export function contractCases(factory: StoreFactory): void {
         const window = await store.passages.turnsAround(accountId, middle!.id, 2);
         expect(window!.map((d) => d.documentId)).toEqual([first!.id, middle!.id, last!.id]);
         expect(await store.passages.turnsAround(accountId, 'doc_none', 2)).toBeNull();
-        expect(await store.passages.search(accountId, c.id, 'tennis', 10)).toHaveLength(2);
+        expect(await store.passages.search(accountId, [c.id], 'tennis', 10)).toHaveLength(2);
         await forgetDocument(store, accountId, middle!.id, []);
         // First and last are now each other's neighbours.
-        expect(await store.passages.search(accountId, c.id, 'tennis', 10)).toHaveLength(2);
-        expect(await store.passages.search(accountId, c.id, 'today', 10)).toEqual([]);
+        expect(await store.passages.search(accountId, [c.id], 'tennis', 10)).toHaveLength(2);
+        expect(await store.passages.search(accountId, [c.id], 'today', 10)).toEqual([]);
       });
     });
 
@@ -844,12 +891,12 @@ export function contractCases(factory: StoreFactory): void {
         expect(plan.facts.map((f) => f.id)).toEqual([learned.id]);
         expect(plan.kept.map((f) => f.id).sort()).toEqual([reviewed.id, ticked.id].sort());
 
-        const passageIds = (await store.passages.search(accountId, c.id, 'violin piano', 10)).map((h) => h.passageId);
+        const passageIds = (await store.passages.search(accountId, [c.id], 'violin piano', 10)).map((h) => h.passageId);
         const done = (await store.forgetting.forget(accountId, { documentId: doc.id }, [ticked.id]))!;
         expect(done).toMatchObject({ documents: 1, passages: 2, facts: 2, kept: 1 });
         expect(done.passageIds).toEqual(expect.arrayContaining(passageIds));
         expect(await store.documents.get(accountId, doc.id)).toBeNull();
-        expect(await store.passages.search(accountId, c.id, 'violin piano', 10)).toEqual([]);
+        expect(await store.passages.search(accountId, [c.id], 'violin piano', 10)).toEqual([]);
         expect(await store.facts.get(accountId, learned.id)).toBeNull();
         expect(await store.facts.get(accountId, ticked.id)).toBeNull();
         // It keeps its passage's position: the fact still says it was learned.
@@ -880,11 +927,11 @@ export function contractCases(factory: StoreFactory): void {
         const fact = factRow(accountId, c.id, 'Lives in Lisbon.');
         await insertFact(store, fact, [{ content: 'Lives in Porto.', replacedAt: 500 }]);
         expect((await store.facts.listHistory(accountId, fact.id)).map((h) => h.content)).toEqual(['Lives in Porto.']);
-        const [hit] = await store.passages.search(accountId, c.id, 'Lisbon', 10);
+        const [hit] = await store.passages.search(accountId, [c.id], 'Lisbon', 10);
         expect(await store.forgetting.forgetFact(accountId, fact.id)).toEqual([hit!.passageId]);
         expect(await store.facts.get(accountId, fact.id)).toBeNull();
         expect(await store.facts.listHistory(accountId, fact.id)).toEqual([]);
-        expect(await store.passages.search(accountId, c.id, 'Lisbon', 10)).toEqual([]);
+        expect(await store.passages.search(accountId, [c.id], 'Lisbon', 10)).toEqual([]);
       });
 
       it("forgets inside a caller's transaction, and nothing when that transaction fails", async () => {
@@ -897,7 +944,7 @@ export function contractCases(factory: StoreFactory): void {
           }),
         ).rejects.toThrow('after the delete');
         expect(await store.documents.get(accountId, doc.id)).not.toBeNull();
-        expect(await store.passages.search(accountId, c.id, 'note', 10)).toHaveLength(1);
+        expect(await store.passages.search(accountId, [c.id], 'note', 10)).toHaveLength(1);
       });
     });
   });
