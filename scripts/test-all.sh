@@ -51,6 +51,9 @@ bash scripts/ensure-chromium.sh
 phase "PostgreSQL for the PostgreSQL store's suites (Debian's package, installed when missing; one server for the run)"
 bash scripts/postgres.sh ensure
 pg_dir="$(mktemp -d "${TMPDIR:-/tmp}/engram-pg.XXXXXX")"
+# The soak's data directory: seeded during the fuzzing, soaked on after it.
+soak_dir="$(mktemp -d "${TMPDIR:-/tmp}/engram-soak-ci.XXXXXX")"
+soak_seed_pid=""
 # When a step fails, the end of the log says why: a CI log is often read from its tail only.
 finish() {
   local status=$?
@@ -63,7 +66,11 @@ finish() {
     free -m || true
   fi
   bash scripts/postgres.sh stop "$pg_dir"
-  rm -rf "$pg_dir"
+  if [ -n "$soak_seed_pid" ]; then
+    kill "$soak_seed_pid" 2>/dev/null || true
+    wait "$soak_seed_pid" 2>/dev/null || true
+  fi
+  rm -rf "$pg_dir" "$soak_dir"
 }
 trap finish EXIT
 ENGRAM_TEST_DATABASE_URL="$(bash scripts/postgres.sh start "$pg_dir" max_connections=300)"
@@ -92,11 +99,21 @@ bash scripts/test-python-mcp.sh
 phase "MCP conformance suite (server leg)"
 bash scripts/conformance.sh
 
-phase "OpenAPI fuzzing (schemathesis against a real server)"
+phase "OpenAPI fuzzing (schemathesis against a real server; the soak's store seeded beside it)"
+# schemathesis keeps one core busy (its Python; the server it fuzzes next to none), so the soak's
+# seeding, minutes of one core's work, runs on the other meanwhile; its lines follow schemathesis'.
+soak_seed_log="$hygiene/soak-seed.log"
+bash scripts/soak-ci.sh --keep "$soak_dir" --seed-only >"$soak_seed_log" 2>&1 &
+soak_seed_pid=$!
 bash scripts/schemathesis.sh
+soak_seed_status=0
+wait "$soak_seed_pid" || soak_seed_status=$?
+soak_seed_pid=""
+cat "$soak_seed_log"
+[ "$soak_seed_status" -eq 0 ] || exit "$soak_seed_status"
 
 phase "Soak: 16 clients (TypeScript client and MCP) for five minutes over 100,000 passages"
-bash scripts/soak-ci.sh
+bash scripts/soak-ci.sh --keep "$soak_dir"
 
 phase "Dockerfile lint"
 bash scripts/lint-dockerfile.sh
