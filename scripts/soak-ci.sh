@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The soak as CI runs it: bench/soak.ts for five minutes over a store seeded with 100,000 passages
-# (the seeding took about four minutes more on two cores; `bun bench/soak.ts --minutes 30` by hand).
+# (plus the seeding, which CI runs beside the fuzzing; `bun bench/soak.ts --minutes 30` by hand).
 # The server and the 16 clients (8 through the TypeScript client library, 8 over MCP) run as their
 # own processes on 127.0.0.1. Fails on any 5xx or failed call, any lost or duplicated acknowledged
 # write, or a concurrent duplicate pair that did not get exactly one `queued`. Extra arguments go
