@@ -9,10 +9,11 @@
  *   - exactly one `queued` (the other `exists`, same id) per concurrent duplicate pair, and every
  *     re-add of an acknowledged custom_id answered `exists` with the first id.
  *
- *   bun bench/soak.ts [--passages 100000] [--minutes 5] [--keep DIR] [--embedder builtin|none] [--think-ms 0]
+ *   bun bench/soak.ts [--passages 100000] [--minutes 5] [--keep DIR [--seed-only]] [--embedder builtin|none] [--think-ms 0]
  *
  * --keep DIR seeds DIR once and keeps it; a later run with the same DIR skips the seeding (the
- * documents a run adds stay, so the store grows a little with each run).
+ * documents a run adds stay, so the store grows a little with each run). --seed-only stops once
+ * DIR is seeded: CI seeds while another phase runs (scripts/test-all.sh), then soaks on DIR.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,14 +33,22 @@ const { values } = parseArgs({
     keep: { type: 'string' },
     embedder: { type: 'string', default: 'builtin' },
     'think-ms': { type: 'string', default: '0' },
+    'seed-only': { type: 'boolean', default: false },
   },
 });
+if (values['seed-only'] && values.keep === undefined) throw new Error('--seed-only needs --keep DIR');
 const wallStart = performance.now();
 const target = Number(values.passages);
 const dir = values.keep ?? mkdtempSync(join(tmpdir(), 'engram-soak-'));
 const env = { ENGRAM_EMBEDDER: values.embedder! };
 const seed = await seedStore(dir, target, values.embedder!, values.keep !== undefined);
 const { key, passages } = seed;
+if (values['seed-only']) {
+  console.log(
+    `== soak: ${passages} passages seeded in ${dir} (${seed.reused ? 'before' : `${seed.seconds.toFixed(1)} s`})`,
+  );
+  process.exit(0);
+}
 
 // The server, then the clients, each its own process.
 const server = await serve(dir, env);
@@ -223,7 +232,7 @@ for (const [k, v] of rows) {
 const total = rows.reduce((n, [, v]) => n + v.length, 0);
 const writes = (byOp.get('add_document')?.length ?? 0) + (byOp.get('add_memory')?.length ?? 0);
 console.log(
-  `\n== soak: ${passages} passages seeded (${seed.reused ? 'reused store' : `${seed.seconds.toFixed(1)} s`}), ${seconds.toFixed(0)} s, 16 clients (8 TS library, 8 MCP), embedder ${values.embedder}`,
+  `\n== soak: ${passages} passages seeded (${seed.reused ? 'before this run' : `${seed.seconds.toFixed(1)} s`}), ${seconds.toFixed(0)} s, 16 clients (8 TS library, 8 MCP), embedder ${values.embedder}`,
 );
 console.log(
   `throughput: ${(total / seconds).toFixed(0)} calls/s acknowledged (${total} calls; writes ${((writes / total) * 100).toFixed(0)} %)`,

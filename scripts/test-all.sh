@@ -15,21 +15,49 @@ TEST_TIMEOUT_MS=30000
 hygiene="$(mktemp -d "${TMPDIR:-/tmp}/engram-hygiene.XXXXXX")"
 export ENGRAM_HYGIENE_LEDGER="$hygiene/ledger.jsonl"
 
-echo "== type-check"
+# phase TITLE: ends the phase before (its seconds, the run's so far and the load are printed, and
+# kept for the table at the end) and starts TITLE, so that the CI log says where the time goes.
+phase_title=""
+phase_start=$SECONDS
+phase_times=()
+phase() {
+  if [ -n "$phase_title" ]; then
+    local took=$((SECONDS - phase_start)) load
+    load="$(cut -d' ' -f1-3 /proc/loadavg)"
+    phase_times+=("$(printf '%5d s  %s' "$took" "${phase_title%% (*}")")
+    echo "== took $took s (the run so far $SECONDS s, load $load): ${phase_title%% (*}"
+  fi
+  phase_title="$1"
+  phase_start=$SECONDS
+  [ -z "$1" ] || echo "== $1"
+}
+# phase_table: every phase ended so far, with its seconds, and the total.
+phase_table() {
+  phase ""
+  echo "== time per phase (load now $(cut -d' ' -f1-3 /proc/loadavg))"
+  printf '   %s\n' "${phase_times[@]}"
+  printf '   %5d s  total\n' "$SECONDS"
+}
+
+phase "type-check"
 node_modules/.bin/tsc -p .
 
-echo "== lint"
+phase "lint"
 npm run --silent --if-present lint
 
-echo "== Chromium for the browser tests (Debian's package, installed when missing)"
+phase "Chromium for the browser tests (Debian's package, installed when missing)"
 bash scripts/ensure-chromium.sh
 
-echo "== PostgreSQL for the PostgreSQL store's suites (Debian's package, installed when missing; one server for the run)"
+phase "PostgreSQL for the PostgreSQL store's suites (Debian's package, installed when missing; one server for the run)"
 bash scripts/postgres.sh ensure
 pg_dir="$(mktemp -d "${TMPDIR:-/tmp}/engram-pg.XXXXXX")"
+# The soak's data directory: seeded during the fuzzing, soaked on after it.
+soak_dir="$(mktemp -d "${TMPDIR:-/tmp}/engram-soak-ci.XXXXXX")"
+soak_seed_pid=""
 # When a step fails, the end of the log says why: a CI log is often read from its tail only.
 finish() {
   local status=$?
+  phase_table
   if [ "$status" -ne 0 ]; then
     echo "== Failed (exit $status): the bun test passes' failures, PostgreSQL's complaints, the machine"
     "$bun" scripts/lib/failure-digest.ts "$hygiene"/junit-*.xml || true
@@ -38,16 +66,20 @@ finish() {
     free -m || true
   fi
   bash scripts/postgres.sh stop "$pg_dir"
-  rm -rf "$pg_dir"
+  if [ -n "$soak_seed_pid" ]; then
+    kill "$soak_seed_pid" 2>/dev/null || true
+    wait "$soak_seed_pid" 2>/dev/null || true
+  fi
+  rm -rf "$pg_dir" "$soak_dir"
 }
 trap finish EXIT
 ENGRAM_TEST_DATABASE_URL="$(bash scripts/postgres.sh start "$pg_dir" max_connections=300)"
 export ENGRAM_TEST_DATABASE_URL
 
-echo "== server (bun test)"
+phase "server (bun test)"
 "$bun" test --timeout "$TEST_TIMEOUT_MS" --reporter=junit --reporter-outfile="$hygiene/junit-server.xml"
 
-echo "== the operation tier, the REST and MCP doors (in process and end to end) and fact extraction again, on PostgreSQL (test/helpers/postgres-preload.ts)"
+phase "the operation tier, the REST and MCP doors (in process and end to end) and fact extraction again, on PostgreSQL (test/helpers/postgres-preload.ts)"
 # Two suites read the SQLite file itself to show what it keeps (a forgetting's bytes, the access log's
 # rows); what PostgreSQL keeps is test/storage's to show.
 "$bun" test --timeout "$TEST_TIMEOUT_MS" --reporter=junit --reporter-outfile="$hygiene/junit-postgres.xml" \
@@ -55,31 +87,41 @@ echo "== the operation tier, the REST and MCP doors (in process and end to end) 
   test/agent/fact-lane.test.ts test/agent/extraction.test.ts \
   --path-ignore-patterns='test/e2e/rest/forgetting.test.ts' --path-ignore-patterns='test/e2e/rest/access-log.test.ts'
 
-echo "== TypeScript client (Node's test runner, then end to end)"
+phase "TypeScript client (Node's test runner, then end to end)"
 bash clients/typescript/scripts/test.sh
 
-echo "== Python client (pytest, then end to end)"
+phase "Python client (pytest, then end to end)"
 bash clients/python/scripts/test.sh
 
-echo "== MCP from Python (the official mcp package)"
+phase "MCP from Python (the official mcp package)"
 bash scripts/test-python-mcp.sh
 
-echo "== MCP conformance suite (server leg)"
+phase "MCP conformance suite (server leg)"
 bash scripts/conformance.sh
 
-echo "== OpenAPI fuzzing (schemathesis against a real server)"
+phase "OpenAPI fuzzing (schemathesis against a real server; the soak's store seeded beside it)"
+# schemathesis keeps one core busy (its Python; the server it fuzzes next to none), so the soak's
+# seeding, minutes of one core's work, runs on the other meanwhile; its lines follow schemathesis'.
+soak_seed_log="$hygiene/soak-seed.log"
+bash scripts/soak-ci.sh --keep "$soak_dir" --seed-only >"$soak_seed_log" 2>&1 &
+soak_seed_pid=$!
 bash scripts/schemathesis.sh
+soak_seed_status=0
+wait "$soak_seed_pid" || soak_seed_status=$?
+soak_seed_pid=""
+cat "$soak_seed_log"
+[ "$soak_seed_status" -eq 0 ] || exit "$soak_seed_status"
 
-echo "== Soak: 16 clients (TypeScript client and MCP) for five minutes over 100,000 passages"
-bash scripts/soak-ci.sh
+phase "Soak: 16 clients (TypeScript client and MCP) for five minutes over 100,000 passages"
+bash scripts/soak-ci.sh --keep "$soak_dir"
 
-echo "== Dockerfile lint"
+phase "Dockerfile lint"
 bash scripts/lint-dockerfile.sh
 
-echo "== compose.yaml lint"
+phase "compose.yaml lint"
 bash scripts/lint-compose.sh
 
-echo "== Secret hygiene: every store and log of the run searched for raw keys, tokens and codes"
+phase "Secret hygiene: every store and log of the run searched for raw keys, tokens and codes"
 # Fails on any finding, and when a harness swept fewer times than it must have: a broken hook
 # cannot pass silently. The floors are below what one run makes (65 in-process test servers).
 "$bun" test/helpers/secret-sweep.ts --report \

@@ -19,6 +19,9 @@ import { documentText, seeded } from './corpus';
 import { setUp } from './engram-process';
 import { queuedDocument } from './queued-document';
 
+/** Documents seeded in one commit. */
+const SEED_BATCH = 100;
+
 export interface Seeded {
   key: string;
   accountId: string;
@@ -55,17 +58,24 @@ export async function seedStore(
   const started = performance.now();
   let made = reused ? passages : 0;
   while (made < passages) {
-    const text = documentText(random, 1024);
-    const now = Date.now();
-    await insertDocument(
-      store,
-      queuedDocument({ id: newId('doc'), accountId: account!.id, containerId: container!.id, content: text }, now),
-    );
-    const job = (await store.jobs.claim(now, 1))[0]!;
-    const parts = splitPassages(text, null);
-    const vectors = embedder ? await embedPassages(embedder, parts, 'fast') : null;
-    await completeDocument(store, job, parts, vectors, now);
-    made += parts.length;
+    // A hundred documents a commit, each learned as the worker learns one (its own savepoint): a
+    // durable commit each cost about as much as the rest of the seeding. Nothing else uses the
+    // store meanwhile, so the transaction may stay open while the embedder runs.
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < SEED_BATCH && made < passages; i++) {
+        const text = documentText(random, 1024);
+        const now = Date.now();
+        await insertDocument(
+          tx,
+          queuedDocument({ id: newId('doc'), accountId: account!.id, containerId: container!.id, content: text }, now),
+        );
+        const job = (await tx.jobs.claim(now, 1))[0]!;
+        const parts = splitPassages(text, null);
+        const vectors = embedder ? await embedPassages(embedder, parts, 'fast') : null;
+        await completeDocument(tx, job, parts, vectors, now);
+        made += parts.length;
+      }
+    });
   }
   const learnedAt = performance.now();
   let refineSeconds = 0;
