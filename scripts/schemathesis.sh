@@ -25,8 +25,6 @@
 #   live again, the owner's routes (tag `owner`):
 #     9. the owner's session token (`engram owner token`); sign_out is left out (it would end the
 #        very session the pass uses). Last, because it may revoke keys and delete containers.
-# Passes 4 to 8 can store nothing (below), so none changes what another sees: they run in two
-# lanes side by side, their lines printed lane by lane after.
 # An expired key is not fuzzed: expiry is whole days and a script cannot move the server's clock;
 # test/e2e/security/isolation-matrix.test.ts covers expired keys on every route with a movable clock.
 #
@@ -154,15 +152,17 @@ counts() {
 
 status=0
 summary=()
-# fuzz_pass N NAME TITLE EXAMPLES MIN CHECKS BEARER FILTERS... : pass N (all phases, the operations
+passes=0
+# fuzz_pass NAME TITLE EXAMPLES MIN CHECKS BEARER FILTERS... : one pass (all phases, the operations
 # FILTERS select), then fuzzing alone of each operation still short of MIN distinct cases, then the
 # counts. A failure of any kind fails the script, after the other passes have run.
 fuzz_pass() {
-  local number=$1 name=$2 title=$3 examples=$4 min=$5 pass_checks=$6 bearer=$7
-  shift 7
+  local name=$1 title=$2 examples=$3 min=$4 pass_checks=$5 bearer=$6
+  shift 6
   local begin=$SECONDS round pass_seed=random round_seed=random short ids
   # Each pass its own seed, so that the passes do not all send the same inputs.
-  [ "$seed" = random ] || pass_seed=$((seed + 1000 * number))
+  passes=$((passes + 1))
+  [ "$seed" = random ] || pass_seed=$((seed + 1000 * passes))
   echo "== schemathesis $version, pass $name: $title"
   st "$pass_seed" --checks "$pass_checks" --max-examples "$examples" --header "Authorization: Bearer $bearer" \
     --report ndjson --report-ndjson-path "$work/reports/$name.0.ndjson" "$@" "${extra[@]}" || status=1
@@ -186,31 +186,6 @@ fuzz_pass() {
   fi
 }
 
-# beside LANE: runs the function LANE (fuzz_pass calls) in the background, its lines kept in a file
-# for `gather`, which waits for every lane, then prints their lines and takes their summaries and
-# failures, lane by lane.
-lanes=()
-beside() {
-  (
-    summary=()
-    status=0
-    "$1"
-    printf '%s\n' "${summary[@]}" >"$work/$1.summary"
-    exit "$status"
-  ) >"$work/$1.log" 2>&1 &
-  lanes+=("$1:$!")
-}
-gather() {
-  local lane line
-  for lane in "${lanes[@]}"; do
-    wait "${lane#*:}" || status=1
-    cat "$work/${lane%%:*}.log"
-    [ -f "$work/${lane%%:*}.summary" ] || status=1
-    while IFS= read -r line; do summary+=("$line"); done < <(cat "$work/${lane%%:*}.summary" 2>/dev/null)
-  done
-  lanes=()
-}
-
 # digest: what the store holds, for the "nothing stored by a refused request" comparison.
 digest() {
   (cd "$root" && "$ENGRAM_BUN" scripts/lib/store-digest.ts "$data")
@@ -221,11 +196,11 @@ refused_examples=$(((max_examples + 2) / 3))
 refused_min=$(((min_cases + 2) / 3))
 tools=(--exclude-tag owner)
 
-fuzz_pass 1 full-key "the tools, a Full-access key (every container, profile)" \
+fuzz_pass full-key "the tools, a Full-access key (every container, profile)" \
   "$max_examples" "$min_cases" "$checks" "$key" "${tools[@]}"
-fuzz_pass 2 full-key-one-container "the tools, a Full-access key reaching one container (container may be omitted)" \
+fuzz_pass full-key-one-container "the tools, a Full-access key reaching one container (container may be omitted)" \
   "$max_examples" "$min_cases" "$checks" "$one_key" "${tools[@]}"
-fuzz_pass 3 read-write-key "the tools, a Read & write key (two containers, profile)" \
+fuzz_pass read-write-key "the tools, a Read & write key (two containers, profile)" \
   "$max_examples" "$min_cases" "$checks" "$suggest_key" "${tools[@]}"
 
 # Consent tokens the way an app gets one (the password from the environment, never an argument).
@@ -244,26 +219,16 @@ OWNER_TOKEN="$owner_token" "$ENGRAM_NODE" -e '
     .catch((e) => { console.error(e); process.exit(1); });' "$ENGRAM_URL/v1/exposures/$revoked_id"
 
 digest >"$work/before.digest"
-# Passes 4 to 8 change nothing (all their writes are refused), so none sees another's effects: they
-# run in two lanes side by side. schemathesis keeps one core busy and the server it fuzzes next to
-# none, so two lanes take about half the time on two cores.
-refused_lane_1() {
-  fuzz_pass 4 read-key "the tools, a Read key (every container, no profile)" \
-    "$max_examples" "$min_cases" "$checks" "$read_key" "${tools[@]}"
-  fuzz_pass 6 consent-no-profile "the tools, a consent token without profile access (Food ticked)" \
-    "$max_examples" "$min_cases" "$checks" "$consent_plain" "${tools[@]}"
-}
-refused_lane_2() {
-  fuzz_pass 5 consent-profile "the tools, a consent token with profile access (Food and Work ticked)" \
-    "$max_examples" "$min_cases" "$checks" "$consent_profile" "${tools[@]}"
-  fuzz_pass 7 revoked-key "every operation but sign_in, a revoked developer key (all 403)" \
-    "$refused_examples" "$refused_min" "$checks,refused_credential" "$revoked_key" --exclude-operation-id sign_in
-  fuzz_pass 8 malformed-bearer "every operation but sign_in, a malformed bearer (all 403)" \
-    "$refused_examples" "$refused_min" "$checks,refused_credential" "$malformed_bearer" --exclude-operation-id sign_in
-}
-beside refused_lane_1
-beside refused_lane_2
-gather
+fuzz_pass read-key "the tools, a Read key (every container, no profile)" \
+  "$max_examples" "$min_cases" "$checks" "$read_key" "${tools[@]}"
+fuzz_pass consent-profile "the tools, a consent token with profile access (Food and Work ticked)" \
+  "$max_examples" "$min_cases" "$checks" "$consent_profile" "${tools[@]}"
+fuzz_pass consent-no-profile "the tools, a consent token without profile access (Food ticked)" \
+  "$max_examples" "$min_cases" "$checks" "$consent_plain" "${tools[@]}"
+fuzz_pass revoked-key "every operation but sign_in, a revoked developer key (all 403)" \
+  "$refused_examples" "$refused_min" "$checks,refused_credential" "$revoked_key" --exclude-operation-id sign_in
+fuzz_pass malformed-bearer "every operation but sign_in, a malformed bearer (all 403)" \
+  "$refused_examples" "$refused_min" "$checks,refused_credential" "$malformed_bearer" --exclude-operation-id sign_in
 digest >"$work/after.digest"
 echo "== nothing stored by the passes whose writes are all refused (Read key, consent tokens, revoked key, malformed bearer)"
 if diff "$work/before.digest" "$work/after.digest"; then
@@ -273,7 +238,7 @@ else
   status=1
 fi
 
-fuzz_pass 9 owner-session "the owner's routes, an owner session token (sign_out left out)" \
+fuzz_pass owner-session "the owner's routes, an owner session token (sign_out left out)" \
   "$max_examples" "$min_cases" "$checks" "$owner_token" --include-tag owner --exclude-operation-id sign_out
 
 if grep -q '"level":"error"' "$work/server.log"; then
