@@ -181,7 +181,7 @@ export class InvertedLists {
   }
 
   /** The slots of the codes `picked` (by their place in the last scan's order, ascending). */
-  slotsScanned(picked: Int32Array): Iterable<number> {
+  slotsScanned(picked: Int32Array): Int32Array | number[] {
     const ranges = this.scanned;
     // A whole scan of filed codes (a tail larger than them) read them at their filed positions too.
     if (!ranges) return this.filed ? Array.from(picked, (p) => this.slotAt(p)) : picked;
