@@ -16,10 +16,13 @@
  * --shares tries other shares of a large index's codes read through its lists (--least 0 drops the
  * least number of codes a search reads, which at 100,000 passages is over a third), --pools other
  * numbers of candidate units rescored (a search rescores 10 a passage asked for: asking for more
- * than the engine's 50 and keeping the top 50 is a larger pool). Each line prints the codes a
- * search scanned.
+ * than the engine's 50 and keeping the top 50 is a larger pool; 0 asks for 50), --reranks the units
+ * a passage asked for that the scan shortlists and whose rows are read of those, best by the codes'
+ * estimates (code-estimates.ts; 10:10 is the Hamming order alone, as before it). Each line prints
+ * the codes a search scanned and the rows it read. Pairs given in turn (10:10,40:5,10:10,40:5)
+ * alternate in one process: their CPU a search compares.
  *
- *   bun bench/vector-recall.ts --store DIR [--queries 100] [--tier fast|strong] [--stored-queries] [--shares 0.15,0.35] [--least 0] [--pools 500,1000]
+ *   bun bench/vector-recall.ts --store DIR [--queries 100] [--tier fast|strong] [--stored-queries] [--shares 0.15,0.35] [--least 0] [--pools 500,1000] [--reranks 10:10,40:5]
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';

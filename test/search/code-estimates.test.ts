@@ -29,32 +29,44 @@ describe("the codes' estimates", () => {
       return seed / 2147483647;
     };
     const gauss = () => Math.sqrt(-2 * Math.log(random() || 1e-12)) * Math.cos(2 * Math.PI * random());
-    const normal = (v: Float32Array) => v.map((x) => x / Math.hypot(...v));
+    const dot = (a: Float32Array, b: Float32Array) => {
+      let s = 0;
+      for (let i = 0; i < dims; i++) s += a[i]! * b[i]!;
+      return s;
+    };
     const centres = Array.from({ length: 40 }, () => Float32Array.from({ length: dims }, gauss));
-    const member = (c: Float32Array) => normal(Float32Array.from(c, (x) => x + 0.8 * gauss()));
+    const member = (c: Float32Array) => {
+      const v = new Float32Array(dims);
+      for (let i = 0; i < dims; i++) v[i] = c[i]! + 0.8 * gauss();
+      const norm = Math.sqrt(dot(v, v));
+      for (let i = 0; i < dims; i++) v[i]! /= norm;
+      return v;
+    };
     const vectors = Array.from({ length: 8000 }, (_, i) => member(centres[i % 40]!));
     const index = scratchIndex(dims);
     for (const [i, v] of vectors.entries()) index.add(i + 1, 'c', [quantize(v)]);
     const queries = Array.from({ length: 50 }, () => member(centres[Math.floor(random() * 40)]!));
+    const exact = queries.map((query) => {
+      const scores = Float64Array.from(vectors, (v) => dot(v, query));
+      return Array.from(vectors.keys())
+        .sort((a, b) => scores[b]! - scores[a]!)
+        .slice(0, 10);
+    });
     const found = () => {
       let overlap = 0;
-      for (const query of queries) {
-        const exact = vectors
-          .map((v, i) => ({ id: i + 1, score: v.reduce((s, x, j) => s + x * query[j]!, 0) }))
-          .sort((a, b) => b.score - a.score)
-          .slice(0, 10);
-        const ids = new Set(index.search(query, ['c'], 10).map((h) => h.passageId));
-        overlap += exact.filter((e) => ids.has(e.id)).length;
+      for (const [q, query] of queries.entries()) {
+        const ids = new Set(index.search(query, ['c'], 10).map((h) => h.passageId - 1));
+        overlap += exact[q]!.filter((i) => ids.has(i)).length;
       }
       return overlap / queries.length;
     };
-    // Both read 3 rows a passage asked for (60 for the 20 passages a search takes at least).
+    // Both read 3 rows a passage asked for (60 for the 20 passages a search takes at least): of the
+    // exact top 10, 6.7 are found in Hamming order, 8.1 reordered from 40 a passage shortlisted.
     index.rescored = 3;
     index.shortlisted = 3;
     const byHamming = found();
     index.shortlisted = 40;
     const reordered = found();
-    console.log(`exact top 10 found: ${byHamming} by the Hamming order, ${reordered} reordered`);
     expect(reordered).toBeGreaterThan(byHamming + 1);
   });
 });
