@@ -4,12 +4,13 @@
  * estimate of their inner product that weighs each bit by how much the query says there, where the
  * Hamming distance counts every disagreement alike. It is taken from the codes in memory with a
  * table per code byte (the 256 sums of the query's eight floats at that byte's bits): one lookup a
- * byte, 32–48 a code, ~0.2 ms for 2,000 codes. A row is a read of the rows file of its own (2 µs at
- * 100,000 passages, 8–35 µs at a million), so a search shortlists SHORTLISTED units a passage asked
- * for by the scan, orders them so, and reads the rows of the best RESCORED only: at 100,000
- * passages, 300 rows read of 2,000 shortlisted found more of the exact top 10 / 30 than 500 read in
- * Hamming order (fast tier 0.878 / 0.784 → 0.948 / 0.861, strong 0.609 / 0.470 → 0.675 / 0.510;
- * bench/vector-recall.ts --reranks; docs/performance.md, Issue 40).
+ * byte, 32–48 a code (with the larger pick, 0.5–0.9 ms more a search at 100,000 passages). A row
+ * is a read of the rows file of its own (2 µs at 100,000 passages, 8–35 µs at a million), so a
+ * search shortlists SHORTLISTED units a passage asked for by the scan, orders them so, and reads the
+ * rows of the best RESCORED only: at 100,000 passages, 300 rows read of 2,000 shortlisted found
+ * more of the exact top 10 / 30 than 500 read in Hamming order (fast tier 0.878 / 0.784 → 0.948 /
+ * 0.861, strong 0.609 / 0.470 → 0.675 / 0.510; a million, fast, 250 rows: 0.799 / 0.684 → 0.889 /
+ * 0.765; bench/vector-recall.ts --reranks; docs/performance.md, Issue 40).
  */
 import type { HammingScan } from './hamming-scan';
 
