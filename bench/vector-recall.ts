@@ -16,10 +16,13 @@
  * --shares tries other shares of a large index's codes read through its lists (--least 0 drops the
  * least number of codes a search reads, which at 100,000 passages is over a third), --pools other
  * numbers of candidate units rescored (a search rescores 10 a passage asked for: asking for more
- * than the engine's 50 and keeping the top 50 is a larger pool). Each line prints the codes a
- * search scanned.
+ * than the engine's 50 and keeping the top 50 is a larger pool; 0 asks for 50), --reranks the units
+ * a passage asked for that the scan shortlists and whose rows are read of those, best by the codes'
+ * estimates (code-estimates.ts; 10:10 is the Hamming order alone, as before it). Each line prints
+ * the codes a search scanned and the rows it read. Pairs given in turn (10:10,40:5,10:10,40:5)
+ * alternate in one process: their CPU a search compares.
  *
- *   bun bench/vector-recall.ts --store DIR [--queries 100] [--tier fast|strong] [--stored-queries] [--shares 0.15,0.35] [--least 0] [--pools 500,1000]
+ *   bun bench/vector-recall.ts --store DIR [--queries 100] [--tier fast|strong] [--stored-queries] [--shares 0.15,0.35] [--least 0] [--pools 500,1000] [--reranks 10:10,40:5]
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -41,6 +44,7 @@ const { values } = parseArgs({
     shares: { type: 'string', default: '0.15' },
     least: { type: 'string' },
     pools: { type: 'string', default: '500' },
+    reranks: { type: 'string', default: '10:10' },
   },
 });
 if (!values.store) throw new Error('--store DIR: a data directory a benchmark kept');
@@ -53,6 +57,8 @@ const tiers = (values.tier ? [values.tier] : ['fast', 'strong']) as VectorTier[]
 
 const KS = [10, 30, 50] as const;
 const pools = values.pools.split(',').map(Number);
+/** Units a passage asked for shortlisted by the scan : rescored of those (VectorIndex.shortlisted, .rescored). */
+const reranks = values.reranks.split(',').map((pair) => pair.split(':').map(Number) as [number, number]);
 
 for (const tier of tiers) {
   const embedder = embedders[tier]!;
@@ -90,17 +96,18 @@ for (const tier of tiers) {
     queries.push(noisy.map((x) => x / norm));
   }
   const truths = queries.map((vector) => exactRanking(vector, ids, rows, inverse));
-  /** What the whole scan found for each query, to compare the lists' with. */
+  /** What the first whole scan measured found for each query, to compare the others with. */
   const scanned: number[][] = [];
-  const measure = (label: string, pool: number) => {
+  const measure = (label: string, pool: number, rescored: number) => {
     const found = { 10: 0, 30: 0, 50: 0 };
     const same = { 10: 0, 30: 0, 50: 0 };
     const times: number[] = [];
     let codes = 0;
     const cpu = process.cpuUsage();
+    const k = Math.max(50, pool / rescored);
     for (const [q, vector] of queries.entries()) {
       const started = performance.now();
-      const hits = index.search(vector, [container], Math.max(50, pool / 10)).slice(0, 50);
+      const hits = index.search(vector, [container], k).slice(0, 50);
       times.push(performance.now() - started);
       codes += index.inverted.lastScanned;
       const ids = hits.map((h) => h.passageId);
@@ -117,17 +124,24 @@ for (const tier of tiers) {
     const recall = KS.map((k) => `@${k} ${(found[k] / (k * n)).toFixed(3)}`).join(', ');
     const kept = KS.map((k) => `@${k} ${(same[k] / (k * n)).toFixed(3)}`).join(', ');
     console.log(
-      `${tier}, ${label}, ${pool} rescored: ${index.count} passages, ${rows.length} units, ${Math.round(codes / n)} codes scanned a search; recall against exact max-sim ${recall}, against the whole scan ${kept}; index search p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, CPU ${((user + system) / 1000 / n).toFixed(2)} ms a search (${n} queries, load ${loadavg()[0]!.toFixed(1)})`,
+      `${tier}, ${label}, ${k * index.shortlisted} shortlisted, ${k * rescored} rows read: ${index.count} passages, ${rows.length} units, ${Math.round(codes / n)} codes scanned a search; recall against exact max-sim ${recall}, against the whole scan ${kept}; index search p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, CPU ${((user + system) / 1000 / n).toFixed(2)} ms a search (${n} queries, load ${loadavg()[0]!.toFixed(1)})`,
     );
   };
-  for (const pool of pools) measure('whole scan', pool);
+  const measureAll = (label: string) => {
+    for (const [shortlisted, rescored] of reranks) {
+      index.shortlisted = shortlisted;
+      index.rescored = rescored;
+      for (const pool of pools) measure(label, pool, rescored);
+    }
+  };
+  measureAll('whole scan');
   const started = performance.now();
   await index.organize();
   console.log(`${tier}: lists made in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   if (values.least) index.inverted.probedLeast = Number(values.least);
   for (const share of values.shares.split(',').map(Number)) {
     index.inverted.probedShare = share;
-    for (const pool of pools) measure(`through the lists, ${share * 100} % read`, pool);
+    measureAll(`through the lists, ${share * 100} % read`);
   }
   index.close();
 }

@@ -29,7 +29,8 @@ const ROUNDS = 6;
  * (recall@10 / @30, fast tier 0.802 / 0.689 against 0.799 / 0.684; 35 % 0.805 / 0.690), at ~34 ms
  * less CPU a search for both tiers' indexes; at 100,000 (~440 lists) 15 % loses 0.02–0.04 where
  * 35 %, 157,409 codes, does not: hence the least. Rescoring twice the pool would raise recall by
- * 0.05–0.1, but a row is a read of its own: it cost ~7 ms more a search over HTTP at 100,000.
+ * 0.05–0.1, but a row is a read of its own: it cost ~7 ms more a search over HTTP at 100,000 (the
+ * codes' estimates, code-estimates.ts, now pick the rows to read from a larger shortlist instead).
  */
 const PROBED_SHARE = 0.15;
 const PROBED_LEAST = 160_000;
@@ -181,7 +182,7 @@ export class InvertedLists {
   }
 
   /** The slots of the codes `picked` (by their place in the last scan's order, ascending). */
-  slotsScanned(picked: Int32Array): Iterable<number> {
+  slotsScanned(picked: Int32Array): Int32Array | number[] {
     const ranges = this.scanned;
     // A whole scan of filed codes (a tail larger than them) read them at their filed positions too.
     if (!ranges) return this.filed ? Array.from(picked, (p) => this.slotAt(p)) : picked;

@@ -12,18 +12,18 @@
  * search 0.60 → 0.88 at 100k generated passages, fast tier). The mean is re-estimated, and every
  * code redone, each time the index doubles, up to RECENTER_UNTIL units.
  *
- * A large index scans only the nearest of its inverted lists of codes (inverted-lists.ts). The int8
+ * A large index scans only the nearest of its inverted lists of codes (inverted-lists.ts); the scan's
+ * shortlist is ordered more finely from the codes (code-estimates.ts) before any row is read. The int8
  * copies live outside the heap, in a file of rows (index-rows.ts), kept with the rest of the index's
  * state by `save` for `restore` at the next start (saved-indexes.ts says when a saved copy is trusted).
  */
+import { CodeEstimates, PASSAGES_LEAST, RESCORED, SHORTLISTED } from './code-estimates';
 import { HammingScan } from './hamming-scan';
 import { IndexRows } from './index-rows';
 import { readSnapshot, writeSnapshot } from './index-snapshot';
 import { InvertedLists, type ListsState } from './inverted-lists';
 import { PassageSlots } from './passage-slots';
 import type { ScanShare } from './shared-scan';
-
-const RESCORE_MIN = 200;
 
 /** Units after which the mean is taken as settled: later doublings would redo every code for nothing. */
 const RECENTER_UNTIL = 32_768;
@@ -81,6 +81,10 @@ export class VectorIndex {
   private readonly groupOf = new Map<string, number>();
   /** The codes' lists, once the index is large (inverted-lists.ts): `state.k` of them, 0 below. */
   readonly inverted: InvertedLists;
+  /** Units a passage asked for shortlisted by the scan, and rescored of those (vector-recall.ts tries others). */
+  shortlisted = SHORTLISTED;
+  rescored = RESCORED;
+  private readonly estimates: CodeEstimates;
 
   /** `rowsPath`: the file of int8 rows, made anew unless `keepRows` (a restored index's). */
   constructor(
@@ -91,6 +95,7 @@ export class VectorIndex {
     this.scanner = new HammingScan(dimensions, 1024);
     this.inverted = new InvertedLists(this.scanner);
     this.rows = new IndexRows(dimensions, rowsPath, keepRows);
+    this.estimates = new CodeEstimates(this.scanner);
     this.center = new Float32Array(dimensions);
     this.sum = new Float64Array(dimensions);
     let seed = 20_261_124;
@@ -281,14 +286,9 @@ export class VectorIndex {
    */
   search(query: Float32Array, containerIds: string[], k: number): VectorHit[] {
     const wanted = new Uint8Array(this.groupOf.size);
-    let any = false;
-    for (const id of containerIds) {
-      const g = this.groupOf.get(id);
-      if (g === undefined) continue;
-      wanted[g] = 1;
-      any = true;
-    }
-    if (!any || k <= 0) return [];
+    const groups = containerIds.map((id) => this.groupOf.get(id)).filter((g) => g !== undefined);
+    for (const g of groups) wanted[g] = 1;
+    if (!groups.length || k <= 0) return [];
     this.stage(query, 1);
     this.scanner.encodeQuery();
 
@@ -300,11 +300,13 @@ export class VectorIndex {
     const { histogram } = this.scanner;
     // Every unit nearer than `cutoff`, and of those exactly at it only as many as fill the pool:
     // the bucket at the boundary can hold thousands. With fewer reachable units than the pool, all.
-    const pool = Math.max(RESCORE_MIN, k * 10);
+    const passages = Math.max(PASSAGES_LEAST, k);
+    const pool = passages * this.shortlisted;
     let cutoff = 0;
     let nearer = 0;
     while (cutoff < this.dimensions && nearer + histogram[cutoff]! < pool) nearer += histogram[cutoff++]!;
-    const candidates = this.inverted.slotsScanned(this.scanner.select(scanned, cutoff, pool - nearer, pool));
+    const shortlist = this.inverted.slotsScanned(this.scanner.select(scanned, cutoff, pool - nearer, pool));
+    const candidates = this.estimates.best(shortlist, (s) => this.inverted.positionOf(s), passages * this.rescored);
 
     const best = new Map<number, number>();
     for (const s of candidates) {
