@@ -87,6 +87,15 @@ describe('the Hamming scan', () => {
     expect([...scan.select(slots, 3, 1, 10)]).toEqual([slots - 1]);
   });
 
+  it("has room for the largest search's shortlist from the start: the codes are not laid out anew", () => {
+    const scan = new HammingScan(256, 1024);
+    scan.reserve(5000, 1);
+    const codes = scan.codes;
+    scan.distances.fill(3, 0, 5000);
+    expect(scan.select(5000, 3, 4000, 4000).length).toBe(4000);
+    expect(scan.codes === codes).toBe(true);
+  });
+
   it('encodes a vector as the signs of its Walsh–Hadamard transform, for a slot and for the query', () => {
     let seed = 11;
     const random = () => {
