@@ -3,6 +3,7 @@ import { CodeEstimates } from '../../src/search/code-estimates';
 import { HammingScan } from '../../src/search/hamming-scan';
 import { quantize } from '../../src/storage/stored-vector';
 import { scratchIndex } from '../helpers/scratch';
+import { gaussian, seededRandom } from '../helpers/seeded';
 
 describe("the codes' estimates", () => {
   it('orders codes by the query at their set bits, where the Hamming distance orders them the other way', () => {
@@ -23,12 +24,8 @@ describe("the codes' estimates", () => {
 
   it('finds more of the exact nearest neighbours than the Hamming order for the same rows read', () => {
     const dims = 64;
-    let seed = 7;
-    const random = () => {
-      seed = (seed * 16807) % 2147483647;
-      return seed / 2147483647;
-    };
-    const gauss = () => Math.sqrt(-2 * Math.log(random() || 1e-12)) * Math.cos(2 * Math.PI * random());
+    const random = seededRandom(7);
+    const gauss = gaussian(random);
     const dot = (a: Float32Array, b: Float32Array) => {
       let s = 0;
       for (let i = 0; i < dims; i++) s += a[i]! * b[i]!;

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'bun:test';
 import { compileHammingWat, wasmModuleSource } from '../../scripts/build-wasm';
 import { HammingScan } from '../../src/search/hamming-scan';
+import { seededRandom } from '../helpers/seeded';
 
 function popcount(x: number): number {
   let n = 0;
@@ -22,11 +23,7 @@ describe('the Hamming scan', () => {
       const slots = 5000;
       // Growing from 16 slots and 64 groups moves the regions: what was stored must survive it.
       scan.reserve(slots, 100);
-      let seed = bits;
-      const random = () => {
-        seed = (seed * 16807) % 2147483647;
-        return seed / 2147483647;
-      };
+      const random = seededRandom(bits);
       const used = Math.ceil(bits / 32);
       const codes = new Uint32Array(slots * used).map(() => (random() * 2 ** 32) >>> 0);
       for (let s = 0; s < slots; s++) {
@@ -59,11 +56,7 @@ describe('the Hamming scan', () => {
     const scan = new HammingScan(bits, 16);
     const slots = 3001; // not a multiple of the eight distances `select` compares at a time
     scan.reserve(slots, 2);
-    let seed = 7;
-    const random = () => {
-      seed = (seed * 16807) % 2147483647;
-      return seed / 2147483647;
-    };
+    const random = seededRandom(7);
     for (let s = 0; s < slots * scan.words; s++) scan.codes[s] = (random() * 2 ** 32) >>> 0;
     // Every slot's group wanted but a few removed ones: those are unreachable and never selected.
     for (let s = 0; s < slots; s++) scan.groups[s] = s % 50 === 0 ? -1 : 0;
@@ -97,11 +90,7 @@ describe('the Hamming scan', () => {
   });
 
   it('encodes a vector as the signs of its Walsh–Hadamard transform, for a slot and for the query', () => {
-    let seed = 11;
-    const random = () => {
-      seed = (seed * 16807) % 2147483647;
-      return seed / 2147483647;
-    };
+    const random = seededRandom(11);
     for (const bits of [26, 64, 256, 384, 500]) {
       const scan = new HammingScan(bits, 16);
       const input = Float32Array.from({ length: bits }, () => random() - 0.5);

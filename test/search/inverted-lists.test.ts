@@ -19,14 +19,11 @@ import { openDatabase } from '../../src/storage/sqlite/open';
 import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { quantize } from '../../src/storage/stored-vector';
 import { scratchDir } from '../helpers/scratch';
+import { gaussian, seededRandom } from '../helpers/seeded';
 
 const dims = 64;
-let seed = 7;
-const random = () => {
-  seed = (seed * 16807) % 2147483647;
-  return seed / 2147483647;
-};
-const gauss = () => Math.sqrt(-2 * Math.log(random() || 1e-12)) * Math.cos(2 * Math.PI * random());
+const random = seededRandom(7);
+const gauss = gaussian(random);
 const normal = (v: Float32Array) => {
   const n = Math.hypot(...v);
   return v.map((x) => x / n);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { VectorIndex } from '../../src/search/vector-index';
 import { quantize } from '../../src/storage/stored-vector';
 import { scratchIndex } from '../helpers/scratch';
+import { gaussian, seededRandom } from '../helpers/seeded';
 
 function unit(dims: number, random: () => number): Float32Array {
   const v = new Float32Array(dims).map(() => random() - 0.5);
@@ -14,17 +15,13 @@ function unit(dims: number, random: () => number): Float32Array {
 
 describe('the vector index', () => {
   const dims = 64;
-  let seed = 1;
-  const random = () => {
-    seed = (seed * 16807) % 2147483647;
-    return seed / 2147483647;
-  };
+  const random = seededRandom(1);
 
   it('finds the exact nearest neighbours among candidates, within the asked containers only', () => {
     // Vectors shaped as models make them: clustered, sharing a direction, with variance falling off
     // by dimension (as after PCA). Codes taken as plain signs find 6.2 of each query's exact 10 here,
     // about the mean 8.3; about the mean and spread by the Hadamard transform, 9.1.
-    const gauss = () => Math.sqrt(-2 * Math.log(random() || 1e-12)) * Math.cos(2 * Math.PI * random());
+    const gauss = gaussian(random);
     const normal = (v: Float32Array) => v.map((x) => x / Math.hypot(...v));
     const shared = Float32Array.from({ length: dims }, gauss);
     const falling = (scale: number) => Float32Array.from({ length: dims }, (_, i) => (scale * gauss()) / (1 + i / 4));
