@@ -144,19 +144,22 @@ export async function runTrial(t: Target, change: Change, loops: number, trial: 
   const { id, key } = minted.body as { id: string; key: string };
   const sent: Sent[] = [];
   let stopAt = Number.POSITIVE_INFINITY;
+  let answeredAt = Number.POSITIVE_INFINITY;
   let n = 0;
   const loop = async (i: number) => {
     const kind: Kind = spec.kept && i % 4 === 3 ? 'kept' : 'lost';
     const call = kind === 'kept' ? spec.kept! : spec.lost(i);
-    while (performance.now() < stopAt) {
-      const sentAt = performance.now();
+    // Until the window after the change has passed, and at least once after the answer: on a slow
+    // host a request in flight at the answer can outlast the window.
+    for (let sentAt = 0; performance.now() < stopAt || sentAt <= answeredAt; ) {
+      sentAt = performance.now();
       sent.push({ loop: i, kind, sentAt, status: await call(key, n++) });
     }
   };
   const running = Array.from({ length: loops }, (_, i) => loop(i));
   await Bun.sleep(20 + Math.random() * 130);
   const changeStatus = await spec.apply(id);
-  const answeredAt = performance.now();
+  answeredAt = performance.now();
   stopAt = answeredAt + 60 + Math.random() * 60;
   await Promise.all(running);
 
