@@ -5,8 +5,9 @@
  * found by the fast tier as soon as it is learned, and by the strong tier too once refined: the two
  * tiers' lists together beat either alone. Keyword search asks one query for all the containers;
  * when it fails, every container is reported as failed instead of looking like an empty memory
- * (docs/decisions.md). Without an embedder, or while a re-embedding runs, search is keyword-only. The answer is the domain's (passages and containers);
- * the operations give it the contract's shape (docs/protocol.md). The indexes' life is vector-indexes.ts's.
+ * (docs/decisions.md). Without an embedder, or while a re-embedding runs, search is keyword-only.
+ * The answer is the domain's (passages and containers); the operations give it the contract's shape
+ * (docs/protocol.md). The indexes' life is vector-indexes.ts's.
  */
 import type { EmbedderTiers } from '../embedders/create-embedders';
 import type { Logger } from '../log';
